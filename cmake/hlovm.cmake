@@ -1,0 +1,33 @@
+# Helpers that every folder's CMakeLists.txt uses.
+set(HLOVM_WARNINGS -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers)
+
+if(HLOVM_SANITIZE STREQUAL "address")
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+elseif(HLOVM_SANITIZE STREQUAL "thread")
+  add_compile_options(-fsanitize=thread)
+  add_link_options(-fsanitize=thread)
+elseif(NOT HLOVM_SANITIZE STREQUAL "")
+  message(FATAL_ERROR "HLOVM_SANITIZE must be empty, 'address' or 'thread'")
+endif()
+
+# hlovm_cc_library(NAME name SRCS ... DEPS ...)
+function(hlovm_cc_library)
+  cmake_parse_arguments(ARG "" "NAME" "SRCS;DEPS" ${ARGN})
+  add_library(${ARG_NAME} STATIC ${ARG_SRCS})
+  target_compile_options(${ARG_NAME} PRIVATE ${HLOVM_WARNINGS})
+  target_include_directories(${ARG_NAME} PUBLIC ${PROJECT_SOURCE_DIR})
+  target_link_libraries(${ARG_NAME} PUBLIC ${ARG_DEPS})
+endfunction()
+
+# hlovm_cc_test(NAME name SRCS ... DEPS ...): a gtest binary registered with ctest.
+function(hlovm_cc_test)
+  if(NOT HLOVM_BUILD_TESTS)
+    return()
+  endif()
+  cmake_parse_arguments(ARG "" "NAME" "SRCS;DEPS" ${ARGN})
+  add_executable(${ARG_NAME} ${ARG_SRCS})
+  target_compile_options(${ARG_NAME} PRIVATE ${HLOVM_WARNINGS})
+  target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} GTest::gmock GTest::gtest_main)
+  add_test(NAME ${ARG_NAME} COMMAND ${ARG_NAME} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+endfunction()

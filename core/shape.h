@@ -1,0 +1,152 @@
+// Shapes and layouts of HLO values, printed and parsed exactly as XLA does
+// (`f32[2,3]{1,0}`, `(s32[], f32[<=4]{0})`, `bf16[8,128]{1,0:T(8,128)(2,1)}`).
+#ifndef HLOVM_CORE_SHAPE_H_
+#define HLOVM_CORE_SHAPE_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "core/element_type.h"
+#include "core/text_cursor.h"
+
+namespace hlovm {
+
+// Size value of an unbounded dynamic dimension (printed `?`).
+inline constexpr int64_t kUnboundedSize = INT64_MIN;
+
+// A tile of a tiled layout: `T(8,128)`. A dimension of kCombineDimension is
+// printed `*`.
+struct Tile {
+  static constexpr int64_t kCombineDimension = INT64_MIN;
+  std::vector<int64_t> dimensions;
+  bool operator==(const Tile&) const = default;
+};
+
+// Split configuration of a layout: `SC(dim:index,index...)`.
+struct SplitConfig {
+  int64_t dimension = 0;
+  std::vector<int64_t> split_indices;
+  bool operator==(const SplitConfig&) const = default;
+};
+
+class Shape;
+
+// The physical arrangement of an array. Kernels need only minor_to_major;
+// everything else is parsed, kept and printed back.
+struct Layout {
+  std::vector<int64_t> minor_to_major;
+  // Dim level types as printed inside `D(...)`, e.g. "X", "C", "S", "H+~".
+  std::vector<std::string> dim_level_types;
+  std::vector<Tile> tiles;
+  int64_t tail_padding_alignment_in_elements = 1;  // L(n)
+  std::optional<ElementType> index_primitive_type;    // #(s32)
+  std::optional<ElementType> pointer_primitive_type;  // *(s32)
+  int64_t element_size_in_bits = 0;  // E(n)
+  int64_t memory_space = 0;          // S(n)
+  std::vector<SplitConfig> split_configs;
+  std::shared_ptr<Shape> physical_shape;  // P(shape)
+  int64_t dynamic_shape_metadata_prefix_bytes = 0;  // M(n)
+
+  // Row-major layout for `rank` dimensions: {rank-1, ..., 1, 0}.
+  static Layout RowMajor(int64_t rank);
+  bool IsRowMajor() const;
+  bool operator==(const Layout& other) const;
+  // Prints as XLA: "{1,0:T(8,128)E(4)}".
+  std::string ToString() const;
+};
+
+// An HLO shape: an array (element type + dimensions + optional layout), a
+// tuple of shapes, a token or an opaque value. Value type; cheap enough to
+// copy for IR use (not in kernels).
+class Shape {
+ public:
+  Shape() = default;  // the empty tuple
+  // An array shape with the default row-major layout.
+  Shape(ElementType type, std::vector<int64_t> dimensions);
+  static Shape Tuple(std::vector<Shape> elements);
+  static Shape Token();
+
+  ElementType element_type() const { return element_type_; }
+  bool IsArray() const;
+  bool IsTuple() const { return element_type_ == ElementType::kTuple; }
+  bool IsToken() const { return element_type_ == ElementType::kToken; }
+  bool IsOpaque() const { return element_type_ == ElementType::kOpaque; }
+
+  // Arrays.
+  int64_t rank() const { return static_cast<int64_t>(dimensions_.size()); }
+  absl::Span<const int64_t> dimensions() const { return dimensions_; }
+  int64_t dimensions(int64_t i) const { return dimensions_[i]; }
+  void set_dimension(int64_t i, int64_t size) { dimensions_[i] = size; }
+  // True for `<=N` (bounded: dimensions(i) is the bound) and `?` dimensions.
+  bool is_dynamic_dimension(int64_t i) const { return dynamic_[i]; }
+  void set_dynamic_dimension(int64_t i, bool dynamic) { dynamic_[i] = dynamic; }
+  bool is_unbounded_dynamic_dimension(int64_t i) const {
+    return dimensions_[i] == kUnboundedSize;
+  }
+  bool is_static() const;  // no dynamic dimension anywhere (tuples: recursive)
+  // Number of elements (product of dimensions; bounds for bounded dims).
+  int64_t element_count() const;
+  // Bytes an array of this shape occupies in an hlovm buffer
+  // (element_count * ByteWidth). For tuples: 0.
+  int64_t byte_size() const;
+
+  bool has_layout() const { return layout_.has_value(); }
+  const Layout& layout() const { return *layout_; }
+  Layout* mutable_layout() { return &*layout_; }
+  void set_layout(Layout layout) { layout_ = std::move(layout); }
+  void clear_layout() { layout_.reset(); }
+  // minor_to_major of the layout, or the row-major order if there is none.
+  std::vector<int64_t> minor_to_major() const;
+
+  // Tuples.
+  int64_t tuple_size() const { return static_cast<int64_t>(tuple_shapes_.size()); }
+  const Shape& tuple_shape(int64_t i) const { return tuple_shapes_[i]; }
+  Shape* mutable_tuple_shape(int64_t i) { return &tuple_shapes_[i]; }
+  const std::vector<Shape>& tuple_shapes() const { return tuple_shapes_; }
+
+  // Equality including layouts.
+  bool operator==(const Shape& other) const;
+  // Same element types and dimensions (recursively for tuples); layouts ignored.
+  bool Compatible(const Shape& other) const;
+
+  // Prints as XLA: "f32[2,3]{1,0}" (with_layout) or "f32[2,3]".
+  std::string ToString(bool with_layout = true) const;
+
+ private:
+  ElementType element_type_ = ElementType::kTuple;
+  std::vector<int64_t> dimensions_;
+  std::vector<bool> dynamic_;
+  std::vector<Shape> tuple_shapes_;
+  std::optional<Layout> layout_;
+};
+
+// Parses a shape at the cursor (after skipping space and comments), including
+// an optional layout. Arrays parsed without a layout get none.
+absl::Status ParseShape(TextCursor& cursor, Shape* shape);
+// Parses `text` as one whole shape; errors name the column.
+absl::StatusOr<Shape> ParseShape(std::string_view text);
+// Parses a layout `{...}` at the cursor for an array of `rank` dimensions.
+absl::Status ParseLayout(TextCursor& cursor, Layout* layout);
+
+//===----------------------------------------------------------------------===//
+// Index arithmetic (seed 004: minor_to_major and linear offsets).
+//===----------------------------------------------------------------------===//
+
+// Strides, in elements, of each logical dimension of an array with the given
+// dimensions laid out per `minor_to_major` (densely, tiles ignored).
+std::vector<int64_t> StridesForLayout(absl::Span<const int64_t> dimensions,
+                                      absl::Span<const int64_t> minor_to_major);
+// Linear element offset of `index` in an array of `shape` (under its layout).
+int64_t LinearIndex(const Shape& shape, absl::Span<const int64_t> index);
+// Inverse of LinearIndex.
+std::vector<int64_t> MultiIndex(const Shape& shape, int64_t linear);
+
+}  // namespace hlovm
+
+#endif  // HLOVM_CORE_SHAPE_H_

@@ -1,0 +1,71 @@
+// The `hlovm` binary: dispatches to the registered subcommands.
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "repl/command.h"
+
+namespace hlovm {
+namespace {
+
+std::map<std::string_view, Command>& Registry() {
+  static auto* registry = new std::map<std::string_view, Command>();
+  return *registry;
+}
+
+std::string UsageText() {
+  std::string text =
+      "hlovm runs XLA HLO programs on the CPU.\n\nUsage:\n"
+      "  hlovm                      start the interactive REPL\n";
+  for (const Command& command : RegisteredCommands()) {
+    absl::StrAppend(&text, "  ", command.usage, "\n      ", command.summary, "\n");
+  }
+  absl::StrAppend(&text, "\nExit codes: 0 success, 1 the program or a check failed, "
+                         "2 bad input or usage.");
+  return text;
+}
+
+}  // namespace
+
+bool RegisterCommand(const Command& command) {
+  Registry()[command.name] = command;
+  return true;
+}
+
+std::vector<Command> RegisteredCommands() {
+  std::vector<Command> commands;
+  for (const auto& [name, command] : Registry()) commands.push_back(command);
+  return commands;
+}
+
+const Command* FindCommand(std::string_view name) {
+  auto it = Registry().find(name);
+  return it == Registry().end() ? nullptr : &it->second;
+}
+
+}  // namespace hlovm
+
+int main(int argc, char** argv) {
+  using namespace hlovm;
+  absl::SetProgramUsageMessage(UsageText());
+  std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
+  std::vector<std::string> args(positional.begin() + 1, positional.end());
+  std::string name = args.empty() ? "repl" : args.front();
+  if (!args.empty()) args.erase(args.begin());
+  const Command* command = FindCommand(name);
+  if (command == nullptr && absl::EndsWith(name, ".hlo")) {
+    // `hlovm FILE.hlo ...` is `hlovm run FILE.hlo ...`.
+    command = FindCommand("run");
+    args.insert(args.begin(), name);
+  }
+  if (command == nullptr) {
+    std::fprintf(stderr, "hlovm: unknown command '%s'\n\n%s\n", name.c_str(), UsageText().c_str());
+    return kExitBadInput;
+  }
+  return command->run(args);
+}
