@@ -31,3 +31,18 @@ function(hlovm_cc_test)
   target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} GTest::gmock GTest::gtest_main)
   add_test(NAME ${ARG_NAME} COMMAND ${ARG_NAME} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 endfunction()
+
+# hlovm_glob_library(NAME name DEPS ...): one static library from every .cc
+# under the current folder (recursively) that is not a test, benchmark or
+# fuzzer, plus one gtest binary per *_test.cc. Adding a file needs no edit here.
+function(hlovm_glob_library)
+  cmake_parse_arguments(ARG "" "NAME" "DEPS;TEST_DEPS" ${ARGN})
+  file(GLOB_RECURSE srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cc)
+  list(FILTER srcs EXCLUDE REGEX "(_test|_bench|_fuzzer)\\.cc$")
+  hlovm_cc_library(NAME ${ARG_NAME} SRCS ${srcs} DEPS ${ARG_DEPS})
+  file(GLOB_RECURSE tests CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*_test.cc)
+  foreach(test ${tests})
+    get_filename_component(test_name ${test} NAME_WE)
+    hlovm_cc_test(NAME ${test_name} SRCS ${test} DEPS ${ARG_NAME} ${ARG_TEST_DEPS})
+  endforeach()
+endfunction()

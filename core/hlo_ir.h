@@ -1,0 +1,307 @@
+// The HLO IR: a module holds computations, a computation holds instructions in
+// the order they were written. Instructions own nothing but their attributes;
+// the computation owns its instructions and the module owns its computations,
+// so pointers between them stay valid for the module's lifetime.
+//
+// The parser fills both the typed attribute fields below (which the verifier,
+// compiler and kernels read) and `raw_attributes` (every `name=value` in the
+// order written, value text verbatim), which lets the printer give XLA's text
+// back. Not thread-safe for mutation; const access from many threads is fine.
+#ifndef HLOVM_CORE_HLO_IR_H_
+#define HLOVM_CORE_HLO_IR_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/hlo_opcode.h"
+#include "core/literal.h"
+#include "core/shape.h"
+
+namespace hlovm {
+
+class HloComputation;
+class HloModule;
+
+// Where an instruction, computation or attribute was written (byte offset in
+// the source text, 1-based line and column). Line 0 means "not from text".
+struct SourceLocation {
+  size_t offset = 0;
+  int line = 0;
+  int column = 0;
+};
+
+//===----------------------------------------------------------------------===//
+// Typed attributes.
+//===----------------------------------------------------------------------===//
+
+// slice={[start:limit:stride], ...}
+struct SliceAttr {
+  std::vector<int64_t> starts, limits, strides;
+};
+
+// One dimension of window={size=.. stride=.. pad=.. lhs_dilate=.. rhs_dilate=..
+// rhs_reversal=..}.
+struct WindowDimension {
+  int64_t size = 1;
+  int64_t stride = 1;
+  int64_t padding_low = 0;
+  int64_t padding_high = 0;
+  int64_t window_dilation = 1;  // rhs_dilate
+  int64_t base_dilation = 1;    // lhs_dilate
+  bool window_reversal = false;
+};
+using Window = std::vector<WindowDimension>;
+
+// padding=low_high[_interior]x...
+struct PaddingDimension {
+  int64_t low = 0, high = 0, interior = 0;
+};
+using PaddingConfig = std::vector<PaddingDimension>;
+
+// dim_labels=b01f_01io->b01f
+struct ConvolutionDimensionNumbers {
+  int64_t input_batch_dimension = 0;
+  int64_t input_feature_dimension = 0;
+  std::vector<int64_t> input_spatial_dimensions;
+  int64_t kernel_input_feature_dimension = 0;
+  int64_t kernel_output_feature_dimension = 0;
+  std::vector<int64_t> kernel_spatial_dimensions;
+  int64_t output_batch_dimension = 0;
+  int64_t output_feature_dimension = 0;
+  std::vector<int64_t> output_spatial_dimensions;
+};
+
+struct DotDimensionNumbers {
+  std::vector<int64_t> lhs_batch_dimensions, rhs_batch_dimensions;
+  std::vector<int64_t> lhs_contracting_dimensions, rhs_contracting_dimensions;
+  // ragged-dot only.
+  std::vector<int64_t> lhs_ragged_dimensions, rhs_group_dimensions;
+};
+
+struct GatherDimensionNumbers {
+  std::vector<int64_t> offset_dims;
+  std::vector<int64_t> collapsed_slice_dims;
+  std::vector<int64_t> start_index_map;
+  std::vector<int64_t> operand_batching_dims;
+  std::vector<int64_t> start_indices_batching_dims;
+  int64_t index_vector_dim = 0;
+};
+
+struct ScatterDimensionNumbers {
+  std::vector<int64_t> update_window_dims;
+  std::vector<int64_t> inserted_window_dims;
+  std::vector<int64_t> scatter_dims_to_operand_dims;
+  std::vector<int64_t> input_batching_dims;
+  std::vector<int64_t> scatter_indices_batching_dims;
+  int64_t index_vector_dim = 0;
+};
+
+enum class ComparisonDirection : uint8_t { kEq, kNe, kGe, kGt, kLe, kLt };
+// type= of compare; kDefault means "derived from the element type".
+enum class ComparisonType : uint8_t { kDefault, kFloat, kTotalOrder, kSigned, kUnsigned };
+
+// replica_groups: explicit lists {{0,1},{2,3}} or the iota form
+// [G,S]<=[dims]T(perm); both are expanded into `groups`.
+struct ReplicaGroups {
+  std::vector<std::vector<int64_t>> groups;
+  // The iota form as written (kept for printing), empty for explicit lists.
+  std::string iota_text;
+};
+
+enum class FftType : uint8_t { kFft, kIfft, kRfft, kIrfft };
+enum class RandomDistribution : uint8_t { kUniform, kNormal };
+enum class RngAlgorithm : uint8_t { kDefault, kThreeFry, kPhilox };
+enum class TriangularSolveTranspose : uint8_t { kNoTranspose, kTranspose, kAdjoint };
+
+//===----------------------------------------------------------------------===//
+// HloInstruction.
+//===----------------------------------------------------------------------===//
+
+class HloInstruction {
+ public:
+  HloInstruction(HloOpcode opcode, std::string name, Shape shape)
+      : opcode_(opcode), name_(std::move(name)), shape_(std::move(shape)) {}
+
+  HloOpcode opcode() const { return opcode_; }
+  const std::string& name() const { return name_; }
+  void set_name(std::string name) { name_ = std::move(name); }
+  const Shape& shape() const { return shape_; }
+  Shape* mutable_shape() { return &shape_; }
+
+  const std::vector<HloInstruction*>& operands() const { return operands_; }
+  HloInstruction* operand(int64_t i) const { return operands_[i]; }
+  int64_t operand_count() const { return static_cast<int64_t>(operands_.size()); }
+  void AppendOperand(HloInstruction* operand) { operands_.push_back(operand); }
+  void ReplaceOperand(int64_t i, HloInstruction* operand) { operands_[i] = operand; }
+
+  // Computations this instruction calls, in XLA's order: to_apply / calls /
+  // called_computations (one or several); while: {condition, body};
+  // conditional: the branches (true, false for the pred form);
+  // select-and-scatter: {select, scatter}; sort/reduce/...: {to_apply}.
+  const std::vector<HloComputation*>& called_computations() const { return called_; }
+  void AppendCalledComputation(HloComputation* c) { called_.push_back(c); }
+  HloComputation* to_apply() const { return called_.empty() ? nullptr : called_[0]; }
+
+  const std::vector<HloInstruction*>& control_predecessors() const { return control_predecessors_; }
+  void AddControlPredecessor(HloInstruction* i) { control_predecessors_.push_back(i); }
+
+  HloComputation* parent() const { return parent_; }
+  void set_parent(HloComputation* parent) { parent_ = parent; }
+
+  const SourceLocation& location() const { return location_; }
+  void set_location(SourceLocation location) { location_ = location; }
+
+  // Every `name=value` attribute as written, in order (value text verbatim).
+  std::vector<std::pair<std::string, std::string>>& raw_attributes() { return raw_attributes_; }
+  const std::vector<std::pair<std::string, std::string>>& raw_attributes() const {
+    return raw_attributes_;
+  }
+  // The raw text of attribute `name`, or nullptr.
+  const std::string* FindRawAttribute(std::string_view name) const;
+
+  //===--- Typed attributes (meaningful for the opcodes named) ------------===//
+
+  // parameter: its number.
+  int64_t parameter_number = 0;
+  // get-tuple-element: index=.
+  int64_t tuple_index = 0;
+  // constant: its value (may be elided).
+  std::optional<Literal> literal;
+  // dimensions={...}: broadcast, reduce, transpose, reverse, concatenate, sort,
+  // map, all-gather, all-to-all, reduce-scatter, topk-free ops that take them.
+  std::vector<int64_t> dimensions;
+  // iota: iota_dimension=; concatenate/all-gather/reduce-scatter keep theirs
+  // in `dimensions`.
+  int64_t iota_dimension = 0;
+  std::optional<SliceAttr> slice;
+  std::vector<int64_t> dynamic_slice_sizes;
+  std::optional<Window> window;
+  std::optional<PaddingConfig> padding;
+  std::optional<ConvolutionDimensionNumbers> convolution_dimension_numbers;
+  int64_t feature_group_count = 1;
+  int64_t batch_group_count = 1;
+  std::optional<DotDimensionNumbers> dot_dimension_numbers;
+  std::vector<std::string> operand_precision;  // "default", "high", "highest"
+  std::optional<GatherDimensionNumbers> gather_dimension_numbers;
+  std::vector<int64_t> gather_slice_sizes;
+  std::optional<ScatterDimensionNumbers> scatter_dimension_numbers;
+  bool indices_are_sorted = false;
+  bool unique_indices = false;
+  ComparisonDirection comparison_direction = ComparisonDirection::kEq;
+  ComparisonType comparison_type = ComparisonType::kDefault;
+  RandomDistribution distribution = RandomDistribution::kUniform;
+  RngAlgorithm rng_algorithm = RngAlgorithm::kDefault;
+  int64_t exponent_bits = 0, mantissa_bits = 0;  // reduce-precision
+  FftType fft_type = FftType::kFft;
+  std::vector<int64_t> fft_length;
+  bool is_stable = false;           // sort
+  int64_t k = 0;                    // topk
+  bool largest = true;              // topk
+  std::optional<ReplicaGroups> replica_groups;
+  std::optional<int64_t> channel_id;
+  bool use_global_device_ids = false;
+  std::vector<std::pair<int64_t, int64_t>> source_target_pairs;
+  std::optional<int64_t> split_dimension;  // all-to-all
+  std::string custom_call_target;
+  bool custom_call_has_side_effect = false;
+  std::string backend_config;  // the string form, unescaped
+  std::string fusion_kind;     // kLoop, kInput, kOutput, kCustom
+  bool left_side = false, lower = false, unit_diagonal = false;  // linalg
+  TriangularSolveTranspose transpose_a = TriangularSolveTranspose::kNoTranspose;
+  float epsilon = 0;          // batch-norm
+  int64_t feature_index = 0;  // batch-norm
+  bool is_host_transfer = false;
+
+ private:
+  HloOpcode opcode_;
+  std::string name_;
+  Shape shape_;
+  std::vector<HloInstruction*> operands_;
+  std::vector<HloComputation*> called_;
+  std::vector<HloInstruction*> control_predecessors_;
+  HloComputation* parent_ = nullptr;
+  SourceLocation location_;
+  std::vector<std::pair<std::string, std::string>> raw_attributes_;
+};
+
+//===----------------------------------------------------------------------===//
+// HloComputation.
+//===----------------------------------------------------------------------===//
+
+class HloComputation {
+ public:
+  explicit HloComputation(std::string name) : name_(std::move(name)) {}
+
+  const std::string& name() const { return name_; }
+  bool is_entry() const { return is_entry_; }
+  void set_is_entry(bool is_entry) { is_entry_ = is_entry; }
+
+  // Instructions in the order written. Adds `instruction` and takes ownership.
+  HloInstruction* AddInstruction(std::unique_ptr<HloInstruction> instruction);
+  const std::vector<std::unique_ptr<HloInstruction>>& instructions() const { return instructions_; }
+  int64_t instruction_count() const { return static_cast<int64_t>(instructions_.size()); }
+
+  HloInstruction* root() const { return root_; }
+  void set_root(HloInstruction* root) { root_ = root; }
+  // Parameters indexed by parameter number (filled as instructions are added).
+  const std::vector<HloInstruction*>& parameters() const { return parameters_; }
+  HloInstruction* parameter(int64_t i) const { return parameters_[i]; }
+  int64_t parameter_count() const { return static_cast<int64_t>(parameters_.size()); }
+
+  HloModule* parent() const { return parent_; }
+  void set_parent(HloModule* parent) { parent_ = parent; }
+  const SourceLocation& location() const { return location_; }
+  void set_location(SourceLocation location) { location_ = location; }
+
+ private:
+  std::string name_;
+  bool is_entry_ = false;
+  std::vector<std::unique_ptr<HloInstruction>> instructions_;
+  std::vector<HloInstruction*> parameters_;
+  HloInstruction* root_ = nullptr;
+  HloModule* parent_ = nullptr;
+  SourceLocation location_;
+};
+
+//===----------------------------------------------------------------------===//
+// HloModule.
+//===----------------------------------------------------------------------===//
+
+class HloModule {
+ public:
+  explicit HloModule(std::string name) : name_(std::move(name)) {}
+
+  const std::string& name() const { return name_; }
+  // Computations in the order written; callees come before callers in XLA's
+  // text, but the IR does not rely on that.
+  HloComputation* AddComputation(std::unique_ptr<HloComputation> computation);
+  const std::vector<std::unique_ptr<HloComputation>>& computations() const { return computations_; }
+  HloComputation* FindComputation(std::string_view name) const;
+  HloComputation* entry() const { return entry_; }
+  void set_entry(HloComputation* entry) { entry_ = entry; }
+
+  int64_t replica_count = 1;
+  int64_t num_partitions = 1;
+  // entry_computation_layout={(params)->result}, when given.
+  std::optional<std::vector<Shape>> entry_parameter_layouts;
+  std::optional<Shape> entry_result_layout;
+  // Every header attribute as written, in order (value text verbatim).
+  std::vector<std::pair<std::string, std::string>> raw_attributes;
+
+  // The source the module was parsed from (for error messages), if any.
+  std::string source_name;
+  std::shared_ptr<const std::string> source_text;
+
+ private:
+  std::string name_;
+  std::vector<std::unique_ptr<HloComputation>> computations_;
+  HloComputation* entry_ = nullptr;
+};
+
+}  // namespace hlovm
+
+#endif  // HLOVM_CORE_HLO_IR_H_
