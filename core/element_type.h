@@ -82,8 +82,9 @@ std::optional<ElementType> ElementTypeFromName(std::string_view name);
 TypeKind ElementTypeKind(ElementType type);
 // Bits of information in one value (4 for s4, 6 for f6e2m3fn, 64 for c64).
 int BitWidth(ElementType type);
-// Bits one element takes when XLA packs the type (sub-byte types pack to their
-// bit width; every other type is its byte width times 8).
+// Bits one element takes when XLA packs the type (the 2- and 4-bit types pack
+// to their bit width; XLA does not pack the 6-bit floats, so they and every
+// other type take their byte width times 8).
 int PackedBitWidth(ElementType type);
 // Bytes one element occupies in hlovm buffers and literals (1 for s4).
 // 0 for token, tuple and opaque.
