@@ -1,0 +1,60 @@
+// Shape rules of the collectives: all-reduce, all-gather, reduce-scatter,
+// all-to-all, ragged-all-to-all, collective-permute, collective-broadcast
+// and their -start/-done forms.
+#ifndef HLOVM_OPS_COLLECTIVE_COLLECTIVE_SHAPE_H_
+#define HLOVM_OPS_COLLECTIVE_COLLECTIVE_SHAPE_H_
+
+#include <cstdint>
+#include <optional>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "core/hlo_ir.h"
+#include "core/shape.h"
+#include "ops/common/common_shape.h"
+
+namespace hlovm {
+
+// How many participants each group of a collective has. Explicit groups give
+// their size; with none, every replica (cross-replica modes) or every
+// partition (cross-partition mode) takes part. Returns nullopt when the size
+// cannot be known (groups of different sizes).
+std::optional<int64_t> CollectiveGroupSize(const std::optional<ReplicaGroups>& groups,
+                                           bool has_channel_id, bool use_global_device_ids,
+                                           int64_t replica_count, int64_t num_partitions);
+
+// all-reduce(operands...), to_apply=(T,T)->T: the operands' shapes.
+absl::StatusOr<Shape> InferAllReduceShape(absl::Span<const Shape* const> operands,
+                                          const ComputationSignature* to_apply);
+// all-gather(operands...), dimensions={d}: dimension d grows `shard_count`
+// times.
+absl::StatusOr<Shape> InferAllGatherShape(absl::Span<const Shape* const> operands,
+                                          int64_t dimension, int64_t shard_count);
+// all-gather-start -> (operand(s), result(s)).
+absl::StatusOr<Shape> InferAllGatherStartShape(absl::Span<const Shape* const> operands,
+                                               int64_t dimension, int64_t shard_count);
+// reduce-scatter(operands...), dimensions={d}: dimension d shrinks
+// `shard_count` times.
+absl::StatusOr<Shape> InferReduceScatterShape(absl::Span<const Shape* const> operands,
+                                              int64_t dimension, int64_t shard_count,
+                                              const ComputationSignature* to_apply);
+// all-to-all(operands...), split_dimension= (array form): same shapes.
+absl::StatusOr<Shape> InferAllToAllShape(absl::Span<const Shape* const> operands,
+                                         std::optional<int64_t> split_dimension,
+                                         std::optional<int64_t> split_count);
+// ragged-all-to-all(input, output, input_offsets, send_sizes, output_offsets,
+// recv_sizes) -> output.
+absl::StatusOr<Shape> InferRaggedAllToAllShape(absl::Span<const Shape* const> operands);
+// collective-permute / collective-broadcast of one or more operands.
+absl::StatusOr<Shape> InferCollectivePermuteShape(absl::Span<const Shape* const> operands);
+// collective-permute-start(operand) -> (operand, result, u32[], u32[]...);
+// extra context elements come from `declared`.
+absl::StatusOr<Shape> InferCollectivePermuteStartShape(absl::Span<const Shape* const> operands,
+                                                       const Shape& declared);
+// The -done of an asynchronous collective: element 1 of the start's tuple,
+// or the start itself when it is not a tuple (all-reduce-start).
+absl::StatusOr<Shape> InferCollectiveDoneShape(const Shape& start);
+
+}  // namespace hlovm
+
+#endif  // HLOVM_OPS_COLLECTIVE_COLLECTIVE_SHAPE_H_
