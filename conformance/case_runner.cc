@@ -1,0 +1,120 @@
+// RunCaseInProcess: compiles one conformance case with the VM and runs it on
+// every device it asks for.
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "conformance/runner.h"
+#include "core/hlo_ir.h"
+#include "re2/re2.h"
+#include "vm/api.h"
+#include "vm/check_failure.h"
+
+namespace hlovm {
+namespace {
+
+// Sets `replica_count=N` in the module header (adding it when absent).
+std::string OverrideReplicaCount(const std::string& text, int64_t replicas) {
+  const size_t start = text.find("HloModule");
+  if (start == std::string::npos) return text;
+  size_t end = text.find('\n', start);
+  if (end == std::string::npos) end = text.size();
+  std::string header = text.substr(start, end - start);
+  static const LazyRE2 kReplicaCount = {R"(replica_count=\d+)"};
+  const std::string replacement = absl::StrCat("replica_count=", replicas);
+  if (!RE2::Replace(&header, *kReplicaCount, replacement)) {
+    // "HloModule name, attr=..." or "HloModule name": append the attribute.
+    header = absl::StrCat(header, ", ", replacement);
+  }
+  return absl::StrCat(text.substr(0, start), header, text.substr(end));
+}
+
+void Classify(const absl::Status& status, CaseResult* result) {
+  if (status.ok()) {
+    result->outcome = CaseOutcome::kPassed;
+    return;
+  }
+  result->message = absl::StrCat(absl::StatusCodeToString(status.code()), ": ", status.message());
+  if (std::optional<CheckFailure> failure = GetCheckFailure(status)) {
+    result->outcome = CaseOutcome::kFailed;
+    result->check = std::move(failure);
+  } else if (status.code() == absl::StatusCode::kFailedPrecondition &&
+             absl::StrContains(status.message(), "check.")) {
+    result->outcome = CaseOutcome::kFailed;
+  } else if (status.code() == absl::StatusCode::kUnimplemented) {
+    result->outcome = CaseOutcome::kSkipped;
+  } else {
+    result->outcome = CaseOutcome::kErrored;
+  }
+}
+
+}  // namespace
+
+CaseResult RunCaseInProcess(const CaseInfo& info, const SingleCaseOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  CaseResult result;
+  result.info = info;
+  auto finish = [&]() {
+    result.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+  };
+  std::ifstream in(info.path);
+  if (!in) {
+    result.outcome = CaseOutcome::kErrored;
+    result.message = absl::StrCat(info.path, ": cannot read");
+    return finish();
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  std::string text = buffer.str();
+  if (options.replicas > 0) text = OverrideReplicaCount(text, options.replicas);
+
+  CompileOptions compile_options;
+  compile_options.file_name = info.path;
+  auto executable = Executable::FromText(text, compile_options);
+  if (!executable.ok()) {
+    Classify(executable.status(), &result);
+    if (result.outcome == CaseOutcome::kPassed) result.outcome = CaseOutcome::kErrored;
+    return finish();
+  }
+  const Executable& exe = **executable;
+  const int64_t replicas = std::max<int64_t>(1, exe.module().replica_count);
+  const int64_t partitions = std::max<int64_t>(1, exe.module().num_partitions);
+  const int64_t devices = replicas * partitions;
+
+  std::vector<absl::Status> statuses(devices);
+  std::vector<std::string> roots(devices);
+  auto run_device = [&](int64_t device) {
+    ExecuteOptions execute_options;
+    execute_options.threads = options.threads;
+    execute_options.replica_id = device / partitions;
+    execute_options.partition_id = device % partitions;
+    auto value = exe.Execute({}, execute_options);
+    statuses[device] = value.status();
+    if (value.ok()) roots[device] = value->ToString();
+  };
+  if (devices == 1) {
+    run_device(0);
+  } else {
+    std::vector<std::thread> threads;
+    for (int64_t d = 0; d < devices; ++d) threads.emplace_back(run_device, d);
+    for (std::thread& t : threads) t.join();
+  }
+  // The first device that failed decides; a failed check beats other errors.
+  absl::Status decisive = absl::OkStatus();
+  for (const absl::Status& s : statuses) {
+    if (s.ok()) continue;
+    if (decisive.ok() || (GetCheckFailure(s) && !GetCheckFailure(decisive))) decisive = s;
+  }
+  Classify(decisive, &result);
+  if (result.outcome != CaseOutcome::kPassed && !roots[0].empty()) {
+    result.root = roots[0].size() > 2000 ? roots[0].substr(0, 2000) + "..." : roots[0];
+  }
+  return finish();
+}
+
+}  // namespace hlovm

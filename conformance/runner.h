@@ -1,0 +1,103 @@
+// The conformance suite runner: finds self-checking `.hlo` cases
+// (../shared/conformance/FORMAT.md), runs each in a child process of its own
+// (so that a crash, a hang or running out of memory marks one case errored and
+// the run goes on), and reports per case, per family and in total, as text,
+// JUnit XML and JSON.
+//
+// The child is the hlovm binary itself in its hidden single-case mode
+// (`hlovm conformance --conformance_child FILE`), which calls RunCaseInProcess
+// and prints the result with SerializeCaseResult on stdout.
+#ifndef HLOVM_CONFORMANCE_RUNNER_H_
+#define HLOVM_CONFORMANCE_RUNNER_H_
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "vm/check_failure.h"
+
+namespace hlovm {
+
+// One case file and what its `//` header lines say.
+struct CaseInfo {
+  std::string path;    // as found
+  std::string name;    // path relative to the argument it was found under, without ".hlo"
+  std::string family;  // from `// family: NAME`; "unknown" when missing
+  // From `// note: upstream marks this test RUN-DISABLED(...)` or
+  // `// note: fragile: ...`: reported apart; failing it is not a conformance
+  // failure.
+  bool set_apart = false;
+  std::string note;
+};
+
+enum class CaseOutcome { kPassed, kFailed, kErrored, kSkipped };
+std::string_view CaseOutcomeName(CaseOutcome outcome);
+
+struct CaseResult {
+  CaseInfo info;
+  CaseOutcome outcome = CaseOutcome::kErrored;
+  // One line: why it failed, errored or was skipped.
+  std::string message;
+  std::optional<CheckFailure> check;  // the first failed check, when known
+  std::string root;                   // ROOT's value on failure (informative; may be cut)
+  double seconds = 0;
+};
+
+// Finds every `.hlo` file under `paths` (files are taken as they are,
+// directories recursively), sorted by name, and reads their header lines.
+absl::StatusOr<std::vector<CaseInfo>> DiscoverCases(const std::vector<std::string>& paths);
+// Reads the `//` header lines of `text`.
+void ParseCaseHeader(std::string_view text, CaseInfo* info);
+
+struct SingleCaseOptions {
+  int64_t replicas = 0;  // > 0: overrides the module's replica_count
+  int threads = 1;       // executor threads per device
+};
+
+// Compiles and runs one case in this process and evaluates its checks.
+// Never fails itself: every problem is in the result. Unimplemented features
+// give kSkipped, failed checks kFailed, everything else that goes wrong
+// kErrored.
+CaseResult RunCaseInProcess(const CaseInfo& info, const SingleCaseOptions& options);
+
+// The line protocol between the child and the runner.
+std::string SerializeCaseResult(const CaseResult& result);
+// Parses what a child printed; `info` is the case it ran.
+absl::StatusOr<CaseResult> ParseCaseResult(std::string_view text, const CaseInfo& info);
+
+struct RunnerOptions {
+  int jobs = 1;
+  double timeout_seconds = 60;
+  int64_t memory_limit_mb = 4096;  // RLIMIT_AS of each child; 0: none
+  bool fail_fast = false;
+  // The command that runs one case: argv, with the case's path appended.
+  std::vector<std::string> child_command;
+  // Called after each case completes (for progress and failure lines).
+  std::function<void(const CaseResult&, int done, int total)> on_result;
+};
+
+// Runs `cases` in child processes, at most `jobs` at a time. Results are in
+// the order of `cases`; with fail_fast, cases not started after the first
+// failure are left out.
+std::vector<CaseResult> RunCases(const std::vector<CaseInfo>& cases, const RunnerOptions& options);
+
+// Per-failure line: "FAILED name: check ... at {i,j}: actual A, expected E (ulp ...)".
+std::string FailureLine(const CaseResult& result);
+// The summary table per family, the set-apart cases, and totals.
+std::string SummaryTable(const std::vector<CaseResult>& results);
+// True when no case that is not set apart failed or errored.
+bool AllPassed(const std::vector<CaseResult>& results);
+// Pass rate over all cases, in [0, 1] (1 when there are none).
+double PassRate(const std::vector<CaseResult>& results);
+
+std::string JunitXml(const std::vector<CaseResult>& results);
+std::string ResultsJson(const std::vector<CaseResult>& results);
+
+}  // namespace hlovm
+
+#endif  // HLOVM_CONFORMANCE_RUNNER_H_
