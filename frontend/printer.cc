@@ -1,0 +1,997 @@
+#include "frontend/printer.h"
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace hlovm {
+namespace {
+
+using Attr = std::pair<std::string, std::string>;
+
+// Debian's Abseil has its own string_view type.
+absl::string_view Av(std::string_view s) { return absl::string_view(s.data(), s.size()); }
+
+// Attributes whose values name computations.
+bool IsComputationReference(std::string_view name) {
+  return name == "to_apply" || name == "calls" || name == "condition" || name == "body" ||
+         name == "select" || name == "scatter" || name == "true_computation" ||
+         name == "false_computation" || name == "branch_computations" ||
+         name == "called_computations";
+}
+
+bool IsIdentifierChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '.' || c == '-';
+}
+
+// Rewrites every name in a reference list (`%a`, `{%a, b}`) with or without
+// the `%` prefix.
+std::string RewriteReferences(std::string_view value, bool percent) {
+  std::string out;
+  out.reserve(value.size() + 4);
+  size_t i = 0;
+  while (i < value.size()) {
+    char c = value[i];
+    if (c == '"') {  // copy string literals untouched
+      size_t j = i + 1;
+      while (j < value.size() && value[j] != '"') j += value[j] == '\\' ? 2 : 1;
+      j = std::min(j + 1, value.size());
+      out.append(value.substr(i, j - i));
+      i = j;
+      continue;
+    }
+    if (c == '%' || IsIdentifierChar(c)) {
+      size_t j = c == '%' ? i + 1 : i;
+      size_t start = j;
+      while (j < value.size() && IsIdentifierChar(value[j])) ++j;
+      if (j > start) {
+        if (percent) out.push_back('%');
+        out.append(value.substr(start, j - start));
+      } else {
+        out.push_back(c);
+        j = i + 1;
+      }
+      i = j;
+      continue;
+    }
+    out.push_back(c);
+    ++i;
+  }
+  return out;
+}
+
+std::string Name(std::string_view name, const PrintOptions& options) {
+  return options.print_percent ? absl::StrCat("%", Av(name)) : std::string(name);
+}
+
+std::string JoinInts(const std::vector<int64_t>& values) { return absl::StrJoin(values, ","); }
+
+std::string Braced(const std::vector<int64_t>& values) {
+  return absl::StrCat("{", JoinInts(values), "}");
+}
+
+std::string_view DirectionName(ComparisonDirection d) {
+  switch (d) {
+    case ComparisonDirection::kEq: return "EQ";
+    case ComparisonDirection::kNe: return "NE";
+    case ComparisonDirection::kGe: return "GE";
+    case ComparisonDirection::kGt: return "GT";
+    case ComparisonDirection::kLe: return "LE";
+    case ComparisonDirection::kLt: return "LT";
+  }
+  return "EQ";
+}
+
+std::string_view ComparisonTypeName(ComparisonType t) {
+  switch (t) {
+    case ComparisonType::kFloat: return "FLOAT";
+    case ComparisonType::kTotalOrder: return "TOTALORDER";
+    case ComparisonType::kSigned: return "SIGNED";
+    case ComparisonType::kUnsigned: return "UNSIGNED";
+    case ComparisonType::kDefault: break;
+  }
+  return "";
+}
+
+std::string_view FftTypeName(FftType t) {
+  switch (t) {
+    case FftType::kFft: return "FFT";
+    case FftType::kIfft: return "IFFT";
+    case FftType::kRfft: return "RFFT";
+    case FftType::kIrfft: return "IRFFT";
+  }
+  return "FFT";
+}
+
+std::string_view TransposeName(TriangularSolveTranspose t) {
+  switch (t) {
+    case TriangularSolveTranspose::kNoTranspose: return "NO_TRANSPOSE";
+    case TriangularSolveTranspose::kTranspose: return "TRANSPOSE";
+    case TriangularSolveTranspose::kAdjoint: return "ADJOINT";
+  }
+  return "NO_TRANSPOSE";
+}
+
+std::string WindowToString(const Window& window) {
+  std::string out;
+  auto field = [&](std::string_view heading, auto format) {
+    if (!out.empty()) out.push_back(' ');
+    absl::StrAppend(&out, Av(heading), "=");
+    for (size_t i = 0; i < window.size(); ++i) {
+      if (i > 0) out.push_back('x');
+      absl::StrAppend(&out, format(window[i]));
+    }
+  };
+  auto any = [&](auto pred) { return std::any_of(window.begin(), window.end(), pred); };
+  if (!window.empty()) field("size", [](const WindowDimension& d) { return absl::StrCat(d.size); });
+  if (any([](const WindowDimension& d) { return d.stride != 1; })) {
+    field("stride", [](const WindowDimension& d) { return absl::StrCat(d.stride); });
+  }
+  if (any([](const WindowDimension& d) { return d.padding_low != 0 || d.padding_high != 0; })) {
+    field("pad", [](const WindowDimension& d) {
+      return absl::StrCat(d.padding_low, "_", d.padding_high);
+    });
+  }
+  if (any([](const WindowDimension& d) { return d.base_dilation != 1; })) {
+    field("lhs_dilate", [](const WindowDimension& d) { return absl::StrCat(d.base_dilation); });
+  }
+  if (any([](const WindowDimension& d) { return d.window_dilation != 1; })) {
+    field("rhs_dilate", [](const WindowDimension& d) { return absl::StrCat(d.window_dilation); });
+  }
+  if (any([](const WindowDimension& d) { return d.window_reversal; })) {
+    field("rhs_reversal", [](const WindowDimension& d) { return d.window_reversal ? "1" : "0"; });
+  }
+  return out;
+}
+
+std::string PaddingToString(const PaddingConfig& padding) {
+  bool interior = std::any_of(padding.begin(), padding.end(),
+                              [](const PaddingDimension& d) { return d.interior != 0; });
+  std::string out;
+  for (size_t i = 0; i < padding.size(); ++i) {
+    if (i > 0) out.push_back('x');
+    absl::StrAppend(&out, padding[i].low, "_", padding[i].high);
+    if (interior) absl::StrAppend(&out, "_", padding[i].interior);
+  }
+  return out;
+}
+
+std::string DimLabels(const ConvolutionDimensionNumbers& d) {
+  auto side = [](int64_t batch, int64_t feature, const std::vector<int64_t>& spatial, char b,
+                 char f) {
+    std::string s(2 + spatial.size(), '?');
+    if (batch >= 0 && batch < static_cast<int64_t>(s.size())) s[batch] = b;
+    if (feature >= 0 && feature < static_cast<int64_t>(s.size())) s[feature] = f;
+    for (size_t i = 0; i < spatial.size(); ++i) {
+      if (spatial[i] >= 0 && spatial[i] < static_cast<int64_t>(s.size())) {
+        s[spatial[i]] = static_cast<char>('0' + i);
+      }
+    }
+    return s;
+  };
+  return absl::StrCat(
+      side(d.input_batch_dimension, d.input_feature_dimension, d.input_spatial_dimensions, 'b', 'f'),
+      "_",
+      side(d.kernel_input_feature_dimension, d.kernel_output_feature_dimension,
+           d.kernel_spatial_dimensions, 'i', 'o'),
+      "->",
+      side(d.output_batch_dimension, d.output_feature_dimension, d.output_spatial_dimensions, 'b',
+           'f'));
+}
+
+std::string ReplicaGroupsToString(const ReplicaGroups& groups) {
+  if (!groups.iota_text.empty()) return groups.iota_text;
+  std::string out = "{";
+  for (size_t i = 0; i < groups.groups.size(); ++i) {
+    if (i > 0) out.push_back(',');
+    absl::StrAppend(&out, Braced(groups.groups[i]));
+  }
+  out.push_back('}');
+  return out;
+}
+
+void AddPrecision(const HloInstruction& instr, std::vector<Attr>& attrs) {
+  bool non_default = std::any_of(instr.operand_precision.begin(), instr.operand_precision.end(),
+                                 [](const std::string& p) { return p != "default"; });
+  if (non_default) {
+    attrs.push_back({"operand_precision", absl::StrCat("{", absl::StrJoin(instr.operand_precision, ","), "}")});
+  }
+}
+
+void AddDotDims(const DotDimensionNumbers& d, std::vector<Attr>& attrs) {
+  if (!d.lhs_batch_dimensions.empty()) attrs.push_back({"lhs_batch_dims", Braced(d.lhs_batch_dimensions)});
+  attrs.push_back({"lhs_contracting_dims", Braced(d.lhs_contracting_dimensions)});
+  if (!d.rhs_batch_dimensions.empty()) attrs.push_back({"rhs_batch_dims", Braced(d.rhs_batch_dimensions)});
+  attrs.push_back({"rhs_contracting_dims", Braced(d.rhs_contracting_dimensions)});
+  if (!d.lhs_ragged_dimensions.empty()) attrs.push_back({"lhs_ragged_dims", Braced(d.lhs_ragged_dimensions)});
+  if (!d.rhs_group_dimensions.empty()) attrs.push_back({"rhs_group_dims", Braced(d.rhs_group_dimensions)});
+}
+
+void AddConvolution(const HloInstruction& instr, std::vector<Attr>& attrs) {
+  if (instr.window.has_value() && !instr.window->empty()) {
+    attrs.push_back({"window", absl::StrCat("{", WindowToString(*instr.window), "}")});
+  }
+  if (instr.convolution_dimension_numbers.has_value()) {
+    attrs.push_back({"dim_labels", DimLabels(*instr.convolution_dimension_numbers)});
+  }
+  if (instr.feature_group_count != 1) {
+    attrs.push_back({"feature_group_count", absl::StrCat(instr.feature_group_count)});
+  }
+  if (instr.batch_group_count != 1) {
+    attrs.push_back({"batch_group_count", absl::StrCat(instr.batch_group_count)});
+  }
+}
+
+void AddCollective(const HloInstruction& instr, std::vector<Attr>& attrs) {
+  if (instr.channel_id.has_value()) attrs.push_back({"channel_id", absl::StrCat(*instr.channel_id)});
+  attrs.push_back({"replica_groups", instr.replica_groups.has_value()
+                                         ? ReplicaGroupsToString(*instr.replica_groups)
+                                         : std::string("{}")});
+}
+
+// The opcode-specific attributes of `instr` from its typed fields, in XLA's
+// order (called computations, sharding and the like are not included).
+std::vector<Attr> TypedAttributes(const HloInstruction& instr) {
+  std::vector<Attr> attrs;
+  switch (instr.opcode()) {
+    case HloOpcode::kGetTupleElement:
+      attrs.push_back({"index", absl::StrCat(instr.tuple_index)});
+      break;
+    case HloOpcode::kBroadcast:
+    case HloOpcode::kTranspose:
+    case HloOpcode::kReverse:
+    case HloOpcode::kReduce:
+    case HloOpcode::kMap:
+    case HloOpcode::kConcatenate:
+      attrs.push_back({"dimensions", Braced(instr.dimensions)});
+      break;
+    case HloOpcode::kSort:
+      attrs.push_back({"dimensions", Braced(instr.dimensions)});
+      if (instr.is_stable) attrs.push_back({"is_stable", "true"});
+      break;
+    case HloOpcode::kIota:
+      attrs.push_back({"iota_dimension", absl::StrCat(instr.iota_dimension)});
+      break;
+    case HloOpcode::kSlice:
+      if (instr.slice.has_value()) {
+        const SliceAttr& s = *instr.slice;
+        std::vector<std::string> parts;
+        for (size_t i = 0; i < s.starts.size(); ++i) {
+          int64_t stride = i < s.strides.size() ? s.strides[i] : 1;
+          int64_t limit = i < s.limits.size() ? s.limits[i] : 0;
+          parts.push_back(stride == 1 ? absl::StrCat("[", s.starts[i], ":", limit, "]")
+                                      : absl::StrCat("[", s.starts[i], ":", limit, ":", stride, "]"));
+        }
+        attrs.push_back({"slice", absl::StrCat("{", absl::StrJoin(parts, ", "), "}")});
+      }
+      break;
+    case HloOpcode::kDynamicSlice:
+      attrs.push_back({"dynamic_slice_sizes", Braced(instr.dynamic_slice_sizes)});
+      break;
+    case HloOpcode::kPad:
+      if (instr.padding.has_value()) attrs.push_back({"padding", PaddingToString(*instr.padding)});
+      break;
+    case HloOpcode::kConvolution:
+      AddConvolution(instr, attrs);
+      AddPrecision(instr, attrs);
+      break;
+    case HloOpcode::kReduceWindow:
+    case HloOpcode::kSelectAndScatter:
+      if (instr.window.has_value() && !instr.window->empty()) {
+        attrs.push_back({"window", absl::StrCat("{", WindowToString(*instr.window), "}")});
+      }
+      break;
+    case HloOpcode::kDot:
+    case HloOpcode::kRaggedDot:
+    case HloOpcode::kScaledDot:
+      if (instr.dot_dimension_numbers.has_value()) AddDotDims(*instr.dot_dimension_numbers, attrs);
+      AddPrecision(instr, attrs);
+      break;
+    case HloOpcode::kCompare:
+      attrs.push_back({"direction", std::string(DirectionName(instr.comparison_direction))});
+      if (instr.comparison_type != ComparisonType::kDefault) {
+        attrs.push_back({"type", std::string(ComparisonTypeName(instr.comparison_type))});
+      }
+      break;
+    case HloOpcode::kRng:
+      attrs.push_back({"distribution", instr.distribution == RandomDistribution::kNormal
+                                           ? "rng_normal"
+                                           : "rng_uniform"});
+      break;
+    case HloOpcode::kRngBitGenerator:
+      attrs.push_back({"algorithm", instr.rng_algorithm == RngAlgorithm::kThreeFry ? "rng_three_fry"
+                                    : instr.rng_algorithm == RngAlgorithm::kPhilox ? "rng_philox"
+                                                                                   : "rng_default"});
+      break;
+    case HloOpcode::kReducePrecision:
+      attrs.push_back({"exponent_bits", absl::StrCat(instr.exponent_bits)});
+      attrs.push_back({"mantissa_bits", absl::StrCat(instr.mantissa_bits)});
+      break;
+    case HloOpcode::kFft:
+      attrs.push_back({"fft_type", std::string(FftTypeName(instr.fft_type))});
+      attrs.push_back({"fft_length", Braced(instr.fft_length)});
+      break;
+    case HloOpcode::kTopK:
+      attrs.push_back({"k", absl::StrCat(instr.k)});
+      attrs.push_back({"largest", instr.largest ? "true" : "false"});
+      break;
+    case HloOpcode::kGather:
+      if (instr.gather_dimension_numbers.has_value()) {
+        const GatherDimensionNumbers& g = *instr.gather_dimension_numbers;
+        attrs.push_back({"offset_dims", Braced(g.offset_dims)});
+        attrs.push_back({"collapsed_slice_dims", Braced(g.collapsed_slice_dims)});
+        attrs.push_back({"start_index_map", Braced(g.start_index_map)});
+        if (!g.operand_batching_dims.empty()) {
+          attrs.push_back({"operand_batching_dims", Braced(g.operand_batching_dims)});
+        }
+        if (!g.start_indices_batching_dims.empty()) {
+          attrs.push_back({"start_indices_batching_dims", Braced(g.start_indices_batching_dims)});
+        }
+        attrs.push_back({"index_vector_dim", absl::StrCat(g.index_vector_dim)});
+      }
+      attrs.push_back({"slice_sizes", Braced(instr.gather_slice_sizes)});
+      if (instr.indices_are_sorted) attrs.push_back({"indices_are_sorted", "true"});
+      break;
+    case HloOpcode::kScatter:
+      if (instr.scatter_dimension_numbers.has_value()) {
+        const ScatterDimensionNumbers& s = *instr.scatter_dimension_numbers;
+        attrs.push_back({"update_window_dims", Braced(s.update_window_dims)});
+        attrs.push_back({"inserted_window_dims", Braced(s.inserted_window_dims)});
+        attrs.push_back({"scatter_dims_to_operand_dims", Braced(s.scatter_dims_to_operand_dims)});
+        if (!s.input_batching_dims.empty()) {
+          attrs.push_back({"input_batching_dims", Braced(s.input_batching_dims)});
+        }
+        if (!s.scatter_indices_batching_dims.empty()) {
+          attrs.push_back({"scatter_indices_batching_dims", Braced(s.scatter_indices_batching_dims)});
+        }
+        attrs.push_back({"index_vector_dim", absl::StrCat(s.index_vector_dim)});
+      }
+      if (instr.indices_are_sorted) attrs.push_back({"indices_are_sorted", "true"});
+      if (instr.unique_indices) attrs.push_back({"unique_indices", "true"});
+      break;
+    case HloOpcode::kAllReduce:
+    case HloOpcode::kAllReduceStart:
+    case HloOpcode::kReduceScatter:
+    case HloOpcode::kAllGather:
+    case HloOpcode::kAllGatherStart:
+      AddCollective(instr, attrs);
+      if (instr.opcode() == HloOpcode::kAllGather || instr.opcode() == HloOpcode::kAllGatherStart ||
+          instr.opcode() == HloOpcode::kReduceScatter) {
+        attrs.push_back({"dimensions", Braced(instr.dimensions)});
+      }
+      if (instr.use_global_device_ids) attrs.push_back({"use_global_device_ids", "true"});
+      break;
+    case HloOpcode::kAllToAll:
+    case HloOpcode::kRaggedAllToAll:
+    case HloOpcode::kCollectiveBroadcast:
+      AddCollective(instr, attrs);
+      if (instr.split_dimension.has_value()) {
+        attrs.push_back({"dimensions", absl::StrCat("{", *instr.split_dimension, "}")});
+      }
+      break;
+    case HloOpcode::kCollectivePermute:
+    case HloOpcode::kCollectivePermuteStart: {
+      if (instr.channel_id.has_value()) attrs.push_back({"channel_id", absl::StrCat(*instr.channel_id)});
+      std::vector<std::string> pairs;
+      for (const auto& [a, b] : instr.source_target_pairs) pairs.push_back(absl::StrCat("{", a, ",", b, "}"));
+      attrs.push_back({"source_target_pairs", absl::StrCat("{", absl::StrJoin(pairs, ","), "}")});
+      break;
+    }
+    case HloOpcode::kSend:
+    case HloOpcode::kRecv:
+    case HloOpcode::kSendDone:
+    case HloOpcode::kRecvDone:
+      if (instr.channel_id.has_value()) attrs.push_back({"channel_id", absl::StrCat(*instr.channel_id)});
+      if (instr.is_host_transfer) attrs.push_back({"is_host_transfer", "true"});
+      break;
+    case HloOpcode::kCustomCall:
+      attrs.push_back({"custom_call_target",
+                       absl::StrCat("\"", absl::CEscape(instr.custom_call_target), "\"")});
+      if (instr.window.has_value() && !instr.window->empty()) {
+        attrs.push_back({"window", absl::StrCat("{", WindowToString(*instr.window), "}")});
+      }
+      if (instr.convolution_dimension_numbers.has_value()) {
+        attrs.push_back({"dim_labels", DimLabels(*instr.convolution_dimension_numbers)});
+      }
+      if (instr.custom_call_has_side_effect) attrs.push_back({"custom_call_has_side_effect", "true"});
+      break;
+    case HloOpcode::kFusion:
+      if (!instr.fusion_kind.empty()) attrs.push_back({"kind", instr.fusion_kind});
+      break;
+    case HloOpcode::kTriangularSolve:
+      if (instr.left_side) attrs.push_back({"left_side", "true"});
+      if (instr.lower) attrs.push_back({"lower", "true"});
+      if (instr.unit_diagonal) attrs.push_back({"unit_diagonal", "true"});
+      attrs.push_back({"transpose_a", std::string(TransposeName(instr.transpose_a))});
+      break;
+    case HloOpcode::kCholesky:
+      if (instr.lower) attrs.push_back({"lower", "true"});
+      break;
+    case HloOpcode::kBatchNormTraining:
+    case HloOpcode::kBatchNormInference:
+    case HloOpcode::kBatchNormGrad:
+      attrs.push_back({"epsilon", absl::StrCat(instr.epsilon)});
+      attrs.push_back({"feature_index", absl::StrCat(instr.feature_index)});
+      break;
+    default:
+      break;
+  }
+  return attrs;
+}
+
+// The called computations of an async op: its own, or those of the async
+// start it (transitively) consumes.
+const HloComputation* AsyncWrapped(const HloInstruction& instr) {
+  const HloInstruction* cur = &instr;
+  for (int depth = 0; cur != nullptr && depth < 1000; ++depth) {
+    if (!cur->called_computations().empty()) return cur->called_computations()[0];
+    if (cur->operand_count() == 0) return nullptr;
+    const HloInstruction* next = cur->operand(0);
+    if (next->opcode() != HloOpcode::kAsyncStart && next->opcode() != HloOpcode::kAsyncUpdate) {
+      return nullptr;
+    }
+    cur = next;
+  }
+  return nullptr;
+}
+
+// True when `c` holds parameters and one other instruction, its root, whose
+// operands are the parameters in order (XLA prints such async ops sugared).
+const HloInstruction* SingleWrappedInstruction(const HloComputation* c) {
+  if (c == nullptr || c->root() == nullptr) return nullptr;
+  const HloInstruction* root = c->root();
+  if (root->opcode() == HloOpcode::kParameter) return nullptr;
+  if (c->instruction_count() != c->parameter_count() + 1) return nullptr;
+  if (root->operand_count() != c->parameter_count()) return nullptr;
+  for (int64_t i = 0; i < root->operand_count(); ++i) {
+    if (root->operand(i) != c->parameter(i)) return nullptr;
+  }
+  return root;
+}
+
+bool IsAsync(HloOpcode op) {
+  return op == HloOpcode::kAsyncStart || op == HloOpcode::kAsyncUpdate ||
+         op == HloOpcode::kAsyncDone;
+}
+
+// Maps instruction names to tmp_N in first-use order (Canonical form).
+class CanonicalNames {
+ public:
+  const std::string& Lookup(const HloInstruction* instr) {
+    auto [it, inserted] = names_.try_emplace(instr);
+    if (inserted) it->second = absl::StrCat("tmp_", names_.size() - 1);
+    return it->second;
+  }
+
+ private:
+  absl::flat_hash_map<const HloInstruction*, std::string> names_;
+};
+
+class Printer {
+ public:
+  explicit Printer(const PrintOptions& options) : options_(options) {}
+
+  void Module(const HloModule& module, std::string& out);
+  // `indent` is XLA's indent_amount; `nested` means printed inline as a
+  // called computation body.
+  void Computation(const HloComputation& c, int indent, bool nested, bool entry_keyword,
+                   std::string& out);
+  void Instruction(const HloInstruction& instr, int indent, bool nested, CanonicalNames* names,
+                   std::string& out);
+
+ private:
+  void Operands(const HloInstruction& instr, bool nested, CanonicalNames* names, std::string& out);
+  std::vector<Attr> Attributes(const HloInstruction& instr, int indent);
+  std::string ReferenceValue(const HloInstruction& instr, const std::string& name,
+                             const std::string& raw, int indent);
+  std::string Body(const HloComputation* c, int indent);
+  std::string ControlPredecessors(const HloInstruction& instr);
+  bool IsCompactGte(const HloInstruction& instr) const;
+  std::string OperandName(const HloInstruction* operand) const;
+
+  const PrintOptions& options_;
+};
+
+bool Printer::IsCompactGte(const HloInstruction& instr) const {
+  return options_.compact_gte && instr.opcode() == HloOpcode::kGetTupleElement &&
+         instr.operand_count() == 1 && (instr.parent() == nullptr || instr.parent()->root() != &instr);
+}
+
+std::string Printer::OperandName(const HloInstruction* operand) const {
+  std::string suffix;
+  for (int depth = 0; depth < 10000 && IsCompactGte(*operand); ++depth) {
+    suffix = absl::StrCat("#", operand->tuple_index, suffix);
+    operand = operand->operand(0);
+  }
+  return absl::StrCat(Name(operand->name(), options_), suffix);
+}
+
+std::string Printer::Body(const HloComputation* c, int indent) {
+  std::string s;
+  if (c != nullptr) Computation(*c, indent, /*nested=*/true, /*entry_keyword=*/false, s);
+  return s;
+}
+
+std::string Printer::ControlPredecessors(const HloInstruction& instr) {
+  std::vector<std::string> names;
+  for (const HloInstruction* p : instr.control_predecessors()) names.push_back(Name(p->name(), options_));
+  return absl::StrCat("{", absl::StrJoin(names, ", "), "}");
+}
+
+// The value of a computation-reference attribute: names (with or without %)
+// or, in the Canonical form, the bodies.
+std::string Printer::ReferenceValue(const HloInstruction& instr, const std::string& name,
+                                    const std::string& raw, int indent) {
+  if (!options_.print_subcomputation_bodies) return RewriteReferences(raw, options_.print_percent);
+  const auto& called = instr.called_computations();
+  auto at = [&](size_t i) -> const HloComputation* { return i < called.size() ? called[i] : nullptr; };
+  if (name == "body" || name == "scatter" || name == "false_computation") {
+    return absl::StrCat("\n", Body(at(1), indent));
+  }
+  if (name == "branch_computations" || name == "called_computations") {
+    std::vector<std::string> bodies;
+    for (const HloComputation* c : called) bodies.push_back(Body(c, indent));
+    return absl::StrCat("{\n", absl::StrJoin(bodies, ",\n"), "\n}");
+  }
+  if (name == "calls") {
+    std::vector<std::string> bodies;
+    for (const HloComputation* c : called) bodies.push_back(Body(c, indent));
+    return absl::StrCat("\n", absl::StrJoin(bodies, ", "));
+  }
+  return absl::StrCat("\n", Body(at(0), indent));
+}
+
+void Printer::Operands(const HloInstruction& instr, bool nested, CanonicalNames* names,
+                       std::string& out) {
+  if (instr.opcode() == HloOpcode::kParameter) {
+    absl::StrAppend(&out, instr.parameter_number);
+    return;
+  }
+  if (instr.opcode() == HloOpcode::kConstant) {
+    const std::optional<Literal>& lit = instr.literal;
+    bool small = instr.shape().IsArray() && instr.shape().element_count() <= 10;
+    if (lit.has_value() && !lit->elided() && (small || options_.print_large_constants)) {
+      out.append(lit->ValueToString());
+    } else {
+      out.append("{...}");
+    }
+    return;
+  }
+  const int interval = options_.operand_index_annotation_interval;
+  for (int64_t i = 0; i < instr.operand_count(); ++i) {
+    const HloInstruction* operand = instr.operand(i);
+    if (i > 0) {
+      out.append(", ");
+      if (interval != 0 && i % interval == 0) absl::StrAppend(&out, "/*index=", i, "*/");
+    }
+    bool need_space = false;
+    if (options_.print_operand_shape) {
+      out.append(PrintShape(operand->shape(), options_.include_layout_in_shapes));
+      need_space = true;
+    }
+    if (options_.canonicalize_instruction_names) {
+      if (nested && names != nullptr) {
+        if (need_space) out.push_back(' ');
+        out.append(names->Lookup(operand));
+      }
+    } else if (options_.print_operand_names) {
+      if (need_space) out.push_back(' ');
+      out.append(OperandName(operand));
+    }
+  }
+}
+
+std::vector<Attr> Printer::Attributes(const HloInstruction& instr, int indent) {
+  std::vector<Attr> typed = TypedAttributes(instr);
+  const auto& raw = instr.raw_attributes();
+  const bool from_text = !raw.empty() || instr.location().line > 0;
+  std::vector<Attr> out;
+  auto emit = [&](std::string_view name, std::string_view value) {
+    out.emplace_back(std::string(name), std::string(value));
+  };
+  if (from_text) {
+    absl::flat_hash_set<std::string_view> seen;
+    bool printed_control = false;
+    for (const auto& [name, value] : raw) {
+      seen.insert(name);
+      if (name == "metadata" && !options_.print_metadata) continue;
+      if (name == "backend_config" && !options_.print_backend_config) continue;
+      if (name == "control-predecessors") {
+        if (options_.print_control_dependencies && !instr.control_predecessors().empty()) {
+          emit(name, ControlPredecessors(instr));
+          printed_control = true;
+        }
+        continue;
+      }
+      std::string normalized = NormalizeAttributeValue(value);
+      if (IsComputationReference(name)) {
+        emit(name, ReferenceValue(instr, name, normalized, indent));
+      } else {
+        emit(name, normalized);
+      }
+    }
+    // Attributes XLA always prints that the text left out.
+    for (const auto& [name, value] : typed) {
+      if (!seen.contains(name)) emit(name, value);
+    }
+    if (!printed_control && options_.print_control_dependencies &&
+        !instr.control_predecessors().empty() && !seen.contains("control-predecessors")) {
+      emit("control-predecessors", ControlPredecessors(instr));
+    }
+    return out;
+  }
+
+  // Built in code: typed fields in XLA's order.
+  for (const auto& [name, value] : typed) emit(name, value);
+  const auto& called = instr.called_computations();
+  if (!called.empty()) {
+    auto names = [&](size_t from, size_t to) {
+      std::vector<std::string> v;
+      for (size_t i = from; i < to && i < called.size(); ++i) v.push_back(Name(called[i]->name(), options_));
+      return absl::StrJoin(v, ", ");
+    };
+    auto ref = [&](const std::string& name, const std::string& value) {
+      emit(name, ReferenceValue(instr, name, value, indent));
+    };
+    switch (instr.opcode()) {
+      case HloOpcode::kWhile:
+        ref("condition", names(0, 1));
+        ref("body", names(1, 2));
+        break;
+      case HloOpcode::kSelectAndScatter:
+        ref("select", names(0, 1));
+        ref("scatter", names(1, 2));
+        break;
+      case HloOpcode::kConditional:
+        if (instr.operand_count() > 0 && instr.operand(0)->shape().element_type() == ElementType::kPred) {
+          ref("true_computation", names(0, 1));
+          ref("false_computation", names(1, 2));
+        } else {
+          ref("branch_computations", absl::StrCat("{", names(0, called.size()), "}"));
+        }
+        break;
+      case HloOpcode::kCall:
+      case HloOpcode::kMap:
+      case HloOpcode::kReduceWindow:
+      case HloOpcode::kReduce:
+      case HloOpcode::kAllReduce:
+      case HloOpcode::kReduceScatter:
+      case HloOpcode::kAllReduceStart:
+      case HloOpcode::kScatter:
+      case HloOpcode::kSort:
+        ref("to_apply", names(0, 1));
+        break;
+      case HloOpcode::kCustomCall:
+        ref("called_computations", absl::StrCat("{", names(0, called.size()), "}"));
+        break;
+      default:
+        ref("calls", names(0, called.size()));
+        break;
+    }
+  }
+  if (options_.print_control_dependencies && !instr.control_predecessors().empty()) {
+    emit("control-predecessors", ControlPredecessors(instr));
+  }
+  if (options_.print_backend_config && !instr.backend_config.empty()) {
+    std::string_view config = instr.backend_config;
+    if (config.front() == '{' && config.back() == '}') {
+      emit("backend_config", config);
+    } else {
+      emit("backend_config", absl::StrCat("\"", absl::CEscape(Av(config)), "\""));
+    }
+  }
+  return out;
+}
+
+void Printer::Instruction(const HloInstruction& instr, int indent, bool nested,
+                          CanonicalNames* names, std::string& out) {
+  if (options_.canonicalize_instruction_names) {
+    if (nested && names != nullptr) absl::StrAppend(&out, names->Lookup(&instr), " = ");
+  } else {
+    absl::StrAppend(&out, Name(instr.name(), options_), " = ");
+  }
+  absl::StrAppend(&out, PrintShape(instr.shape(), options_.include_layout_in_shapes), " ");
+
+  const HloInstruction* wrapped = nullptr;
+  std::optional<HloOpcode> wrapped_opcode;
+  if (options_.syntax_sugar_async_ops && IsAsync(instr.opcode())) {
+    wrapped = SingleWrappedInstruction(AsyncWrapped(instr));
+    if (wrapped != nullptr) wrapped_opcode = wrapped->opcode();
+    if (instr.async_wrapped_opcode.has_value()) wrapped_opcode = instr.async_wrapped_opcode;
+  }
+  if (wrapped_opcode.has_value()) {
+    std::string_view suffix = instr.opcode() == HloOpcode::kAsyncStart    ? "-start"
+                              : instr.opcode() == HloOpcode::kAsyncUpdate ? "-update"
+                                                                          : "-done";
+    absl::StrAppend(&out, Av(HloOpcodeName(*wrapped_opcode)), Av(suffix), "(");
+  } else {
+    absl::StrAppend(&out, Av(HloOpcodeName(instr.opcode())), "(");
+  }
+  Operands(instr, nested, names, out);
+  out.push_back(')');
+
+  if (wrapped_opcode.has_value()) {
+    // The async op's own attributes (minus `calls`), then, on the start, the
+    // wrapped instruction's ones that the start did not already carry.
+    absl::flat_hash_set<std::string> printed;
+    for (const auto& [name, value] : Attributes(instr, indent)) {
+      if (name == "calls" || name == "control-predecessors") continue;
+      printed.insert(name);
+      absl::StrAppend(&out, ", ", name, "=", value);
+    }
+    if (instr.opcode() == HloOpcode::kAsyncStart && wrapped != nullptr) {
+      for (const auto& [name, value] : Attributes(*wrapped, indent)) {
+        if (printed.contains(name) || name == "control-predecessors") continue;
+        absl::StrAppend(&out, ", ", name, "=", value);
+      }
+    }
+    if (options_.print_control_dependencies && !instr.control_predecessors().empty()) {
+      absl::StrAppend(&out, ", control-predecessors=", ControlPredecessors(instr));
+    }
+    return;
+  }
+  for (const auto& [name, value] : Attributes(instr, indent)) {
+    absl::StrAppend(&out, ", ", name, "=", value);
+  }
+}
+
+void Printer::Computation(const HloComputation& c, int indent, bool nested, bool entry_keyword,
+                          std::string& out) {
+  const std::string tab(2 * indent, ' ');
+  out.append(tab);
+  if (!nested) {
+    if (entry_keyword && c.is_entry()) out.append("ENTRY ");
+    absl::StrAppend(&out, Name(c.name(), options_), " ");
+  }
+  if (options_.print_program_shape) {
+    out.push_back('(');
+    for (int64_t i = 0; i < c.parameter_count(); ++i) {
+      if (i > 0) out.append(", ");
+      const HloInstruction* p = c.parameter(i);
+      if (p == nullptr) continue;
+      absl::StrAppend(&out, p->name(), ": ", PrintShape(p->shape(), /*with_layout=*/false));
+    }
+    out.append(") -> ");
+    if (c.root() != nullptr) out.append(PrintShape(c.root()->shape(), /*with_layout=*/false));
+    out.push_back(' ');
+  }
+  out.append("{\n");
+  CanonicalNames names;
+  for (const auto& instr : c.instructions()) {
+    if (IsCompactGte(*instr)) continue;
+    absl::StrAppend(&out, tab, "  ");
+    if (instr.get() == c.root()) out.append("ROOT ");
+    Instruction(*instr, indent + 1, /*nested=*/true, &names, out);
+    out.push_back('\n');
+  }
+  absl::StrAppend(&out, tab, "}");
+  if (!c.execution_thread.empty() && c.execution_thread != "main") {
+    absl::StrAppend(&out, ", execution_thread=\"", absl::CEscape(c.execution_thread), "\"");
+  }
+  if (options_.print_name_after_closing_brace && c.instruction_count() > 5) {
+    absl::StrAppend(&out, " // ", c.name());
+  }
+}
+
+// Header attributes XLA prints, in its order.
+constexpr std::string_view kHeaderOrder[] = {
+    "is_scheduled",
+    "input_output_alias",
+    "buffer_donor",
+    "alias_passthrough_params",
+    "entry_computation_layout",
+    "allow_spmd_sharding_propagation_to_parameters",
+    "allow_spmd_sharding_propagation_to_output",
+    "replica_count",
+    "num_partitions",
+    "frontend_attributes",
+};
+
+std::string EntryLayout(const HloModule& module) {
+  std::vector<Shape> params;
+  Shape result;
+  if (module.entry_parameter_layouts.has_value() && module.entry_result_layout.has_value()) {
+    params = *module.entry_parameter_layouts;
+    result = *module.entry_result_layout;
+  } else if (const HloComputation* entry = module.entry(); entry != nullptr) {
+    for (const HloInstruction* p : entry->parameters()) {
+      if (p != nullptr) params.push_back(p->shape());
+    }
+    if (entry->root() != nullptr) result = entry->root()->shape();
+  }
+  std::string out = "{(";
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (i > 0) out.append(", ");
+    if (i > 0 && i % 5 == 0) absl::StrAppend(&out, "/*index=", i, "*/");
+    out.append(PrintShape(params[i]));
+  }
+  absl::StrAppend(&out, ")->", PrintShape(result), "}");
+  return out;
+}
+
+void Printer::Module(const HloModule& module, std::string& out) {
+  absl::StrAppend(&out, "HloModule ", module.name());
+  auto find = [&](std::string_view name) -> const std::string* {
+    for (const auto& [n, v] : module.raw_attributes) {
+      if (n == name) return &v;
+    }
+    return nullptr;
+  };
+  for (std::string_view name : kHeaderOrder) {
+    if (name == "entry_computation_layout") {
+      if (module.entry() != nullptr || find(name) != nullptr) {
+        absl::StrAppend(&out, ", entry_computation_layout=",
+                        module.entry() != nullptr || module.entry_result_layout.has_value()
+                            ? EntryLayout(module)
+                            : NormalizeAttributeValue(*find(name)));
+      }
+      continue;
+    }
+    if (name == "replica_count") {
+      if (module.replica_count != 1) absl::StrAppend(&out, ", replica_count=", module.replica_count);
+      continue;
+    }
+    if (name == "is_scheduled" && module.is_scheduled && find(name) == nullptr) {
+      out.append(", is_scheduled=true");
+      continue;
+    }
+    if (name == "alias_passthrough_params" && module.alias_passthrough_params &&
+        find(name) == nullptr) {
+      out.append(", alias_passthrough_params=true");
+      continue;
+    }
+    if (name == "num_partitions") {
+      if (module.num_partitions != 1) absl::StrAppend(&out, ", num_partitions=", module.num_partitions);
+      continue;
+    }
+    if (const std::string* v = find(name)) {
+      absl::StrAppend(&out, ", ", Av(name), "=", NormalizeAttributeValue(*v));
+    }
+  }
+  for (const auto& [name, value] : module.raw_attributes) {
+    if (std::find(std::begin(kHeaderOrder), std::end(kHeaderOrder), name) != std::end(kHeaderOrder)) {
+      continue;
+    }
+    absl::StrAppend(&out, ", ", name, "=", NormalizeAttributeValue(value));
+  }
+  out.append("\n\n");
+
+  // Computations wrapped by sugared async ops are not printed.
+  absl::flat_hash_set<const HloComputation*> hidden;
+  if (options_.syntax_sugar_async_ops) {
+    for (const auto& c : module.computations()) {
+      for (const auto& instr : c->instructions()) {
+        if (!IsAsync(instr->opcode())) continue;
+        const HloComputation* wrapped = AsyncWrapped(*instr);
+        if (wrapped != nullptr && (SingleWrappedInstruction(wrapped) != nullptr ||
+                                   instr->async_wrapped_opcode.has_value())) {
+          hidden.insert(wrapped);
+        }
+      }
+      if (c->is_async_wrapped) hidden.insert(c.get());
+    }
+  }
+  for (const auto& c : module.computations()) {
+    if (hidden.contains(c.get())) continue;
+    Computation(*c, 0, /*nested=*/false, /*entry_keyword=*/true, out);
+    out.append("\n\n");
+  }
+}
+
+void AppendShape(const Shape& shape, bool with_layout, std::string& out) {
+  if (shape.IsTuple()) {
+    // XLA marks every fifth tuple element with its index.
+    out.push_back('(');
+    for (int64_t i = 0; i < shape.tuple_size(); ++i) {
+      if (i > 0) out.append(", ");
+      if (i > 0 && i % 5 == 0) absl::StrAppend(&out, "/*index=", i, "*/");
+      AppendShape(shape.tuple_shape(i), with_layout, out);
+    }
+    out.push_back(')');
+    return;
+  }
+  if (with_layout && shape.IsArray() && !shape.has_layout()) {
+    Shape copy = shape;
+    copy.set_layout(Layout::RowMajor(shape.rank()));
+    out.append(copy.ToString(true));
+    return;
+  }
+  out.append(shape.ToString(with_layout));
+}
+
+}  // namespace
+
+PrintOptions PrintOptions::ShortParsable() {
+  PrintOptions o;
+  o.print_large_constants = true;
+  o.print_metadata = false;
+  o.print_backend_config = false;
+  o.print_operand_shape = false;
+  o.operand_index_annotation_interval = 0;
+  o.print_program_shape = false;
+  o.print_percent = false;
+  o.print_control_dependencies = false;
+  return o;
+}
+
+PrintOptions PrintOptions::Canonical() {
+  PrintOptions o;
+  o.print_subcomputation_bodies = true;
+  o.print_metadata = false;
+  o.print_backend_config = false;
+  o.print_name_after_closing_brace = true;
+  o.print_operand_names = false;
+  o.print_operand_shape = true;
+  o.operand_index_annotation_interval = 0;
+  o.print_program_shape = false;
+  o.print_percent = false;
+  o.print_control_dependencies = false;
+  o.canonicalize_instruction_names = true;
+  return o;
+}
+
+std::string PrintShape(const Shape& shape, bool with_layout) {
+  std::string out;
+  AppendShape(shape, with_layout, out);
+  return out;
+}
+
+std::string NormalizeAttributeValue(std::string_view value) {
+  std::string out;
+  out.reserve(value.size());
+  bool pending_space = false;
+  size_t i = 0;
+  while (i < value.size()) {
+    char c = value[i];
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      pending_space = !out.empty();
+      ++i;
+      continue;
+    }
+    if (pending_space) {
+      out.push_back(' ');
+      pending_space = false;
+    }
+    if (c == '"') {
+      size_t j = i + 1;
+      while (j < value.size() && value[j] != '"') j += value[j] == '\\' ? 2 : 1;
+      j = std::min(j + 1, value.size());
+      out.append(value.substr(i, j - i));
+      i = j;
+      continue;
+    }
+    out.push_back(c);
+    ++i;
+  }
+  return out;
+}
+
+std::string PrintModule(const HloModule& module, const PrintOptions& options) {
+  std::string out;
+  Printer(options).Module(module, out);
+  return out;
+}
+
+std::string PrintComputation(const HloComputation& computation, const PrintOptions& options,
+                             bool with_entry_keyword) {
+  std::string out;
+  Printer(options).Computation(computation, 0, /*nested=*/false, with_entry_keyword, out);
+  return out;
+}
+
+std::string PrintInstruction(const HloInstruction& instruction, const PrintOptions& options) {
+  std::string out;
+  Printer(options).Instruction(instruction, 0, /*nested=*/false, nullptr, out);
+  return out;
+}
+
+}  // namespace hlovm
