@@ -45,18 +45,25 @@ absl::StatusOr<Shape> PerOperand(absl::Span<const Shape* const> operands, Fn fn)
 }  // namespace
 
 std::optional<int64_t> CollectiveGroupSize(const std::optional<ReplicaGroups>& groups,
-                                           bool has_channel_id, bool use_global_device_ids,
-                                           int64_t replica_count, int64_t num_partitions) {
+                                           bool has_channel_id, bool has_global_ids_attribute,
+                                           bool use_global_device_ids, int64_t replica_count,
+                                           int64_t num_partitions) {
+  std::optional<int64_t> group_size;
   if (groups.has_value() && !groups->groups.empty()) {
     const size_t size = groups->groups[0].size();
     for (const auto& g : groups->groups) {
       if (g.size() != size) return std::nullopt;
     }
-    return static_cast<int64_t>(size);
+    group_size = static_cast<int64_t>(size);
   }
-  if (!has_channel_id) return replica_count;
-  if (use_global_device_ids) return replica_count * num_partitions;
-  return replica_count;
+  if (!has_channel_id) return group_size.value_or(replica_count);  // cross-replica
+  if (!has_global_ids_attribute) {                                   // cross-partition
+    return group_size.value_or(num_partitions);
+  }
+  if (use_global_device_ids) {  // flattened ids
+    return group_size.value_or(replica_count * num_partitions);
+  }
+  return group_size.value_or(replica_count) * num_partitions;  // cross replica and partition
 }
 
 absl::StatusOr<Shape> InferAllReduceShape(absl::Span<const Shape* const> operands,

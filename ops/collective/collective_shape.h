@@ -15,13 +15,17 @@
 
 namespace hlovm {
 
-// How many participants each group of a collective has. Explicit groups give
-// their size; with none, every replica (cross-replica modes) or every
-// partition (cross-partition mode) takes part. Returns nullopt when the size
-// cannot be known (groups of different sizes).
+// How many participants each group of a collective has, by XLA's group
+// modes: without channel_id the groups hold replicas (none: all replicas);
+// with channel_id and use_global_device_ids=false they hold replicas and each
+// spans every partition; with use_global_device_ids=true they hold flattened
+// device ids; ops that have no use_global_device_ids attribute
+// (`has_global_ids_attribute` false) group partitions when they have a
+// channel_id. Returns nullopt when groups differ in size.
 std::optional<int64_t> CollectiveGroupSize(const std::optional<ReplicaGroups>& groups,
-                                           bool has_channel_id, bool use_global_device_ids,
-                                           int64_t replica_count, int64_t num_partitions);
+                                           bool has_channel_id, bool has_global_ids_attribute,
+                                           bool use_global_device_ids, int64_t replica_count,
+                                           int64_t num_partitions);
 
 // all-reduce(operands...), to_apply=(T,T)->T: the operands' shapes.
 absl::StatusOr<Shape> InferAllReduceShape(absl::Span<const Shape* const> operands,

@@ -1,0 +1,50 @@
+// The HLO verifier: checks that a parsed module is well formed before it is
+// compiled. Structural checks (one entry, unique names, dense parameter
+// numbers, operand counts from the opcode table, called computations'
+// signatures, no recursion, no cycles, entry_computation_layout) plus, for
+// every instruction, that the declared shape agrees with the shape inferred
+// by the op's shape rule in ops/ (layouts are ignored unless asked for, as
+// XLA's verifier does by default).
+//
+// Errors are InvalidArgument statuses holding one located message per
+// problem: `file:line:col: error: %name (opcode): message`, then the source
+// line and a caret, for up to VerifyOptions::max_errors problems.
+#ifndef HLOVM_FRONTEND_VERIFIER_H_
+#define HLOVM_FRONTEND_VERIFIER_H_
+
+#include <cstdint>
+#include <optional>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "core/hlo_ir.h"
+
+namespace hlovm {
+
+struct VerifyOptions {
+  // Replica and partition counts the module will run with (collectives'
+  // group sizes depend on them); default: the module's own.
+  std::optional<int64_t> replica_count;
+  std::optional<int64_t> num_partitions;
+  // Compare layouts of declared and inferred shapes too.
+  bool layout_sensitive = false;
+  // Let floating point types of different precision meet where XLA's
+  // verifier allows it (its default for test modules).
+  bool allow_mixed_precision = true;
+  // Stop collecting after this many problems.
+  int max_errors = 20;
+};
+
+// Checks the whole module; OK or InvalidArgument listing every problem found.
+absl::Status VerifyModule(const HloModule& module, const VerifyOptions& options = {});
+
+// Infers the result shape of `instruction` from its operands' shapes and its
+// attributes (the shape the REPL fills in when a line omits it). Fails for
+// ops whose result cannot be derived from operands (parameter, broadcast,
+// reshape, iota, convert, custom-call, ...) and when the op's rule rejects
+// the operands.
+absl::StatusOr<Shape> InferInstructionShape(const HloInstruction& instruction);
+
+}  // namespace hlovm
+
+#endif  // HLOVM_FRONTEND_VERIFIER_H_
