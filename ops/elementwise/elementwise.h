@@ -47,6 +47,29 @@ absl::StatusOr<TernaryKernel> SelectTernaryKernel(HloOpcode opcode, ElementType 
 // convert from `from` to `to` with XLA's rules.
 absl::StatusOr<UnaryKernel> SelectConvertKernel(ElementType from, ElementType to);
 
+// reduce-precision of a `type` operand to a float format with
+// `exponent_bits` and `mantissa_bits` (XLA's rounding, overflow and NaN
+// rules); the result keeps `type`. Call as kernel(in, out, n).
+struct ReducePrecisionKernel {
+  void (*fn)(const void* in, void* out, int64_t n, int exponent_bits, int mantissa_bits) = nullptr;
+  int exponent_bits = 0;
+  int mantissa_bits = 0;
+  void operator()(const void* in, void* out, int64_t n) const {
+    fn(in, out, n, exponent_bits, mantissa_bits);
+  }
+};
+absl::StatusOr<ReducePrecisionKernel> SelectReducePrecisionKernel(ElementType type,
+                                                                  int exponent_bits,
+                                                                  int mantissa_bits);
+
+// bitcast-convert between two types of equal bit width: a copy of the bytes.
+// Different widths change the shape; the VM handles them as a shape op.
+absl::StatusOr<UnaryKernel> SelectBitcastConvertKernel(ElementType from, ElementType to);
+
+// Name of the SIMD target ("AVX2", "AVX3", "EMU128", ...) that the
+// vectorized kernels run on, on this machine.
+const char* ElementwiseSimdTarget();
+
 }  // namespace hlovm
 
 #endif  // HLOVM_OPS_ELEMENTWISE_ELEMENTWISE_H_

@@ -1,0 +1,387 @@
+// Highway kernels of the hot elementwise cases (f32/f64 arithmetic and the
+// common f32 transcendentals, f16/bf16/f64/s32 <-> f32 conversions), compiled
+// once per SIMD target by elementwise_hwy.cc through foreach_target.h.
+//
+// Semantics follow XLA's CPU backend: max/min propagate NaN and order -0 below
+// +0; exp overflows to inf; the f32 -> s32 conversion saturates and maps NaN
+// to 0; f32 -> f16/bf16 rounds to nearest even.
+
+// Per-target include guard (see hwy/examples/skeleton-inl.h).
+#if defined(HLOVM_OPS_ELEMENTWISE_ELEMENTWISE_HWY_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef HLOVM_OPS_ELEMENTWISE_ELEMENTWISE_HWY_INL_H_
+#undef HLOVM_OPS_ELEMENTWISE_ELEMENTWISE_HWY_INL_H_
+#else
+#define HLOVM_OPS_ELEMENTWISE_ELEMENTWISE_HWY_INL_H_
+#endif
+
+#include <cstdint>
+#include <cstring>
+
+#include "hwy/contrib/math/math-inl.h"
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace hlovm {
+namespace elementwise_internal {
+namespace HWY_NAMESPACE {
+
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Applies `op(d, v)` to n elements; the tail runs the same op one lane wide.
+template <typename T, class Op>
+HWY_INLINE void MapUnary(const T* in, T* out, int64_t n, Op op) {
+  const hn::ScalableTag<T> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t i = 0;
+  for (; i + 2 * lanes <= n; i += 2 * lanes) {
+    const auto v0 = hn::LoadU(d, in + i);
+    const auto v1 = hn::LoadU(d, in + i + lanes);
+    hn::StoreU(op(d, v0), d, out + i);
+    hn::StoreU(op(d, v1), d, out + i + lanes);
+  }
+  for (; i + lanes <= n; i += lanes) hn::StoreU(op(d, hn::LoadU(d, in + i)), d, out + i);
+  const hn::CappedTag<T, 1> d1;
+  for (; i < n; ++i) hn::StoreU(op(d1, hn::LoadU(d1, in + i)), d1, out + i);
+}
+
+template <typename T, class Op>
+HWY_INLINE void MapBinary(const T* a, const T* b, T* out, int64_t n, Op op) {
+  const hn::ScalableTag<T> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t i = 0;
+  for (; i + 2 * lanes <= n; i += 2 * lanes) {
+    const auto a0 = hn::LoadU(d, a + i), b0 = hn::LoadU(d, b + i);
+    const auto a1 = hn::LoadU(d, a + i + lanes), b1 = hn::LoadU(d, b + i + lanes);
+    hn::StoreU(op(d, a0, b0), d, out + i);
+    hn::StoreU(op(d, a1, b1), d, out + i + lanes);
+  }
+  for (; i + lanes <= n; i += lanes) {
+    hn::StoreU(op(d, hn::LoadU(d, a + i), hn::LoadU(d, b + i)), d, out + i);
+  }
+  const hn::CappedTag<T, 1> d1;
+  for (; i < n; ++i) hn::StoreU(op(d1, hn::LoadU(d1, a + i), hn::LoadU(d1, b + i)), d1, out + i);
+}
+
+//===----------------------------------------------------------------------===//
+// Element ops
+//===----------------------------------------------------------------------===//
+
+struct AddOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D, V a, V b) const { return hn::Add(a, b); }
+};
+struct SubOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D, V a, V b) const { return hn::Sub(a, b); }
+};
+struct MulOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D, V a, V b) const { return hn::Mul(a, b); }
+};
+struct DivOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D, V a, V b) const { return hn::Div(a, b); }
+};
+// NaN-propagating; among equal operands (+0 and -0) the one with the clear
+// (max) or set (min) sign bit.
+struct MaxOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D, V a, V b) const {
+    const auto r = hn::IfThenElse(hn::Eq(a, b), hn::And(a, b), hn::Max(a, b));
+    return hn::IfThenElse(hn::Or(hn::IsNaN(a), hn::IsNaN(b)), hn::Add(a, b), r);
+  }
+};
+struct MinOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D, V a, V b) const {
+    const auto r = hn::IfThenElse(hn::Eq(a, b), hn::Or(a, b), hn::Min(a, b));
+    return hn::IfThenElse(hn::Or(hn::IsNaN(a), hn::IsNaN(b)), hn::Add(a, b), r);
+  }
+};
+
+struct AbsOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D, V v) const { return hn::Abs(v); }
+};
+struct NegOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D, V v) const { return hn::Neg(v); }
+};
+struct SqrtOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D, V v) const { return hn::Sqrt(v); }
+};
+// 1 / sqrt(x), exactly rounded twice as XLA computes it (no estimate).
+struct RsqrtOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V v) const { return hn::Div(hn::Set(d, 1), hn::Sqrt(v)); }
+};
+struct FloorOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D, V v) const { return hn::Floor(v); }
+};
+struct CeilOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D, V v) const { return hn::Ceil(v); }
+};
+struct RoundEvenOp {
+  template <class D, class V>
+  HWY_INLINE V operator()(D, V v) const { return hn::Round(v); }
+};
+
+// exp with the edges Highway's polynomial leaves open: overflow to +inf,
+// underflow to 0, NaN passed through.
+template <class D, class V>
+HWY_INLINE V ExpF32(D d, V x) {
+  const auto hi = hn::Set(d, 88.72283935546875f);  // largest x with finite exp(x)
+  const auto lo = hn::Set(d, -104.0f);
+  const auto clamped = hn::Min(hn::Max(x, lo), hi);
+  auto r = hn::Exp(d, clamped);
+  r = hn::IfThenElse(hn::Gt(x, hi), hn::Set(d, HUGE_VALF), r);
+  r = hn::IfThenZeroElse(hn::Lt(x, lo), r);
+  return hn::IfThenElse(hn::IsNaN(x), x, r);
+}
+struct ExpF32Op {
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V v) const { return ExpF32(d, v); }
+};
+// logistic(x) = 1 / (1 + exp(-x)), the expansion XLA's CPU backend uses.
+struct LogisticF32Op {
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V v) const {
+    const auto one = hn::Set(d, 1.0f);
+    return hn::Div(one, hn::Add(one, ExpF32(d, hn::Neg(v))));
+  }
+};
+struct TanhF32Op {
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V v) const {
+    // tanh saturates to +-1 in f32 well before |x| = 10; beyond it the
+    // polynomial is not needed (and infinities stay finite).
+    const auto big = hn::Gt(hn::Abs(v), hn::Set(d, 10.0f));
+    auto r = hn::Tanh(d, v);
+    r = hn::IfThenElse(big, hn::CopySign(hn::Set(d, 1.0f), v), r);
+    return hn::IfThenElse(hn::IsNaN(v), v, r);
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Entry points (exported by elementwise_hwy.cc)
+//===----------------------------------------------------------------------===//
+
+#define HLOVM_EW_HWY_BINARY_(Name, T, Op)                                              \
+  void Name(const void* a, const void* b, void* out, int64_t n) {                     \
+    MapBinary(static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T*>(out), \
+              n, Op());                                                                \
+  }
+#define HLOVM_EW_HWY_UNARY_(Name, T, Op) \
+  void Name(const void* in, void* out, int64_t n) { \
+    MapUnary(static_cast<const T*>(in), static_cast<T*>(out), n, Op()); \
+  }
+
+HLOVM_EW_HWY_BINARY_(AddF32, float, AddOp)
+HLOVM_EW_HWY_BINARY_(SubF32, float, SubOp)
+HLOVM_EW_HWY_BINARY_(MulF32, float, MulOp)
+HLOVM_EW_HWY_BINARY_(DivF32, float, DivOp)
+HLOVM_EW_HWY_BINARY_(MaxF32, float, MaxOp)
+HLOVM_EW_HWY_BINARY_(MinF32, float, MinOp)
+HLOVM_EW_HWY_BINARY_(AddF64, double, AddOp)
+HLOVM_EW_HWY_BINARY_(SubF64, double, SubOp)
+HLOVM_EW_HWY_BINARY_(MulF64, double, MulOp)
+HLOVM_EW_HWY_BINARY_(DivF64, double, DivOp)
+HLOVM_EW_HWY_BINARY_(MaxF64, double, MaxOp)
+HLOVM_EW_HWY_BINARY_(MinF64, double, MinOp)
+
+HLOVM_EW_HWY_UNARY_(AbsF32, float, AbsOp)
+HLOVM_EW_HWY_UNARY_(NegF32, float, NegOp)
+HLOVM_EW_HWY_UNARY_(SqrtF32, float, SqrtOp)
+HLOVM_EW_HWY_UNARY_(RsqrtF32, float, RsqrtOp)
+HLOVM_EW_HWY_UNARY_(FloorF32, float, FloorOp)
+HLOVM_EW_HWY_UNARY_(CeilF32, float, CeilOp)
+HLOVM_EW_HWY_UNARY_(RoundEvenF32, float, RoundEvenOp)
+HLOVM_EW_HWY_UNARY_(ExpF32K, float, ExpF32Op)
+HLOVM_EW_HWY_UNARY_(LogisticF32, float, LogisticF32Op)
+HLOVM_EW_HWY_UNARY_(TanhF32, float, TanhF32Op)
+HLOVM_EW_HWY_UNARY_(AbsF64, double, AbsOp)
+HLOVM_EW_HWY_UNARY_(NegF64, double, NegOp)
+HLOVM_EW_HWY_UNARY_(SqrtF64, double, SqrtOp)
+HLOVM_EW_HWY_UNARY_(RsqrtF64, double, RsqrtOp)
+HLOVM_EW_HWY_UNARY_(FloorF64, double, FloorOp)
+HLOVM_EW_HWY_UNARY_(CeilF64, double, CeilOp)
+HLOVM_EW_HWY_UNARY_(RoundEvenF64, double, RoundEvenOp)
+
+#undef HLOVM_EW_HWY_BINARY_
+#undef HLOVM_EW_HWY_UNARY_
+
+// Conversions. Each loop runs full vectors, then a one-lane tail.
+template <class DF, class DH>
+HWY_INLINE void F16ToF32Impl(DF df, DH dh, const hwy::float16_t* in, float* out, int64_t& i,
+                             int64_t n) {
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+  for (; i + lanes <= n; i += lanes) hn::StoreU(hn::PromoteTo(df, hn::LoadU(dh, in + i)), df, out + i);
+}
+
+void F16ToF32(const void* in, void* out, int64_t n) {
+  const auto* x = static_cast<const hwy::float16_t*>(in);
+  auto* y = static_cast<float*>(out);
+  int64_t i = 0;
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<hwy::float16_t, decltype(df)> dh;
+  F16ToF32Impl(df, dh, x, y, i, n);
+  const hn::CappedTag<float, 1> df1;
+  const hn::Rebind<hwy::float16_t, decltype(df1)> dh1;
+  F16ToF32Impl(df1, dh1, x, y, i, n);
+}
+
+// Hardware f32 -> f16 (F16C, round to nearest even) exists on AVX2 and above;
+// elsewhere the scalar fallback of the caller is used.
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+constexpr bool kHasF16Demote = true;
+#else
+constexpr bool kHasF16Demote = false;
+#endif
+
+int64_t F32ToF16(const void* in, void* out, int64_t n) {
+  if (!kHasF16Demote) return 0;
+  const auto* x = static_cast<const float*>(in);
+  auto* y = static_cast<hwy::float16_t*>(out);
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<hwy::float16_t, decltype(df)> dh;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) hn::StoreU(hn::DemoteTo(dh, hn::LoadU(df, x + i)), dh, y + i);
+  return i;  // the caller converts the rest
+}
+
+template <class DF, class DU16>
+HWY_INLINE void BF16ToF32Impl(DF df, DU16 du16, const uint16_t* in, float* out, int64_t& i,
+                              int64_t n) {
+  const hn::RebindToUnsigned<DF> du32;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+  for (; i + lanes <= n; i += lanes) {
+    const auto wide = hn::PromoteTo(du32, hn::LoadU(du16, in + i));
+    hn::StoreU(hn::BitCast(df, hn::ShiftLeft<16>(wide)), df, out + i);
+  }
+}
+
+void BF16ToF32(const void* in, void* out, int64_t n) {
+  const auto* x = static_cast<const uint16_t*>(in);
+  auto* y = static_cast<float*>(out);
+  int64_t i = 0;
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<uint16_t, decltype(df)> du16;
+  BF16ToF32Impl(df, du16, x, y, i, n);
+  const hn::CappedTag<float, 1> df1;
+  const hn::Rebind<uint16_t, decltype(df1)> du161;
+  BF16ToF32Impl(df1, du161, x, y, i, n);
+}
+
+// Round to nearest even on the bit pattern; NaNs stay NaN (quiet bit set).
+template <class DF, class DU16>
+HWY_INLINE void F32ToBF16Impl(DF df, DU16 du16, const float* in, uint16_t* out, int64_t& i,
+                              int64_t n) {
+  const hn::RebindToSigned<DF> di32;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+  for (; i + lanes <= n; i += lanes) {
+    const auto v = hn::LoadU(df, in + i);
+    const auto bits = hn::BitCast(di32, v);
+    const auto lsb = hn::And(hn::ShiftRight<16>(bits), hn::Set(di32, 1));
+    const auto rounded = hn::Add(bits, hn::Add(lsb, hn::Set(di32, 0x7fff)));
+    auto top = hn::And(hn::ShiftRight<16>(rounded), hn::Set(di32, 0xffff));
+    const auto nan_top = hn::Or(hn::And(hn::ShiftRight<16>(bits), hn::Set(di32, 0xffff)),
+                                hn::Set(di32, 0x40));
+    top = hn::IfThenElse(hn::RebindMask(di32, hn::IsNaN(v)), nan_top, top);
+    hn::StoreU(hn::DemoteTo(du16, top), du16, out + i);
+  }
+}
+
+void F32ToBF16(const void* in, void* out, int64_t n) {
+  const auto* x = static_cast<const float*>(in);
+  auto* y = static_cast<uint16_t*>(out);
+  int64_t i = 0;
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<uint16_t, decltype(df)> du16;
+  F32ToBF16Impl(df, du16, x, y, i, n);
+  const hn::CappedTag<float, 1> df1;
+  const hn::Rebind<uint16_t, decltype(df1)> du161;
+  F32ToBF16Impl(df1, du161, x, y, i, n);
+}
+
+template <class DD, class DF>
+HWY_INLINE void F32ToF64Impl(DD dd, DF df, const float* in, double* out, int64_t& i, int64_t n) {
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(dd));
+  for (; i + lanes <= n; i += lanes) hn::StoreU(hn::PromoteTo(dd, hn::LoadU(df, in + i)), dd, out + i);
+}
+void F32ToF64(const void* in, void* out, int64_t n) {
+  int64_t i = 0;
+  const auto* x = static_cast<const float*>(in);
+  auto* y = static_cast<double*>(out);
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;
+  F32ToF64Impl(dd, df, x, y, i, n);
+  const hn::CappedTag<double, 1> dd1;
+  const hn::Rebind<float, decltype(dd1)> df1;
+  F32ToF64Impl(dd1, df1, x, y, i, n);
+}
+
+template <class DD, class DF>
+HWY_INLINE void F64ToF32Impl(DD dd, DF df, const double* in, float* out, int64_t& i, int64_t n) {
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(dd));
+  for (; i + lanes <= n; i += lanes) hn::StoreU(hn::DemoteTo(df, hn::LoadU(dd, in + i)), df, out + i);
+}
+void F64ToF32(const void* in, void* out, int64_t n) {
+  int64_t i = 0;
+  const auto* x = static_cast<const double*>(in);
+  auto* y = static_cast<float*>(out);
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;
+  F64ToF32Impl(dd, df, x, y, i, n);
+  const hn::CappedTag<double, 1> dd1;
+  const hn::Rebind<float, decltype(dd1)> df1;
+  F64ToF32Impl(dd1, df1, x, y, i, n);
+}
+
+// Saturating, NaN -> 0 (XLA's float -> int rule).
+struct F32ToS32Op {
+  template <class D, class V>
+  HWY_INLINE auto operator()(D d, V v) const {
+    const hn::RebindToSigned<D> di;
+    const auto lo = hn::Set(d, -2147483648.0f);
+    const auto hi = hn::Set(d, 2147483648.0f);
+    auto r = hn::ConvertTo(di, hn::Max(v, lo));
+    r = hn::IfThenElse(hn::RebindMask(di, hn::Ge(v, hi)), hn::Set(di, 0x7fffffff), r);
+    return hn::IfThenZeroElse(hn::RebindMask(di, hn::IsNaN(v)), r);
+  }
+};
+template <class D>
+HWY_INLINE void F32ToS32Impl(D d, const float* in, int32_t* out, int64_t& i, int64_t n) {
+  const hn::RebindToSigned<D> di;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  for (; i + lanes <= n; i += lanes) hn::StoreU(F32ToS32Op()(d, hn::LoadU(d, in + i)), di, out + i);
+}
+void F32ToS32(const void* in, void* out, int64_t n) {
+  int64_t i = 0;
+  F32ToS32Impl(hn::ScalableTag<float>(), static_cast<const float*>(in), static_cast<int32_t*>(out), i, n);
+  F32ToS32Impl(hn::CappedTag<float, 1>(), static_cast<const float*>(in), static_cast<int32_t*>(out), i, n);
+}
+
+template <class D>
+HWY_INLINE void S32ToF32Impl(D d, const int32_t* in, float* out, int64_t& i, int64_t n) {
+  const hn::RebindToSigned<D> di;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  for (; i + lanes <= n; i += lanes) hn::StoreU(hn::ConvertTo(d, hn::LoadU(di, in + i)), d, out + i);
+}
+void S32ToF32(const void* in, void* out, int64_t n) {
+  int64_t i = 0;
+  S32ToF32Impl(hn::ScalableTag<float>(), static_cast<const int32_t*>(in), static_cast<float*>(out), i, n);
+  S32ToF32Impl(hn::CappedTag<float, 1>(), static_cast<const int32_t*>(in), static_cast<float*>(out), i, n);
+}
+
+int64_t TargetId() { return HWY_TARGET; }
+
+}  // namespace HWY_NAMESPACE
+}  // namespace elementwise_internal
+}  // namespace hlovm
+HWY_AFTER_NAMESPACE();
+
+#endif  // per-target include guard
