@@ -6,6 +6,7 @@ packages=(
   build-essential cmake ninja-build pkg-config ccache
   libabsl-dev libre2-dev libtbb-dev libfftw3-dev
   libgtest-dev libgmock-dev libhwy-dev libbenchmark-dev libedit-dev
+  python3-numpy
 )
 missing=()
 for p in "${packages[@]}"; do
