@@ -903,7 +903,19 @@ absl::Status ParseArrayValue(TextCursor& cursor, const Shape& shape, Literal* li
     }
     return ParseElement(cursor, type, Target{&shape, 0}, data);
   }
-  if (cursor.Peek() != '{') return cursor.ErrorExpected("'{' to start an array literal");
+  if (cursor.Peek() != '{') {
+    // XLA reads a bare value given for an array (`f32[3] constant(1)`) into
+    // its first element and leaves the others zero.
+    if (cursor.AtEnd() || cursor.Peek() == '}' || cursor.Peek() == ',' || cursor.Peek() == ')') {
+      return cursor.ErrorExpected("'{' to start an array literal");
+    }
+    if (shape.element_count() == 0) {
+      return cursor.Error(absl::StrCat("tries to set a value to a literal in shape ",
+                                       shape.ToString(false),
+                                       " at linear index 0, but the index is out of range"));
+    }
+    return ParseElement(cursor, type, Target{&shape, 0}, data);
+  }
   const std::vector<int64_t> strides = ElementStrides(literal->shape());
   // The elided form `{...}`.
   {

@@ -366,6 +366,15 @@ TEST(LiteralParseTest, Integers) {
   EXPECT_EQ(preds->ValueToString(), "{1, 0, 1}");
 }
 
+TEST(LiteralParseTest, BareValueForAnArraySetsTheFirstElement) {
+  // As XLA's parser does with `f32[3] constant(1)`.
+  absl::StatusOr<Literal> literal = ParseLiteral("f32[3] 1");
+  ASSERT_TRUE(literal.ok()) << literal.status();
+  EXPECT_EQ(literal->ValueToString(), "{1, 0, 0}");
+  EXPECT_THAT(ErrorOf("f32[0] 1"), HasSubstr("out of range"));
+  EXPECT_THAT(ErrorOf("f32[2] }"), HasSubstr("column 8: expected '{'"));
+}
+
 TEST(LiteralParseTest, CommentsAndSpacing) {
   absl::StatusOr<Literal> literal =
       ParseLiteral("f32[2,2] /* a */ {\n  { /*i0=0*/ 1, // x\n 2 },\n{3,4}}");
