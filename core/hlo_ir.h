@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -117,6 +118,49 @@ enum class RandomDistribution : uint8_t { kUniform, kNormal };
 enum class RngAlgorithm : uint8_t { kDefault, kThreeFry, kPhilox };
 enum class TriangularSolveTranspose : uint8_t { kNoTranspose, kTranspose, kAdjoint };
 
+// A tuple index path: {} is the whole value, {1, 0} element 0 of element 1.
+using ShapeIndex = std::vector<int64_t>;
+
+// output_to_operand_aliasing={{out}: (operand, {index}), ...} of custom-call,
+// fusion and async-start.
+struct OutputOperandAlias {
+  ShapeIndex output_index;
+  int64_t operand = 0;
+  ShapeIndex operand_index;
+};
+
+// input_output_alias={ {out}: (param, {index}, must-alias), ... } in the
+// module header.
+struct InputOutputAlias {
+  ShapeIndex output_index;
+  int64_t parameter_number = 0;
+  ShapeIndex parameter_index;
+  bool must_alias = false;
+};
+
+// buffer_donor={ (param, {index}), ... } in the module header.
+struct BufferDonor {
+  int64_t parameter_number = 0;
+  ShapeIndex parameter_index;
+};
+
+// The stack frame index a module may carry after its header (the FileNames,
+// FunctionNames, FileLocations and StackFrames sections); metadata refers to
+// it with stack_frame_id=. Ids are 1-based, as written.
+struct StackFrameIndex {
+  struct FileLocation {
+    int64_t file_name_id = 0, function_name_id = 0;
+    int64_t line = 0, end_line = 0, column = 0, end_column = 0;
+  };
+  struct Frame {
+    int64_t file_location_id = 0, parent_frame_id = 0;
+  };
+  std::vector<std::string> file_names;      // unescaped
+  std::vector<std::string> function_names;  // unescaped
+  std::vector<FileLocation> file_locations;
+  std::vector<Frame> stack_frames;
+};
+
 //===----------------------------------------------------------------------===//
 // HloInstruction.
 //===----------------------------------------------------------------------===//
@@ -216,6 +260,47 @@ class HloInstruction {
   int64_t feature_index = 0;  // batch-norm
   bool is_host_transfer = false;
 
+  // Async ops. For async-start/-update/-done written in the shorthand form
+  // (`custom-call-start(...)`), the opcode of the wrapped instruction; the
+  // parser then builds the wrapped computation itself.
+  std::optional<HloOpcode> async_wrapped_opcode;
+  // async-start: async_execution_thread= (empty means "main").
+  std::string async_execution_thread;
+  // custom-call, fusion, async-start.
+  std::vector<OutputOperandAlias> output_to_operand_aliasing;
+  // custom-call: schedule= and api_version= as written (empty if absent).
+  std::string custom_call_schedule;
+  std::string custom_call_api_version;
+  // custom-call: operand_layout_constraints={shapes}.
+  std::optional<std::vector<Shape>> operand_layout_constraints;
+  // custom-call: literal=.
+  std::optional<Literal> custom_call_literal;
+  // dot, convolution, scaled-dot: algorithm= as written.
+  std::string precision_algorithm;
+  // all-reduce, all-gather, all-to-all, reduce-scatter: constrain_layout=.
+  bool constrain_layout = false;
+  // reshape: inferred_dimension=.
+  std::optional<int64_t> inferred_dimension;
+  // scan: num_carries=, is_reverse=, is_associative=.
+  int64_t num_carries = 0;
+  bool is_reverse = false;
+  bool is_associative = false;
+  // call: is_composite=.
+  bool is_composite = false;
+  // rng-get-and-update-state: delta=.
+  int64_t rng_delta = 0;
+  // infeed_config= / outfeed_config= (unescaped) and outfeed_shape=.
+  std::string infeed_config, outfeed_config;
+  std::optional<Shape> outfeed_shape;
+  // collective-permute(-start) with slice_sizes= (in-place form).
+  std::vector<std::vector<int64_t>> collective_slice_sizes;
+  // copy-start: cross_program_prefetch_index=.
+  std::optional<int64_t> cross_program_prefetch_index;
+  // parameter: parameter_replication={bools}.
+  std::vector<bool> parameter_replication;
+  // sharding={...} as written (without the outer braces' context), or empty.
+  std::string sharding;
+
  private:
   HloOpcode opcode_;
   std::string name_;
@@ -257,6 +342,13 @@ class HloComputation {
   const SourceLocation& location() const { return location_; }
   void set_location(SourceLocation location) { location_ = location; }
 
+  // execution_thread= after the closing brace (empty means "main").
+  std::string execution_thread;
+  // True for computations the parser built for an async shorthand
+  // (`dot-start(...)`) or for an inline `to_apply={...}` body.
+  bool is_async_wrapped = false;
+  bool is_inline = false;
+
  private:
   std::string name_;
   bool is_entry_ = false;
@@ -276,6 +368,7 @@ class HloModule {
   explicit HloModule(std::string name) : name_(std::move(name)) {}
 
   const std::string& name() const { return name_; }
+  void set_name(std::string name) { name_ = std::move(name); }
   // Computations in the order written; callees come before callers in XLA's
   // text, but the IR does not rely on that.
   HloComputation* AddComputation(std::unique_ptr<HloComputation> computation);
@@ -286,11 +379,19 @@ class HloModule {
 
   int64_t replica_count = 1;
   int64_t num_partitions = 1;
+  bool is_scheduled = false;
+  bool alias_passthrough_params = false;
+  // False when the text had no `HloModule` header (the name was made up).
+  bool has_header = true;
+  std::vector<InputOutputAlias> input_output_alias;
+  std::vector<BufferDonor> buffer_donor;
   // entry_computation_layout={(params)->result}, when given.
   std::optional<std::vector<Shape>> entry_parameter_layouts;
   std::optional<Shape> entry_result_layout;
   // Every header attribute as written, in order (value text verbatim).
   std::vector<std::pair<std::string, std::string>> raw_attributes;
+  // The stack frame index, when the text has one.
+  std::optional<StackFrameIndex> stack_frame_index;
 
   // The source the module was parsed from (for error messages), if any.
   std::string source_name;

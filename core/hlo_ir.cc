@@ -1,0 +1,46 @@
+#include "core/hlo_ir.h"
+
+#include <memory>
+#include <string_view>
+#include <utility>
+
+namespace hlovm {
+
+const std::string* HloInstruction::FindRawAttribute(std::string_view name) const {
+  for (const auto& [key, value] : raw_attributes_) {
+    if (key == name) return &value;
+  }
+  return nullptr;
+}
+
+HloInstruction* HloComputation::AddInstruction(std::unique_ptr<HloInstruction> instruction) {
+  HloInstruction* raw = instruction.get();
+  raw->set_parent(this);
+  if (raw->opcode() == HloOpcode::kParameter && raw->parameter_number >= 0) {
+    // Parameters are indexed by number; holes (a number never given) stay
+    // nullptr until filled, and the verifier reports them.
+    size_t number = static_cast<size_t>(raw->parameter_number);
+    if (number < (1u << 24)) {
+      if (parameters_.size() <= number) parameters_.resize(number + 1, nullptr);
+      if (parameters_[number] == nullptr) parameters_[number] = raw;
+    }
+  }
+  instructions_.push_back(std::move(instruction));
+  return raw;
+}
+
+HloComputation* HloModule::AddComputation(std::unique_ptr<HloComputation> computation) {
+  HloComputation* raw = computation.get();
+  raw->set_parent(this);
+  computations_.push_back(std::move(computation));
+  return raw;
+}
+
+HloComputation* HloModule::FindComputation(std::string_view name) const {
+  for (const auto& computation : computations_) {
+    if (computation->name() == name) return computation.get();
+  }
+  return nullptr;
+}
+
+}  // namespace hlovm

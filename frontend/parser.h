@@ -1,0 +1,54 @@
+// The HLO text parser: turns the text XLA prints (HloModule::ToString, dumps,
+// XLA's test modules) into the IR of core/hlo_ir.h.
+//
+// Accepted forms: a whole module (`HloModule name, attrs...` then
+// computations), computations without a header (the ENTRY computation, or the
+// last one, is the entry), and a lone instruction (operands it names but does
+// not define become parameters). Errors are InvalidArgument statuses reading
+// `file:line:col: error: message`, followed by the source line and a caret.
+#ifndef HLOVM_FRONTEND_PARSER_H_
+#define HLOVM_FRONTEND_PARSER_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/hlo_ir.h"
+
+namespace hlovm {
+
+struct ParseOptions {
+  // Prefixed to error locations ("file:line:col: error: ...").
+  std::string file_name;
+  // Line number of the text's first line (for a chunk of a larger file).
+  int first_line = 1;
+  // Nesting limit for nested instructions, inline computations, tuple shapes
+  // and tuple literals; deeper input is an error, never a stack overflow.
+  int max_recursion_depth = 200;
+  // Accept computations with no `HloModule` header.
+  bool allow_missing_header = true;
+  // Accept a lone instruction (turning undefined operands into parameters).
+  bool allow_single_instruction = true;
+  // Keep a copy of the text in HloModule::source_text (for later messages).
+  bool keep_source = false;
+};
+
+absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModule(std::string_view text,
+                                                          const ParseOptions& options = {});
+
+// One part of a file split at `// -----` lines (lit's --split-input-file).
+struct TextChunk {
+  std::string_view text;  // points into the original text
+  int first_line = 1;     // 1-based line of text[0] in the original
+};
+std::vector<TextChunk> SplitInputFile(std::string_view text);
+
+// True if the chunk holds nothing but whitespace and comments (a split part
+// made only of `// CHECK` lines).
+bool IsBlankText(std::string_view text);
+
+}  // namespace hlovm
+
+#endif  // HLOVM_FRONTEND_PARSER_H_
