@@ -1,5 +1,9 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds (Release) and runs every test.
+# Installs what is missing, builds (Release), runs every test, then the
+# conformance suites: the project's own (conformance/cases) and the StableHLO
+# corpus (../shared/conformance/stablehlo, beside the repository). Each suite
+# fails the run when its pass rate drops below the threshold kept in
+# conformance/*_threshold.txt (raise them as ops land; never lower them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -7,3 +11,22 @@ jobs=$(nproc)
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j "$jobs"
 ctest --test-dir build --output-on-failure -j "$jobs"
+
+hlovm=build/repl/hlovm
+mkdir -p build/conformance-reports
+status=0
+run_suite() {  # name, path, threshold file
+  local name=$1 path=$2 threshold
+  threshold=$(tr -d ' \n' <"$3")
+  echo "== conformance: $name ($path), required pass rate $threshold"
+  "$hlovm" conformance --jobs="$jobs" --timeout=120 --min_pass_rate="$threshold" \
+    --junit="build/conformance-reports/$name.xml" --json="build/conformance-reports/$name.json" \
+    "$path" || status=1
+}
+run_suite suite conformance/cases conformance/suite_threshold.txt
+if [ -d ../shared/conformance/stablehlo ]; then
+  run_suite stablehlo ../shared/conformance/stablehlo conformance/stablehlo_threshold.txt
+else
+  echo "== conformance: ../shared/conformance/stablehlo not found; skipped"
+fi
+exit $status
