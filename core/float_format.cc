@@ -1,5 +1,7 @@
 #include "core/float_format.h"
 
+#include <array>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -87,17 +89,38 @@ FormatBits GetFormatBits(const SmallFloatFormat& f) {
   return b;
 }
 
-// Negation as ml_dtypes defines it for each format.
-uint32_t Negate(const SmallFloatFormat& f, const FormatBits& b, uint32_t bits) {
-  if (!f.has_sign) return b.quiet_nan;  // unsigned: no negative values
-  if (f.nan_is_negative_zero_pattern && (bits & b.magnitude_mask) == 0) return bits;
-  return bits ^ b.sign_bit;
-}
-
 // Rounds to nearest even, dropping the low `shift` bits of `bits`.
 uint64_t RoundShiftRightEven(uint64_t bits, int shift) {
   uint64_t bias = ((bits >> shift) & 1) + (uint64_t{1} << (shift - 1)) - 1;
   return (bits + bias) >> shift;
+}
+
+// Everything the encoder needs about one format, precomputed.
+struct EncodeParams {
+  int mantissa_bits;
+  int bias;
+  uint32_t sign_bit;
+  uint32_t magnitude_mask;
+  uint32_t max_finite;
+  uint32_t infinity;
+  uint32_t quiet_nan;
+  bool has_sign;
+  bool unsigned_zero;  // *fnuz: negating zero (or the NaN) changes nothing
+  bool has_zero;       // false for f8e8m0fnu
+};
+
+EncodeParams MakeEncodeParams(const SmallFloatFormat& f) {
+  const FormatBits b = GetFormatBits(f);
+  return EncodeParams{f.mantissa_bits,
+                      f.bias,
+                      b.sign_bit,
+                      b.magnitude_mask,
+                      b.max_finite,
+                      b.infinity,
+                      b.quiet_nan,
+                      f.has_sign,
+                      f.nan_is_negative_zero_pattern,
+                      f.has_sign || f.mantissa_bits != 0};
 }
 
 // Converts as ml_dtypes' float8 conversion does (without saturation): one
@@ -105,56 +128,47 @@ uint64_t RoundShiftRightEven(uint64_t bits, int shift) {
 // infinity pattern (see GetFormatBits), then the sign. f8e8m0fnu rounds as if
 // 2^-127 were a subnormal step: values strictly between 2^-127 and 2^-126
 // become 2^-126, smaller ones 2^-127 (XLA's CPU code agrees).
-uint32_t EncodeGeneric(const SmallFloatFormat& f, double value) {
-  const FormatBits b = GetFormatBits(f);
+inline uint32_t EncodeWith(const EncodeParams& p, double value) {
   const uint64_t d = DoubleBits(value);
   const bool negative = (d >> 63) != 0;
   const uint64_t abs_bits = d & ~(uint64_t{1} << 63);
-  const uint64_t kDoubleInf = uint64_t{0x7FF} << 52;
-  auto apply_sign = [&](uint32_t bits) { return negative ? Negate(f, b, bits) : bits; };
-
-  if (abs_bits == kDoubleInf) return apply_sign(b.infinity);
-  if (abs_bits > kDoubleInf) return apply_sign(b.quiet_nan);
-  if (abs_bits == 0) {
-    if (!f.has_sign && f.has_nan && f.exponent_bits == 8 && f.mantissa_bits == 0) {
-      return b.quiet_nan;  // f8e8m0fnu has no zero
+  constexpr uint64_t kDoubleInf = uint64_t{0x7FF} << 52;
+  uint32_t result;
+  if (abs_bits - 1 < kDoubleInf - 1) {  // finite and not zero
+    if (!p.has_sign && negative) return p.quiet_nan;
+    // value = mantissa * 2^(exponent - 52), leading one at bit 52.
+    int exponent;
+    uint64_t mantissa;
+    const int biased = static_cast<int>(abs_bits >> 52);
+    if (biased != 0) {
+      exponent = biased - 1023;
+      mantissa = (abs_bits & ((uint64_t{1} << 52) - 1)) | (uint64_t{1} << 52);
+    } else {
+      const int shift = std::countl_zero(abs_bits) - 11;
+      mantissa = abs_bits << shift;
+      exponent = -1022 - shift;
     }
-    return apply_sign(0);
-  }
-  if (negative && !f.has_sign) return b.quiet_nan;
-
-  // value = mantissa * 2^(exponent - 52), mantissa with its leading one at
-  // bit 52.
-  int exponent;
-  uint64_t mantissa;
-  const int biased = static_cast<int>(abs_bits >> 52);
-  const uint64_t fraction = abs_bits & ((uint64_t{1} << 52) - 1);
-  if (biased != 0) {
-    exponent = biased - 1023;
-    mantissa = fraction | (uint64_t{1} << 52);
+    // Target biased exponent minus one: the leading one of the rounded
+    // mantissa adds the missing one when the two are summed below.
+    const int target_base = exponent + p.bias - 1;
+    int shift = 52 - p.mantissa_bits + (target_base < 0 ? -target_base : 0);
+    if (shift > 54) shift = 54;  // rounds to zero (or the smallest value) anyway
+    const uint64_t rounded = RoundShiftRightEven(mantissa, shift);
+    const uint64_t exponent_field = target_base > 0 ? static_cast<uint64_t>(target_base) : 0;
+    const uint64_t wide = rounded + (exponent_field << p.mantissa_bits);
+    result = wide > p.max_finite ? p.infinity : static_cast<uint32_t>(wide);
+  } else if (abs_bits == 0) {
+    if (!p.has_zero) return p.quiet_nan;
+    result = 0;
   } else {
-    int shift = 0;
-    mantissa = fraction;
-    while ((mantissa & (uint64_t{1} << 52)) == 0) {
-      mantissa <<= 1;
-      ++shift;
-    }
-    exponent = -1022 - shift;
+    result = abs_bits == kDoubleInf ? p.infinity : p.quiet_nan;
   }
-  // Target biased exponent minus one: the leading one of the rounded mantissa
-  // adds the missing one when the two are summed below.
-  const int target_base = exponent + f.bias - 1;
-  const int denormal_shift = target_base < 0 ? -target_base : 0;
-  int shift = 52 - f.mantissa_bits + denormal_shift;
-  if (shift > 54) shift = 54;  // rounds to zero (or the smallest value) anyway
-  const uint64_t rounded = RoundShiftRightEven(mantissa, shift);
-  const int64_t exponent_field = target_base > 0 ? target_base : 0;
-  if (exponent_field >= (int64_t{1} << (f.exponent_bits + 1))) {
-    return apply_sign(b.infinity);  // far out of range
-  }
-  const uint64_t result = rounded + (static_cast<uint64_t>(exponent_field) << f.mantissa_bits);
-  if (result > b.max_finite) return apply_sign(b.infinity);
-  return apply_sign(static_cast<uint32_t>(result));
+  // Negation as ml_dtypes defines it for each format, without branching on
+  // the sign.
+  if (!p.has_sign) return negative ? p.quiet_nan : result;
+  const bool keep = p.unsigned_zero && (result & p.magnitude_mask) == 0;
+  const uint32_t flip = (negative && !keep) ? p.sign_bit : 0u;
+  return result ^ flip;
 }
 
 double DecodeGeneric(const SmallFloatFormat& f, uint32_t bits) {
@@ -227,19 +241,26 @@ const SmallFloatFormat& NarrowFloatFormat(ElementType type) {
 }
 
 uint32_t EncodeNarrowFloat(ElementType type, double value) {
-  if (std::isnan(value)) {
-    const bool negative = std::signbit(value);
-    if (type == ElementType::kF16) {
-      // Quiet NaN keeping the sign and the top payload bits.
-      uint64_t payload = (DoubleBits(value) >> 42) & 0x3FF;
-      return (negative ? 0x8000u : 0u) | 0x7E00u | static_cast<uint32_t>(payload);
+  static const auto* const kParams = [] {
+    auto* params = new std::array<EncodeParams, ElementTypeCount()>;
+    for (int i = 0; i < ElementTypeCount(); ++i) {
+      (*params)[i] = MakeEncodeParams(NarrowFloatFormat(static_cast<ElementType>(i)));
     }
-    if (type == ElementType::kBF16) {
+    return params;
+  }();
+  if (type == ElementType::kF16 || type == ElementType::kBF16) [[unlikely]] {
+    if (std::isnan(value)) {
+      const bool negative = std::signbit(value);
+      if (type == ElementType::kF16) {
+        // Quiet NaN keeping the sign and the top payload bits.
+        uint64_t payload = (DoubleBits(value) >> 42) & 0x3FF;
+        return (negative ? 0x8000u : 0u) | 0x7E00u | static_cast<uint32_t>(payload);
+      }
       // As Eigen (and so XLA) does: the canonical quiet NaN with the sign.
       return negative ? 0xFFC0u : 0x7FC0u;
     }
   }
-  return EncodeGeneric(NarrowFloatFormat(type), value);
+  return EncodeWith((*kParams)[static_cast<size_t>(type) % ElementTypeCount()], value);
 }
 
 double DecodeNarrowFloat(ElementType type, uint32_t bits) {
