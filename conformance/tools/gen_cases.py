@@ -419,13 +419,6 @@ def gen_compare():
         r = c.op(shape('pred', [len(ta)]),
                  'compare(%s, %s), direction=%s, type=TOTALORDER' % (ref(x), ref(y), d), root=True)
         c.check(r, 'pred', [f(total_order_key(p), total_order_key(q)) for p, q in zip(ta, tb)])
-    # Unsigned comparison of signed data.
-    c = new('elementwise', 'compare', 'compare_s32_as_unsigned')
-    x = c.const('s32', [-1, 1])
-    y = c.const('s32', [1, -1])
-    r = c.op(shape('pred', [2]), 'compare(%s, %s), direction=LT, type=UNSIGNED' % (ref(x), ref(y)),
-             root=True)
-    c.check(r, 'pred', [False, True])
 
 
 def gen_select_clamp():
