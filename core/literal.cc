@@ -4,13 +4,14 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <string>
+#include <system_error>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -140,10 +141,26 @@ uint32_t ReadNarrowBits(ElementType type, const uint8_t* p) {
 // Printing floats as XLA's RoundTripFpToString does.
 //===----------------------------------------------------------------------===//
 
+// Formats `value` as printf's "%.*g" does, into `buffer`; returns the length.
+size_t FormatG(char (&buffer)[64], double value, int digits) {
+  std::to_chars_result result =
+      std::to_chars(buffer, buffer + sizeof(buffer), value, std::chars_format::general, digits);
+  return static_cast<size_t>(result.ptr - buffer);
+}
+
 void AppendFormatted(std::string* out, int digits, double value) {
   char buffer[64];
-  int n = std::snprintf(buffer, sizeof(buffer), "%.*g", digits, value);
-  out->append(buffer, n > 0 ? static_cast<size_t>(n) : 0);
+  out->append(buffer, FormatG(buffer, value, digits));
+}
+
+// Reads a decimal as the nearest double (correctly rounded); ±inf when it
+// overflows.
+double ParseDecimal(std::string_view text) {
+  double value = 0;
+  std::from_chars_result result = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (result.ec == std::errc()) return value;
+  std::string copy(text);  // out of range: let strtod give ±inf or the underflow
+  return std::strtod(copy.c_str(), nullptr);
 }
 
 void AppendNan(std::string* out, bool negative, uint64_t payload, uint64_t quiet_payload) {
@@ -165,10 +182,10 @@ void AppendF32(std::string* out, float value) {
   // Shortest of FLT_DIG significant digits when that reads back exactly,
   // else max_digits10.
   char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), "%.*g", std::numeric_limits<float>::digits10,
-                static_cast<double>(value));
-  if (std::strtof(buffer, nullptr) == value) {
-    out->append(buffer);
+  size_t length = FormatG(buffer, value, std::numeric_limits<float>::digits10);
+  float parsed = 0;
+  if (std::from_chars(buffer, buffer + length, parsed).ec == std::errc() && parsed == value) {
+    out->append(buffer, length);
     return;
   }
   AppendFormatted(out, std::numeric_limits<float>::max_digits10, value);
@@ -186,9 +203,9 @@ void AppendF64(std::string* out, double value) {
     return;
   }
   char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), "%.*g", std::numeric_limits<double>::digits10, value);
-  if (std::strtod(buffer, nullptr) == value) {
-    out->append(buffer);
+  size_t length = FormatG(buffer, value, std::numeric_limits<double>::digits10);
+  if (ParseDecimal(std::string_view(buffer, length)) == value) {
+    out->append(buffer, length);
     return;
   }
   AppendFormatted(out, std::numeric_limits<double>::max_digits10, value);
@@ -233,9 +250,9 @@ void AppendNarrow(std::string* out, ElementType type, uint32_t bits) {
   // read back from them (values just above 2^-127 round up, as in XLA), so
   // where the short form fails the exact value is printed.
   char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), "%.*g", MaxDigits10(format.mantissa_bits + 1), value);
-  if (EncodeNarrowFloat(type, std::strtod(buffer, nullptr)) == bits) {
-    out->append(buffer);
+  size_t length = FormatG(buffer, value, MaxDigits10(format.mantissa_bits + 1));
+  if (EncodeNarrowFloat(type, ParseDecimal(std::string_view(buffer, length))) == bits) {
+    out->append(buffer, length);
     return;
   }
   AppendFormatted(out, std::numeric_limits<double>::max_digits10, value);
@@ -630,9 +647,7 @@ absl::Status TokenToDouble(TextCursor& cursor, const ValueToken& token, double* 
       return absl::OkStatus();
     case ValueToken::kInt:
     case ValueToken::kDecimal: {
-      std::string digits(cursor.text.substr(token.begin, token.end - token.begin));
-      errno = 0;
-      double v = std::strtod(digits.c_str(), nullptr);
+      double v = ParseDecimal(cursor.text.substr(token.begin, token.end - token.begin));
       if (std::isinf(v)) {
         cursor.pos = token.begin;
         return cursor.Error(absl::StrCat("Constant is out of range for double (+/-",
@@ -851,13 +866,15 @@ absl::Status ParseElement(TextCursor& cursor, ElementType type, const Target& ta
     case TypeKind::kUnsigned: {
       if (token.kind != ValueToken::kInt) return wrong_kind("expects integer for primitive type: ");
       const int bits = BitWidth(type);
-      std::string text(cursor.text.substr(token.begin, token.end - token.begin));
+      auto text = [&] {
+        return std::string(cursor.text.substr(token.begin, token.end - token.begin));
+      };
       if (kind == TypeKind::kSigned) {
         const uint64_t max_positive = (uint64_t{1} << (bits - 1)) - 1;
         const uint64_t limit = token.negative ? max_positive + 1 : max_positive;
         if (token.magnitude > limit) {
           cursor.pos = at;
-          return cursor.Error(OutOfRangeMessage(text, type, absl::StrCat("-", max_positive + 1),
+          return cursor.Error(OutOfRangeMessage(text(), type, absl::StrCat("-", max_positive + 1),
                                                 absl::StrCat(max_positive)));
         }
         uint64_t value = token.negative ? ~token.magnitude + 1 : token.magnitude;
@@ -867,7 +884,7 @@ absl::Status ParseElement(TextCursor& cursor, ElementType type, const Target& ta
             bits == 64 ? std::numeric_limits<uint64_t>::max() : (uint64_t{1} << bits) - 1;
         if ((token.negative && token.magnitude != 0) || token.magnitude > max) {
           cursor.pos = at;
-          return cursor.Error(OutOfRangeMessage(text, type, "0", absl::StrCat(max)));
+          return cursor.Error(OutOfRangeMessage(text(), type, "0", absl::StrCat(max)));
         }
         WriteBits(type, token.magnitude, p);
       }
