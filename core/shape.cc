@@ -319,6 +319,8 @@ void AppendShape(std::string* out, const Shape& shape, bool with_layout) {
     out->push_back('(');
     for (int64_t i = 0; i < shape.tuple_size(); ++i) {
       if (i > 0) out->append(", ");
+      // XLA marks every fifth element of a tuple with its index.
+      if (i > 0 && i % 5 == 0) absl::StrAppend(out, "/*index=", i, "*/");
       AppendShape(out, shape.tuple_shape(i), with_layout);
     }
     out->push_back(')');

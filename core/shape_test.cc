@@ -13,6 +13,10 @@
 #include "gtest/gtest.h"
 
 namespace hlovm {
+
+// Readable test failure messages.
+void PrintTo(const Shape& shape, std::ostream* os) { *os << shape.ToString(); }
+
 namespace {
 
 using ::testing::HasSubstr;
@@ -54,6 +58,23 @@ TEST(ShapeTest, PrintsTuplesTokensOpaque) {
   EXPECT_EQ(Shape(ElementType::kOpaque, {}).ToString(), "opaque[]");
   Shape nested = Shape::Tuple({tuple, Shape(), Shape::Token()});
   EXPECT_EQ(nested.ToString(), "((f32[2]{0}, s32[]), (), token[])");
+}
+
+TEST(ShapeTest, LongTuplesCarryIndexComments) {
+  std::vector<Shape> elements;
+  for (int i = 0; i < 11; ++i) elements.push_back(Shape(ElementType::kS32, {}));
+  elements[5] = Shape(ElementType::kF32, {2});
+  Shape tuple = Shape::Tuple(elements);
+  const std::string expected =
+      "(s32[], s32[], s32[], s32[], s32[], /*index=5*/f32[2]{0}, s32[], s32[], s32[], s32[], "
+      "/*index=10*/s32[])";
+  EXPECT_EQ(tuple.ToString(), expected);
+  EXPECT_EQ(tuple.ToString(false),
+            "(s32[], s32[], s32[], s32[], s32[], /*index=5*/f32[2], s32[], s32[], s32[], s32[], "
+            "/*index=10*/s32[])");
+  // The comments are skipped when parsing.
+  EXPECT_TRUE(MustParse(expected).Compatible(tuple));
+  EXPECT_EQ(MustParse(expected).ToString(), expected);
 }
 
 TEST(ShapeTest, PrintsDynamicDimensions) {
@@ -362,6 +383,67 @@ TEST(ShapeTest, CorpusLayoutsRoundTrip) {
   }
   EXPECT_GT(checked, 50);
   std::printf("checked %d distinct corpus shapes\n", checked);
+}
+
+// Drops spaces, `/*...*/` comments and empty scalar layouts.
+std::string Normalize(std::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == ' ') continue;
+    if (text.compare(i, 2, "/*") == 0) {
+      size_t end = text.find("*/", i + 2);
+      if (end == std::string_view::npos) break;
+      i = end + 1;
+      continue;
+    }
+    out.push_back(text[i]);
+  }
+  for (size_t at; (at = out.find("[]{}")) != std::string::npos;) out.erase(at + 2, 2);
+  return out;
+}
+
+// The result shape of every instruction in the corpus (`name = SHAPE op(`)
+// prints back exactly as XLA wrote it.
+TEST(ShapeTest, CorpusInstructionShapesPrintIdentically) {
+  const std::filesystem::path root = "/work/shared/corpus";
+  if (!std::filesystem::exists(root)) GTEST_SKIP() << "corpus not present";
+  int checked = 0;
+  int exact = 0;
+  int failures = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
+    if (!entry.is_regular_file() || entry.path().extension() != ".hlo") continue;
+    if (entry.path().string().find("/invalid") != std::string::npos) continue;
+    std::ifstream in(entry.path());
+    std::string line;
+    while (std::getline(in, line)) {
+      size_t eq = line.find(" = ");
+      if (eq == std::string::npos) continue;
+      size_t name_start = line.find_first_not_of(' ');
+      if (line.compare(name_start, 5, "ROOT ") == 0) name_start += 5;
+      if (line[name_start] == '/' || line.find(' ', name_start) != eq) continue;
+      std::string_view view(line);
+      TextCursor cursor{view, eq + 3};
+      Shape shape;
+      if (!ParseShape(cursor, &shape).ok()) continue;  // not a shape (e.g. a literal)
+      std::string_view source = view.substr(eq + 3, cursor.pos - eq - 3);
+      const std::string printed = shape.ToString();
+      ++checked;
+      if (printed == source) {
+        ++exact;
+        continue;
+      }
+      // Hand-written text may space or comment differently, and `f32[]{}`
+      // prints as `f32[]`; apart from that the text must agree.
+      if (Normalize(printed) == Normalize(source)) continue;
+      if (++failures <= 10) {
+        ADD_FAILURE() << entry.path() << "\n  source: " << source << "\n  printed: " << printed;
+      }
+    }
+  }
+  std::printf("%d instruction shapes, %d printed exactly as written\n", checked, exact);
+  EXPECT_EQ(failures, 0);
+  EXPECT_GT(checked, 1000);
+  EXPECT_GT(exact, checked * 99 / 100);
 }
 
 TEST(ShapeTest, EqualityAndCompatibility) {
