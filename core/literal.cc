@@ -1063,17 +1063,20 @@ absl::Status ParseValue(TextCursor& cursor, const Shape& shape, Literal* literal
   return ParseArrayValue(cursor, shape, literal);
 }
 
-absl::Status ParseShapeAndValue(TextCursor& cursor, Literal* literal);
+// Deepest tuple nesting ParseLiteral reads.
+constexpr int kMaxTupleDepth = 100;
+
+absl::Status ParseShapeAndValue(TextCursor& cursor, Literal* literal, int depth);
 
 // The tuple form ToString prints: "(shape value, shape value, ...)".
-absl::Status ParseTupleOfShapedValues(TextCursor& cursor, Literal* literal) {
+absl::Status ParseTupleOfShapedValues(TextCursor& cursor, Literal* literal, int depth) {
   HLOVM_RETURN_IF_ERROR(cursor.Expect('('));
   std::vector<Literal> elements;
   HLOVM_RETURN_IF_ERROR(cursor.SkipSpace());
   if (cursor.Peek() != ')') {
     while (true) {
       Literal element;
-      HLOVM_RETURN_IF_ERROR(ParseShapeAndValue(cursor, &element));
+      HLOVM_RETURN_IF_ERROR(ParseShapeAndValue(cursor, &element, depth + 1));
       elements.push_back(std::move(element));
       HLOVM_RETURN_IF_ERROR(cursor.SkipSpace());
       if (cursor.Peek() == ')') break;
@@ -1124,14 +1127,17 @@ absl::Status ParseArrayShapeAndValue(TextCursor& cursor, Literal* literal) {
   return ParseLiteralValue(cursor, shape, literal);
 }
 
-absl::Status ParseShapeAndValue(TextCursor& cursor, Literal* literal) {
+absl::Status ParseShapeAndValue(TextCursor& cursor, Literal* literal, int depth) {
   HLOVM_RETURN_IF_ERROR(cursor.SkipSpace());
   if (cursor.Peek() != '(') return ParseArrayShapeAndValue(cursor, literal);
+  if (depth >= kMaxTupleDepth) {
+    return cursor.Error(absl::StrCat("tuples are nested more than ", kMaxTupleDepth, " deep"));
+  }
   // Either "(shape value, ...)" or "(shapes) (values)": try both, and report
   // the error of the reading that got further.
   TextCursor shaped = cursor;
   Literal shaped_literal;
-  absl::Status shaped_status = ParseTupleOfShapedValues(shaped, &shaped_literal);
+  absl::Status shaped_status = ParseTupleOfShapedValues(shaped, &shaped_literal, depth);
   if (shaped_status.ok()) {
     // "(...)" followed by "(" is a tuple shape and its value, as in "() ()".
     TextCursor next = shaped;
@@ -1498,7 +1504,7 @@ absl::Status ParseLiteralValue(TextCursor& cursor, const Shape& shape, Literal* 
 absl::StatusOr<Literal> ParseLiteral(std::string_view text) {
   TextCursor cursor{text, 0};
   Literal literal;
-  absl::Status status = ParseShapeAndValue(cursor, &literal);
+  absl::Status status = ParseShapeAndValue(cursor, &literal, 0);
   if (status.ok()) {
     status = cursor.SkipSpace();
     if (status.ok() && !cursor.AtEnd()) status = cursor.ErrorExpected("end of the literal");

@@ -475,6 +475,8 @@ TEST(LiteralParseTest, Errors) {
   EXPECT_NE(ErrorOf(""), "ok");
   EXPECT_NE(ErrorOf("f32[2]"), "ok");
   EXPECT_NE(ErrorOf(std::string("f32[] 1\0", 8)), "ok");
+  EXPECT_NE(ErrorOf(std::string(200, '(') + "f32[] 1" + std::string(200, ')')), "ok");
+  EXPECT_NE(ErrorOf(std::string(5000, '{')), "ok");
 }
 
 TEST(LiteralParseTest, EveryPrefixIsAnError) {
