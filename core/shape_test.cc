@@ -446,6 +446,88 @@ TEST(ShapeTest, CorpusInstructionShapesPrintIdentically) {
   EXPECT_GT(exact, checked * 99 / 100);
 }
 
+TEST(LayoutTest, ParseLayoutAtCursor) {
+  std::string text = "  {1,0:T(8,128)(2,1)E(4)} rest";
+  TextCursor cursor{text, 0};
+  Layout layout;
+  ASSERT_TRUE(ParseLayout(cursor, &layout).ok());
+  EXPECT_EQ(cursor.Rest(), " rest");
+  EXPECT_EQ(layout.minor_to_major, (std::vector<int64_t>{1, 0}));
+  EXPECT_EQ(layout.tiles.size(), 2u);
+  EXPECT_EQ(layout.element_size_in_bits, 4);
+  EXPECT_EQ(layout.ToString(), "{1,0:T(8,128)(2,1)E(4)}");
+  std::string bad = "{1,0:T(8,128}";
+  TextCursor bad_cursor{bad, 0};
+  absl::Status status = ParseLayout(bad_cursor, &layout);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(bad_cursor.pos, bad.find('}'));
+  std::string not_layout = "(1)";
+  TextCursor not_cursor{not_layout, 0};
+  EXPECT_FALSE(ParseLayout(not_cursor, &layout).ok());
+}
+
+// Random layouts with every attribute print and parse back to equal values.
+TEST(LayoutTest, RandomLayoutsRoundTrip) {
+  std::mt19937 rng(99);
+  auto pick = [&](int n) { return static_cast<int>(rng() % n); };
+  const ElementType kIndexTypes[] = {ElementType::kS32, ElementType::kU8, ElementType::kS64,
+                                     ElementType::kU16};
+  for (int trial = 0; trial < 2000; ++trial) {
+    int rank = pick(5);
+    std::vector<int64_t> dims(rank);
+    for (int64_t& d : dims) d = pick(4) == 0 ? 0 : 1 + pick(300);
+    Shape shape(ElementType::kBF16, dims);
+    Layout layout;
+    for (int i = 0; i < rank; ++i) layout.minor_to_major.push_back(i);
+    std::shuffle(layout.minor_to_major.begin(), layout.minor_to_major.end(), rng);
+    if (pick(4) == 0) {
+      for (int i = 0; i < rank; ++i) {
+        std::string dlt(1, "DCSH"[pick(4)]);
+        if (pick(2)) dlt += "+";
+        if (pick(2)) dlt += "~";
+        layout.dim_level_types.push_back(dlt);
+      }
+    }
+    for (int t = pick(3); t > 0; --t) {
+      Tile tile;
+      for (int k = 1 + pick(3); k > 0; --k) {
+        tile.dimensions.push_back(pick(5) == 0 ? Tile::kCombineDimension : 1 + pick(256));
+      }
+      layout.tiles.push_back(tile);
+    }
+    if (pick(4) == 0) layout.tail_padding_alignment_in_elements = 2 + pick(100);
+    if (pick(4) == 0) layout.index_primitive_type = kIndexTypes[pick(4)];
+    if (pick(4) == 0) layout.pointer_primitive_type = kIndexTypes[pick(4)];
+    if (pick(3) == 0) layout.element_size_in_bits = 1 + pick(64);
+    if (pick(3) == 0) layout.memory_space = pick(2) ? 1 + pick(6) : -1 - pick(3);
+    for (int c = pick(3); c > 0; --c) {
+      SplitConfig config{pick(4), {}};
+      for (int k = 1 + pick(3); k > 0; --k) config.split_indices.push_back(pick(1000));
+      layout.split_configs.push_back(config);
+    }
+    if (pick(6) == 0) {
+      // A scalar's empty layout does not print, so give the scalar none.
+      Shape scalar(ElementType::kF32, {});
+      scalar.clear_layout();
+      layout.physical_shape =
+          std::make_shared<Shape>(Shape::Tuple({Shape(ElementType::kS32, {4}), scalar}));
+    }
+    if (pick(4) == 0) layout.dynamic_shape_metadata_prefix_bytes = 1 + pick(4096);
+    shape.set_layout(layout);
+    if (layout.ToString() == "{}" && rank == 0) continue;  // printed without a layout
+    const std::string text = shape.ToString();
+    absl::StatusOr<Shape> parsed = ParseShape(text);
+    ASSERT_TRUE(parsed.ok()) << text << ": " << parsed.status();
+    EXPECT_EQ(*parsed, shape) << text;
+    EXPECT_EQ(parsed->ToString(), text);
+    TextCursor cursor{text, text.find('{')};
+    Layout alone;
+    ASSERT_TRUE(ParseLayout(cursor, &alone).ok()) << text;
+    EXPECT_EQ(alone, layout) << text;
+    EXPECT_TRUE(cursor.AtEnd());
+  }
+}
+
 TEST(ShapeTest, EqualityAndCompatibility) {
   Shape a = MustParse("f32[2,3]{1,0}");
   Shape b = MustParse("f32[2,3]{0,1}");
