@@ -493,7 +493,20 @@ std::string FailureLine(const CaseResult& r) {
                                                          : "PASSED";
   std::string line = absl::StrCat(tag, " ", r.info.name);
   if (r.info.set_apart) absl::StrAppend(&line, " (set apart: ", r.info.note, ")");
-  absl::StrAppend(&line, ": ", r.check ? FormatCheckFailure(*r.check) : OneLine(r.message));
+  if (!r.check) {
+    absl::StrAppend(&line, ": ", OneLine(r.message));
+    return line;
+  }
+  CheckFailure check = *r.check;
+  // Exact checks carry no distance; give the absolute one when both values
+  // are plain numbers.
+  double actual, expected;
+  if (check.abs_difference < 0 && check.ulp_difference < 0 &&
+      absl::SimpleAtod(check.actual, &actual) && absl::SimpleAtod(check.expected, &expected) &&
+      std::isfinite(actual) && std::isfinite(expected)) {
+    check.abs_difference = std::fabs(actual - expected);
+  }
+  absl::StrAppend(&line, ": ", FormatCheckFailure(check));
   return line;
 }
 
