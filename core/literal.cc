@@ -1501,6 +1501,10 @@ absl::Status ParseLiteralValue(TextCursor& cursor, const Shape& shape, Literal* 
   return absl::OkStatus();
 }
 
+absl::Status ParseShapedLiteral(TextCursor& cursor, Literal* literal) {
+  return ParseShapeAndValue(cursor, literal, 0);
+}
+
 absl::StatusOr<Literal> ParseLiteral(std::string_view text) {
   TextCursor cursor{text, 0};
   Literal literal;

@@ -143,6 +143,10 @@ absl::Status ParseLiteralValue(TextCursor& cursor, const Shape& shape, Literal* 
 // as one whole text; errors name the column. Also accepts the tuple form that
 // ToString prints, each element with its own shape: "(f32[] 1, pred[] true)".
 absl::StatusOr<Literal> ParseLiteral(std::string_view text);
+// As ParseLiteral, at the cursor, leaving it after the literal (or at the bad
+// byte). An array shape followed by braces, "f32[2] {1, 2}", takes the braces
+// as the value unless they can only be a layout ("f32[2]{0} {1, 2}").
+absl::Status ParseShapedLiteral(TextCursor& cursor, Literal* literal);
 
 // One element of type `type` stored at `element` (ByteWidth(type) bytes),
 // printed as XLA prints it; `pred_as_digit` prints pred as 0/1 (as XLA does

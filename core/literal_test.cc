@@ -400,6 +400,23 @@ TEST(LiteralParseTest, Tuples) {
   EXPECT_TRUE(nested->BitwiseEqual(*reparsed));
 }
 
+TEST(LiteralParseTest, ShapedLiteralAtACursor) {
+  std::string text = "literal=f32[2] {1, 2}, x=(s32[], f32[1]{0}) (3, {4})";
+  TextCursor cursor{text, 8};
+  Literal literal;
+  ASSERT_TRUE(ParseShapedLiteral(cursor, &literal).ok());
+  EXPECT_EQ(literal.ToStringWithLayout(), "f32[2]{0} {1, 2}");
+  EXPECT_EQ(cursor.Peek(), ',');
+  cursor.pos = text.find('(');
+  ASSERT_TRUE(ParseShapedLiteral(cursor, &literal).ok());
+  EXPECT_EQ(literal.ValueToString(), "( 3, {4} )");
+  EXPECT_TRUE(cursor.AtEnd());
+  cursor.pos = 8;
+  cursor.text = "literal=f32[2] {1, x}";
+  EXPECT_FALSE(ParseShapedLiteral(cursor, &literal).ok());
+  EXPECT_EQ(cursor.pos, 19u);
+}
+
 TEST(LiteralParseTest, ElidedOnlyAsTheWholeArray) {
   absl::StatusOr<Literal> literal = ParseValue("f32[2,3]", "{ /*c*/ ... }");
   ASSERT_TRUE(literal.ok()) << literal.status();
