@@ -428,21 +428,7 @@ std::vector<Attr> TypedAttributes(const HloInstruction& instr) {
   return attrs;
 }
 
-// The called computations of an async op: its own, or those of the async
-// start it (transitively) consumes.
-const HloComputation* AsyncWrapped(const HloInstruction& instr) {
-  const HloInstruction* cur = &instr;
-  for (int depth = 0; cur != nullptr && depth < 1000; ++depth) {
-    if (!cur->called_computations().empty()) return cur->called_computations()[0];
-    if (cur->operand_count() == 0) return nullptr;
-    const HloInstruction* next = cur->operand(0);
-    if (next->opcode() != HloOpcode::kAsyncStart && next->opcode() != HloOpcode::kAsyncUpdate) {
-      return nullptr;
-    }
-    cur = next;
-  }
-  return nullptr;
-}
+bool IsAsync(HloOpcode op);
 
 // True when `c` holds parameters and one other instruction, its root, whose
 // operands are the parameters in order (XLA prints such async ops sugared).
@@ -458,9 +444,162 @@ const HloInstruction* SingleWrappedInstruction(const HloComputation* c) {
   return root;
 }
 
+// For an async op printed in the `op-start(...)` shorthand, the instruction
+// it wraps; nullptr when it prints in the long form. The shorthand is used
+// when the wrapped computation holds a single instruction taking the
+// start's operands, and (for update/done) the op consumes its start
+// directly, so that the text alone rebuilds the same chain.
+const HloInstruction* SugarWrapped(const HloInstruction& instr) {
+  if (!IsAsync(instr.opcode())) return nullptr;
+  const HloInstruction* start = &instr;
+  for (int depth = 0; start->opcode() != HloOpcode::kAsyncStart; ++depth) {
+    if (depth > 100000 || start->operand_count() == 0) return nullptr;
+    const HloInstruction* next = start->operand(0);
+    if (next->opcode() != HloOpcode::kAsyncStart && next->opcode() != HloOpcode::kAsyncUpdate) {
+      return nullptr;
+    }
+    start = next;
+  }
+  if (start->called_computations().size() != 1) return nullptr;
+  const HloComputation* wrapped = start->called_computations()[0];
+  for (const HloComputation* c : instr.called_computations()) {
+    if (c != wrapped) return nullptr;
+  }
+  if (start->operand_count() != wrapped->parameter_count()) return nullptr;
+  const HloInstruction* root = SingleWrappedInstruction(wrapped);
+  // The shorthand gives the wrapped instruction the start's result shape.
+  if (root == nullptr || !start->shape().IsTuple() || start->shape().tuple_size() < 2 ||
+      PrintShape(start->shape().tuple_shape(1)) != PrintShape(root->shape())) {
+    return nullptr;
+  }
+  return root;
+}
+
 bool IsAsync(HloOpcode op) {
   return op == HloOpcode::kAsyncStart || op == HloOpcode::kAsyncUpdate ||
          op == HloOpcode::kAsyncDone;
+}
+
+// The instructions of `c` in the order the printer writes them. Post order
+// as XLA computes it: a depth-first walk from every instruction nothing uses
+// (in written order), visiting control predecessors and then operands (first
+// operand first), emitting each instruction after its inputs.
+std::vector<const HloInstruction*> InstructionOrder(const HloComputation& c, bool post_order) {
+  std::vector<const HloInstruction*> order;
+  order.reserve(c.instructions().size());
+  if (!post_order) {
+    for (const auto& instr : c.instructions()) order.push_back(instr.get());
+    return order;
+  }
+  absl::flat_hash_set<const HloInstruction*> used, in_computation;
+  for (const auto& instr : c.instructions()) {
+    in_computation.insert(instr.get());
+    for (const HloInstruction* operand : instr->operands()) used.insert(operand);
+  }
+  enum State : uint8_t { kVisiting, kVisited };
+  absl::flat_hash_map<const HloInstruction*, State> state;
+  std::vector<const HloInstruction*> stack;
+  auto walk = [&](const HloInstruction* root) {
+    stack.push_back(root);
+    while (!stack.empty()) {
+      const HloInstruction* current = stack.back();
+      auto [it, inserted] = state.try_emplace(current, kVisiting);
+      if (!inserted) {
+        stack.pop_back();
+        if (it->second != kVisited) {
+          it->second = kVisited;
+          order.push_back(current);
+        }
+        continue;
+      }
+      const auto& operands = current->operands();
+      for (auto op = operands.rbegin(); op != operands.rend(); ++op) {
+        if (in_computation.contains(*op)) stack.push_back(*op);
+      }
+      for (const HloInstruction* pred : current->control_predecessors()) {
+        if (in_computation.contains(pred)) stack.push_back(pred);
+      }
+    }
+  };
+  for (const auto& instr : c.instructions()) {
+    if (!used.contains(instr.get()) && !state.contains(instr.get())) walk(instr.get());
+  }
+  // Anything left (only possible in a cyclic, invalid graph) in written order.
+  for (const auto& instr : c.instructions()) {
+    if (!state.contains(instr.get())) order.push_back(instr.get());
+  }
+  return order;
+}
+
+// The computations `instr` calls, in the order XLA keeps them (a while
+// loop's body comes before its condition there).
+std::vector<const HloComputation*> XlaCalledOrder(const HloInstruction& instr) {
+  std::vector<const HloComputation*> called(instr.called_computations().begin(),
+                                            instr.called_computations().end());
+  if (instr.opcode() == HloOpcode::kWhile && called.size() == 2) std::swap(called[0], called[1]);
+  return called;
+}
+
+// The computations of `module` in the order the printer writes them: XLA's
+// post order (each computation not called by another, in written order,
+// after the computations it calls, found by walking instructions in written
+// order), or the written order.
+std::vector<const HloComputation*> ComputationOrder(const HloModule& module, bool post_order) {
+  std::vector<const HloComputation*> order;
+  order.reserve(module.computations().size());
+  if (!post_order) {
+    for (const auto& c : module.computations()) order.push_back(c.get());
+    return order;
+  }
+  absl::flat_hash_set<const HloComputation*> called, added, in_module;
+  for (const auto& c : module.computations()) {
+    in_module.insert(c.get());
+    for (const auto& instr : c->instructions()) {
+      for (const HloComputation* callee : instr->called_computations()) called.insert(callee);
+    }
+  }
+  auto emit = [&](const HloComputation* c) {
+    if (added.insert(c).second) order.push_back(c);
+  };
+  struct Frame {
+    const HloComputation* computation;
+    size_t next;
+  };
+  // Like XLA, a callee is marked visited when pushed, and the callees of one
+  // instruction are pushed last-first so that the first is walked first.
+  auto embedded = [&](const HloComputation* root) {
+    absl::flat_hash_set<const HloComputation*> visited;
+    std::vector<Frame> stack;
+    auto push_called = [&](const HloInstruction& instr) {
+      std::vector<const HloComputation*> callees = XlaCalledOrder(instr);
+      for (auto it = callees.rbegin(); it != callees.rend(); ++it) {
+        if (in_module.contains(*it) && visited.insert(*it).second) stack.push_back({*it, 0});
+      }
+    };
+    for (const auto& instr : root->instructions()) {
+      push_called(*instr);
+      while (!stack.empty()) {
+        Frame& top = stack.back();
+        if (top.next == top.computation->instructions().size()) {
+          const HloComputation* done = top.computation;
+          stack.pop_back();
+          emit(done);
+          continue;
+        }
+        const HloInstruction& next = *top.computation->instructions()[top.next++];
+        push_called(next);
+      }
+    }
+    emit(root);
+  };
+  for (const auto& c : module.computations()) {
+    if (!called.contains(c.get())) embedded(c.get());
+  }
+  // Computations only reachable through a cycle of calls, as written.
+  for (const auto& c : module.computations()) {
+    if (!added.contains(c.get())) embedded(c.get());
+  }
+  return order;
 }
 
 // Maps instruction names to tmp_N in first-use order (Canonical form).
@@ -531,9 +670,26 @@ std::string Printer::ControlPredecessors(const HloInstruction& instr) {
 // or, in the Canonical form, the bodies.
 std::string Printer::ReferenceValue(const HloInstruction& instr, const std::string& name,
                                     const std::string& raw, int indent) {
-  if (!options_.print_subcomputation_bodies) return RewriteReferences(raw, options_.print_percent);
   const auto& called = instr.called_computations();
   auto at = [&](size_t i) -> const HloComputation* { return i < called.size() ? called[i] : nullptr; };
+  if (!options_.print_subcomputation_bodies) {
+    // A body written inline (`to_apply={...}`) became a computation of the
+    // module; refer to it by name.
+    if (raw.find_first_of("=(") == std::string::npos) {
+      return RewriteReferences(raw, options_.print_percent);
+    }
+    auto name_of = [&](const HloComputation* c) {
+      return c == nullptr ? std::string() : Name(c->name(), options_);
+    };
+    if (name == "body" || name == "scatter" || name == "false_computation") return name_of(at(1));
+    if (name == "branch_computations" || name == "called_computations" || name == "calls") {
+      std::vector<std::string> names;
+      for (const HloComputation* c : called) names.push_back(name_of(c));
+      std::string joined = absl::StrJoin(names, ", ");
+      return name == "calls" ? joined : absl::StrCat("{", joined, "}");
+    }
+    return name_of(at(0));
+  }
   if (name == "body" || name == "scatter" || name == "false_computation") {
     return absl::StrCat("\n", Body(at(1), indent));
   }
@@ -612,7 +768,9 @@ std::vector<Attr> Printer::Attributes(const HloInstruction& instr, int indent) {
         }
         continue;
       }
-      std::string normalized = NormalizeAttributeValue(value);
+      // backend_config is an opaque string that XLA prints back verbatim.
+      std::string normalized =
+          name == "backend_config" ? std::string(value) : NormalizeAttributeValue(value);
       if (IsComputationReference(name)) {
         emit(name, ReferenceValue(instr, name, normalized, indent));
       } else {
@@ -620,8 +778,10 @@ std::vector<Attr> Printer::Attributes(const HloInstruction& instr, int indent) {
       }
     }
     // Attributes XLA always prints that the text left out.
+    // (Not `type`: whether a comparison type is the default one for the
+    // element type is for the verifier to know.)
     for (const auto& [name, value] : typed) {
-      if (!seen.contains(name)) emit(name, value);
+      if (!seen.contains(name) && name != "type") emit(name, value);
     }
     if (!printed_control && options_.print_control_dependencies &&
         !instr.control_predecessors().empty() && !seen.contains("control-predecessors")) {
@@ -701,38 +861,39 @@ void Printer::Instruction(const HloInstruction& instr, int indent, bool nested,
   }
   absl::StrAppend(&out, PrintShape(instr.shape(), options_.include_layout_in_shapes), " ");
 
-  const HloInstruction* wrapped = nullptr;
-  std::optional<HloOpcode> wrapped_opcode;
-  if (options_.syntax_sugar_async_ops && IsAsync(instr.opcode())) {
-    wrapped = SingleWrappedInstruction(AsyncWrapped(instr));
-    if (wrapped != nullptr) wrapped_opcode = wrapped->opcode();
-    if (instr.async_wrapped_opcode.has_value()) wrapped_opcode = instr.async_wrapped_opcode;
-  }
-  if (wrapped_opcode.has_value()) {
+  const HloInstruction* wrapped = options_.syntax_sugar_async_ops ? SugarWrapped(instr) : nullptr;
+  if (wrapped != nullptr) {
     std::string_view suffix = instr.opcode() == HloOpcode::kAsyncStart    ? "-start"
                               : instr.opcode() == HloOpcode::kAsyncUpdate ? "-update"
                                                                           : "-done";
-    absl::StrAppend(&out, Av(HloOpcodeName(*wrapped_opcode)), Av(suffix), "(");
+    absl::StrAppend(&out, Av(HloOpcodeName(wrapped->opcode())), Av(suffix), "(");
   } else {
     absl::StrAppend(&out, Av(HloOpcodeName(instr.opcode())), "(");
   }
   Operands(instr, nested, names, out);
   out.push_back(')');
 
-  if (wrapped_opcode.has_value()) {
-    // The async op's own attributes (minus `calls`), then, on the start, the
-    // wrapped instruction's ones that the start did not already carry.
-    absl::flat_hash_set<std::string> printed;
-    for (const auto& [name, value] : Attributes(instr, indent)) {
-      if (name == "calls" || name == "control-predecessors") continue;
-      printed.insert(name);
-      absl::StrAppend(&out, ", ", name, "=", value);
+  if (wrapped != nullptr) {
+    // The start prints its execution thread, then the wrapped instruction's
+    // attributes, then its own remaining ones (metadata and the like);
+    // `calls` is implied.
+    std::vector<Attr> own = Attributes(instr, indent);
+    absl::flat_hash_set<std::string> printed = {"control-predecessors"};
+    for (const auto& [name, value] : own) {
+      if (name == "async_execution_thread") {
+        absl::StrAppend(&out, ", ", name, "=", value);
+        printed.insert(name);
+      }
     }
-    if (instr.opcode() == HloOpcode::kAsyncStart && wrapped != nullptr) {
+    if (instr.opcode() == HloOpcode::kAsyncStart) {
       for (const auto& [name, value] : Attributes(*wrapped, indent)) {
-        if (printed.contains(name) || name == "control-predecessors") continue;
+        if (!printed.insert(name).second) continue;
         absl::StrAppend(&out, ", ", name, "=", value);
       }
+    }
+    for (const auto& [name, value] : own) {
+      if (name == "calls" || !printed.insert(name).second) continue;
+      absl::StrAppend(&out, ", ", name, "=", value);
     }
     if (options_.print_control_dependencies && !instr.control_predecessors().empty()) {
       absl::StrAppend(&out, ", control-predecessors=", ControlPredecessors(instr));
@@ -766,10 +927,11 @@ void Printer::Computation(const HloComputation& c, int indent, bool nested, bool
   }
   out.append("{\n");
   CanonicalNames names;
-  for (const auto& instr : c.instructions()) {
+  const bool scheduled = c.parent() != nullptr && c.parent()->is_scheduled;
+  for (const HloInstruction* instr : InstructionOrder(c, options_.post_order && !scheduled)) {
     if (IsCompactGte(*instr)) continue;
     absl::StrAppend(&out, tab, "  ");
-    if (instr.get() == c.root()) out.append("ROOT ");
+    if (instr == c.root()) out.append("ROOT ");
     Instruction(*instr, indent + 1, /*nested=*/true, &names, out);
     out.push_back('\n');
   }
@@ -861,27 +1023,59 @@ void Printer::Module(const HloModule& module, std::string& out) {
     if (std::find(std::begin(kHeaderOrder), std::end(kHeaderOrder), name) != std::end(kHeaderOrder)) {
       continue;
     }
-    absl::StrAppend(&out, ", ", name, "=", NormalizeAttributeValue(value));
+    // XLA writes these two multi-line tables on lines of their own.
+    if (name == "origin_recovery_table") {
+      absl::StrAppend(&out, ", ", name, "=", value, "\n");
+    } else if (name == "debug_attributes") {
+      absl::StrAppend(&out, ",\n", name, "=", value);
+    } else {
+      absl::StrAppend(&out, ", ", name, "=", NormalizeAttributeValue(value));
+    }
+  }
+  if (module.stack_frame_index.has_value() && !module.stack_frame_index->file_names.empty() &&
+      options_.print_metadata) {
+    const StackFrameIndex& index = *module.stack_frame_index;
+    out.append("\n\nFileNames\n");
+    for (size_t i = 0; i < index.file_names.size(); ++i) {
+      absl::StrAppend(&out, i + 1, " \"", absl::CEscape(index.file_names[i]), "\"\n");
+    }
+    out.append("\nFunctionNames\n");
+    for (size_t i = 0; i < index.function_names.size(); ++i) {
+      absl::StrAppend(&out, i + 1, " \"", absl::CEscape(index.function_names[i]), "\"\n");
+    }
+    out.append("\nFileLocations\n");
+    for (size_t i = 0; i < index.file_locations.size(); ++i) {
+      const StackFrameIndex::FileLocation& l = index.file_locations[i];
+      absl::StrAppend(&out, i + 1, " {file_name_id=", l.file_name_id,
+                      " function_name_id=", l.function_name_id, " line=", l.line,
+                      " end_line=", l.end_line, " column=", l.column, " end_column=", l.end_column,
+                      "}\n");
+    }
+    out.append("\nStackFrames\n");
+    for (size_t i = 0; i < index.stack_frames.size(); ++i) {
+      const StackFrameIndex::Frame& f = index.stack_frames[i];
+      absl::StrAppend(&out, i + 1, " {file_location_id=", f.file_location_id,
+                      " parent_frame_id=", f.parent_frame_id, "}\n");
+    }
   }
   out.append("\n\n");
 
-  // Computations wrapped by sugared async ops are not printed.
-  absl::flat_hash_set<const HloComputation*> hidden;
+  // Computations wrapped by sugared async ops are not printed, unless
+  // something else names them.
+  absl::flat_hash_set<const HloComputation*> hidden, named;
   if (options_.syntax_sugar_async_ops) {
     for (const auto& c : module.computations()) {
       for (const auto& instr : c->instructions()) {
-        if (!IsAsync(instr->opcode())) continue;
-        const HloComputation* wrapped = AsyncWrapped(*instr);
-        if (wrapped != nullptr && (SingleWrappedInstruction(wrapped) != nullptr ||
-                                   instr->async_wrapped_opcode.has_value())) {
-          hidden.insert(wrapped);
+        bool sugared = SugarWrapped(*instr) != nullptr;
+        for (const HloComputation* callee : instr->called_computations()) {
+          (sugared ? hidden : named).insert(callee);
         }
       }
-      if (c->is_async_wrapped) hidden.insert(c.get());
     }
+    for (const HloComputation* c : named) hidden.erase(c);
   }
-  for (const auto& c : module.computations()) {
-    if (hidden.contains(c.get())) continue;
+  for (const HloComputation* c : ComputationOrder(module, options_.post_order)) {
+    if (hidden.contains(c)) continue;
     Computation(*c, 0, /*nested=*/false, /*entry_keyword=*/true, out);
     out.append("\n\n");
   }
@@ -967,6 +1161,12 @@ std::string NormalizeAttributeValue(std::string_view value) {
       j = std::min(j + 1, value.size());
       out.append(value.substr(i, j - i));
       i = j;
+      continue;
+    }
+    if (c == '/' && i + 1 < value.size() && value[i + 1] == '/') {
+      // A line comment would swallow the rest once lines are joined.
+      while (i < value.size() && value[i] != '\n' && value[i] != '\r') ++i;
+      pending_space = !out.empty();
       continue;
     }
     out.push_back(c);

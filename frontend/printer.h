@@ -45,6 +45,10 @@ struct PrintOptions {
   // Leave get-tuple-element instructions out and name their values
   // `%tuple#index` where they are used (XLA's compact_gte).
   bool compact_gte = false;
+  // Print instructions in XLA's post order (operands before users, control
+  // predecessors first); otherwise, and always in scheduled modules, in the
+  // order they were written.
+  bool post_order = true;
   // Default layouts are added to shapes that have none.
   bool include_layout_in_shapes = true;
 

@@ -252,5 +252,83 @@ TEST(PrinterTest, ShapesWithoutLayoutGetTheDefault) {
   EXPECT_EQ(PrintShape(s, /*with_layout=*/false), "(f32[2,3], s32[])");
 }
 
+TEST(PrinterTest, StackFrameIndexFollowsTheHeader) {
+  // XLA's StackFrameIndex test module.
+  HloModule module("m");
+  auto* c = module.AddComputation(std::make_unique<HloComputation>("constant_pred"));
+  c->set_is_entry(true);
+  module.set_entry(c);
+  auto* k = Add(c, HloOpcode::kConstant, "constant", Shape(ElementType::kPred, {}));
+  auto lit = Literal::Create(Shape(ElementType::kPred, {}));
+  ASSERT_TRUE(lit.ok());
+  lit->data<uint8_t>()[0] = 1;
+  k->literal = std::move(*lit);
+  c->set_root(k);
+  StackFrameIndex index;
+  index.file_names = {"<embedded module>", "yet/another/test.py"};
+  index.function_names = {"main", "method"};
+  index.file_locations = {{1, 1, 153, 153, 2, 31}, {2, 2, 35, 35, 2, 24}};
+  index.stack_frames = {{1, 1}, {2, 2}};
+  module.stack_frame_index = index;
+  const std::string header =
+      "HloModule m, entry_computation_layout={()->pred[]}\n\n"
+      "FileNames\n1 \"<embedded module>\"\n2 \"yet/another/test.py\"\n\n"
+      "FunctionNames\n1 \"main\"\n2 \"method\"\n\n"
+      "FileLocations\n"
+      "1 {file_name_id=1 function_name_id=1 line=153 end_line=153 column=2 end_column=31}\n"
+      "2 {file_name_id=2 function_name_id=2 line=35 end_line=35 column=2 end_column=24}\n\n"
+      "StackFrames\n1 {file_location_id=1 parent_frame_id=1}\n"
+      "2 {file_location_id=2 parent_frame_id=2}\n\n\n";
+  EXPECT_EQ(PrintModule(module, PrintOptions::Long()),
+            header + "ENTRY %constant_pred () -> pred[] {\n"
+                     "  ROOT %constant = pred[] constant(true)\n}\n\n");
+  // Without metadata the index is left out.
+  PrintOptions no_metadata = PrintOptions::Long();
+  no_metadata.print_metadata = false;
+  EXPECT_EQ(PrintModule(module, no_metadata).find("FileNames"), std::string::npos);
+}
+
+TEST(PrinterTest, PostOrderPutsOperandsFirstAndKeepsWrittenOrderWhenScheduled) {
+  HloModule module("m");
+  auto* c = module.AddComputation(std::make_unique<HloComputation>("main"));
+  c->set_is_entry(true);
+  module.set_entry(c);
+  // Written with the use before the definition of its second operand.
+  auto* p = Param(c, 0, "p", F32({}));
+  auto* neg = std::make_unique<HloInstruction>(HloOpcode::kNegate, "neg", F32({})).release();
+  auto* add = Add(c, HloOpcode::kAdd, "add", F32({}), {p});
+  add->AppendOperand(neg);
+  neg->AppendOperand(p);
+  c->AddInstruction(std::unique_ptr<HloInstruction>(neg));
+  c->set_root(add);
+  PrintOptions options = PrintOptions::ShortParsable();
+  EXPECT_EQ(PrintComputation(*c, options),
+            "ENTRY main {\n  p = f32[] parameter(0)\n  neg = f32[] negate(p)\n"
+            "  ROOT add = f32[] add(p, neg)\n}");
+  module.is_scheduled = true;
+  EXPECT_EQ(PrintComputation(*c, options),
+            "ENTRY main {\n  p = f32[] parameter(0)\n  ROOT add = f32[] add(p, neg)\n"
+            "  neg = f32[] negate(p)\n}");
+}
+
+TEST(PrinterTest, CompactGteNamesTupleElementsInPlace) {
+  HloComputation c("c");
+  Shape tuple = Shape::Tuple({F32({10}), Shape::Tuple({F32({20}), F32({30})})});
+  auto* p0 = Param(&c, 0, "p0", tuple);
+  auto* g1 = Add(&c, HloOpcode::kGetTupleElement, "p0_1", tuple.tuple_shape(1), {p0});
+  g1->tuple_index = 1;
+  auto* g10 = Add(&c, HloOpcode::kGetTupleElement, "p0_1_0", F32({20}), {g1});
+  g10->tuple_index = 0;
+  c.set_root(Add(&c, HloOpcode::kAdd, "root", F32({20}), {g10, g10}));
+  PrintOptions options = PrintOptions::ShortParsable();
+  options.compact_gte = true;
+  options.print_operand_shape = true;
+  options.print_percent = true;
+  // XLA's NestedCompactGte round-trip text.
+  EXPECT_EQ(PrintComputation(c, options),
+            "%c {\n  %p0 = (f32[10]{0}, (f32[20]{0}, f32[30]{0})) parameter(0)\n"
+            "  ROOT %root = f32[20]{0} add(f32[20]{0} %p0#1#0, f32[20]{0} %p0#1#0)\n}");
+}
+
 }  // namespace
 }  // namespace hlovm

@@ -1,0 +1,127 @@
+// `hlovm fmt FILE...`: prints each module in canonical text (XLA's long
+// form, every constant in full) to stdout, or rewrites the files with -i.
+// With --split_input_file each `// -----` part is formatted on its own and
+// the parts are printed separated by `// -----` lines.
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "frontend/parser.h"
+#include "frontend/printer.h"
+#include "repl/command.h"
+
+ABSL_FLAG(bool, i, false, "fmt: rewrite the files in place instead of printing them");
+ABSL_FLAG(bool, split_input_file, false,
+          "check, fmt: treat each part of a file between `// -----` lines as its own module");
+
+namespace hlovm {
+namespace {
+
+bool ReadFile(const std::string& path, std::string* text) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return false;
+  *text = buffer.str();
+  return true;
+}
+
+bool WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return false;
+  out << text;
+  out.close();
+  return static_cast<bool>(out);
+}
+
+std::string_view TrimTrailingSpace(std::string_view s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r' || s.back() == '\t')) {
+    s.remove_suffix(1);
+  }
+  return s;
+}
+
+std::string_view TrimLeadingNewlines(std::string_view s) {
+  while (!s.empty() && (s.front() == '\n' || s.front() == '\r')) s.remove_prefix(1);
+  return s;
+}
+
+// Formats one module text; returns false (after printing the parser's error
+// to stderr) when it does not parse.
+bool FormatText(std::string_view text, const std::string& path, int first_line, std::string* out) {
+  ParseOptions options;
+  options.file_name = path;
+  options.first_line = first_line;
+  auto module = ParseHloModule(text, options);
+  if (!module.ok()) {
+    std::string message(module.status().message());
+    std::fprintf(stderr, "%s\n", message.c_str());
+    return false;
+  }
+  out->append(TrimTrailingSpace(PrintModule(**module, PrintOptions::Long())));
+  out->push_back('\n');
+  return true;
+}
+
+int RunFmt(const std::vector<std::string>& args) {
+  if (args.empty()) {
+    std::fprintf(stderr, "usage: hlovm fmt [-i] [--split_input_file] FILE...\n");
+    return kExitBadInput;
+  }
+  const bool in_place = absl::GetFlag(FLAGS_i);
+  const bool split = absl::GetFlag(FLAGS_split_input_file);
+  bool unreadable = false, invalid = false;
+  for (const std::string& path : args) {
+    std::string text;
+    if (!ReadFile(path, &text)) {
+      std::fprintf(stderr, "hlovm fmt: cannot read '%s'\n", path.c_str());
+      unreadable = true;
+      continue;
+    }
+    std::string formatted;
+    bool ok = true;
+    if (split) {
+      std::vector<TextChunk> chunks = SplitInputFile(text);
+      for (size_t c = 0; c < chunks.size(); ++c) {
+        if (c > 0) formatted.append("\n// -----\n\n");
+        if (IsBlankText(chunks[c].text)) {
+          // Parts holding only comments (e.g. `// CHECK` lines) stay as written.
+          std::string_view kept = TrimLeadingNewlines(TrimTrailingSpace(chunks[c].text));
+          formatted.append(kept);
+          if (!kept.empty()) formatted.push_back('\n');
+          continue;
+        }
+        ok = FormatText(chunks[c].text, path, chunks[c].first_line, &formatted) && ok;
+      }
+    } else {
+      ok = FormatText(text, path, 1, &formatted);
+    }
+    if (!ok) {
+      invalid = true;
+      continue;  // never rewrite or print a file that did not parse
+    }
+    if (in_place) {
+      if (formatted != text && !WriteFile(path, formatted)) {
+        std::fprintf(stderr, "hlovm fmt: cannot write '%s'\n", path.c_str());
+        unreadable = true;
+      }
+    } else {
+      std::fwrite(formatted.data(), 1, formatted.size(), stdout);
+    }
+  }
+  std::fflush(stdout);
+  if (unreadable) return kExitBadInput;
+  return invalid ? kExitFailed : kExitOk;
+}
+
+}  // namespace
+
+HLOVM_REGISTER_COMMAND(fmt, "fmt", "hlovm fmt [-i] [--split_input_file] FILE...",
+                       "print each module in canonical HLO text (-i rewrites the files)", RunFmt);
+
+}  // namespace hlovm
