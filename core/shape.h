@@ -55,6 +55,8 @@ struct Layout {
 
   // Row-major layout for `rank` dimensions: {rank-1, ..., 1, 0}.
   static Layout RowMajor(int64_t rank);
+  // True if minor_to_major is {rank-1, ..., 0}; other attributes (tiles,
+  // memory space, ...) are not looked at.
   bool IsRowMajor() const;
   bool operator==(const Layout& other) const;
   // Prints as XLA: "{1,0:T(8,128)E(4)}".
@@ -91,6 +93,7 @@ class Shape {
   }
   bool is_static() const;  // no dynamic dimension anywhere (tuples: recursive)
   // Number of elements (product of dimensions; bounds for bounded dims).
+  // -1 if a dimension is unbounded (`?`); 0 for tuples, tokens and opaque.
   int64_t element_count() const;
   // Bytes an array of this shape occupies in an hlovm buffer
   // (element_count * ByteWidth). For tuples: 0.
@@ -131,7 +134,8 @@ class Shape {
 absl::Status ParseShape(TextCursor& cursor, Shape* shape);
 // Parses `text` as one whole shape; errors name the column.
 absl::StatusOr<Shape> ParseShape(std::string_view text);
-// Parses a layout `{...}` at the cursor for an array of `rank` dimensions.
+// Parses a layout `{...}` at the cursor. It does not know the rank: ParseShape
+// checks that minor_to_major is a permutation of the shape's dimensions.
 absl::Status ParseLayout(TextCursor& cursor, Layout* layout);
 
 //===----------------------------------------------------------------------===//

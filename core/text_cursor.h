@@ -27,7 +27,9 @@ struct TextCursor {
   absl::Status SkipSpace();
   // Skips space, then consumes `c` if it is next.
   bool Consume(char c);
-  // Skips space, then consumes `word` if it is next.
+  // Skips space, then consumes `word` if it is next. A word ending in a
+  // letter, digit or '_' must not be followed by one ("S" does not match the
+  // start of "SC(").
   bool ConsumeWord(std::string_view word);
   // Skips space, then consumes `c` or returns "expected 'c'" at the position.
   absl::Status Expect(char c);
