@@ -230,6 +230,7 @@ absl::Status ParseShapeImpl(TextCursor& cursor, Shape* shape, int depth) {
     *shape = Shape::Tuple(std::move(elements));
     return absl::OkStatus();
   }
+  const size_t shape_start = cursor.pos;
   std::string_view word = PeekLowerWord(cursor);
   std::optional<ElementType> type = ElementTypeFromName(word);
   if (word.empty() || !type.has_value() || *type == ElementType::kTuple) {
@@ -273,6 +274,15 @@ absl::Status ParseShapeImpl(TextCursor& cursor, Shape* shape, int depth) {
     if (dynamic[i]) result.set_dynamic_dimension(static_cast<int64_t>(i), true);
   }
   result.clear_layout();
+  // As XLA validates shapes: the byte size must fit in int64.
+  int64_t bytes = ByteWidth(*type);
+  for (int64_t i = 0; i < result.rank(); ++i) {
+    if (result.is_unbounded_dynamic_dimension(i)) continue;
+    if (__builtin_mul_overflow(bytes, result.dimensions(i), &bytes)) {
+      cursor.pos = shape_start;
+      return cursor.Error(absl::StrCat("shape ", result.ToString(), " size overflows int64"));
+    }
+  }
   if (AtLayoutStart(cursor)) {
     HLOVM_RETURN_IF_ERROR(cursor.SkipSpace());
     size_t layout_start = cursor.pos;
@@ -496,15 +506,16 @@ int64_t Shape::element_count() const {
   int64_t count = 1;
   for (int64_t d : dimensions_) {
     if (d < 0) return -1;  // unbounded: no element count
-    count *= d;
+    if (__builtin_mul_overflow(count, d, &count)) return -1;
   }
   return count;
 }
 
 int64_t Shape::byte_size() const {
   int64_t count = element_count();
-  if (count <= 0) return 0;
-  return count * ByteWidth(element_type_);
+  int64_t bytes = 0;
+  if (count <= 0 || __builtin_mul_overflow(count, ByteWidth(element_type_), &bytes)) return 0;
+  return bytes;
 }
 
 std::vector<int64_t> Shape::minor_to_major() const {

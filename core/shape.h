@@ -44,13 +44,13 @@ struct Layout {
   // Dim level types as printed inside `D(...)`, e.g. "X", "C", "S", "H+~".
   std::vector<std::string> dim_level_types;
   std::vector<Tile> tiles;
-  int64_t tail_padding_alignment_in_elements = 1;  // L(n)
+  int64_t tail_padding_alignment_in_elements = 1;     // L(n)
   std::optional<ElementType> index_primitive_type;    // #(s32)
   std::optional<ElementType> pointer_primitive_type;  // *(s32)
-  int64_t element_size_in_bits = 0;  // E(n)
-  int64_t memory_space = 0;          // S(n)
+  int64_t element_size_in_bits = 0;                   // E(n)
+  int64_t memory_space = 0;                           // S(n)
   std::vector<SplitConfig> split_configs;
-  std::shared_ptr<Shape> physical_shape;  // P(shape)
+  std::shared_ptr<Shape> physical_shape;            // P(shape)
   int64_t dynamic_shape_metadata_prefix_bytes = 0;  // M(n)
 
   // Row-major layout for `rank` dimensions: {rank-1, ..., 1, 0}.
@@ -88,12 +88,11 @@ class Shape {
   // True for `<=N` (bounded: dimensions(i) is the bound) and `?` dimensions.
   bool is_dynamic_dimension(int64_t i) const { return dynamic_[i]; }
   void set_dynamic_dimension(int64_t i, bool dynamic) { dynamic_[i] = dynamic; }
-  bool is_unbounded_dynamic_dimension(int64_t i) const {
-    return dimensions_[i] == kUnboundedSize;
-  }
+  bool is_unbounded_dynamic_dimension(int64_t i) const { return dimensions_[i] == kUnboundedSize; }
   bool is_static() const;  // no dynamic dimension anywhere (tuples: recursive)
   // Number of elements (product of dimensions; bounds for bounded dims).
-  // -1 if a dimension is unbounded (`?`); 0 for tuples, tokens and opaque.
+  // -1 if a dimension is unbounded (`?`) or the product overflows int64; 0
+  // for tuples, tokens and opaque values.
   int64_t element_count() const;
   // Bytes an array of this shape occupies in an hlovm buffer
   // (element_count * ByteWidth). For tuples: 0.
