@@ -116,17 +116,19 @@ struct RsqrtOp {
   template <class D, class V>
   HWY_INLINE V operator()(D d, V v) const { return hn::Div(hn::Set(d, 1), hn::Sqrt(v)); }
 };
+// floor, ceil and round give results with the operand's sign (-0.5 -> -0);
+// the sign is restored because Highway's portable versions drop it for zero.
 struct FloorOp {
   template <class D, class V>
-  HWY_INLINE V operator()(D, V v) const { return hn::Floor(v); }
+  HWY_INLINE V operator()(D, V v) const { return hn::CopySign(hn::Floor(v), v); }
 };
 struct CeilOp {
   template <class D, class V>
-  HWY_INLINE V operator()(D, V v) const { return hn::Ceil(v); }
+  HWY_INLINE V operator()(D, V v) const { return hn::CopySign(hn::Ceil(v), v); }
 };
 struct RoundEvenOp {
   template <class D, class V>
-  HWY_INLINE V operator()(D, V v) const { return hn::Round(v); }
+  HWY_INLINE V operator()(D, V v) const { return hn::CopySign(hn::Round(v), v); }
 };
 
 // exp with the edges Highway's polynomial leaves open: overflow to +inf,
@@ -214,35 +216,31 @@ HLOVM_EW_HWY_UNARY_(RoundEvenF64, double, RoundEvenOp)
 #undef HLOVM_EW_HWY_UNARY_
 
 // Conversions. Each loop runs full vectors, then a one-lane tail.
-template <class DF, class DH>
-HWY_INLINE void F16ToF32Impl(DF df, DH dh, const hwy::float16_t* in, float* out, int64_t& i,
-                             int64_t n) {
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
-  for (; i + lanes <= n; i += lanes) hn::StoreU(hn::PromoteTo(df, hn::LoadU(dh, in + i)), df, out + i);
-}
 
-void F16ToF32(const void* in, void* out, int64_t n) {
-  const auto* x = static_cast<const hwy::float16_t*>(in);
-  auto* y = static_cast<float*>(out);
-  int64_t i = 0;
-  const hn::ScalableTag<float> df;
-  const hn::Rebind<hwy::float16_t, decltype(df)> dh;
-  F16ToF32Impl(df, dh, x, y, i, n);
-  const hn::CappedTag<float, 1> df1;
-  const hn::Rebind<hwy::float16_t, decltype(df1)> dh1;
-  F16ToF32Impl(df1, dh1, x, y, i, n);
-}
-
-// Hardware f32 -> f16 (F16C, round to nearest even) exists on AVX2 and above;
-// elsewhere the scalar fallback of the caller is used.
+// f16 <-> f32 in hardware (F16C: exact widening, round-to-nearest-even
+// narrowing, NaN kept) exists on AVX2 and above. Highway's portable
+// emulation of these conversions mishandles NaN, so elsewhere the functions
+// convert nothing and the caller's scalar loop does the work.
 #if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-constexpr bool kHasF16Demote = true;
+constexpr bool kHasF16Convert = true;
 #else
-constexpr bool kHasF16Demote = false;
+constexpr bool kHasF16Convert = false;
 #endif
 
+int64_t F16ToF32(const void* in, void* out, int64_t n) {
+  if (!kHasF16Convert) return 0;
+  const auto* x = static_cast<const hwy::float16_t*>(in);
+  auto* y = static_cast<float*>(out);
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<hwy::float16_t, decltype(df)> dh;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) hn::StoreU(hn::PromoteTo(df, hn::LoadU(dh, x + i)), df, y + i);
+  return i;  // the caller converts the rest
+}
+
 int64_t F32ToF16(const void* in, void* out, int64_t n) {
-  if (!kHasF16Demote) return 0;
+  if (!kHasF16Convert) return 0;
   const auto* x = static_cast<const float*>(in);
   auto* y = static_cast<hwy::float16_t*>(out);
   const hn::ScalableTag<float> df;

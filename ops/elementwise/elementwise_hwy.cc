@@ -22,6 +22,7 @@ namespace elementwise_internal {
 HLOVM_EW_HWY_BINARY_KERNELS(HLOVM_EW_EXPORT_)
 HLOVM_EW_HWY_UNARY_KERNELS(HLOVM_EW_EXPORT_)
 HWY_EXPORT(F32ToF16);
+HWY_EXPORT(F16ToF32);
 HWY_EXPORT(TargetId);
 #undef HLOVM_EW_EXPORT_
 
@@ -43,6 +44,13 @@ void HwyF32ToF16(const void* in, void* out, int64_t n) {
   const auto* x = static_cast<const float*>(in);
   auto* y = static_cast<uint16_t*>(out);
   for (int64_t i = done; i < n; ++i) y[i] = FloatToHalf(x[i]);
+}
+
+void HwyF16ToF32(const void* in, void* out, int64_t n) {
+  const int64_t done = HWY_DYNAMIC_DISPATCH(F16ToF32)(in, out, n);
+  const auto* x = static_cast<const uint16_t*>(in);
+  auto* y = static_cast<float*>(out);
+  for (int64_t i = done; i < n; ++i) y[i] = HalfToFloat(x[i]);
 }
 
 int64_t HwyChosenTarget() { return HWY_DYNAMIC_DISPATCH(TargetId)(); }

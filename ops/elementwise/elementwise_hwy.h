@@ -16,7 +16,7 @@ namespace elementwise_internal {
   V(AbsF32) V(NegF32) V(SqrtF32) V(RsqrtF32) V(FloorF32) V(CeilF32) V(RoundEvenF32)    \
   V(ExpF32K) V(LogisticF32) V(TanhF32)                                                 \
   V(AbsF64) V(NegF64) V(SqrtF64) V(RsqrtF64) V(FloorF64) V(CeilF64) V(RoundEvenF64)    \
-  V(F16ToF32) V(BF16ToF32) V(F32ToBF16) V(F32ToF64) V(F64ToF32) V(F32ToS32) V(S32ToF32)
+  V(BF16ToF32) V(F32ToBF16) V(F32ToF64) V(F64ToF32) V(F32ToS32) V(S32ToF32)
 
 // Hwy<Name>: e.g. HwyAddF32(lhs, rhs, out, n), HwyExpF32K(in, out, n).
 #define HLOVM_EW_DECLARE_BINARY_(Name) void Hwy##Name(const void* a, const void* b, void* out, int64_t n);
@@ -26,7 +26,8 @@ HLOVM_EW_HWY_UNARY_KERNELS(HLOVM_EW_DECLARE_UNARY_)
 #undef HLOVM_EW_DECLARE_BINARY_
 #undef HLOVM_EW_DECLARE_UNARY_
 
-// f32 -> f16 rounding to nearest even (vectorized where the target has it).
+// f16 <-> f32 (round to nearest even), vectorized where the target has it.
+void HwyF16ToF32(const void* in, void* out, int64_t n);
 void HwyF32ToF16(const void* in, void* out, int64_t n);
 
 // The Highway target (HWY_AVX2, ...) the kernels dispatch to right now.
