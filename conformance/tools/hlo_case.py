@@ -8,6 +8,7 @@ never from hlovm.
 """
 
 import math
+import re
 import os
 import struct
 
@@ -123,7 +124,18 @@ class Case:
         return ('%' + n, result_shape)
 
     def comp(self, text):
-        self.computations.append(text.strip('\n'))
+        """Adds a computation. Instruction names must be unique in a module,
+        so every name defined in it gets the suffix `_<k>` (k: the
+        computation's number), header parameter names included."""
+        text = text.strip('\n')
+        k = len(self.computations) + 1
+        header, _, body = text.partition('\n')
+        names = re.findall(r'^\s*(?:ROOT\s+)?%([\w.\-]+)\s*=', body, flags=re.M)
+        for n in sorted(set(names), key=len, reverse=True):
+            body = re.sub(r'%' + re.escape(n) + r'(?![\w.\-])', '%%%s_%d' % (n, k), body)
+            header = re.sub(r'([(,]\s*)' + re.escape(n) + r'(\s*:)', r'\g<1>%s_%d\2' % (n, k),
+                            header)
+        self.computations.append(header + '\n' + body)
 
     def check(self, actual, t, expected, kind='check.expect_eq', config=None, layout=None):
         exp = self.const(t, expected, layout=layout, name=self.fresh('expected'))
