@@ -230,7 +230,6 @@ absl::Status ParseShapeImpl(TextCursor& cursor, Shape* shape, int depth) {
     *shape = Shape::Tuple(std::move(elements));
     return absl::OkStatus();
   }
-  const size_t shape_start = cursor.pos;
   std::string_view word = PeekLowerWord(cursor);
   std::optional<ElementType> type = ElementTypeFromName(word);
   if (word.empty() || !type.has_value() || *type == ElementType::kTuple) {
@@ -274,15 +273,6 @@ absl::Status ParseShapeImpl(TextCursor& cursor, Shape* shape, int depth) {
     if (dynamic[i]) result.set_dynamic_dimension(static_cast<int64_t>(i), true);
   }
   result.clear_layout();
-  // As XLA validates shapes: the byte size must fit in int64.
-  int64_t bytes = ByteWidth(*type);
-  for (int64_t i = 0; i < result.rank(); ++i) {
-    if (result.is_unbounded_dynamic_dimension(i)) continue;
-    if (__builtin_mul_overflow(bytes, result.dimensions(i), &bytes)) {
-      cursor.pos = shape_start;
-      return cursor.Error(absl::StrCat("shape ", result.ToString(), " size overflows int64"));
-    }
-  }
   if (AtLayoutStart(cursor)) {
     HLOVM_RETURN_IF_ERROR(cursor.SkipSpace());
     size_t layout_start = cursor.pos;
