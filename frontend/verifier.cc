@@ -106,14 +106,42 @@ std::optional<ElementType> PreferredType(const InferContext& ctx) {
   return ctx.declared->element_type();
 }
 
-absl::StatusOr<int64_t> ShardCount(const HloInstruction& instr, const InferContext& ctx) {
-  std::optional<int64_t> n = CollectiveGroupSize(
+// The number of shards of an all-gather (`gather`) or reduce-scatter along
+// dimension `d`. As XLA's verifier does, it is read off the declared shape
+// and must equal the collective's group size unless that size is 1 (unknown
+// replica and partition counts); without a declared shape it is the group
+// size.
+absl::StatusOr<int64_t> ShardCount(const HloInstruction& instr, const InferContext& ctx,
+                                   bool gather, int64_t d) {
+  std::optional<int64_t> group = CollectiveGroupSize(
       instr.replica_groups, instr.channel_id.has_value(), /*has_global_ids_attribute=*/true,
       instr.use_global_device_ids, ctx.replica_count, ctx.num_partitions);
-  if (!n.has_value()) {
-    return Invalid("replica_groups must all have the same size.");
+  if (ctx.declared == nullptr || instr.operand_count() == 0) {
+    if (!group.has_value()) return Invalid("replica_groups must all have the same size.");
+    return *group;
   }
-  return *n;
+  const Shape& in = instr.operand(0)->shape();
+  const Shape& out = ctx.declared->IsTuple() && ctx.declared->tuple_size() > 0
+                         ? (instr.opcode() == HloOpcode::kAllGatherStart &&
+                                    ctx.declared->tuple_size() == 2
+                                ? ctx.declared->tuple_shape(1)
+                                : ctx.declared->tuple_shape(0))
+                         : *ctx.declared;
+  const Shape& out_array = out.IsTuple() && out.tuple_size() > 0 ? out.tuple_shape(0) : out;
+  if (!in.IsArray() || !out_array.IsArray() || d < 0 || d >= in.rank() ||
+      d >= out_array.rank()) {
+    return group.value_or(1);
+  }
+  const int64_t num = gather ? out_array.dimensions(d) : in.dimensions(d);
+  const int64_t den = gather ? in.dimensions(d) : out_array.dimensions(d);
+  if (den <= 0) return group.value_or(1);
+  const int64_t shards = (num + den - 1) / den;
+  if (group.has_value() && *group != 1 && *group != shards) {
+    return Invalid(absl::StrFormat(
+        "the shape implies %d shards along dimension %d but the replica group size is %d",
+        shards, d, *group));
+  }
+  return shards;
 }
 
 // The shape rule of every opcode, by opcode.
@@ -341,7 +369,7 @@ absl::StatusOr<Shape> InferShape(const HloInstruction& instr, const InferContext
     case HloOpcode::kAllGather:
     case HloOpcode::kAllGatherStart: {
       HLOVM_ASSIGN_OR_RETURN(int64_t d, SingleDimension(instr));
-      HLOVM_ASSIGN_OR_RETURN(int64_t shards, ShardCount(instr, ctx));
+      HLOVM_ASSIGN_OR_RETURN(int64_t shards, ShardCount(instr, ctx, /*gather=*/true, d));
       if (op == HloOpcode::kAllGather) return InferAllGatherShape(OperandShapes(instr), d, shards);
       return InferAllGatherStartShape(OperandShapes(instr), d, shards);
     }
@@ -350,7 +378,7 @@ absl::StatusOr<Shape> InferShape(const HloInstruction& instr, const InferContext
       return InferCollectiveDoneShape(operand(0));
     case HloOpcode::kReduceScatter: {
       HLOVM_ASSIGN_OR_RETURN(int64_t d, SingleDimension(instr));
-      HLOVM_ASSIGN_OR_RETURN(int64_t shards, ShardCount(instr, ctx));
+      HLOVM_ASSIGN_OR_RETURN(int64_t shards, ShardCount(instr, ctx, /*gather=*/false, d));
       const HloComputation* f =
           instr.called_computations().empty() ? nullptr : instr.called_computations()[0];
       ComputationSignature sig = SignatureOf(f);
@@ -362,7 +390,14 @@ absl::StatusOr<Shape> InferShape(const HloInstruction& instr, const InferContext
       if (instr.replica_groups.has_value() && !instr.replica_groups->groups.empty()) {
         split_count = static_cast<int64_t>(instr.replica_groups->groups[0].size());
       }
-      return InferAllToAllShape(OperandShapes(instr), instr.split_dimension, split_count);
+      HLOVM_ASSIGN_OR_RETURN(
+          Shape result,
+          InferAllToAllShape(OperandShapes(instr), instr.split_dimension, split_count));
+      // Without split_dimension the result is always a tuple, even of one.
+      if (!instr.split_dimension.has_value() && !result.IsTuple()) {
+        return Shape::Tuple({result});
+      }
+      return result;
     }
     case HloOpcode::kRaggedAllToAll:
       return InferRaggedAllToAllShape(OperandShapes(instr));
@@ -371,6 +406,10 @@ absl::StatusOr<Shape> InferShape(const HloInstruction& instr, const InferContext
     case HloOpcode::kCollectiveReduce:
       if (op == HloOpcode::kCollectivePermute && instr.operand_count() == 4) {
         return operand(1);  // in-place form: (input, output, input/output offsets)
+      }
+      if (op == HloOpcode::kCollectiveBroadcast && instr.operand_count() == 2 &&
+          instr.FindRawAttribute("has_dynamic_root") != nullptr) {
+        return operand(0);  // (input, root replica)
       }
       return InferCollectivePermuteShape(OperandShapes(instr));
     case HloOpcode::kCollectivePermuteStart: {
@@ -605,9 +644,10 @@ class Verifier {
   }
 
   void CheckInstruction(const HloComputation& c, const HloInstruction& instr) {
-    if (!instruction_names_.insert(instr.name()).second) {
+    if (!instruction_names_.insert({&c, instr.name()}).second) {
       Report(instr.location(), Subject(instr),
-             absl::StrFormat("instruction name %s is not unique", instr.name()));
+             absl::StrFormat("instruction name %s is not unique in computation %s",
+                             instr.name(), c.name()));
     }
     bool operands_ok = true;
     for (int64_t i = 0; i < instr.operand_count(); ++i) {
@@ -752,7 +792,8 @@ class Verifier {
   const HloModule& module_;
   const VerifyOptions& options_;
   InferContext ctx_;
-  absl::flat_hash_set<std::string> instruction_names_;
+  // Instruction names are scoped by computation, as in XLA's text.
+  absl::flat_hash_set<std::pair<const HloComputation*, std::string>> instruction_names_;
   std::vector<std::string> messages_;
   int64_t error_count_ = 0;
 };

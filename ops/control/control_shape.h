@@ -36,6 +36,8 @@ absl::StatusOr<Shape> InferAsyncStartShape(absl::Span<const Shape* const> operan
 absl::StatusOr<Shape> InferAsyncUpdateShape(const Shape& start);
 // async-done(start) -> element 1 of the start's tuple.
 absl::StatusOr<Shape> InferAsyncDoneShape(const Shape& start);
+// after-all(operands...) -> token[]. Operands of any shape are allowed (they
+// only order the token after themselves).
 absl::StatusOr<Shape> InferAfterAllShape(absl::Span<const Shape* const> operands);
 absl::StatusOr<Shape> InferAddDependencyShape(const Shape& operand, const Shape& token);
 // partition-id and replica-id: u32[].

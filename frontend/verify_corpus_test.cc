@@ -1,0 +1,204 @@
+// Runs the verifier over the real HLO text in the shared corpus: every module
+// XLA's parser tests verify (xla-parse/valid with parse_api=verified, at the
+// manifest's replica_count), every model dump in corpus/models and every
+// conformance case must parse and verify. Exceptions are printed with their
+// reason; each folder has a floor on the pass count that is only ever raised.
+//
+// The shared root is $HLOVM_SHARED (default ../shared, relative to the source
+// tree where ctest runs); the tests skip when it is absent.
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "frontend/parser.h"
+#include "frontend/verifier.h"
+#include "gtest/gtest.h"
+
+namespace hlovm {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Floors: the number of files that must verify. Raise them as the verifier
+// (or the parser) improves; never lower them.
+constexpr int kMinValidVerified = 236;
+constexpr int kMinModels = 35;
+constexpr int kMinConformance = 1374;
+
+fs::path SharedRoot() {
+  const char* env = std::getenv("HLOVM_SHARED");
+  if (env != nullptr) return env;
+  if (fs::exists("../shared")) return "../shared";
+  return "/work/shared";
+}
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct Outcome {
+  int passed = 0;
+  std::vector<std::string> exceptions;  // "file: reason"
+};
+
+// Parses and verifies one file; records an exception on failure.
+void Check(const fs::path& path, std::optional<int64_t> replica_count, Outcome* out) {
+  const std::string text = ReadFile(path);
+  ParseOptions parse_options;
+  parse_options.file_name = path.filename().string();
+  parse_options.keep_source = true;
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text, parse_options);
+  if (!module.ok()) {
+    out->exceptions.push_back(absl::StrCat("[parse] ", module.status().message()));
+    return;
+  }
+  VerifyOptions options;
+  options.replica_count = replica_count;
+  absl::Status status = VerifyModule(**module, options);
+  if (!status.ok()) {
+    out->exceptions.push_back(std::string(status.message()));
+    return;
+  }
+  ++out->passed;
+}
+
+void Print(const std::string& folder, const Outcome& o) {
+  std::cout << folder << ": " << o.passed << " verified, " << o.exceptions.size()
+            << " exception(s)\n";
+  for (const std::string& e : o.exceptions) {
+    // First line (location and message) plus the source line and caret.
+    std::cout << "  " << e.substr(0, 600) << "\n";
+  }
+}
+
+// One case of xla-parse/valid/manifest.json (the fields this test needs).
+struct ManifestCase {
+  std::string file;
+  std::string parse_api;
+  int64_t replica_count = 1;
+};
+
+// Pulls `"key": "value"` or `"key": number` out of a flat JSON object text.
+std::string JsonField(std::string_view object, std::string_view key) {
+  const std::string needle = "\"" + std::string(key) + "\":";
+  size_t p = object.find(needle);
+  if (p == std::string_view::npos) return "";
+  p += needle.size();
+  while (p < object.size() && object[p] == ' ') ++p;
+  if (p < object.size() && object[p] == '"') {
+    size_t end = p + 1;
+    while (end < object.size() && object[end] != '"') end += object[end] == '\\' ? 2 : 1;
+    return std::string(object.substr(p + 1, end - p - 1));
+  }
+  size_t end = p;
+  while (end < object.size() && object[end] != ',' && object[end] != '}' &&
+         object[end] != '\n') {
+    ++end;
+  }
+  return std::string(object.substr(p, end - p));
+}
+
+// Splits the manifest's "cases" array into its objects (string-aware).
+std::vector<ManifestCase> ReadManifest(const fs::path& path) {
+  const std::string text = ReadFile(path);
+  std::vector<ManifestCase> cases;
+  size_t start = text.find("\"cases\"");
+  if (start == std::string::npos) return cases;
+  int depth = 0;
+  bool in_string = false;
+  size_t object_start = 0;
+  for (size_t i = start; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '{') {
+      if (depth++ == 0) object_start = i;
+    } else if (c == '}') {
+      if (--depth == 0) {
+        std::string_view object(text.data() + object_start, i + 1 - object_start);
+        ManifestCase mc;
+        mc.file = JsonField(object, "file");
+        mc.parse_api = JsonField(object, "parse_api");
+        const std::string rc = JsonField(object, "replica_count");
+        if (!rc.empty()) mc.replica_count = std::atoll(rc.c_str());
+        cases.push_back(mc);
+      }
+    } else if (c == ']' && depth == 0) {
+      break;
+    }
+  }
+  return cases;
+}
+
+std::vector<fs::path> HloFiles(const fs::path& dir, bool recursive) {
+  std::vector<fs::path> files;
+  if (!fs::exists(dir)) return files;
+  auto add = [&](const fs::directory_entry& e) {
+    const std::string name = e.path().filename().string();
+    if (e.is_regular_file() && name.size() > 4 && name.substr(name.size() - 4) == ".hlo" &&
+        name.find(".expected.") == std::string::npos) {
+      files.push_back(e.path());
+    }
+  };
+  if (recursive) {
+    for (const auto& e : fs::recursive_directory_iterator(dir)) add(e);
+  } else {
+    for (const auto& e : fs::directory_iterator(dir)) add(e);
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+TEST(VerifyCorpusTest, XlaParseValidVerified) {
+  const fs::path dir = SharedRoot() / "corpus/xla-parse/valid";
+  if (!fs::exists(dir / "manifest.json")) GTEST_SKIP() << "no corpus at " << dir;
+  Outcome o;
+  int total = 0;
+  for (const ManifestCase& mc : ReadManifest(dir / "manifest.json")) {
+    if (mc.parse_api != "verified") continue;
+    ++total;
+    Check(dir / mc.file, mc.replica_count, &o);
+  }
+  Print("xla-parse/valid (parse_api=verified)", o);
+  EXPECT_GT(total, 0);
+  EXPECT_GE(o.passed, kMinValidVerified);
+}
+
+TEST(VerifyCorpusTest, Models) {
+  const fs::path dir = SharedRoot() / "corpus/models";
+  if (!fs::exists(dir)) GTEST_SKIP() << "no corpus at " << dir;
+  Outcome o;
+  for (const fs::path& f : HloFiles(dir, /*recursive=*/false)) Check(f, std::nullopt, &o);
+  Print("models", o);
+  EXPECT_GE(o.passed, kMinModels);
+}
+
+TEST(VerifyCorpusTest, Conformance) {
+  const fs::path dir = SharedRoot() / "conformance";
+  if (!fs::exists(dir)) GTEST_SKIP() << "no conformance cases at " << dir;
+  Outcome o;
+  for (const fs::path& f : HloFiles(dir, /*recursive=*/true)) Check(f, std::nullopt, &o);
+  Print("conformance", o);
+  EXPECT_GE(o.passed, kMinConformance);
+}
+
+}  // namespace
+}  // namespace hlovm
