@@ -17,6 +17,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/hash/hash.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/escaping.h"
@@ -54,6 +55,14 @@ std::string Lower(std::string_view s) {
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
+
+// Hashes std::string_view keys with Abseil's hash.
+struct ViewHash {
+  size_t operator()(std::string_view s) const { return absl::Hash<absl::string_view>()(AbslView(s)); }
+};
+template <typename V>
+using ViewMap = absl::flat_hash_map<std::string_view, V, ViewHash>;
+using ViewSet = absl::flat_hash_set<std::string_view, ViewHash>;
 
 //===----------------------------------------------------------------------===//
 // Character classes.
@@ -103,10 +112,24 @@ enum class Attr : uint8_t {
   // Called computations.
   kToApply, kCalls, kCondition, kBody, kBranchComputations, kTrueComputation,
   kFalseComputation, kSelect, kScatter, kCalledComputations,
+  kCount,
+};
+static_assert(static_cast<int>(Attr::kCount) <= 128, "AttrSet holds 128 bits");
+
+// A set of Attr values (a bitset; no allocation).
+class AttrSet {
+ public:
+  void insert(Attr a) { bits_[static_cast<size_t>(a) / 64] |= uint64_t{1} << (static_cast<size_t>(a) % 64); }
+  bool contains(Attr a) const {
+    return (bits_[static_cast<size_t>(a) / 64] >> (static_cast<size_t>(a) % 64)) & 1;
+  }
+
+ private:
+  uint64_t bits_[2] = {0, 0};
 };
 
-const absl::flat_hash_map<std::string_view, Attr>& AttrTable() {
-  static const auto* table = new absl::flat_hash_map<std::string_view, Attr>{
+const ViewMap<Attr>& AttrTable() {
+  static const auto* table = new ViewMap<Attr>{
       {"sharding", Attr::kSharding},
       {"metadata", Attr::kMetadata},
       {"backend_config", Attr::kBackendConfig},
@@ -326,7 +349,10 @@ Shape ArrayLike(ElementType type, const Shape& dims_from) {
 class Parser {
  public:
   Parser(std::string_view text, const ParseOptions& options)
-      : s_(text), n_(text.size()), options_(options) {}
+      : s_(text),
+        n_(text.size()),
+        options_(options),
+        has_cr_(std::memchr(text.data(), '\r', text.size()) != nullptr) {}
 
   absl::StatusOr<std::unique_ptr<HloModule>> Run();
 
@@ -334,7 +360,7 @@ class Parser {
   // Per-computation name scope.
   struct Scope {
     HloComputation* computation = nullptr;
-    absl::flat_hash_map<std::string_view, HloInstruction*> names;
+    ViewMap<HloInstruction*> names;
     // Compact GTE instructions made so far: (tuple, index) -> gte.
     absl::flat_hash_map<std::pair<HloInstruction*, int64_t>, HloInstruction*> gtes;
     HloInstruction* root = nullptr;
@@ -502,11 +528,24 @@ class Parser {
       loc_line_ = 1;
       loc_line_start_ = 0;
     }
-    for (size_t i = loc_offset_; i < offset; ++i) {
-      char c = s_[i];
-      if (c == '\n' || (c == '\r' && PeekAt(i + 1) != '\n')) {
+    if (!has_cr_) {
+      const char* base = s_.data();
+      const char* p = base + loc_offset_;
+      const char* end = base + offset;
+      while (p < end) {
+        const void* nl = std::memchr(p, '\n', static_cast<size_t>(end - p));
+        if (nl == nullptr) break;
+        p = static_cast<const char*>(nl) + 1;
         ++loc_line_;
-        loc_line_start_ = i + 1;
+        loc_line_start_ = static_cast<size_t>(p - base);
+      }
+    } else {
+      for (size_t i = loc_offset_; i < offset; ++i) {
+        char c = s_[i];
+        if (c == '\n' || (c == '\r' && PeekAt(i + 1) != '\n')) {
+          ++loc_line_;
+          loc_line_start_ = i + 1;
+        }
       }
     }
     loc_offset_ = offset;
@@ -690,6 +729,7 @@ class Parser {
   bool CanBeShape() {
     char c = Peek();
     if (c == '(') return true;
+    if (c == 'b' && PeekAt(pos_ + 1) == '(') return true;  // buffer shape b(...)
     if (!IsLetter(c)) return false;
     size_t p = pos_;
     while (p < n_ && (IsLetter(s_[p]) || IsDigit(s_[p]))) ++p;
@@ -714,6 +754,12 @@ class Parser {
   }
   absl::Status ParseShapeHere(Shape* shape) {
     Skip();
+    if (PeekAt(pos_) == 'b' && PeekAt(pos_ + 1) == '(') {
+      // A buffer shape `b(f32[2])` is read as the shape it wraps.
+      pos_ += 2;
+      HLOVM_RETURN_IF_ERROR(ParseShapeHere(shape));
+      return Expect(')', "expects ')' to end buffer shape");
+    }
     if (PeekAt(pos_) == '(' && depth_ + ParenDepthAhead() > options_.max_recursion_depth) {
       return Error(pos_, "maximum recursion depth exceeded");
     }
@@ -773,14 +819,14 @@ class Parser {
   absl::Status ParseOperand(Scope* scope, HloInstruction** out);
   absl::Status ParseAttributes(Scope* scope, HloInstruction* instr, HloInstruction* async,
                                HloOpcode rule_opcode, Called* called,
-                               absl::flat_hash_set<Attr>* seen);
+                               AttrSet* seen);
   absl::Status ParseAttribute(Scope* scope, Attr attr, std::string_view name, size_t name_offset,
                               HloInstruction* instr, HloInstruction* async, Called* called);
   absl::Status ParseComputationRef(std::string_view attr_name, HloComputation** out);
   absl::Status ParseComputationList(std::string_view attr_name, std::vector<HloComputation*>* out);
   absl::Status ParseSingleInstruction(HloModule* module);
   absl::Status FinishInstruction(Scope* scope, HloInstruction* instr, Called* called,
-                                 const absl::flat_hash_set<Attr>& seen, size_t rhs_offset,
+                                 const AttrSet& seen, size_t rhs_offset,
                                  size_t operands_offset, bool shape_given);
   absl::Status InferShape(HloInstruction* instr, const Called& called, size_t offset);
   absl::Status BuildAsyncWrapped(Scope* scope, HloInstruction* start, HloOpcode wrapped,
@@ -803,8 +849,15 @@ class Parser {
     return module_->AddComputation(std::move(c));
   }
   // A name not yet used by any instruction of the module.
-  // The caller registers the name (RegisterName) once it is stored.
+  // The caller registers the name (RegisterName) once it is stored. The set
+  // of used names is only built once a name has to be made up.
   std::string UniqueName(std::string_view base) {
+    if (!track_names_) {
+      track_names_ = true;
+      for (const auto& c : module_->computations()) {
+        for (const auto& i : c->instructions()) used_names_.insert(i->name());
+      }
+    }
     std::string name(base);
     if (used_names_.contains(name)) {
       int64_t& next = name_counters_[std::string(base)];
@@ -814,7 +867,9 @@ class Parser {
     }
     return name;
   }
-  void RegisterName(const HloInstruction* instr) { used_names_.insert(instr->name()); }
+  void RegisterName(const HloInstruction* instr) {
+    if (track_names_) used_names_.insert(instr->name());
+  }
   std::string UniqueComputationName(std::string_view base) {
     std::string name(base);
     int64_t n = 0;
@@ -832,6 +887,7 @@ class Parser {
   size_t n_;
   size_t pos_ = 0;
   const ParseOptions& options_;
+  const bool has_cr_;
   int depth_ = 0;
   std::optional<size_t> bad_comment_;
   size_t loc_offset_ = 0;
@@ -839,9 +895,10 @@ class Parser {
   size_t loc_line_start_ = 0;
 
   HloModule* module_ = nullptr;
-  absl::flat_hash_map<std::string_view, std::pair<HloComputation*, size_t>> computation_pool_;
+  ViewMap<std::pair<HloComputation*, size_t>> computation_pool_;
   absl::flat_hash_set<std::string> generated_computations_;
-  absl::flat_hash_set<std::string_view> used_names_;
+  bool track_names_ = false;
+  ViewSet used_names_;
   absl::flat_hash_map<std::string, int64_t> name_counters_;
 };
 
@@ -971,6 +1028,20 @@ absl::Status Parser::ParseHeaderAttributes(HloModule* module) {
     // frontend_attributes, allow_spmd_sharding_propagation_*, and attributes
     // unknown to hlovm are kept as text.
     HLOVM_RETURN_IF_ERROR(SkipValue());
+    if (name == "debug_attributes") {
+      std::string_view value = s_.substr(value_offset, pos_ - value_offset);
+      size_t at = 0;
+      while ((at = value.find("log_mode=", at)) != std::string_view::npos) {
+        at += 9;
+        size_t end = at;
+        while (end < value.size() && IsNameChar(value[end])) ++end;
+        std::string_view mode = value.substr(at, end - at);
+        if (mode != "default" && mode != "fusion_debugger" && mode != "none" &&
+            mode != "disabled") {
+          return Error(value_offset + at, Cat("Invalid debug_log_mode value: ", mode));
+        }
+      }
+    }
   }
   module->raw_attributes.emplace_back(std::string(name),
                                       std::string(s_.substr(value_offset, pos_ - value_offset)));
@@ -1171,6 +1242,7 @@ absl::Status Parser::ParseInstruction(Scope* scope) {
   bool is_root = EatWord("ROOT");
   Skip();
   size_t name_offset = pos_;
+  if (CanBeShape()) return Error(name_offset, "expects name");
   std::string_view name = LexName();
   if (name.empty()) return Error(name_offset, "expects name");
   HLOVM_RETURN_IF_ERROR(Expect('=', "expects '=' in instruction"));
@@ -1380,7 +1452,7 @@ absl::Status Parser::ParseInstructionRhs(Scope* scope, std::string_view name,
   HloOpcode rule_opcode = target->opcode();
 
   Called called;
-  absl::flat_hash_set<Attr> seen;
+  AttrSet seen;
   if (allow_attributes) {
     // Conditional's branch attributes depend on the index type.
     HLOVM_RETURN_IF_ERROR(ParseAttributes(scope, target, instr, rule_opcode, &called, &seen));
@@ -1570,7 +1642,7 @@ absl::Status Parser::ParseOperand(Scope* scope, HloInstruction** out) {
 
 absl::Status Parser::ParseAttributes(Scope* scope, HloInstruction* instr, HloInstruction* async,
                                      HloOpcode rule_opcode, Called* called,
-                                     absl::flat_hash_set<Attr>* seen) {
+                                     AttrSet* seen) {
   const bool pred_conditional = rule_opcode == HloOpcode::kConditional &&
                                 instr->operand_count() > 0 &&
                                 instr->operand(0)->shape().element_type() == ElementType::kPred;
@@ -2248,6 +2320,29 @@ absl::Status Parser::ParseDimLabels(ConvolutionDimensionNumbers* dnums) {
   std::string_view lhs = text.substr(0, underscore);
   std::string_view rhs = text.substr(underscore + 1, arrow - underscore - 1);
   std::string_view out = text.substr(arrow + 2);
+  // Each side first on its own: labels from [0-(rank-1)], the two letters
+  // and '?', each at most once.
+  auto check_side = [&](std::string_view labels, char a, char b) -> absl::Status {
+    const int64_t rank = static_cast<int64_t>(labels.size());
+    bool seen[256] = {};
+    for (char c : labels) {
+      bool ok = c == a || c == b || c == '?' || (IsDigit(c) && c - '0' < rank);
+      if (!ok) {
+        return Error(start, Cat("expects [0-", rank - 1, std::string(1, a), std::string(1, b),
+                                "?], but sees ", std::string(1, c),
+                                " in convolution dimension numbers"));
+      }
+      if (c != '?' && seen[static_cast<unsigned char>(c)]) {
+        return Error(start, Cat("expects unique labels in convolution dimension numbers, but "
+                                "sees '", std::string(1, c), "' twice in ", labels));
+      }
+      seen[static_cast<unsigned char>(c)] = true;
+    }
+    return absl::OkStatus();
+  };
+  HLOVM_RETURN_IF_ERROR(check_side(lhs, 'b', 'f'));
+  HLOVM_RETURN_IF_ERROR(check_side(rhs, 'i', 'o'));
+  HLOVM_RETURN_IF_ERROR(check_side(out, 'b', 'f'));
   if (lhs.size() != rhs.size() || lhs.size() != out.size()) {
     return Error(start, "convolution lhs, rhs, and output must have same number of spatial "
                         "dimensions (convolution dimension numbers)");
@@ -2259,41 +2354,26 @@ absl::Status Parser::ParseDimLabels(ConvolutionDimensionNumbers* dnums) {
                         std::vector<int64_t>* spatial_dims) -> absl::Status {
     spatial_dims->assign(spatial, -1);
     bool seen_a = false, seen_b = false;
-    std::vector<bool> seen_spatial(spatial, false);
     for (int64_t i = 0; i < rank; ++i) {
       char c = labels[i];
-      if (c == a || c == b) {
-        bool& seen = c == a ? seen_a : seen_b;
-        if (seen) {
-          return Error(start, Cat("expects unique labels in convolution dimension "
-                                           "numbers, but sees '", std::string(1, c), "' twice in ",
-                                           labels));
-        }
-        seen = true;
-        *(c == a ? a_dim : b_dim) = i;
+      if (c == a) {
+        seen_a = true;
+        *a_dim = i;
+      } else if (c == b) {
+        seen_b = true;
+        *b_dim = i;
       } else if (IsDigit(c)) {
         int64_t d = c - '0';
-        if (d >= rank) {
-          return Error(start, Cat("expects [0-", rank - 1, std::string(1, a),
-                                           std::string(1, b), "?], but sees ", std::string(1, c),
-                                           " in convolution dimension numbers"));
-        }
         if (d >= spatial) {
-          return Error(start, Cat("spatial dimension ", d,
-                                           " out of range in convolution dimension numbers"));
+          return Error(start, Cat("spatial dimension ", d, " of ", labels,
+                                  " out of range in convolution dimension numbers"));
         }
-        if (seen_spatial[d]) {
-          return Error(start, Cat("expects unique labels in convolution dimension "
-                                           "numbers, but sees '", std::string(1, c), "' twice in ",
-                                           labels));
-        }
-        seen_spatial[d] = true;
         (*spatial_dims)[d] = i;
-      } else if (c != '?') {
-        return Error(start, Cat("expects [0-", rank - 1, std::string(1, a),
-                                         std::string(1, b), "?], but sees ", std::string(1, c),
-                                         " in convolution dimension numbers"));
       }
+    }
+    if (!seen_a || !seen_b) {
+      return Error(start, Cat("expects '", std::string(1, a), "' and '", std::string(1, b),
+                              "' in ", labels, " (convolution dimension numbers)"));
     }
     return absl::OkStatus();
   };
@@ -2726,7 +2806,7 @@ bool NeedsOneDimension(HloOpcode op) {
 }
 
 absl::Status Parser::FinishInstruction(Scope* scope, HloInstruction* instr, Called* called,
-                                       const absl::flat_hash_set<Attr>& seen, size_t rhs_offset,
+                                       const AttrSet& seen, size_t rhs_offset,
                                        size_t operands_offset, bool shape_given) {
   (void)scope;
   const HloOpcode op = instr->opcode();
@@ -2850,19 +2930,11 @@ absl::Status Parser::FinishInstruction(Scope* scope, HloInstruction* instr, Call
     case HloOpcode::kCustomCall:
       if (instr->operand_layout_constraints.has_value()) {
         const auto& constraints = *instr->operand_layout_constraints;
-        if (instr->shape().IsArray() && !instr->shape().has_layout()) {
-          return Error(attrs_end, "Layout must be set on layout-constrained custom call");
-        }
         if (static_cast<int64_t>(constraints.size()) != n) {
           return Error(attrs_end, Cat("Expected ", n, " operand layout constraints, ",
                                                constraints.size(), " given"));
         }
         for (int64_t i = 0; i < n; ++i) {
-          if (constraints[i].IsArray() && !constraints[i].has_layout()) {
-            return Error(attrs_end, Cat("Operand layout constraint shape ",
-                                                 HumanWithLayout(constraints[i]), " for operand ",
-                                                 i, " does not have a layout"));
-          }
           if (!constraints[i].Compatible(operands[i]->shape())) {
             return Error(attrs_end,
                          Cat("Operand layout constraint shape ",
