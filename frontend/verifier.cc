@@ -200,7 +200,9 @@ absl::StatusOr<Shape> InferShape(const HloInstruction& instr, const InferContext
       return InferReshapeShape(operand(0), out);
     }
     case HloOpcode::kDynamicReshape: {
-      HLOVM_RETURN_IF_ERROR(NeedOperands(instr, 1));
+      if (instr.operand_count() == 0) {
+        return Invalid("DynamicReshape requires at least one operand.");
+      }
       HLOVM_ASSIGN_OR_RETURN(Shape out, Declared(ctx, instr));
       return InferDynamicReshapeShape(operand(0), OperandShapes(instr, 1), out);
     }

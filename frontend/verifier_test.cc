@@ -1,0 +1,387 @@
+#include "frontend/verifier.h"
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "frontend/parser.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace hlovm {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+std::unique_ptr<HloModule> Parse(std::string_view text) {
+  ParseOptions options;
+  options.file_name = "test.hlo";
+  options.keep_source = true;
+  absl::StatusOr<std::unique_ptr<HloModule>> m = ParseHloModule(text, options);
+  EXPECT_TRUE(m.ok()) << m.status();
+  return m.ok() ? std::move(*m) : nullptr;
+}
+
+// Verifies `text`, which must parse; returns the verifier's message ("" if OK).
+std::string VerifyText(std::string_view text, const VerifyOptions& options = {}) {
+  std::unique_ptr<HloModule> m = Parse(text);
+  if (m == nullptr) return "<parse error>";
+  absl::Status s = VerifyModule(*m, options);
+  if (!s.ok()) EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  return std::string(s.message());
+}
+
+TEST(VerifierTest, ValidModule) {
+  EXPECT_EQ(VerifyText(R"(
+HloModule m, entry_computation_layout={(f32[2,3]{1,0}, f32[3]{0})->f32[2]{0}}
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+ENTRY main {
+  x = f32[2,3]{1,0} parameter(0)
+  y = f32[3]{0} parameter(1)
+  by = f32[2,3]{1,0} broadcast(y), dimensions={1}
+  m = f32[2,3]{1,0} multiply(x, by)
+  zero = f32[] constant(0)
+  ROOT r = f32[2]{0} reduce(m, zero), dimensions={1}, to_apply=add
+}
+)"),
+            "");
+}
+
+TEST(VerifierTest, ShapeMismatchIsLocatedAndShowsBothShapes) {
+  const std::string msg = VerifyText(R"(HloModule m
+
+ENTRY main {
+  x = f32[2,3] parameter(0)
+  ROOT t = f32[2,3] transpose(x), dimensions={1,0}
+}
+)");
+  EXPECT_THAT(msg, HasSubstr("test.hlo:5:8: error: %t (transpose): inferred shape f32[3,2] does "
+                             "not match the declared shape f32[2,3]"));
+  // The source line and a caret under the instruction's name.
+  EXPECT_THAT(msg, HasSubstr("\n  ROOT t = f32[2,3] transpose(x), dimensions={1,0}\n       ^"));
+}
+
+TEST(VerifierTest, LayoutOnlyDifferencesAreAccepted) {
+  const char* text = R"(HloModule m
+
+ENTRY main {
+  x = f32[2,3]{1,0} parameter(0)
+  ROOT c = f32[2,3]{0,1} copy(x)
+}
+)";
+  EXPECT_EQ(VerifyText(text), "");
+  VerifyOptions sensitive;
+  sensitive.layout_sensitive = true;
+  EXPECT_THAT(VerifyText(text, sensitive), HasSubstr("f32[2,3]{1,0} does not match the declared "
+                                                     "shape f32[2,3]{0,1}"));
+}
+
+TEST(VerifierTest, SeveralErrorsAreAllReportedUpToTheLimit) {
+  const char* text = R"(HloModule m
+
+ENTRY main {
+  x = f32[2] parameter(0)
+  a = s32[2] negate(x)
+  b = f32[3] exponential(x)
+  ROOT c = f32[2] floor(s32[2] a)
+}
+)";
+  const std::string msg = VerifyText(text);
+  EXPECT_THAT(msg, HasSubstr("test.hlo:5:3: error: %a (negate)"));
+  EXPECT_THAT(msg, HasSubstr("test.hlo:6:3: error: %b (exponential)"));
+  EXPECT_THAT(msg, HasSubstr("test.hlo:7:8: error: %c (floor): Expected element type in shape to "
+                             "be floating for floor operation; got s32."));
+  VerifyOptions one;
+  one.max_errors = 1;
+  const std::string limited = VerifyText(text, one);
+  EXPECT_THAT(limited, HasSubstr("%a (negate)"));
+  EXPECT_THAT(limited, Not(HasSubstr("%b (exponential)")));
+  EXPECT_THAT(limited, HasSubstr("2 more error(s) not shown"));
+}
+
+TEST(VerifierTest, ReducerSignature) {
+  EXPECT_THAT(VerifyText(R"(HloModule m
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = pred[] compare(a, b), direction=LT
+}
+
+ENTRY main {
+  x = f32[4] parameter(0)
+  zero = f32[] constant(0)
+  ROOT r = f32[] reduce(x, zero), dimensions={0}, to_apply=add
+}
+)"),
+              HasSubstr("%r (reduce): Reduction function's 0-th parameter shape differs from "
+                        "the result shape: f32[] vs pred[]"));
+}
+
+TEST(VerifierTest, SortComparatorMustReturnPred) {
+  EXPECT_THAT(VerifyText(R"(HloModule m
+
+cmp {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+ENTRY main {
+  x = f32[4] parameter(0)
+  ROOT r = f32[4] sort(x), dimensions={0}, to_apply=cmp
+}
+)"),
+              HasSubstr("does not lead to a scalar predicate shape: f32[]"));
+}
+
+TEST(VerifierTest, WhileBodyMustKeepTheShape) {
+  EXPECT_THAT(VerifyText(R"(HloModule m
+
+cond {
+  p = s32[] parameter(0)
+  ROOT lt = pred[] compare(p, p), direction=LT
+}
+
+body {
+  p = s32[] parameter(0)
+  ROOT c = f32[] convert(p)
+}
+
+ENTRY main {
+  i = s32[] constant(0)
+  ROOT w = s32[] while(i), condition=cond, body=body
+}
+)"),
+              HasSubstr("%w (while): The parameter of condition and body, the result of the "
+                        "body, and init must all have the same shape"));
+}
+
+TEST(VerifierTest, ConditionalBranches) {
+  EXPECT_THAT(VerifyText(R"(HloModule m
+
+b0 {
+  p = f32[] parameter(0)
+  ROOT n = f32[] negate(p)
+}
+
+b1 {
+  p = f32[] parameter(0)
+  ROOT n = s32[] convert(p)
+}
+
+ENTRY main {
+  i = s32[] parameter(0)
+  x = f32[] parameter(1)
+  ROOT c = f32[] conditional(i, x, x), branch_computations={b0, b1}
+}
+)"),
+              HasSubstr("the result of branch 0 computation and branch 1 computation must "
+                        "have the same shape"));
+}
+
+TEST(VerifierTest, ParameterNumbersMustBeDense) {
+  EXPECT_THAT(VerifyText(R"(HloModule m
+
+ENTRY main {
+  x = f32[] parameter(0)
+  y = f32[] parameter(2)
+  ROOT a = f32[] add(x, y)
+}
+)"),
+              HasSubstr("test.hlo:5:3: error: %y (parameter): parameter number 2 is out of "
+                        "range: computation main has 2 parameters"));
+}
+
+TEST(VerifierTest, EntryComputationLayoutMustAgree) {
+  EXPECT_THAT(VerifyText(R"(HloModule m, entry_computation_layout={(f32[3]{0})->f32[3]{0}}
+
+ENTRY main {
+  x = f32[2] parameter(0)
+  ROOT n = f32[2] negate(x)
+}
+)"),
+              HasSubstr("entry_computation_layout gives parameter 0 the shape f32[3] but the "
+                        "parameter is declared f32[2]"));
+}
+
+TEST(VerifierTest, DimensionsInRange) {
+  EXPECT_THAT(VerifyText(R"(HloModule m
+
+ENTRY main {
+  x = f32[2,3] parameter(0)
+  ROOT r = f32[2,3] reverse(x), dimensions={2}
+}
+)"),
+              HasSubstr("%r (reverse): One of the reverse dimensions (2) is out-of-bounds"));
+  EXPECT_THAT(VerifyText(R"(HloModule m
+
+ENTRY main {
+  x = f32[2,3] parameter(0)
+  y = f32[2,3] parameter(1)
+  ROOT c = f32[4,3] concatenate(x, y), dimensions={3}
+}
+)"),
+              HasSubstr("Concatenate dimension out of bounds: 3."));
+}
+
+TEST(VerifierTest, CollectivesUseTheReplicaCount) {
+  const char* text = R"(HloModule m
+
+ENTRY main {
+  x = f32[4,8] parameter(0)
+  ROOT ag = f32[16,8] all-gather(x), replica_groups={}, dimensions={0}
+}
+)";
+  VerifyOptions four;
+  four.replica_count = 4;
+  EXPECT_EQ(VerifyText(text, four), "");
+  VerifyOptions two;
+  two.replica_count = 2;
+  EXPECT_THAT(VerifyText(text, two),
+              HasSubstr("the shape implies 4 shards along dimension 0 but the replica group "
+                        "size is 2"));
+}
+
+TEST(VerifierTest, AsyncPairs) {
+  EXPECT_EQ(VerifyText(R"(HloModule m
+
+wrapped {
+  p = f32[4] parameter(0)
+  ROOT n = f32[4] negate(p)
+}
+
+ENTRY main {
+  x = f32[4] parameter(0)
+  s = ((f32[4]), f32[4], s32[]) async-start(x), calls=wrapped
+  ROOT d = f32[4] async-done(s)
+}
+)"),
+            "");
+  EXPECT_THAT(VerifyText(R"(HloModule m
+
+wrapped {
+  p = f32[4] parameter(0)
+  ROOT n = f32[4] negate(p)
+}
+
+ENTRY main {
+  x = f32[4] parameter(0)
+  s = ((f32[4]), f32[5], s32[]) async-start(x), calls=wrapped
+  ROOT d = f32[5] async-done(s)
+}
+)"),
+              HasSubstr("%s (async-start): inferred shape ((f32[4]), f32[4], s32[]) does not "
+                        "match the declared shape ((f32[4]), f32[5], s32[])"));
+}
+
+TEST(VerifierTest, FusionResultIsTheFusedRoot) {
+  EXPECT_THAT(VerifyText(R"(HloModule m
+
+fused {
+  p = f32[4] parameter(0)
+  ROOT e = f32[4] exponential(p)
+}
+
+ENTRY main {
+  x = f32[4] parameter(0)
+  ROOT f = f32[8] fusion(x), kind=kLoop, calls=fused
+}
+)"),
+              HasSubstr("%f (fusion): inferred shape f32[4] does not match the declared shape "
+                        "f32[8]"));
+}
+
+// Problems the parser does not let through are built directly in the IR.
+TEST(VerifierTest, RecursionAndCyclesInIr) {
+  auto module = std::make_unique<HloModule>("m");
+  auto body = std::make_unique<HloComputation>("f");
+  HloInstruction* p = body->AddInstruction(
+      std::make_unique<HloInstruction>(HloOpcode::kParameter, "p", Shape(ElementType::kF32, {})));
+  HloInstruction* call = body->AddInstruction(
+      std::make_unique<HloInstruction>(HloOpcode::kCall, "c", Shape(ElementType::kF32, {})));
+  call->AppendOperand(p);
+  body->set_root(call);
+  HloComputation* f = module->AddComputation(std::move(body));
+  call->AppendCalledComputation(f);  // f calls itself
+
+  auto entry = std::make_unique<HloComputation>("main");
+  HloInstruction* a = entry->AddInstruction(
+      std::make_unique<HloInstruction>(HloOpcode::kNegate, "a", Shape(ElementType::kF32, {})));
+  HloInstruction* b = entry->AddInstruction(
+      std::make_unique<HloInstruction>(HloOpcode::kNegate, "b", Shape(ElementType::kF32, {})));
+  a->AppendOperand(b);
+  b->AppendOperand(a);  // a <-> b
+  entry->set_root(b);
+  entry->set_is_entry(true);
+  module->set_entry(module->AddComputation(std::move(entry)));
+
+  absl::Status s = VerifyModule(*module);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(std::string(s.message()), HasSubstr("calls itself (recursion is not allowed)"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("is part of a cycle in computation main"));
+}
+
+TEST(VerifierTest, OperandCountFromTheOpcodeTable) {
+  auto module = std::make_unique<HloModule>("m");
+  auto entry = std::make_unique<HloComputation>("main");
+  HloInstruction* x = entry->AddInstruction(
+      std::make_unique<HloInstruction>(HloOpcode::kParameter, "x", Shape(ElementType::kF32, {})));
+  HloInstruction* add = entry->AddInstruction(
+      std::make_unique<HloInstruction>(HloOpcode::kAdd, "sum", Shape(ElementType::kF32, {})));
+  add->AppendOperand(x);
+  add->AppendOperand(x);
+  add->AppendOperand(x);
+  entry->set_root(add);
+  module->set_entry(module->AddComputation(std::move(entry)));
+  absl::Status s = VerifyModule(*module);
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("error: %sum (add): add takes 2 operands, got 3."));
+}
+
+TEST(VerifierTest, MissingRootAndEntry) {
+  HloModule empty("m");
+  EXPECT_THAT(std::string(VerifyModule(empty).message()), HasSubstr("has no entry computation"));
+  HloModule m("m");
+  auto c = std::make_unique<HloComputation>("main");
+  c->AddInstruction(
+      std::make_unique<HloInstruction>(HloOpcode::kParameter, "x", Shape(ElementType::kF32, {})));
+  m.set_entry(m.AddComputation(std::move(c)));
+  EXPECT_THAT(std::string(VerifyModule(m).message()),
+              HasSubstr("computation main has no ROOT instruction"));
+}
+
+TEST(VerifierTest, InferInstructionShape) {
+  std::unique_ptr<HloModule> m = Parse(R"(HloModule m
+
+ENTRY main {
+  x = f32[2,3] parameter(0)
+  y = f32[2,3] parameter(1)
+  d = f32[2,2] dot(x, y), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+  b = f32[4,2,3] broadcast(x), dimensions={1,2}
+  ROOT t = (f32[2,2], f32[4,2,3]) tuple(d, b)
+}
+)");
+  ASSERT_NE(m, nullptr);
+  const HloComputation* entry = m->entry();
+  absl::StatusOr<Shape> dot = InferInstructionShape(*entry->instructions()[2]);
+  ASSERT_TRUE(dot.ok()) << dot.status();
+  EXPECT_EQ(dot->ToString(false), "f32[2,2]");
+  absl::StatusOr<Shape> tuple = InferInstructionShape(*entry->root());
+  ASSERT_TRUE(tuple.ok()) << tuple.status();
+  EXPECT_EQ(tuple->ToString(false), "(f32[2,2], f32[4,2,3])");
+  absl::StatusOr<Shape> broadcast = InferInstructionShape(*entry->instructions()[3]);
+  ASSERT_FALSE(broadcast.ok());
+  EXPECT_THAT(std::string(broadcast.status().message()),
+              HasSubstr("cannot be inferred from its operands"));
+}
+
+}  // namespace
+}  // namespace hlovm
