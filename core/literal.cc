@@ -235,9 +235,11 @@ void AppendNarrow(std::string* out, ElementType type, uint32_t bits) {
       uint32_t mantissa_mask = (1u << format.mantissa_bits) - 1;
       AppendNan(out, (bits & SignMask(format)) != 0, bits & mantissa_mask,
                 uint64_t{1} << (format.mantissa_bits - 1));
-    } else if (format.nan_is_negative_zero_pattern || !format.has_sign) {
-      out->append("nan");  // the format's single NaN
+    } else if (!format.has_sign) {
+      out->append("nan");  // f8e8m0fnu's NaN
     } else {
+      // The sign bit of the NaN pattern, as XLA prints it: the *fnuz NaN
+      // (1.000...0) is "-nan", f8e4m3fn has "nan" and "-nan".
       out->append((bits & SignMask(format)) != 0 ? "-nan" : "nan");
     }
     return;
@@ -865,29 +867,31 @@ absl::Status ParseElement(TextCursor& cursor, ElementType type, const Target& ta
     case TypeKind::kSigned:
     case TypeKind::kUnsigned: {
       if (token.kind != ValueToken::kInt) return wrong_kind("expects integer for primitive type: ");
+      // As XLA: the text is read as a 64-bit integer (a positive one above
+      // INT64_MAX wraps to its two's complement), then checked against the
+      // type's range; unsigned types check it as an unsigned 64-bit value,
+      // so u64 takes any of them.
       const int bits = BitWidth(type);
-      auto text = [&] {
-        return std::string(cursor.text.substr(token.begin, token.end - token.begin));
-      };
+      const int64_t value = token.negative ? static_cast<int64_t>(~token.magnitude + 1)
+                                           : static_cast<int64_t>(token.magnitude);
       if (kind == TypeKind::kSigned) {
-        const uint64_t max_positive = (uint64_t{1} << (bits - 1)) - 1;
-        const uint64_t limit = token.negative ? max_positive + 1 : max_positive;
-        if (token.magnitude > limit) {
+        const int64_t max =
+            bits == 64 ? std::numeric_limits<int64_t>::max() : (int64_t{1} << (bits - 1)) - 1;
+        const int64_t min = -max - 1;
+        if (value < min || value > max) {
           cursor.pos = at;
-          return cursor.Error(OutOfRangeMessage(text(), type, absl::StrCat("-", max_positive + 1),
-                                                absl::StrCat(max_positive)));
+          return cursor.Error(
+              OutOfRangeMessage(absl::StrCat(value), type, absl::StrCat(min), absl::StrCat(max)));
         }
-        uint64_t value = token.negative ? ~token.magnitude + 1 : token.magnitude;
-        WriteBits(type, value, p);
       } else {
         const uint64_t max =
             bits == 64 ? std::numeric_limits<uint64_t>::max() : (uint64_t{1} << bits) - 1;
-        if ((token.negative && token.magnitude != 0) || token.magnitude > max) {
+        if (static_cast<uint64_t>(value) > max) {
           cursor.pos = at;
-          return cursor.Error(OutOfRangeMessage(text(), type, "0", absl::StrCat(max)));
+          return cursor.Error(OutOfRangeMessage(absl::StrCat(value), type, "0", absl::StrCat(max)));
         }
-        WriteBits(type, token.magnitude, p);
       }
+      WriteBits(type, static_cast<uint64_t>(value), p);
       return absl::OkStatus();
     }
     case TypeKind::kFloat: {
@@ -914,6 +918,7 @@ absl::Status ParseArrayValue(TextCursor& cursor, const Shape& shape, Literal* li
   const int64_t width = ByteWidth(type);
   uint8_t* data = literal->untyped_data();
   HLOVM_RETURN_IF_ERROR(cursor.SkipSpace());
+  if (cursor.Peek() == '}') return cursor.Error("unexpected '}' token");
   if (rank == 0) {
     if (cursor.Peek() == '{') {
       return cursor.Error("expects nested array in rank 0, but sees larger");

@@ -116,6 +116,8 @@ TEST(LiteralPrintTest, ConstantsFromXlaText) {
       {"c64[]", "(nan, 0)"},
       {"pred[]", "true"},
       {"s32[3]{0}", "{1, 2, 3}"},
+      {"f8e4m3b11fnuz[2]{0}", "{-nan, 7}"},
+      {"f8e5m2fnuz[]", "-nan"},
   };
   for (const Case& c : cases) {
     EXPECT_EQ(Reprint(c.shape, c.value), c.value) << c.shape;
@@ -192,10 +194,11 @@ TEST(LiteralPrintTest, SmallFloats) {
   EXPECT_EQ(PrintBits(ElementType::kF8E3M4, 0x7c), "nan(0xc)");
   EXPECT_EQ(PrintBits(ElementType::kF8E3M4, 0x70), "inf");
   EXPECT_EQ(PrintBits(ElementType::kF8E4M3, 0x78), "inf");
-  // The fnuz types and f8e8m0fnu have one NaN, printed "nan".
-  EXPECT_EQ(PrintBits(ElementType::kF8E4M3FNUZ, 0x80), "nan");
-  EXPECT_EQ(PrintBits(ElementType::kF8E5M2FNUZ, 0x80), "nan");
-  EXPECT_EQ(PrintBits(ElementType::kF8E4M3B11FNUZ, 0x80), "nan");
+  // The fnuz types have one NaN, 1.000...0, which XLA prints with its sign
+  // (XLA's own text: `f8e5m2fnuz[] constant(-nan)`); f8e8m0fnu has no sign.
+  EXPECT_EQ(PrintBits(ElementType::kF8E4M3FNUZ, 0x80), "-nan");
+  EXPECT_EQ(PrintBits(ElementType::kF8E5M2FNUZ, 0x80), "-nan");
+  EXPECT_EQ(PrintBits(ElementType::kF8E4M3B11FNUZ, 0x80), "-nan");
   EXPECT_EQ(PrintBits(ElementType::kF8E8M0FNU, 0xff), "nan");
   EXPECT_EQ(PrintBits(ElementType::kF8E8M0FNU, 0x7f), "1");
   EXPECT_EQ(PrintBits(ElementType::kF8E8M0FNU, 0x80), "2");
@@ -357,6 +360,11 @@ TEST(LiteralParseTest, Integers) {
   EXPECT_EQ(ParsedBits("s64[]", "-9223372036854775808"), 0x8000000000000000u);
   EXPECT_EQ(ParsedBits("u64[]", "18446744073709551615"), ~uint64_t{0});
   EXPECT_EQ(ParsedBits("s32[]", "-0"), 0u);
+  // As XLA: u64 takes negative values as their two's complement, and a
+  // positive value above INT64_MAX wraps before the range check.
+  EXPECT_EQ(ParsedBits("u64[]", "-1"), ~uint64_t{0});
+  EXPECT_EQ(ParsedBits("s64[]", "18446744073709551615"), ~uint64_t{0});
+  EXPECT_EQ(ParsedBits("s8[]", "18446744073709551615"), 0xffu);
   EXPECT_EQ(ParsedBits("pred[]", "true"), 1u);
   EXPECT_EQ(ParsedBits("pred[]", "false"), 0u);
   EXPECT_EQ(ParsedBits("pred[]", "1"), 1u);
@@ -372,7 +380,7 @@ TEST(LiteralParseTest, BareValueForAnArraySetsTheFirstElement) {
   ASSERT_TRUE(literal.ok()) << literal.status();
   EXPECT_EQ(literal->ValueToString(), "{1, 0, 0}");
   EXPECT_THAT(ErrorOf("f32[0] 1"), HasSubstr("out of range"));
-  EXPECT_THAT(ErrorOf("f32[2] }"), HasSubstr("column 8: expected '{'"));
+  EXPECT_THAT(ErrorOf("f32[2] ,"), HasSubstr("column 8: expected '{'"));
 }
 
 TEST(LiteralParseTest, CommentsAndSpacing) {
@@ -458,7 +466,10 @@ TEST(LiteralParseTest, Errors) {
       HasSubstr("value -1 is out of range for literal's primitive type U8 namely [0, 255]."));
   EXPECT_THAT(ErrorOf("s4[] 8"), HasSubstr("namely [-8, 7]"));
   EXPECT_THAT(ErrorOf("u2[2] {1, 4}"), HasSubstr("column 11: value 4 is out of range"));
-  EXPECT_THAT(ErrorOf("s64[] 9223372036854775808"), HasSubstr("out of range"));
+  EXPECT_THAT(ErrorOf("u32[] -1"),
+              HasSubstr("value -1 is out of range for literal's primitive type U32"));
+  EXPECT_THAT(ErrorOf("f32[2,3] }{1, 2, 3}, {4, 5, 6}}"),
+              HasSubstr("column 10: unexpected '}' token"));
   EXPECT_THAT(ErrorOf("u64[] 18446744073709551616"), HasSubstr("out of range"));
   EXPECT_THAT(ErrorOf("f16[] 65520"),
               HasSubstr("value 65520 is out of range for literal's primitive type F16 namely "
