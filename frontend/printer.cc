@@ -777,11 +777,31 @@ std::vector<Attr> Printer::Attributes(const HloInstruction& instr, int indent) {
         emit(name, normalized);
       }
     }
-    // Attributes XLA always prints that the text left out.
+    // Attributes XLA always prints that the text left out go where XLA puts
+    // them: before the first written attribute XLA prints after them.
     // (Not `type`: whether a comparison type is the default one for the
     // element type is for the verifier to know.)
-    for (const auto& [name, value] : typed) {
-      if (!seen.contains(name) && name != "type") emit(name, value);
+    auto typed_rank = [&](std::string_view name) -> int {
+      for (size_t j = 0; j < typed.size(); ++j) {
+        if (typed[j].first == name) return static_cast<int>(j);
+      }
+      return -1;
+    };
+    for (size_t k = 0; k < typed.size(); ++k) {
+      const auto& [name, value] = typed[k];
+      if (seen.contains(name) || name == "type") continue;
+      size_t pos = out.size();
+      int last_before = -1;
+      for (size_t e = 0; e < out.size(); ++e) {
+        int rank = typed_rank(out[e].first);
+        if (rank > static_cast<int>(k)) {
+          pos = e;
+          break;
+        }
+        if (rank >= 0) last_before = static_cast<int>(e);
+      }
+      if (pos == out.size()) pos = last_before + 1;
+      out.insert(out.begin() + pos, {name, value});
     }
     if (!printed_control && options_.print_control_dependencies &&
         !instr.control_predecessors().empty() && !seen.contains("control-predecessors")) {

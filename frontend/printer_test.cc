@@ -241,6 +241,24 @@ TEST(PrinterTest, RawAttributesKeepWrittenOrder) {
             "call = f32[] call(p), to_apply=callee, frontend_attributes={a=\"b\", c=\"d\"}");
 }
 
+TEST(PrinterTest, AttributesXlaAlwaysPrintsAreAddedInItsOrder) {
+  HloComputation c("c");
+  auto* a = Param(&c, 0, "a", F32({4}));
+  auto* gather = Add(&c, HloOpcode::kAllGather, "b", F32({32}), {a});
+  gather->set_location(SourceLocation{0, 2, 3});
+  gather->dimensions = {0};
+  gather->raw_attributes() = {{"dimensions", "{0}"}};
+  EXPECT_EQ(PrintInstruction(*gather, PrintOptions::ShortParsable()),
+            "b = f32[32]{0} all-gather(a), replica_groups={}, dimensions={0}");
+
+  auto* scalar = Param(&c, 1, "s", F32({}));
+  auto* broadcast = Add(&c, HloOpcode::kBroadcast, "broadcast.anon", F32({10, 10}), {scalar});
+  broadcast->set_location(SourceLocation{0, 3, 3});
+  // XLA's BroadcastOfScalarDoesntNeedDimensionsAttr expectation.
+  EXPECT_EQ(PrintInstruction(*broadcast, PrintOptions::ShortParsable()),
+            "broadcast.anon = f32[10,10]{1,0} broadcast(s), dimensions={}");
+}
+
 TEST(PrinterTest, NormalizeAttributeValueKeepsStrings) {
   EXPECT_EQ(NormalizeAttributeValue("  {a=\"x  y\"\n\t b=1}  "), "{a=\"x  y\" b=1}");
   EXPECT_EQ(NormalizeAttributeValue("\"esc \\\" q  \""), "\"esc \\\" q  \"");

@@ -304,7 +304,7 @@ std::string CompareModules(const HloModule& a, const HloModule& b) {
 
 struct Counts {
   int total = 0, parse_failed = 0, reparse_failed = 0, differ = 0, same = 0;
-  std::vector<std::string> failures;
+  std::vector<std::string> failures, parse_failures;
 };
 
 void ReprintOne(std::string_view text, const std::string& label, Counts& counts) {
@@ -312,6 +312,7 @@ void ReprintOne(std::string_view text, const std::string& label, Counts& counts)
   auto module = ParseHloModule(text);
   if (!module.ok()) {
     ++counts.parse_failed;
+    counts.parse_failures.push_back(label);
     return;
   }
   const std::string printed = PrintModule(**module, PrintOptions::Long());
@@ -350,8 +351,11 @@ void Report(const char* what, const Counts& counts) {
               "%d differ, %d reprints do not parse\n",
               what, counts.total, counts.parse_failed, counts.same, counts.differ,
               counts.reparse_failed);
-  for (size_t i = 0; i < counts.failures.size() && i < 400; ++i) {
+  for (size_t i = 0; i < counts.failures.size() && i < 100; ++i) {
     std::printf("  %s\n", counts.failures[i].c_str());
+  }
+  for (size_t i = 0; i < counts.parse_failures.size() && i < 100; ++i) {
+    std::printf("  does not parse: %s\n", counts.parse_failures[i].c_str());
   }
 }
 
