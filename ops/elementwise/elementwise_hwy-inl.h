@@ -331,6 +331,11 @@ void F64ToF32(const void* in, void* out, int64_t n) {
   int64_t i = 0;
   const auto* x = static_cast<const double*>(in);
   auto* y = static_cast<float*>(out);
+#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
+  // The portable DemoteTo clamps infinities to the largest finite f32.
+  for (; i < n; ++i) y[i] = static_cast<float>(x[i]);
+  return;
+#endif
   const hn::ScalableTag<double> dd;
   const hn::Rebind<float, decltype(dd)> df;
   F64ToF32Impl(dd, df, x, y, i, n);
