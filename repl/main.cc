@@ -23,7 +23,9 @@ std::string UsageText() {
       "hlovm runs XLA HLO programs on the CPU.\n\nUsage:\n"
       "  hlovm                      start the interactive REPL\n";
   for (const Command& command : RegisteredCommands()) {
-    absl::StrAppend(&text, "  ", command.usage, "\n      ", command.summary, "\n");
+    // std::string: Debian's Abseil has its own string_view type.
+    absl::StrAppend(&text, "  ", std::string(command.usage), "\n      ",
+                    std::string(command.summary), "\n");
   }
   absl::StrAppend(&text, "\nExit codes: 0 success, 1 the program or a check failed, "
                          "2 bad input or usage.");
