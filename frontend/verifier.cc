@@ -573,7 +573,8 @@ class Verifier {
       } else {
         for (int64_t i = 0; i < entry->parameter_count(); ++i) {
           const HloInstruction* p = entry->parameter(i);
-          if (p != nullptr && !ShapesCompatible(params[i], p->shape())) {
+          if (p != nullptr &&
+              !ShapesCompatible(params[i], p->shape(), options_.allow_mixed_precision)) {
             Report(p->location(), Subject(*p),
                    absl::StrFormat("entry_computation_layout gives parameter %d the shape %s "
                                    "but the parameter is declared %s",
@@ -583,7 +584,8 @@ class Verifier {
       }
     }
     if (module_.entry_result_layout.has_value() && entry->root() != nullptr &&
-        !ShapesCompatible(*module_.entry_result_layout, entry->root()->shape())) {
+        !ShapesCompatible(*module_.entry_result_layout, entry->root()->shape(),
+                          options_.allow_mixed_precision)) {
       Report(entry->root()->location(), Subject(*entry->root()),
              absl::StrFormat("entry_computation_layout gives the result the shape %s but the "
                              "entry computation's root is %s",

@@ -31,6 +31,10 @@ namespace fs = std::filesystem;
 constexpr int kMinValidVerified = 236;
 constexpr int kMinModels = 35;
 constexpr int kMinConformance = 1374;
+// xla-parse/valid/files: XLA's standalone test files (split at `// -----`).
+// Not all of them are meant to verify (some are pass inputs that are invalid
+// on purpose, or only parse); the floor counts the chunks that do.
+constexpr int kMinFilesChunks = 754;
 
 fs::path SharedRoot() {
   const char* env = std::getenv("HLOVM_SHARED");
@@ -198,6 +202,37 @@ TEST(VerifyCorpusTest, Conformance) {
   for (const fs::path& f : HloFiles(dir, /*recursive=*/true)) Check(f, std::nullopt, &o);
   Print("conformance", o);
   EXPECT_GE(o.passed, kMinConformance);
+}
+
+TEST(VerifyCorpusTest, XlaParseValidFiles) {
+  const fs::path dir = SharedRoot() / "corpus/xla-parse/valid/files";
+  if (!fs::exists(dir)) GTEST_SKIP() << "no corpus at " << dir;
+  Outcome o;
+  int parse_failures = 0;
+  for (const fs::path& f : HloFiles(dir, /*recursive=*/true)) {
+    const std::string text = ReadFile(f);
+    for (const TextChunk& chunk : SplitInputFile(text)) {
+      if (IsBlankText(chunk.text)) continue;
+      ParseOptions parse_options;
+      parse_options.file_name = f.filename().string();
+      parse_options.first_line = chunk.first_line;
+      parse_options.keep_source = true;
+      absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(chunk.text, parse_options);
+      if (!module.ok()) {
+        ++parse_failures;
+        continue;
+      }
+      absl::Status status = VerifyModule(**module);
+      if (status.ok()) {
+        ++o.passed;
+      } else {
+        o.exceptions.push_back(std::string(status.message()));
+      }
+    }
+  }
+  std::cout << "xla-parse/valid/files: " << parse_failures << " chunk(s) did not parse\n";
+  Print("xla-parse/valid/files (chunks)", o);
+  EXPECT_GE(o.passed, kMinFilesChunks);
 }
 
 }  // namespace

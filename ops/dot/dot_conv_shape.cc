@@ -163,8 +163,8 @@ absl::StatusOr<Shape> InferRaggedDotShape(const Shape& lhs, const Shape& rhs,
   return MakeArrayShape(type, dims);
 }
 
-absl::StatusOr<Shape> InferScaledDotShape(const Shape& lhs, const Shape& lhs_scale,
-                                          const Shape& rhs, const Shape& rhs_scale,
+absl::StatusOr<Shape> InferScaledDotShape(const Shape& lhs, const Shape& rhs,
+                                          const Shape& lhs_scale, const Shape& rhs_scale,
                                           const DotDimensionNumbers& dnums,
                                           std::optional<ElementType> preferred_type) {
   HLOVM_RETURN_IF_ERROR(ExpectArray(lhs, "lhs of scaled-dot"));

@@ -23,9 +23,10 @@ absl::StatusOr<Shape> InferRaggedDotShape(
     const Shape& lhs, const Shape& rhs, const Shape& group_sizes,
     const DotDimensionNumbers& dnums, std::optional<ElementType> preferred_type = std::nullopt);
 
-// scaled-dot(lhs, lhs_scale, rhs, rhs_scale).
+// scaled-dot(lhs, rhs, lhs_scale, rhs_scale): a dot of lhs and rhs, each
+// scaled blockwise by a scale array of its rank.
 absl::StatusOr<Shape> InferScaledDotShape(
-    const Shape& lhs, const Shape& lhs_scale, const Shape& rhs, const Shape& rhs_scale,
+    const Shape& lhs, const Shape& rhs, const Shape& lhs_scale, const Shape& rhs_scale,
     const DotDimensionNumbers& dnums, std::optional<ElementType> preferred_type = std::nullopt);
 
 absl::StatusOr<Shape> InferConvolutionShape(

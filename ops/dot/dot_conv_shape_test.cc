@@ -49,10 +49,13 @@ TEST(DotShapeTest, RaggedAndScaled) {
   d.lhs_ragged_dimensions = {};
   HLOVM_EXPECT_ERROR(InferRaggedDotShape(S("f32[11,5]"), S("f32[3,5,7]"), S("s32[3]"), d),
                      "exactly one lhs ragged dimension");
-  HLOVM_EXPECT_SHAPE(InferScaledDotShape(S("f8e4m3fn[2,32]"), S("f8e8m0fnu[2,1]"),
-                                         S("f8e4m3fn[32,4]"), S("f8e8m0fnu[1,4]"), MatMul(),
+  HLOVM_EXPECT_SHAPE(InferScaledDotShape(S("f8e4m3fn[2,32]"), S("f8e4m3fn[32,4]"),
+                                         S("f8e8m0fnu[2,1]"), S("f8e8m0fnu[1,4]"), MatMul(),
                                          ElementType::kBF16),
                      "bf16[2,4]");
+  HLOVM_EXPECT_ERROR(InferScaledDotShape(S("f8e4m3fn[2,32]"), S("f8e4m3fn[32,4]"),
+                                         S("f8e8m0fnu[2]"), S("f8e8m0fnu[1,4]"), MatMul()),
+                     "scaled-dot scale f8e8m0fnu[2] does not fit operand f8e4m3fn[2,32]");
 }
 
 ConvolutionDimensionNumbers Nhwc() {
