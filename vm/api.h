@@ -18,6 +18,8 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "core/hlo_ir.h"
@@ -38,14 +40,47 @@ struct CompileOptions {
   bool verify = true;     // run the verifier before compiling
 };
 
+// Stepping, for the REPL's debugger: while an observer is set, Execute runs
+// on one thread and calls OnStep before and after every bytecode instruction
+// (tuple, get-tuple-element, reshape, copy and most bitcasts compile to no
+// instruction; call and fusion run inlined in their caller's function).
+class StepObserver {
+ public:
+  struct Step {
+    bool after = false;                           // false: about to run; true: just ran
+    const HloInstruction* instruction = nullptr;  // the HLO it came from
+    const HloComputation* computation = nullptr;  // the function running it
+    int depth = 0;    // 0 for ENTRY, +1 per enclosing while/conditional body
+    int64_t pc = 0;   // index in the function's bytecode
+    // Reads the value of any instruction lowered into the running function
+    // whose buffers hold it now; FailedPrecondition when it is not live.
+    absl::FunctionRef<absl::StatusOr<Literal>(const HloInstruction*)> read_value;
+  };
+  virtual ~StepObserver() = default;
+  // Returns false to stop; Execute then returns Cancelled.
+  virtual bool OnStep(const Step& step) = 0;
+};
+
 // Read by the executor between instructions and at loop back-edges; costs
 // nothing when unset.
 struct ExecuteOptions {
   int threads = 0;                         // 0: all cores
   const std::atomic<bool>* cancel = nullptr;  // set to true to stop; Execute returns Cancelled
+  StepObserver* observer = nullptr;  // stepping hook, see StepObserver
   int64_t replica_id = 0;
   int64_t partition_id = 0;
 };
+
+// Errors from Execute: a failed check custom-call (check.expect_eq, ...)
+// has code kFailedPrecondition, carries the structured vm/check_failure.h
+// payload (GetCheckFailure) and IsCheckFailure() true (exit code 1, like
+// any other failure of the program itself: OutOfRange, Cancelled, Internal).
+// Bad input is InvalidArgument (wrong arguments, malformed module),
+// Unimplemented (an op or type not supported yet) or ResourceExhausted (a
+// shape too large to allocate): exit code 2.
+bool IsCheckFailure(const absl::Status& status);
+// The exit code of the command line for a status (0, 1 or 2) per the rule above.
+int ExitCodeForStatus(const absl::Status& status);
 
 class Executable {
  public:
@@ -64,8 +99,9 @@ class Executable {
   virtual int64_t elided_constants_filled() const = 0;
 
   // Runs the entry computation. Arguments must match parameter_shapes()
-  // (layouts may differ; values are relaid). A failed check custom-call
-  // returns its message with code kFailedPrecondition... see vm/custom_call.h.
+  // (layouts may differ; values are relaid). A failed check returns its
+  // message with IsCheckFailure() true (see above). The result has
+  // result_shape(), layout included.
   virtual absl::StatusOr<Literal> Execute(absl::Span<const Literal* const> arguments,
                                           const ExecuteOptions& options = {}) const = 0;
 

@@ -103,7 +103,7 @@ absl::StatusOr<IotaKernel> SelectIotaKernel(ElementType type) {
 #undef HLOVM_IOTA_NARROW_
     default:
       return absl::UnimplementedError(
-          absl::StrCat("iota of element type ", ElementTypeName(type)));
+          absl::StrCat("iota of element type ", std::string(ElementTypeName(type))));
   }
 }
 

@@ -1,0 +1,238 @@
+// The embedding API (vm/api.h) over the compiler and executor.
+#include "vm/api.h"
+
+#include <cstring>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "core/elided_fill.h"
+#include "core/status_macros.h"
+#include "frontend/parser.h"
+#include "frontend/verifier.h"
+#include "oneapi/tbb/info.h"
+#include "oneapi/tbb/task_arena.h"
+#include "ops/shape/strided_copy.h"
+#include "vm/compiler.h"
+#include "vm/executor.h"
+#include "vm/lowering.h"
+
+namespace hlovm {
+namespace {
+
+using vm::Frame;
+using vm::Function;
+using vm::Program;
+using vm::Reg;
+
+Shape WithLayout(Shape shape) {
+  if (shape.IsArray() && !shape.has_layout()) shape.set_layout(Layout::RowMajor(shape.rank()));
+  if (shape.IsTuple()) {
+    for (int64_t i = 0; i < shape.tuple_size(); ++i) {
+      *shape.mutable_tuple_shape(i) = WithLayout(shape.tuple_shape(i));
+    }
+  }
+  return shape;
+}
+
+// Fills every elided constant of `module`; returns how many there were.
+absl::StatusOr<int64_t> FillElidedConstants(HloModule& module, ElidedFill how) {
+  // XLA's counter is process-wide; restarting it per module makes a module's
+  // values those of a fresh XLA process loading the same text.
+  static absl::Mutex mu(absl::kConstInit);
+  absl::MutexLock lock(&mu);
+  if (how == ElidedFill::kXla) ResetElidedFillCounters();
+  int64_t filled = 0;
+  for (const auto& computation : module.computations()) {
+    for (const auto& instr : computation->instructions()) {
+      if (instr->opcode() != HloOpcode::kConstant || !instr->literal.has_value() ||
+          !instr->literal->elided()) {
+        continue;
+      }
+      switch (how) {
+        case ElidedFill::kError:
+          return absl::InvalidArgumentError(absl::StrCat(
+              "constant %", instr->name(),
+              instr->location().line > 0 ? absl::StrCat(" (line ", instr->location().line, ")")
+                                         : std::string(),
+              " has elided values ({...}); fill them with XLA's pattern or zeros"));
+        case ElidedFill::kZeros:
+          FillElidedWithZeros(&*instr->literal);
+          break;
+        case ElidedFill::kXla:
+          FillElidedLikeXla(&*instr->literal);
+          break;
+      }
+      instr->literal->set_elided(false);
+      ++filled;
+    }
+  }
+  return filled;
+}
+
+class VmExecutable : public Executable {
+ public:
+  VmExecutable(std::unique_ptr<HloModule> module, std::unique_ptr<Program> program,
+               int64_t elided)
+      : module_(std::move(module)), program_(std::move(program)), elided_(elided) {
+    const HloComputation& entry = *module_->entry();
+    for (int64_t i = 0; i < entry.parameter_count(); ++i) {
+      Shape s = entry.parameter(i)->shape();
+      if (module_->entry_parameter_layouts.has_value() &&
+          i < static_cast<int64_t>(module_->entry_parameter_layouts->size()) &&
+          (*module_->entry_parameter_layouts)[i].Compatible(s)) {
+        s = (*module_->entry_parameter_layouts)[i];
+      }
+      parameter_shapes_.push_back(WithLayout(s));
+    }
+    Shape r = entry.root()->shape();
+    if (module_->entry_result_layout.has_value() && module_->entry_result_layout->Compatible(r)) {
+      r = *module_->entry_result_layout;
+    }
+    result_shape_ = WithLayout(r);
+  }
+
+  const HloModule& module() const override { return *module_; }
+  const std::vector<Shape>& parameter_shapes() const override { return parameter_shapes_; }
+  const Shape& result_shape() const override { return result_shape_; }
+  int64_t elided_constants_filled() const override { return elided_; }
+  std::string Disassemble() const override { return vm::DisassembleProgram(*program_); }
+
+  absl::StatusOr<Literal> Execute(absl::Span<const Literal* const> arguments,
+                                  const ExecuteOptions& options) const override;
+
+ private:
+  std::unique_ptr<HloModule> module_;
+  std::unique_ptr<Program> program_;
+  int64_t elided_;
+  std::vector<Shape> parameter_shapes_;
+  Shape result_shape_;
+};
+
+// Points parameter registers at the leaves of `arg`, relaying leaves whose
+// layout is not row-major into `scratch`.
+absl::Status BindArgument(const Literal& arg, const Function& fn, const Reg*& leaf, uint8_t** regs,
+                          std::vector<AlignedBuffer>& scratch) {
+  const Shape& shape = arg.shape();
+  if (shape.IsTuple()) {
+    for (const Literal& e : arg.tuple_elements()) {
+      HLOVM_RETURN_IF_ERROR(BindArgument(e, fn, leaf, regs, scratch));
+    }
+    return absl::OkStatus();
+  }
+  const Reg r = *leaf++;
+  if (!shape.IsArray()) {
+    static uint8_t token_byte = 0;
+    regs[r] = &token_byte;
+    return absl::OkStatus();
+  }
+  if (vm::IsEffectivelyRowMajor(shape)) {
+    regs[r] = const_cast<uint8_t*>(arg.untyped_data());
+    static uint8_t empty[64];
+    if (regs[r] == nullptr) regs[r] = empty;
+    return absl::OkStatus();
+  }
+  HLOVM_ASSIGN_OR_RETURN(AlignedBuffer buffer, AlignedBuffer::Allocate(fn.regs[r].bytes));
+  StridedCopyPlan plan = MakeToRowMajorPlan(ByteWidth(shape.element_type()), shape.dimensions(),
+                                            shape.minor_to_major());
+  RunStridedCopy(plan, arg.untyped_data(), buffer.data(), 0, plan.rows());
+  regs[r] = buffer.data();
+  scratch.push_back(std::move(buffer));
+  return absl::OkStatus();
+}
+
+// Builds the result literal of `shape` from the registers.
+absl::StatusOr<Literal> MakeResult(const Shape& shape, const Reg*& leaf, uint8_t* const* regs,
+                                   const Function& fn) {
+  if (shape.IsTuple()) {
+    std::vector<Literal> elements;
+    for (const Shape& s : shape.tuple_shapes()) {
+      HLOVM_ASSIGN_OR_RETURN(Literal e, MakeResult(s, leaf, regs, fn));
+      elements.push_back(std::move(e));
+    }
+    return Literal::Tuple(std::move(elements));
+  }
+  const Reg r = *leaf++;
+  if (!shape.IsArray()) {
+    auto token = Literal::Create(shape);
+    if (token.ok()) return std::move(*token);
+    return Literal();
+  }
+  HLOVM_ASSIGN_OR_RETURN(Literal lit, Literal::Create(shape));
+  const int64_t bytes = fn.regs[r].bytes;
+  if (bytes == 0) return lit;
+  if (vm::IsEffectivelyRowMajor(shape)) {
+    std::memcpy(lit.untyped_data(), regs[r], bytes);
+  } else {
+    StridedCopyPlan plan = MakeFromRowMajorPlan(ByteWidth(shape.element_type()),
+                                                shape.dimensions(), shape.minor_to_major());
+    RunStridedCopy(plan, regs[r], lit.untyped_data(), 0, plan.rows());
+  }
+  return lit;
+}
+
+absl::StatusOr<Literal> VmExecutable::Execute(absl::Span<const Literal* const> arguments,
+                                              const ExecuteOptions& options) const {
+  if (arguments.size() != parameter_shapes_.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("the entry computation takes ",
+                                                   parameter_shapes_.size(), " arguments, got ",
+                                                   arguments.size()));
+  }
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    if (arguments[i] == nullptr || !arguments[i]->shape().Compatible(parameter_shapes_[i])) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "argument ", i, " must be ", parameter_shapes_[i].ToString(), ", got ",
+          arguments[i] == nullptr ? std::string("nothing") : arguments[i]->shape().ToString()));
+    }
+  }
+  const Function& fn = *program_->entry;
+  HLOVM_ASSIGN_OR_RETURN(std::unique_ptr<Frame> frame, Frame::Create(fn));
+  uint8_t** regs = frame->regs();
+  std::vector<AlignedBuffer> scratch;
+  const Reg* leaf = fn.param_regs.data();
+  for (const Literal* arg : arguments) {
+    HLOVM_RETURN_IF_ERROR(BindArgument(*arg, fn, leaf, regs, scratch));
+  }
+
+  vm::ExecContext ctx;
+  ctx.threads = options.threads > 0 ? options.threads : tbb::info::default_concurrency();
+  ctx.cancel = options.cancel;
+  ctx.observer = options.observer;
+  ctx.replica_id = options.replica_id;
+  ctx.partition_id = options.partition_id;
+  if (ctx.observer != nullptr) ctx.threads = 1;
+  if (ctx.threads > 1) {
+    tbb::task_arena arena(ctx.threads);
+    arena.execute([&] { vm::RunFunction(fn, regs, ctx); });
+  } else {
+    vm::RunFunction(fn, regs, ctx);
+  }
+  HLOVM_RETURN_IF_ERROR(ctx.Result());
+  const Reg* result_leaf = fn.result_regs.data();
+  return MakeResult(result_shape_, result_leaf, regs, fn);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Executable>> Executable::FromText(std::string_view text,
+                                                                 const CompileOptions& options) {
+  ParseOptions parse_options;
+  parse_options.file_name = options.file_name;
+  HLOVM_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, ParseHloModule(text, parse_options));
+  return FromModule(std::move(module), options);
+}
+
+absl::StatusOr<std::unique_ptr<Executable>> Executable::FromModule(
+    std::unique_ptr<HloModule> module, const CompileOptions& options) {
+  if (module == nullptr || module->entry() == nullptr) {
+    return absl::InvalidArgumentError("the module has no ENTRY computation");
+  }
+  HLOVM_ASSIGN_OR_RETURN(int64_t elided, FillElidedConstants(*module, options.elided));
+  if (options.verify) HLOVM_RETURN_IF_ERROR(VerifyModule(*module));
+  HLOVM_ASSIGN_OR_RETURN(std::unique_ptr<Program> program, vm::CompileModule(*module));
+  return std::unique_ptr<Executable>(
+      new VmExecutable(std::move(module), std::move(program), elided));
+}
+
+}  // namespace hlovm

@@ -1,0 +1,29 @@
+// Buffer planning for one bytecode Function: liveness of every register,
+// slots reused once their last reader has run, elementwise results written
+// in place into an operand that dies there, and the dependency graph the
+// parallel executor follows (data, reuse hazards, control and side-effect
+// order). Results are live until the function returns.
+#ifndef HLOVM_VM_BUFFER_PLAN_H_
+#define HLOVM_VM_BUFFER_PLAN_H_
+
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "vm/bytecode.h"
+
+namespace hlovm {
+namespace vm {
+
+// Fills def/last_use, slots and offsets, arena_bytes, the dependency graph
+// and `parallel`. `extra_edges` are (before, after) instruction pairs from
+// control predecessors.
+absl::Status PlanFunction(Function* fn, const std::vector<std::pair<int32_t, int32_t>>& extra_edges);
+
+// Total bytes above which a function runs on the parallel executor.
+inline constexpr int64_t kParallelFunctionBytes = 512 * 1024;
+
+}  // namespace vm
+}  // namespace hlovm
+
+#endif  // HLOVM_VM_BUFFER_PLAN_H_

@@ -1,0 +1,201 @@
+// The bytecode hlovm executes: one Function per compiled computation, each a
+// flat array of Instr over a register file, plus the Program that owns them.
+//
+// Registers and values. A register holds a pointer to one array buffer (or
+// nothing, for tokens). An HLO value of tuple shape is a list of registers,
+// one per leaf array, in flattening order; `tuple` and `get-tuple-element`
+// therefore emit no code, they only regroup registers. Every array a
+// register points to is row-major (layouts other than {n-1,...,0} are
+// converted where values enter and leave the VM, and by relayout
+// instructions for `bitcast`), so `reshape`, `copy` and most `bitcast`s are
+// register aliases too.
+//
+// Register kinds (RegKind):
+//   param  set by the caller before a function runs (never written)
+//   const  points into the Program's constant pool (never written)
+//   owned  a slice of the function's arena, at the offset of its slot
+//   token  holds nothing
+//
+// Instruction encoding. Instructions are 48-byte records; the handler is
+// resolved at compile time for the opcode, element types and shapes, so the
+// dispatch loop is `for (pc...) if (!code[pc].handler(code[pc], regs, ctx))`
+// with no switch and no lookups:
+//
+//   +-----------------+-----------------+-----------+-----------+---------+
+//   | handler (fnptr) | plan (const*)   | in (Reg*) | out (Reg*)| n_in    |
+//   |  8 bytes        |  8 bytes        |  8 bytes  |  8 bytes  | n_out   |
+//   +-----------------+-----------------+-----------+-----------+---------+
+//   | cost (bytes touched, int64; the scheduler's weight)                 |
+//   +---------------------------------------------------------------------+
+//
+// `in`/`out` point into Function::reg_pool; `plan` is immutable data owned by
+// the Program (dims, strides, kernel pointers, chunk sizes, callee
+// functions). The effect of each handler, R[x] meaning the buffer of x:
+//
+//   unary      R[out0] := k(R[in0])                  elementwise, may be in place
+//   binary     R[out0] := k(R[in0], R[in1])          elementwise, may be in place
+//   ternary    R[out0] := k(R[in0], R[in1], R[in2])  select, clamp
+//   convert    R[out0] := convert(R[in0])
+//   bcast      R[out0] := strided_copy(R[in0])       broadcast
+//   relayout   R[out0] := strided_copy(R[in0])       bitcast between layouts
+//   iota       R[out0] := iota
+//   copy       R[out0] := R[in0]                      (materialises a value)
+//   while      R[out*] := loop(cond, body, R[in*])   state kept by pointer
+//   cond       R[out*] := branch[R[in0]](R[in1+]...)  pred or index form
+//   custom     R[out*] := target(R[in*])              custom-call registry
+//
+// Next free handler kind: add it to the table above and to the disassembler.
+#ifndef HLOVM_VM_BYTECODE_H_
+#define HLOVM_VM_BYTECODE_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "core/hlo_ir.h"
+#include "core/literal.h"
+#include "core/shape.h"
+
+namespace hlovm {
+
+class StepObserver;
+
+namespace vm {
+
+using Reg = uint32_t;
+
+struct Instr;
+struct ExecContext;
+
+// Runs one instruction. Returns false after recording an error in `ctx`.
+using Handler = bool (*)(const Instr& instr, uint8_t* const* regs, ExecContext& ctx);
+
+struct Instr {
+  Handler handler = nullptr;
+  const void* plan = nullptr;
+  const Reg* in = nullptr;
+  const Reg* out = nullptr;
+  uint32_t num_in = 0;
+  uint32_t num_out = 0;
+  int64_t cost = 0;
+};
+static_assert(sizeof(Instr) == 48, "keep Instr compact: see the diagram above");
+
+// Compile-time facts about an instruction that the dispatch loop never reads.
+struct InstrInfo {
+  const HloInstruction* hlo = nullptr;  // where it came from
+  std::string mnemonic;                 // "add", "bcast", "while", ...
+  std::string variant;                  // kernel variant, e.g. "f32 chunks of 16384"
+  uint32_t in_offset = 0, out_offset = 0;  // into Function::reg_pool
+  // Operands whose buffer the result may share (elementwise in place).
+  uint32_t inplace_mask = 0;
+  bool side_effect = false;
+};
+
+enum class RegKind : uint8_t { kParam, kConst, kOwned, kToken };
+
+struct RegInfo {
+  RegKind kind = RegKind::kOwned;
+  Shape shape;          // row-major array shape (or token)
+  int64_t bytes = 0;
+  const uint8_t* const_data = nullptr;  // kConst
+  int32_t slot = -1;                    // kOwned
+  int32_t def = -1;                     // instruction that writes it (-1: none)
+  int32_t last_use = -1;                // last instruction that reads it
+  bool is_result = false;               // live until the function returns
+};
+
+struct Function {
+  std::string name;
+  const HloComputation* computation = nullptr;
+  std::vector<Instr> code;
+  std::vector<InstrInfo> info;  // parallel to code
+  std::vector<Reg> reg_pool;
+  std::vector<RegInfo> regs;
+
+  // Buffer plan: each owned register lives in a slot; slots are 64-byte
+  // aligned slices of one arena per activation.
+  std::vector<int64_t> slot_offset, slot_size;
+  int64_t arena_bytes = 0;
+
+  std::vector<Reg> param_regs;          // leaves of every parameter, in order
+  std::vector<uint32_t> param_begin;    // first leaf of parameter i (size params+1)
+  std::vector<Reg> result_regs;         // leaves of the root
+  // While bodies: result leaf i is parameter leaf i, unchanged.
+  std::vector<bool> result_passthrough;
+
+  // Scheduling: dependency counts and successors (CSR) from buffer hazards,
+  // control predecessors and side-effect order; used when `parallel`.
+  bool parallel = false;
+  int64_t total_cost = 0;
+  std::vector<int32_t> dep_count;
+  std::vector<int32_t> succ_begin;  // size code.size()+1
+  std::vector<int32_t> succ;
+
+  // The registers of every HLO instruction lowered into this function (for
+  // stepping and the disassembler).
+  absl::flat_hash_map<const HloInstruction*, std::vector<Reg>> values;
+};
+
+struct Program {
+  std::vector<std::unique_ptr<Function>> functions;
+  const Function* entry = nullptr;
+  // Immutable plans referenced by Instr::plan.
+  std::vector<std::shared_ptr<const void>> plans;
+  // Constants, materialised once per program, row-major.
+  std::vector<AlignedBuffer> constants;
+  int64_t constant_bytes = 0;
+
+  template <typename T>
+  const T* AddPlan(T plan) {
+    auto p = std::make_shared<const T>(std::move(plan));
+    const T* raw = p.get();
+    plans.push_back(std::move(p));
+    return raw;
+  }
+};
+
+// The state one Execute call shares across its instructions and threads.
+struct ExecContext {
+  int threads = 1;
+  const std::atomic<bool>* cancel = nullptr;
+  StepObserver* observer = nullptr;
+  int64_t replica_id = 0;
+  int64_t partition_id = 0;
+  // Set once anything failed; running work stops at the next instruction.
+  std::atomic<bool> failed{false};
+
+  // Records `status` (the first error wins) and returns false.
+  bool Fail(absl::Status status);
+  // Records a failed check; execution goes on so that the reported failure
+  // (the earliest check in schedule order) does not depend on timing.
+  void FailCheck(int64_t order, absl::Status status);
+  // Prefixes the recorded error with the instruction that failed.
+  void Annotate(const HloInstruction* hlo);
+  // The error to return: the first error, else the first failed check.
+  absl::Status Result();
+
+  bool hooked() const { return cancel != nullptr || observer != nullptr; }
+  bool cancelled() const { return cancel != nullptr && cancel->load(std::memory_order_relaxed); }
+
+  absl::Mutex mu;
+  absl::Status status ABSL_GUARDED_BY(mu);
+  int64_t check_order ABSL_GUARDED_BY(mu) = INT64_MAX;
+  absl::Status check_status ABSL_GUARDED_BY(mu);
+  int64_t checks_failed ABSL_GUARDED_BY(mu) = 0;
+  int depth = 0;  // nesting of while/conditional bodies (stepping)
+};
+
+// Prefixes `status` with the instruction it came from ("%add.3 (line 7): ..."),
+// keeping its code and payloads.
+absl::Status AnnotateStatus(const absl::Status& status, const HloInstruction* hlo);
+
+}  // namespace vm
+}  // namespace hlovm
+
+#endif  // HLOVM_VM_BYTECODE_H_

@@ -1,0 +1,441 @@
+#include "vm/compiler.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
+#include "vm/buffer_plan.h"
+
+namespace hlovm {
+namespace vm {
+namespace {
+
+const LoweringTable& Lowerings() {
+  static const LoweringTable* table = [] {
+    auto* t = new LoweringTable();
+    t->fill(nullptr);
+    RegisterControlLowerings(*t);
+    RegisterElementwiseLowerings(*t);
+    RegisterShapeLowerings(*t);
+    RegisterCustomCallLowering(*t);
+    return t;
+  }();
+  return *table;
+}
+
+std::string Where(const HloInstruction& instr) {
+  if (instr.location().line > 0) {
+    return absl::StrCat("%", instr.name(), " (line ", instr.location().line, ")");
+  }
+  return absl::StrCat("%", instr.name());
+}
+
+bool HasSideEffect(const HloInstruction& instr) {
+  if (HloOpcodeHasSideEffect(instr.opcode())) return true;
+  return instr.opcode() == HloOpcode::kCustomCall &&
+         (instr.custom_call_has_side_effect || instr.custom_call_target.rfind("check.", 0) == 0);
+}
+
+// Physical memory, the most any single allocation may ask for.
+int64_t MemoryLimitBytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page_size <= 0) return int64_t{1} << 40;
+  return static_cast<int64_t>(pages) * page_size;
+}
+
+}  // namespace
+
+//===----------------------------------------------------------------------===//
+// Shapes.
+//===----------------------------------------------------------------------===//
+
+void FlattenShape(const Shape& shape, std::vector<const Shape*>* leaves) {
+  if (shape.IsTuple()) {
+    for (const Shape& s : shape.tuple_shapes()) FlattenShape(s, leaves);
+  } else {
+    leaves->push_back(&shape);
+  }
+}
+
+int64_t LeafCount(const Shape& shape) {
+  if (!shape.IsTuple()) return 1;
+  int64_t n = 0;
+  for (const Shape& s : shape.tuple_shapes()) n += LeafCount(s);
+  return n;
+}
+
+Shape RowMajorShape(const Shape& shape) {
+  Shape s = shape;
+  if (s.IsArray()) s.set_layout(Layout::RowMajor(s.rank()));
+  return s;
+}
+
+bool IsEffectivelyRowMajor(const Shape& shape) {
+  if (!shape.IsArray() || !shape.has_layout()) return true;
+  std::vector<int64_t> m2m = shape.minor_to_major();
+  // Walking from minor to major, dimensions of size > 1 must appear in
+  // decreasing order.
+  int64_t last = INT64_MAX;
+  for (int64_t d : m2m) {
+    if (shape.dimensions(d) == 1) continue;
+    if (d > last) return false;
+    last = d;
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Scheduling.
+//===----------------------------------------------------------------------===//
+
+absl::StatusOr<std::vector<const HloInstruction*>> ScheduleComputation(
+    const HloComputation& computation) {
+  absl::flat_hash_set<const HloInstruction*> needed;
+  std::vector<const HloInstruction*> stack;
+  auto want = [&](const HloInstruction* i) {
+    if (i != nullptr && needed.insert(i).second) stack.push_back(i);
+  };
+  want(computation.root());
+  for (const auto& i : computation.instructions()) {
+    if (HasSideEffect(*i)) want(i.get());
+  }
+  while (!stack.empty()) {
+    const HloInstruction* i = stack.back();
+    stack.pop_back();
+    for (const HloInstruction* o : i->operands()) want(o);
+    for (const HloInstruction* p : i->control_predecessors()) want(p);
+  }
+
+  // Side-effecting instructions keep their written order: each depends on
+  // the previous one.
+  absl::flat_hash_map<const HloInstruction*, const HloInstruction*> previous_effect;
+  const HloInstruction* last_effect = nullptr;
+  for (const auto& i : computation.instructions()) {
+    if (needed.contains(i.get()) && HasSideEffect(*i)) {
+      if (last_effect != nullptr) previous_effect[i.get()] = last_effect;
+      last_effect = i.get();
+    }
+  }
+
+  // Depth-first post-order, visiting roots in written order.
+  std::vector<const HloInstruction*> order;
+  absl::flat_hash_map<const HloInstruction*, int> state;  // 1 visiting, 2 done
+  struct Frame {
+    const HloInstruction* instr;
+    size_t next;
+  };
+  auto deps = [&](const HloInstruction* i, size_t k) -> const HloInstruction* {
+    const size_t n_ops = i->operands().size();
+    if (k < n_ops) return i->operand(k);
+    k -= n_ops;
+    if (k < i->control_predecessors().size()) return i->control_predecessors()[k];
+    k -= i->control_predecessors().size();
+    if (k == 0) {
+      auto it = previous_effect.find(i);
+      return it == previous_effect.end() ? nullptr : it->second;
+    }
+    return reinterpret_cast<const HloInstruction*>(-1);  // end marker
+  };
+  const HloInstruction* kEnd = reinterpret_cast<const HloInstruction*>(-1);
+  for (const auto& root : computation.instructions()) {
+    if (!needed.contains(root.get()) || state[root.get()] == 2) continue;
+    std::vector<Frame> dfs{{root.get(), 0}};
+    state[root.get()] = 1;
+    while (!dfs.empty()) {
+      Frame& f = dfs.back();
+      const HloInstruction* d = deps(f.instr, f.next++);
+      if (d == kEnd) {
+        state[f.instr] = 2;
+        order.push_back(f.instr);
+        dfs.pop_back();
+        continue;
+      }
+      if (d == nullptr) continue;
+      int& s = state[d];
+      if (s == 2) continue;
+      if (s == 1) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "computation %", computation.name(), " has a dependency cycle through ", Where(*d)));
+      }
+      s = 1;
+      dfs.push_back({d, 0});
+    }
+  }
+  return order;
+}
+
+//===----------------------------------------------------------------------===//
+// FunctionBuilder.
+//===----------------------------------------------------------------------===//
+
+absl::StatusOr<Reg> FunctionBuilder::NewReg(RegKind kind, const Shape& shape) {
+  RegInfo info;
+  info.kind = kind;
+  if (shape.IsToken() || shape.IsOpaque()) {
+    info.kind = kind == RegKind::kParam ? RegKind::kParam : RegKind::kToken;
+    info.shape = shape;
+  } else if (shape.IsArray()) {
+    info.shape = RowMajorShape(shape);
+    int64_t count = 1;
+    for (int64_t i = 0; i < shape.rank(); ++i) {
+      const int64_t d = shape.dimensions(i);
+      if (d < 0) {
+        return absl::UnimplementedError(absl::StrCat(
+            "shape ", shape.ToString(), " has an unbounded dynamic dimension"));
+      }
+      if (__builtin_mul_overflow(count, d, &count)) count = INT64_MAX;
+    }
+    int64_t bytes;
+    if (__builtin_mul_overflow(count, static_cast<int64_t>(ByteWidth(shape.element_type())),
+                               &bytes)) {
+      bytes = INT64_MAX;
+    }
+    static const int64_t limit = MemoryLimitBytes();
+    if (bytes > limit) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "shape ", shape.ToString(), " needs ", bytes == INT64_MAX ? std::string("over 2^63") :
+          absl::StrCat(bytes), " bytes, more than this machine's ", limit, " bytes of memory"));
+    }
+    info.bytes = bytes;
+  } else {
+    return absl::InternalError(absl::StrCat("NewReg on tuple shape ", shape.ToString()));
+  }
+  fn_->regs.push_back(std::move(info));
+  return static_cast<Reg>(fn_->regs.size() - 1);
+}
+
+absl::StatusOr<ValueDesc> FunctionBuilder::NewOwnedValue(const Shape& shape) {
+  std::vector<const Shape*> leaves;
+  FlattenShape(shape, &leaves);
+  ValueDesc desc;
+  for (const Shape* leaf : leaves) {
+    HLOVM_ASSIGN_OR_RETURN(Reg r, NewReg(RegKind::kOwned, *leaf));
+    desc.push_back(r);
+  }
+  return desc;
+}
+
+int32_t FunctionBuilder::Emit(const HloInstruction* hlo, EmitSpec spec) {
+  Instr instr;
+  instr.handler = spec.handler;
+  instr.plan = spec.plan;
+  instr.num_in = static_cast<uint32_t>(spec.in.size());
+  instr.num_out = static_cast<uint32_t>(spec.out.size());
+  instr.cost = spec.cost;
+  InstrInfo info;
+  info.hlo = hlo;
+  info.mnemonic = std::move(spec.mnemonic);
+  info.variant = std::move(spec.variant);
+  info.inplace_mask = spec.inplace_mask;
+  info.side_effect = spec.side_effect;
+  info.in_offset = static_cast<uint32_t>(fn_->reg_pool.size());
+  fn_->reg_pool.insert(fn_->reg_pool.end(), spec.in.begin(), spec.in.end());
+  info.out_offset = static_cast<uint32_t>(fn_->reg_pool.size());
+  fn_->reg_pool.insert(fn_->reg_pool.end(), spec.out.begin(), spec.out.end());
+  fn_->code.push_back(instr);
+  fn_->info.push_back(std::move(info));
+  return static_cast<int32_t>(fn_->code.size() - 1);
+}
+
+//===----------------------------------------------------------------------===//
+// Compiler.
+//===----------------------------------------------------------------------===//
+
+Compiler::Compiler(const HloModule& module) : module_(module) {}
+
+namespace {
+
+// Per-function state while lowering: control-predecessor edges.
+struct LoweringScope {
+  std::vector<std::pair<int32_t, int32_t>>* extra_edges;
+};
+thread_local LoweringScope* current_scope = nullptr;
+
+}  // namespace
+
+absl::Status Compiler::LowerComputation(FunctionBuilder& b, const HloComputation& computation,
+                                        absl::Span<const ValueDesc> args, ValueDesc* result) {
+  if (args.size() != static_cast<size_t>(computation.parameter_count())) {
+    return absl::InvalidArgumentError(absl::StrCat("computation %", computation.name(), " takes ",
+                                                   computation.parameter_count(),
+                                                   " parameters but is called with ",
+                                                   args.size()));
+  }
+  if (computation.root() == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("computation %", computation.name(), " has no ROOT"));
+  }
+  if (++inline_depth_ > 64) {
+    --inline_depth_;
+    return absl::InvalidArgumentError(
+        absl::StrCat("calls nest deeper than 64 levels at %", computation.name()));
+  }
+  HLOVM_ASSIGN_OR_RETURN(std::vector<const HloInstruction*> order,
+                         ScheduleComputation(computation));
+  absl::flat_hash_map<const HloInstruction*, ValueDesc> values;
+  // Bytecode range emitted for each instruction (control edges).
+  absl::flat_hash_map<const HloInstruction*, std::pair<int32_t, int32_t>> ranges;
+  const LoweringTable& table = Lowerings();
+  Function& fn = b.function();
+  absl::Status status;
+  for (const HloInstruction* instr : order) {
+    ValueDesc desc;
+    const int32_t first = static_cast<int32_t>(fn.code.size());
+    if (instr->opcode() == HloOpcode::kParameter) {
+      if (instr->parameter_number < 0 || instr->parameter_number >= static_cast<int64_t>(args.size())) {
+        status = absl::InvalidArgumentError(absl::StrCat(
+            Where(*instr), ": parameter number ", instr->parameter_number, " out of range"));
+        break;
+      }
+      desc = args[instr->parameter_number];
+    } else {
+      std::vector<const ValueDesc*> operands;
+      for (const HloInstruction* o : instr->operands()) operands.push_back(&values.at(o));
+      LowerFn lower = table[static_cast<int>(instr->opcode())];
+      if (lower == nullptr) {
+        status = absl::UnimplementedError(absl::StrCat("opcode '", std::string(HloOpcodeName(instr->opcode())),
+                                                       "' is not implemented yet (", Where(*instr),
+                                                       ")"));
+        break;
+      }
+      status = lower(b, *instr, operands, &desc);
+      if (!status.ok()) {
+        status = AnnotateStatus(status, instr);
+        break;
+      }
+    }
+    const int32_t last = static_cast<int32_t>(fn.code.size());
+    ranges[instr] = {first, last};
+    for (const HloInstruction* pred : instr->control_predecessors()) {
+      auto it = ranges.find(pred);
+      if (it == ranges.end() || current_scope == nullptr) continue;
+      for (int32_t a = it->second.first; a < it->second.second; ++a) {
+        for (int32_t c = first; c < last; ++c) current_scope->extra_edges->emplace_back(a, c);
+      }
+    }
+    if (!fn.values.contains(instr)) fn.values[instr] = desc;
+    values[instr] = std::move(desc);
+  }
+  --inline_depth_;
+  HLOVM_RETURN_IF_ERROR(status);
+  *result = values.at(computation.root());
+  return absl::OkStatus();
+}
+
+absl::StatusOr<const Function*> Compiler::CompileFunction(const HloComputation& computation,
+                                                          bool while_body) {
+  auto key = std::make_pair(&computation, while_body);
+  if (auto it = compiled_.find(key); it != compiled_.end()) {
+    if (it->second == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("computation %", computation.name(), " calls itself"));
+    }
+    return it->second;
+  }
+  compiled_[key] = nullptr;
+  auto fn = std::make_unique<Function>();
+  fn->name = computation.name();
+  fn->computation = &computation;
+  FunctionBuilder b(this, program_.get(), fn.get());
+
+  // Parameters: one register per leaf.
+  std::vector<ValueDesc> args;
+  fn->param_begin.push_back(0);
+  for (const HloInstruction* p : computation.parameters()) {
+    if (p == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("computation %", computation.name(), " has a gap in its parameter numbers"));
+    }
+    std::vector<const Shape*> leaves;
+    FlattenShape(p->shape(), &leaves);
+    ValueDesc desc;
+    for (const Shape* leaf : leaves) {
+      HLOVM_ASSIGN_OR_RETURN(Reg r, b.NewReg(RegKind::kParam, *leaf));
+      desc.push_back(r);
+      fn->param_regs.push_back(r);
+    }
+    fn->param_begin.push_back(static_cast<uint32_t>(fn->param_regs.size()));
+    args.push_back(std::move(desc));
+  }
+
+  std::vector<std::pair<int32_t, int32_t>> extra_edges;
+  LoweringScope scope{&extra_edges};
+  LoweringScope* saved = current_scope;
+  current_scope = &scope;
+  ValueDesc result;
+  absl::Status status = LowerComputation(b, computation, args, &result);
+  current_scope = saved;
+  HLOVM_RETURN_IF_ERROR(status);
+
+  if (while_body) {
+    // A loop carries its state by pointer: a leaf that changes must live in
+    // this function's arena and belong to one leaf only.
+    if (result.size() != fn->param_regs.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "while body %", computation.name(), " returns ", result.size(),
+          " arrays but its state has ", fn->param_regs.size()));
+    }
+    absl::flat_hash_set<Reg> seen;
+    fn->result_passthrough.assign(result.size(), false);
+    for (size_t i = 0; i < result.size(); ++i) {
+      Reg r = result[i];
+      if (r == fn->param_regs[i]) {
+        fn->result_passthrough[i] = true;
+        continue;
+      }
+      if (fn->regs[r].kind == RegKind::kToken) continue;
+      if (fn->regs[r].kind != RegKind::kOwned || !seen.insert(r).second) {
+        HLOVM_ASSIGN_OR_RETURN(Reg copy, b.NewReg(RegKind::kOwned, fn->regs[r].shape));
+        EmitCopy(b, computation.root(), r, copy, "loop state");
+        seen.insert(copy);
+        result[i] = copy;
+      }
+    }
+  }
+  fn->result_regs = result;
+  for (Reg r : result) fn->regs[r].is_result = true;
+  HLOVM_RETURN_IF_ERROR(PlanFunction(fn.get(), extra_edges));
+  const Function* raw = fn.get();
+  program_->functions.push_back(std::move(fn));
+  compiled_[key] = raw;
+  return raw;
+}
+
+absl::StatusOr<std::unique_ptr<Program>> Compiler::Compile() {
+  if (module_.entry() == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat("module ", module_.name(), " has no ENTRY"));
+  }
+  program_ = std::make_unique<Program>();
+  HLOVM_ASSIGN_OR_RETURN(program_->entry, CompileFunction(*module_.entry(), false));
+  // Every activation of every function could be live at once in the worst
+  // case (nested loops); refuse plans that cannot fit in memory.
+  int64_t total = program_->constant_bytes;
+  for (const auto& fn : program_->functions) total += fn->arena_bytes;
+  if (total > MemoryLimitBytes()) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("module ", module_.name(), " needs ", total,
+                     " bytes of buffers, more than this machine's ", MemoryLimitBytes(),
+                     " bytes of memory"));
+  }
+  return std::move(program_);
+}
+
+absl::StatusOr<std::unique_ptr<Program>> CompileModule(const HloModule& module) {
+  Compiler compiler(module);
+  return compiler.Compile();
+}
+
+std::vector<std::string> Mnemonics(const Function& fn) {
+  std::vector<std::string> out;
+  for (const InstrInfo& info : fn.info) out.push_back(info.mnemonic);
+  return out;
+}
+
+}  // namespace vm
+}  // namespace hlovm

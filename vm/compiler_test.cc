@@ -1,0 +1,285 @@
+// Compiler tests: the bytecode emitted for small modules (in the spirit of
+// Lua's testes/code.lua), buffer plans, scheduling and compile errors.
+#include "vm/compiler.h"
+
+#include <string>
+#include <vector>
+
+#include "frontend/parser.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace hlovm {
+namespace vm {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+struct Compiled {
+  std::unique_ptr<HloModule> module;
+  std::unique_ptr<Program> program;
+  const Function& entry() const { return *program->entry; }
+  const Function* Find(std::string_view name) const {
+    for (const auto& f : program->functions) {
+      if (f->name == name) return f.get();
+    }
+    return nullptr;
+  }
+};
+
+absl::StatusOr<Compiled> Compile(std::string_view text) {
+  Compiled c;
+  auto module = ParseHloModule(text);
+  if (!module.ok()) return module.status();
+  c.module = std::move(*module);
+  auto program = CompileModule(*c.module);
+  if (!program.ok()) return program.status();
+  c.program = std::move(*program);
+  return c;
+}
+
+TEST(CompilerTest, StructureEmitsNoCode) {
+  auto c = Compile(R"hlo(
+HloModule m
+ENTRY main {
+  p0 = f32[2,3] parameter(0)
+  r = f32[6] reshape(p0)
+  cp = f32[6] copy(r)
+  b = f32[3,2] bitcast(p0)
+  t = (f32[6], f32[3,2]) tuple(cp, b)
+  g = f32[6] get-tuple-element(t), index=0
+  ROOT out = (f32[6], (f32[6], f32[3,2])) tuple(g, t)
+})hlo");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_THAT(Mnemonics(c->entry()), IsEmpty());
+  // Every result leaf is the parameter's register.
+  const Function& fn = c->entry();
+  ASSERT_EQ(fn.result_regs.size(), 3u);
+  for (Reg r : fn.result_regs) EXPECT_EQ(r, fn.param_regs[0]);
+}
+
+TEST(CompilerTest, ElementwiseChainWritesInPlace) {
+  auto c = Compile(R"hlo(
+HloModule m
+ENTRY main {
+  p0 = f32[1024] parameter(0)
+  p1 = f32[1024] parameter(1)
+  a = f32[1024] add(p0, p1)
+  m = f32[1024] multiply(a, p1)
+  n = f32[1024] negate(m)
+  ROOT s = f32[1024] subtract(n, p0)
+})hlo");
+  ASSERT_TRUE(c.ok()) << c.status();
+  const Function& fn = c->entry();
+  EXPECT_THAT(Mnemonics(fn), ElementsAre("add", "multiply", "negate", "subtract"));
+  // a dies in multiply, m in negate, n in subtract: one buffer for all four.
+  EXPECT_EQ(fn.slot_size.size(), 1u);
+  EXPECT_EQ(fn.arena_bytes, 4096);
+  for (const Instr& i : fn.code) EXPECT_EQ(fn.regs[i.out[0]].slot, 0);
+}
+
+TEST(CompilerTest, BuffersAreReusedAfterLastUse) {
+  auto c = Compile(R"hlo(
+HloModule m
+ENTRY main {
+  p0 = f32[256] parameter(0)
+  a = f32[256] add(p0, p0)
+  b = f32[256] multiply(a, a)
+  c = f32[256] add(b, p0)
+  d = pred[256] compare(c, a), direction=LT
+  ROOT e = f32[256] select(d, c, b)
+})hlo");
+  ASSERT_TRUE(c.ok()) << c.status();
+  const Function& fn = c->entry();
+  EXPECT_THAT(Mnemonics(fn), ElementsAre("add", "multiply", "add", "compare", "select"));
+  // Live at once at most: a, b, c, d (pred) -> never more than four slots.
+  EXPECT_LE(fn.slot_size.size(), 4u);
+}
+
+TEST(CompilerTest, DeadCodeIsDroppedButSideEffectsStay) {
+  auto c = Compile(R"hlo(
+HloModule m
+ENTRY main {
+  p0 = f32[4] parameter(0)
+  unused = f32[4] negate(p0)
+  also_unused = f32[4] exponential(unused)
+  ROOT a = f32[4] add(p0, p0)
+  check = () custom-call(a, a), custom_call_target="check.expect_eq", custom_call_has_side_effect=true
+})hlo");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_THAT(Mnemonics(c->entry()), ElementsAre("add", "custom-call"));
+}
+
+TEST(CompilerTest, CallAndFusionAreInlined) {
+  auto c = Compile(R"hlo(
+HloModule m
+sq {
+  x = f32[8] parameter(0)
+  ROOT m = f32[8] multiply(x, x)
+}
+fused {
+  a = f32[8] parameter(0)
+  b = f32[8] parameter(1)
+  ROOT s = f32[8] add(a, b)
+}
+ENTRY main {
+  p0 = f32[8] parameter(0)
+  c = f32[8] call(p0), to_apply=sq
+  ROOT f = f32[8] fusion(c, p0), kind=kLoop, calls=fused
+})hlo");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_THAT(Mnemonics(c->entry()), ElementsAre("multiply", "add"));
+  EXPECT_EQ(c->program->functions.size(), 1u);
+}
+
+TEST(CompilerTest, WhileBodyAndConditionAreFunctions) {
+  auto c = Compile(R"hlo(
+HloModule m
+cond {
+  s = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(10)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  v = f32[4] get-tuple-element(s), index=1
+  ROOT t = (s32[], f32[4]) tuple(j, v)
+}
+ENTRY main {
+  z = s32[] constant(0)
+  p = f32[4] parameter(0)
+  t = (s32[], f32[4]) tuple(z, p)
+  ROOT w = (s32[], f32[4]) while(t), condition=cond, body=body
+})hlo");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_THAT(Mnemonics(c->entry()), ElementsAre("while"));
+  const Function* body = c->Find("body");
+  const Function* cond = c->Find("cond");
+  ASSERT_NE(body, nullptr);
+  ASSERT_NE(cond, nullptr);
+  EXPECT_THAT(Mnemonics(*body), ElementsAre("add"));
+  EXPECT_THAT(Mnemonics(*cond), ElementsAre("compare"));
+  // The f32[4] element is carried unchanged: no copy, and the while's result
+  // for it is the parameter's own register.
+  EXPECT_THAT(body->result_passthrough, ElementsAre(false, true));
+  EXPECT_EQ(c->entry().values.at(c->module->entry()->root())[1], c->entry().param_regs[0]);
+}
+
+TEST(CompilerTest, WhileBodyReturningAParameterCopiesIt) {
+  auto c = Compile(R"hlo(
+HloModule m
+cond {
+  s = (f32[], f32[]) parameter(0)
+  ROOT t = pred[] constant(false)
+}
+body {
+  s = (f32[], f32[]) parameter(0)
+  a = f32[] get-tuple-element(s), index=0
+  b = f32[] get-tuple-element(s), index=1
+  ROOT t = (f32[], f32[]) tuple(b, a)
+}
+ENTRY main {
+  p = (f32[], f32[]) parameter(0)
+  ROOT w = (f32[], f32[]) while(p), condition=cond, body=body
+})hlo");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_THAT(Mnemonics(*c->Find("body")), ElementsAre("copy", "copy"));
+}
+
+TEST(CompilerTest, BitcastBetweenLayoutsRelays) {
+  auto c = Compile(R"hlo(
+HloModule m
+ENTRY main {
+  p0 = f32[2,3]{0,1} parameter(0)
+  ROOT b = f32[3,2]{1,0} bitcast(p0)
+})hlo");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_THAT(Mnemonics(c->entry()), ElementsAre("relayout", "relayout"));
+}
+
+TEST(CompilerTest, BroadcastAndIota) {
+  auto c = Compile(R"hlo(
+HloModule m
+ENTRY main {
+  p0 = f32[3] parameter(0)
+  b = f32[2,3] broadcast(p0), dimensions={1}
+  i = f32[2,3] iota(), iota_dimension=0
+  ROOT a = f32[2,3] add(b, i)
+})hlo");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_THAT(Mnemonics(c->entry()), ElementsAre("bcast", "iota", "add"));
+}
+
+TEST(CompilerTest, UnimplementedOpcodeNamesItAndTheLine) {
+  auto c = Compile(R"hlo(HloModule m
+ENTRY main {
+  p0 = f32[2,2] parameter(0)
+  ROOT d = f32[2,2] cholesky(p0), lower=true
+})hlo");
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(c.status().message(), HasSubstr("cholesky"));
+  EXPECT_THAT(c.status().message(), HasSubstr("line 4"));
+}
+
+TEST(CompilerTest, UnknownCustomCallTargetIsNamed) {
+  auto c = Compile(R"hlo(HloModule m
+ENTRY main {
+  p0 = f32[2] parameter(0)
+  ROOT d = f32[2] custom-call(p0), custom_call_target="no.such.target"
+})hlo");
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(c.status().message(), HasSubstr("no.such.target"));
+}
+
+TEST(CompilerTest, HugeShapeIsACleanError) {
+  auto c = Compile(R"hlo(HloModule m
+ENTRY main {
+  z = f32[] constant(0)
+  ROOT b = f32[100000000000] broadcast(z), dimensions={}
+})hlo");
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(c.status().message(), HasSubstr("f32[100000000000]"));
+}
+
+TEST(CompilerTest, ControlPredecessorsAndSideEffectsOrderTheSchedule) {
+  auto module = ParseHloModule(R"hlo(HloModule m
+ENTRY main {
+  p0 = f32[4] parameter(0)
+  a = f32[4] negate(p0)
+  b = f32[4] exponential(p0), control-predecessors={a}
+  ROOT t = (f32[4], f32[4]) tuple(b, a)
+})hlo");
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto order = ScheduleComputation(*(*module)->entry());
+  ASSERT_TRUE(order.ok());
+  std::vector<std::string> names;
+  for (const HloInstruction* i : *order) names.push_back(i->name());
+  EXPECT_THAT(names, ElementsAre("p0", "a", "b", "t"));
+}
+
+TEST(CompilerTest, DisassemblyShowsRegistersShapesAndBuffers) {
+  auto c = Compile(R"hlo(HloModule m
+ENTRY main {
+  p0 = f32[16] parameter(0)
+  ROOT a = f32[16] add(p0, p0)
+})hlo");
+  ASSERT_TRUE(c.ok()) << c.status();
+  const std::string dis = DisassembleProgram(*c->program);
+  EXPECT_THAT(dis, HasSubstr("function %main (entry)"));
+  EXPECT_THAT(dis, HasSubstr("r1 = add r0, r0"));
+  EXPECT_THAT(dis, HasSubstr("f32[16]"));
+  EXPECT_THAT(dis, HasSubstr("r1@0+64"));
+  EXPECT_THAT(dis, HasSubstr("peak memory"));
+}
+
+}  // namespace
+}  // namespace vm
+}  // namespace hlovm

@@ -1,0 +1,276 @@
+#include "vm/executor.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "oneapi/tbb/task_group.h"
+#include "vm/api.h"
+
+namespace hlovm {
+namespace vm {
+
+//===----------------------------------------------------------------------===//
+// ExecContext.
+//===----------------------------------------------------------------------===//
+
+absl::Status AnnotateStatus(const absl::Status& status, const HloInstruction* hlo) {
+  if (hlo == nullptr || status.ok()) return status;
+  std::string where = absl::StrCat("%", hlo->name());
+  if (hlo->location().line > 0) absl::StrAppend(&where, " (line ", hlo->location().line, ")");
+  if (absl::StartsWith(status.message(), where)) return status;
+  absl::Status out(status.code(), absl::StrCat(where, ": ", status.message()));
+  status.ForEachPayload(
+      [&](absl::string_view url, const absl::Cord& payload) { out.SetPayload(url, payload); });
+  return out;
+}
+
+bool ExecContext::Fail(absl::Status s) {
+  absl::MutexLock lock(&mu);
+  if (status.ok()) status = std::move(s);
+  failed.store(true, std::memory_order_relaxed);
+  return false;
+}
+
+void ExecContext::Annotate(const HloInstruction* hlo) {
+  absl::MutexLock lock(&mu);
+  status = AnnotateStatus(status, hlo);
+}
+
+void ExecContext::FailCheck(int64_t order, absl::Status s) {
+  absl::MutexLock lock(&mu);
+  ++checks_failed;
+  if (order < check_order) {
+    check_order = order;
+    check_status = std::move(s);
+  }
+}
+
+absl::Status ExecContext::Result() {
+  absl::MutexLock lock(&mu);
+  if (!status.ok()) return status;
+  if (checks_failed == 0) return absl::OkStatus();
+  if (checks_failed == 1) return check_status;
+  absl::Status out(check_status.code(), absl::StrCat(check_status.message(), " (and ",
+                                                     checks_failed - 1, " more failed checks)"));
+  check_status.ForEachPayload(
+      [&](absl::string_view url, const absl::Cord& payload) { out.SetPayload(url, payload); });
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Frame.
+//===----------------------------------------------------------------------===//
+
+namespace {
+alignas(64) uint8_t empty_buffer[64];
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Frame>> Frame::Create(const Function& fn) {
+  std::unique_ptr<Frame> frame(new Frame());
+  frame->fn_ = &fn;
+  if (fn.arena_bytes > 0) {
+    frame->arena_ = static_cast<uint8_t*>(
+        ::operator new(static_cast<size_t>(fn.arena_bytes), std::align_val_t(64), std::nothrow));
+    if (frame->arena_ == nullptr) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "cannot allocate ", fn.arena_bytes, " bytes of buffers for %", fn.name));
+    }
+  }
+  frame->regs_ = std::make_unique<uint8_t*[]>(fn.regs.size());
+  for (size_t r = 0; r < fn.regs.size(); ++r) {
+    const RegInfo& info = fn.regs[r];
+    uint8_t* p = nullptr;
+    switch (info.kind) {
+      case RegKind::kOwned:
+        p = info.bytes == 0 || info.slot < 0 ? empty_buffer
+                                             : frame->arena_ + fn.slot_offset[info.slot];
+        break;
+      case RegKind::kConst:
+        p = const_cast<uint8_t*>(info.const_data);
+        if (p == nullptr) p = empty_buffer;
+        break;
+      case RegKind::kToken:
+        p = empty_buffer;
+        break;
+      case RegKind::kParam:
+        p = nullptr;
+        break;
+    }
+    frame->regs_[r] = p;
+  }
+  return frame;
+}
+
+Frame::~Frame() {
+  if (arena_ != nullptr) ::operator delete(arena_, std::align_val_t(64));
+}
+
+//===----------------------------------------------------------------------===//
+// Stepping.
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+bool RegLiveAt(const RegInfo& info, int64_t pc, bool after) {
+  if (info.kind != RegKind::kOwned) return true;
+  if (after) return info.def <= pc && (info.last_use > pc || info.def == pc || info.is_result);
+  return info.def < pc && info.last_use >= pc;
+}
+
+absl::StatusOr<Literal> ReadRegs(const Function& fn, uint8_t* const* regs, const Shape& shape,
+                                 const Reg*& leaf, int64_t pc, bool after,
+                                 const HloInstruction* hlo) {
+  if (shape.IsTuple()) {
+    std::vector<Literal> elements;
+    for (const Shape& s : shape.tuple_shapes()) {
+      auto e = ReadRegs(fn, regs, s, leaf, pc, after, hlo);
+      if (!e.ok()) return e.status();
+      elements.push_back(std::move(*e));
+    }
+    return Literal::Tuple(std::move(elements));
+  }
+  const Reg r = *leaf++;
+  const RegInfo& info = fn.regs[r];
+  if (!RegLiveAt(info, pc, after) || regs[r] == nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("%", hlo->name(), " is not live at this point"));
+  }
+  if (!shape.IsArray()) return Literal();
+  auto lit = Literal::Create(info.shape);
+  if (!lit.ok()) return lit.status();
+  if (info.bytes > 0) std::memcpy(lit->untyped_data(), regs[r], info.bytes);
+  return lit;
+}
+
+bool Observe(const Function& fn, uint8_t* const* regs, ExecContext& ctx, int64_t pc, bool after) {
+  const HloInstruction* hlo = fn.info[pc].hlo;
+  auto read = [&](const HloInstruction* which) -> absl::StatusOr<Literal> {
+    auto it = fn.values.find(which);
+    if (it == fn.values.end()) {
+      return absl::NotFoundError(absl::StrCat("%", which->name(), " is not in function %",
+                                              fn.name));
+    }
+    const Reg* leaf = it->second.data();
+    return ReadRegs(fn, regs, which->shape(), leaf, pc, after, which);
+  };
+  StepObserver::Step step{after, hlo, fn.computation, ctx.depth, pc, read};
+  if (!ctx.observer->OnStep(step)) return ctx.Fail(absl::CancelledError("stopped by the debugger"));
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Sequential dispatch.
+//===----------------------------------------------------------------------===//
+
+template <bool kHooked>
+bool RunSequential(const Function& fn, uint8_t** regs, ExecContext& ctx) {
+  const Instr* code = fn.code.data();
+  const size_t n = fn.code.size();
+  for (size_t pc = 0; pc < n; ++pc) {
+    const Instr& instr = code[pc];
+    if constexpr (kHooked) {
+      if (ctx.cancelled()) return ctx.Fail(absl::CancelledError("execution cancelled"));
+      if (ctx.observer != nullptr && !Observe(fn, regs, ctx, pc, false)) return false;
+    }
+    if (!instr.handler(instr, regs, ctx)) [[unlikely]] {
+      ctx.Annotate(fn.info[pc].hlo);
+      return false;
+    }
+    if constexpr (kHooked) {
+      if (ctx.observer != nullptr && !Observe(fn, regs, ctx, pc, true)) return false;
+    }
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Parallel dispatch.
+//===----------------------------------------------------------------------===//
+
+class ParallelRun {
+ public:
+  ParallelRun(const Function& fn, uint8_t** regs, ExecContext& ctx)
+      : fn_(fn), regs_(regs), ctx_(ctx), pending_(new std::atomic<int32_t>[fn.code.size()]) {
+    for (size_t i = 0; i < fn.code.size(); ++i) {
+      pending_[i].store(fn.dep_count[i], std::memory_order_relaxed);
+    }
+  }
+
+  bool Run() {
+    // Ready instructions at the start: large ones become tasks, small ones
+    // are batched so that a batch is worth a task.
+    absl::InlinedVector<int32_t, 64> batch;
+    int64_t batch_cost = 0;
+    for (int32_t i = 0; i < static_cast<int32_t>(fn_.code.size()); ++i) {
+      if (fn_.dep_count[i] != 0) continue;
+      const int64_t cost = fn_.code[i].cost;
+      if (cost >= kSpawnCost) {
+        group_.run([this, i] { Drain({i}); });
+        continue;
+      }
+      batch.push_back(i);
+      batch_cost += cost;
+      if (batch_cost >= kSpawnCost) {
+        group_.run([this, b = batch] { Drain(b); });
+        batch.clear();
+        batch_cost = 0;
+      }
+    }
+    Drain(batch);
+    group_.wait();
+    return !ctx_.failed.load(std::memory_order_relaxed);
+  }
+
+ private:
+  void Drain(absl::InlinedVector<int32_t, 64> stack) {
+    while (!stack.empty()) {
+      const int32_t i = stack.back();
+      stack.pop_back();
+      if (ctx_.failed.load(std::memory_order_relaxed)) return;
+      if (ctx_.cancelled()) {
+        ctx_.Fail(absl::CancelledError("execution cancelled"));
+        return;
+      }
+      const Instr& instr = fn_.code[i];
+      if (!instr.handler(instr, regs_, ctx_)) {
+        ctx_.Annotate(fn_.info[i].hlo);
+        return;
+      }
+      for (int32_t k = fn_.succ_begin[i]; k < fn_.succ_begin[i + 1]; ++k) {
+        const int32_t s = fn_.succ[k];
+        if (pending_[s].fetch_sub(1, std::memory_order_acq_rel) != 1) continue;
+        if (fn_.code[s].cost >= kSpawnCost) {
+          group_.run([this, s] { Drain({s}); });
+        } else {
+          stack.push_back(s);
+        }
+      }
+    }
+  }
+
+  const Function& fn_;
+  uint8_t** regs_;
+  ExecContext& ctx_;
+  std::unique_ptr<std::atomic<int32_t>[]> pending_;
+  tbb::task_group group_;
+};
+
+}  // namespace
+
+bool RunFunction(const Function& fn, uint8_t** regs, ExecContext& ctx) {
+  if (ctx.observer != nullptr) return RunSequential<true>(fn, regs, ctx);
+  if (fn.parallel && ctx.threads > 1) {
+    ParallelRun run(fn, regs, ctx);
+    return run.Run();
+  }
+  if (ctx.cancel != nullptr) return RunSequential<true>(fn, regs, ctx);
+  return RunSequential<false>(fn, regs, ctx);
+}
+
+}  // namespace vm
+}  // namespace hlovm

@@ -1,0 +1,464 @@
+// Lowering and handlers of the structural and control-flow opcodes:
+// parameter (in the compiler), constant, tuple, get-tuple-element, call and
+// fusion (inlined), while, conditional, copy, bitcast, reshape-like aliases,
+// optimization-barrier, after-all, add-dependency and domain.
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
+#include "ops/shape/strided_copy.h"
+#include "vm/compiler.h"
+#include "vm/executor.h"
+#include "vm/lowering.h"
+
+namespace hlovm {
+namespace vm {
+namespace {
+
+//===----------------------------------------------------------------------===//
+// copy and relayout.
+//===----------------------------------------------------------------------===//
+
+struct CopyPlan {
+  int64_t bytes;
+};
+
+bool CopyHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
+  const auto& p = *static_cast<const CopyPlan*>(instr.plan);
+  const uint8_t* src = regs[instr.in[0]];
+  uint8_t* dst = regs[instr.out[0]];
+  if (src == dst) return true;
+  if (p.bytes < kParallelKernelBytes) {
+    std::memcpy(dst, src, p.bytes);
+    return true;
+  }
+  ForEachChunk(ctx, p.bytes, kChunkBytes,
+               [&](int64_t b, int64_t e) { std::memcpy(dst + b, src + b, e - b); });
+  return true;
+}
+
+struct RelayoutPlan {
+  StridedCopyPlan copy;
+  int64_t rows_per_chunk;
+};
+
+bool RelayoutHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
+  const auto& p = *static_cast<const RelayoutPlan*>(instr.plan);
+  const uint8_t* src = regs[instr.in[0]];
+  uint8_t* dst = regs[instr.out[0]];
+  ForEachChunk(ctx, p.copy.rows(), p.rows_per_chunk,
+               [&](int64_t b, int64_t e) { RunStridedCopy(p.copy, src, dst, b, e); });
+  return true;
+}
+
+}  // namespace
+
+void EmitCopy(FunctionBuilder& b, const HloInstruction* hlo, Reg from, Reg to,
+              std::string variant) {
+  const int64_t bytes = b.function().regs[to].bytes;
+  FunctionBuilder::EmitSpec spec;
+  spec.handler = &CopyHandler;
+  spec.plan = b.program().AddPlan(CopyPlan{bytes});
+  spec.in = {from};
+  spec.out = {to};
+  spec.cost = 2 * bytes;
+  spec.mnemonic = "copy";
+  spec.variant = std::move(variant);
+  b.Emit(hlo, std::move(spec));
+}
+
+// Emits `to := relayout(from)` with the given copy plan.
+void EmitRelayout(FunctionBuilder& b, const HloInstruction* hlo, Reg from, Reg to,
+                  StridedCopyPlan copy, std::string variant) {
+  const int64_t row_bytes = std::max<int64_t>(1, copy.row_length() * copy.elem_size);
+  RelayoutPlan plan{std::move(copy), std::max<int64_t>(1, kChunkBytes / row_bytes)};
+  const int64_t bytes = b.function().regs[to].bytes;
+  FunctionBuilder::EmitSpec spec;
+  spec.handler = &RelayoutHandler;
+  spec.plan = b.program().AddPlan(std::move(plan));
+  spec.in = {from};
+  spec.out = {to};
+  spec.cost = 2 * bytes;
+  spec.mnemonic = "relayout";
+  spec.variant = std::move(variant);
+  b.Emit(hlo, std::move(spec));
+}
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Values without code.
+//===----------------------------------------------------------------------===//
+
+absl::Status LowerAlias(FunctionBuilder& b, const HloInstruction& instr,
+                        absl::Span<const ValueDesc* const> ops, ValueDesc* result) {
+  if (ops.empty()) return absl::InvalidArgumentError("expects an operand");
+  if (LeafCount(instr.shape()) != static_cast<int64_t>(ops[0]->size()) &&
+      instr.opcode() != HloOpcode::kAddDependency) {
+    return absl::InvalidArgumentError(absl::StrCat("result shape ", instr.shape().ToString(),
+                                                   " does not match its operand"));
+  }
+  *result = *ops[0];
+  return absl::OkStatus();
+}
+
+absl::Status LowerTuple(FunctionBuilder& b, const HloInstruction& instr,
+                        absl::Span<const ValueDesc* const> ops, ValueDesc* result) {
+  for (const ValueDesc* op : ops) result->insert(result->end(), op->begin(), op->end());
+  return absl::OkStatus();
+}
+
+absl::Status LowerGetTupleElement(FunctionBuilder& b, const HloInstruction& instr,
+                                  absl::Span<const ValueDesc* const> ops, ValueDesc* result) {
+  const Shape& tuple = instr.operand(0)->shape();
+  if (!tuple.IsTuple() || instr.tuple_index < 0 || instr.tuple_index >= tuple.tuple_size()) {
+    return absl::InvalidArgumentError(absl::StrCat("index ", instr.tuple_index,
+                                                   " out of range for ", tuple.ToString()));
+  }
+  int64_t begin = 0;
+  for (int64_t i = 0; i < instr.tuple_index; ++i) begin += LeafCount(tuple.tuple_shape(i));
+  const int64_t count = LeafCount(tuple.tuple_shape(instr.tuple_index));
+  result->assign(ops[0]->begin() + begin, ops[0]->begin() + begin + count);
+  return absl::OkStatus();
+}
+
+absl::Status LowerAfterAll(FunctionBuilder& b, const HloInstruction& instr,
+                           absl::Span<const ValueDesc* const> ops, ValueDesc* result) {
+  HLOVM_ASSIGN_OR_RETURN(Reg r, b.NewReg(RegKind::kToken, Shape::Token()));
+  result->push_back(r);
+  return absl::OkStatus();
+}
+
+absl::Status LowerReshape(FunctionBuilder& b, const HloInstruction& instr,
+                          absl::Span<const ValueDesc* const> ops, ValueDesc* result) {
+  const Shape& in = instr.operand(0)->shape();
+  const Shape& out = instr.shape();
+  if (!in.IsArray() || !out.IsArray() || in.element_count() != out.element_count() ||
+      in.element_type() != out.element_type()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot reshape ", in.ToString(), " to ", out.ToString()));
+  }
+  // Row-major data keeps its order under reshape: a view.
+  *result = *ops[0];
+  return absl::OkStatus();
+}
+
+absl::Status LowerBitcast(FunctionBuilder& b, const HloInstruction& instr,
+                          absl::Span<const ValueDesc* const> ops, ValueDesc* result) {
+  const Shape& in = instr.operand(0)->shape();
+  const Shape& out = instr.shape();
+  if (!in.IsArray() || !out.IsArray() || in.byte_size() != out.byte_size()) {
+    return absl::InvalidArgumentError(absl::StrCat("bitcast from ", in.ToString(), " to ",
+                                                   out.ToString(), " changes the byte size"));
+  }
+  if (IsEffectivelyRowMajor(in) && IsEffectivelyRowMajor(out)) {
+    *result = *ops[0];  // the same bytes in the same order
+    return absl::OkStatus();
+  }
+  if (ByteWidth(in.element_type()) != ByteWidth(out.element_type())) {
+    return absl::UnimplementedError(absl::StrCat(
+        "bitcast between layouts that also changes the element size (", in.ToString(), " to ",
+        out.ToString(), ")"));
+  }
+  // Row-major operand -> its physical order, which is the result's physical
+  // order -> row-major result.
+  const int es = ByteWidth(in.element_type());
+  Shape flat(out.element_type(), {out.element_count()});
+  HLOVM_ASSIGN_OR_RETURN(Reg physical, b.NewReg(RegKind::kOwned, flat));
+  HLOVM_ASSIGN_OR_RETURN(Reg r, b.NewReg(RegKind::kOwned, out));
+  EmitRelayout(b, &instr, (*ops[0])[0], physical,
+               MakeFromRowMajorPlan(es, in.dimensions(), in.minor_to_major()),
+               absl::StrCat("row-major -> ", in.ToString()));
+  EmitRelayout(b, &instr, physical, r,
+               MakeToRowMajorPlan(es, out.dimensions(), out.minor_to_major()),
+               absl::StrCat(out.ToString(), " -> row-major"));
+  result->push_back(r);
+  return absl::OkStatus();
+}
+
+//===----------------------------------------------------------------------===//
+// constant.
+//===----------------------------------------------------------------------===//
+
+absl::Status AddConstantLeaf(FunctionBuilder& b, const Literal& lit, const Shape& shape,
+                             ValueDesc* result) {
+  if (shape.IsTuple()) {
+    if (!lit.shape().IsTuple() || lit.tuple_elements().size() != shape.tuple_shapes().size()) {
+      return absl::InvalidArgumentError("constant literal does not match its tuple shape");
+    }
+    for (size_t i = 0; i < shape.tuple_shapes().size(); ++i) {
+      HLOVM_RETURN_IF_ERROR(
+          AddConstantLeaf(b, lit.tuple_elements()[i], shape.tuple_shape(i), result));
+    }
+    return absl::OkStatus();
+  }
+  if (shape.IsToken()) {
+    HLOVM_ASSIGN_OR_RETURN(Reg r, b.NewReg(RegKind::kToken, shape));
+    result->push_back(r);
+    return absl::OkStatus();
+  }
+  if (!lit.shape().IsArray() || !lit.shape().Compatible(RowMajorShape(shape))) {
+    return absl::InvalidArgumentError(absl::StrCat("constant literal of shape ",
+                                                   lit.shape().ToString(),
+                                                   " does not match ", shape.ToString()));
+  }
+  HLOVM_ASSIGN_OR_RETURN(Reg r, b.NewReg(RegKind::kConst, shape));
+  RegInfo& info = b.function().regs[r];
+  HLOVM_ASSIGN_OR_RETURN(AlignedBuffer buffer, AlignedBuffer::Allocate(info.bytes));
+  if (IsEffectivelyRowMajor(lit.shape())) {
+    if (info.bytes > 0) std::memcpy(buffer.data(), lit.untyped_data(), info.bytes);
+  } else {
+    StridedCopyPlan plan = MakeToRowMajorPlan(ByteWidth(shape.element_type()),
+                                              lit.shape().dimensions(),
+                                              lit.shape().minor_to_major());
+    RunStridedCopy(plan, lit.untyped_data(), buffer.data(), 0, plan.rows());
+  }
+  info.const_data = buffer.data();
+  b.program().constant_bytes += info.bytes;
+  b.program().constants.push_back(std::move(buffer));
+  result->push_back(r);
+  return absl::OkStatus();
+}
+
+absl::Status LowerConstant(FunctionBuilder& b, const HloInstruction& instr,
+                           absl::Span<const ValueDesc* const> ops, ValueDesc* result) {
+  if (!instr.literal.has_value()) {
+    return absl::InvalidArgumentError("constant has no literal");
+  }
+  return AddConstantLeaf(b, *instr.literal, instr.shape(), result);
+}
+
+//===----------------------------------------------------------------------===//
+// call and fusion: inlined.
+//===----------------------------------------------------------------------===//
+
+absl::Status LowerInline(FunctionBuilder& b, const HloInstruction& instr,
+                         absl::Span<const ValueDesc* const> ops, ValueDesc* result) {
+  if (instr.called_computations().size() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "expects one called computation, has ", instr.called_computations().size()));
+  }
+  std::vector<ValueDesc> args;
+  for (const ValueDesc* op : ops) args.push_back(*op);
+  return b.compiler().LowerComputation(b, *instr.called_computations()[0], args, result);
+}
+
+//===----------------------------------------------------------------------===//
+// while.
+//===----------------------------------------------------------------------===//
+
+struct WhilePlan {
+  const Function* cond;
+  const Function* body;
+  std::vector<int32_t> out_of_leaf;  // result register index per leaf, -1: alias
+  std::vector<int64_t> leaf_bytes;
+};
+
+bool WhileHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
+  const auto& p = *static_cast<const WhilePlan*>(instr.plan);
+  const Function& cond = *p.cond;
+  const Function& body = *p.body;
+  auto cond_frame = Frame::Create(cond);
+  if (!cond_frame.ok()) return ctx.Fail(cond_frame.status());
+  std::unique_ptr<Frame> body_frames[2];
+  for (auto& f : body_frames) {
+    auto frame = Frame::Create(body);
+    if (!frame.ok()) return ctx.Fail(frame.status());
+    f = std::move(*frame);
+  }
+  const uint32_t n = instr.num_in;
+  absl::InlinedVector<uint8_t*, 16> state(n);
+  for (uint32_t i = 0; i < n; ++i) state[i] = regs[instr.in[i]];
+  uint8_t** cr = (*cond_frame)->regs();
+  const Reg* cond_params = cond.param_regs.data();
+  const Reg* body_params = body.param_regs.data();
+  const Reg* body_results = body.result_regs.data();
+  const Reg pred_reg = cond.result_regs[0];
+  if (ctx.observer != nullptr) ++ctx.depth;
+  for (int k = 0;; k ^= 1) {
+    // The loop's back-edge: cancellation and failures elsewhere stop it.
+    if (ctx.failed.load(std::memory_order_relaxed)) return false;
+    if (ctx.cancelled()) return ctx.Fail(absl::CancelledError("execution cancelled"));
+    for (uint32_t i = 0; i < n; ++i) cr[cond_params[i]] = state[i];
+    if (!RunFunction(cond, cr, ctx)) return false;
+    if (*cr[pred_reg] == 0) break;
+    uint8_t** br = body_frames[k]->regs();
+    for (uint32_t i = 0; i < n; ++i) br[body_params[i]] = state[i];
+    if (!RunFunction(body, br, ctx)) return false;
+    for (uint32_t i = 0; i < n; ++i) {
+      if (!body.result_passthrough[i]) state[i] = br[body_results[i]];
+    }
+  }
+  if (ctx.observer != nullptr) --ctx.depth;
+  for (uint32_t i = 0; i < n; ++i) {
+    const int32_t o = p.out_of_leaf[i];
+    if (o >= 0 && p.leaf_bytes[i] > 0) std::memcpy(regs[instr.out[o]], state[i], p.leaf_bytes[i]);
+  }
+  return true;
+}
+
+absl::Status LowerWhile(FunctionBuilder& b, const HloInstruction& instr,
+                        absl::Span<const ValueDesc* const> ops, ValueDesc* result) {
+  if (instr.called_computations().size() != 2 || ops.size() != 1) {
+    return absl::InvalidArgumentError("while expects one operand, a condition and a body");
+  }
+  HLOVM_ASSIGN_OR_RETURN(const Function* cond,
+                         b.compiler().CompileFunction(*instr.called_computations()[0], false));
+  HLOVM_ASSIGN_OR_RETURN(const Function* body,
+                         b.compiler().CompileFunction(*instr.called_computations()[1], true));
+  const ValueDesc& state = *ops[0];
+  if (cond->param_regs.size() != state.size() || body->param_regs.size() != state.size() ||
+      cond->result_regs.size() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "while state has ", state.size(), " arrays; condition takes ", cond->param_regs.size(),
+        ", body takes ", body->param_regs.size()));
+  }
+  const RegInfo& pred = cond->regs[cond->result_regs[0]];
+  if (pred.shape.element_type() != ElementType::kPred || pred.shape.element_count() != 1) {
+    return absl::InvalidArgumentError("while condition must return pred[]");
+  }
+  WhilePlan plan{cond, body, {}, {}};
+  std::vector<Reg> outs;
+  for (size_t i = 0; i < state.size(); ++i) {
+    const RegInfo& in = b.function().regs[state[i]];
+    plan.leaf_bytes.push_back(in.bytes);
+    if (body->result_passthrough[i] || in.kind == RegKind::kToken ||
+        body->regs[body->result_regs[i]].kind == RegKind::kToken) {
+      plan.out_of_leaf.push_back(-1);
+      result->push_back(state[i]);
+      continue;
+    }
+    HLOVM_ASSIGN_OR_RETURN(Reg r, b.NewReg(RegKind::kOwned, in.shape));
+    plan.out_of_leaf.push_back(static_cast<int32_t>(outs.size()));
+    outs.push_back(r);
+    result->push_back(r);
+  }
+  FunctionBuilder::EmitSpec spec;
+  spec.handler = &WhileHandler;
+  spec.plan = b.program().AddPlan(std::move(plan));
+  spec.in = state;
+  spec.out = outs;
+  spec.cost = INT64_MAX / 4;  // unknown trip count: always worth a task
+  spec.mnemonic = "while";
+  spec.variant = absl::StrCat("cond=%", cond->name, " body=%", body->name);
+  b.Emit(&instr, std::move(spec));
+  return absl::OkStatus();
+}
+
+//===----------------------------------------------------------------------===//
+// conditional.
+//===----------------------------------------------------------------------===//
+
+struct ConditionalPlan {
+  bool pred_form;
+  std::vector<const Function*> branches;
+  std::vector<uint32_t> operand_begin;  // first input register of branch i's operand
+  std::vector<int64_t> out_bytes;       // per result leaf (0: token)
+};
+
+bool ConditionalHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
+  const auto& p = *static_cast<const ConditionalPlan*>(instr.plan);
+  const uint8_t* selector = regs[instr.in[0]];
+  const int64_t n = static_cast<int64_t>(p.branches.size());
+  int64_t index;
+  if (p.pred_form) {
+    index = *selector != 0 ? 0 : 1;
+  } else {
+    int32_t v;
+    std::memcpy(&v, selector, sizeof(v));
+    index = (v < 0 || v >= n) ? n - 1 : v;
+  }
+  const Function& fn = *p.branches[index];
+  auto frame = Frame::Create(fn);
+  if (!frame.ok()) return ctx.Fail(frame.status());
+  uint8_t** br = (*frame)->regs();
+  const uint32_t begin = p.operand_begin[index];
+  for (size_t i = 0; i < fn.param_regs.size(); ++i) br[fn.param_regs[i]] = regs[instr.in[begin + i]];
+  if (ctx.observer != nullptr) ++ctx.depth;
+  if (!RunFunction(fn, br, ctx)) return false;
+  if (ctx.observer != nullptr) --ctx.depth;
+  for (uint32_t i = 0; i < instr.num_out; ++i) {
+    if (p.out_bytes[i] > 0) std::memcpy(regs[instr.out[i]], br[fn.result_regs[i]], p.out_bytes[i]);
+  }
+  return true;
+}
+
+absl::Status LowerConditional(FunctionBuilder& b, const HloInstruction& instr,
+                              absl::Span<const ValueDesc* const> ops, ValueDesc* result) {
+  const auto& called = instr.called_computations();
+  if (called.empty() || ops.size() != called.size() + 1) {
+    return absl::InvalidArgumentError(absl::StrCat("conditional with ", called.size(),
+                                                   " branches needs ", called.size() + 1,
+                                                   " operands, has ", ops.size()));
+  }
+  const Shape& selector = instr.operand(0)->shape();
+  ConditionalPlan plan;
+  plan.pred_form = selector.element_type() == ElementType::kPred;
+  if (!(plan.pred_form || selector.element_type() == ElementType::kS32) || selector.rank() != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "conditional selector must be pred[] or s32[], is ", selector.ToString()));
+  }
+  if (plan.pred_form && called.size() != 2) {
+    return absl::InvalidArgumentError("a pred conditional needs exactly two branches");
+  }
+  std::vector<Reg> in{(*ops[0])[0]};
+  HLOVM_ASSIGN_OR_RETURN(*result, b.NewOwnedValue(instr.shape()));
+  for (size_t i = 0; i < called.size(); ++i) {
+    HLOVM_ASSIGN_OR_RETURN(const Function* fn, b.compiler().CompileFunction(*called[i], false));
+    if (fn->param_regs.size() != ops[i + 1]->size() ||
+        fn->result_regs.size() != result->size()) {
+      return absl::InvalidArgumentError(absl::StrCat("branch %", fn->name,
+                                                     " does not match its operand or result"));
+    }
+    plan.branches.push_back(fn);
+    plan.operand_begin.push_back(static_cast<uint32_t>(in.size()));
+    in.insert(in.end(), ops[i + 1]->begin(), ops[i + 1]->end());
+  }
+  std::vector<Reg> outs;
+  for (Reg r : *result) {
+    const RegInfo& info = b.function().regs[r];
+    plan.out_bytes.push_back(info.kind == RegKind::kToken ? 0 : info.bytes);
+    outs.push_back(r);
+  }
+  FunctionBuilder::EmitSpec spec;
+  spec.handler = &ConditionalHandler;
+  spec.plan = b.program().AddPlan(std::move(plan));
+  spec.in = std::move(in);
+  spec.out = std::move(outs);
+  spec.cost = INT64_MAX / 4;
+  spec.mnemonic = "cond";
+  std::string names;
+  for (const HloComputation* c : called) absl::StrAppend(&names, names.empty() ? "" : ",", "%", c->name());
+  spec.variant = absl::StrCat(spec.plan && static_cast<const ConditionalPlan*>(spec.plan)->pred_form
+                                  ? "pred "
+                                  : "index ",
+                              names);
+  b.Emit(&instr, std::move(spec));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterControlLowerings(LoweringTable& table) {
+  auto set = [&](HloOpcode op, LowerFn fn) { table[static_cast<int>(op)] = fn; };
+  set(HloOpcode::kConstant, &LowerConstant);
+  set(HloOpcode::kTuple, &LowerTuple);
+  set(HloOpcode::kGetTupleElement, &LowerGetTupleElement);
+  set(HloOpcode::kCall, &LowerInline);
+  set(HloOpcode::kFusion, &LowerInline);
+  set(HloOpcode::kWhile, &LowerWhile);
+  set(HloOpcode::kConditional, &LowerConditional);
+  set(HloOpcode::kCopy, &LowerAlias);
+  set(HloOpcode::kOptimizationBarrier, &LowerAlias);
+  set(HloOpcode::kDomain, &LowerAlias);
+  set(HloOpcode::kAddDependency, &LowerAlias);
+  set(HloOpcode::kAfterAll, &LowerAfterAll);
+  set(HloOpcode::kReshape, &LowerReshape);
+  set(HloOpcode::kBitcast, &LowerBitcast);
+}
+
+}  // namespace vm
+}  // namespace hlovm

@@ -1,0 +1,230 @@
+// Lowering of elementwise opcodes (every unary and binary one the kernels in
+// ops/elementwise support, compare, select, clamp, convert) to handlers that
+// call the kernel selected at compile time, over chunks of the arrays when
+// they are large.
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
+#include "ops/elementwise/elementwise.h"
+#include "vm/lowering.h"
+
+namespace hlovm {
+namespace vm {
+namespace {
+
+struct UnaryPlan {
+  UnaryKernel kernel;
+  int64_t n;
+  int64_t chunk;  // elements per chunk
+  int in_size, out_size;
+};
+
+bool UnaryHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
+  const auto& p = *static_cast<const UnaryPlan*>(instr.plan);
+  const uint8_t* a = regs[instr.in[0]];
+  uint8_t* o = regs[instr.out[0]];
+  if (p.n <= p.chunk) {
+    p.kernel(a, o, p.n);
+    return true;
+  }
+  ForEachChunk(ctx, p.n, p.chunk, [&](int64_t b, int64_t e) {
+    p.kernel(a + b * p.in_size, o + b * p.out_size, e - b);
+  });
+  return true;
+}
+
+struct BinaryPlan {
+  BinaryKernel kernel;
+  int64_t n;
+  int64_t chunk;
+  int in_size, out_size;
+};
+
+bool BinaryHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
+  const auto& p = *static_cast<const BinaryPlan*>(instr.plan);
+  const uint8_t* a = regs[instr.in[0]];
+  const uint8_t* c = regs[instr.in[1]];
+  uint8_t* o = regs[instr.out[0]];
+  if (p.n <= p.chunk) {
+    p.kernel(a, c, o, p.n);
+    return true;
+  }
+  ForEachChunk(ctx, p.n, p.chunk, [&](int64_t b, int64_t e) {
+    p.kernel(a + b * p.in_size, c + b * p.in_size, o + b * p.out_size, e - b);
+  });
+  return true;
+}
+
+struct TernaryPlan {
+  TernaryKernel kernel;
+  int64_t n;
+  int64_t chunk;
+  int sizes[3];
+  int out_size;
+  unsigned scalar_mask;
+};
+
+bool TernaryHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
+  const auto& p = *static_cast<const TernaryPlan*>(instr.plan);
+  const uint8_t* x = regs[instr.in[0]];
+  const uint8_t* y = regs[instr.in[1]];
+  const uint8_t* z = regs[instr.in[2]];
+  uint8_t* o = regs[instr.out[0]];
+  if (p.n <= p.chunk) {
+    p.kernel(x, y, z, o, p.n, p.scalar_mask);
+    return true;
+  }
+  auto at = [&](const uint8_t* base, int k, int64_t b) {
+    return (p.scalar_mask >> k & 1) ? base : base + b * p.sizes[k];
+  };
+  ForEachChunk(ctx, p.n, p.chunk, [&](int64_t b, int64_t e) {
+    p.kernel(at(x, 0, b), at(y, 1, b), at(z, 2, b), o + b * p.out_size, e - b, p.scalar_mask);
+  });
+  return true;
+}
+
+int64_t ChunkElements(int max_size) {
+  return std::max<int64_t>(1024, kChunkBytes / std::max(1, max_size));
+}
+
+// Above kParallelKernelBytes a kernel is split; below it runs whole.
+int64_t ChunkFor(int64_t n, int max_size) {
+  return n * max_size < kParallelKernelBytes ? std::max<int64_t>(n, 1) : ChunkElements(max_size);
+}
+
+absl::Status CheckSameDims(const HloInstruction& instr) {
+  for (const HloInstruction* op : instr.operands()) {
+    if (!op->shape().IsArray()) {
+      return absl::InvalidArgumentError(absl::StrCat("operand %", op->name(), " is not an array"));
+    }
+    const bool scalar_ok = (instr.opcode() == HloOpcode::kSelect ||
+                            instr.opcode() == HloOpcode::kClamp) &&
+                           op->shape().rank() == 0;
+    if (!scalar_ok && op->shape().dimensions() != instr.shape().dimensions()) {
+      return absl::InvalidArgumentError(absl::StrCat("operand %", op->name(), " has shape ",
+                                                     op->shape().ToString(false),
+                                                     ", the result ",
+                                                     instr.shape().ToString(false)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+uint32_t InplaceMask(FunctionBuilder& b, const HloInstruction& instr,
+                     absl::Span<const ValueDesc* const> ops) {
+  uint32_t mask = 0;
+  const int out_size = ByteWidth(instr.shape().element_type());
+  for (size_t k = 0; k < ops.size(); ++k) {
+    const Shape& s = instr.operand(k)->shape();
+    if (ByteWidth(s.element_type()) == out_size &&
+        s.element_count() == instr.shape().element_count()) {
+      mask |= 1u << k;
+    }
+  }
+  return mask;
+}
+
+absl::Status LowerElementwise(FunctionBuilder& b, const HloInstruction& instr,
+                              absl::Span<const ValueDesc* const> ops, ValueDesc* result) {
+  const Shape& shape = instr.shape();
+  if (!shape.IsArray()) return absl::InvalidArgumentError("elementwise result must be an array");
+  HLOVM_RETURN_IF_ERROR(CheckSameDims(instr));
+  for (const ValueDesc* op : ops) {
+    if (op->size() != 1) return absl::InvalidArgumentError("elementwise operand must be an array");
+  }
+  HLOVM_ASSIGN_OR_RETURN(Reg out, b.NewReg(RegKind::kOwned, shape));
+  const ElementType rt = shape.element_type();
+  const int64_t n = shape.element_count();
+  const int out_size = ByteWidth(rt);
+  FunctionBuilder::EmitSpec spec;
+  spec.out = {out};
+  for (const ValueDesc* op : ops) spec.in.push_back((*op)[0]);
+  spec.mnemonic = std::string(HloOpcodeName(instr.opcode()));
+  spec.inplace_mask = InplaceMask(b, instr, ops);
+  int64_t bytes = n * out_size;
+  const HloOpcode opcode = instr.opcode();
+  const OpFamily family = HloOpcodeFamily(opcode);
+  if (opcode == HloOpcode::kConvert) {
+    const ElementType from = instr.operand(0)->shape().element_type();
+    HLOVM_ASSIGN_OR_RETURN(UnaryKernel k, SelectConvertKernel(from, rt));
+    const int in_size = ByteWidth(from);
+    const int64_t chunk = ChunkFor(n, std::max(in_size, out_size));
+    spec.handler = &UnaryHandler;
+    spec.plan = b.program().AddPlan(UnaryPlan{k, n, chunk, in_size, out_size});
+    spec.variant = absl::StrCat(std::string(ElementTypeName(from)), "->", std::string(ElementTypeName(rt)));
+    bytes += n * in_size;
+    if (chunk < n) absl::StrAppend(&spec.variant, " chunks of ", chunk);
+  } else if (family == OpFamily::kUnary) {
+    const ElementType from = instr.operand(0)->shape().element_type();
+    HLOVM_ASSIGN_OR_RETURN(UnaryKernel k, SelectUnaryKernel(opcode, from, rt));
+    const int in_size = ByteWidth(from);
+    const int64_t chunk = ChunkFor(n, std::max(in_size, out_size));
+    spec.handler = &UnaryHandler;
+    spec.plan = b.program().AddPlan(UnaryPlan{k, n, chunk, in_size, out_size});
+    spec.variant = std::string(std::string(ElementTypeName(from)));
+    bytes += n * in_size;
+    if (chunk < n) absl::StrAppend(&spec.variant, " chunks of ", chunk);
+  } else if (family == OpFamily::kBinary) {
+    const ElementType from = instr.operand(0)->shape().element_type();
+    if (instr.operand(1)->shape().element_type() != from) {
+      return absl::InvalidArgumentError("binary operands must have the same element type");
+    }
+    HLOVM_ASSIGN_OR_RETURN(BinaryKernel k, SelectBinaryKernel(opcode, from, rt,
+                                                              instr.comparison_direction,
+                                                              instr.comparison_type));
+    const int in_size = ByteWidth(from);
+    const int64_t chunk = ChunkFor(n, std::max(in_size, out_size));
+    spec.handler = &BinaryHandler;
+    spec.plan = b.program().AddPlan(BinaryPlan{k, n, chunk, in_size, out_size});
+    spec.variant = std::string(std::string(ElementTypeName(from)));
+    if (opcode == HloOpcode::kCompare) {
+      static constexpr const char* kDir[] = {"EQ", "NE", "GE", "GT", "LE", "LT"};
+      absl::StrAppend(&spec.variant, " ", kDir[static_cast<int>(instr.comparison_direction)]);
+    }
+    bytes += 2 * n * in_size;
+    if (chunk < n) absl::StrAppend(&spec.variant, " chunks of ", chunk);
+  } else if (family == OpFamily::kTernary) {
+    // select(pred, a, b): the type is that of a; clamp(min, x, max): of x.
+    const ElementType type = instr.operand(1)->shape().element_type();
+    HLOVM_ASSIGN_OR_RETURN(TernaryKernel k, SelectTernaryKernel(opcode, type));
+    TernaryPlan plan{k, n, 0, {}, out_size, 0};
+    int max_size = out_size;
+    for (int i = 0; i < 3; ++i) {
+      const Shape& s = instr.operand(i)->shape();
+      plan.sizes[i] = ByteWidth(s.element_type());
+      max_size = std::max(max_size, plan.sizes[i]);
+      if (s.rank() == 0 && shape.rank() != 0) plan.scalar_mask |= 1u << i;
+      bytes += s.element_count() * plan.sizes[i];
+    }
+    plan.chunk = ChunkFor(n, max_size);
+    spec.handler = &TernaryHandler;
+    spec.variant = std::string(std::string(ElementTypeName(type)));
+    if (plan.chunk < n) absl::StrAppend(&spec.variant, " chunks of ", plan.chunk);
+    spec.plan = b.program().AddPlan(plan);
+    spec.inplace_mask &= ~plan.scalar_mask;
+  } else {
+    return absl::InternalError("not an elementwise opcode");
+  }
+  spec.cost = bytes;
+  b.Emit(&instr, std::move(spec));
+  result->push_back(out);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterElementwiseLowerings(LoweringTable& table) {
+#define HLOVM_ELEMENTWISE_(e, name, arity, family, effect)                  \
+  if (OpFamily::family == OpFamily::kUnary || OpFamily::family == OpFamily::kBinary || \
+      OpFamily::family == OpFamily::kTernary) {                             \
+    table[static_cast<int>(HloOpcode::e)] = &LowerElementwise;              \
+  }
+  HLOVM_OPCODE_LIST(HLOVM_ELEMENTWISE_)
+#undef HLOVM_ELEMENTWISE_
+  table[static_cast<int>(HloOpcode::kConvert)] = &LowerElementwise;
+}
+
+}  // namespace vm
+}  // namespace hlovm

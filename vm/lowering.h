@@ -1,0 +1,129 @@
+// Internal to vm/: how the compiler lowers one HLO instruction to bytecode.
+// Each op family provides its lowering functions in its own vm/lower_*.cc
+// file and registers them in a LoweringTable; compiler.cc owns the table.
+#ifndef HLOVM_VM_LOWERING_H_
+#define HLOVM_VM_LOWERING_H_
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "core/hlo_ir.h"
+#include "vm/bytecode.h"
+
+namespace hlovm {
+namespace vm {
+
+// Where an HLO value lives: one register per leaf array (Lua's `expdesc`).
+using ValueDesc = std::vector<Reg>;
+
+// Appends the leaf array shapes of `shape` in flattening order (a token is a
+// leaf; an empty tuple has none).
+void FlattenShape(const Shape& shape, std::vector<const Shape*>* leaves);
+int64_t LeafCount(const Shape& shape);
+// `shape` with its layout replaced by the row-major one (arrays only).
+Shape RowMajorShape(const Shape& shape);
+// True when data stored with `shape`'s layout is already in row-major order
+// (dimensions of size 1 do not count).
+bool IsEffectivelyRowMajor(const Shape& shape);
+
+class FunctionBuilder;
+
+// Lowers `instr`; `operands` are the descriptors of its operands. Sets
+// `*result` to where its value lives (new registers, or existing ones for
+// aliases such as tuple and reshape).
+using LowerFn = absl::Status (*)(FunctionBuilder& b, const HloInstruction& instr,
+                                 absl::Span<const ValueDesc* const> operands, ValueDesc* result);
+using LoweringTable = std::array<LowerFn, HloOpcodeCount()>;
+
+// Emitting code into one Function.
+class FunctionBuilder {
+ public:
+  FunctionBuilder(class Compiler* compiler, Program* program, Function* fn)
+      : compiler_(compiler), program_(program), fn_(fn) {}
+
+  Program& program() { return *program_; }
+  Function& function() { return *fn_; }
+  class Compiler& compiler() { return *compiler_; }
+
+  // A new register for a leaf array (or token) of `shape`. Fails cleanly when
+  // the array is too large to allocate.
+  absl::StatusOr<Reg> NewReg(RegKind kind, const Shape& shape);
+  // New owned registers for every leaf of `shape`.
+  absl::StatusOr<ValueDesc> NewOwnedValue(const Shape& shape);
+
+  struct EmitSpec {
+    Handler handler = nullptr;
+    const void* plan = nullptr;
+    std::vector<Reg> in, out;
+    int64_t cost = 0;
+    std::string mnemonic;
+    std::string variant;
+    uint32_t inplace_mask = 0;
+    bool side_effect = false;
+  };
+  // Appends an instruction for `hlo`; returns its index.
+  int32_t Emit(const HloInstruction* hlo, EmitSpec spec);
+
+ private:
+  class Compiler* compiler_;
+  Program* program_;
+  Function* fn_;
+};
+
+// Emits `to := from` (a buffer copy; loop state, materialised aliases).
+void EmitCopy(FunctionBuilder& b, const HloInstruction* hlo, Reg from, Reg to,
+              std::string variant);
+
+// Registration of each op family's lowerings (one per vm/lower_*.cc file).
+void RegisterControlLowerings(LoweringTable& table);
+void RegisterElementwiseLowerings(LoweringTable& table);
+void RegisterShapeLowerings(LoweringTable& table);
+void RegisterCustomCallLowering(LoweringTable& table);
+
+// Splits [0, n) into chunks of `chunk` and runs fn(begin, end) for each, in
+// parallel when the context has several threads and there is more than one
+// chunk. The split never depends on the thread count.
+template <typename Fn>
+void ForEachChunk(const ExecContext& ctx, int64_t n, int64_t chunk, Fn&& fn);
+
+// Bytes above which a kernel splits its work across threads, and the bytes
+// per chunk.
+inline constexpr int64_t kParallelKernelBytes = 256 * 1024;
+inline constexpr int64_t kChunkBytes = 64 * 1024;
+
+}  // namespace vm
+}  // namespace hlovm
+
+#include "oneapi/tbb/blocked_range.h"
+#include "oneapi/tbb/parallel_for.h"
+#include "oneapi/tbb/partitioner.h"
+
+namespace hlovm {
+namespace vm {
+
+template <typename Fn>
+void ForEachChunk(const ExecContext& ctx, int64_t n, int64_t chunk, Fn&& fn) {
+  if (chunk <= 0) chunk = 1;
+  const int64_t chunks = (n + chunk - 1) / chunk;
+  if (ctx.threads <= 1 || chunks <= 1) {
+    fn(int64_t{0}, n);
+    return;
+  }
+  tbb::parallel_for(
+      tbb::blocked_range<int64_t>(0, chunks, 1),
+      [&](const tbb::blocked_range<int64_t>& r) {
+        for (int64_t c = r.begin(); c < r.end(); ++c) {
+          fn(c * chunk, std::min(n, (c + 1) * chunk));
+        }
+      },
+      tbb::simple_partitioner());
+}
+
+}  // namespace vm
+}  // namespace hlovm
+
+#endif  // HLOVM_VM_LOWERING_H_
