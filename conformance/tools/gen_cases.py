@@ -94,11 +94,11 @@ def shift(t, kind, a, b):
         elif kind == 'shift-right-logical':
             xu = x & ((1 << bits) - 1)
             out.append(0 if su >= bits else wrap(t, [xu >> su])[0])
-        else:  # arithmetic
-            if su >= bits:
-                out.append(-1 if x < 0 else 0)
-            else:
-                out.append(x >> su)
+        else:  # arithmetic: the bits are read as signed, whatever the type
+            xs = x & ((1 << bits) - 1)
+            if xs >= 1 << (bits - 1):
+                xs -= 1 << bits
+            out.append(wrap(t, [(-1 if xs < 0 else 0) if su >= bits else xs >> su])[0])
     return out
 
 
