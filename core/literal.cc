@@ -1397,8 +1397,7 @@ absl::Status Literal::SetFromDouble(int64_t physical_index, double value) {
     ValueToken token;
     token.kind = std::isnan(value) ? ValueToken::kNan : ValueToken::kDecimal;
     token.negative = std::signbit(value);
-    std::string text = absl::StrCat(value);
-    TextCursor cursor{text, 0};
+    TextCursor cursor{std::string_view(), 0};  // only carries error messages
     return StoreFloat(cursor, token, value, type, Target{&shape_, physical_index}, type, "", p);
   }
   if (kind == TypeKind::kPred) {
