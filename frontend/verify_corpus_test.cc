@@ -94,7 +94,9 @@ struct ManifestCase {
 
 // Pulls `"key": "value"` or `"key": number` out of a flat JSON object text.
 std::string JsonField(std::string_view object, std::string_view key) {
-  const std::string needle = "\"" + std::string(key) + "\":";
+  std::string needle(1, '"');
+  needle.append(key.data(), key.size());
+  needle.append("\":");
   size_t p = object.find(needle);
   if (p == std::string_view::npos) return "";
   p += needle.size();
