@@ -1,0 +1,275 @@
+// Control flow and structure: while, conditional, call, fusion, tuples,
+// tokens, and exact layouts for parameters, results, copy and bitcast.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "vm/test_util.h"
+
+namespace hlovm {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using testing_util::Lit;
+using testing_util::RunHlo;
+using testing_util::Values;
+
+constexpr const char* kSumLoop = R"hlo(HloModule sum
+cond {
+  s = (s32[], s32[], f32[3]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(10)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], s32[], f32[3]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  acc = s32[] get-tuple-element(s), index=1
+  v = f32[3] get-tuple-element(s), index=2
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  acc2 = s32[] add(acc, j)
+  ROOT t = (s32[], s32[], f32[3]) tuple(j, acc2, v)
+}
+ENTRY main {
+  p = f32[3] parameter(0)
+  z = s32[] constant(0)
+  t = (s32[], s32[], f32[3]) tuple(z, z, p)
+  ROOT w = (s32[], s32[], f32[3]) while(t), condition=cond, body=body
+})hlo";
+
+TEST(ControlFlowTest, WhileCountsAndCarriesState) {
+  for (int threads : {1, 2}) {
+    std::vector<Literal> args;
+    args.push_back(Lit("f32[3] {7, 8, 9}"));
+    auto r = RunHlo(kSumLoop, args, threads);
+    ASSERT_TRUE(r.ok()) << r.status();
+    ASSERT_EQ(r->tuple_elements().size(), 3u);
+    EXPECT_EQ(Values<int32_t>(r->tuple_elements()[0])[0], 10);
+    EXPECT_EQ(Values<int32_t>(r->tuple_elements()[1])[0], 55);
+    EXPECT_THAT(Values<float>(r->tuple_elements()[2]), ElementsAre(7, 8, 9));
+  }
+}
+
+TEST(ControlFlowTest, WhileThatNeverRunsReturnsItsInput) {
+  std::string text = kSumLoop;
+  text.replace(text.find("constant(10)"), 12, "constant(0)");
+  std::vector<Literal> args;
+  args.push_back(Lit("f32[3] {1, 2, 3}"));
+  auto r = RunHlo(text, args);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(Values<int32_t>(r->tuple_elements()[0])[0], 0);
+  EXPECT_EQ(Values<int32_t>(r->tuple_elements()[1])[0], 0);
+}
+
+TEST(ControlFlowTest, NestedWhileAndSwappedState) {
+  auto r = RunHlo(R"hlo(HloModule nested
+icond {
+  s = (s32[], s32[]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ibody {
+  s = (s32[], s32[]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  a = s32[] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  b = s32[] add(a, one)
+  ROOT t = (s32[], s32[]) tuple(j, b)
+}
+ocond {
+  s = (s32[], s32[], s32[]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(4)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+obody {
+  s = (s32[], s32[], s32[]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = s32[] get-tuple-element(s), index=1
+  y = s32[] get-tuple-element(s), index=2
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  z = s32[] constant(0)
+  it = (s32[], s32[]) tuple(z, x)
+  iw = (s32[], s32[]) while(it), condition=icond, body=ibody
+  x3 = s32[] get-tuple-element(iw), index=1
+  ROOT t = (s32[], s32[], s32[]) tuple(j, y, x3)
+}
+ENTRY main {
+  z = s32[] constant(0)
+  a = s32[] constant(100)
+  t = (s32[], s32[], s32[]) tuple(z, z, a)
+  ROOT w = (s32[], s32[], s32[]) while(t), condition=ocond, body=obody
+})hlo");
+  ASSERT_TRUE(r.ok()) << r.status();
+  // Each outer step: (x, y) := (y, x + 3). Four steps from (0, 100):
+  // (100, 3) (3, 103) (103, 6) (6, 106).
+  EXPECT_EQ(Values<int32_t>(r->tuple_elements()[0])[0], 4);
+  EXPECT_EQ(Values<int32_t>(r->tuple_elements()[1])[0], 6);
+  EXPECT_EQ(Values<int32_t>(r->tuple_elements()[2])[0], 106);
+}
+
+constexpr const char* kIndexConditional = R"hlo(HloModule cond
+b0 {
+  x = f32[2] parameter(0)
+  ROOT n = f32[2] negate(x)
+}
+b1 {
+  x = f32[2] parameter(0)
+  ROOT a = f32[2] add(x, x)
+}
+b2 {
+  x = f32[2] parameter(0)
+  ROOT m = f32[2] multiply(x, x)
+}
+ENTRY main {
+  i = s32[] parameter(0)
+  p = f32[2] parameter(1)
+  ROOT c = f32[2] conditional(i, p, p, p), branch_computations={b0, b1, b2}
+})hlo";
+
+TEST(ControlFlowTest, IndexConditionalOutOfRangeTakesLastBranch) {
+  struct Case {
+    const char* index;
+    std::vector<float> expected;
+  };
+  for (const Case& c : {Case{"s32[] 0", {-3, -4}}, Case{"s32[] 1", {6, 8}},
+                        Case{"s32[] 2", {9, 16}}, Case{"s32[] 7", {9, 16}},
+                        Case{"s32[] -1", {9, 16}}}) {
+    std::vector<Literal> args;
+    args.push_back(Lit(c.index));
+    args.push_back(Lit("f32[2] {3, 4}"));
+    auto r = RunHlo(kIndexConditional, args);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(Values<float>(*r), c.expected) << c.index;
+  }
+}
+
+TEST(ControlFlowTest, PredConditional) {
+  constexpr const char* text = R"hlo(HloModule pc
+t {
+  x = (f32[], s32[]) parameter(0)
+  ROOT g = f32[] get-tuple-element(x), index=0
+}
+f {
+  x = s32[] parameter(0)
+  ROOT c = f32[] convert(x)
+}
+ENTRY main {
+  p = pred[] parameter(0)
+  a = f32[] constant(1.5)
+  b = s32[] constant(7)
+  tt = (f32[], s32[]) tuple(a, b)
+  ROOT c = f32[] conditional(p, tt, b), true_computation=t, false_computation=f
+})hlo";
+  std::vector<Literal> args;
+  args.push_back(Lit("pred[] true"));
+  auto r = RunHlo(text, args);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(Values<float>(*r)[0], 1.5f);
+  args.clear();
+  args.push_back(Lit("pred[] false"));
+  r = RunHlo(text, args);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(Values<float>(*r)[0], 7.0f);
+}
+
+TEST(ControlFlowTest, CallFusionTuplesAndTokens) {
+  auto r = RunHlo(R"hlo(HloModule misc
+sq {
+  x = f32[3] parameter(0)
+  ROOT m = f32[3] multiply(x, x)
+}
+fused {
+  a = f32[3] parameter(0)
+  b = f32[3] parameter(1)
+  ROOT s = f32[3] subtract(a, b)
+}
+ENTRY main {
+  p = f32[3] parameter(0)
+  c = f32[3] call(p), to_apply=sq
+  f = f32[3] fusion(c, p), kind=kLoop, calls=fused
+  tok = token[] after-all()
+  d = f32[3] add-dependency(f, tok)
+  pair = (f32[3], f32[3]) tuple(d, p)
+  ob = (f32[3], f32[3]) opt-barrier(pair)
+  g = f32[3] get-tuple-element(ob), index=0
+  ROOT t = (f32[3], token[]) tuple(g, tok)
+})hlo", [] {
+    std::vector<Literal> a;
+    a.push_back(Lit("f32[3] {1, 2, 3}"));
+    return a;
+  }());
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_THAT(Values<float>(r->tuple_elements()[0]), ElementsAre(0, 2, 6));
+}
+
+TEST(ControlFlowTest, CopyAndBitcastBetweenLayoutsFollowXla) {
+  // copy keeps the logical values; bitcast reinterprets the physical order:
+  // f32[2,3]{0,1} holds {{1,2,3},{4,5,6}} as 1 4 2 5 3 6, which read as
+  // f32[3,2]{1,0} is {{1,4},{2,5},{3,6}}.
+  auto r = RunHlo(R"hlo(HloModule layouts
+ENTRY main {
+  p = f32[2,3]{1,0} parameter(0)
+  c = f32[2,3]{0,1} copy(p)
+  b = f32[3,2]{1,0} bitcast(c)
+  ROOT t = (f32[2,3]{0,1}, f32[3,2]{1,0}) tuple(c, b)
+})hlo", [] {
+    std::vector<Literal> a;
+    a.push_back(Lit("f32[2,3] {{1, 2, 3}, {4, 5, 6}}"));
+    return a;
+  }());
+  ASSERT_TRUE(r.ok()) << r.status();
+  const Literal& c = r->tuple_elements()[0];
+  EXPECT_EQ(c.shape().layout().minor_to_major, (std::vector<int64_t>{0, 1}));
+  EXPECT_THAT(Values<float>(c), ElementsAre(1, 4, 2, 5, 3, 6));  // physical order
+  EXPECT_THAT(Values<float>(r->tuple_elements()[1]), ElementsAre(1, 4, 2, 5, 3, 6));
+}
+
+TEST(ControlFlowTest, ParameterWithNonDefaultLayout) {
+  Literal arg = Lit("f32[2,3] {{1, 2, 3}, {4, 5, 6}}");
+  auto r = RunHlo(R"hlo(HloModule layouts, entry_computation_layout={(f32[2,3]{0,1})->f32[3,2]{1,0}}
+ENTRY main {
+  p = f32[2,3]{0,1} parameter(0)
+  ROOT b = f32[3,2]{1,0} bitcast(p)
+})hlo", [&] {
+    std::vector<Literal> a;
+    a.push_back(arg.Clone());
+    return a;
+  }());
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_THAT(Values<float>(*r), ElementsAre(1, 4, 2, 5, 3, 6));
+}
+
+TEST(ControlFlowTest, ElementwiseBasics) {
+  auto r = RunHlo(R"hlo(HloModule basics
+ENTRY main {
+  i = s32[2,3] iota(), iota_dimension=1
+  f = f32[2,3] convert(i)
+  c = f32[3] constant({10, 20, 30})
+  b = f32[2,3] broadcast(c), dimensions={1}
+  a = f32[2,3] add(f, b)
+  m = f32[2,3] multiply(a, f)
+  two = f32[] constant(2)
+  tb = f32[2,3] broadcast(two), dimensions={}
+  gt = pred[2,3] compare(f, tb), direction=LT
+  s = f32[2,3] select(gt, m, b)
+  r = f32[6] reshape(s)
+  z = s32[2,3] constant({{0, 0, 0}, {0, 0, 0}})
+  d = s32[2,3] divide(i, z)
+  ROOT t = (f32[6], s32[2,3]) tuple(r, d)
+})hlo");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_THAT(Values<float>(r->tuple_elements()[0]), ElementsAre(0, 21, 30, 0, 21, 30));
+  // Integer division by zero does not trap (XLA gives -1).
+  EXPECT_THAT(Values<int32_t>(r->tuple_elements()[1]), ElementsAre(-1, -1, -1, -1, -1, -1));
+}
+
+}  // namespace
+}  // namespace hlovm
