@@ -35,9 +35,6 @@ constexpr int64_t kMapThreshold = int64_t{1} << 20;
 // memory; larger requests fail early.
 constexpr int64_t kMaxBytes = int64_t{1} << 46;
 
-// Each allocation starts with a kAlignment-byte header whose first 8 bytes
-// hold the mapped length (0 when the block came from aligned_alloc); the data
-// follows the header.
 int64_t RoundUp(int64_t value, int64_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
 }
@@ -1181,6 +1178,9 @@ absl::Status ParseShapeAndValue(TextCursor& cursor, Literal* literal, int depth)
 // AlignedBuffer.
 //===----------------------------------------------------------------------===//
 
+// Each allocation starts with a kAlignment-byte header whose first 8 bytes
+// hold the mapped length (0 when the block came from aligned_alloc); the data
+// follows the header.
 absl::StatusOr<AlignedBuffer> AlignedBuffer::Allocate(int64_t size) {
   if (size < 0) return absl::InvalidArgumentError(absl::StrCat("negative buffer size ", size));
   static const int64_t limit = [] {
