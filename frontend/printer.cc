@@ -238,6 +238,28 @@ void AddCollective(const HloInstruction& instr, std::vector<Attr>& attrs) {
                                          : std::string("{}")});
 }
 
+// A literal with its shape on one line: `s32[2]{0} {1, 2}`, tuples as
+// `( s32[] 1, f32[] 2 )`.
+std::string LiteralWithShape(const Literal& literal) {
+  if (literal.shape().IsTuple()) {
+    std::vector<std::string> parts;
+    for (const Literal& element : literal.tuple_elements()) parts.push_back(LiteralWithShape(element));
+    return absl::StrCat("( ", absl::StrJoin(parts, ", "), " )");
+  }
+  return absl::StrCat(PrintShape(literal.shape()), " ", literal.ValueToString());
+}
+
+// output_to_operand_aliasing={{0}: (1, {}), {1}: (0, {0})}
+void AddAliasing(const HloInstruction& instr, std::vector<Attr>& attrs) {
+  if (instr.output_to_operand_aliasing.empty()) return;
+  std::vector<std::string> pairs;
+  for (const OutputOperandAlias& a : instr.output_to_operand_aliasing) {
+    pairs.push_back(absl::StrCat("{", JoinInts(a.output_index), "}: (", a.operand, ", {",
+                                 JoinInts(a.operand_index), "})"));
+  }
+  attrs.push_back({"output_to_operand_aliasing", absl::StrCat("{", absl::StrJoin(pairs, ", "), "}")});
+}
+
 // The opcode-specific attributes of `instr` from its typed fields, in XLA's
 // order (called computations, sharding and the like are not included).
 std::vector<Attr> TypedAttributes(const HloInstruction& instr) {
@@ -264,12 +286,15 @@ std::vector<Attr> TypedAttributes(const HloInstruction& instr) {
     case HloOpcode::kSlice:
       if (instr.slice.has_value()) {
         const SliceAttr& s = *instr.slice;
+        // Strides are printed for every dimension or for none (all 1).
+        const bool strided = std::any_of(s.strides.begin(), s.strides.end(),
+                                         [](int64_t stride) { return stride != 1; });
         std::vector<std::string> parts;
         for (size_t i = 0; i < s.starts.size(); ++i) {
           int64_t stride = i < s.strides.size() ? s.strides[i] : 1;
           int64_t limit = i < s.limits.size() ? s.limits[i] : 0;
-          parts.push_back(stride == 1 ? absl::StrCat("[", s.starts[i], ":", limit, "]")
-                                      : absl::StrCat("[", s.starts[i], ":", limit, ":", stride, "]"));
+          parts.push_back(strided ? absl::StrCat("[", s.starts[i], ":", limit, ":", stride, "]")
+                                  : absl::StrCat("[", s.starts[i], ":", limit, "]"));
         }
         attrs.push_back({"slice", absl::StrCat("{", absl::StrJoin(parts, ", "), "}")});
       }
@@ -283,6 +308,7 @@ std::vector<Attr> TypedAttributes(const HloInstruction& instr) {
     case HloOpcode::kConvolution:
       AddConvolution(instr, attrs);
       AddPrecision(instr, attrs);
+      if (!instr.precision_algorithm.empty()) attrs.push_back({"algorithm", instr.precision_algorithm});
       break;
     case HloOpcode::kReduceWindow:
     case HloOpcode::kSelectAndScatter:
@@ -295,6 +321,7 @@ std::vector<Attr> TypedAttributes(const HloInstruction& instr) {
     case HloOpcode::kScaledDot:
       if (instr.dot_dimension_numbers.has_value()) AddDotDims(*instr.dot_dimension_numbers, attrs);
       AddPrecision(instr, attrs);
+      if (!instr.precision_algorithm.empty()) attrs.push_back({"algorithm", instr.precision_algorithm});
       break;
     case HloOpcode::kCompare:
       attrs.push_back({"direction", std::string(DirectionName(instr.comparison_direction))});
@@ -323,6 +350,7 @@ std::vector<Attr> TypedAttributes(const HloInstruction& instr) {
     case HloOpcode::kTopK:
       attrs.push_back({"k", absl::StrCat(instr.k)});
       attrs.push_back({"largest", instr.largest ? "true" : "false"});
+      attrs.push_back({"is_stable", instr.is_stable ? "true" : "false"});
       break;
     case HloOpcode::kGather:
       if (instr.gather_dimension_numbers.has_value()) {
@@ -364,6 +392,7 @@ std::vector<Attr> TypedAttributes(const HloInstruction& instr) {
     case HloOpcode::kAllGather:
     case HloOpcode::kAllGatherStart:
       AddCollective(instr, attrs);
+      if (instr.constrain_layout) attrs.push_back({"constrain_layout", "true"});
       if (instr.opcode() == HloOpcode::kAllGather || instr.opcode() == HloOpcode::kAllGatherStart ||
           instr.opcode() == HloOpcode::kReduceScatter) {
         attrs.push_back({"dimensions", Braced(instr.dimensions)});
@@ -374,6 +403,7 @@ std::vector<Attr> TypedAttributes(const HloInstruction& instr) {
     case HloOpcode::kRaggedAllToAll:
     case HloOpcode::kCollectiveBroadcast:
       AddCollective(instr, attrs);
+      if (instr.constrain_layout) attrs.push_back({"constrain_layout", "true"});
       if (instr.split_dimension.has_value()) {
         attrs.push_back({"dimensions", absl::StrCat("{", *instr.split_dimension, "}")});
       }
@@ -384,6 +414,11 @@ std::vector<Attr> TypedAttributes(const HloInstruction& instr) {
       std::vector<std::string> pairs;
       for (const auto& [a, b] : instr.source_target_pairs) pairs.push_back(absl::StrCat("{", a, ",", b, "}"));
       attrs.push_back({"source_target_pairs", absl::StrCat("{", absl::StrJoin(pairs, ","), "}")});
+      if (!instr.collective_slice_sizes.empty()) {
+        std::vector<std::string> sizes;
+        for (const auto& v : instr.collective_slice_sizes) sizes.push_back(Braced(v));
+        attrs.push_back({"slice_sizes", absl::StrCat("{", absl::StrJoin(sizes, ","), "}")});
+      }
       break;
     }
     case HloOpcode::kSend:
@@ -394,18 +429,83 @@ std::vector<Attr> TypedAttributes(const HloInstruction& instr) {
       if (instr.is_host_transfer) attrs.push_back({"is_host_transfer", "true"});
       break;
     case HloOpcode::kCustomCall:
-      attrs.push_back({"custom_call_target",
-                       absl::StrCat("\"", absl::CEscape(instr.custom_call_target), "\"")});
       if (instr.window.has_value() && !instr.window->empty()) {
         attrs.push_back({"window", absl::StrCat("{", WindowToString(*instr.window), "}")});
       }
       if (instr.convolution_dimension_numbers.has_value()) {
         attrs.push_back({"dim_labels", DimLabels(*instr.convolution_dimension_numbers)});
       }
+      if (instr.feature_group_count != 1) {
+        attrs.push_back({"feature_group_count", absl::StrCat(instr.feature_group_count)});
+      }
+      if (instr.batch_group_count != 1) {
+        attrs.push_back({"batch_group_count", absl::StrCat(instr.batch_group_count)});
+      }
+      AddPrecision(instr, attrs);
+      attrs.push_back({"custom_call_target",
+                       absl::StrCat("\"", absl::CEscape(instr.custom_call_target), "\"")});
+      if (instr.operand_layout_constraints.has_value()) {
+        std::vector<std::string> shapes;
+        for (const Shape& shape : *instr.operand_layout_constraints) shapes.push_back(PrintShape(shape));
+        attrs.push_back({"operand_layout_constraints", absl::StrCat("{", absl::StrJoin(shapes, ", "), "}")});
+      }
       if (instr.custom_call_has_side_effect) attrs.push_back({"custom_call_has_side_effect", "true"});
+      if (instr.custom_call_literal.has_value()) {
+        attrs.push_back({"literal", LiteralWithShape(*instr.custom_call_literal)});
+      }
+      AddAliasing(instr, attrs);
+      if (!instr.custom_call_schedule.empty()) attrs.push_back({"schedule", instr.custom_call_schedule});
+      if (!instr.custom_call_api_version.empty()) {
+        attrs.push_back({"api_version", instr.custom_call_api_version});
+      }
       break;
     case HloOpcode::kFusion:
       if (!instr.fusion_kind.empty()) attrs.push_back({"kind", instr.fusion_kind});
+      AddAliasing(instr, attrs);
+      break;
+    case HloOpcode::kAsyncStart:
+      if (!instr.async_execution_thread.empty() && instr.async_execution_thread != "main") {
+        attrs.push_back({"async_execution_thread",
+                         absl::StrCat("\"", absl::CEscape(instr.async_execution_thread), "\"")});
+      }
+      AddAliasing(instr, attrs);
+      break;
+    case HloOpcode::kParameter:
+      if (!instr.parameter_replication.empty()) {
+        std::vector<std::string> flags;
+        for (bool b : instr.parameter_replication) flags.push_back(b ? "true" : "false");
+        attrs.push_back({"parameter_replication", absl::StrCat("{", absl::StrJoin(flags, ","), "}")});
+      }
+      break;
+    case HloOpcode::kCopyStart:
+      if (instr.cross_program_prefetch_index.has_value()) {
+        attrs.push_back({"cross_program_prefetch_index", absl::StrCat(*instr.cross_program_prefetch_index)});
+      }
+      break;
+    case HloOpcode::kRngGetAndUpdateState:
+      attrs.push_back({"delta", absl::StrCat(instr.rng_delta)});
+      break;
+    case HloOpcode::kReshape:
+      if (instr.inferred_dimension.has_value()) {
+        attrs.push_back({"inferred_dimension", absl::StrCat(*instr.inferred_dimension)});
+      }
+      break;
+    case HloOpcode::kScan:
+      attrs.push_back({"dimensions", Braced(instr.dimensions)});
+      attrs.push_back({"num_carries", absl::StrCat(instr.num_carries)});
+      if (instr.is_reverse) attrs.push_back({"is_reverse", "true"});
+      if (instr.is_associative) attrs.push_back({"is_associative", "true"});
+      break;
+    case HloOpcode::kInfeed:
+      if (!instr.infeed_config.empty()) {
+        attrs.push_back({"infeed_config", absl::StrCat("\"", absl::CEscape(instr.infeed_config), "\"")});
+      }
+      break;
+    case HloOpcode::kOutfeed:
+      if (instr.outfeed_shape.has_value()) attrs.push_back({"outfeed_shape", PrintShape(*instr.outfeed_shape)});
+      if (!instr.outfeed_config.empty()) {
+        attrs.push_back({"outfeed_config", absl::StrCat("\"", absl::CEscape(instr.outfeed_config), "\"")});
+      }
       break;
     case HloOpcode::kTriangularSolve:
       if (instr.left_side) attrs.push_back({"left_side", "true"});
@@ -848,16 +948,22 @@ std::vector<Attr> Printer::Attributes(const HloInstruction& instr, int indent) {
       case HloOpcode::kAllReduceStart:
       case HloOpcode::kScatter:
       case HloOpcode::kSort:
+      case HloOpcode::kScan:
         ref("to_apply", names(0, 1));
         break;
       case HloOpcode::kCustomCall:
         ref("called_computations", absl::StrCat("{", names(0, called.size()), "}"));
         break;
+      case HloOpcode::kAsyncUpdate:
+      case HloOpcode::kAsyncDone:
+        break;  // implied by the start they consume
       default:
         ref("calls", names(0, called.size()));
         break;
     }
   }
+  if (instr.is_composite) emit("is_composite", "true");
+  if (!instr.sharding.empty()) emit("sharding", instr.sharding);
   if (options_.print_control_dependencies && !instr.control_predecessors().empty()) {
     emit("control-predecessors", ControlPredecessors(instr));
   }
