@@ -1,6 +1,7 @@
 #include "frontend/printer.h"
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -676,17 +677,28 @@ std::vector<const HloComputation*> ComputationOrder(const HloModule& module, boo
         if (in_module.contains(*it) && visited.insert(*it).second) stack.push_back({*it, 0});
       }
     };
-    for (const auto& instr : root->instructions()) {
+    // Instructions are walked in post order (XLA walks its instruction list,
+    // which is the post order for modules it printed); this keeps printing a
+    // fixed point.
+    // (A node-based map: references into it stay valid as it grows.)
+    std::map<const HloComputation*, std::vector<const HloInstruction*>> orders;
+    auto order_of = [&](const HloComputation* c) -> const std::vector<const HloInstruction*>& {
+      auto it = orders.find(c);
+      if (it == orders.end()) it = orders.emplace(c, InstructionOrder(*c, /*post_order=*/true)).first;
+      return it->second;
+    };
+    for (const HloInstruction* instr : order_of(root)) {
       push_called(*instr);
       while (!stack.empty()) {
         Frame& top = stack.back();
-        if (top.next == top.computation->instructions().size()) {
+        const auto& instrs = order_of(top.computation);
+        if (top.next == instrs.size()) {
           const HloComputation* done = top.computation;
           stack.pop_back();
           emit(done);
           continue;
         }
-        const HloInstruction& next = *top.computation->instructions()[top.next++];
+        const HloInstruction& next = *instrs[top.next++];
         push_called(next);
       }
     }

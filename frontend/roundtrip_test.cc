@@ -324,6 +324,17 @@ void ReprintOne(std::string_view text, const std::string& label, Counts& counts)
     return;
   }
   std::string diff = CompareModules(**module, **again);
+  if (diff.empty()) {
+    // Printing is a fixed point: the reprint prints the same text again.
+    std::string reprinted = PrintModule(**again, PrintOptions::Long());
+    if (reprinted != printed) {
+      size_t d = 0;
+      while (d < printed.size() && d < reprinted.size() && printed[d] == reprinted[d]) ++d;
+      size_t from = d > 60 ? d - 60 : 0;
+      diff = absl::StrCat("second print differs: ...", printed.substr(from, 160), " vs ...",
+                          reprinted.substr(from, 160));
+    }
+  }
   if (!diff.empty()) {
     ++counts.differ;
     counts.failures.push_back(absl::StrCat(label, ": ", diff.substr(0, 400)));
