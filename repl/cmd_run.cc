@@ -30,7 +30,8 @@
 #include "vm/check_failure.h"
 
 ABSL_FLAG(bool, random, false,
-          "run: fill every entry parameter with deterministic random values (see --seed)");
+          "run: fill every entry parameter with deterministic random values; --random=SEED "
+          "is --random --seed=SEED");
 ABSL_FLAG(uint64_t, seed, 0, "run: seed of --random");
 ABSL_FLAG(std::string, elided, "xla",
           "run: how to fill elided constant({...}) literals: xla (XLA's parser's counter "
@@ -193,9 +194,19 @@ absl::StatusOr<Literal> ParseInput(const std::string& arg, const Shape& paramete
   return looks_bare ? status : literal.status();
 }
 
+// Bad input (a malformed module or arguments, an unsupported op or type, a
+// shape too large to allocate) exits 2; a failure of the program itself
+// (a failed check, OutOfRange, Cancelled, Internal) exits 1.
 int ExitCodeFor(const absl::Status& status, bool during_execution) {
-  if (status.code() == absl::StatusCode::kResourceExhausted) return kExitBadInput;
-  return during_execution ? kExitFailed : kExitBadInput;
+  switch (status.code()) {
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kUnimplemented:
+    case absl::StatusCode::kResourceExhausted:
+    case absl::StatusCode::kNotFound:
+      return kExitBadInput;
+    default:
+      return during_execution ? kExitFailed : kExitBadInput;
+  }
 }
 
 void PrintError(const absl::Status& status) {
@@ -349,7 +360,7 @@ int Run(const std::vector<std::string>& args) {
 }  // namespace
 
 HLOVM_REGISTER_COMMAND(run, "run",
-                       "hlovm run [--random [--seed=N]] [--output=DIR] FILE.hlo [INPUT...]",
+                       "hlovm run [--random[=SEED]] [--output=DIR] FILE.hlo [INPUT...]",
                        "run the entry computation; inputs are HLO literals ('f32[2] {1, 2}') or "
                        ".npy files; results print as HLO literals",
                        Run);

@@ -55,7 +55,28 @@ const Command* FindCommand(std::string_view name) {
 int main(int argc, char** argv) {
   using namespace hlovm;
   absl::SetProgramUsageMessage(UsageText());
-  std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
+  // `--random=SEED` (hlovm run) is `--random --seed=SEED`: Abseil's boolean
+  // flags take no number, so the form is rewritten before parsing.
+  std::vector<std::string> rewritten;
+  for (int i = 0; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg == "--") {
+      for (; i < argc; ++i) rewritten.emplace_back(argv[i]);
+      break;
+    }
+    if (arg.substr(0, 9) == "--random=" && arg.size() > 9 &&
+        arg.find_first_not_of("0123456789", 9) == std::string_view::npos) {
+      rewritten.emplace_back("--random");
+      rewritten.push_back(absl::StrCat("--seed=", std::string(arg.substr(9))));
+    } else {
+      rewritten.emplace_back(arg);
+    }
+  }
+  std::vector<char*> new_argv;
+  for (std::string& arg : rewritten) new_argv.push_back(arg.data());
+  new_argv.push_back(nullptr);
+  std::vector<char*> positional =
+      absl::ParseCommandLine(static_cast<int>(rewritten.size()), new_argv.data());
   std::vector<std::string> args(positional.begin() + 1, positional.end());
   std::string name = args.empty() ? "repl" : args.front();
   if (!args.empty()) args.erase(args.begin());
