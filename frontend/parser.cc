@@ -774,6 +774,79 @@ class Parser {
     }
     return absl::OkStatus();
   }
+  // End of the shape text starting at `start` (one token run: `f32[2]{0}`
+  // or a parenthesized tuple), or 0 when it cannot tell for sure.
+  size_t ScanShapeEnd(size_t start) const {
+    size_t p = start;
+    if (PeekAt(p) == '(') {
+      int depth = 0;
+      do {
+        if (p >= n_) return 0;
+        char c = s_[p++];
+        if (c == '(' || c == '[' || c == '{') {
+          ++depth;
+        } else if (c == ')' || c == ']' || c == '}') {
+          --depth;
+        } else if (c == '/' || c == '"') {
+          return 0;
+        }
+      } while (depth > 0);
+    } else {
+      while (p < n_ && (IsLetter(s_[p]) || IsDigit(s_[p]))) ++p;
+      if (PeekAt(p) != '[') return 0;
+      while (p < n_ && s_[p] != ']') {
+        if (s_[p] == '\n' || s_[p] == '/') return 0;
+        ++p;
+      }
+      if (p >= n_) return 0;
+      ++p;
+      if (PeekAt(p) == '{') {
+        int depth = 0;
+        do {
+          if (p >= n_) return 0;
+          char c = s_[p++];
+          if (c == '(' || c == '[' || c == '{') {
+            ++depth;
+          } else if (c == ')' || c == ']' || c == '}') {
+            --depth;
+          } else if (c == '/' || c == '"' || c == '\n') {
+            return 0;
+          }
+        } while (depth > 0);
+      }
+    }
+    // A layout after a space would belong to the shape too; not cached.
+    size_t q = p;
+    while (q < n_ && (s_[q] == ' ' || s_[q] == '\t')) ++q;
+    if (q != p && PeekAt(q) == '{') return 0;
+    return p;
+  }
+  // Parses a shape at the cursor, sharing the result with every identical
+  // shape text in the module. The pointer lives as long as the parser.
+  absl::Status ParseShapeRef(const Shape** out) {
+    Skip();
+    size_t start = pos_;
+    size_t end = ScanShapeEnd(start);
+    std::string_view key;
+    if (end > start) {
+      key = s_.substr(start, end - start);
+      auto it = shape_cache_.find(key);
+      if (it != shape_cache_.end()) {
+        pos_ = end;
+        *out = it->second.get();
+        return absl::OkStatus();
+      }
+    }
+    auto shape = std::make_unique<Shape>();
+    HLOVM_RETURN_IF_ERROR(ParseShapeHere(shape.get()));
+    *out = shape.get();
+    if (end > start && pos_ == end) {
+      shape_cache_.emplace(key, std::move(shape));
+    } else {
+      uncached_shapes_.push_back(std::move(shape));
+    }
+    return absl::OkStatus();
+  }
   absl::Status ParseLiteralHere(const Shape& shape, Literal* literal) {
     Skip();
     if (depth_ + ParenDepthAhead() > options_.max_recursion_depth) {
@@ -895,6 +968,8 @@ class Parser {
   size_t loc_line_start_ = 0;
 
   HloModule* module_ = nullptr;
+  ViewMap<std::unique_ptr<Shape>> shape_cache_;
+  std::vector<std::unique_ptr<Shape>> uncached_shapes_;
   ViewMap<std::pair<HloComputation*, size_t>> computation_pool_;
   absl::flat_hash_set<std::string> generated_computations_;
   bool track_names_ = false;
@@ -1299,7 +1374,11 @@ absl::Status Parser::ParseInstructionRhs(Scope* scope, std::string_view name,
   size_t rhs_offset = pos_;
   Shape shape;
   const bool shape_given = CanBeShape();
-  if (shape_given) HLOVM_RETURN_IF_ERROR(ParseShapeHere(&shape));
+  if (shape_given) {
+    const Shape* ref = nullptr;
+    HLOVM_RETURN_IF_ERROR(ParseShapeRef(&ref));
+    shape = *ref;
+  }
 
   Skip();
   size_t op_offset = pos_;
@@ -1550,11 +1629,8 @@ absl::Status Parser::ParseOperands(Scope* scope, std::vector<HloInstruction*>* o
 absl::Status Parser::ParseOperand(Scope* scope, HloInstruction** out) {
   Skip();
   size_t start = pos_;
-  std::optional<Shape> shape;
-  if (CanBeShape()) {
-    shape.emplace();
-    HLOVM_RETURN_IF_ERROR(ParseShapeHere(&*shape));
-  }
+  const Shape* shape = nullptr;
+  if (CanBeShape()) HLOVM_RETURN_IF_ERROR(ParseShapeRef(&shape));
   Skip();
   size_t name_offset = pos_;
   bool percent = PeekAt(pos_) == '%';
@@ -1566,7 +1642,7 @@ absl::Status Parser::ParseOperand(Scope* scope, HloInstruction** out) {
   }
   HloInstruction* operand = nullptr;
   if (name.empty()) {
-    if (shape.has_value() && scope->create_missing) {
+    if (shape != nullptr && scope->create_missing) {
       auto param = std::make_unique<HloInstruction>(HloOpcode::kParameter,
                                                     UniqueName("parameter.anon"), *shape);
       param->parameter_number = scope->next_parameter++;
@@ -1582,7 +1658,7 @@ absl::Status Parser::ParseOperand(Scope* scope, HloInstruction** out) {
   if (it != scope->names.end()) {
     operand = it->second;
   } else if (scope->create_missing) {
-    if (!shape.has_value()) {
+    if (shape == nullptr) {
       return Error(name_offset,
                    "Operand had no shape in HLO text; cannot create parameter for "
                    "single-instruction module.");
@@ -1624,7 +1700,7 @@ absl::Status Parser::ParseOperand(Scope* scope, HloInstruction** out) {
     scope->gtes.emplace(key, g);
     operand = g;
   }
-  if (shape.has_value() && !shape->Compatible(operand->shape())) {
+  if (shape != nullptr && !shape->Compatible(operand->shape())) {
     return Error(name_offset,
                  Cat("The declared operand shape ", HumanWithLayout(*shape),
                               " is not compatible with the shape of the operand instruction ",
