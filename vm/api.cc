@@ -1,6 +1,7 @@
 // The embedding API (vm/api.h) over the compiler and executor.
 #include "vm/api.h"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -202,6 +203,8 @@ absl::StatusOr<Literal> VmExecutable::Execute(absl::Span<const Literal* const> a
   ctx.replica_id = options.replica_id;
   ctx.partition_id = options.partition_id;
   if (ctx.observer != nullptr) ctx.threads = 1;
+  // More threads than cores only adds contention (and TBB refuses them).
+  ctx.threads = std::min(ctx.threads, std::max(1, tbb::info::default_concurrency()));
   if (ctx.threads > 1) {
     tbb::task_arena arena(ctx.threads);
     arena.execute([&] { vm::RunFunction(fn, regs, ctx); });

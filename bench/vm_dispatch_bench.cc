@@ -1,0 +1,78 @@
+// Dispatch cost: a while loop that counts a scalar to N (compare + add +
+// tuple per iteration). Reports ns per iteration and ns per executed
+// bytecode instruction (the condition's and the body's instructions; tuple
+// and get-tuple-element compile to none).
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "benchmark/benchmark.h"
+#include "frontend/parser.h"
+#include "vm/api.h"
+#include "vm/compiler.h"
+
+namespace hlovm {
+namespace {
+
+std::string CountModule(int64_t n) {
+  return absl::StrCat(R"hlo(HloModule count
+cond {
+  s = (s32[]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant()hlo", n, R"hlo()
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  ROOT t = (s32[]) tuple(j)
+}
+ENTRY main {
+  z = s32[] constant(0)
+  t = (s32[]) tuple(z)
+  ROOT w = (s32[]) while(t), condition=cond, body=body
+})hlo");
+}
+
+// Bytecode instructions per iteration, from the compiled program.
+int64_t InstructionsPerIteration(const std::string& text) {
+  auto module = ParseHloModule(text);
+  auto program = vm::CompileModule(**module);
+  int64_t n = 0;
+  for (const auto& fn : (*program)->functions) {
+    if (fn.get() != (*program)->entry) n += static_cast<int64_t>(fn->code.size());
+  }
+  return n;
+}
+
+void BM_WhileCount(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  const std::string text = CountModule(n);
+  auto exe = Executable::FromText(text);
+  if (!exe.ok()) {
+    state.SkipWithError(std::string(exe.status().message()).c_str());
+    return;
+  }
+  ExecuteOptions options;
+  options.threads = 1;
+  for (auto _ : state) {
+    auto result = (*exe)->Execute({}, options);
+    if (!result.ok()) state.SkipWithError(std::string(result.status().message()).c_str());
+    benchmark::DoNotOptimize(result);
+  }
+  const int64_t per_iter = InstructionsPerIteration(text);
+  const double iterations = static_cast<double>(state.iterations()) * n;
+  state.counters["ns_per_loop_iteration"] = benchmark::Counter(
+      iterations, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["ns_per_instruction"] = benchmark::Counter(
+      iterations * per_iter, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["instructions_per_iteration"] = static_cast<double>(per_iter);
+}
+BENCHMARK(BM_WhileCount)->Arg(10000000)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+}  // namespace
+}  // namespace hlovm
+
+BENCHMARK_MAIN();
