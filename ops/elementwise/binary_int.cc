@@ -58,6 +58,8 @@ absl::StatusOr<BinaryKernel> SelectComplex(HloOpcode opcode) {
     HLOVM_EW_CASE_(kDivide, DivOp)
     HLOVM_EW_CASE_(kPower, PowOp)
     HLOVM_EW_CASE_(kAtan2, Atan2Op)
+    HLOVM_EW_CASE_(kMaximum, MaxOp)
+    HLOVM_EW_CASE_(kMinimum, MinOp)
 #undef HLOVM_EW_CASE_
     default:
       return NoKernel(opcode, kType);

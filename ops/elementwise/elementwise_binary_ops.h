@@ -89,12 +89,23 @@ struct RemOp {
     }
   }
 };
+// Complex max/min order lexicographically (real part, then imaginary part);
+// a NaN part wins.
+template <class C>
+inline bool ComplexLess(C a, C b) {
+  if (std::isnan(a.real()) || std::isnan(a.imag())) return false;
+  if (std::isnan(b.real()) || std::isnan(b.imag())) return true;
+  return a.real() < b.real() || (a.real() == b.real() && a.imag() < b.imag());
+}
+
 struct MaxOp {
   template <class I, class O>
   static typename O::Compute Apply(typename I::Compute a, typename I::Compute b) {
     using C = typename I::Compute;
     if constexpr (std::is_integral_v<C>) {
       return a >= b ? a : b;
+    } else if constexpr (kIsComplex<C>) {
+      return ComplexLess(a, b) ? b : a;
     } else {
       return FloatMax(a, b);
     }
@@ -106,6 +117,8 @@ struct MinOp {
     using C = typename I::Compute;
     if constexpr (std::is_integral_v<C>) {
       return a <= b ? a : b;
+    } else if constexpr (kIsComplex<C>) {
+      return ComplexLess(b, a) ? b : a;
     } else {
       return FloatMin(a, b);
     }

@@ -14,6 +14,7 @@
 #define HLOVM_OPS_ELEMENTWISE_ELEMENTWISE_HWY_INL_H_
 #endif
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -166,6 +167,74 @@ struct TanhF32Op {
     return hn::IfThenElse(hn::IsNaN(v), v, r);
   }
 };
+
+// f32 log, sin and cos through f64: Highway's f64 polynomials are off by a
+// few f64 ulp, so the result rounds to the correctly rounded f32 in nearly
+// every case (the f32 polynomials are off by up to 4 f32 ulp, beyond XLA's
+// usual 3-ulp tolerance). The portable targets use the C library instead
+// (their f64 -> f32 demotion clamps infinities).
+#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
+constexpr bool kPortable = true;
+#else
+constexpr bool kPortable = false;
+#endif
+
+template <class Op64, class Scalar>
+HWY_INLINE void F32ViaF64(const float* in, float* out, int64_t n, Op64 op, Scalar scalar) {
+  int64_t i = 0;
+  if (!kPortable) {
+    const hn::ScalableTag<double> dd;
+    const hn::Rebind<float, decltype(dd)> df;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(dd));
+    for (; i + lanes <= n; i += lanes) {
+      const auto x = hn::PromoteTo(dd, hn::LoadU(df, in + i));
+      hn::StoreU(hn::DemoteTo(df, op(dd, x, in + i, lanes)), df, out + i);
+    }
+  }
+  for (; i < n; ++i) out[i] = scalar(in[i]);
+}
+
+struct LogF64Op {
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V x, const float*, int64_t) const {
+    const auto zero = hn::Zero(d);
+    auto r = hn::Log(d, hn::Max(x, hn::Set(d, 1e-300)));
+    r = hn::IfThenElse(hn::Eq(x, zero), hn::Set(d, -HUGE_VAL), r);
+    r = hn::IfThenElse(hn::Eq(x, hn::Set(d, HUGE_VAL)), x, r);
+    // Negative operands and NaN give NaN.
+    return hn::IfThenElse(hn::Or(hn::Lt(x, zero), hn::IsNaN(x)), hn::Set(d, NAN), r);
+  }
+};
+
+// Beyond |x| = 39000 (and for inf/NaN) Highway's range reduction is not
+// valid: such vectors use the C library lane by lane.
+template <bool kSin>
+struct SinCosF64Op {
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V x, const float* in, int64_t lanes) const {
+    if (!hn::AllTrue(d, hn::Le(hn::Abs(x), hn::Set(d, 39000.0)))) {
+      HWY_ALIGN double buf[hn::MaxLanes(d)];
+      for (int64_t j = 0; j < lanes; ++j) {
+        buf[j] = kSin ? std::sin(static_cast<double>(in[j])) : std::cos(static_cast<double>(in[j]));
+      }
+      return hn::Load(d, buf);
+    }
+    return kSin ? hn::Sin(d, x) : hn::Cos(d, x);
+  }
+};
+
+void LogF32(const void* in, void* out, int64_t n) {
+  F32ViaF64(static_cast<const float*>(in), static_cast<float*>(out), n, LogF64Op(),
+            [](float x) { return std::log(x); });
+}
+void SinF32(const void* in, void* out, int64_t n) {
+  F32ViaF64(static_cast<const float*>(in), static_cast<float*>(out), n, SinCosF64Op<true>(),
+            [](float x) { return std::sin(x); });
+}
+void CosF32(const void* in, void* out, int64_t n) {
+  F32ViaF64(static_cast<const float*>(in), static_cast<float*>(out), n, SinCosF64Op<false>(),
+            [](float x) { return std::cos(x); });
+}
 
 //===----------------------------------------------------------------------===//
 // Entry points (exported by elementwise_hwy.cc)

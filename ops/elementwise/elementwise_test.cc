@@ -521,6 +521,23 @@ TEST(ElementwiseBinaryTest, ComplexArithmetic) {
     EXPECT_NEAR(out[i].real(), e.real(), 1e-12 * std::abs(e));
     EXPECT_NEAR(out[i].imag(), e.imag(), 1e-12 * std::abs(e));
   }
+  // max/min of complex numbers: lexicographic on (real, imag).
+  const std::vector<C> x = {{1.5, 2.5}, {1.5, 7.5}, {0, 1.5}, {-1, 9}};
+  const std::vector<C> y = {{7.5, 1.5}, {1.5, 2.5}, {-0.0, 2.5}, {-2, 10}};
+  auto cmin = SelectBinaryKernel(HloOpcode::kMinimum, ET::kC128, ET::kC128);
+  auto cmax = SelectBinaryKernel(HloOpcode::kMaximum, ET::kC128, ET::kC128);
+  ASSERT_TRUE(cmin.ok() && cmax.ok());
+  (*cmin)(x.data(), y.data(), out.data(), 4);
+  EXPECT_EQ(out[0], C(1.5, 2.5));
+  EXPECT_EQ(out[1], C(1.5, 2.5));
+  EXPECT_EQ(out[2], C(0, 1.5));
+  EXPECT_EQ(out[3], C(-2, 10));
+  (*cmax)(x.data(), y.data(), out.data(), 4);
+  EXPECT_EQ(out[0], C(7.5, 1.5));
+  EXPECT_EQ(out[1], C(1.5, 7.5));
+  EXPECT_EQ(out[2].imag(), 2.5);
+  EXPECT_EQ(out[3], C(-1, 9));
+
   std::vector<double> re = {1, -2}, im = {3, 4};
   auto cplx = SelectBinaryKernel(HloOpcode::kComplex, ET::kF64, ET::kC128);
   ASSERT_TRUE(cplx.ok());

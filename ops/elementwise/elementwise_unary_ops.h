@@ -94,9 +94,12 @@ struct Log1pOp {
   static typename O::Compute Apply(typename I::Compute x) {
     using C = typename I::Compute;
     if constexpr (kIsComplex<C>) {
+      // log(1 + z) = 0.5 * log1p(a*a + 2a + b*b) + i * atan2(b, a + 1), in
+      // double for c64: the sum cancels badly near |1 + z| = 1.
       using F = typename C::value_type;
-      const F a = x.real(), b = x.imag();
-      return {F(0.5) * std::log1p(a * a + F(2) * a + b * b), std::atan2(b, a + 1)};
+      const double a = x.real(), b = x.imag();
+      return {static_cast<F>(0.5 * std::log1p(a * a + 2 * a + b * b)),
+              static_cast<F>(std::atan2(b, a + 1))};
     } else {
       return std::log1p(x);
     }
@@ -373,6 +376,12 @@ template <>
 inline constexpr UnaryKernel kF32Unary<LogisticOp> = &HwyLogisticF32;
 template <>
 inline constexpr UnaryKernel kF32Unary<TanhOp> = &HwyTanhF32;
+template <>
+inline constexpr UnaryKernel kF32Unary<LogOp> = &HwyLogF32;
+template <>
+inline constexpr UnaryKernel kF32Unary<SinOp> = &HwySinF32;
+template <>
+inline constexpr UnaryKernel kF32Unary<CosOp> = &HwyCosF32;
 
 template <class Op>
 inline constexpr UnaryKernel kF64Unary = &UnaryLoop<ET::kF64, ET::kF64, Op>;
