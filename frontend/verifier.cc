@@ -135,7 +135,7 @@ absl::StatusOr<int64_t> ShardCount(const HloInstruction& instr, const InferConte
   const int64_t num = gather ? out_array.dimensions(d) : in.dimensions(d);
   const int64_t den = gather ? in.dimensions(d) : out_array.dimensions(d);
   if (den <= 0) return group.value_or(1);
-  const int64_t shards = (num + den - 1) / den;
+  const int64_t shards = num / den + (num % den != 0 ? 1 : 0);
   if (group.has_value() && *group != 1 && *group != shards) {
     return Invalid(absl::StrFormat(
         "the shape implies %d shards along dimension %d but the replica group size is %d",

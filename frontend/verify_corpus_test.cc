@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -204,6 +205,90 @@ TEST(VerifyCorpusTest, Conformance) {
   for (const fs::path& f : HloFiles(dir, /*recursive=*/true)) Check(f, std::nullopt, &o);
   Print("conformance", o);
   EXPECT_GE(o.passed, kMinConformance);
+}
+
+// True for opcodes whose result dimensions are read from the declared shape
+// (so a changed declared shape is not a mismatch at the instruction itself).
+bool DimensionsAreDeclared(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kParameter:
+    case HloOpcode::kConstant:
+    case HloOpcode::kBroadcast:
+    case HloOpcode::kReshape:
+    case HloOpcode::kDynamicReshape:
+    case HloOpcode::kBitcast:
+    case HloOpcode::kIota:
+    case HloOpcode::kShuffle:
+    case HloOpcode::kScan:
+    case HloOpcode::kRng:
+    case HloOpcode::kRngBitGenerator:
+    case HloOpcode::kRngGetAndUpdateState:
+    case HloOpcode::kCustomCall:
+    case HloOpcode::kRecv:
+    case HloOpcode::kInfeed:
+    case HloOpcode::kAllGather:
+    case HloOpcode::kAllGatherStart:
+    case HloOpcode::kReduceScatter:
+    case HloOpcode::kCollectivePermuteStart:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Takes verified modules, grows one dimension of one instruction's declared
+// shape at a time, and checks that the verifier then reports that very
+// instruction (sampled: up to 25 instructions per module).
+TEST(VerifyCorpusTest, ChangedShapesAreReported) {
+  const fs::path root = SharedRoot() / "corpus";
+  if (!fs::exists(root)) GTEST_SKIP() << "no corpus at " << root;
+  std::vector<std::pair<fs::path, int64_t>> files;
+  for (const ManifestCase& mc : ReadManifest(root / "xla-parse/valid/manifest.json")) {
+    if (mc.parse_api == "verified") {
+      files.push_back({root / "xla-parse/valid" / mc.file, mc.replica_count});
+    }
+  }
+  for (const fs::path& f : HloFiles(root / "models", false)) files.push_back({f, 1});
+  std::mt19937_64 rng(7);
+  int mutations = 0;
+  std::vector<std::string> missed;
+  for (const auto& [path, replicas] : files) {
+    const std::string text = ReadFile(path);
+    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+    if (!module.ok()) continue;
+    VerifyOptions options;
+    options.replica_count = replicas;
+    if (!VerifyModule(**module, options).ok()) continue;
+    std::vector<HloInstruction*> candidates;
+    for (const auto& c : (*module)->computations()) {
+      for (const auto& i : c->instructions()) {
+        const Shape& s = i->shape();
+        if (DimensionsAreDeclared(i->opcode()) || !s.IsArray() || s.rank() == 0 ||
+            s.dimensions(0) < 0) {
+          continue;
+        }
+        candidates.push_back(i.get());
+      }
+    }
+    std::shuffle(candidates.begin(), candidates.end(), rng);
+    if (candidates.size() > 25) candidates.resize(25);
+    for (HloInstruction* instr : candidates) {
+      const int64_t old = instr->shape().dimensions(0);
+      instr->mutable_shape()->set_dimension(0, old + 1);
+      absl::Status status = VerifyModule(**module, options);
+      instr->mutable_shape()->set_dimension(0, old);
+      ++mutations;
+      const std::string subject = absl::StrCat("%", instr->name(), " (");
+      if (status.ok() || std::string(status.message()).find(subject) == std::string::npos) {
+        missed.push_back(absl::StrCat(path.filename().string(), ": ", subject,
+                                      std::string(HloOpcodeName(instr->opcode())), ")"));
+      }
+    }
+  }
+  std::cout << mutations << " changed shapes, " << missed.size() << " not reported\n";
+  for (const std::string& m : missed) std::cout << "  " << m << "\n";
+  EXPECT_GE(mutations, 800);
+  EXPECT_TRUE(missed.empty());
 }
 
 TEST(VerifyCorpusTest, XlaParseValidFiles) {

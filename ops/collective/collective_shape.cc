@@ -92,7 +92,10 @@ absl::StatusOr<Shape> InferAllGatherShape(absl::Span<const Shape* const> operand
           "all_gather_dimension %d is out of range for operand %s.", dimension, ShapeText(s)));
     }
     std::vector<int64_t> dims(s.dimensions().begin(), s.dimensions().end());
-    if (dims[dimension] != kUnboundedSize) dims[dimension] *= shard_count;
+    if (dims[dimension] != kUnboundedSize &&
+        !CheckedMul(dims[dimension], shard_count, &dims[dimension])) {
+      return DimensionOverflow("The gathered dimension");
+    }
     return MakeArrayShape(s.element_type(), dims);
   });
 }

@@ -110,4 +110,9 @@ Shape ScalarShape(ElementType type) { return MakeArrayShape(type, {}); }
 
 bool IsScalar(const Shape& shape) { return shape.IsArray() && shape.rank() == 0; }
 
+absl::Status DimensionOverflow(std::string_view what) {
+  return absl::InvalidArgumentError(
+      absl::StrFormat("%s overflows a 64-bit dimension size.", what));
+}
+
 }  // namespace hlovm

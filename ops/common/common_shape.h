@@ -61,6 +61,17 @@ Shape ChangeElementType(const Shape& shape, ElementType type);
 Shape ScalarShape(ElementType type);
 bool IsScalar(const Shape& shape);
 
+// Overflow-checked arithmetic for dimension sizes that come from untrusted
+// text: false (and *out unspecified) when the result does not fit.
+inline bool CheckedAdd(int64_t a, int64_t b, int64_t* out) {
+  return !__builtin_add_overflow(a, b, out);
+}
+inline bool CheckedMul(int64_t a, int64_t b, int64_t* out) {
+  return !__builtin_mul_overflow(a, b, out);
+}
+// InvalidArgument("<what> overflows a 64-bit dimension size.").
+absl::Status DimensionOverflow(std::string_view what);
+
 }  // namespace hlovm
 
 #endif  // HLOVM_OPS_COMMON_COMMON_SHAPE_H_

@@ -12,8 +12,12 @@ namespace {
 
 absl::Status Invalid(const std::string& message) { return absl::InvalidArgumentError(message); }
 
+// (bound - 1) * dilation + 1, or -1 on overflow.
 int64_t DilatedBound(int64_t bound, int64_t dilation) {
-  return bound == 0 ? 0 : (bound - 1) * dilation + 1;
+  if (bound == 0) return 0;
+  int64_t out = 0;
+  if (!CheckedMul(bound - 1, dilation, &out) || !CheckedAdd(out, 1, &out)) return -1;
+  return out;
 }
 
 int64_t StridedBound(int64_t bound, int64_t window, int64_t stride) {
@@ -124,9 +128,15 @@ absl::StatusOr<Shape> InferWindowOutputShape(const Shape& base, const Window& wi
       dims[i] = kUnboundedSize;
       continue;
     }
-    const int64_t padded =
-        d.padding_low + DilatedBound(base.dimensions(i), d.base_dilation) + d.padding_high;
-    dims[i] = StridedBound(padded, DilatedBound(d.size, d.window_dilation), d.stride);
+    const int64_t dilated_base = DilatedBound(base.dimensions(i), d.base_dilation);
+    const int64_t dilated_window = DilatedBound(d.size, d.window_dilation);
+    int64_t padded = 0;
+    if (dilated_base < 0 || dilated_window < 0 ||
+        !CheckedAdd(d.padding_low, dilated_base, &padded) ||
+        !CheckedAdd(padded, d.padding_high, &padded)) {
+      return DimensionOverflow(absl::StrFormat("Window %s", WindowText(d)));
+    }
+    dims[i] = StridedBound(padded, dilated_window, d.stride);
     if (dims[i] < 0) dims[i] = 0;
   }
   return MakeArrayShape(element_type, dims, dynamic);

@@ -177,7 +177,8 @@ absl::StatusOr<Shape> InferSliceShape(const Shape& operand, absl::Span<const int
           "positive stride.",
           limit, start));
     }
-    dims[i] = (limit - start + stride - 1) / stride;
+    const int64_t span = limit - start;
+    dims[i] = span / stride + (span % stride != 0 ? 1 : 0);
   }
   return MakeArrayShape(operand.element_type(), dims, DynamicFlags(operand));
 }
@@ -274,8 +275,8 @@ absl::StatusOr<Shape> InferConcatenateShape(absl::Span<const Shape* const> opera
     }
     if (dims[dimension] == kUnboundedSize || s.dimensions(dimension) == kUnboundedSize) {
       dims[dimension] = kUnboundedSize;
-    } else {
-      dims[dimension] += s.dimensions(dimension);
+    } else if (!CheckedAdd(dims[dimension], s.dimensions(dimension), &dims[dimension])) {
+      return DimensionOverflow("The concatenated dimension");
     }
     for (int64_t d = 0; d < s.rank(); ++d) dynamic[d] = dynamic[d] || s.is_dynamic_dimension(d);
     if (BitWidth(s.element_type()) > BitWidth(type)) type = s.element_type();
@@ -310,8 +311,12 @@ absl::StatusOr<Shape> InferPadShape(const Shape& operand, const Shape& padding_v
       dims[i] = kUnboundedSize;
       continue;
     }
-    dims[i] = operand.dimensions(i) + p.low + p.high +
-              std::max<int64_t>(operand.dimensions(i) - 1, 0) * p.interior;
+    int64_t interior = 0;
+    if (!CheckedMul(std::max<int64_t>(operand.dimensions(i) - 1, 0), p.interior, &interior) ||
+        !CheckedAdd(operand.dimensions(i), interior, &dims[i]) ||
+        !CheckedAdd(dims[i], p.low, &dims[i]) || !CheckedAdd(dims[i], p.high, &dims[i])) {
+      return DimensionOverflow("The padded dimension");
+    }
     if (dims[i] < 0) {
       return Invalid(absl::StrFormat("Padding result in negative size for dimension %d", i));
     }
@@ -345,8 +350,11 @@ absl::StatusOr<Shape> InferIotaShape(const Shape& output, int64_t iota_dimension
 
 absl::StatusOr<Shape> InferBitcastShape(const Shape& operand, const Shape& output) {
   if (operand.IsArray() && output.IsArray() && operand.is_static() && output.is_static()) {
-    const int64_t in_bits = operand.element_count() * BitWidth(operand.element_type());
-    const int64_t out_bits = output.element_count() * BitWidth(output.element_type());
+    int64_t in_bits = 0, out_bits = 0;
+    if (!CheckedMul(operand.element_count(), BitWidth(operand.element_type()), &in_bits) ||
+        !CheckedMul(output.element_count(), BitWidth(output.element_type()), &out_bits)) {
+      return DimensionOverflow("The bitcast's size in bits");
+    }
     if (in_bits != out_bits) {
       return Invalid(absl::StrFormat(
           "Bitcast cannot have different shape sizes of output (%d bits, %s) and operand "
