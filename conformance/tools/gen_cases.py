@@ -22,6 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from hlo_case import (Case, FLOAT_TYPES, INT_TYPES, NP_TYPES, SIGNED_TYPES, UNSIGNED_TYPES,  # noqa: E402
                       arr, binary_comp, compare_comp, plain, ref, shape, tuple_shape,
                       write_cases)
+import gen_narrow  # noqa: E402
 import gen_structure  # noqa: E402
 
 CASES = []
@@ -561,6 +562,7 @@ def main():
     gen_select_clamp()
     gen_convert()
     CASES.extend(gen_structure.generate())
+    CASES.extend(gen_narrow.generate())
     if os.path.isdir(root):
         shutil.rmtree(root)
     counts = write_cases(CASES, root)
