@@ -104,9 +104,16 @@ class VmExecutable : public Executable {
                                   const ExecuteOptions& options) const override;
 
  private:
+  // Entry frames kept between runs (their arenas stay mapped), so repeated
+  // runs allocate nothing.
+  std::unique_ptr<Frame> TakeFrame() const;
+  void ReturnFrame(std::unique_ptr<Frame> frame) const;
+
   std::unique_ptr<HloModule> module_;
   std::unique_ptr<Program> program_;
   int64_t elided_;
+  mutable absl::Mutex frames_mu_;
+  mutable std::vector<std::unique_ptr<Frame>> frames_ ABSL_GUARDED_BY(frames_mu_);
   std::vector<Shape> parameter_shapes_;
   Shape result_shape_;
 };
@@ -188,7 +195,15 @@ absl::StatusOr<Literal> VmExecutable::Execute(absl::Span<const Literal* const> a
     }
   }
   const Function& fn = *program_->entry;
-  HLOVM_ASSIGN_OR_RETURN(std::unique_ptr<Frame> frame, Frame::Create(fn));
+  std::unique_ptr<Frame> frame = TakeFrame();
+  if (frame == nullptr) {
+    HLOVM_ASSIGN_OR_RETURN(frame, Frame::Create(fn));
+  }
+  struct Returner {
+    const VmExecutable* exe;
+    std::unique_ptr<Frame>* frame;
+    ~Returner() { exe->ReturnFrame(std::move(*frame)); }
+  } returner{this, &frame};
   uint8_t** regs = frame->regs();
   std::vector<AlignedBuffer> scratch;
   const Reg* leaf = fn.param_regs.data();
@@ -214,6 +229,20 @@ absl::StatusOr<Literal> VmExecutable::Execute(absl::Span<const Literal* const> a
   HLOVM_RETURN_IF_ERROR(ctx.Result());
   const Reg* result_leaf = fn.result_regs.data();
   return MakeResult(result_shape_, result_leaf, regs, fn);
+}
+
+std::unique_ptr<Frame> VmExecutable::TakeFrame() const {
+  absl::MutexLock lock(&frames_mu_);
+  if (frames_.empty()) return nullptr;
+  std::unique_ptr<Frame> frame = std::move(frames_.back());
+  frames_.pop_back();
+  return frame;
+}
+
+void VmExecutable::ReturnFrame(std::unique_ptr<Frame> frame) const {
+  if (frame == nullptr) return;
+  absl::MutexLock lock(&frames_mu_);
+  if (frames_.size() < 4) frames_.push_back(std::move(frame));
 }
 
 }  // namespace

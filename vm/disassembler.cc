@@ -90,7 +90,8 @@ std::string DisassembleProgram(const Program& program) {
   for (const auto& fn : program.functions) {
     if (fn.get() == program.entry) continue;
     DisassembleFunction(program, *fn, &out);
-    arenas += fn->arena_bytes;
+    // A loop body runs in two alternating frames.
+    arenas += fn->arena_bytes * (fn->result_passthrough.empty() ? 1 : 2);
   }
   absl::StrAppend(&out, "peak memory: ", program.entry->arena_bytes, " bytes (entry arena), ",
                   arenas, " bytes with every function active, plus ", program.constant_bytes,
