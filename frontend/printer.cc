@@ -593,12 +593,15 @@ std::vector<const HloInstruction*> InstructionOrder(const HloComputation& c, boo
     return order;
   }
   absl::flat_hash_set<const HloInstruction*> used, in_computation;
+  used.reserve(c.instructions().size());
+  in_computation.reserve(c.instructions().size());
   for (const auto& instr : c.instructions()) {
     in_computation.insert(instr.get());
     for (const HloInstruction* operand : instr->operands()) used.insert(operand);
   }
   enum State : uint8_t { kVisiting, kVisited };
   absl::flat_hash_map<const HloInstruction*, State> state;
+  state.reserve(c.instructions().size());
   std::vector<const HloInstruction*> stack;
   auto walk = [&](const HloInstruction* root) {
     stack.push_back(root);
@@ -645,7 +648,9 @@ std::vector<const HloComputation*> XlaCalledOrder(const HloInstruction& instr) {
 // post order (each computation not called by another, in written order,
 // after the computations it calls, found by walking instructions in written
 // order), or the written order.
-std::vector<const HloComputation*> ComputationOrder(const HloModule& module, bool post_order) {
+template <typename OrderFn>
+std::vector<const HloComputation*> ComputationOrder(const HloModule& module, bool post_order,
+                                                    OrderFn&& order_of) {
   std::vector<const HloComputation*> order;
   order.reserve(module.computations().size());
   if (!post_order) {
@@ -680,13 +685,6 @@ std::vector<const HloComputation*> ComputationOrder(const HloModule& module, boo
     // Instructions are walked in post order (XLA walks its instruction list,
     // which is the post order for modules it printed); this keeps printing a
     // fixed point.
-    // (A node-based map: references into it stay valid as it grows.)
-    std::map<const HloComputation*, std::vector<const HloInstruction*>> orders;
-    auto order_of = [&](const HloComputation* c) -> const std::vector<const HloInstruction*>& {
-      auto it = orders.find(c);
-      if (it == orders.end()) it = orders.emplace(c, InstructionOrder(*c, /*post_order=*/true)).first;
-      return it->second;
-    };
     for (const HloInstruction* instr : order_of(root)) {
       push_called(*instr);
       while (!stack.empty()) {
@@ -749,7 +747,25 @@ class Printer {
   bool IsCompactGte(const HloInstruction& instr) const;
   std::string OperandName(const HloInstruction* operand) const;
 
+  // The printed shape of `instr`'s result, computed once (operands repeat
+  // their producers' shapes).
+  const std::string& ShapeText(const HloInstruction* instr) {
+    auto [it, inserted] = shape_text_.try_emplace(instr);
+    if (inserted) it->second = PrintShape(instr->shape(), options_.include_layout_in_shapes);
+    return it->second;
+  }
+
+  // XLA's post order of `c`'s instructions, computed once.
+  const std::vector<const HloInstruction*>& PostOrder(const HloComputation& c) {
+    auto it = post_order_.find(&c);
+    if (it == post_order_.end()) it = post_order_.emplace(&c, InstructionOrder(c, true)).first;
+    return it->second;
+  }
+
   const PrintOptions& options_;
+  absl::flat_hash_map<const HloInstruction*, std::string> shape_text_;
+  // Node-based, so references stay valid as it grows.
+  std::map<const HloComputation*, std::vector<const HloInstruction*>> post_order_;
 };
 
 bool Printer::IsCompactGte(const HloInstruction& instr) const {
@@ -843,7 +859,7 @@ void Printer::Operands(const HloInstruction& instr, bool nested, CanonicalNames*
     }
     bool need_space = false;
     if (options_.print_operand_shape) {
-      out.append(PrintShape(operand->shape(), options_.include_layout_in_shapes));
+      out.append(ShapeText(operand));
       need_space = true;
     }
     if (options_.canonicalize_instruction_names) {
@@ -997,7 +1013,7 @@ void Printer::Instruction(const HloInstruction& instr, int indent, bool nested,
   } else {
     absl::StrAppend(&out, Name(instr.name(), options_), " = ");
   }
-  absl::StrAppend(&out, PrintShape(instr.shape(), options_.include_layout_in_shapes), " ");
+  absl::StrAppend(&out, ShapeText(&instr), " ");
 
   const HloInstruction* wrapped = options_.syntax_sugar_async_ops ? SugarWrapped(instr) : nullptr;
   if (wrapped != nullptr) {
@@ -1066,7 +1082,10 @@ void Printer::Computation(const HloComputation& c, int indent, bool nested, bool
   out.append("{\n");
   CanonicalNames names;
   const bool scheduled = c.parent() != nullptr && c.parent()->is_scheduled;
-  for (const HloInstruction* instr : InstructionOrder(c, options_.post_order && !scheduled)) {
+  const std::vector<const HloInstruction*> written =
+      options_.post_order && !scheduled ? std::vector<const HloInstruction*>()
+                                        : InstructionOrder(c, /*post_order=*/false);
+  for (const HloInstruction* instr : options_.post_order && !scheduled ? PostOrder(c) : written) {
     if (IsCompactGte(*instr)) continue;
     absl::StrAppend(&out, tab, "  ");
     if (instr == c.root()) out.append("ROOT ");
@@ -1212,7 +1231,10 @@ void Printer::Module(const HloModule& module, std::string& out) {
     }
     for (const HloComputation* c : named) hidden.erase(c);
   }
-  for (const HloComputation* c : ComputationOrder(module, options_.post_order)) {
+  auto order_of = [this](const HloComputation* c) -> const std::vector<const HloInstruction*>& {
+    return PostOrder(*c);
+  };
+  for (const HloComputation* c : ComputationOrder(module, options_.post_order, order_of)) {
     if (hidden.contains(c)) continue;
     Computation(*c, 0, /*nested=*/false, /*entry_keyword=*/true, out);
     out.append("\n\n");
@@ -1315,6 +1337,9 @@ std::string NormalizeAttributeValue(std::string_view value) {
 
 std::string PrintModule(const HloModule& module, const PrintOptions& options) {
   std::string out;
+  size_t instructions = 0;
+  for (const auto& c : module.computations()) instructions += c->instructions().size();
+  out.reserve(instructions * 120 + 256);
   Printer(options).Module(module, out);
   return out;
 }
