@@ -22,6 +22,7 @@ const LoweringTable& Lowerings() {
     RegisterControlLowerings(*t);
     RegisterElementwiseLowerings(*t);
     RegisterShapeLowerings(*t);
+    RegisterShapeOpLowerings(*t);
     RegisterIndexingLowerings(*t);
     RegisterCustomCallLowering(*t);
     return t;

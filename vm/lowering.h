@@ -82,6 +82,7 @@ void EmitCopy(FunctionBuilder& b, const HloInstruction* hlo, Reg from, Reg to,
 void RegisterControlLowerings(LoweringTable& table);
 void RegisterElementwiseLowerings(LoweringTable& table);
 void RegisterShapeLowerings(LoweringTable& table);
+void RegisterShapeOpLowerings(LoweringTable& table);
 void RegisterIndexingLowerings(LoweringTable& table);
 void RegisterCustomCallLowering(LoweringTable& table);
 
