@@ -994,6 +994,27 @@ TEST(ElementwiseReducePrecisionTest, MatchesNarrowRounding) {
   (*no_mantissa)(&nan, &r, 1);
   EXPECT_TRUE(std::isinf(r));  // no mantissa bits: NaN becomes inf
   EXPECT_FALSE(SelectReducePrecisionKernel(ET::kS32, 8, 7).ok());
+
+  // f64 to an f16-like format: the smallest subnormal flushes to zero,
+  // 65505 rounds to 65504 and 65520 overflows.
+  const std::vector<double> d = {INFINITY, NAN, 4.9406564584124654e-324, 0, 65505, 65520};
+  std::vector<double> dout(d.size());
+  auto f64_to_f16 = SelectReducePrecisionKernel(ET::kF64, 5, 10);
+  ASSERT_TRUE(f64_to_f16.ok());
+  (*f64_to_f16)(d.data(), dout.data(), static_cast<int64_t>(d.size()));
+  EXPECT_EQ(dout[0], INFINITY);
+  EXPECT_TRUE(std::isnan(dout[1]));
+  EXPECT_EQ(dout[2], 0);
+  EXPECT_EQ(dout[3], 0);
+  EXPECT_EQ(dout[4], 65504);
+  EXPECT_EQ(dout[5], INFINITY);
+  // Wider formats than the operand's leave it unchanged.
+  const uint16_t h = 0x3812;  // f16 0.508789062
+  uint16_t hout = 0;
+  auto wide = SelectReducePrecisionKernel(ET::kF16, 11, 52);
+  ASSERT_TRUE(wide.ok());
+  (*wide)(&h, &hout, 1);
+  EXPECT_EQ(hout, h);
 }
 
 TEST(ElementwiseBitcastTest, EqualWidthsCopy) {
