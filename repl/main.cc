@@ -1,4 +1,5 @@
 // The `hlovm` binary: dispatches to the registered subcommands.
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <string>
@@ -55,14 +56,25 @@ const Command* FindCommand(std::string_view name) {
 int main(int argc, char** argv) {
   using namespace hlovm;
   absl::SetProgramUsageMessage(UsageText());
-  // `--random=SEED` (hlovm run) is `--random --seed=SEED`: Abseil's boolean
-  // flags take no number, so the form is rewritten before parsing.
+  // Two conveniences Abseil lacks, rewritten before parsing: `--random=SEED`
+  // (hlovm run) is `--random --seed=SEED` (boolean flags take no number), and
+  // dashes in flag names are accepted for underscores.
   std::vector<std::string> rewritten;
   for (int i = 0; i < argc; ++i) {
     std::string_view arg = argv[i];
     if (arg == "--") {
       for (; i < argc; ++i) rewritten.emplace_back(argv[i]);
       break;
+    }
+    // `--fail-fast` is `--fail_fast`: dashes in flag names become underscores.
+    std::string normalized;
+    if (arg.size() > 2 && arg.substr(0, 2) == "--") {
+      normalized = std::string(arg);
+      const size_t name_end = std::min(normalized.find('='), normalized.size());
+      for (size_t c = 2; c < name_end; ++c) {
+        if (normalized[c] == '-') normalized[c] = '_';
+      }
+      arg = normalized;
     }
     if (arg.substr(0, 9) == "--random=" && arg.size() > 9 &&
         arg.find_first_not_of("0123456789", 9) == std::string_view::npos) {
