@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -32,17 +34,24 @@ namespace {
 absl::Status Invalid(const std::string& message) { return absl::InvalidArgumentError(message); }
 
 // What a shape rule may consult beyond the instruction itself.
+// Signatures of called computations, computed once per computation
+// (references stay valid as entries are added).
+using SignatureCache = std::unordered_map<const HloComputation*, ComputationSignature>;
+
+// What a shape rule may consult beyond the instruction itself.
 struct InferContext {
   int64_t replica_count = 1;
   int64_t num_partitions = 1;
   // The declared result shape, for ops whose result dimensions or element
   // type are given rather than derived. Null when inferring for the REPL.
   const Shape* declared = nullptr;
+  SignatureCache* signatures = nullptr;  // never null while inferring
 };
 
-ComputationSignature SignatureOf(const HloComputation* c) {
-  ComputationSignature sig;
-  if (c == nullptr) return sig;
+const ComputationSignature& SignatureOf(const InferContext& ctx, const HloComputation* c) {
+  auto [it, inserted] = ctx.signatures->try_emplace(c);
+  if (!inserted || c == nullptr) return it->second;
+  ComputationSignature& sig = it->second;
   for (const HloInstruction* p : c->parameters()) {
     sig.parameters.push_back(p != nullptr ? p->shape() : Shape());
   }
@@ -187,7 +196,7 @@ absl::StatusOr<Shape> InferShape(const HloInstruction& instr, const InferContext
       if (dims.empty()) {  // dimensions= omitted: every dimension
         for (int64_t i = 0; i < operand(0).rank(); ++i) dims.push_back(i);
       }
-      return InferMapShape(OperandShapes(instr), SignatureOf(f), dims);
+      return InferMapShape(OperandShapes(instr), SignatureOf(ctx, f), dims);
     }
 
     // Data movement.
@@ -268,25 +277,25 @@ absl::StatusOr<Shape> InferShape(const HloInstruction& instr, const InferContext
       HLOVM_RETURN_IF_ERROR(NeedOperands(instr, 3));
       HLOVM_ASSIGN_OR_RETURN(const HloComputation* f, Called(instr, 0, "to_apply"));
       return InferScatterShape(OperandShapes(instr), *instr.scatter_dimension_numbers,
-                               SignatureOf(f));
+                               SignatureOf(ctx, f));
     }
 
     // Reductions.
     case HloOpcode::kReduce: {
       HLOVM_ASSIGN_OR_RETURN(const HloComputation* f, Called(instr, 0, "to_apply"));
-      return InferReduceShape(OperandShapes(instr), instr.dimensions, SignatureOf(f));
+      return InferReduceShape(OperandShapes(instr), instr.dimensions, SignatureOf(ctx, f));
     }
     case HloOpcode::kReduceWindow: {
       HLOVM_ASSIGN_OR_RETURN(const HloComputation* f, Called(instr, 0, "to_apply"));
       return InferReduceWindowShape(OperandShapes(instr), instr.window.value_or(Window{}),
-                                    SignatureOf(f));
+                                    SignatureOf(ctx, f));
     }
     case HloOpcode::kSelectAndScatter: {
       HLOVM_ASSIGN_OR_RETURN(const HloComputation* select, Called(instr, 0, "select"));
       HLOVM_ASSIGN_OR_RETURN(const HloComputation* scatter, Called(instr, 1, "scatter"));
-      return InferSelectAndScatterShape(operand(0), SignatureOf(select),
+      return InferSelectAndScatterShape(operand(0), SignatureOf(ctx, select),
                                         instr.window.value_or(Window{}), operand(1), operand(2),
-                                        SignatureOf(scatter));
+                                        SignatureOf(ctx, scatter));
     }
 
     // Sorting.
@@ -294,7 +303,7 @@ absl::StatusOr<Shape> InferShape(const HloInstruction& instr, const InferContext
       HLOVM_RETURN_IF_ERROR(NeedOperands(instr, 1));
       HLOVM_ASSIGN_OR_RETURN(const HloComputation* f, Called(instr, 0, "to_apply"));
       HLOVM_ASSIGN_OR_RETURN(int64_t d, SingleDimension(instr));
-      return InferSortShape(OperandShapes(instr), d, SignatureOf(f));
+      return InferSortShape(OperandShapes(instr), d, SignatureOf(ctx, f));
     }
     case HloOpcode::kTopK:
       return InferTopKShape(operand(0), instr.k);
@@ -363,7 +372,7 @@ absl::StatusOr<Shape> InferShape(const HloInstruction& instr, const InferContext
     case HloOpcode::kAllReduceStart: {
       const HloComputation* f =
           instr.called_computations().empty() ? nullptr : instr.called_computations()[0];
-      ComputationSignature sig = SignatureOf(f);
+      const ComputationSignature& sig = SignatureOf(ctx, f);
       return InferAllReduceShape(OperandShapes(instr), f != nullptr ? &sig : nullptr);
     }
     case HloOpcode::kAllReduceDone:
@@ -383,7 +392,7 @@ absl::StatusOr<Shape> InferShape(const HloInstruction& instr, const InferContext
       HLOVM_ASSIGN_OR_RETURN(int64_t shards, ShardCount(instr, ctx, /*gather=*/false, d));
       const HloComputation* f =
           instr.called_computations().empty() ? nullptr : instr.called_computations()[0];
-      ComputationSignature sig = SignatureOf(f);
+      const ComputationSignature& sig = SignatureOf(ctx, f);
       return InferReduceScatterShape(OperandShapes(instr), d, shards,
                                      f != nullptr ? &sig : nullptr);
     }
@@ -444,25 +453,25 @@ absl::StatusOr<Shape> InferShape(const HloInstruction& instr, const InferContext
     case HloOpcode::kCall:
     case HloOpcode::kFusion: {
       HLOVM_ASSIGN_OR_RETURN(const HloComputation* f, Called(instr, 0, "called"));
-      return InferCallShape(HloOpcodeName(op), OperandShapes(instr), SignatureOf(f));
+      return InferCallShape(HloOpcodeName(op), OperandShapes(instr), SignatureOf(ctx, f));
     }
     case HloOpcode::kWhile: {
       HLOVM_ASSIGN_OR_RETURN(const HloComputation* cond, Called(instr, 0, "condition"));
       HLOVM_ASSIGN_OR_RETURN(const HloComputation* body, Called(instr, 1, "body"));
-      return InferWhileShape(SignatureOf(cond), SignatureOf(body), operand(0));
+      return InferWhileShape(SignatureOf(ctx, cond), SignatureOf(ctx, body), operand(0));
     }
     case HloOpcode::kConditional: {
       HLOVM_RETURN_IF_ERROR(NeedOperands(instr, 1));
       std::vector<ComputationSignature> branches;
       for (const HloComputation* c : instr.called_computations()) {
-        branches.push_back(SignatureOf(c));
+        branches.push_back(SignatureOf(ctx, c));
       }
       return InferConditionalShape(operand(0), branches, OperandShapes(instr, 1));
     }
     case HloOpcode::kAsyncStart: {
       HLOVM_ASSIGN_OR_RETURN(const HloComputation* f, Called(instr, 0, "called"));
       Shape declared = ctx.declared != nullptr ? *ctx.declared : Shape();
-      return InferAsyncStartShape(OperandShapes(instr), SignatureOf(f), declared);
+      return InferAsyncStartShape(OperandShapes(instr), SignatureOf(ctx, f), declared);
     }
     case HloOpcode::kAsyncUpdate:
       HLOVM_RETURN_IF_ERROR(NeedOperands(instr, 1));
@@ -502,6 +511,7 @@ class Verifier {
       : module_(module), options_(options) {
     ctx_.replica_count = options.replica_count.value_or(module.replica_count);
     ctx_.num_partitions = options.num_partitions.value_or(module.num_partitions);
+    ctx_.signatures = &signatures_;
   }
 
   absl::Status Run() {
@@ -643,12 +653,22 @@ class Verifier {
                                number, c.name(), param_count, param_count - 1));
       }
     }
-    for (const auto& instr : c.instructions()) CheckInstruction(c, *instr);
-    CheckAcyclic(c);
+    names_.clear();
+    seen_.clear();
+    names_.reserve(c.instructions().size());
+    seen_.reserve(c.instructions().size());
+    forward_reference_ = false;
+    for (const auto& instr : c.instructions()) {
+      CheckInstruction(c, *instr);
+      seen_.insert(instr.get());
+    }
+    // Written order is a topological order unless something refers forward;
+    // only then can there be a cycle.
+    if (forward_reference_) CheckAcyclic(c);
   }
 
   void CheckInstruction(const HloComputation& c, const HloInstruction& instr) {
-    if (!instruction_names_.insert({&c, instr.name()}).second) {
+    if (!names_.insert(instr.name()).second) {
       Report(instr.location(), Subject(instr),
              absl::StrFormat("instruction name %s is not unique in computation %s",
                              instr.name(), c.name()));
@@ -664,12 +684,16 @@ class Verifier {
                absl::StrFormat("operand %d (%%%s) is not in computation %s", i, o->name(),
                                c.name()));
         operands_ok = false;
+      } else if (!seen_.contains(o)) {
+        forward_reference_ = true;
       }
     }
     for (const HloInstruction* p : instr.control_predecessors()) {
       if (p == nullptr || p->parent() != &c) {
         Report(instr.location(), Subject(instr),
                "a control predecessor is not in the same computation");
+      } else if (!seen_.contains(p)) {
+        forward_reference_ = true;
       }
     }
     for (const HloComputation* called : instr.called_computations()) {
@@ -796,8 +820,13 @@ class Verifier {
   const HloModule& module_;
   const VerifyOptions& options_;
   InferContext ctx_;
-  // Instruction names are scoped by computation, as in XLA's text.
-  absl::flat_hash_set<std::pair<const HloComputation*, std::string>> instruction_names_;
+  SignatureCache signatures_;
+  // Per computation being checked: the instruction names (scoped by
+  // computation, as in XLA's text), the instructions before the current one,
+  // and whether an operand or control predecessor referred forward.
+  absl::flat_hash_set<std::string_view> names_;
+  absl::flat_hash_set<const HloInstruction*> seen_;
+  bool forward_reference_ = false;
   std::vector<std::string> messages_;
   int64_t error_count_ = 0;
 };
@@ -809,7 +838,9 @@ absl::Status VerifyModule(const HloModule& module, const VerifyOptions& options)
 }
 
 absl::StatusOr<Shape> InferInstructionShape(const HloInstruction& instruction) {
+  SignatureCache signatures;
   InferContext ctx;
+  ctx.signatures = &signatures;
   if (instruction.parent() != nullptr && instruction.parent()->parent() != nullptr) {
     ctx.replica_count = instruction.parent()->parent()->replica_count;
     ctx.num_partitions = instruction.parent()->parent()->num_partitions;
