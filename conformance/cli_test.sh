@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# Command-line tests of `hlovm run` and `hlovm conformance`: inputs, exit
+# codes, .npy output, process isolation. Usage: cli_test.sh path/to/hlovm
+set -uo pipefail
+hlovm=$1
+cd "$(dirname "$0")/.."
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+expect() {  # description, expected exit code, command...
+  local what=$1 code=$2
+  shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  if [ "$rc" != "$code" ]; then
+    echo "FAIL: $what: exit $rc, expected $code"
+    sed 's/^/  stdout: /' "$tmp/out" | head -5
+    sed 's/^/  stderr: /' "$tmp/err" | head -5
+    failures=$((failures + 1))
+  fi
+}
+expect_output() {  # description, text that stdout must contain
+  if ! grep -qF -- "$2" "$tmp/out"; then
+    echo "FAIL: $1: stdout lacks '$2'"
+    sed 's/^/  stdout: /' "$tmp/out" | head -5
+    failures=$((failures + 1))
+  fi
+}
+expect_error() {  # description, text that stderr must contain
+  if ! grep -qF -- "$2" "$tmp/err"; then
+    echo "FAIL: $1: stderr lacks '$2'"
+    sed 's/^/  stderr: /' "$tmp/err" | head -5
+    failures=$((failures + 1))
+  fi
+}
+
+# hlovm run: literal inputs; relu(x*w+b) computed by hand.
+expect "relu example" 0 "$hlovm" run examples/relu_affine.hlo 'f32[2,3] {{1, -2, 3}, {-4, 5, -6}}' \
+  'f32[2,3] {{0.5, 0.5, 0.5}, {2, 2, 2}}' 'f32[3] {1, 0, -10}'
+expect_output "relu example" "{ 1.5, 0, 0 }"
+expect_output "relu example" "{ 0, 10, 0 }"
+# `hlovm FILE.hlo` is `hlovm run FILE.hlo`; a bare value takes the parameter's shape.
+expect "bare value" 0 "$hlovm" examples/newton_loop.hlo '{4, 16, 1, 0.25}'
+expect_output "bare value" "{2, 4, 1, 0.5}"
+# --random is deterministic per seed and differs between seeds.
+expect "random seed 7" 0 "$hlovm" run examples/newton_loop.hlo --random=7
+cp "$tmp/out" "$tmp/seed7"
+expect "random seed 7 again" 0 "$hlovm" run --random --seed=7 examples/newton_loop.hlo
+cmp -s "$tmp/out" "$tmp/seed7" || { echo "FAIL: --random=7 is not deterministic"; failures=$((failures + 1)); }
+expect "random seed 8" 0 "$hlovm" run examples/newton_loop.hlo --random=8
+cmp -s "$tmp/out" "$tmp/seed7" && { echo "FAIL: seeds 7 and 8 gave the same values"; failures=$((failures + 1)); }
+# Bad input exits 2 with a clear message.
+expect "no inputs" 2 "$hlovm" run examples/newton_loop.hlo
+expect_error "no inputs" "takes 1 input, 0 given"
+expect "wrong shape" 2 "$hlovm" run examples/newton_loop.hlo 'f32[3] {1, 2, 3}'
+expect_error "wrong shape" "is f32[3], but parameter 0 is f32[4]"
+expect "bad literal" 2 "$hlovm" run examples/newton_loop.hlo 'f32[4] {1, 2'
+expect "missing file" 2 "$hlovm" run "$tmp/none.hlo"
+expect "missing npy" 2 "$hlovm" run examples/newton_loop.hlo "$tmp/none.npy"
+printf 'not numpy' >"$tmp/bad.npy"
+expect "bad npy" 2 "$hlovm" run examples/newton_loop.hlo "$tmp/bad.npy"
+expect_error "bad npy" "not a valid .npy file"
+expect "bad --elided" 2 "$hlovm" run --elided=maybe examples/newton_loop.hlo '{1, 2, 3, 4}'
+cat >"$tmp/huge.hlo" <<'HLO'
+HloModule huge
+ENTRY %main (x: f32[100000000000]) -> f32[100000000000] {
+  %x = f32[100000000000] parameter(0)
+  ROOT %n = f32[100000000000] negate(%x)
+}
+HLO
+expect "huge shape" 2 "$hlovm" run "$tmp/huge.hlo" --random
+# .npy output, read back as input (written by hlovm, read by hlovm: the
+# bytes NumPy writes are checked by core/npy_test.cc).
+expect "npy output" 0 "$hlovm" run examples/newton_loop.hlo '{81, 1, 16, 256}' --output="$tmp/out_dir"
+[ -f "$tmp/out_dir/result.npy" ] || { echo "FAIL: no result.npy"; failures=$((failures + 1)); }
+expect "npy input" 0 "$hlovm" run examples/newton_loop.hlo "$tmp/out_dir/result.npy"
+expect_output "npy input" "{3, 1, 2, 4}"
+# Elided constants: XLA's counter fill, with a warning; zeros; or an error.
+cat >"$tmp/elided.hlo" <<'HLO'
+HloModule elided
+ENTRY %main () -> s32[11] {
+  ROOT %a = s32[11] constant({...})
+}
+HLO
+expect "elided xla" 0 "$hlovm" run "$tmp/elided.hlo"
+expect_output "elided xla" "{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}"
+expect_error "elided xla" "1 elided constant"
+expect "elided zeros" 0 "$hlovm" run --elided=zeros "$tmp/elided.hlo"
+expect_output "elided zeros" "{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}"
+expect "elided error" 2 "$hlovm" run --elided=error "$tmp/elided.hlo"
+
+# hlovm conformance: a passing, a failing and a hanging case.
+mkdir -p "$tmp/cases"
+cat >"$tmp/cases/pass.hlo" <<'HLO'
+// family: add
+HloModule pass, entry_computation_layout={()->s32[2]{0}}
+ENTRY %main () -> s32[2] {
+  %a = s32[2]{0} constant({1, 2})
+  ROOT %r = s32[2]{0} add(s32[2]{0} %a, s32[2]{0} %a)
+  %e = s32[2]{0} constant({2, 4})
+  %check = () custom-call(s32[2]{0} %r, s32[2]{0} %e), custom_call_target="check.expect_eq", custom_call_has_side_effect=true
+}
+HLO
+sed -e 's/pass/fail/' -e 's/{2, 4}/{2, 5}/' "$tmp/cases/pass.hlo" >"$tmp/cases/fail.hlo"
+cat >"$tmp/cases/hang.hlo" <<'HLO'
+// family: while
+HloModule hang, entry_computation_layout={()->s32[]}
+%cond (p: s32[]) -> pred[] {
+  %p = s32[] parameter(0)
+  ROOT %t = pred[] constant(true)
+}
+%body (q: s32[]) -> s32[] {
+  ROOT %q = s32[] parameter(0)
+}
+ENTRY %main () -> s32[] {
+  %z = s32[] constant(0)
+  ROOT %w = s32[] while(s32[] %z), condition=%cond, body=%body
+}
+HLO
+expect "conformance pass" 0 "$hlovm" conformance "$tmp/cases/pass.hlo"
+expect "conformance list" 0 "$hlovm" conformance --list "$tmp/cases"
+expect_output "conformance list" "hang"
+expect "conformance mixed" 1 "$hlovm" conformance --jobs=2 --timeout=2 \
+  --junit="$tmp/r.xml" --json="$tmp/r.json" "$tmp/cases"
+expect_output "conformance mixed" "FAILED fail: check.expect_eq"
+expect_output "conformance mixed" "at {1}: actual 4, expected 5"
+expect_output "conformance mixed" "ERRORED hang: timed out"
+expect_output "conformance mixed" "passed 1 of 3 cases"
+grep -q 'failures="1" errors="1"' "$tmp/r.xml" || { echo "FAIL: junit counts"; failures=$((failures + 1)); }
+grep -q '"pass_rate"' "$tmp/r.json" || { echo "FAIL: json summary"; failures=$((failures + 1)); }
+expect "conformance filter" 0 "$hlovm" conformance --filter='^pass$' "$tmp/cases"
+expect "conformance min pass rate met" 0 "$hlovm" conformance --timeout=2 --min_pass_rate=0.3 "$tmp/cases"
+expect "conformance min pass rate missed" 1 "$hlovm" conformance --timeout=2 --min_pass_rate=0.5 "$tmp/cases"
+expect "conformance bad regex" 2 "$hlovm" conformance --filter='(' "$tmp/cases"
+expect "conformance no such path" 2 "$hlovm" conformance "$tmp/nothing"
+
+if ((failures)); then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "all command-line tests passed"
