@@ -40,6 +40,9 @@ expect "relu example" 0 "$hlovm" run examples/relu_affine.hlo 'f32[2,3] {{1, -2,
   'f32[2,3] {{0.5, 0.5, 0.5}, {2, 2, 2}}' 'f32[3] {1, 0, -10}'
 expect_output "relu example" "{ 1.5, 0, 0 }"
 expect_output "relu example" "{ 0, 10, 0 }"
+# The scan example: running sums by hand.
+expect "scan example" 0 "$hlovm" run examples/scan_loop.hlo 'f32[8] {1, 2, 3, 4, 5, 6, 7, 8}'
+expect_output "scan example" "{1, 3, 6, 10, 15, 21, 28, 36}"
 # `hlovm FILE.hlo` is `hlovm run FILE.hlo`; a bare value takes the parameter's shape.
 expect "bare value" 0 "$hlovm" examples/newton_loop.hlo '{4, 16, 1, 0.25}'
 expect_output "bare value" "{2, 4, 1, 0.5}"
