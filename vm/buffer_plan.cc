@@ -187,7 +187,9 @@ absl::Status PlanFunction(Function* fn,
     fn->succ.insert(fn->succ.end(), succs[i].begin(), succs[i].end());
   }
   fn->succ_begin[n] = static_cast<int32_t>(fn->succ.size());
-  fn->parallel = n > 1 && fn->total_cost >= kParallelFunctionBytes;
+  int64_t large = 0;
+  for (const Instr& instr : fn->code) large += instr.cost >= kSpawnCost;
+  fn->parallel = large >= 2 && fn->total_cost >= kParallelFunctionBytes;
 
   // Resolve the register lists now that the pool no longer grows.
   for (int32_t i = 0; i < n; ++i) {

@@ -20,8 +20,13 @@ namespace vm {
 // control predecessors.
 absl::Status PlanFunction(Function* fn, const std::vector<std::pair<int32_t, int32_t>>& extra_edges);
 
-// Total bytes above which a function runs on the parallel executor.
+// A function runs on the parallel executor when its instructions touch at
+// least kParallelFunctionBytes and at least two of them are worth a task
+// (kSpawnCost bytes). Functions of small instructions only run sequentially:
+// per-instruction bookkeeping and waking a second thread (tens of
+// microseconds on a shared core) cost more than they gain.
 inline constexpr int64_t kParallelFunctionBytes = 512 * 1024;
+inline constexpr int64_t kSpawnCost = 128 * 1024;
 
 }  // namespace vm
 }  // namespace hlovm

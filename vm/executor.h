@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
+#include "vm/buffer_plan.h"
 #include "vm/bytecode.h"
 
 namespace hlovm {
@@ -40,10 +41,6 @@ class Frame {
 // Runs `fn` with the register file `regs` (parameters set). Returns false
 // after recording an error in `ctx`.
 bool RunFunction(const Function& fn, uint8_t** regs, ExecContext& ctx);
-
-// Instructions a task must be worth (bytes touched) to be spawned rather
-// than run inline.
-inline constexpr int64_t kSpawnCost = 128 * 1024;
 
 }  // namespace vm
 }  // namespace hlovm
