@@ -17,6 +17,7 @@
 #include "ops/collective/collective_shape.h"
 #include "ops/common/common_shape.h"
 #include "ops/control/control_shape.h"
+#include "ops/custom/custom_call_shape.h"
 #include "ops/dot/dot_conv_shape.h"
 #include "ops/elementwise/elementwise_shape.h"
 #include "ops/fft/fft_shape.h"
@@ -365,7 +366,7 @@ absl::StatusOr<Shape> InferShape(const HloInstruction& instr, const InferContext
       return InferRngBitGeneratorShape(operand(0), out);
     }
     case HloOpcode::kRngGetAndUpdateState:
-      return Declared(ctx, instr);
+      return InferRngGetAndUpdateStateShape();
 
     // Collectives.
     case HloOpcode::kAllReduce:
@@ -441,8 +442,12 @@ absl::StatusOr<Shape> InferShape(const HloInstruction& instr, const InferContext
 
     // Structure and control.
     case HloOpcode::kParameter:
-    case HloOpcode::kCustomCall:
       return Declared(ctx, instr);
+    case HloOpcode::kCustomCall: {
+      HLOVM_ASSIGN_OR_RETURN(Shape out, Declared(ctx, instr));
+      return InferCustomCallShape(OperandShapes(instr), out, instr.operand_layout_constraints,
+                                  instr.output_to_operand_aliasing);
+    }
     case HloOpcode::kConstant:
       if (instr.literal.has_value()) return instr.literal->shape();
       return Declared(ctx, instr);
@@ -453,7 +458,12 @@ absl::StatusOr<Shape> InferShape(const HloInstruction& instr, const InferContext
     case HloOpcode::kCall:
     case HloOpcode::kFusion: {
       HLOVM_ASSIGN_OR_RETURN(const HloComputation* f, Called(instr, 0, "called"));
-      return InferCallShape(HloOpcodeName(op), OperandShapes(instr), SignatureOf(ctx, f));
+      std::vector<const Shape*> operands = OperandShapes(instr);
+      HLOVM_ASSIGN_OR_RETURN(Shape result,
+                             InferCallShape(HloOpcodeName(op), operands, SignatureOf(ctx, f)));
+      HLOVM_RETURN_IF_ERROR(
+          CheckOutputOperandAliasing(result, operands, instr.output_to_operand_aliasing));
+      return result;
     }
     case HloOpcode::kWhile: {
       HLOVM_ASSIGN_OR_RETURN(const HloComputation* cond, Called(instr, 0, "condition"));

@@ -30,13 +30,20 @@ inline Shape S(std::string_view text) {
         << "got " << hlovm_r_->ToString(false) << ", want " << (expected);          \
   } while (0)
 
-// Asserts that `result` failed with InvalidArgument containing `substr`.
+// The status of a Status or StatusOr.
+inline absl::Status StatusOf(const absl::Status& s) { return s; }
+template <typename T>
+absl::Status StatusOf(const absl::StatusOr<T>& s) {
+  return s.status();
+}
+
+// Asserts that `result` (Status or StatusOr) failed with InvalidArgument containing `substr`.
 #define HLOVM_EXPECT_ERROR(result, substr)                                      \
   do {                                                                          \
-    auto hlovm_r_ = (result);                                                   \
+    absl::Status hlovm_r_ = ::hlovm::testing::StatusOf(result);                 \
     ASSERT_FALSE(hlovm_r_.ok()) << "unexpected success";                        \
-    EXPECT_EQ(hlovm_r_.status().code(), absl::StatusCode::kInvalidArgument);    \
-    EXPECT_THAT(std::string(hlovm_r_.status().message()), ::testing::HasSubstr(substr)); \
+    EXPECT_EQ(hlovm_r_.code(), absl::StatusCode::kInvalidArgument);             \
+    EXPECT_THAT(std::string(hlovm_r_.message()), ::testing::HasSubstr(substr)); \
   } while (0)
 
 }  // namespace hlovm::testing

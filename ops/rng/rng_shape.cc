@@ -47,4 +47,6 @@ absl::StatusOr<Shape> InferRngBitGeneratorShape(const Shape& state, const Shape&
   return Shape::Tuple({state, output.tuple_shape(1)});
 }
 
+Shape InferRngGetAndUpdateStateShape() { return MakeArrayShape(ElementType::kU64, {2}); }
+
 }  // namespace hlovm

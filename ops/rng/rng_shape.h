@@ -14,6 +14,8 @@ absl::StatusOr<Shape> InferRngShape(const Shape& a, const Shape& b,
                                     RandomDistribution distribution, const Shape& output);
 // rng-bit-generator(state) -> (state, bits).
 absl::StatusOr<Shape> InferRngBitGeneratorShape(const Shape& state, const Shape& output);
+// rng-get-and-update-state -> u64[2] (the generator state, as XLA has it).
+Shape InferRngGetAndUpdateStateShape();
 
 }  // namespace hlovm
 

@@ -26,6 +26,7 @@ TEST(RngShapeTest, BitGenerator) {
   HLOVM_EXPECT_SHAPE(InferRngBitGeneratorShape(S("u64[2]"), S("(u64[2], u32[8])")),
                      "(u64[2], u32[8])");
   HLOVM_EXPECT_ERROR(InferRngBitGeneratorShape(S("u64[2]"), S("u32[8]")), "returns a tuple");
+  EXPECT_TRUE(ShapesCompatible(InferRngGetAndUpdateStateShape(), S("u64[2]")));
 }
 
 }  // namespace
