@@ -43,12 +43,14 @@ bool HasSideEffect(const HloInstruction& instr) {
          (instr.custom_call_has_side_effect || instr.custom_call_target.rfind("check.", 0) == 0);
 }
 
-// Physical memory, the most any single allocation may ask for.
+// Three quarters of physical memory: the most the buffers of one module may
+// take. Beyond it a run would end in the kernel's out-of-memory killer
+// rather than in an error.
 int64_t MemoryLimitBytes() {
   const long pages = sysconf(_SC_PHYS_PAGES);
   const long page_size = sysconf(_SC_PAGESIZE);
   if (pages <= 0 || page_size <= 0) return int64_t{1} << 40;
-  return static_cast<int64_t>(pages) * page_size;
+  return static_cast<int64_t>(pages) * page_size / 4 * 3;
 }
 
 }  // namespace
@@ -202,7 +204,7 @@ absl::StatusOr<Reg> FunctionBuilder::NewReg(RegKind kind, const Shape& shape) {
     if (bytes > limit) {
       return absl::ResourceExhaustedError(absl::StrCat(
           "shape ", shape.ToString(), " needs ", bytes == INT64_MAX ? std::string("over 2^63") :
-          absl::StrCat(bytes), " bytes, more than this machine's ", limit, " bytes of memory"));
+          absl::StrCat(bytes), " bytes, more than the ", limit, " bytes this machine allows (3/4 of its memory)"));
     }
     info.bytes = bytes;
   } else {

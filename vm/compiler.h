@@ -6,6 +6,12 @@
 // table (call and fusion are inlined; while and conditional bodies become
 // functions of their own), then plans buffers (vm/buffer_plan.h). Not
 // thread-safe; the Program it returns is immutable and shareable.
+//
+// Room for fusion: every elementwise instruction records its kernel, element
+// count and chunk size in its plan and may alias a dying operand, so a later
+// pass can replace a run of them (a chain whose intermediates die inside the
+// run) by one instruction whose plan lists the kernels and applies them
+// chunk by chunk in a tiled loop, with the buffer plan unchanged outside.
 #ifndef HLOVM_VM_COMPILER_H_
 #define HLOVM_VM_COMPILER_H_
 
