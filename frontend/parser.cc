@@ -945,7 +945,7 @@ class Parser {
   }
   std::string UniqueComputationName(std::string_view base) {
     std::string name(base);
-    int64_t n = 0;
+    int64_t& n = computation_counters_[name];
     while (computation_pool_.contains(name) || generated_computations_.contains(name)) {
       name = Cat(base, ".", ++n);
     }
@@ -972,6 +972,7 @@ class Parser {
   std::vector<std::unique_ptr<Shape>> uncached_shapes_;
   ViewMap<std::pair<HloComputation*, size_t>> computation_pool_;
   absl::flat_hash_set<std::string> generated_computations_;
+  absl::flat_hash_map<std::string, int64_t> computation_counters_;
   bool track_names_ = false;
   ViewSet used_names_;
   absl::flat_hash_map<std::string, int64_t> name_counters_;
@@ -2534,13 +2535,14 @@ absl::Status Parser::ParseReplicaGroups(ReplicaGroups* groups) {
     }
     int64_t total = 1, reshape_total = 1;
     for (int64_t d : tile) {
-      if (d < 0 || d > (int64_t{1} << 24)) return Error(start, "replica group size out of range");
+      if (d < 0 || d > (int64_t{1} << 20)) return Error(start, "replica group size out of range");
       total *= d;
+      if (total > (int64_t{1} << 20)) return Error(start, "replica group size out of range");
     }
     for (int64_t d : reshape) {
-      if (d < 0 || d > (int64_t{1} << 24)) return Error(start, "replica group size out of range");
+      if (d < 0 || d > (int64_t{1} << 20)) return Error(start, "replica group size out of range");
       reshape_total *= d;
-      if (reshape_total > (int64_t{1} << 24)) return Error(start, "replica group size out of range");
+      if (reshape_total > (int64_t{1} << 20)) return Error(start, "replica group size out of range");
     }
     if (total != reshape_total) {
       return Error(start, Cat("iota reshape dimensions product ", reshape_total,
