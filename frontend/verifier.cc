@@ -154,6 +154,48 @@ absl::StatusOr<int64_t> ShardCount(const HloInstruction& instr, const InferConte
   return shards;
 }
 
+// Checks the replica_groups or source_target_pairs of a collective.
+absl::Status CheckCollectiveGroups(const HloInstruction& instr, const InferContext& ctx) {
+  const HloOpcode op = instr.opcode();
+  switch (op) {
+    case HloOpcode::kCollectivePermute:
+    case HloOpcode::kCollectivePermuteStart:
+      // The in-place form (4 operands) may read or write a device twice.
+      if (instr.operand_count() != 1) return absl::OkStatus();
+      return CheckSourceTargetPairs(instr.source_target_pairs);
+    case HloOpcode::kAllReduce:
+    case HloOpcode::kAllReduceStart:
+    case HloOpcode::kAllGather:
+    case HloOpcode::kAllGatherStart:
+    case HloOpcode::kReduceScatter:
+    case HloOpcode::kAllToAll:
+    case HloOpcode::kRaggedAllToAll:
+    case HloOpcode::kCollectiveBroadcast:
+      break;
+    default:
+      return absl::OkStatus();
+  }
+  if (!instr.replica_groups.has_value()) return absl::OkStatus();
+  const bool has_global_ids_attribute = op != HloOpcode::kAllToAll &&
+                                        op != HloOpcode::kRaggedAllToAll &&
+                                        op != HloOpcode::kCollectiveBroadcast;
+  int64_t participants = ctx.replica_count;
+  if (instr.channel_id.has_value()) {
+    if (!has_global_ids_attribute) {
+      participants = ctx.num_partitions;
+    } else if (instr.use_global_device_ids) {
+      participants = ctx.replica_count * ctx.num_partitions;
+    }
+  }
+  const bool gather_or_scatter = op == HloOpcode::kAllGather ||
+                                 op == HloOpcode::kAllGatherStart ||
+                                 op == HloOpcode::kReduceScatter;
+  const bool complete = gather_or_scatter || op == HloOpcode::kAllReduce ||
+                        op == HloOpcode::kAllReduceStart;
+  return CheckReplicaGroups(*instr.replica_groups, participants, complete,
+                            /*uniform=*/gather_or_scatter);
+}
+
 // The shape rule of every opcode, by opcode.
 absl::StatusOr<Shape> InferShape(const HloInstruction& instr, const InferContext& ctx) {
   const HloOpcode op = instr.opcode();
@@ -162,6 +204,9 @@ absl::StatusOr<Shape> InferShape(const HloInstruction& instr, const InferContext
   if (arity != kVariadic && instr.operand_count() != arity) {
     return Invalid(absl::StrFormat("%s takes %d operand%s, got %d.", HloOpcodeName(op), arity,
                                    arity == 1 ? "" : "s", instr.operand_count()));
+  }
+  if (HloOpcodeFamily(op) == OpFamily::kCollective) {
+    HLOVM_RETURN_IF_ERROR(CheckCollectiveGroups(instr, ctx));
   }
   switch (HloOpcodeFamily(op)) {
     case OpFamily::kUnary:

@@ -250,6 +250,29 @@ ENTRY main {
                         "size is 2"));
 }
 
+TEST(VerifierTest, ReplicaGroupsMustCoverTheReplicas) {
+  const char* text = R"(HloModule m
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+ENTRY main {
+  x = f32[4] parameter(0)
+  ROOT r = f32[4] all-reduce(x), replica_groups={{0,1},{2,3}}, to_apply=add
+}
+)";
+  VerifyOptions four;
+  four.replica_count = 4;
+  EXPECT_EQ(VerifyText(text, four), "");
+  VerifyOptions eight;
+  eight.replica_count = 8;
+  EXPECT_THAT(VerifyText(text, eight),
+              HasSubstr("%r (all-reduce): replica_groups should contain 8 participants"));
+}
+
 TEST(VerifierTest, AsyncPairs) {
   EXPECT_EQ(VerifyText(R"(HloModule m
 

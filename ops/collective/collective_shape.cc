@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_format.h"
 #include "core/status_macros.h"
 #include "ops/reduce/reduce_shape.h"
@@ -64,6 +65,56 @@ std::optional<int64_t> CollectiveGroupSize(const std::optional<ReplicaGroups>& g
     return group_size.value_or(replica_count * num_partitions);
   }
   return group_size.value_or(replica_count) * num_partitions;  // cross replica and partition
+}
+
+absl::Status CheckReplicaGroups(const ReplicaGroups& groups, int64_t participants,
+                                bool complete, bool uniform) {
+  if (groups.groups.empty()) return absl::OkStatus();
+  absl::flat_hash_set<int64_t> seen;
+  for (const auto& g : groups.groups) {
+    if (g.empty()) return Invalid("Instruction cannot have an empty replica group.");
+    for (int64_t id : g) {
+      if (!seen.insert(id).second) {
+        return Invalid(absl::StrFormat("Replica %d is repeated in replica_groups.", id));
+      }
+    }
+    if (uniform && g.size() != groups.groups[0].size()) {
+      return Invalid("Replica groups expected to be of uniform size.");
+    }
+  }
+  if (!complete) return absl::OkStatus();
+  const int64_t n = static_cast<int64_t>(seen.size());
+  for (int64_t i = 0; i < n; ++i) {
+    if (!seen.contains(i)) {
+      return Invalid(absl::StrFormat("Replica %d is not named in replica_groups.", i));
+    }
+  }
+  if (participants != 1 && n != participants) {
+    return Invalid(absl::StrFormat(
+        "replica_groups should contain %d participants (replicas or partitions, by the "
+        "op's mode), but found %d.",
+        participants, n));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckSourceTargetPairs(absl::Span<const std::pair<int64_t, int64_t>> pairs) {
+  absl::flat_hash_set<int64_t> sources, targets;
+  for (const auto& [source, target] : pairs) {
+    if (source < 0 || target < 0) {
+      return Invalid(absl::StrFormat("Source-target pair {%d,%d} has a negative id.", source,
+                                     target));
+    }
+    if (!sources.insert(source).second) {
+      return Invalid(absl::StrFormat("Source %d appears more than once in source_target_pairs.",
+                                     source));
+    }
+    if (!targets.insert(target).second) {
+      return Invalid(absl::StrFormat("Target %d appears more than once in source_target_pairs.",
+                                     target));
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<Shape> InferAllReduceShape(absl::Span<const Shape* const> operands,

@@ -27,6 +27,17 @@ std::optional<int64_t> CollectiveGroupSize(const std::optional<ReplicaGroups>& g
                                            bool use_global_device_ids, int64_t replica_count,
                                            int64_t num_partitions);
 
+// Checks replica_groups: no empty group and no id twice. With `complete`,
+// also as XLA's verifier does for all-reduce, all-gather and reduce-scatter:
+// every id 0..n-1 named, and n equal to `participants` (the replica count,
+// the partition count or their product, by the op's group mode) unless that
+// is 1 (unknown). With `uniform`, all groups have one size.
+absl::Status CheckReplicaGroups(const ReplicaGroups& groups, int64_t participants,
+                                bool complete, bool uniform);
+// Checks source_target_pairs: ids non-negative, no source or target twice.
+absl::Status CheckSourceTargetPairs(
+    absl::Span<const std::pair<int64_t, int64_t>> pairs);
+
 // all-reduce(operands...), to_apply=(T,T)->T: the operands' shapes.
 absl::StatusOr<Shape> InferAllReduceShape(absl::Span<const Shape* const> operands,
                                           const ComputationSignature* to_apply);

@@ -20,6 +20,36 @@ TEST(CollectiveShapeTest, GroupSize) {
   EXPECT_EQ(CollectiveGroupSize(uneven, false, true, false, 3, 1), std::nullopt);
 }
 
+TEST(CollectiveShapeTest, ReplicaGroupsAndPairs) {
+  ReplicaGroups g;
+  g.groups = {{0, 1}, {2, 3}};
+  EXPECT_TRUE(CheckReplicaGroups(g, 4, true, true).ok());
+  EXPECT_TRUE(CheckReplicaGroups(g, 1, true, true).ok());  // replica count unknown
+  HLOVM_EXPECT_ERROR(CheckReplicaGroups(g, 8, true, true),
+                     "should contain 8 participants (replicas or partitions, by the op's "
+                     "mode), but found 4.");
+  ReplicaGroups repeated;
+  repeated.groups = {{0, 1}, {1, 2}};
+  HLOVM_EXPECT_ERROR(CheckReplicaGroups(repeated, 1, false, false),
+                     "Replica 1 is repeated in replica_groups.");
+  ReplicaGroups gap;
+  gap.groups = {{0, 2}};
+  EXPECT_TRUE(CheckReplicaGroups(gap, 1, false, false).ok());
+  HLOVM_EXPECT_ERROR(CheckReplicaGroups(gap, 1, true, false), "Replica 1 is not named");
+  ReplicaGroups uneven;
+  uneven.groups = {{0, 1}, {2}};
+  EXPECT_TRUE(CheckReplicaGroups(uneven, 3, true, false).ok());
+  HLOVM_EXPECT_ERROR(CheckReplicaGroups(uneven, 3, true, true), "uniform size");
+  ReplicaGroups empty_group;
+  empty_group.groups = {{}};
+  HLOVM_EXPECT_ERROR(CheckReplicaGroups(empty_group, 1, false, false), "empty replica group");
+  EXPECT_TRUE(CheckSourceTargetPairs({{0, 1}, {1, 0}}).ok());
+  HLOVM_EXPECT_ERROR(CheckSourceTargetPairs({{0, 1}, {0, 2}}),
+                     "Source 0 appears more than once");
+  HLOVM_EXPECT_ERROR(CheckSourceTargetPairs({{0, 1}, {2, 1}}),
+                     "Target 1 appears more than once");
+}
+
 TEST(CollectiveShapeTest, Shapes) {
   const Shape a = S("f32[4,6]"), b = S("s32[8]");
   const Shape* one[] = {&a};
