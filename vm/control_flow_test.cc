@@ -271,5 +271,18 @@ ENTRY main {
   EXPECT_THAT(Values<int32_t>(r->tuple_elements()[1]), ElementsAre(-1, -1, -1, -1, -1, -1));
 }
 
+TEST(ControlFlowTest, EmptyArraysRunWithoutTrapping) {
+  auto r = RunHlo(R"hlo(HloModule empty
+ENTRY main {
+  i = s32[0,3] iota(), iota_dimension=0
+  z = s32[] constant(0)
+  b = s32[0,3] broadcast(z), dimensions={}
+  d = s32[0,3] divide(i, b)
+  ROOT c = f32[0,3] convert(d)
+})hlo");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->shape().element_count(), 0);
+}
+
 }  // namespace
 }  // namespace hlovm

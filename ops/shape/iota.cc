@@ -13,6 +13,7 @@ namespace {
 template <typename T, typename Convert>
 void IotaLoop(void* out, int64_t begin, int64_t end, int64_t dim_size, int64_t inner,
               Convert convert) {
+  if (begin >= end || dim_size <= 0 || inner <= 0) return;  // empty: nothing to divide by
   T* o = static_cast<T*>(out);
   int64_t outer = begin / inner;
   int64_t pos = begin % inner;
