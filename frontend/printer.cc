@@ -556,13 +556,15 @@ const HloInstruction* SugarWrapped(const HloInstruction& instr) {
   for (int depth = 0; start->opcode() != HloOpcode::kAsyncStart; ++depth) {
     if (depth > 100000 || start->operand_count() == 0) return nullptr;
     const HloInstruction* next = start->operand(0);
-    if (next->opcode() != HloOpcode::kAsyncStart && next->opcode() != HloOpcode::kAsyncUpdate) {
+    if (next == nullptr ||
+        (next->opcode() != HloOpcode::kAsyncStart && next->opcode() != HloOpcode::kAsyncUpdate)) {
       return nullptr;
     }
     start = next;
   }
   if (start->called_computations().size() != 1) return nullptr;
   const HloComputation* wrapped = start->called_computations()[0];
+  if (wrapped == nullptr) return nullptr;
   for (const HloComputation* c : instr.called_computations()) {
     if (c != wrapped) return nullptr;
   }
@@ -770,7 +772,8 @@ class Printer {
 
 bool Printer::IsCompactGte(const HloInstruction& instr) const {
   return options_.compact_gte && instr.opcode() == HloOpcode::kGetTupleElement &&
-         instr.operand_count() == 1 && (instr.parent() == nullptr || instr.parent()->root() != &instr);
+         instr.operand_count() == 1 && instr.operand(0) != nullptr &&
+         (instr.parent() == nullptr || instr.parent()->root() != &instr);
 }
 
 std::string Printer::OperandName(const HloInstruction* operand) const {
@@ -790,7 +793,9 @@ std::string Printer::Body(const HloComputation* c, int indent) {
 
 std::string Printer::ControlPredecessors(const HloInstruction& instr) {
   std::vector<std::string> names;
-  for (const HloInstruction* p : instr.control_predecessors()) names.push_back(Name(p->name(), options_));
+  for (const HloInstruction* p : instr.control_predecessors()) {
+    if (p != nullptr) names.push_back(Name(p->name(), options_));
+  }
   return absl::StrCat("{", absl::StrJoin(names, ", "), "}");
 }
 
@@ -856,6 +861,10 @@ void Printer::Operands(const HloInstruction& instr, bool nested, CanonicalNames*
     if (i > 0) {
       out.append(", ");
       if (interval != 0 && i % interval == 0) absl::StrAppend(&out, "/*index=", i, "*/");
+    }
+    if (operand == nullptr) {  // as XLA prints a removed operand
+      out.append("null ");
+      continue;
     }
     bool need_space = false;
     if (options_.print_operand_shape) {
@@ -944,7 +953,9 @@ std::vector<Attr> Printer::Attributes(const HloInstruction& instr, int indent) {
   if (!called.empty()) {
     auto names = [&](size_t from, size_t to) {
       std::vector<std::string> v;
-      for (size_t i = from; i < to && i < called.size(); ++i) v.push_back(Name(called[i]->name(), options_));
+      for (size_t i = from; i < to && i < called.size(); ++i) {
+        if (called[i] != nullptr) v.push_back(Name(called[i]->name(), options_));
+      }
       return absl::StrJoin(v, ", ");
     };
     auto ref = [&](const std::string& name, const std::string& value) {

@@ -259,6 +259,20 @@ TEST(PrinterTest, AttributesXlaAlwaysPrintsAreAddedInItsOrder) {
             "broadcast.anon = f32[10,10]{1,0} broadcast(s), dimensions={}");
 }
 
+TEST(PrinterTest, IncompleteInstructionsDoNotCrash) {
+  HloComputation c("c");
+  auto* add = Add(&c, HloOpcode::kAdd, "add", F32({}));
+  add->AppendOperand(nullptr);
+  add->AppendCalledComputation(nullptr);
+  add->AddControlPredecessor(nullptr);
+  // A missing operand prints as XLA prints one, and nothing else breaks.
+  EXPECT_EQ(PrintInstruction(*add, PrintOptions::ShortParsable()).rfind("add = f32[] add(null )", 0), 0u);
+  auto* start = Add(&c, HloOpcode::kAsyncStart, "start", Shape::Tuple({}), {nullptr});
+  start->AppendCalledComputation(nullptr);
+  EXPECT_EQ(PrintInstruction(*start, PrintOptions::ShortParsable()).rfind("start = () async-start(null )", 0),
+            0u);
+}
+
 TEST(PrinterTest, NormalizeAttributeValueKeepsStrings) {
   EXPECT_EQ(NormalizeAttributeValue("  {a=\"x  y\"\n\t b=1}  "), "{a=\"x  y\" b=1}");
   EXPECT_EQ(NormalizeAttributeValue("\"esc \\\" q  \""), "\"esc \\\" q  \"");
