@@ -587,7 +587,7 @@ class Verifier {
   void Report(const SourceLocation& location, const std::string& subject,
               const std::string& message) {
     ++error_count_;
-    if (static_cast<int>(messages_.size()) >= options_.max_errors) return;
+    if (static_cast<int>(messages_.size()) >= std::max(1, options_.max_errors)) return;
     std::string body = subject.empty() ? message : absl::StrCat(subject, ": ", message);
     messages_.push_back(Locate(location, body));
   }

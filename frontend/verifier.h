@@ -31,7 +31,8 @@ struct VerifyOptions {
   // Let floating point types of different precision meet where XLA's
   // verifier allows it (its default for test modules).
   bool allow_mixed_precision = true;
-  // Stop collecting after this many problems.
+  // Report at most this many problems (at least one); the message ends with
+  // the count of those left out.
   int max_errors = 20;
 };
 

@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "absl/strings/str_cat.h"
 #include "frontend/parser.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -379,6 +380,31 @@ TEST(VerifierTest, MissingRootAndEntry) {
   m.set_entry(m.AddComputation(std::move(c)));
   EXPECT_THAT(std::string(VerifyModule(m).message()),
               HasSubstr("computation main has no ROOT instruction"));
+}
+
+// Every opcode in the table reaches a shape rule: with operands of some
+// shape the answer is a shape or InvalidArgument, never "no shape rule".
+TEST(VerifierTest, EveryOpcodeHasAShapeRule) {
+  for (int i = 0; i < HloOpcodeCount(); ++i) {
+    const HloOpcode op = static_cast<HloOpcode>(i);
+    HloComputation c("c");
+    const int arity = HloOpcodeArity(op) == kVariadic ? 1 : HloOpcodeArity(op);
+    std::vector<HloInstruction*> operands;
+    for (int k = 0; k < arity; ++k) {
+      auto p = std::make_unique<HloInstruction>(HloOpcode::kParameter, absl::StrCat("p", k),
+                                                Shape(ElementType::kF32, {2}));
+      p->parameter_number = k;
+      operands.push_back(c.AddInstruction(std::move(p)));
+    }
+    HloInstruction* instr = c.AddInstruction(
+        std::make_unique<HloInstruction>(op, "x", Shape(ElementType::kF32, {2})));
+    for (HloInstruction* o : operands) instr->AppendOperand(o);
+    absl::StatusOr<Shape> s = InferInstructionShape(*instr);
+    if (!s.ok()) {
+      EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument)
+          << HloOpcodeName(op) << ": " << s.status();
+    }
+  }
 }
 
 TEST(VerifierTest, InferInstructionShape) {
