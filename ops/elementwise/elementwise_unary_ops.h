@@ -305,8 +305,11 @@ template <class I>
 inline uint64_t Pattern(typename I::Compute x) {
   using U = std::make_unsigned_t<typename I::Compute>;
   const uint64_t bits = static_cast<U>(x);
-  if constexpr (I::kBits == 64) return bits;
-  return bits & ((uint64_t{1} << I::kBits) - 1);
+  if constexpr (I::kBits == 64) {
+    return bits;
+  } else {
+    return bits & ((uint64_t{1} << I::kBits) - 1);
+  }
 }
 
 struct ClzOp {
