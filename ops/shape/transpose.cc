@@ -13,9 +13,11 @@ struct Bytes16 {
   uint64_t lo, hi;
 };
 
-// Bytes of one tile side (in elements: tile_bytes / elem_size, at least 8)
-// and of one work unit's output.
-constexpr int64_t kTileBytes = 256;
+// Bytes of each tile side (256 x 256 f32 elements: source and result tiles
+// together fill L2; the 8x8 blocks inside walk the source within L1), of one
+// work unit's result and of one parallel chunk.
+constexpr int64_t kTileXBytes = 1024;
+constexpr int64_t kTileYBytes = 1024;
 constexpr int64_t kUnitBytes = 256 * 1024;
 constexpr int64_t kChunkBytes = 1024 * 1024;
 
@@ -29,6 +31,41 @@ inline void Block8(const T* __restrict src, T* __restrict dst, int64_t sy, int64
   for (int x = 0; x < 8; ++x) {
     for (int y = 0; y < 8; ++y) dst[x * dx + y] = r[y][x];
   }
+}
+
+// 4-byte elements: the 8x8 block as four 4x4 transposes in 128-bit vectors
+// (plain SSE2 / NEON shuffles through GCC's vector extensions).
+typedef uint32_t V4u32 __attribute__((vector_size(16)));
+
+inline V4u32 LoadV(const uint32_t* p) {
+  V4u32 v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+inline void StoreV(uint32_t* p, V4u32 v) { std::memcpy(p, &v, sizeof(v)); }
+
+inline void Block4x4(const uint32_t* __restrict src, uint32_t* __restrict dst, int64_t sy,
+                     int64_t dx) {
+  const V4u32 r0 = LoadV(src), r1 = LoadV(src + sy), r2 = LoadV(src + 2 * sy),
+              r3 = LoadV(src + 3 * sy);
+  const V4u32 t0 = __builtin_shuffle(r0, r1, V4u32{0, 4, 1, 5});
+  const V4u32 t1 = __builtin_shuffle(r0, r1, V4u32{2, 6, 3, 7});
+  const V4u32 t2 = __builtin_shuffle(r2, r3, V4u32{0, 4, 1, 5});
+  const V4u32 t3 = __builtin_shuffle(r2, r3, V4u32{2, 6, 3, 7});
+  StoreV(dst, __builtin_shuffle(t0, t2, V4u32{0, 1, 4, 5}));
+  StoreV(dst + dx, __builtin_shuffle(t0, t2, V4u32{2, 3, 6, 7}));
+  StoreV(dst + 2 * dx, __builtin_shuffle(t1, t3, V4u32{0, 1, 4, 5}));
+  StoreV(dst + 3 * dx, __builtin_shuffle(t1, t3, V4u32{2, 3, 6, 7}));
+}
+
+template <>
+inline void Block8<uint32_t>(const uint32_t* __restrict src, uint32_t* __restrict dst,
+                             int64_t sy, int64_t dx) {
+  Block4x4(src, dst, sy, dx);
+  Block4x4(src + 4, dst + 4 * dx, sy, dx);
+  Block4x4(src + 4 * sy, dst + 4, sy, dx);
+  Block4x4(src + 4 * sy + 4, dst + 4 * dx + 4, sy, dx);
 }
 
 // Any block: dst[x*dx + y] = src[x*sx + y*sy].
@@ -78,14 +115,15 @@ void RunTiled(const TransposePlan& p, const uint8_t* src_bytes, uint8_t* dst_byt
       src_off += i * p.batch_src_strides[d];
       dst_off += i * p.batch_dst_strides[d];
     }
-    const int64_t x0 = xb * p.tile, x1 = std::min(p.nx, x0 + p.tile);
+    const int64_t x0 = xb * p.tile_x, x1 = std::min(p.nx, x0 + p.tile_x);
     const int64_t y_begin = yp * p.panel, y_end = std::min(p.ny, y_begin + p.panel);
-    for (int64_t y0 = y_begin; y0 < y_end; y0 += p.tile) {
-      const int64_t y1 = std::min(y_end, y0 + p.tile);
+    for (int64_t y0 = y_begin; y0 < y_end; y0 += p.tile_y) {
+      const int64_t y1 = std::min(y_end, y0 + p.tile_y);
       Tile(src + src_off + x0 * p.src_x + y0 * p.src_y, dst + dst_off + x0 * p.dst_x + y0,
            x1 - x0, y1 - y0, p.src_x, p.src_y, p.dst_x);
     }
   }
+
 }
 
 }  // namespace
@@ -152,15 +190,16 @@ absl::StatusOr<TransposePlan> MakeTransposePlan(int elem_size, absl::Span<const 
     plan.batch_dst_strides.push_back(dst_strides[k]);
     plan.batch_count *= d[k];
   }
-  plan.tile = std::max<int64_t>(8, kTileBytes / elem_size);
-  plan.x_blocks = (plan.nx + plan.tile - 1) / plan.tile;
+  plan.tile_x = std::max<int64_t>(8, kTileXBytes / elem_size);
+  plan.tile_y = std::max<int64_t>(8, kTileYBytes / elem_size);
+  plan.x_blocks = (plan.nx + plan.tile_x - 1) / plan.tile_x;
   // A unit is one tile row (tile x values) over a panel of columns sized so
   // that it writes about kUnitBytes.
   const int64_t tiles_per_panel =
-      std::max<int64_t>(1, kUnitBytes / (plan.tile * plan.tile * elem_size));
-  plan.panel = std::min(plan.ny, tiles_per_panel * plan.tile);
+      std::max<int64_t>(1, kUnitBytes / (plan.tile_x * plan.tile_y * elem_size));
+  plan.panel = std::min(plan.ny, tiles_per_panel * plan.tile_y);
   plan.y_panels = (plan.ny + plan.panel - 1) / plan.panel;
-  const int64_t unit_bytes = std::max<int64_t>(1, plan.tile * plan.panel * elem_size);
+  const int64_t unit_bytes = std::max<int64_t>(1, plan.tile_x * plan.panel * elem_size);
   plan.units_per_chunk = std::max<int64_t>(1, kChunkBytes / unit_bytes);
   return plan;
 }

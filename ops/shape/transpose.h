@@ -2,10 +2,10 @@
 // element byte widths (1, 2, 4, 8, 16), never per element type. After size-1
 // dimensions are dropped and dimensions that stay adjacent are merged, a
 // transpose whose innermost dimension is unchanged is a strided row copy;
-// any other is a batch of 2-D transposes done in cache-sized tiles (8x8
-// register blocks inside L1-sized tiles). Work is split into fixed units
-// (batch index, tile row, column panel) so that results never depend on the
-// thread count.
+// any other is a batch of 2-D transposes done in L2-sized tiles of 8x8
+// register blocks (4x4 vector shuffles for 4-byte elements). Work is split
+// into fixed units (batch index, tile row, column panel) so that results
+// never depend on the thread count.
 #ifndef HLOVM_OPS_SHAPE_TRANSPOSE_H_
 #define HLOVM_OPS_SHAPE_TRANSPOSE_H_
 
@@ -29,7 +29,7 @@ struct TransposePlan {
   int64_t nx = 0, ny = 0, src_x = 0, src_y = 0, dst_x = 0;
   std::vector<int64_t> batch_dims, batch_src_strides, batch_dst_strides;
   int64_t batch_count = 1;
-  int64_t tile = 0;         // elements per tile side
+  int64_t tile_x = 0, tile_y = 0;  // elements per tile side
   int64_t panel = 0;        // columns (y) per work unit
   int64_t x_blocks = 0, y_panels = 0;
   // Units of work (rows for the row path, tiles rows x panels otherwise) and
