@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -281,8 +282,9 @@ void ReadAvailable(int* fd, std::string* into) {
   }
 }
 
-absl::StatusOr<Child> StartChild(const std::vector<std::string>& command, const CaseInfo& info,
-                                 int64_t memory_limit_mb) {
+absl::StatusOr<Child> StartChild(const RunnerOptions& options, const CaseInfo& info) {
+  const std::vector<std::string>& command = options.child_command;
+  const int64_t memory_limit_mb = options.memory_limit_mb;
   int out_pipe[2], err_pipe[2];
   if (pipe(out_pipe) != 0) return absl::InternalError(absl::StrCat("pipe: ", std::strerror(errno)));
   if (pipe(err_pipe) != 0) {
@@ -296,6 +298,9 @@ absl::StatusOr<Child> StartChild(const std::vector<std::string>& command, const 
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
 
+  // Nothing buffered may be written twice (once by each process).
+  std::fflush(stdout);
+  std::fflush(stderr);
   const pid_t pid = fork();
   if (pid < 0) {
     for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) close(fd);
@@ -315,6 +320,17 @@ absl::StatusOr<Child> StartChild(const std::vector<std::string>& command, const 
     dup2(err_pipe[1], 2);
     close(out_pipe[0]);
     close(err_pipe[0]);
+    if (options.fork_function) {
+      const std::string text = SerializeCaseResult(options.fork_function(info));
+      std::fflush(stdout);
+      size_t done = 0;
+      while (done < text.size()) {
+        const ssize_t n = write(1, text.data() + done, text.size() - done);
+        if (n <= 0) break;
+        done += n;
+      }
+      _exit(0);
+    }
     execv(argv[0], argv.data());
     const char msg[] = "cannot execute the case runner\n";
     (void)!write(2, msg, sizeof(msg) - 1);
@@ -411,7 +427,7 @@ std::vector<CaseResult> RunCases(const std::vector<CaseInfo>& cases, const Runne
 
   while (true) {
     while (!stop && next < cases.size() && static_cast<int>(running.size()) < jobs) {
-      auto child = StartChild(options.child_command, cases[next], options.memory_limit_mb);
+      auto child = StartChild(options, cases[next]);
       if (!child.ok()) {
         CaseResult result;
         result.info = cases[next];

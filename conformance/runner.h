@@ -4,9 +4,10 @@
 // the run goes on), and reports per case, per family and in total, as text,
 // JUnit XML and JSON.
 //
-// The child is the hlovm binary itself in its hidden single-case mode
-// (`hlovm conformance --conformance_child FILE`), which calls RunCaseInProcess
-// and prints the result with SerializeCaseResult on stdout.
+// The child is a fork of the runner that calls RunCaseInProcess (the
+// default of `hlovm conformance`), or any command that prints a result with
+// SerializeCaseResult, such as the hlovm binary's hidden single-case mode
+// (`hlovm conformance --conformance_child FILE`).
 #ifndef HLOVM_CONFORMANCE_RUNNER_H_
 #define HLOVM_CONFORMANCE_RUNNER_H_
 
@@ -77,6 +78,10 @@ struct RunnerOptions {
   bool fail_fast = false;
   // The command that runs one case: argv, with the case's path appended.
   std::vector<std::string> child_command;
+  // When set, each case runs in a forked child (no exec) that calls this
+  // and prints its result; child_command is then unused. Only for a parent
+  // that has started no threads.
+  std::function<CaseResult(const CaseInfo&)> fork_function;
   // Called after each case completes (for progress and failure lines).
   std::function<void(const CaseResult&, int done, int total)> on_result;
 };

@@ -1,5 +1,8 @@
 #include "conformance/runner.h"
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -218,6 +221,32 @@ TEST_F(RunnerTest, JobsRunInParallel) {
   EXPECT_EQ(results[0].outcome, CaseOutcome::kPassed);
   EXPECT_EQ(results[1].outcome, CaseOutcome::kPassed);
   EXPECT_LT(seconds, 1.9);
+}
+
+TEST_F(RunnerTest, ForkedCasesAreIsolatedToo) {
+  Write("fam_a/crash.hlo", "fam", "");
+  Write("fam_a/hang.hlo", "fam", "");
+  Write("fam_a/pass.hlo", "fam", "");
+  auto found = DiscoverCases({dir_.string()});
+  ASSERT_TRUE(found.ok());
+  RunnerOptions options;
+  options.timeout_seconds = 1;
+  options.jobs = 2;
+  options.fork_function = [](const CaseInfo& info) {
+    if (info.name == "fam_a/crash") raise(SIGSEGV);
+    if (info.name == "fam_a/hang") sleep(30);
+    CaseResult result;
+    result.info = info;
+    result.outcome = CaseOutcome::kPassed;
+    return result;
+  };
+  std::vector<CaseResult> results = RunCases(*found, options);
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[0].outcome, CaseOutcome::kErrored);
+  EXPECT_NE(results[0].message.find("SIGSEGV"), std::string::npos) << results[0].message;
+  EXPECT_EQ(results[1].outcome, CaseOutcome::kErrored);
+  EXPECT_NE(results[1].message.find("timed out"), std::string::npos) << results[1].message;
+  EXPECT_EQ(results[2].outcome, CaseOutcome::kPassed) << results[2].message;
 }
 
 }  // namespace
