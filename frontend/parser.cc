@@ -886,6 +886,7 @@ class Parser {
   absl::Status ParseComputation(bool* saw_entry, HloComputation** entry);
   absl::Status ParseInstructionList(HloComputation* computation, Scope* scope);
   absl::Status ParseInstruction(Scope* scope);
+  absl::Status RecordAndRecover(const absl::Status& status, size_t start);
   absl::Status ParseInstructionRhs(Scope* scope, std::string_view name, size_t name_offset,
                                    bool allow_attributes, HloInstruction** out);
   absl::Status ParseOperands(Scope* scope, std::vector<HloInstruction*>* operands);
@@ -973,6 +974,8 @@ class Parser {
   ViewMap<std::pair<HloComputation*, size_t>> computation_pool_;
   absl::flat_hash_set<std::string> generated_computations_;
   absl::flat_hash_map<std::string, int64_t> computation_counters_;
+  std::vector<std::string> errors_;
+  ViewSet poisoned_;
   bool track_names_ = false;
   ViewSet used_names_;
   absl::flat_hash_map<std::string, int64_t> name_counters_;
@@ -1004,16 +1007,25 @@ absl::StatusOr<std::unique_ptr<HloModule>> Parser::Run() {
       pos_ = save;
     }
   }
+  absl::Status status;
   if (single) {
     if (!options_.allow_single_instruction) {
       return ErrorHere("expects HloModule");
     }
-    HLOVM_RETURN_IF_ERROR(ParseSingleInstruction(module.get()));
+    status = ParseSingleInstruction(module.get());
   } else {
     HloModule* m = module.get();
-    HLOVM_RETURN_IF_ERROR(ParseModule(&m));
+    status = ParseModule(&m);
+  }
+  if (!status.ok()) {
+    if (errors_.empty()) return status;
+    if (!absl::IsAborted(status) && !absl::IsCancelled(status)) {
+      errors_.push_back(std::string(status.message()));
+    }
+    return absl::InvalidArgumentError(absl::StrJoin(errors_, "\n"));
   }
   if (bad_comment_) return Error(0, "");
+  if (!errors_.empty()) return absl::InvalidArgumentError(absl::StrJoin(errors_, "\n"));
   if (options_.keep_source) {
     module->source_text = std::make_shared<const std::string>(s_);
   }
@@ -1303,12 +1315,87 @@ absl::Status Parser::ParseInstructionList(HloComputation* computation, Scope* sc
   HLOVM_RETURN_IF_ERROR(Expect('{', "expects '{' at the beginning of instruction list."));
   do {
     if (AtEnd()) return ErrorHere("expects '}' at the end of instruction list.");
-    HLOVM_RETURN_IF_ERROR(ParseInstruction(scope));
+    Skip();
+    size_t start = pos_;
+    absl::Status status = ParseInstruction(scope);
+    if (!status.ok()) {
+      // Report it, then go on with the next instruction so that one run
+      // reports several errors; instructions that use a failed one are
+      // skipped silently.
+      HLOVM_RETURN_IF_ERROR(RecordAndRecover(status, start));
+    }
   } while (Peek() != '}');
   ++pos_;
+  if (computation->instructions().empty()) {
+    return Error(pos_ - 1, "computation has no instructions");
+  }
   HloInstruction* root = scope->root;
   if (root == nullptr) root = computation->instructions().back().get();
   computation->set_root(root);
+  return absl::OkStatus();
+}
+
+absl::Status Parser::RecordAndRecover(const absl::Status& status, size_t start) {
+  // Aborted: the error limit was reached; Run() reports what was collected.
+  if (absl::IsAborted(status)) return status;
+  const bool silent = absl::IsCancelled(status);
+  if (bad_comment_ || depth_ > 1 || options_.max_errors <= 1) {
+    if (errors_.empty()) {
+      return silent ? Error(start, "instruction uses an instruction that failed to parse") : status;
+    }
+    if (!silent) errors_.push_back(std::string(status.message()));
+    return absl::AbortedError("stopped after errors");
+  }
+  if (!silent) {
+    errors_.push_back(std::string(status.message()));
+    if (static_cast<int>(errors_.size()) >= options_.max_errors) {
+      return absl::AbortedError("too many errors");
+    }
+  }
+  // The failed instruction's name: uses of it are not reported again.
+  size_t p = start;
+  if (s_.substr(p, 4) == "ROOT" && !IsNameChar(PeekAt(p + 4))) p += 4;
+  while (p < n_ && IsSpace(s_[p])) ++p;
+  if (PeekAt(p) == '%') ++p;
+  size_t name_start = p;
+  while (p < n_ && IsNameChar(s_[p])) ++p;
+  if (p > name_start) poisoned_.insert(s_.substr(name_start, p - name_start));
+  // Resume at the next line, outside any brackets opened since `start`, that
+  // starts an instruction (`[ROOT] name =`) or closes the computation.
+  int depth = 0;
+  p = start;
+  while (p < n_) {
+    char c = s_[p];
+    if (c == '"') {
+      ++p;
+      while (p < n_ && s_[p] != '"' && s_[p] != '\n') p += s_[p] == '\\' ? 2 : 1;
+      ++p;
+      continue;
+    }
+    if (c == '{' || c == '(' || c == '[') ++depth;
+    if (c == '}' || c == ')' || c == ']') --depth;
+    ++p;
+    if (c != '\n' || depth > 0) continue;
+    size_t q = p;
+    while (q < n_ && (s_[q] == ' ' || s_[q] == '\t' || s_[q] == '\r')) ++q;
+    if (PeekAt(q) == '}' && depth == 0) {
+      pos_ = q;
+      return absl::OkStatus();
+    }
+    if (depth < 0) break;
+    size_t r = q;
+    if (s_.substr(r, 4) == "ROOT" && !IsNameChar(PeekAt(r + 4))) r += 4;
+    while (r < n_ && (s_[r] == ' ' || s_[r] == '\t')) ++r;
+    if (PeekAt(r) == '%') ++r;
+    size_t id = r;
+    while (r < n_ && IsNameChar(s_[r])) ++r;
+    while (r < n_ && (s_[r] == ' ' || s_[r] == '\t')) ++r;
+    if (r > id && PeekAt(r) == '=') {
+      pos_ = q;
+      return absl::OkStatus();
+    }
+  }
+  pos_ = n_;
   return absl::OkStatus();
 }
 
@@ -1671,6 +1758,7 @@ absl::Status Parser::ParseOperand(Scope* scope, HloInstruction** out) {
     scope->names.emplace(operand->name(), operand);
     RegisterName(operand);
   } else {
+    if (poisoned_.contains(name)) return absl::CancelledError("uses a failed instruction");
     return Error(name_offset, Cat("instruction does not exist: ", name));
   }
   // Compact tuple-element form: %t#1#0.
@@ -1880,6 +1968,7 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
         if (pred.empty()) return Error(offset, "expects name");
         auto it = scope->names.find(pred);
         if (it == scope->names.end()) {
+          if (poisoned_.contains(pred)) return absl::CancelledError("uses a failed instruction");
           return Error(offset, Cat("'", pred, "' is not defined"));
         }
         instr->AddControlPredecessor(it->second);

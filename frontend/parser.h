@@ -33,6 +33,9 @@ struct ParseOptions {
   bool allow_single_instruction = true;
   // Keep a copy of the text in HloModule::source_text (for later messages).
   bool keep_source = false;
+  // After an error in an instruction the parser skips to the next one and
+  // goes on, reporting up to this many errors (1: stop at the first).
+  int max_errors = 20;
 };
 
 absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModule(std::string_view text,

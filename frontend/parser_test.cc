@@ -582,6 +582,31 @@ INSTANTIATE_TEST_SUITE_P(
                   "expects padding_low and padding_high separated by '_'", 4, 59}),
     [](const ::testing::TestParamInfo<ErrorCase>& info) { return info.param.name; });
 
+TEST(ParserTest, ReportsSeveralErrorsAndSkipsTheirUses) {
+  const char* text = R"(HloModule m
+ENTRY e {
+  p = f32[2] parameter(0)
+  a = f32[2] frob(p)
+  b = f32[2] add(a, p)
+  c = f32[2] add(p, q)
+  ROOT r = f32[2] add(p, p)
+})";
+  ParseOptions options;
+  options.file_name = "f.hlo";
+  auto module = ParseHloModule(text, options);
+  ASSERT_FALSE(module.ok());
+  std::string message(module.status().message());
+  EXPECT_EQ(message.rfind("f.hlo:4:14: error: expects opcode but sees: frob", 0), 0u) << message;
+  EXPECT_NE(message.find("f.hlo:6:21: error: instruction does not exist: q"), std::string::npos)
+      << message;
+  EXPECT_EQ(message.find("f.hlo:5:"), std::string::npos) << message;  // uses `a`: not reported
+
+  options.max_errors = 1;
+  auto first_only = ParseHloModule(text, options);
+  ASSERT_FALSE(first_only.ok());
+  EXPECT_EQ(std::string(first_only.status().message()).find("does not exist"), std::string::npos);
+}
+
 TEST(ParserTest, DeepInputIsAnErrorNotACrash) {
   std::string text = "x = f32[] negate(";
   for (int i = 0; i < 100000; ++i) text += "negate(";
