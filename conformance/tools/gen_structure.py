@@ -250,6 +250,11 @@ def gen_shape():
     x = c.const('f32', [0.0, 1.0, 2.0, 3.0, 4.0])
     r = c.op(shape('f32', [2]), 'slice(%s), slice={[2:4]}' % ref(x), root=True)
     c.check(r, 'f32', [2.0, 3.0])
+    # The seed's 2-D slice example: rows 2..3, columns 1..2 of a 4x3 array.
+    c = new('shape', 'slice', 'slice_seed_2d')
+    x = c.const('f32', np.arange(12, dtype=np.float32).reshape(4, 3))
+    r = c.op(shape('f32', [2, 2]), 'slice(%s), slice={[2:4], [1:3]}' % ref(x), root=True)
+    c.check(r, 'f32', np.array([[7.0, 8.0], [10.0, 11.0]], dtype=np.float32))
     c = new('shape', 'slice', 'slice_s32_3d_column_major')
     b3 = np.arange(24, dtype=np.int32).reshape(2, 3, 4)
     x = c.const('s32', b3, layout=[0, 1, 2])
