@@ -1,6 +1,6 @@
 // `hlovm fmt FILE...`: prints each module in canonical text (XLA's long
 // form, every constant in full) to stdout, or rewrites the files with -i.
-// With --split_input_file each `// -----` part is formatted on its own and
+// With --split-input-file each `// -----` part is formatted on its own and
 // the parts are printed separated by `// -----` lines.
 #include <cstdio>
 #include <fstream>
@@ -70,7 +70,7 @@ bool FormatText(std::string_view text, const std::string& path, int first_line, 
 
 int RunFmt(const std::vector<std::string>& args) {
   if (args.empty()) {
-    std::fprintf(stderr, "usage: hlovm fmt [-i] [--split_input_file] FILE...\n");
+    std::fprintf(stderr, "usage: hlovm fmt [-i] [--split-input-file] FILE...\n");
     return kExitBadInput;
   }
   const bool in_place = absl::GetFlag(FLAGS_i);
@@ -121,7 +121,7 @@ int RunFmt(const std::vector<std::string>& args) {
 
 }  // namespace
 
-HLOVM_REGISTER_COMMAND(fmt, "fmt", "hlovm fmt [-i] [--split_input_file] FILE...",
+HLOVM_REGISTER_COMMAND(fmt, "fmt", "hlovm fmt [-i] [--split-input-file] FILE...",
                        "print each module in canonical HLO text (-i rewrites the files)", RunFmt);
 
 }  // namespace hlovm
