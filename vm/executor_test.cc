@@ -5,6 +5,10 @@
 // Run under ThreadSanitizer:
 //   cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHLOVM_SANITIZE=thread
 //   cmake --build build-tsan --target executor_test && build-tsan/vm/executor_test
+// Debian's oneTBB and Abseil are not instrumented, so TSan cannot see the
+// happens-before edges of task spawning or of absl::Mutex and reports races
+// inside them; a clean run needs TBB and Abseil built with -fsanitize=thread
+// (or suppressions for their frames).
 #include <atomic>
 #include <chrono>
 #include <cstring>
