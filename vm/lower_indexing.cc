@@ -82,7 +82,15 @@ absl::Status LowerGather(FunctionBuilder& b, const HloInstruction& instr,
 
 // ---------------------------------------------------------------- scatter
 
-enum class CombineKind { kAssign, kBinary, kCall };
+enum class CombineKind { kAssign, kTyped, kBinary, kCall };
+
+// A scatter with a compiled combiner splits the result's elements into this
+// many parts; every part walks all positions in order and applies only the
+// updates that land in it, so each element sees its updates in the serial
+// order whatever the thread count.
+constexpr int64_t kScatterCallParts = 8;
+// Update elements below which a compiled-combiner scatter runs as one part.
+constexpr int64_t kScatterCallParallelElements = 4096;
 
 struct ScatterVmPlan {
   ScatterPlan scatter;
@@ -90,8 +98,11 @@ struct ScatterVmPlan {
   std::vector<int> elem_size;
   std::vector<int64_t> bytes;  // of each operand
   CombineKind kind = CombineKind::kCall;
+  ScatterTypedKernel typed = nullptr;
   BinaryKernel binary = nullptr;
   const Function* combiner = nullptr;
+  int64_t result_elems = 0;
+  int64_t parts = 1;  // kCall: parts of the result run independently
 };
 
 // Copies `n` bytes, in parallel chunks when large.
@@ -105,8 +116,10 @@ void CopyBytes(ExecContext& ctx, uint8_t* dst, const uint8_t* src, int64_t n) {
                [&](int64_t b, int64_t e) { std::memcpy(dst + b, src + b, e - b); });
 }
 
-bool RunScatterCall(const ScatterVmPlan& p, uint8_t* const* results, const uint8_t* indices,
-                    const uint8_t* const* updates, ExecContext& ctx) {
+// Applies the updates that land in result elements [lo, hi).
+bool RunScatterCallPart(const ScatterVmPlan& p, uint8_t* const* results, const uint8_t* indices,
+                        const uint8_t* const* updates, int64_t lo, int64_t hi,
+                        ExecContext& ctx) {
   auto call_or = ComputationCall::Create(*p.combiner);
   if (!call_or.ok()) return ctx.Fail(call_or.status());
   ComputationCall& call = *call_or;
@@ -118,7 +131,9 @@ bool RunScatterCall(const ScatterVmPlan& p, uint8_t* const* results, const uint8
   ForEachIndexedWindow(w, indices, 0, w.batch_count, [&](int64_t dst, int64_t src) {
     if (!ok) return;
     ForEachWindowRun(w, dst, src, 0, rows, [&](int64_t r, int64_t u, int64_t len) {
-      for (int64_t e = 0; e < len && ok; ++e) {
+      const int64_t e_begin = std::max<int64_t>(0, lo - r);
+      const int64_t e_end = std::min<int64_t>(len, hi - r);
+      for (int64_t e = e_begin; e < e_end && ok; ++e) {
         for (int i = 0; i < n; ++i) {
           const int64_t es = p.elem_size[i];
           args[i] = results[i] + (r + e) * es;
@@ -138,6 +153,23 @@ bool RunScatterCall(const ScatterVmPlan& p, uint8_t* const* results, const uint8
   return ok;
 }
 
+bool RunScatterCall(const ScatterVmPlan& p, uint8_t* const* results, const uint8_t* indices,
+                    const uint8_t* const* updates, ExecContext& ctx) {
+  if (p.parts <= 1) {
+    return RunScatterCallPart(p, results, indices, updates, 0, p.result_elems, ctx);
+  }
+  std::atomic<bool> ok{true};
+  const int64_t per_part = (p.result_elems + p.parts - 1) / p.parts;
+  ForEachChunk(ctx, p.parts, 1, [&](int64_t b, int64_t e) {
+    for (int64_t part = b; part < e && ok.load(std::memory_order_relaxed); ++part) {
+      const int64_t lo = part * per_part;
+      const int64_t hi = std::min(p.result_elems, lo + per_part);
+      if (lo < hi && !RunScatterCallPart(p, results, indices, updates, lo, hi, ctx)) ok = false;
+    }
+  });
+  return ok.load();
+}
+
 bool ScatterHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
   const auto& p = *static_cast<const ScatterVmPlan*>(instr.plan);
   const int n = p.num;
@@ -152,6 +184,9 @@ bool ScatterHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) 
   switch (p.kind) {
     case CombineKind::kAssign:
       RunScatterAssign(p.scatter, p.elem_size, results, indices, updates);
+      return true;
+    case CombineKind::kTyped:
+      p.typed(p.scatter, results[0], indices, updates[0]);
       return true;
     case CombineKind::kBinary:
       RunScatterBinary(p.scatter, p.elem_size[0], p.binary, results[0], indices, updates[0]);
@@ -200,6 +235,7 @@ absl::Status LowerScatter(FunctionBuilder& b, const HloInstruction& instr,
   ScatterVmPlan plan;
   plan.scatter = std::move(scatter);
   plan.num = n;
+  plan.result_elems = operand.element_count();
   for (int i = 0; i < n; ++i) {
     const Shape& s = instr.operand(i)->shape();
     const Shape& u = instr.operand(n + 1 + i)->shape();
@@ -219,9 +255,14 @@ absl::Status LowerScatter(FunctionBuilder& b, const HloInstruction& instr,
              op.has_value() &&
              computation.root()->shape().element_type() == operand.element_type() &&
              computation.root()->operand(0)->shape().element_type() == operand.element_type()) {
-    HLOVM_ASSIGN_OR_RETURN(plan.binary, SelectBinaryKernel(*op, operand.element_type(),
-                                                           operand.element_type()));
-    plan.kind = CombineKind::kBinary;
+    plan.typed = SelectScatterTypedKernel(*op, operand.element_type());
+    if (plan.typed != nullptr) {
+      plan.kind = CombineKind::kTyped;
+    } else {
+      HLOVM_ASSIGN_OR_RETURN(plan.binary, SelectBinaryKernel(*op, operand.element_type(),
+                                                             operand.element_type()));
+      plan.kind = CombineKind::kBinary;
+    }
     combine = std::string(HloOpcodeName(*op));
   } else {
     HLOVM_ASSIGN_OR_RETURN(plan.combiner, b.compiler().CompileFunction(computation, false));
@@ -232,6 +273,12 @@ absl::Status LowerScatter(FunctionBuilder& b, const HloInstruction& instr,
     }
     plan.kind = CombineKind::kCall;
     combine = absl::StrCat("call ", computation.name());
+    const int64_t update_elems = plan.scatter.windows.batch_count *
+                                 plan.scatter.windows.window_elems;
+    if (update_elems >= kScatterCallParallelElements) {
+      plan.parts = std::min<int64_t>(kScatterCallParts, std::max<int64_t>(1, operand.element_count()));
+      absl::StrAppend(&combine, " parts=", plan.parts);
+    }
   }
   HLOVM_ASSIGN_OR_RETURN(ValueDesc outs, b.NewOwnedValue(instr.shape()));
   if (static_cast<int>(outs.size()) != n) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -147,6 +148,131 @@ void RunScatterBinary(const ScatterPlan& plan, int elem_size, BinaryKernel kerne
       kernel(out, updates + u * es, out, n);
     });
   });
+}
+
+namespace {
+
+struct AddOp {
+  template <typename T>
+  static T Apply(T a, T b) {
+    if constexpr (std::is_integral_v<T>) {
+      using U = std::make_unsigned_t<T>;
+      return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+    } else {
+      return a + b;
+    }
+  }
+};
+struct MulOp {
+  template <typename T>
+  static T Apply(T a, T b) {
+    if constexpr (std::is_integral_v<T>) {
+      // Promote so that narrow types do not multiply as (signed) int.
+      using U = std::conditional_t<(sizeof(T) < 4), uint32_t, std::make_unsigned_t<T>>;
+      return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+    } else {
+      return a * b;
+    }
+  }
+};
+struct MaxOp {
+  template <typename T>
+  static T Apply(T a, T b) { return a < b ? b : a; }
+};
+struct MinOp {
+  template <typename T>
+  static T Apply(T a, T b) { return b < a ? b : a; }
+};
+struct AndOp {
+  template <typename T>
+  static T Apply(T a, T b) { return static_cast<T>(a & b); }
+};
+struct OrOp {
+  template <typename T>
+  static T Apply(T a, T b) { return static_cast<T>(a | b); }
+};
+struct XorOp {
+  template <typename T>
+  static T Apply(T a, T b) { return static_cast<T>(a ^ b); }
+};
+
+template <typename T, typename Op>
+void RunScatterTyped(const ScatterPlan& plan, uint8_t* result, const uint8_t* scatter_indices,
+                     const uint8_t* updates) {
+  const IndexWindowPlan& p = plan.windows;
+  if (p.window_elems == 0) return;
+  T* out = reinterpret_cast<T*>(result);
+  const T* upd = reinterpret_cast<const T*>(updates);
+  const int64_t rows = WindowRows(p);
+  if (p.win_size.empty() && p.run == 1) {
+    ForEachIndexedWindow(p, scatter_indices, 0, p.batch_count,
+                         [&](int64_t r, int64_t u) { out[r] = Op::Apply(out[r], upd[u]); });
+    return;
+  }
+  ForEachIndexedWindow(p, scatter_indices, 0, p.batch_count, [&](int64_t dst, int64_t src) {
+    ForEachWindowRun(p, dst, src, 0, rows, [&](int64_t r, int64_t u, int64_t n) {
+      T* o = out + r;
+      const T* v = upd + u;
+      for (int64_t e = 0; e < n; ++e) o[e] = Op::Apply(o[e], v[e]);
+    });
+  });
+}
+
+template <typename Op>
+ScatterTypedKernel ForType(ElementType type, bool floats) {
+  switch (type) {
+    case ElementType::kS8:
+      return &RunScatterTyped<int8_t, Op>;
+    case ElementType::kS16:
+      return &RunScatterTyped<int16_t, Op>;
+    case ElementType::kS32:
+      return &RunScatterTyped<int32_t, Op>;
+    case ElementType::kS64:
+      return &RunScatterTyped<int64_t, Op>;
+    case ElementType::kU8:
+      return &RunScatterTyped<uint8_t, Op>;
+    case ElementType::kU16:
+      return &RunScatterTyped<uint16_t, Op>;
+    case ElementType::kU32:
+      return &RunScatterTyped<uint32_t, Op>;
+    case ElementType::kU64:
+      return &RunScatterTyped<uint64_t, Op>;
+    case ElementType::kF32:
+      if constexpr (std::is_same_v<Op, AddOp> || std::is_same_v<Op, MulOp>) {
+        return floats ? &RunScatterTyped<float, Op> : nullptr;
+      }
+      return nullptr;
+    case ElementType::kF64:
+      if constexpr (std::is_same_v<Op, AddOp> || std::is_same_v<Op, MulOp>) {
+        return floats ? &RunScatterTyped<double, Op> : nullptr;
+      }
+      return nullptr;
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace
+
+ScatterTypedKernel SelectScatterTypedKernel(HloOpcode opcode, ElementType type) {
+  switch (opcode) {
+    case HloOpcode::kAdd:
+      return ForType<AddOp>(type, true);
+    case HloOpcode::kMultiply:
+      return ForType<MulOp>(type, true);
+    case HloOpcode::kMaximum:
+      return ForType<MaxOp>(type, false);
+    case HloOpcode::kMinimum:
+      return ForType<MinOp>(type, false);
+    case HloOpcode::kAnd:
+      return ForType<AndOp>(type, false);
+    case HloOpcode::kOr:
+      return ForType<OrOp>(type, false);
+    case HloOpcode::kXor:
+      return ForType<XorOp>(type, false);
+    default:
+      return nullptr;
+  }
 }
 
 }  // namespace hlovm

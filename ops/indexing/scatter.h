@@ -49,6 +49,14 @@ void RunScatterAssign(const ScatterPlan& plan, absl::Span<const int> elem_size,
 void RunScatterBinary(const ScatterPlan& plan, int elem_size, BinaryKernel kernel,
                       uint8_t* result, const uint8_t* scatter_indices, const uint8_t* updates);
 
+// A whole scatter with a single-opcode combiner compiled for one element
+// type: no call per element. Exists for add and multiply of s8..s64,
+// u8..u64, f32, f64 and for maximum, minimum, and, or, xor of the integer
+// types (bit-exact with the elementwise kernels); nullptr otherwise.
+using ScatterTypedKernel = void (*)(const ScatterPlan& plan, uint8_t* result,
+                                    const uint8_t* scatter_indices, const uint8_t* updates);
+ScatterTypedKernel SelectScatterTypedKernel(HloOpcode opcode, ElementType type);
+
 }  // namespace hlovm
 
 #endif  // HLOVM_OPS_INDEXING_SCATTER_H_
