@@ -209,6 +209,11 @@ TEST(ScatterTest, RandomAddMatchesReference) {
     const auto expected = ReferenceScatter(r.s, r.operand, r.indices, r.updates,
                                            [](int32_t a, int32_t b) { return a + b; });
     EXPECT_EQ(out, expected) << "iteration " << iter;
+    std::vector<int32_t> typed_out = r.operand;
+    SelectScatterTypedKernel(HloOpcode::kAdd, ElementType::kS32)(
+        *plan, reinterpret_cast<uint8_t*>(typed_out.data()), Bytes(r.indices.data()),
+        Bytes(r.updates.data()));
+    EXPECT_EQ(typed_out, expected) << "iteration " << iter;
     for (int64_t v : r.indices) skipped_some += v < 0;
   }
   EXPECT_GT(skipped_some, 0);  // out-of-bounds windows were exercised
@@ -239,6 +244,51 @@ TEST(ScatterTest, RandomOrderDependentCombiner) {
                                            [](int32_t a, int32_t b) { return a * 3 - b; });
     EXPECT_EQ(out, expected) << "iteration " << iter;
   }
+}
+
+// The typed kernels agree bit for bit with the elementwise kernels applied
+// through RunScatterBinary, on random bits (NaN, infinities, overflow).
+TEST(ScatterTest, TypedKernelsMatchElementwiseKernels) {
+  std::mt19937 rng(5);
+  const HloOpcode ops[] = {HloOpcode::kAdd, HloOpcode::kMultiply, HloOpcode::kMaximum,
+                           HloOpcode::kMinimum, HloOpcode::kAnd, HloOpcode::kOr,
+                           HloOpcode::kXor};
+  const ElementType types[] = {ElementType::kS8,  ElementType::kS16, ElementType::kS32,
+                               ElementType::kS64, ElementType::kU8,  ElementType::kU16,
+                               ElementType::kU32, ElementType::kU64, ElementType::kF32,
+                               ElementType::kF64};
+  int tested = 0;
+  for (HloOpcode op : ops) {
+    for (ElementType t : types) {
+      ScatterTypedKernel typed = SelectScatterTypedKernel(op, t);
+      if (typed == nullptr) continue;
+      auto kernel = SelectBinaryKernel(op, t, t);
+      ASSERT_TRUE(kernel.ok()) << HloOpcodeName(op) << " " << ElementTypeName(t);
+      ++tested;
+      const int es = ByteWidth(t);
+      // operand [16,3], 64 positions with repeats, windows of 3.
+      ScatterDimensionNumbers d;
+      d.update_window_dims = {1};
+      d.inserted_window_dims = {0};
+      d.scatter_dims_to_operand_dims = {0};
+      d.index_vector_dim = 1;
+      auto plan = MakeScatterPlan(ArrayShape(t, {16, 3}), ArrayShape(ElementType::kS32, {64, 1}),
+                                  ArrayShape(t, {64, 3}), d);
+      ASSERT_TRUE(plan.ok()) << plan.status();
+      std::vector<uint8_t> operand(16 * 3 * es), updates(64 * 3 * es);
+      for (auto& b : operand) b = static_cast<uint8_t>(rng());
+      for (auto& b : updates) b = static_cast<uint8_t>(rng());
+      std::vector<int32_t> indices(64);
+      for (auto& i : indices) i = std::uniform_int_distribution<int32_t>(-1, 16)(rng);
+      std::vector<uint8_t> a = operand, b = operand;
+      typed(*plan, a.data(), Bytes(indices.data()), updates.data());
+      RunScatterBinary(*plan, es, *kernel, b.data(), Bytes(indices.data()), updates.data());
+      EXPECT_EQ(a, b) << HloOpcodeName(op) << " " << ElementTypeName(t);
+    }
+  }
+  EXPECT_EQ(tested, 2 * 10 + 5 * 8);
+  EXPECT_EQ(SelectScatterTypedKernel(HloOpcode::kMaximum, ElementType::kF32), nullptr);
+  EXPECT_EQ(SelectScatterTypedKernel(HloOpcode::kSubtract, ElementType::kS32), nullptr);
 }
 
 TEST(ScatterTest, AssignVariadicDifferentWidths) {
