@@ -178,7 +178,9 @@ absl::Status PlanFunction(Function* fn,
       succs[a].push_back(i);
       ++fn->dep_count[i];
     }
-    fn->total_cost += fn->code[i].cost;
+    // Saturating: control flow costs "very large" (INT64_MAX / 4).
+    fn->total_cost = std::min(fn->total_cost + std::min(fn->code[i].cost, INT64_MAX / 4),
+                              INT64_MAX / 2);
   }
   fn->succ_begin.assign(n + 1, 0);
   fn->succ.clear();

@@ -265,6 +265,45 @@ ENTRY main {
   EXPECT_THAT(names, ElementsAre("p0", "a", "b", "t"));
 }
 
+TEST(CompilerTest, OnlyFunctionsWithLargeWorkRunInParallel) {
+  auto small = Compile(R"hlo(HloModule m
+ENTRY main {
+  p0 = f32[16] parameter(0)
+  a = f32[16] add(p0, p0)
+  b = f32[16] multiply(p0, p0)
+  ROOT t = (f32[16], f32[16]) tuple(a, b)
+})hlo");
+  ASSERT_TRUE(small.ok()) << small.status();
+  EXPECT_FALSE(small->entry().parallel);
+  auto large = Compile(R"hlo(HloModule m
+cond {
+  s = f32[1048576] parameter(0)
+  ROOT f = pred[] constant(false)
+}
+body {
+  s = f32[1048576] parameter(0)
+  ROOT n = f32[1048576] negate(s)
+}
+ENTRY main {
+  p0 = f32[1048576] parameter(0)
+  a = f32[1048576] add(p0, p0)
+  b = f32[1048576] multiply(p0, p0)
+  w1 = f32[1048576] while(a), condition=cond, body=body
+  w2 = f32[1048576] while(b), condition=cond, body=body
+  w3 = f32[1048576] while(p0), condition=cond, body=body
+  w4 = f32[1048576] while(p0), condition=cond, body=body
+  w5 = f32[1048576] while(p0), condition=cond, body=body
+  ROOT t = (f32[1048576], f32[1048576], f32[1048576], f32[1048576], f32[1048576]) tuple(w1, w2, w3, w4, w5)
+})hlo");
+  ASSERT_TRUE(large.ok()) << large.status();
+  const Function& fn = large->entry();
+  EXPECT_TRUE(fn.parallel);
+  EXPECT_GT(fn.total_cost, 0);
+  // add and multiply are independent; each while waits for its operand only.
+  EXPECT_EQ(fn.dep_count[0], 0);
+  EXPECT_EQ(fn.dep_count[1], 0);
+}
+
 TEST(CompilerTest, DisassemblyShowsRegistersShapesAndBuffers) {
   auto c = Compile(R"hlo(HloModule m
 ENTRY main {
