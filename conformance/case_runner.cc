@@ -2,6 +2,7 @@
 // every device it asks for.
 #include <chrono>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -88,6 +89,7 @@ CaseResult RunCaseInProcess(const CaseInfo& info, const SingleCaseOptions& optio
 
   std::vector<absl::Status> statuses(devices);
   std::vector<std::string> roots(devices);
+  std::optional<Literal> first_root;
   auto run_device = [&](int64_t device) {
     ExecuteOptions execute_options;
     execute_options.threads = options.threads;
@@ -95,7 +97,10 @@ CaseResult RunCaseInProcess(const CaseInfo& info, const SingleCaseOptions& optio
     execute_options.partition_id = device % partitions;
     auto value = exe.Execute({}, execute_options);
     statuses[device] = value.status();
-    if (value.ok()) roots[device] = value->ToString();
+    if (value.ok()) {
+      roots[device] = value->ToString();
+      if (device == 0 && options.compare_threads) first_root = std::move(*value);
+    }
   };
   if (devices == 1) {
     run_device(0);
@@ -111,6 +116,24 @@ CaseResult RunCaseInProcess(const CaseInfo& info, const SingleCaseOptions& optio
     if (decisive.ok() || (GetCheckFailure(s) && !GetCheckFailure(decisive))) decisive = s;
   }
   Classify(decisive, &result);
+  if (result.outcome == CaseOutcome::kPassed && options.compare_threads && devices == 1 &&
+      first_root.has_value()) {
+    // The same module must give the same bits whatever the thread count.
+    ExecuteOptions one, two;
+    one.threads = 1;
+    two.threads = 2;
+    auto a = exe.Execute({}, one);
+    auto b = exe.Execute({}, two);
+    if (!a.ok() || !b.ok()) {
+      result.outcome = CaseOutcome::kErrored;
+      result.message = absl::StrCat("rerun with 1 or 2 threads failed: ",
+                                    (!a.ok() ? a.status() : b.status()).message());
+    } else if (!a->BitwiseEqual(*b) || !a->BitwiseEqual(*first_root)) {
+      result.outcome = CaseOutcome::kFailed;
+      result.message = "ROOT differs between --threads=1 and --threads=2";
+      result.root = absl::StrCat("1 thread: ", a->ToString(), "\n2 threads: ", b->ToString());
+    }
+  }
   if (result.outcome != CaseOutcome::kPassed && !roots[0].empty()) {
     result.root = roots[0].size() > 2000 ? roots[0].substr(0, 2000) + "..." : roots[0];
   }

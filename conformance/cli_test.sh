@@ -122,6 +122,8 @@ ENTRY %main () -> s32[] {
 }
 HLO
 expect "conformance pass" 0 "$hlovm" conformance "$tmp/cases/pass.hlo"
+expect "conformance compare threads" 0 "$hlovm" conformance --compare_threads "$tmp/cases/pass.hlo"
+expect "conformance exec children" 0 "$hlovm" conformance --exec_children "$tmp/cases/pass.hlo"
 expect "conformance list" 0 "$hlovm" conformance --list "$tmp/cases"
 expect_output "conformance list" "hang"
 expect "conformance mixed" 1 "$hlovm" conformance --jobs=2 --timeout=2 \

@@ -58,6 +58,9 @@ void ParseCaseHeader(std::string_view text, CaseInfo* info);
 struct SingleCaseOptions {
   int64_t replicas = 0;  // > 0: overrides the module's replica_count
   int threads = 1;       // executor threads per device
+  // Runs a passing single-device case again with 1 and 2 threads and fails
+  // it unless the two ROOT values are bitwise identical.
+  bool compare_threads = false;
 };
 
 // Compiles and runs one case in this process and evaluates its checks.

@@ -30,6 +30,9 @@ ABSL_FLAG(double, min_pass_rate, -1,
           "conformance: when >= 0, succeed when at least this fraction of the cases passed "
           "(instead of requiring every case to pass); for CI thresholds");
 ABSL_FLAG(bool, verbose, false, "conformance: also print a line for every passing case");
+ABSL_FLAG(bool, compare_threads, false,
+          "conformance: also run each passing case with 1 and 2 threads and fail it unless the "
+          "results are bitwise identical");
 ABSL_FLAG(bool, exec_children, false,
           "conformance: run each case by executing hlovm anew instead of in a fork");
 ABSL_FLAG(bool, conformance_child, false, "(internal) run the one case given and print its result");
@@ -57,6 +60,7 @@ int RunChild(const std::vector<std::string>& args) {
   SingleCaseOptions options;
   options.replicas = absl::GetFlag(FLAGS_replicas);
   options.threads = absl::GetFlag(FLAGS_threads);
+  options.compare_threads = absl::GetFlag(FLAGS_compare_threads);
   CaseResult result = RunCaseInProcess(info, options);
   const std::string text = SerializeCaseResult(result);
   std::fwrite(text.data(), 1, text.size(), stdout);
@@ -126,12 +130,14 @@ int RunConformance(const std::vector<std::string>& args) {
   if (threads <= 0 && jobs > 1) threads = 1;
   options.child_command = {self, "conformance", "--conformance_child",
                            absl::StrCat("--replicas=", absl::GetFlag(FLAGS_replicas)),
-                           absl::StrCat("--threads=", threads)};
+                           absl::StrCat("--threads=", threads),
+                           absl::StrCat("--compare_threads=", absl::GetFlag(FLAGS_compare_threads))};
   // By default each case runs in a fork of this process (no exec: about
   // 40 ms less per case); --exec_children runs the binary anew instead.
   SingleCaseOptions single;
   single.replicas = absl::GetFlag(FLAGS_replicas);
   single.threads = threads;
+  single.compare_threads = absl::GetFlag(FLAGS_compare_threads);
   if (!absl::GetFlag(FLAGS_exec_children)) {
     options.fork_function = [single](const CaseInfo& info) { return RunCaseInProcess(info, single); };
   }
