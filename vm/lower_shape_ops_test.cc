@@ -219,5 +219,19 @@ ENTRY e {
   EXPECT_EQ(s4[9] & 0xF, 0xC);
 }
 
+TEST(LowerShapeOpsTest, StochasticConvert) {
+  auto exe = Build(R"(
+HloModule m
+ENTRY e {
+  x = f32[4] parameter(0)
+  r = u32[4] parameter(1)
+  ROOT s = s8[4] stochastic-convert(x, r)
+})");
+  ASSERT_NE(exe, nullptr);
+  Literal x = Array<float>(ElementType::kF32, {4}, {1.5f, 1.5f, -1.5f, 1000.0f});
+  Literal r = Array<uint32_t>(ElementType::kU32, {4}, {0x7FFFFFFFu, 0x80000000u, 0u, 0u});
+  EXPECT_EQ(Values<int8_t>(RunWith(*exe, {&x, &r}, 1)), (std::vector<int8_t>{2, 1, -2, 127}));
+}
+
 }  // namespace
 }  // namespace hlovm
