@@ -1820,13 +1820,15 @@ absl::Status Parser::ParseAttributes(Scope* scope, HloInstruction* instr, HloIns
     std::string_view name = s_.substr(pos_, p - pos_);
     pos_ = p;
     if (name.empty() || !Eat('=')) return Error(name_offset, "expects attribute name");
-    for (const auto& [existing, value] : instr->raw_attributes()) {
-      if (existing == name) {
-        return Error(name_offset, Cat("attribute ", name, " already exists"));
-      }
-    }
     auto it = table.find(name);
     Attr attr = it == table.end() ? Attr::kUnknown : it->second;
+    bool repeated = false;
+    if (attr != Attr::kUnknown) {
+      repeated = seen->contains(attr);
+    } else {
+      for (const auto& [existing, value] : instr->raw_attributes()) repeated |= existing == name;
+    }
+    if (repeated) return Error(name_offset, Cat("attribute ", name, " already exists"));
     HloOpcode owner = rule_opcode;
     if (attr == Attr::kAsyncExecutionThread || attr == Attr::kCalls) {
       // Async attributes belong to the async op even in the shorthand form.
