@@ -127,8 +127,7 @@ std::vector<uint8_t> Inputs(ET t, size_t* count) {
     if (IsInteger(t)) {
       // Values of the type: the low bits of the integer part.
       const LD m = std::isfinite(v) ? std::fmod(std::trunc(v), 18446744073709551616.0L) : 0;
-      const uint64_t bits = m < 0 ? static_cast<uint64_t>(-static_cast<int64_t>(static_cast<uint64_t>(-m)))
-                                  : static_cast<uint64_t>(m);
+      const uint64_t bits = m < 0 ? uint64_t{0} - static_cast<uint64_t>(-m) : static_cast<uint64_t>(m);
       WriteBits(t, buf, i, bits);
     } else if (t == ET::kF32 || t == ET::kC64) {
       const float f = static_cast<float>(v);
