@@ -291,6 +291,130 @@ TEST(VerifyCorpusTest, ChangedShapesAreReported) {
   EXPECT_TRUE(missed.empty());
 }
 
+// Random small vector of dimension-like values, some out of range.
+std::vector<int64_t> RandomDims(std::mt19937_64& rng) {
+  std::vector<int64_t> v(rng() % 4);
+  for (int64_t& x : v) x = static_cast<int64_t>(rng() % 8) - 2;
+  return v;
+}
+
+// Scrambles attributes, operands and shapes of verified modules at random
+// and verifies after each change: any status is fine, a crash or sanitizer
+// report is not (run this binary in the sanitizer build).
+TEST(VerifyCorpusTest, RandomChangesNeverCrash) {
+  const fs::path dir = SharedRoot() / "corpus/xla-parse/valid";
+  if (!fs::exists(dir / "manifest.json")) GTEST_SKIP() << "no corpus at " << dir;
+  std::mt19937_64 rng(99);
+  int changes = 0, rejected = 0;
+  for (const ManifestCase& mc : ReadManifest(dir / "manifest.json")) {
+    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(ReadFile(dir / mc.file));
+    if (!module.ok()) continue;
+    std::vector<HloInstruction*> all;
+    for (const auto& c : (*module)->computations()) {
+      for (const auto& i : c->instructions()) all.push_back(i.get());
+    }
+    if (all.empty()) continue;
+    for (int round = 0; round < 30; ++round) {
+      HloInstruction* instr = all[rng() % all.size()];
+      switch (rng() % 12) {
+        case 0: instr->dimensions = RandomDims(rng); break;
+        case 1: instr->tuple_index = static_cast<int64_t>(rng() % 6) - 1; break;
+        case 2:
+          if (instr->operand_count() > 0) {
+            // May create cycles or cross-computation operands.
+            instr->ReplaceOperand(rng() % instr->operand_count(), all[rng() % all.size()]);
+          }
+          break;
+        case 3:
+          if (instr->shape().IsArray() && instr->shape().rank() > 0) {
+            instr->mutable_shape()->set_dimension(rng() % instr->shape().rank(),
+                                                  static_cast<int64_t>(rng() % 9) - 1);
+          }
+          break;
+        case 4:
+          instr->iota_dimension = static_cast<int64_t>(rng() % 5) - 1;
+          instr->feature_index = static_cast<int64_t>(rng() % 5) - 1;
+          instr->k = static_cast<int64_t>(rng() % 5) - 1;
+          break;
+        case 5:
+          instr->dynamic_slice_sizes = RandomDims(rng);
+          instr->gather_slice_sizes = RandomDims(rng);
+          instr->fft_length = RandomDims(rng);
+          break;
+        case 6:
+          if (instr->gather_dimension_numbers.has_value()) {
+            auto& g = *instr->gather_dimension_numbers;
+            g.offset_dims = RandomDims(rng);
+            g.start_index_map = RandomDims(rng);
+            g.operand_batching_dims = RandomDims(rng);
+            g.index_vector_dim = static_cast<int64_t>(rng() % 5) - 1;
+          }
+          if (instr->scatter_dimension_numbers.has_value()) {
+            auto& d = *instr->scatter_dimension_numbers;
+            d.update_window_dims = RandomDims(rng);
+            d.inserted_window_dims = RandomDims(rng);
+            d.scatter_indices_batching_dims = RandomDims(rng);
+            d.index_vector_dim = static_cast<int64_t>(rng() % 5) - 1;
+          }
+          break;
+        case 7:
+          if (instr->dot_dimension_numbers.has_value()) {
+            auto& d = *instr->dot_dimension_numbers;
+            d.lhs_contracting_dimensions = RandomDims(rng);
+            d.rhs_batch_dimensions = RandomDims(rng);
+          }
+          if (instr->convolution_dimension_numbers.has_value()) {
+            auto& d = *instr->convolution_dimension_numbers;
+            d.input_spatial_dimensions = RandomDims(rng);
+            d.kernel_output_feature_dimension = static_cast<int64_t>(rng() % 6) - 1;
+            d.output_batch_dimension = static_cast<int64_t>(rng() % 6) - 1;
+          }
+          break;
+        case 8:
+          if (instr->window.has_value() && !instr->window->empty()) {
+            WindowDimension& w = (*instr->window)[rng() % instr->window->size()];
+            w.size = static_cast<int64_t>(rng() % 5) - 1;
+            w.stride = static_cast<int64_t>(rng() % 4) - 1;
+            w.padding_low = static_cast<int64_t>(rng() % 7) - 3;
+            w.base_dilation = static_cast<int64_t>(rng() % 3);
+          } else if (rng() % 2 == 0) {
+            instr->window = Window(rng() % 3);
+          }
+          break;
+        case 9:
+          if (instr->slice.has_value()) {
+            instr->slice->starts = RandomDims(rng);
+            instr->slice->limits = RandomDims(rng);
+            instr->slice->strides = RandomDims(rng);
+          }
+          if (instr->padding.has_value() && !instr->padding->empty()) {
+            (*instr->padding)[0].interior = static_cast<int64_t>(rng() % 5) - 2;
+            (*instr->padding)[0].low = INT64_MAX - static_cast<int64_t>(rng() % 3);
+          }
+          break;
+        case 10:
+          if (instr->replica_groups.has_value()) {
+            instr->replica_groups->groups = {RandomDims(rng), RandomDims(rng)};
+          }
+          instr->source_target_pairs = {{static_cast<int64_t>(rng() % 4) - 1, 0}, {0, 1}};
+          instr->split_dimension = static_cast<int64_t>(rng() % 5) - 1;
+          break;
+        case 11:
+          if (!instr->called_computations().empty() && (*module)->entry() != nullptr) {
+            // Call something else (possibly the entry, possibly itself).
+            const auto& comps = (*module)->computations();
+            instr->AppendCalledComputation(comps[rng() % comps.size()].get());
+          }
+          break;
+      }
+      ++changes;
+      if (!VerifyModule(**module).ok()) ++rejected;
+    }
+  }
+  std::cout << changes << " random changes verified, " << rejected << " rejected\n";
+  EXPECT_GT(changes, 1000);
+}
+
 TEST(VerifyCorpusTest, XlaParseValidFiles) {
   const fs::path dir = SharedRoot() / "corpus/xla-parse/valid/files";
   if (!fs::exists(dir)) GTEST_SKIP() << "no corpus at " << dir;
