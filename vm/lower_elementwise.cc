@@ -35,6 +35,27 @@ bool UnaryHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
   return true;
 }
 
+struct ReducePrecisionPlan {
+  ReducePrecisionKernel kernel;
+  int64_t n;
+  int64_t chunk;
+  int size;
+};
+
+bool ReducePrecisionHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
+  const auto& p = *static_cast<const ReducePrecisionPlan*>(instr.plan);
+  const uint8_t* a = regs[instr.in[0]];
+  uint8_t* o = regs[instr.out[0]];
+  if (p.n <= p.chunk) {
+    p.kernel(a, o, p.n);
+    return true;
+  }
+  ForEachChunk(ctx, p.n, p.chunk, [&](int64_t b, int64_t e) {
+    p.kernel(a + b * p.size, o + b * p.size, e - b);
+  });
+  return true;
+}
+
 struct BinaryPlan {
   BinaryKernel kernel;
   int64_t n;
@@ -156,6 +177,17 @@ absl::Status LowerElementwise(FunctionBuilder& b, const HloInstruction& instr,
     spec.variant = absl::StrCat(std::string(ElementTypeName(from)), "->", std::string(ElementTypeName(rt)));
     bytes += n * in_size;
     if (chunk < n) absl::StrAppend(&spec.variant, " chunks of ", chunk);
+  } else if (opcode == HloOpcode::kReducePrecision) {
+    HLOVM_ASSIGN_OR_RETURN(ReducePrecisionKernel k,
+                           SelectReducePrecisionKernel(rt, static_cast<int>(instr.exponent_bits),
+                                                       static_cast<int>(instr.mantissa_bits)));
+    const int64_t chunk = ChunkFor(n, out_size);
+    spec.handler = &ReducePrecisionHandler;
+    spec.plan = b.program().AddPlan(ReducePrecisionPlan{k, n, chunk, out_size});
+    spec.variant = absl::StrCat(std::string(ElementTypeName(rt)), " e", instr.exponent_bits, "m",
+                                instr.mantissa_bits);
+    bytes += n * out_size;
+    if (chunk < n) absl::StrAppend(&spec.variant, " chunks of ", chunk);
   } else if (family == OpFamily::kUnary) {
     const ElementType from = instr.operand(0)->shape().element_type();
     HLOVM_ASSIGN_OR_RETURN(UnaryKernel k, SelectUnaryKernel(opcode, from, rt));
@@ -224,6 +256,7 @@ void RegisterElementwiseLowerings(LoweringTable& table) {
   HLOVM_OPCODE_LIST(HLOVM_ELEMENTWISE_)
 #undef HLOVM_ELEMENTWISE_
   table[static_cast<int>(HloOpcode::kConvert)] = &LowerElementwise;
+  table[static_cast<int>(HloOpcode::kReducePrecision)] = &LowerElementwise;
 }
 
 }  // namespace vm
