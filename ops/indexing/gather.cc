@@ -40,6 +40,19 @@ void RunGatherT(const GatherPlan& plan, const uint8_t* operand, const uint8_t* i
                 uint8_t* out, int64_t begin, int64_t end) {
   const IndexWindowPlan& p = plan.windows;
   const int64_t rows = WindowRows(p);
+  if (p.win_size.empty()) {
+    const int64_t run = p.run;
+    if (run == 1) {
+      ForEachIndexedWindow(p, indices, begin, end, [&](int64_t src, int64_t dst) {
+        std::memcpy(out + dst * kBytes, operand + src * kBytes, kBytes);
+      });
+    } else {
+      ForEachIndexedWindow(p, indices, begin, end, [&](int64_t src, int64_t dst) {
+        std::memcpy(out + dst * kBytes, operand + src * kBytes, run * kBytes);
+      });
+    }
+    return;
+  }
   ForEachIndexedWindow(p, indices, begin, end, [&](int64_t src, int64_t dst) {
     ForEachWindowRun(p, src, dst, 0, rows, [&](int64_t s, int64_t d, int64_t n) {
       CopyRun<kBytes>(out + d * kBytes, operand + s * kBytes, n);
@@ -135,6 +148,7 @@ absl::StatusOr<GatherPlan> MakeGatherPlan(const Shape& operand, const Shape& sta
     return absl::InvalidArgumentError("gather offset_dims do not match slice_sizes");
   }
   SetWindowLoop(std::move(window), &p);
+  SimplifyBatchLoop(&p);
   return plan;
 }
 

@@ -48,6 +48,32 @@ void SetWindowLoop(std::vector<WindowDim> dims, IndexWindowPlan* plan) {
   }
 }
 
+void SimplifyBatchLoop(IndexWindowPlan* plan) {
+  IndexWindowPlan& p = *plan;
+  if (p.batch_count == 0) return;
+  std::vector<int64_t> size, is, ds, xs;
+  for (size_t j = 0; j < p.batch_size.size(); ++j) {
+    if (p.batch_size[j] == 1) continue;
+    if (!size.empty() && is.back() == p.batch_idx_stride[j] * p.batch_size[j] &&
+        ds.back() == p.batch_dense_stride[j] * p.batch_size[j] &&
+        xs.back() == p.batch_indexed_stride[j] * p.batch_size[j]) {
+      size.back() *= p.batch_size[j];
+      is.back() = p.batch_idx_stride[j];
+      ds.back() = p.batch_dense_stride[j];
+      xs.back() = p.batch_indexed_stride[j];
+      continue;
+    }
+    size.push_back(p.batch_size[j]);
+    is.push_back(p.batch_idx_stride[j]);
+    ds.push_back(p.batch_dense_stride[j]);
+    xs.push_back(p.batch_indexed_stride[j]);
+  }
+  p.batch_size = std::move(size);
+  p.batch_idx_stride = std::move(is);
+  p.batch_dense_stride = std::move(ds);
+  p.batch_indexed_stride = std::move(xs);
+}
+
 bool IsSupportedIndexType(ElementType type) {
   switch (type) {
     case ElementType::kS8:

@@ -58,6 +58,10 @@ struct WindowDim {
 // Fills plan->win_* and plan->run from `dims` (outermost first).
 void SetWindowLoop(std::vector<WindowDim> dims, IndexWindowPlan* plan);
 
+// Drops batch dimensions of size 1 and merges a batch dimension into the one
+// outside it when every stride allows (positions keep their order).
+void SimplifyBatchLoop(IndexWindowPlan* plan);
+
 // Row-major element strides of `dims`.
 std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims);
 
@@ -88,11 +92,49 @@ struct SubByteReader {
   }
 };
 
+// One batch dimension (or none) and `kComps` index components (0: any
+// number): the common case, kept short so that many positions (and their
+// memory accesses) are in flight at once.
+template <typename Reader, int kComps, typename Fn>
+void ForEachIndexedWindowFlat(const IndexWindowPlan& p, const uint8_t* indices, int64_t begin,
+                              int64_t end, Fn& fn) {
+  const bool has_batch = !p.batch_size.empty();
+  const int64_t bis = has_batch ? p.batch_idx_stride[0] : 0;
+  const int64_t bds = has_batch ? p.batch_dense_stride[0] : 0;
+  const int64_t bxs = has_batch ? p.batch_indexed_stride[0] : 0;
+  const int nc = kComps > 0 ? kComps : static_cast<int>(p.comp_idx_offset.size());
+  const int64_t* coff = p.comp_idx_offset.data();
+  const int64_t* cmax = p.comp_max.data();
+  const int64_t* cstride = p.comp_indexed_stride.data();
+  const bool clamp = p.clamp;
+  for (int64_t pos = begin; pos < end; ++pos) {
+    const int64_t idx_off = pos * bis;
+    int64_t start = pos * bxs;
+    bool valid = true;
+    for (int k = 0; k < nc; ++k) {
+      int64_t v = Reader::Read(indices, idx_off + coff[k]);
+      const int64_t max = cmax[k];
+      if (clamp) {
+        v = v < 0 ? 0 : (v > max ? max : v);
+      } else if (v < 0 || v > max) {
+        valid = false;
+        break;
+      }
+      start += v * cstride[k];
+    }
+    if (valid) fn(start, pos * bds);
+  }
+}
+
 template <typename Reader, typename Fn>
 void ForEachIndexedWindowT(const IndexWindowPlan& p, const uint8_t* indices, int64_t begin,
                            int64_t end, Fn& fn) {
   const int nb = static_cast<int>(p.batch_size.size());
   const int nc = static_cast<int>(p.comp_idx_offset.size());
+  if (nb <= 1) {
+    if (nc == 1) return ForEachIndexedWindowFlat<Reader, 1>(p, indices, begin, end, fn);
+    return ForEachIndexedWindowFlat<Reader, 0>(p, indices, begin, end, fn);
+  }
   // Unravel `begin` into coordinates and offsets.
   std::vector<int64_t> coord(nb, 0);
   int64_t idx_off = 0, dense_off = 0, indexed_off = 0;

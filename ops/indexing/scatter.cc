@@ -117,6 +117,7 @@ absl::StatusOr<ScatterPlan> MakeScatterPlan(const Shape& operand, const Shape& s
     p.comp_indexed_stride.push_back(op_stride[dim]);
   }
   SetWindowLoop(std::move(window), &p);
+  SimplifyBatchLoop(&p);
   return plan;
 }
 
@@ -204,9 +205,18 @@ void RunScatterTyped(const ScatterPlan& plan, uint8_t* result, const uint8_t* sc
   T* out = reinterpret_cast<T*>(result);
   const T* upd = reinterpret_cast<const T*>(updates);
   const int64_t rows = WindowRows(p);
-  if (p.win_size.empty() && p.run == 1) {
-    ForEachIndexedWindow(p, scatter_indices, 0, p.batch_count,
-                         [&](int64_t r, int64_t u) { out[r] = Op::Apply(out[r], upd[u]); });
+  if (p.win_size.empty()) {
+    if (p.run == 1) {
+      ForEachIndexedWindow(p, scatter_indices, 0, p.batch_count,
+                           [&](int64_t r, int64_t u) { out[r] = Op::Apply(out[r], upd[u]); });
+    } else {
+      const int64_t n = p.run;
+      ForEachIndexedWindow(p, scatter_indices, 0, p.batch_count, [&](int64_t r, int64_t u) {
+        T* o = out + r;
+        const T* v = upd + u;
+        for (int64_t e = 0; e < n; ++e) o[e] = Op::Apply(o[e], v[e]);
+      });
+    }
     return;
   }
   ForEachIndexedWindow(p, scatter_indices, 0, p.batch_count, [&](int64_t dst, int64_t src) {
