@@ -24,6 +24,7 @@ const LoweringTable& Lowerings() {
     RegisterShapeLowerings(*t);
     RegisterShapeOpLowerings(*t);
     RegisterIndexingLowerings(*t);
+    RegisterReduceLowerings(*t);
     RegisterCustomCallLowering(*t);
     return t;
   }();

@@ -1,0 +1,128 @@
+// Vectorised horizontal folds of one contiguous run (f32/f64 add, max, min),
+// compiled once per SIMD target through foreach_target.h and dispatched at
+// run time. Several vector accumulators keep the adds independent so a fold
+// runs at memory speed; the lanes and accumulators combine in a fixed order,
+// so a given target always gives the same bits.
+#include "ops/elementwise/elementwise_hwy_targets.h"  // must precede Highway
+
+// clang-format off
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "ops/reduce/reduce_hwy.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+// clang-format on
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace hlovm {
+namespace reduce_internal {
+namespace HWY_NAMESPACE {
+
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Sum of x[0..n): four vector accumulators, combined pairwise, then the lanes
+// in a fixed tree, then the scalar tail in order.
+template <typename T>
+HWY_INLINE T SumRun(const T* HWY_RESTRICT x, int64_t n) {
+  const hn::ScalableTag<T> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  auto a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
+  int64_t i = 0;
+  for (; i + 4 * lanes <= n; i += 4 * lanes) {
+    a0 = hn::Add(a0, hn::LoadU(d, x + i));
+    a1 = hn::Add(a1, hn::LoadU(d, x + i + lanes));
+    a2 = hn::Add(a2, hn::LoadU(d, x + i + 2 * lanes));
+    a3 = hn::Add(a3, hn::LoadU(d, x + i + 3 * lanes));
+  }
+  for (; i + lanes <= n; i += lanes) a0 = hn::Add(a0, hn::LoadU(d, x + i));
+  const auto s = hn::Add(hn::Add(a0, a1), hn::Add(a2, a3));
+  T r = hn::GetLane(hn::SumOfLanes(d, s));
+  for (; i < n; ++i) r += x[i];
+  return r;
+}
+
+float SumF32(const float* x, int64_t n) { return SumRun(x, n); }
+double SumF64(const double* x, int64_t n) { return SumRun(x, n); }
+
+// NaN-propagating max/min of x[0..n) (n > 0); -0 orders below +0.
+template <typename T, bool kMax>
+HWY_INLINE T MaxMinRun(const T* HWY_RESTRICT x, int64_t n) {
+  const hn::ScalableTag<T> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  T r = x[0];
+  int64_t i = 0;
+  if (n >= 2 * lanes) {
+    auto a0 = hn::LoadU(d, x), a1 = hn::LoadU(d, x + lanes);
+    auto nan0 = hn::IsNaN(a0), nan1 = hn::IsNaN(a1);
+    for (i = 2 * lanes; i + 2 * lanes <= n; i += 2 * lanes) {
+      const auto v0 = hn::LoadU(d, x + i), v1 = hn::LoadU(d, x + i + lanes);
+      nan0 = hn::Or(nan0, hn::IsNaN(v0));
+      nan1 = hn::Or(nan1, hn::IsNaN(v1));
+      if constexpr (kMax) {
+        a0 = hn::Max(a0, v0);
+        a1 = hn::Max(a1, v1);
+      } else {
+        a0 = hn::Min(a0, v0);
+        a1 = hn::Min(a1, v1);
+      }
+    }
+    if (!hn::AllFalse(d, hn::Or(nan0, nan1))) return std::numeric_limits<T>::quiet_NaN();
+    alignas(64) T buf[2 * HWY_MAX_BYTES / sizeof(T)];
+    hn::Store(a0, d, buf);
+    hn::Store(a1, d, buf + lanes);
+    r = buf[0];
+    for (int64_t k = 1; k < 2 * lanes; ++k) {
+      const T v = buf[k];
+      if (kMax ? (v > r || (v == r && !std::signbit(v))) : (v < r || (v == r && std::signbit(v)))) r = v;
+    }
+  }
+  for (; i < n; ++i) {
+    const T v = x[i];
+    if (std::isnan(v)) return v;
+    if (kMax ? (v > r || (v == r && !std::signbit(v))) : (v < r || (v == r && std::signbit(v)))) r = v;
+  }
+  return r;
+}
+
+float MaxF32(const float* x, int64_t n) { return MaxMinRun<float, true>(x, n); }
+float MinF32(const float* x, int64_t n) { return MaxMinRun<float, false>(x, n); }
+double MaxF64(const double* x, int64_t n) { return MaxMinRun<double, true>(x, n); }
+double MinF64(const double* x, int64_t n) { return MaxMinRun<double, false>(x, n); }
+int64_t ReduceTargetId() { return HWY_TARGET; }
+
+}  // namespace HWY_NAMESPACE
+}  // namespace reduce_internal
+}  // namespace hlovm
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "ops/reduce/reduce_hwy.h"
+
+namespace hlovm {
+namespace reduce_internal {
+
+HWY_EXPORT(SumF32);
+HWY_EXPORT(SumF64);
+HWY_EXPORT(MaxF32);
+HWY_EXPORT(MinF32);
+HWY_EXPORT(MaxF64);
+HWY_EXPORT(MinF64);
+HWY_EXPORT(ReduceTargetId);
+
+float HwySumF32(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(SumF32)(x, n); }
+double HwySumF64(const double* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(SumF64)(x, n); }
+float HwyMaxF32(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(MaxF32)(x, n); }
+float HwyMinF32(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(MinF32)(x, n); }
+double HwyMaxF64(const double* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(MaxF64)(x, n); }
+double HwyMinF64(const double* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(MinF64)(x, n); }
+const char* ReduceSimdTarget() {
+  return hwy::TargetName(HWY_DYNAMIC_DISPATCH(ReduceTargetId)());
+}
+
+}  // namespace reduce_internal
+}  // namespace hlovm
+#endif  // HWY_ONCE

@@ -1,0 +1,102 @@
+#include "ops/reduce/reduce_window.h"
+
+#include "absl/status/status.h"
+
+namespace hlovm {
+
+absl::StatusOr<WindowGeometry> MakeWindowGeometry(absl::Span<const int64_t> in_dims,
+                                                  absl::Span<const int64_t> out_dims,
+                                                  const Window& window) {
+  const int rank = static_cast<int>(in_dims.size());
+  if (static_cast<int>(out_dims.size()) != rank || static_cast<int>(window.size()) != rank) {
+    return absl::InvalidArgumentError("window rank does not match the operand");
+  }
+  WindowGeometry g;
+  g.rank = rank;
+  g.in_dims.assign(in_dims.begin(), in_dims.end());
+  g.out_dims.assign(out_dims.begin(), out_dims.end());
+  g.in_strides.assign(rank, 1);
+  for (int d = rank - 2; d >= 0; --d) g.in_strides[d] = g.in_strides[d + 1] * in_dims[d + 1];
+  g.out_count = 1;
+  for (int d = 0; d < rank; ++d) {
+    const WindowDimension& w = window[d];
+    if (w.size < 0 || w.stride <= 0 || w.base_dilation <= 0 || w.window_dilation <= 0) {
+      return absl::InvalidArgumentError("bad window dimension");
+    }
+    if (w.window_reversal) return absl::UnimplementedError("window reversal in a reduce window");
+    g.size.push_back(w.size);
+    g.stride.push_back(w.stride);
+    g.pad_lo.push_back(w.padding_low);
+    g.base_dilation.push_back(w.base_dilation);
+    g.window_dilation.push_back(w.window_dilation);
+    g.out_count *= out_dims[d];
+    g.window_count *= w.size;
+  }
+  return g;
+}
+
+void WindowOffsets(const WindowGeometry& g, int64_t out_index, WindowScratch* s,
+                   std::vector<int64_t>* offsets) {
+  offsets->clear();
+  const int rank = g.rank;
+  s->per_dim.resize(rank);
+  s->coords.assign(rank, 0);
+  int64_t idx = out_index;
+  for (int d = rank - 1; d >= 0; --d) {
+    const int64_t o = idx % g.out_dims[d];
+    idx /= g.out_dims[d];
+    std::vector<int64_t>& v = s->per_dim[d];
+    v.clear();
+    for (int64_t w = 0; w < g.size[d]; ++w) {
+      const int64_t p = o * g.stride[d] + w * g.window_dilation[d] - g.pad_lo[d];
+      if (p < 0 || p % g.base_dilation[d] != 0) continue;
+      const int64_t c = p / g.base_dilation[d];
+      if (c >= g.in_dims[d]) continue;
+      v.push_back(c * g.in_strides[d]);
+    }
+    if (v.empty()) return;
+  }
+  if (rank == 0) {
+    offsets->push_back(0);
+    return;
+  }
+  // Row-major product of the per-dimension lists.
+  while (true) {
+    int64_t off = 0;
+    for (int d = 0; d < rank; ++d) off += s->per_dim[d][s->coords[d]];
+    offsets->push_back(off);
+    int d = rank - 1;
+    for (; d >= 0; --d) {
+      if (++s->coords[d] < static_cast<int64_t>(s->per_dim[d].size())) break;
+      s->coords[d] = 0;
+    }
+    if (d < 0) break;
+  }
+}
+
+std::optional<ScanGeometry> MatchCumulativeWindow(absl::Span<const int64_t> in_dims,
+                                                  const Window& window) {
+  const int rank = static_cast<int>(in_dims.size());
+  if (static_cast<int>(window.size()) != rank) return std::nullopt;
+  int axis = -1;
+  for (int d = 0; d < rank; ++d) {
+    const WindowDimension& w = window[d];
+    if (w.stride != 1 || w.base_dilation != 1 || w.window_dilation != 1 || w.window_reversal ||
+        w.padding_high != 0) {
+      return std::nullopt;
+    }
+    if (w.size == 1 && w.padding_low == 0) continue;
+    if (axis >= 0 || w.size != in_dims[d] || w.size < 2 || w.padding_low != w.size - 1) {
+      return std::nullopt;
+    }
+    axis = d;
+  }
+  if (axis < 0) return std::nullopt;
+  ScanGeometry s;
+  for (int d = 0; d < axis; ++d) s.outer *= in_dims[d];
+  s.n = in_dims[axis];
+  for (int d = axis + 1; d < rank; ++d) s.inner *= in_dims[d];
+  return s;
+}
+
+}  // namespace hlovm

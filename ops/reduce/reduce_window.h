@@ -1,0 +1,60 @@
+// Window geometry shared by reduce-window and select-and-scatter: which
+// operand elements each window covers (strides, padding, base and window
+// dilation), in XLA's order (row-major over the window; padding and the holes
+// of base dilation are skipped, which is the same as folding the init value
+// for a reducer whose init is its identity). Also recognises the cumulative
+// pattern JAX emits through reduce-window (a window the length of one
+// dimension, padded low by length - 1), which runs as an O(N) prefix scan in
+// the same order as the windows.
+#ifndef HLOVM_OPS_REDUCE_REDUCE_WINDOW_H_
+#define HLOVM_OPS_REDUCE_REDUCE_WINDOW_H_
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "core/hlo_ir.h"
+
+namespace hlovm {
+
+struct WindowGeometry {
+  int rank = 0;
+  std::vector<int64_t> in_dims, out_dims, in_strides;
+  std::vector<int64_t> size, stride, pad_lo, base_dilation, window_dilation;
+  int64_t out_count = 0;
+  int64_t window_count = 1;
+};
+
+absl::StatusOr<WindowGeometry> MakeWindowGeometry(absl::Span<const int64_t> in_dims,
+                                                  absl::Span<const int64_t> out_dims,
+                                                  const Window& window);
+
+// Scratch space for WindowOffsets (one per thread).
+struct WindowScratch {
+  std::vector<std::vector<int64_t>> per_dim;
+  std::vector<int64_t> coords;
+};
+
+// Sets *offsets to the element offsets of the operand elements that window
+// `out_index` covers, in row-major window order.
+void WindowOffsets(const WindowGeometry& g, int64_t out_index, WindowScratch* scratch,
+                   std::vector<int64_t>* offsets);
+
+// A prefix scan along one dimension: the operand viewed as [outer, n, inner].
+struct ScanGeometry {
+  int64_t outer = 1, n = 1, inner = 1;
+};
+
+// The forward cumulative pattern: one dimension d with window size N equal to
+// its length, padding N-1 low and 0 high, everything else a unit window with
+// unit strides and no padding or dilation. Window j then covers elements
+// 0..j of the line in order, so out[j] = op(out[j-1], x[j]) with out[-1] =
+// init reproduces every window's serial fold bit for bit.
+std::optional<ScanGeometry> MatchCumulativeWindow(absl::Span<const int64_t> in_dims,
+                                                  const Window& window);
+
+}  // namespace hlovm
+
+#endif  // HLOVM_OPS_REDUCE_REDUCE_WINDOW_H_
