@@ -1,0 +1,76 @@
+// dot (DotGeneral): plan and kernel. Each operand is rearranged into
+// row-major [batch, m, k] (lhs) and [batch, k, n] (rhs) with the transpose
+// kernel, converted to the compute type, multiplied by a GEMM kernel
+// (ops/dot/gemm.h) and, when the result type differs from the compute type,
+// converted back. The result's dimensions are the batch dimensions, then
+// the lhs free ones, then the rhs free ones, as XLA orders them.
+//
+// Compute types follow XLA's CPU backend: integers are multiplied and summed
+// with wrap-around in 32 or 64 bits (truncated to the result width), f16,
+// bf16 and the 8/6/4-bit floats accumulate in f32 and round the result,
+// pred computes an or of ands; operands are first converted to the compute
+// type (e.g. s8 x s8 -> s32, bf16 x bf16 -> f32).
+#ifndef HLOVM_OPS_DOT_DOT_H_
+#define HLOVM_OPS_DOT_DOT_H_
+
+#include <cstdint>
+#include <optional>
+
+#include "absl/status/statusor.h"
+#include "core/hlo_ir.h"
+#include "core/shape.h"
+#include "ops/dot/gemm.h"
+#include "ops/elementwise/elementwise.h"
+#include "ops/shape/transpose.h"
+
+namespace hlovm {
+
+struct DotOperandPlan {
+  ElementType type = ElementType::kF32;
+  int elem_size = 0;
+  int64_t element_count = 0;
+  std::optional<TransposePlan> transpose;  // none when already in order
+  UnaryKernel convert = nullptr;           // none when already the compute type
+};
+
+struct DotPlan {
+  GemmDims dims;
+  ElementType compute_type = ElementType::kF32;
+  ElementType result_type = ElementType::kF32;
+  int compute_size = 0;
+  DotOperandPlan lhs, rhs;
+  UnaryKernel result_convert = nullptr;  // compute type -> result type
+  GemmKernel gemm;
+  int64_t units = 0;  // GEMM work units (see GemmKernel)
+  // Scratch bytes RunDot* needs (see DotScratch).
+  int64_t scratch_bytes = 0;
+  int64_t flops() const { return 2 * dims.batch * dims.m * dims.n * dims.k; }
+};
+
+// The element type dot computes in for a `result` type.
+ElementType DotComputeType(ElementType result);
+
+// `result` is the instruction's (already verified) shape; operands and result
+// are row-major.
+absl::StatusOr<DotPlan> MakeDotPlan(const Shape& lhs, const Shape& rhs, const Shape& result,
+                                    const DotDimensionNumbers& dnums);
+
+// Three steps: prepare operands, GEMM units (may run in parallel), finish.
+// `scratch` holds plan.scratch_bytes bytes (16-byte aligned).
+struct DotBuffers {
+  const void* a = nullptr;  // [batch, m, k] in the compute type
+  const void* b = nullptr;  // [batch, k, n]
+  void* c = nullptr;        // [batch, m, n] in the compute type
+};
+DotBuffers DotPrepare(const DotPlan& plan, const void* lhs, const void* rhs, void* out,
+                      void* scratch);
+void DotGemmUnits(const DotPlan& plan, const DotBuffers& bufs, int64_t unit_begin,
+                  int64_t unit_end);
+void DotFinish(const DotPlan& plan, const DotBuffers& bufs, void* out);
+
+// All three steps on one thread (tests, small dots).
+void RunDot(const DotPlan& plan, const void* lhs, const void* rhs, void* out, void* scratch);
+
+}  // namespace hlovm
+
+#endif  // HLOVM_OPS_DOT_DOT_H_

@@ -1,0 +1,268 @@
+#include "ops/dot/dot.h"
+
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "core/float_format.h"
+#include "gtest/gtest.h"
+#include "ops/dot/gemm.h"
+
+namespace hlovm {
+namespace {
+
+DotDimensionNumbers Dnums(std::vector<int64_t> lb, std::vector<int64_t> lc,
+                          std::vector<int64_t> rb, std::vector<int64_t> rc) {
+  DotDimensionNumbers d;
+  d.lhs_batch_dimensions = lb;
+  d.lhs_contracting_dimensions = lc;
+  d.rhs_batch_dimensions = rb;
+  d.rhs_contracting_dimensions = rc;
+  return d;
+}
+
+std::vector<int64_t> Strides(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> s(dims.size(), 1);
+  for (int64_t i = static_cast<int64_t>(dims.size()) - 2; i >= 0; --i) s[i] = s[i + 1] * dims[i + 1];
+  return s;
+}
+
+// Obvious reference over the result index space: result dims are batch,
+// lhs free, rhs free; each element sums over the contracting index space.
+template <typename T, typename Acc>
+std::vector<Acc> RefDot(const std::vector<T>& lhs, const std::vector<int64_t>& ld,
+                        const std::vector<T>& rhs, const std::vector<int64_t>& rd,
+                        const DotDimensionNumbers& dn, std::vector<int64_t>* out_dims) {
+  auto free_dims = [](int64_t rank, const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+    std::vector<int64_t> f;
+    for (int64_t i = 0; i < rank; ++i) {
+      bool used = false;
+      for (int64_t x : a) used |= x == i;
+      for (int64_t x : b) used |= x == i;
+      if (!used) f.push_back(i);
+    }
+    return f;
+  };
+  const auto lf = free_dims(ld.size(), dn.lhs_batch_dimensions, dn.lhs_contracting_dimensions);
+  const auto rf = free_dims(rd.size(), dn.rhs_batch_dimensions, dn.rhs_contracting_dimensions);
+  out_dims->clear();
+  for (int64_t d : dn.lhs_batch_dimensions) out_dims->push_back(ld[d]);
+  for (int64_t d : lf) out_dims->push_back(ld[d]);
+  for (int64_t d : rf) out_dims->push_back(rd[d]);
+  std::vector<int64_t> cdims;
+  for (int64_t d : dn.lhs_contracting_dimensions) cdims.push_back(ld[d]);
+  int64_t out_n = 1, c_n = 1;
+  for (int64_t d : *out_dims) out_n *= d;
+  for (int64_t d : cdims) c_n *= d;
+  const auto ls = Strides(ld), rs = Strides(rd), os = Strides(*out_dims), cs = Strides(cdims);
+  std::vector<Acc> out(out_n);
+  const size_t nb = dn.lhs_batch_dimensions.size();
+  for (int64_t o = 0; o < out_n; ++o) {
+    std::vector<int64_t> oi(out_dims->size());
+    for (size_t i = 0; i < oi.size(); ++i) oi[i] = (o / os[i]) % (*out_dims)[i];
+    Acc acc = Acc(0);
+    for (int64_t c = 0; c < c_n; ++c) {
+      int64_t li = 0, ri = 0;
+      for (size_t i = 0; i < nb; ++i) {
+        li += oi[i] * ls[dn.lhs_batch_dimensions[i]];
+        ri += oi[i] * rs[dn.rhs_batch_dimensions[i]];
+      }
+      for (size_t i = 0; i < lf.size(); ++i) li += oi[nb + i] * ls[lf[i]];
+      for (size_t i = 0; i < rf.size(); ++i) ri += oi[nb + lf.size() + i] * rs[rf[i]];
+      for (size_t i = 0; i < cdims.size(); ++i) {
+        const int64_t ci = (c / cs[i]) % cdims[i];
+        li += ci * ls[dn.lhs_contracting_dimensions[i]];
+        ri += ci * rs[dn.rhs_contracting_dimensions[i]];
+      }
+      acc = acc + static_cast<Acc>(lhs[li]) * static_cast<Acc>(rhs[ri]);
+    }
+    out[o] = acc;
+  }
+  return out;
+}
+
+template <typename T>
+std::vector<T> Random(int64_t n, int seed, int lo, int hi) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> dist(lo, hi);
+  std::vector<T> v(n);
+  for (auto& x : v) x = static_cast<T>(dist(rng));
+  return v;
+}
+
+int64_t Count(const std::vector<int64_t>& d) {
+  int64_t n = 1;
+  for (int64_t x : d) n *= x;
+  return n;
+}
+
+template <typename T>
+std::vector<T> RunCase(ElementType et, ElementType out_t, const std::vector<int64_t>& ld,
+                   const std::vector<T>& lhs, const std::vector<int64_t>& rd,
+                   const std::vector<T>& rhs, const DotDimensionNumbers& dn,
+                   const std::vector<int64_t>& out_dims, int64_t out_elem_size) {
+  auto plan = MakeDotPlan(Shape(et, ld), Shape(et, rd), Shape(out_t, out_dims), dn);
+  EXPECT_TRUE(plan.ok()) << plan.status();
+  std::vector<uint8_t> out(Count(out_dims) * out_elem_size + 1);
+  std::vector<uint8_t> scratch(plan->scratch_bytes + 64);
+  RunDot(*plan, lhs.data(), rhs.data(), out.data(), scratch.data());
+  std::vector<T> r(Count(out_dims));
+  std::memcpy(r.data(), out.data(), r.size() * sizeof(T));
+  return r;
+}
+
+TEST(DotTest, F32GeneralDimensionNumbersMatchReference) {
+  struct Case {
+    std::vector<int64_t> ld, rd;
+    DotDimensionNumbers dn;
+  };
+  const std::vector<Case> cases = {
+      {{5, 7}, {7, 3}, Dnums({}, {1}, {}, {0})},
+      {{7, 5}, {3, 7}, Dnums({}, {0}, {}, {1})},
+      {{2, 3, 4, 5}, {5, 2, 4, 6}, Dnums({0}, {3, 2}, {1}, {0, 2})},
+      {{3, 2, 4}, {4, 3, 2}, Dnums({1, 0}, {2}, {2, 1}, {0})},
+      {{4}, {4}, Dnums({}, {0}, {}, {0})},
+      {{3, 2}, {2, 4}, Dnums({}, {}, {}, {})},
+      {{2, 0, 3}, {2, 3, 4}, Dnums({0}, {2}, {0}, {1})},
+      {{2, 3, 0}, {2, 0, 4}, Dnums({0}, {2}, {0}, {1})},
+      {{130, 300}, {300, 200}, Dnums({}, {1}, {}, {0})},
+      {{3, 261, 17}, {3, 17, 203}, Dnums({0}, {2}, {0}, {1})},
+  };
+  for (const Case& c : cases) {
+    const auto lhs = Random<float>(Count(c.ld), 1, -8, 8);
+    const auto rhs = Random<float>(Count(c.rd), 2, -8, 8);
+    std::vector<int64_t> od;
+    const auto want = RefDot<float, double>(lhs, c.ld, rhs, c.rd, c.dn, &od);
+    const auto got = RunCase<float>(ElementType::kF32, ElementType::kF32, c.ld, lhs, c.rd, rhs, c.dn,
+                                od, 4);
+    ASSERT_EQ(got.size(), want.size());
+    // Small integers: every partial sum is exact in f32.
+    for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], static_cast<float>(want[i])) << i;
+  }
+}
+
+TEST(DotTest, F64AndF32LargeMatchReferenceClosely) {
+  const int64_t m = 67, k = 513, n = 131;
+  std::mt19937 rng(7);
+  std::normal_distribution<double> dist;
+  std::vector<double> a(m * k), b(k * n);
+  for (auto& x : a) x = dist(rng);
+  for (auto& x : b) x = dist(rng);
+  std::vector<int64_t> od;
+  const auto dn = Dnums({}, {1}, {}, {0});
+  const auto want = RefDot<double, double>(a, {m, k}, b, {k, n}, dn, &od);
+  const auto got = RunCase<double>(ElementType::kF64, ElementType::kF64, {m, k}, a, {k, n}, b, dn, od, 8);
+  for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-10) << i;
+  std::vector<float> af(a.begin(), a.end()), bf(b.begin(), b.end());
+  const auto gotf = RunCase<float>(ElementType::kF32, ElementType::kF32, {m, k}, af, {k, n}, bf, dn, od, 4);
+  for (size_t i = 0; i < gotf.size(); ++i) ASSERT_NEAR(gotf[i], want[i], 1e-3) << i;
+}
+
+TEST(DotTest, F32SumsSequentiallyOverK) {
+  // With K spanning several k blocks, each element is the plain left-to-right
+  // fused sum; compare with a sequential fmaf loop.
+  const int64_t m = 7, k = 3 * kGemmBlockK + 5, n = 19;
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  std::vector<float> a(m * k), b(k * n);
+  for (auto& x : a) x = dist(rng);
+  for (auto& x : b) x = dist(rng);
+  const auto dn = Dnums({}, {1}, {}, {0});
+  const auto got = RunCase<float>(ElementType::kF32, ElementType::kF32, {m, k}, a, {k, n}, b, dn, {m, n}, 4);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      float acc = 0, acc_mul_add = 0;
+      for (int64_t p = 0; p < k; ++p) {
+        acc = std::fma(a[i * k + p], b[p * n + j], acc);
+        acc_mul_add = acc_mul_add + a[i * k + p] * b[p * n + j];
+      }
+      // The FMA targets match the fused sum exactly; targets without FMA
+      // match the unfused one.
+      ASSERT_TRUE(got[i * n + j] == acc || got[i * n + j] == acc_mul_add) << i << "," << j;
+    }
+  }
+}
+
+TEST(DotTest, IntegersWrapAround) {
+  const std::vector<int64_t> ld = {3, 4}, rd = {4, 5};
+  const auto dn = Dnums({}, {1}, {}, {0});
+  const auto lhs = Random<int8_t>(12, 4, -128, 127);
+  const auto rhs = Random<int8_t>(20, 5, -128, 127);
+  std::vector<int64_t> od;
+  const auto want = RefDot<int8_t, int64_t>(lhs, ld, rhs, rd, dn, &od);
+  const auto got8 = RunCase<int8_t>(ElementType::kS8, ElementType::kS8, ld, lhs, rd, rhs, dn, od, 1);
+  for (size_t i = 0; i < got8.size(); ++i) {
+    ASSERT_EQ(got8[i], static_cast<int8_t>(static_cast<uint8_t>(want[i] & 0xff))) << i;
+  }
+  // s8 x s8 -> s32: no wrap.
+  auto plan = MakeDotPlan(Shape(ElementType::kS8, ld), Shape(ElementType::kS8, rd),
+                          Shape(ElementType::kS32, od), dn);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  std::vector<int32_t> out(15);
+  std::vector<uint8_t> scratch(plan->scratch_bytes + 64);
+  RunDot(*plan, lhs.data(), rhs.data(), out.data(), scratch.data());
+  for (size_t i = 0; i < out.size(); ++i) ASSERT_EQ(out[i], want[i]) << i;
+  // u64 wraps modulo 2^64.
+  std::vector<uint64_t> a = {~uint64_t{0}, 3}, b = {~uint64_t{0}, 5};
+  const auto got64 = RunCase<uint64_t>(ElementType::kU64, ElementType::kU64, {1, 2}, a, {2, 1}, b,
+                                   dn, {1, 1}, 8);
+  EXPECT_EQ(got64[0], uint64_t{1} + 15);
+}
+
+TEST(DotTest, PredIsOrOfAnds) {
+  const std::vector<uint8_t> a = {1, 0, 0, 0, 1, 1}, b = {0, 1, 1, 1, 0, 0};
+  const auto dn = Dnums({}, {1}, {}, {0});
+  // a: [[1,0,0],[0,1,1]], b: [[0,1],[1,1],[0,0]].
+  const auto got = RunCase<uint8_t>(ElementType::kPred, ElementType::kPred, {2, 3}, a, {3, 2}, b, dn,
+                                {2, 2}, 1);
+  EXPECT_EQ(got, (std::vector<uint8_t>{0, 1, 1, 1}));
+}
+
+TEST(DotTest, Bf16AccumulatesInF32AndRounds) {
+  // 256 + 1 + 1 ... in bf16 would stay 256; in f32 it reaches 256 + 8.
+  const int64_t k = 9;
+  std::vector<uint16_t> a(k), b(k);
+  for (int64_t i = 0; i < k; ++i) {
+    a[i] = FloatToBFloat16(i == 0 ? 256.0f : 1.0f);
+    b[i] = FloatToBFloat16(1.0f);
+  }
+  const auto dn = Dnums({}, {0}, {}, {0});
+  const auto got = RunCase<uint16_t>(ElementType::kBF16, ElementType::kBF16, {k}, a, {k}, b, dn, {}, 2);
+  EXPECT_EQ(BFloat16ToFloat(got[0]), 264.0f);
+  auto plan = MakeDotPlan(Shape(ElementType::kBF16, {k}), Shape(ElementType::kBF16, {k}),
+                          Shape(ElementType::kF32, {}), dn);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  float f = 0;
+  std::vector<uint8_t> scratch(plan->scratch_bytes + 64);
+  RunDot(*plan, a.data(), b.data(), &f, scratch.data());
+  EXPECT_EQ(f, 264.0f);
+}
+
+TEST(DotTest, Complex64) {
+  using C = std::complex<float>;
+  const std::vector<C> a = {{1, 2}, {3, -1}}, b = {{0, 1}, {2, 2}};
+  const auto dn = Dnums({}, {0}, {}, {0});
+  const auto got = RunCase<C>(ElementType::kC64, ElementType::kC64, {2}, a, {2}, b, dn, {}, 8);
+  EXPECT_EQ(got[0], C(1, 2) * C(0, 1) + C(3, -1) * C(2, 2));
+}
+
+TEST(DotTest, UnitsSplitDoesNotChangeResult) {
+  const int64_t m = 250, k = 300, n = 400;
+  const auto a = Random<float>(m * k, 9, -3, 3);
+  const auto b = Random<float>(k * n, 10, -3, 3);
+  auto plan = MakeDotPlan(Shape(ElementType::kF32, {m, k}), Shape(ElementType::kF32, {k, n}),
+                          Shape(ElementType::kF32, {m, n}), Dnums({}, {1}, {}, {0}));
+  ASSERT_TRUE(plan.ok());
+  ASSERT_GT(plan->units, 2);
+  std::vector<float> one(m * n), split(m * n);
+  RunDot(*plan, a.data(), b.data(), one.data(), nullptr);
+  const DotBuffers bufs = DotPrepare(*plan, a.data(), b.data(), split.data(), nullptr);
+  for (int64_t u = plan->units - 1; u >= 0; --u) DotGemmUnits(*plan, bufs, u, u + 1);
+  EXPECT_EQ(0, std::memcmp(one.data(), split.data(), one.size() * 4));
+}
+
+}  // namespace
+}  // namespace hlovm

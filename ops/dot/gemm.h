@@ -1,0 +1,53 @@
+// GEMM kernels behind dot: C[b] = A[b] x B[b] for row-major A [batch, m, k],
+// B [batch, k, n] and C [batch, m, n] of one compute type. Every output
+// element is summed over k in plain sequential order (one fused multiply-add
+// per term for f32/f64), so results do not depend on blocking or on how the
+// work units are spread over threads. f32 and f64 run a cache-blocked kernel
+// with packed panels and a Highway register tile (dynamic dispatch); the
+// other compute types run a templated i-k-j loop.
+#ifndef HLOVM_OPS_DOT_GEMM_H_
+#define HLOVM_OPS_DOT_GEMM_H_
+
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "core/element_type.h"
+
+namespace hlovm {
+
+struct GemmDims {
+  int64_t batch = 1, m = 0, k = 0, n = 0;
+};
+
+// Runs work units [unit_begin, unit_end); units are fixed (batch index, row
+// block, column block) tiles of C and write disjoint parts of it.
+using GemmFn = void (*)(const void* a, const void* b, void* c, const GemmDims& dims,
+                        int64_t unit_begin, int64_t unit_end);
+
+struct GemmKernel {
+  GemmFn fn = nullptr;
+  int64_t rows_per_unit = 1;  // rows of C per unit
+  int64_t cols_per_unit = 0;  // columns of C per unit; 0: all of them
+  int64_t Units(const GemmDims& d) const;
+};
+
+// Compute types: pred (or of ands), s32/u32 and s64/u64 (wrap-around), f32,
+// f64, c64, c128.
+absl::StatusOr<GemmKernel> SelectGemmKernel(ElementType compute_type);
+
+// Blocking of the f32/f64 kernel (elements).
+inline constexpr int64_t kGemmBlockM = 120;
+inline constexpr int64_t kGemmBlockN = 192;
+inline constexpr int64_t kGemmBlockK = 256;
+
+namespace gemm_internal {
+void HwyGemmF32(const void* a, const void* b, void* c, const GemmDims& dims, int64_t unit_begin,
+                int64_t unit_end);
+void HwyGemmF64(const void* a, const void* b, void* c, const GemmDims& dims, int64_t unit_begin,
+                int64_t unit_end);
+const char* HwyGemmTarget();
+}  // namespace gemm_internal
+
+}  // namespace hlovm
+
+#endif  // HLOVM_OPS_DOT_GEMM_H_

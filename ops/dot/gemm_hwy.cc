@@ -1,0 +1,34 @@
+// Compiles gemm_hwy-inl.h once per SIMD target and exports the dispatching
+// entry points declared in gemm.h.
+#include "ops/elementwise/elementwise_hwy_targets.h"  // must precede Highway
+
+// clang-format off
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "ops/dot/gemm_hwy.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+// clang-format on
+
+#include "hwy/highway.h"
+#include "ops/dot/gemm_hwy-inl.h"
+
+#if HWY_ONCE
+namespace hlovm {
+namespace gemm_internal {
+
+HWY_EXPORT(GemmF32);
+HWY_EXPORT(GemmF64);
+HWY_EXPORT(GemmTarget);
+
+void HwyGemmF32(const void* a, const void* b, void* c, const GemmDims& dims, int64_t ub,
+                int64_t ue) {
+  HWY_DYNAMIC_DISPATCH(GemmF32)(a, b, c, dims, ub, ue);
+}
+void HwyGemmF64(const void* a, const void* b, void* c, const GemmDims& dims, int64_t ub,
+                int64_t ue) {
+  HWY_DYNAMIC_DISPATCH(GemmF64)(a, b, c, dims, ub, ue);
+}
+const char* HwyGemmTarget() { return HWY_DYNAMIC_DISPATCH(GemmTarget)(); }
+
+}  // namespace gemm_internal
+}  // namespace hlovm
+#endif  // HWY_ONCE
