@@ -25,6 +25,7 @@ const LoweringTable& Lowerings() {
     RegisterShapeOpLowerings(*t);
     RegisterIndexingLowerings(*t);
     RegisterReduceLowerings(*t);
+    RegisterDotLowerings(*t);
     RegisterCustomCallLowering(*t);
     return t;
   }();

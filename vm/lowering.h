@@ -85,6 +85,7 @@ void RegisterShapeLowerings(LoweringTable& table);
 void RegisterShapeOpLowerings(LoweringTable& table);
 void RegisterIndexingLowerings(LoweringTable& table);
 void RegisterReduceLowerings(LoweringTable& table);
+void RegisterDotLowerings(LoweringTable& table);
 void RegisterCustomCallLowering(LoweringTable& table);
 
 // Splits [0, n) into chunks of `chunk` and runs fn(begin, end) for each, in

@@ -1,0 +1,78 @@
+// Lowering of dot (DotGeneral) to one instruction running ops/dot/dot.h:
+// operands rearranged and converted on the calling thread, then GEMM tiles
+// split in fixed units across threads (results do not depend on the thread
+// count), then the result converted.
+#include <algorithm>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
+#include "hwy/aligned_allocator.h"
+#include "ops/dot/dot.h"
+#include "vm/lowering.h"
+
+namespace hlovm {
+namespace vm {
+namespace {
+
+// Below this many flops a dot runs on the calling thread.
+constexpr int64_t kParallelDotFlops = 4 * 1024 * 1024;
+
+bool DotHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
+  const auto& p = *static_cast<const DotPlan*>(instr.plan);
+  uint8_t* out = regs[instr.out[0]];
+  hwy::AlignedFreeUniquePtr<uint8_t[]> scratch;
+  if (p.scratch_bytes > 0) {
+    scratch = hwy::AllocateAligned<uint8_t>(static_cast<size_t>(p.scratch_bytes));
+    if (scratch == nullptr) {
+      return ctx.Fail(absl::ResourceExhaustedError(
+          absl::StrCat("dot: cannot allocate ", p.scratch_bytes, " bytes of scratch")));
+    }
+  }
+  const DotBuffers bufs = DotPrepare(p, regs[instr.in[0]], regs[instr.in[1]], out, scratch.get());
+  if (p.flops() < kParallelDotFlops) {
+    DotGemmUnits(p, bufs, 0, p.units);
+  } else {
+    ForEachChunk(ctx, p.units, 1, [&](int64_t b, int64_t e) { DotGemmUnits(p, bufs, b, e); });
+  }
+  DotFinish(p, bufs, out);
+  return true;
+}
+
+absl::Status LowerDot(FunctionBuilder& b, const HloInstruction& instr,
+                      absl::Span<const ValueDesc* const> ops, ValueDesc* result) {
+  if (instr.operand_count() != 2 || ops.size() != 2) {
+    return absl::InvalidArgumentError("dot takes two operands");
+  }
+  const DotDimensionNumbers dnums = instr.dot_dimension_numbers.value_or(DotDimensionNumbers{});
+  HLOVM_ASSIGN_OR_RETURN(DotPlan plan, MakeDotPlan(instr.operand(0)->shape(),
+                                                   instr.operand(1)->shape(), instr.shape(),
+                                                   dnums));
+  HLOVM_ASSIGN_OR_RETURN(Reg out, b.NewReg(RegKind::kOwned, instr.shape()));
+  FunctionBuilder::EmitSpec spec;
+  spec.handler = &DotHandler;
+  spec.in = {(*ops[0])[0], (*ops[1])[0]};
+  spec.out = {out};
+  spec.cost = std::max<int64_t>(plan.flops(), b.function().regs[out].bytes);
+  spec.mnemonic = "dot";
+  spec.variant = absl::StrCat(std::string(ElementTypeName(instr.operand(0)->shape().element_type())), "x",
+                              std::string(ElementTypeName(instr.operand(1)->shape().element_type())), "->",
+                              std::string(ElementTypeName(plan.result_type)), " via ",
+                              std::string(ElementTypeName(plan.compute_type)), " b=", plan.dims.batch,
+                              " m=", plan.dims.m, " k=", plan.dims.k, " n=", plan.dims.n,
+                              plan.lhs.transpose ? " lhs-T" : "", plan.rhs.transpose ? " rhs-T" : "");
+  spec.plan = b.program().AddPlan(std::move(plan));
+  b.Emit(&instr, std::move(spec));
+  result->push_back(out);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterDotLowerings(LoweringTable& table) {
+  table[static_cast<int>(HloOpcode::kDot)] = &LowerDot;
+}
+
+}  // namespace vm
+}  // namespace hlovm
