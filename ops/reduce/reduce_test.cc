@@ -103,6 +103,27 @@ TEST(ReduceTest, FloatSumFoldIsCloseToDoubleSum) {
   EXPECT_NEAR(acc, ref + 1.0, 1e-5 * ref);
 }
 
+// The vector sum uses aligned loads, but each element's place in the sum is
+// fixed by its index: the same bits wherever the run starts in memory.
+TEST(ReduceTest, FloatSumSameBitsAtEveryAlignment) {
+  for (int64_t n : {0, 1, 7, 63, 64, 65, 1000, 4099}) {
+    std::vector<float> base(n + 64);
+    for (int64_t i = 0; i < n + 64; ++i) base[i] = std::sin(static_cast<float>(i)) * 1e3f;
+    std::vector<float> bits;
+    for (int off = 0; off < 16; ++off) {
+      std::vector<float> buf(n + 32);
+      float* x = buf.data() + off;
+      std::memcpy(x, base.data(), n * sizeof(float));
+      const float s = reduce_internal::HwySumF32(x, n);
+      bits.push_back(s);
+      EXPECT_EQ(std::memcmp(&bits[0], &s, 4), 0) << "n " << n << " offset " << off;
+    }
+    double ref = 0;
+    for (int64_t i = 0; i < n; ++i) ref += base[i];
+    EXPECT_NEAR(bits[0], ref, 1e-3 + 1e-5 * std::abs(ref)) << n;
+  }
+}
+
 TEST(ReduceTest, FloatMaxMinFoldPropagateNaN) {
   std::vector<float> x(100, 1.0f);
   x[37] = 5.0f;
