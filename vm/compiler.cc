@@ -24,6 +24,7 @@ const LoweringTable& Lowerings() {
     RegisterShapeLowerings(*t);
     RegisterShapeOpLowerings(*t);
     RegisterIndexingLowerings(*t);
+    RegisterSortLowerings(*t);
     RegisterReduceLowerings(*t);
     RegisterDotLowerings(*t);
     RegisterCustomCallLowering(*t);

@@ -84,6 +84,7 @@ void RegisterElementwiseLowerings(LoweringTable& table);
 void RegisterShapeLowerings(LoweringTable& table);
 void RegisterShapeOpLowerings(LoweringTable& table);
 void RegisterIndexingLowerings(LoweringTable& table);
+void RegisterSortLowerings(LoweringTable& table);
 void RegisterReduceLowerings(LoweringTable& table);
 void RegisterDotLowerings(LoweringTable& table);
 void RegisterCustomCallLowering(LoweringTable& table);
