@@ -3,8 +3,8 @@
 // timed in the same run with the same thread count (1 and 2 threads).
 // ratio = reference time / VM time (>= 1: the VM reads faster), both as
 // process CPU time; the goal is ratio >= 0.8. Also a row sum ([8192, 8192]
-// over dimension 1) and a column
-// sum (over dimension 0) against the same reference.
+// over dimension 1) and a column sum (over dimension 0) against the same
+// reference.
 #include <ctime>
 #include <cstdint>
 #include <cstring>

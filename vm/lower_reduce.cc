@@ -50,6 +50,7 @@ struct ReducePlan {
   int elem_size = 0;
   BinaryKernel op = nullptr;
   RunFoldKernel fold = nullptr;
+  RowFold4Kernel fold4 = nullptr;
   // Rows: columns per block and blocks per task.
   int64_t col_block = 0, col_blocks = 0, units_per_task = 1;
   // Runs: outputs per task; split: one long run folded in fixed blocks.
@@ -71,7 +72,7 @@ bool ReduceHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
       for (int64_t u = b; u < e; ++u) {
         const int64_t row = u / p.col_blocks, cb = u % p.col_blocks;
         const int64_t c0 = cb * p.col_block, c1 = std::min(g.inner, c0 + p.col_block);
-        ReduceRowsBlock(g, p.elem_size, p.op, in, init, out, row, row + 1, c0, c1);
+        ReduceRowsBlock(g, p.elem_size, p.op, in, init, out, row, row + 1, c0, c1, p.fold4);
       }
     };
     if (!p.parallel) {
@@ -250,6 +251,7 @@ absl::Status LowerReduce(FunctionBuilder& b, const HloInstruction& instr,
     plan.elem_size = ByteWidth(type);
     plan.op = binary;
     plan.fold = SelectRunFoldKernel(*single, type);
+    plan.fold4 = SelectRowFold4Kernel(*single, type);
     plan.parallel = parallel;
     const int64_t es = plan.elem_size;
     std::string how;
@@ -270,7 +272,8 @@ absl::Status LowerReduce(FunctionBuilder& b, const HloInstruction& instr,
     }
     spec.handler = &ReduceHandler;
     spec.variant = absl::StrCat(TypeName(operand), " ", std::string(HloOpcodeName(*single)), " ", dims_text,
-                                how, plan.fold != nullptr ? " fold" : "");
+                                how, plan.fold != nullptr ? " fold" : "",
+                                !g.runs && plan.fold4 != nullptr ? " fold4" : "");
     spec.plan = b.program().AddPlan(std::move(plan));
   } else {
     ReduceCallPlan plan;

@@ -9,6 +9,8 @@
 #include "absl/status/status.h"
 #include "ops/reduce/reduce_hwy.h"
 
+#define HWY_RESTRICT_ __restrict__
+
 namespace hlovm {
 
 absl::StatusOr<ReduceGeometry> MakeReduceGeometry(absl::Span<const int64_t> dims,
@@ -80,8 +82,18 @@ absl::StatusOr<ReduceGeometry> MakeReduceGeometry(absl::Span<const int64_t> dims
 
 namespace {
 
+// Integers compute in their unsigned type (wrapping, no overflow); floats in
+// themselves.
+template <typename T, bool = std::is_integral_v<T>>
+struct WideOf {
+  using type = T;
+};
 template <typename T>
-using Wide = std::conditional_t<std::is_integral_v<T>, std::make_unsigned_t<T>, T>;
+struct WideOf<T, true> {
+  using type = std::make_unsigned_t<T>;
+};
+template <typename T>
+using Wide = typename WideOf<T>::type;
 
 template <typename T>
 inline T FMax(T a, T b) {
@@ -211,7 +223,43 @@ RunFoldKernel FloatFoldFor(HloOpcode op) {
   }
 }
 
+template <typename T, HloOpcode kOp>
+void RowFold4(void* accv, const void* const* rows, int64_t n) {
+  T* HWY_RESTRICT_ acc = static_cast<T*>(accv);
+  const T* HWY_RESTRICT_ r0 = static_cast<const T*>(rows[0]);
+  const T* HWY_RESTRICT_ r1 = static_cast<const T*>(rows[1]);
+  const T* HWY_RESTRICT_ r2 = static_cast<const T*>(rows[2]);
+  const T* HWY_RESTRICT_ r3 = static_cast<const T*>(rows[3]);
+  using C = Wide<T>;
+  for (int64_t i = 0; i < n; ++i) {
+    if constexpr (kOp == HloOpcode::kAdd) {
+      acc[i] = static_cast<T>((((C(acc[i]) + C(r0[i])) + C(r1[i])) + C(r2[i])) + C(r3[i]));
+    } else {
+      acc[i] = static_cast<T>((((C(acc[i]) * C(r0[i])) * C(r1[i])) * C(r2[i])) * C(r3[i]));
+    }
+  }
+}
+
+template <typename T>
+RowFold4Kernel RowFold4For(HloOpcode op) {
+  if (op == HloOpcode::kAdd) return &RowFold4<T, HloOpcode::kAdd>;
+  if (op == HloOpcode::kMultiply) return &RowFold4<T, HloOpcode::kMultiply>;
+  return nullptr;
+}
+
 }  // namespace
+
+RowFold4Kernel SelectRowFold4Kernel(HloOpcode op, ElementType type) {
+  switch (type) {
+    case ElementType::kF32: return RowFold4For<float>(op);
+    case ElementType::kF64: return RowFold4For<double>(op);
+    case ElementType::kS32: return RowFold4For<int32_t>(op);
+    case ElementType::kS64: return RowFold4For<int64_t>(op);
+    case ElementType::kU32: return RowFold4For<uint32_t>(op);
+    case ElementType::kU64: return RowFold4For<uint64_t>(op);
+    default: return nullptr;
+  }
+}
 
 RunFoldKernel SelectRunFoldKernel(HloOpcode op, ElementType type) {
   switch (type) {
@@ -252,7 +300,7 @@ bool ReduceIdentity(HloOpcode op, ElementType type, void* out) {
 
 void ReduceRowsBlock(const ReduceGeometry& g, int elem_size, BinaryKernel op, const uint8_t* in,
                      const uint8_t* init, uint8_t* out, int64_t row_begin, int64_t row_end,
-                     int64_t col_begin, int64_t col_end) {
+                     int64_t col_begin, int64_t col_end, RowFold4Kernel fold4) {
   const int64_t cols = col_end - col_begin;
   if (cols <= 0) return;
   for (int64_t row = row_begin; row < row_end; ++row) {
@@ -260,7 +308,17 @@ void ReduceRowsBlock(const ReduceGeometry& g, int elem_size, BinaryKernel op, co
     for (int64_t c = 0; c < cols; ++c) std::memcpy(o + c * elem_size, init, elem_size);
     if (g.red_count == 0) continue;
     const int64_t base = OffsetOf(g.kept_sizes, g.kept_strides, row) + col_begin;
-    for (int64_t r = 0; r < g.red_count; ++r) {
+    int64_t r = 0;
+    if (fold4 != nullptr) {
+      const void* rows[4];
+      for (; r + 4 <= g.red_count; r += 4) {
+        for (int k = 0; k < 4; ++k) {
+          rows[k] = in + (base + OffsetOf(g.red_sizes, g.red_strides, r + k)) * elem_size;
+        }
+        fold4(o, rows, cols);
+      }
+    }
+    for (; r < g.red_count; ++r) {
       const int64_t off = base + OffsetOf(g.red_sizes, g.red_strides, r);
       op(o, in + off * elem_size, o, cols);
     }

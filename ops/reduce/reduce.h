@@ -62,11 +62,19 @@ RunFoldKernel SelectRunFoldKernel(HloOpcode op, ElementType type);
 // false where there is none known (then a run is never split).
 bool ReduceIdentity(HloOpcode op, ElementType type, void* out);
 
+// acc[i] = op(op(op(op(acc[i], r0[i]), r1[i]), r2[i]), r3[i]) for i < n:
+// four input rows folded in one pass, in the same order per element as four
+// single-row passes.
+using RowFold4Kernel = void (*)(void* acc, const void* const* rows, int64_t n);
+// One for `op` on `type`, or nullptr.
+RowFold4Kernel SelectRowFold4Kernel(HloOpcode op, ElementType type);
+
 // Output rows [row_begin, row_end) x columns [col_begin, col_end) of a rows
-// reduction: out = init, then out = op(out, in row) for each reduced index.
+// reduction: out = init, then out = op(out, in row) for each reduced index
+// (four rows per pass through `fold4` when given).
 void ReduceRowsBlock(const ReduceGeometry& g, int elem_size, BinaryKernel op, const uint8_t* in,
                      const uint8_t* init, uint8_t* out, int64_t row_begin, int64_t row_end,
-                     int64_t col_begin, int64_t col_end);
+                     int64_t col_begin, int64_t col_end, RowFold4Kernel fold4 = nullptr);
 
 // Output elements [begin, end) of a runs reduction.
 void ReduceRunsBlock(const ReduceGeometry& g, int elem_size, BinaryKernel op, RunFoldKernel fold,

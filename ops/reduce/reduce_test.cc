@@ -55,7 +55,8 @@ std::vector<int32_t> FastSum(const std::vector<int64_t>& dims, const std::vector
     ReduceRunsBlock(*g, 4, *add, SelectRunFoldKernel(HloOpcode::kAdd, ElementType::kS32), in, ini,
                     o, 0, g->out_count);
   } else {
-    ReduceRowsBlock(*g, 4, *add, in, ini, o, 0, g->outer, 0, g->inner);
+    ReduceRowsBlock(*g, 4, *add, in, ini, o, 0, g->outer, 0, g->inner,
+                    SelectRowFold4Kernel(HloOpcode::kAdd, ElementType::kS32));
   }
   out.resize(g->out_count);
   return out;
@@ -64,7 +65,7 @@ std::vector<int32_t> FastSum(const std::vector<int64_t>& dims, const std::vector
 TEST(ReduceTest, MatchesSlowReferenceForEveryDimensionSubset) {
   std::mt19937 rng(7);
   const std::vector<std::vector<int64_t>> shapes = {
-      {5}, {3, 4}, {2, 3, 4}, {4, 1, 3, 5}, {2, 3, 1, 2, 3}, {1, 7, 1}};
+      {5}, {3, 4}, {2, 3, 4}, {4, 1, 3, 5}, {2, 3, 1, 2, 3}, {1, 7, 1}, {9, 5, 6}};
   for (const auto& dims : shapes) {
     int64_t n = 1;
     for (int64_t d : dims) n *= d;
