@@ -560,8 +560,18 @@ absl::Status LowerBitcastConvert(FunctionBuilder& b, const HloInstruction& instr
                                                    out.ToString(), " changes the bit count"));
   }
   if (BitcastConvertIsAlias(in.element_type(), out.element_type())) {
-    // Row-major buffers: the same bytes, read as the new type.
-    *result = *ops[0];
+    // Row-major buffers: the same bytes, read as the new type. Same widths
+    // alias the register (as reshape does); across widths the element count
+    // changes, and registers keep their shape, so the bytes are copied into a
+    // register of the result's shape.
+    if (in.element_count() == out.element_count()) {
+      *result = *ops[0];
+      return absl::OkStatus();
+    }
+    HLOVM_ASSIGN_OR_RETURN(Reg r, b.NewReg(RegKind::kOwned, out));
+    EmitCopy(b, &instr, (*ops[0])[0], r,
+             absl::StrCat("bitcast-convert ", TypeName(in), " -> ", TypeName(out)));
+    result->push_back(r);
     return absl::OkStatus();
   }
   HLOVM_ASSIGN_OR_RETURN(BitcastConvertPlan c,
