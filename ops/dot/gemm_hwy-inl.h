@@ -102,7 +102,7 @@ HWY_NOINLINE void GemmBlocked(const T* HWY_RESTRICT a_all, const T* HWY_RESTRICT
   const int64_t max_mc = (kGemmBlockM + kMr - 1) / kMr * kMr;
   T* ap = bufs.A(static_cast<size_t>(max_mc * kGemmBlockK));
   T* bp = bufs.B(static_cast<size_t>(max_nc * kGemmBlockK));
-  HWY_ALIGN T tile[kMr * 2 * HWY_MAX_BYTES / sizeof(T)];
+  HWY_ALIGN T tile[kMr * 2 * HWY_MAX_BYTES / sizeof(T)] = {};
   for (int64_t u = unit_begin; u < unit_end; ++u) {
     const int64_t bi = u / (mb * nb);
     const int64_t rem = u % (mb * nb);
