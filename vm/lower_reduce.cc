@@ -7,9 +7,11 @@
 // results are the same bits for any number of threads.
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstring>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -300,12 +302,40 @@ absl::Status LowerReduce(FunctionBuilder& b, const HloInstruction& instr,
 
 // ---------------------------------------------------------------- reduce-window
 
+// Scalar single-op reducers on the common types, inlined into the window
+// loops (XLA's semantics: integers wrap; float max/min propagate NaN and
+// order -0 below +0).
+template <typename T, HloOpcode kOp>
+inline T ApplyOp(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    if constexpr (kOp == HloOpcode::kAdd) return static_cast<T>(U(a) + U(b));
+    if constexpr (kOp == HloOpcode::kMultiply) return static_cast<T>(U(a) * U(b));
+    if constexpr (kOp == HloOpcode::kMaximum) return a > b ? a : b;
+    if constexpr (kOp == HloOpcode::kMinimum) return a < b ? a : b;
+  } else {
+    if constexpr (kOp == HloOpcode::kAdd) return a + b;
+    if constexpr (kOp == HloOpcode::kMultiply) return a * b;
+    if constexpr (kOp == HloOpcode::kMaximum || kOp == HloOpcode::kMinimum) {
+      if (std::isnan(a)) return a;
+      if (std::isnan(b)) return b;
+      if (a == b) return (std::signbit(a) == (kOp == HloOpcode::kMaximum)) ? b : a;
+      return (kOp == HloOpcode::kMaximum) == (a > b) ? a : b;
+    }
+  }
+}
+
+struct WindowPlan;
+using WindowTypedFn = void (*)(const WindowPlan& p, const uint8_t* in, const uint8_t* init,
+                               uint8_t* out, int64_t begin, int64_t end);
+
 struct WindowPlan {
   WindowGeometry g;
   std::optional<ScanGeometry> scan;
   int num = 1;
   std::vector<int> elem_size;
   BinaryKernel op = nullptr;       // single-op reducer
+  WindowTypedFn typed = nullptr;   // single-op reducer on a common type
   const Function* fn = nullptr;    // otherwise
   int64_t outs_per_task = 1;
   bool parallel = false;
@@ -328,10 +358,59 @@ void ScanRows(const WindowPlan& p, const uint8_t* in, const uint8_t* init, uint8
   }
 }
 
+template <typename T, HloOpcode kOp>
+void WindowTyped(const WindowPlan& p, const uint8_t* in, const uint8_t* init, uint8_t* out,
+                 int64_t begin, int64_t end) {
+  const T* x = reinterpret_cast<const T*>(in);
+  T* o = reinterpret_cast<T*>(out);
+  T init_value;
+  std::memcpy(&init_value, init, sizeof(T));
+  WindowScratch scratch;
+  std::vector<int64_t> offsets;
+  for (int64_t q = begin; q < end; ++q) {
+    WindowOffsets(p.g, q, &scratch, &offsets);
+    T acc = init_value;
+    for (int64_t off : offsets) acc = ApplyOp<T, kOp>(acc, x[off]);
+    o[q] = acc;
+  }
+}
+
+template <typename T>
+WindowTypedFn WindowTypedFor(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kAdd: return &WindowTyped<T, HloOpcode::kAdd>;
+    case HloOpcode::kMultiply: return &WindowTyped<T, HloOpcode::kMultiply>;
+    case HloOpcode::kMaximum: return &WindowTyped<T, HloOpcode::kMaximum>;
+    case HloOpcode::kMinimum: return &WindowTyped<T, HloOpcode::kMinimum>;
+    default: return nullptr;
+  }
+}
+
+WindowTypedFn SelectWindowTyped(HloOpcode op, ElementType type) {
+  switch (type) {
+    case ElementType::kF32: return WindowTypedFor<float>(op);
+    case ElementType::kF64: return WindowTypedFor<double>(op);
+    case ElementType::kS32: return WindowTypedFor<int32_t>(op);
+    case ElementType::kS64: return WindowTypedFor<int64_t>(op);
+    default: return nullptr;
+  }
+}
+
 bool WindowHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
   const auto& p = *static_cast<const WindowPlan*>(instr.plan);
   const int n = p.num;
   std::atomic<bool> ok{true};
+  if (!p.scan.has_value() && p.typed != nullptr) {
+    auto run = [&](int64_t b, int64_t e) {
+      p.typed(p, regs[instr.in[0]], regs[instr.in[1]], regs[instr.out[0]], b, e);
+    };
+    if (p.parallel) {
+      ForEachChunk(ctx, p.g.out_count, p.outs_per_task, run);
+    } else {
+      run(0, p.g.out_count);
+    }
+    return true;
+  }
   if (p.scan.has_value() && p.op != nullptr) {
     auto run = [&](int64_t b, int64_t e) {
       ScanRows(p, regs[instr.in[0]], regs[instr.in[1]], regs[instr.out[0]], b, e);
@@ -442,6 +521,7 @@ absl::Status LowerReduceWindow(FunctionBuilder& b, const HloInstruction& instr,
   if (single.has_value()) {
     auto k = SelectBinaryKernel(*single, type, type);
     if (k.ok()) plan.op = *k;
+    plan.typed = SelectWindowTyped(*single, type);
   }
   std::string how;
   if (plan.op == nullptr) {
@@ -454,6 +534,7 @@ absl::Status LowerReduceWindow(FunctionBuilder& b, const HloInstruction& instr,
     how = absl::StrCat("call ", computation.name());
   } else {
     how = std::string(HloOpcodeName(*single));
+    if (plan.typed != nullptr && !plan.scan.has_value()) how += " typed";
   }
   int64_t work;
   if (plan.scan.has_value()) {
@@ -496,7 +577,45 @@ struct SelectScatterPlan {
   const Function* select = nullptr;
   const Function* scatter = nullptr;
   BinaryKernel scatter_op = nullptr;  // single-op scatter
+  // select = compare(a, b) with this direction and scatter = add on a common
+  // type: the whole operation runs typed.
+  bool (*typed)(const SelectScatterPlan& p, const uint8_t* operand, const uint8_t* source,
+                uint8_t* out) = nullptr;
+  ComparisonDirection direction = ComparisonDirection::kGe;
 };
+
+template <typename T>
+inline bool CompareTyped(ComparisonDirection dir, T a, T b) {
+  switch (dir) {
+    case ComparisonDirection::kGe: return a >= b;
+    case ComparisonDirection::kGt: return a > b;
+    case ComparisonDirection::kLe: return a <= b;
+    case ComparisonDirection::kLt: return a < b;
+    case ComparisonDirection::kEq: return a == b;
+    case ComparisonDirection::kNe: return a != b;
+  }
+  return false;
+}
+
+template <typename T>
+bool SelectScatterTyped(const SelectScatterPlan& p, const uint8_t* operand_bytes,
+                        const uint8_t* source_bytes, uint8_t* out_bytes) {
+  const T* operand = reinterpret_cast<const T*>(operand_bytes);
+  const T* source = reinterpret_cast<const T*>(source_bytes);
+  T* out = reinterpret_cast<T*>(out_bytes);
+  WindowScratch scratch;
+  std::vector<int64_t> offsets;
+  for (int64_t q = 0; q < p.g.out_count; ++q) {
+    WindowOffsets(p.g, q, &scratch, &offsets);
+    if (offsets.empty()) continue;
+    int64_t sel = offsets[0];
+    for (size_t k = 1; k < offsets.size(); ++k) {
+      if (!CompareTyped(p.direction, operand[sel], operand[offsets[k]])) sel = offsets[k];
+    }
+    out[sel] = ApplyOp<T, HloOpcode::kAdd>(out[sel], source[q]);
+  }
+  return true;
+}
 
 bool SelectScatterHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
   const auto& p = *static_cast<const SelectScatterPlan*>(instr.plan);
@@ -506,6 +625,7 @@ bool SelectScatterHandler(const Instr& instr, uint8_t* const* regs, ExecContext&
   uint8_t* out = regs[instr.out[0]];
   const int64_t es = p.elem_size;
   for (int64_t i = 0; i < p.out_count; ++i) std::memcpy(out + i * es, init, es);
+  if (p.typed != nullptr) return p.typed(p, operand, source, out);
   auto select_or = ComputationCall::Create(*p.select);
   if (!select_or.ok()) return ctx.Fail(select_or.status());
   std::optional<ComputationCall> scatter;
@@ -584,6 +704,22 @@ absl::Status LowerSelectAndScatter(FunctionBuilder& b, const HloInstruction& ins
       return absl::InvalidArgumentError("scatter must take two scalars and return one");
     }
     how = absl::StrCat("call ", scatter.name());
+  }
+  if (auto cmp = MatchComparator(select);
+      cmp.has_value() && cmp->operand == 0 && plan.scatter_op != nullptr &&
+      how == "add" && select.root()->operand(0)->shape().element_type() == type &&
+      (cmp->type == ComparisonType::kDefault ||
+       (cmp->type == ComparisonType::kFloat && IsFloatingPoint(type)) ||
+       (cmp->type == ComparisonType::kSigned && IsSignedInteger(type)))) {
+    plan.direction = cmp->direction;
+    switch (type) {
+      case ElementType::kF32: plan.typed = &SelectScatterTyped<float>; break;
+      case ElementType::kF64: plan.typed = &SelectScatterTyped<double>; break;
+      case ElementType::kS32: plan.typed = &SelectScatterTyped<int32_t>; break;
+      case ElementType::kS64: plan.typed = &SelectScatterTyped<int64_t>; break;
+      default: break;
+    }
+    if (plan.typed != nullptr) how += " typed";
   }
   HLOVM_ASSIGN_OR_RETURN(Reg out, b.NewReg(RegKind::kOwned, instr.shape()));
   FunctionBuilder::EmitSpec spec;
