@@ -1,5 +1,6 @@
 #include "ops/dot/dot.h"
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -12,16 +13,47 @@ namespace {
 
 int64_t AlignUp(int64_t x) { return (x + 63) / 64 * 64; }
 
+// The element stride that walks `group` (dimensions in order, row-major
+// strides `strides`) as one merged dimension; false when the group is not
+// contiguous in that order.
+bool GroupStride(const Shape& shape, const std::vector<int64_t>& strides,
+                 const std::vector<int64_t>& group, int64_t* stride) {
+  std::vector<int64_t> g;
+  for (int64_t d : group) {
+    if (shape.dimensions(d) != 1) g.push_back(d);
+  }
+  *stride = 0;
+  if (g.empty()) return true;
+  for (size_t i = 0; i + 1 < g.size(); ++i) {
+    if (strides[g[i]] != strides[g[i + 1]] * shape.dimensions(g[i + 1])) return false;
+  }
+  *stride = strides[g.back()];
+  return true;
+}
+
+// Strides of `shape` viewed as [group0, group1, group2]; false when a group
+// cannot be merged.
+bool ViewStrides(const Shape& shape, const std::vector<int64_t>& g0,
+                 const std::vector<int64_t>& g1, const std::vector<int64_t>& g2, int64_t* s0,
+                 int64_t* s1, int64_t* s2) {
+  std::vector<int64_t> strides(shape.rank(), 1);
+  for (int64_t i = shape.rank() - 2; i >= 0; --i) {
+    strides[i] = strides[i + 1] * shape.dimensions(i + 1);
+  }
+  return GroupStride(shape, strides, g0, s0) && GroupStride(shape, strides, g1, s1) &&
+         GroupStride(shape, strides, g2, s2);
+}
+
 absl::StatusOr<DotOperandPlan> MakeOperandPlan(const Shape& shape,
                                                const std::vector<int64_t>& order,
-                                               ElementType compute) {
+                                               ElementType compute, bool strided) {
   DotOperandPlan p;
   p.type = shape.element_type();
   p.elem_size = ByteWidth(p.type);
   p.element_count = shape.element_count();
   bool identity = true;
   for (size_t i = 0; i < order.size(); ++i) identity &= order[i] == static_cast<int64_t>(i);
-  if (!identity) {
+  if (!identity && !strided) {
     std::vector<int64_t> dims;
     for (int64_t i = 0; i < shape.rank(); ++i) dims.push_back(shape.dimensions(i));
     HLOVM_ASSIGN_OR_RETURN(TransposePlan t, MakeTransposePlan(p.elem_size, dims, order));
@@ -137,8 +169,34 @@ absl::StatusOr<DotPlan> MakeDotPlan(const Shape& lhs, const Shape& rhs, const Sh
     return absl::InvalidArgumentError("dot: operand and result sizes disagree");
   }
   plan.dims = GemmDims{lb, lm, lk, rn};
-  HLOVM_ASSIGN_OR_RETURN(plan.lhs, MakeOperandPlan(lhs, lorder, plan.compute_type));
-  HLOVM_ASSIGN_OR_RETURN(plan.rhs, MakeOperandPlan(rhs, rorder, plan.compute_type));
+  // The f32/f64 kernels read operands through strides when each group of
+  // dimensions (batch, free, contracting) is contiguous in its order: no
+  // transpose pass then.
+  bool strided = false;
+  if (GemmReadsStrided(plan.compute_type)) {
+    auto free_of = [](const Shape& s, const std::vector<int64_t>& a,
+                      const std::vector<int64_t>& b) {
+      std::vector<int64_t> f;
+      for (int64_t d = 0; d < s.rank(); ++d) {
+        if (std::find(a.begin(), a.end(), d) == a.end() &&
+            std::find(b.begin(), b.end(), d) == b.end()) {
+          f.push_back(d);
+        }
+      }
+      return f;
+    };
+    GemmDims& d = plan.dims;
+    strided =
+        ViewStrides(lhs, dn.lhs_batch_dimensions,
+                    free_of(lhs, dn.lhs_batch_dimensions, dn.lhs_contracting_dimensions),
+                    dn.lhs_contracting_dimensions, &d.a_sb, &d.a_sm, &d.a_sk) &&
+        ViewStrides(rhs, dn.rhs_batch_dimensions, dn.rhs_contracting_dimensions,
+                    free_of(rhs, dn.rhs_batch_dimensions, dn.rhs_contracting_dimensions),
+                    &d.b_sb, &d.b_sk, &d.b_sn);
+    d.use_strides = strided;
+  }
+  HLOVM_ASSIGN_OR_RETURN(plan.lhs, MakeOperandPlan(lhs, lorder, plan.compute_type, strided));
+  HLOVM_ASSIGN_OR_RETURN(plan.rhs, MakeOperandPlan(rhs, rorder, plan.compute_type, strided));
   if (plan.compute_type != plan.result_type) {
     HLOVM_ASSIGN_OR_RETURN(plan.result_convert,
                            SelectConvertKernel(plan.compute_type, plan.result_type));

@@ -30,6 +30,7 @@ struct DotOperandPlan {
   int elem_size = 0;
   int64_t element_count = 0;
   std::optional<TransposePlan> transpose;  // none when already in order
+  // or read through strides (see GemmDims)
   UnaryKernel convert = nullptr;           // none when already the compute type
 };
 

@@ -57,6 +57,8 @@ void GemmGeneric(const void* a_v, const void* b_v, void* c_v, const GemmDims& d,
 
 }  // namespace
 
+bool GemmReadsStrided(ElementType t) { return t == ElementType::kF32 || t == ElementType::kF64; }
+
 int64_t GemmKernel::Units(const GemmDims& d) const {
   if (d.batch == 0 || d.m == 0 || d.n == 0) return 0;
   const int64_t mb = (d.m + rows_per_unit - 1) / rows_per_unit;

@@ -17,7 +17,16 @@ namespace hlovm {
 
 struct GemmDims {
   int64_t batch = 1, m = 0, k = 0, n = 0;
+  // With `use_strides`, the element strides of A (batch, row, k) and B
+  // (batch, k, column); otherwise A and B are row-major [batch, m, k] and
+  // [batch, k, n]. Only the f32/f64 kernels read strided operands; C is
+  // always row-major.
+  bool use_strides = false;
+  int64_t a_sb = 0, a_sm = 0, a_sk = 0, b_sb = 0, b_sk = 0, b_sn = 0;
+  bool strided() const { return use_strides; }
 };
+// Strided kernels: the f32/f64 ones.
+bool GemmReadsStrided(ElementType compute_type);
 
 // Runs work units [unit_begin, unit_end); units are fixed (batch index, row
 // block, column block) tiles of C and write disjoint parts of it.

@@ -95,6 +95,11 @@ HWY_NOINLINE void GemmBlocked(const T* HWY_RESTRICT a_all, const T* HWY_RESTRICT
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const int64_t nr = 2 * L;
   const int64_t M = dims.m, N = dims.n, K = dims.k;
+  const bool strided = dims.strided();
+  const int64_t a_sb = strided ? dims.a_sb : M * K, a_sm = strided ? dims.a_sm : K;
+  const int64_t a_sk = strided ? dims.a_sk : 1;
+  const int64_t b_sb = strided ? dims.b_sb : K * N, b_sk = strided ? dims.b_sk : N;
+  const int64_t b_sn = strided ? dims.b_sn : 1;
   const int64_t mb = (M + kGemmBlockM - 1) / kGemmBlockM;
   const int64_t nb = (N + kGemmBlockN - 1) / kGemmBlockN;
   thread_local PackBuffers<T> bufs;
@@ -108,8 +113,8 @@ HWY_NOINLINE void GemmBlocked(const T* HWY_RESTRICT a_all, const T* HWY_RESTRICT
     const int64_t rem = u % (mb * nb);
     const int64_t i0 = (rem / nb) * kGemmBlockM, j0 = (rem % nb) * kGemmBlockN;
     const int64_t mc = std::min(kGemmBlockM, M - i0), nc = std::min(kGemmBlockN, N - j0);
-    const T* A = a_all + bi * M * K;
-    const T* B = b_all + bi * K * N;
+    const T* A = a_all + bi * a_sb;
+    const T* B = b_all + bi * b_sb;
     T* C = c_all + bi * M * N;
     const int64_t m_strips = (mc + kMr - 1) / kMr, n_strips = (nc + nr - 1) / nr;
     for (int64_t k0 = 0; k0 < K; k0 += kGemmBlockK) {
@@ -119,10 +124,22 @@ HWY_NOINLINE void GemmBlocked(const T* HWY_RESTRICT a_all, const T* HWY_RESTRICT
       for (int64_t s = 0; s < n_strips; ++s) {
         const int64_t js = j0 + s * nr, w = std::min(nr, j0 + nc - js);
         T* dst = bp + s * kc * nr;
-        for (int64_t k = 0; k < kc; ++k) {
-          const T* src = B + (k0 + k) * N + js;
-          std::memcpy(dst + k * nr, src, static_cast<size_t>(w) * sizeof(T));
-          for (int64_t j = w; j < nr; ++j) dst[k * nr + j] = T(0);
+        if (b_sn == 1) {
+          for (int64_t k = 0; k < kc; ++k) {
+            const T* src = B + (k0 + k) * b_sk + js;
+            std::memcpy(dst + k * nr, src, static_cast<size_t>(w) * sizeof(T));
+            for (int64_t j = w; j < nr; ++j) dst[k * nr + j] = T(0);
+          }
+        } else {
+          // Columns of B run along memory: read each column contiguously.
+          for (int64_t j = 0; j < nr; ++j) {
+            if (j < w) {
+              const T* src = B + (js + j) * b_sn + k0 * b_sk;
+              for (int64_t k = 0; k < kc; ++k) dst[k * nr + j] = src[k * b_sk];
+            } else {
+              for (int64_t k = 0; k < kc; ++k) dst[k * nr + j] = T(0);
+            }
+          }
         }
       }
       // Pack A[i0:i0+mc, k0:k0+kc] in 6-row strips, zero padded.
@@ -131,8 +148,12 @@ HWY_NOINLINE void GemmBlocked(const T* HWY_RESTRICT a_all, const T* HWY_RESTRICT
         for (int64_t r = 0; r < kMr; ++r) {
           const int64_t i = i0 + s * kMr + r;
           if (i < i0 + mc) {
-            const T* src = A + i * K + k0;
-            for (int64_t k = 0; k < kc; ++k) dst[k * kMr + r] = src[k];
+            const T* src = A + i * a_sm + k0 * a_sk;
+            if (a_sk == 1) {
+              for (int64_t k = 0; k < kc; ++k) dst[k * kMr + r] = src[k];
+            } else {
+              for (int64_t k = 0; k < kc; ++k) dst[k * kMr + r] = src[k * a_sk];
+            }
           } else {
             for (int64_t k = 0; k < kc; ++k) dst[k * kMr + r] = T(0);
           }
