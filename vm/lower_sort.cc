@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstring>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,92 @@ int64_t RowsPerChunk(int64_t rows, int64_t row_bytes, int64_t total_bytes) {
 }
 
 // ---------------------------------------------------------------- sort
+
+// A scalar constant whose value is +0 (want_nan false) or a NaN with the sign
+// bit clear (want_nan true).
+bool IsScalarConstant(const HloInstruction* i, bool want_nan) {
+  if (i->opcode() != HloOpcode::kConstant || !i->literal.has_value() ||
+      !i->shape().IsArray() || i->shape().rank() != 0 || i->literal->elided()) {
+    return false;
+  }
+  const ElementType t = i->shape().element_type();
+  if (ElementTypeKind(t) != TypeKind::kFloat) return false;
+  const uint64_t bits = LoadBits(t, i->literal->untyped_data(), 0);
+  const uint64_t sign = uint64_t{1} << (ByteWidth(t) * 8 - 1);
+  if (bits & sign) return false;
+  return want_nan ? IsNaNBits(t, bits) : bits == 0;
+}
+
+// compare(x, x) NE, or compare(x, +0) EQ; returns x or nullptr.
+const HloInstruction* MatchNanTest(const HloInstruction* c) {
+  if (c->opcode() != HloOpcode::kCompare || c->comparison_direction != ComparisonDirection::kNe ||
+      c->operand(0) != c->operand(1)) {
+    return nullptr;
+  }
+  return c->operand(0);
+}
+const HloInstruction* MatchZeroTest(const HloInstruction* c) {
+  if (c->opcode() != HloOpcode::kCompare || c->comparison_direction != ComparisonDirection::kEq) {
+    return nullptr;
+  }
+  if (IsScalarConstant(c->operand(1), false)) return c->operand(0);
+  if (IsScalarConstant(c->operand(0), false)) return c->operand(1);
+  return nullptr;
+}
+
+// The canonicalisation JAX wraps around float sort keys: NaN -> +NaN and
+// -0 -> +0, as nested selects in either order. Returns the parameter number
+// it reads, or -1.
+int64_t MatchCanonical(const HloInstruction* i) {
+  const HloInstruction* x = nullptr;
+  bool nan = false, zero = false;
+  for (int depth = 0; depth < 2; ++depth) {
+    if (i->opcode() != HloOpcode::kSelect) return -1;
+    const HloInstruction* pred = i->operand(0);
+    const HloInstruction* tested = nullptr;
+    if (const HloInstruction* t = MatchNanTest(pred); t != nullptr && !nan &&
+        IsScalarConstant(i->operand(1), true)) {
+      tested = t;
+      nan = true;
+    } else if (const HloInstruction* z = MatchZeroTest(pred); z != nullptr && !zero &&
+               IsScalarConstant(i->operand(1), false)) {
+      tested = z;
+      zero = true;
+    } else {
+      return -1;
+    }
+    if (x != nullptr && tested != x) return -1;
+    x = tested;
+    i = i->operand(2);
+  }
+  if (i != x || x->opcode() != HloOpcode::kParameter || !x->shape().IsArray() ||
+      x->shape().rank() != 0) {
+    return -1;
+  }
+  return x->parameter_number;
+}
+
+// compare(canon(p_2k), canon(p_2k+1)), LT or GT, TOTALORDER.
+std::optional<SimpleComparator> MatchCanonicalComparator(const HloComputation& c) {
+  const HloInstruction* root = c.root();
+  if (root == nullptr || root->opcode() != HloOpcode::kCompare ||
+      root->comparison_type != ComparisonType::kTotalOrder) {
+    return std::nullopt;
+  }
+  const int64_t pa = MatchCanonical(root->operand(0));
+  const int64_t pb = MatchCanonical(root->operand(1));
+  if (pa < 0 || pb < 0 || pa / 2 != pb / 2 || pa == pb) return std::nullopt;
+  ComparisonDirection d = root->comparison_direction;
+  if (pa % 2 == 1) {
+    if (d == ComparisonDirection::kLt) d = ComparisonDirection::kGt;
+    else if (d == ComparisonDirection::kGt) d = ComparisonDirection::kLt;
+  }
+  SimpleComparator out;
+  out.operand = static_cast<int>(pa / 2);
+  out.direction = d;
+  out.type = ComparisonType::kTotalOrder;
+  return out;
+}
 
 struct SortVmPlan {
   bool fast = false;
@@ -139,7 +226,8 @@ absl::Status LowerSort(FunctionBuilder& b, const HloInstruction& instr,
   }
   const HloComputation& comparator = *instr.to_apply();
   std::string variant;
-  if (auto m = MatchComparator(comparator);
+  std::optional<SimpleComparator> canonical = MatchCanonicalComparator(comparator);
+  if (auto m = canonical.has_value() ? canonical : MatchComparator(comparator);
       m.has_value() && m->operand < num &&
       (m->direction == ComparisonDirection::kLt || m->direction == ComparisonDirection::kGt) &&
       FastSortSupports(instr.operand(m->operand)->shape().element_type(), m->type) &&
@@ -151,8 +239,9 @@ absl::Status LowerSort(FunctionBuilder& b, const HloInstruction& instr,
     f.key_type = instr.operand(m->operand)->shape().element_type();
     f.float_compare = ElementTypeKind(f.key_type) == TypeKind::kFloat &&
                       m->type != ComparisonType::kTotalOrder;
+    f.canonical = canonical.has_value();
     variant = absl::StrCat("keys ", std::string(ElementTypeName(f.key_type)), f.descending ? " GT" : " LT",
-                           f.float_compare ? "" : " total", " key=", f.key_operand);
+                           f.canonical ? " canonical" : f.float_compare ? "" : " total", " key=", f.key_operand);
   } else {
     HLOVM_ASSIGN_OR_RETURN(plan.comparator, b.compiler().CompileFunction(comparator, false));
     if (static_cast<int>(plan.comparator->param_regs.size()) != 2 * num ||

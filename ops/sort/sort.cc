@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <numeric>
 
 #include "core/float_format.h"
@@ -51,7 +52,8 @@ double FloatValue(ElementType type, uint64_t bits) {
 // +0 for FLOAT comparisons, complemented for descending order.
 inline uint64_t PlanKey(const FastSortPlan& p, uint64_t bits, int width, uint64_t zero_key) {
   uint64_t k = TotalOrderKey(p.key_type, bits);
-  if (p.float_compare && IsZeroBits(p.key_type, bits)) k = zero_key;
+  if ((p.float_compare || p.canonical) && IsZeroBits(p.key_type, bits)) k = zero_key;
+  if (p.canonical && IsNaNBits(p.key_type, bits)) k = Mask(width);
   if (p.descending) k = ~k & Mask(width);
   return k;
 }
@@ -77,6 +79,51 @@ inline void StoreBits(uint8_t* data, int64_t i, uint64_t bits, int size) {
   }
 }
 
+// Stable LSD radix sort of `keys` by bits [shift, shift + bits), 8 bits per
+// pass; digit positions where every key agrees are skipped. `tmp` holds n.
+template <typename U>
+void RadixSort(U* keys, U* tmp, int64_t n, int shift, int bits) {
+  const int passes = (bits + 7) / 8;
+  std::vector<int64_t> hist(static_cast<size_t>(passes) * 256, 0);
+  for (int64_t i = 0; i < n; ++i) {
+    const U k = keys[i];
+    for (int p = 0; p < passes; ++p) ++hist[p * 256 + ((k >> (shift + 8 * p)) & 0xff)];
+  }
+  U* src = keys;
+  U* dst = tmp;
+  for (int p = 0; p < passes; ++p) {
+    int64_t* h = hist.data() + p * 256;
+    const int s = shift + 8 * p;
+    if (h[(src[0] >> s) & 0xff] == n) continue;
+    int64_t sum = 0;
+    for (int d = 0; d < 256; ++d) {
+      const int64_t c = h[d];
+      h[d] = sum;
+      sum += c;
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      const U k = src[i];
+      dst[h[(k >> s) & 0xff]++] = k;
+    }
+    std::swap(src, dst);
+  }
+  if (src != keys) std::memcpy(keys, src, n * sizeof(U));
+}
+
+// Rows below this many elements sort with std::sort (keys are unique or
+// indistinguishable, so any correct sort gives the same result).
+constexpr int64_t kRadixMinElements = 512;
+
+template <typename U>
+void SortKeys(U* keys, int64_t n, int shift, int bits, std::vector<uint8_t>& tmp) {
+  if (n < kRadixMinElements) {
+    std::sort(keys, keys + n);
+    return;
+  }
+  tmp.resize(n * sizeof(U));
+  RadixSort(keys, reinterpret_cast<U*>(tmp.data()), n, shift, bits);
+}
+
 // Sorts row r with the key's own native comparison (a < b, or a > b), as a
 // stable merge sort over indices: the path for FLOAT rows holding NaN.
 void NativeSortRow(const FastSortPlan& p, const uint8_t* key, int64_t base, uint32_t* perm) {
@@ -99,7 +146,7 @@ void NativeSortRow(const FastSortPlan& p, const uint8_t* key, int64_t base, uint
 // gives.
 template <typename U>
 void SortKeysOnlyRow(const FastSortPlan& p, const uint8_t* in, uint8_t* out, int64_t base,
-                     SortScratch& s, hwy::Sorter& sorter, uint64_t zero_key) {
+                     SortScratch& s, uint64_t zero_key) {
   const SortGeometry& g = p.geometry;
   const int width = KeyBits(p.key_type);
   const int size = ByteWidth(p.key_type);
@@ -107,18 +154,26 @@ void SortKeysOnlyRow(const FastSortPlan& p, const uint8_t* in, uint8_t* out, int
   U* keys = reinterpret_cast<U*>(s.bytes.data());
   std::vector<uint64_t>& zeros = s.keys_hi;
   zeros.clear();
-  int64_t below_zero = 0;
+  std::vector<uint64_t>& nans = s.keys;
+  nans.clear();
+  int64_t below_zero = 0, below_nan = 0;
   const uint64_t zk = p.descending ? (~zero_key & Mask(width)) : zero_key;
+  const uint64_t nk = p.descending ? 0 : Mask(width);
+  const bool fold = p.float_compare || p.canonical;
   for (int64_t j = 0; j < g.n; ++j) {
     const uint64_t bits = LoadBits(p.key_type, in, base + j * g.inner);
     const uint64_t k = PlanKey(p, bits, width, zero_key);
-    if (p.float_compare) {
+    if (fold) {
       if (k == zk) zeros.push_back(bits);
       below_zero += k < zk;
     }
+    if (p.canonical) {
+      if (k == nk) nans.push_back(bits);
+      below_nan += k < nk;
+    }
     keys[j] = static_cast<U>(k);
   }
-  sorter(keys, static_cast<size_t>(g.n), hwy::SortAscending());
+  SortKeys(keys, g.n, 0, width, s.tmp);
   for (int64_t j = 0; j < g.n; ++j) {
     uint64_t k = keys[j];
     if (p.descending) k = ~k & Mask(width);
@@ -126,6 +181,9 @@ void SortKeysOnlyRow(const FastSortPlan& p, const uint8_t* in, uint8_t* out, int
   }
   for (size_t z = 0; z < zeros.size(); ++z) {
     StoreBits(out, base + (below_zero + static_cast<int64_t>(z)) * g.inner, zeros[z], size);
+  }
+  for (size_t z = 0; z < nans.size(); ++z) {
+    StoreBits(out, base + (below_nan + static_cast<int64_t>(z)) * g.inner, nans[z], size);
   }
 }
 
@@ -206,7 +264,7 @@ void FastSortRows(const FastSortPlan& p, const uint8_t* const* in, uint8_t* cons
   const SortGeometry& g = p.geometry;
   const int num = static_cast<int>(p.elem_size.size());
   if (g.n == 0) return;
-  hwy::Sorter sorter;
+  std::unique_ptr<hwy::Sorter> sorter;  // made on first use
   const int width = KeyBits(p.key_type);
   const uint64_t zero_key = TotalOrderKey(p.key_type, 0);
   const uint8_t* key_in = in[p.key_operand];
@@ -223,11 +281,11 @@ void FastSortRows(const FastSortPlan& p, const uint8_t* const* in, uint8_t* cons
     }
     if (num == 1 && !has_nan) {
       if (width <= 16) {
-        SortKeysOnlyRow<uint16_t>(p, in[0], out[0], base, s, sorter, zero_key);
+        SortKeysOnlyRow<uint16_t>(p, in[0], out[0], base, s, zero_key);
       } else if (width == 32) {
-        SortKeysOnlyRow<uint32_t>(p, in[0], out[0], base, s, sorter, zero_key);
+        SortKeysOnlyRow<uint32_t>(p, in[0], out[0], base, s, zero_key);
       } else {
-        SortKeysOnlyRow<uint64_t>(p, in[0], out[0], base, s, sorter, zero_key);
+        SortKeysOnlyRow<uint64_t>(p, in[0], out[0], base, s, zero_key);
       }
       continue;
     }
@@ -240,7 +298,14 @@ void FastSortRows(const FastSortPlan& p, const uint8_t* const* in, uint8_t* cons
         const uint64_t bits = LoadBits(p.key_type, key_in, base + j * g.inner);
         s.keys[j] = (PlanKey(p, bits, width, zero_key) << 32) | static_cast<uint64_t>(j);
       }
-      sorter(s.keys.data(), static_cast<size_t>(g.n), hwy::SortAscending());
+      // The index in the low half makes the keys unique; radix passes over
+      // the key half alone keep index order, which is the same order.
+      if (g.n < kRadixMinElements) {
+        std::sort(s.keys.begin(), s.keys.begin() + g.n);
+      } else {
+        s.tmp.resize(g.n * 8);
+        RadixSort(s.keys.data(), reinterpret_cast<uint64_t*>(s.tmp.data()), g.n, 32, width);
+      }
       for (int64_t j = 0; j < g.n; ++j) s.perm[j] = static_cast<uint32_t>(s.keys[j]);
     } else {
       s.keys_hi.resize(2 * g.n);
@@ -250,7 +315,8 @@ void FastSortRows(const FastSortPlan& p, const uint8_t* const* in, uint8_t* cons
         pairs[j].lo = static_cast<uint64_t>(j);
         pairs[j].hi = PlanKey(p, bits, width, zero_key);
       }
-      sorter(pairs, static_cast<size_t>(g.n), hwy::SortAscending());
+      if (sorter == nullptr) sorter = std::make_unique<hwy::Sorter>();
+      (*sorter)(pairs, static_cast<size_t>(g.n), hwy::SortAscending());
       for (int64_t j = 0; j < g.n; ++j) s.perm[j] = static_cast<uint32_t>(pairs[j].lo);
     }
     // Gather; operands sorted in place are copied out of the way first.

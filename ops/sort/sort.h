@@ -1,6 +1,7 @@
 // Sort kernels: the row geometry of a sort along one dimension, the fast
 // path for comparators that are a single LT/GT compare of one operand pair
-// (keys mapped to order-preserving unsigned integers, then Highway's vqsort),
+// (keys mapped to order-preserving unsigned integers, then an LSD radix
+// sort; 64-bit keys with an index use Highway's vqsort),
 // and helpers the compiled-comparator path uses (index permutation sorts and
 // gathers). All kernels are pure functions on row-major buffers.
 #ifndef HLOVM_OPS_SORT_SORT_H_
@@ -38,6 +39,10 @@ struct FastSortPlan {
   // FLOAT comparisons (ties between -0 and +0; rows with NaN take the
   // native-comparator fallback); otherwise total order for floats.
   bool float_compare = false;
+  // Total order after folding -0 onto +0 and every NaN onto one NaN (the
+  // comparator JAX emits for floats: canonicalise both sides, then LT/GT
+  // with TOTALORDER).
+  bool canonical = false;
   bool is_stable = false;
   ElementType key_type = ElementType::kF32;
   std::vector<int> elem_size;  // of every operand
@@ -53,6 +58,7 @@ struct SortScratch {
   std::vector<uint64_t> keys_hi;  // 64-bit keys: (hi = key, lo = index) pairs
   std::vector<uint32_t> perm;
   std::vector<uint8_t> bytes;
+  std::vector<uint8_t> tmp;
 };
 
 // Sorts rows [row_begin, row_end) of the operands `in` into `out` (which may
