@@ -130,6 +130,10 @@ TEST(DotTest, F32GeneralDimensionNumbersMatchReference) {
       {{2, 3, 0}, {2, 0, 4}, Dnums({0}, {2}, {0}, {1})},
       {{130, 300}, {300, 200}, Dnums({}, {1}, {}, {0})},
       {{3, 261, 17}, {3, 17, 203}, Dnums({0}, {2}, {0}, {1})},
+      // Read through strides (no transpose): k-major lhs, batch in the
+      // middle, rhs with k innermost; several k blocks and edge tiles.
+      {{300, 3, 130}, {3, 200, 300}, Dnums({1}, {0}, {0}, {2})},
+      {{2, 300, 7, 5}, {2, 300, 9}, Dnums({0}, {1}, {0}, {1})},
   };
   for (const Case& c : cases) {
     const auto lhs = Random<float>(Count(c.ld), 1, -8, 8);
@@ -142,6 +146,27 @@ TEST(DotTest, F32GeneralDimensionNumbersMatchReference) {
     // Small integers: every partial sum is exact in f32.
     for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], static_cast<float>(want[i])) << i;
   }
+}
+
+TEST(DotTest, StridedOperandsSkipTheTranspose) {
+  auto plan = MakeDotPlan(Shape(ElementType::kF32, {300, 3, 130}),
+                          Shape(ElementType::kF32, {3, 200, 300}),
+                          Shape(ElementType::kF32, {3, 130, 200}), Dnums({1}, {0}, {0}, {2}));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_TRUE(plan->dims.use_strides);
+  EXPECT_FALSE(plan->lhs.transpose.has_value());
+  EXPECT_FALSE(plan->rhs.transpose.has_value());
+  // Contracting dims {3, 2} of lhs are not contiguous in that order.
+  plan = MakeDotPlan(Shape(ElementType::kF32, {2, 3, 4, 5}), Shape(ElementType::kF32, {5, 2, 4, 6}),
+                     Shape(ElementType::kF32, {2, 3, 6}), Dnums({0}, {3, 2}, {1}, {0, 2}));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_FALSE(plan->dims.use_strides);
+  EXPECT_TRUE(plan->lhs.transpose.has_value());
+  // Integers always relayout to row-major.
+  plan = MakeDotPlan(Shape(ElementType::kS32, {4, 3}), Shape(ElementType::kS32, {4, 5}),
+                     Shape(ElementType::kS32, {3, 5}), Dnums({}, {0}, {}, {0}));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_TRUE(plan->lhs.transpose.has_value());
 }
 
 TEST(DotTest, F64AndF32LargeMatchReferenceClosely) {
