@@ -73,6 +73,72 @@ ENTRY %main (x: f32[100000000000]) -> f32[100000000000] {
 }
 HLO
 expect "huge shape" 2 "$hlovm" run "$tmp/huge.hlo" --random
+# Bad-input sweep: every case is a clear error with exit 2 (exit 1 for
+# `check`, whose job is to report a failed check), never a crash.
+expect "too many inputs" 2 "$hlovm" run examples/newton_loop.hlo '{1, 2, 3, 4}' '{1, 2, 3, 4}'
+expect_error "too many inputs" "takes 1 input, 2 given"
+expect "huge literal input" 2 "$hlovm" run examples/newton_loop.hlo 'f32[100000000000] {}'
+expect_error "huge literal input" "cannot allocate"
+npy() {  # file, header dict, data bytes (printf format)
+  python3 - "$1" "$2" "$3" <<'PY'
+import struct, sys
+h = sys.argv[2].encode()
+h += b' ' * (64 - (10 + len(h) + 1) % 64) + b'\n'
+data = bytes(sys.argv[3], 'latin-1').decode('unicode_escape').encode('latin-1')
+open(sys.argv[1], 'wb').write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(h)) + h + data)
+PY
+}
+if command -v python3 >/dev/null; then
+  npy "$tmp/huge.npy" "{'descr': '<f4', 'fortran_order': False, 'shape': (100000000000,), }" ''
+  expect "huge npy" 2 "$hlovm" run examples/newton_loop.hlo "$tmp/huge.npy"
+  expect_error "huge npy" "truncated"
+  npy "$tmp/short.npy" "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }" '\x00\x00\x00\x00'
+  expect "short npy" 2 "$hlovm" run examples/newton_loop.hlo "$tmp/short.npy"
+  npy "$tmp/overflow.npy" "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296, 4294967296), }" ''
+  expect "overflowing npy shape" 2 "$hlovm" run examples/newton_loop.hlo "$tmp/overflow.npy"
+  npy "$tmp/negative.npy" "{'descr': '<f4', 'fortran_order': False, 'shape': (-4,), }" ''
+  expect "negative npy shape" 2 "$hlovm" run examples/newton_loop.hlo "$tmp/negative.npy"
+  npy "$tmp/object.npy" "{'descr': '|O', 'fortran_order': False, 'shape': (4,), }" ''
+  expect "object npy" 2 "$hlovm" run examples/newton_loop.hlo "$tmp/object.npy"
+  npy "$tmp/s64.npy" "{'descr': '<i8', 'fortran_order': False, 'shape': (4,), }" \
+    '\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00'
+  expect "npy of the wrong type" 2 "$hlovm" run examples/newton_loop.hlo "$tmp/s64.npy"
+  expect_error "npy of the wrong type" "but parameter 0 is f32[4]"
+fi
+printf '\x93NUMPY\x01\x00\x40\x00{' >"$tmp/cut.npy"
+expect "truncated npy header" 2 "$hlovm" run examples/newton_loop.hlo "$tmp/cut.npy"
+mkdir -p "$tmp/dir.npy" "$tmp/dir.hlo"
+expect "directory as npy" 2 "$hlovm" run examples/newton_loop.hlo "$tmp/dir.npy"
+expect_error "directory as npy" "is a directory"
+: >"$tmp/empty.hlo"
+printf 'garbage {{{ ] ) "' >"$tmp/garbage.hlo"
+head -c 4096 /dev/urandom >"$tmp/binary.hlo"
+printf 'HloModule m\nENTRY %%e {\n  ROOT %%c = f32[] constant(1)\n\x00\xff\xfe' >"$tmp/nul.hlo"
+for f in empty garbage binary nul dir; do
+  expect "run $f" 2 "$hlovm" run "$tmp/$f.hlo"
+  expect "bare $f" 2 "$hlovm" "$tmp/$f.hlo"
+  expect "dis $f" 2 "$hlovm" dis "$tmp/$f.hlo"
+  expect "fmt $f" 2 "$hlovm" fmt "$tmp/$f.hlo"
+  expect "fmt -i $f" 2 "$hlovm" fmt -i "$tmp/$f.hlo"
+done
+expect "run directory" 2 "$hlovm" run "$tmp/dir.hlo"
+expect_error "run directory" "is a directory"
+for f in empty garbage binary nul; do
+  expect "check $f" 1 "$hlovm" check "$tmp/$f.hlo"
+done
+for f in garbage binary nul; do
+  expect "check --split_input_file $f" 1 "$hlovm" check --split_input_file "$tmp/$f.hlo"
+done
+expect "check missing" 2 "$hlovm" check "$tmp/none.hlo"
+expect "dis missing" 2 "$hlovm" dis "$tmp/none.hlo"
+expect "fmt missing" 2 "$hlovm" fmt "$tmp/none.hlo"
+expect "run usage" 2 "$hlovm" run
+expect "dis usage" 2 "$hlovm" dis
+expect "fmt usage" 2 "$hlovm" fmt
+expect "check usage" 2 "$hlovm" check
+expect "unknown command" 2 "$hlovm" frobnicate
+cmp -s "$tmp/garbage.hlo" <(printf 'garbage {{{ ] ) "') || { echo "FAIL: fmt -i rewrote a file that does not parse"; failures=$((failures + 1)); }
+
 # .npy output, read back as input (written by hlovm, read by hlovm: the
 # bytes NumPy writes are checked by core/npy_test.cc).
 expect "npy output" 0 "$hlovm" run examples/newton_loop.hlo '{81, 1, 16, 256}' --output="$tmp/out_dir"

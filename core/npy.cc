@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -349,6 +350,10 @@ absl::StatusOr<Literal> ParseNpy(std::string_view bytes, std::string_view name) 
 }
 
 absl::StatusOr<Literal> ReadNpy(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory, not a .npy file"));
+  }
   std::ifstream file(path, std::ios::binary);
   if (!file) return absl::InvalidArgumentError(absl::StrCat(path, ": cannot open the file"));
   // ParseNpy checks the shape against the data size before it allocates.

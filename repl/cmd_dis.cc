@@ -3,6 +3,7 @@
 // variant and buffer (offset+size in the function's arena), then the peak
 // memory of the plan.
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -19,8 +20,9 @@ int RunDis(const std::vector<std::string>& args) {
     std::fprintf(stderr, "usage: hlovm dis FILE.hlo\n");
     return kExitBadInput;
   }
+  std::error_code error;
   std::ifstream in(args[0], std::ios::binary);
-  if (!in) {
+  if (!in || std::filesystem::is_directory(args[0], error)) {
     std::fprintf(stderr, "hlovm: cannot read %s\n", args[0].c_str());
     return kExitBadInput;
   }

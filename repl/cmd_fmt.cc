@@ -3,6 +3,7 @@
 // With --split-input-file each `// -----` part is formatted on its own and
 // the parts are printed separated by `// -----` lines.
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -22,6 +23,8 @@ namespace hlovm {
 namespace {
 
 bool ReadFile(const std::string& path, std::string* text) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) return false;
   std::ifstream in(path, std::ios::binary);
   if (!in) return false;
   std::ostringstream buffer;
@@ -115,8 +118,8 @@ int RunFmt(const std::vector<std::string>& args) {
     }
   }
   std::fflush(stdout);
-  if (unreadable) return kExitBadInput;
-  return invalid ? kExitFailed : kExitOk;
+  // A file that does not parse is bad input, as for `run` and `dis`.
+  return unreadable || invalid ? kExitBadInput : kExitOk;
 }
 
 }  // namespace

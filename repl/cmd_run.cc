@@ -46,6 +46,10 @@ namespace {
 absl::string_view Sv(std::string_view s) { return absl::string_view(s.data(), s.size()); }
 
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory"));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::InvalidArgumentError(absl::StrCat(path, ": ", std::strerror(errno)));
   std::stringstream buffer;
