@@ -440,6 +440,34 @@ absl::Status LowerConditional(FunctionBuilder& b, const HloInstruction& instr,
   return absl::OkStatus();
 }
 
+// replica-id and partition-id: the device's numbers as u32 scalars.
+template <bool kReplica>
+bool DeviceIdHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
+  const uint32_t id = static_cast<uint32_t>(kReplica ? ctx.replica_id : ctx.partition_id);
+  std::memcpy(regs[instr.out[0]], &id, sizeof(id));
+  return true;
+}
+
+template <bool kReplica>
+absl::Status LowerDeviceId(FunctionBuilder& b, const HloInstruction& instr,
+                           absl::Span<const ValueDesc* const> ops, ValueDesc* result) {
+  const Shape& shape = instr.shape();
+  if (!shape.IsArray() || shape.rank() != 0 || shape.element_type() != ElementType::kU32) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(std::string(HloOpcodeName(instr.opcode())), " must produce u32[], not ",
+                     shape.ToString()));
+  }
+  HLOVM_ASSIGN_OR_RETURN(Reg out, b.NewReg(RegKind::kOwned, shape));
+  FunctionBuilder::EmitSpec spec;
+  spec.handler = &DeviceIdHandler<kReplica>;
+  spec.out = {out};
+  spec.cost = 4;
+  spec.mnemonic = std::string(HloOpcodeName(instr.opcode()));
+  b.Emit(&instr, std::move(spec));
+  result->push_back(out);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterControlLowerings(LoweringTable& table) {
@@ -458,6 +486,8 @@ void RegisterControlLowerings(LoweringTable& table) {
   set(HloOpcode::kAfterAll, &LowerAfterAll);
   set(HloOpcode::kReshape, &LowerReshape);
   set(HloOpcode::kBitcast, &LowerBitcast);
+  set(HloOpcode::kReplicaId, &LowerDeviceId<true>);
+  set(HloOpcode::kPartitionId, &LowerDeviceId<false>);
 }
 
 }  // namespace vm
