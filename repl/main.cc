@@ -20,16 +20,19 @@ std::map<std::string_view, Command>& Registry() {
 }
 
 std::string UsageText() {
-  std::string text =
-      "hlovm runs XLA HLO programs on the CPU.\n\nUsage:\n"
-      "  hlovm                      start the interactive REPL\n";
+  std::string text = "hlovm runs XLA HLO programs on the CPU.\n\nUsage:\n";
+  if (FindCommand("repl") != nullptr) {
+    absl::StrAppend(&text, "  hlovm\n      start the interactive REPL\n");
+  }
+  absl::StrAppend(&text, "  hlovm FILE.hlo [INPUT...]\n      the same as `hlovm run FILE.hlo ...`\n");
   for (const Command& command : RegisteredCommands()) {
     // std::string: Debian's Abseil has its own string_view type.
     absl::StrAppend(&text, "  ", std::string(command.usage), "\n      ",
                     std::string(command.summary), "\n");
   }
   absl::StrAppend(&text, "\nExit codes: 0 success, 1 the program or a check failed, "
-                         "2 bad input or usage.");
+                         "2 bad input or usage.\n`hlovm COMMAND --help` describes one command; "
+                         "--helpfull lists every flag.");
   return text;
 }
 
@@ -51,10 +54,33 @@ const Command* FindCommand(std::string_view name) {
   return it == Registry().end() ? nullptr : &it->second;
 }
 
+// Handles `--help`/`-h` (with or without a command) before Abseil sees it, so
+// the text lists the commands that exist rather than Abseil's flag dump.
+// Returns true when help was printed.
+bool PrintHelpIfAsked(int argc, char** argv) {
+  bool asked = false;
+  const Command* command = nullptr;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg == "--") break;
+    if (arg == "--help" || arg == "-h" || arg == "-help") asked = true;
+    if (!arg.empty() && arg[0] != '-' && command == nullptr) command = FindCommand(arg);
+  }
+  if (!asked) return false;
+  if (command != nullptr) {
+    std::printf("Usage: %s\n  %s\n", std::string(command->usage).c_str(),
+                std::string(command->summary).c_str());
+  } else {
+    std::printf("%s\n", UsageText().c_str());
+  }
+  return true;
+}
+
 }  // namespace hlovm
 
 int main(int argc, char** argv) {
   using namespace hlovm;
+  if (PrintHelpIfAsked(argc, argv)) return kExitOk;
   absl::SetProgramUsageMessage(UsageText());
   // Two conveniences Abseil lacks, rewritten before parsing: `--random=SEED`
   // (hlovm run) is `--random --seed=SEED` (boolean flags take no number), and
@@ -97,6 +123,10 @@ int main(int argc, char** argv) {
     // `hlovm FILE.hlo ...` is `hlovm run FILE.hlo ...`.
     command = FindCommand("run");
     args.insert(args.begin(), name);
+  }
+  if (command == nullptr && args.empty() && name == "repl") {
+    std::fprintf(stderr, "hlovm: no command given\n\n%s\n", UsageText().c_str());
+    return kExitBadInput;
   }
   if (command == nullptr) {
     std::fprintf(stderr, "hlovm: unknown command '%s'\n\n%s\n", name.c_str(), UsageText().c_str());
