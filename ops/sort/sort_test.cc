@@ -8,6 +8,7 @@
 #include <random>
 #include <vector>
 
+#include "core/float_format.h"
 #include "gtest/gtest.h"
 #include "ops/sort/topk.h"
 
@@ -177,6 +178,60 @@ TEST(TopK, F32LargestAndSmallestMatchReference) {
       for (int64_t j = 0; j < k; ++j) {
         ASSERT_EQ(indices[r * k + j], idx[j]) << r << " " << j;
         ASSERT_EQ(std::memcmp(&values[r * k + j], &row[idx[j]], 4), 0);
+      }
+    }
+  }
+}
+
+// Every non-NaN value of each sub-byte integer and narrow float type, in a
+// shuffled row with repeats: topk must order them by value (-0 below +0,
+// ties lowest index first) on the type's own bit width.
+TEST(TopK, NarrowTypesMatchReference) {
+  const ElementType types[] = {
+      ElementType::kS2,         ElementType::kS4,          ElementType::kU2,
+      ElementType::kU4,         ElementType::kF8E5M2,      ElementType::kF8E4M3,
+      ElementType::kF8E4M3FN,   ElementType::kF8E4M3FNUZ,  ElementType::kF8E4M3B11FNUZ,
+      ElementType::kF8E5M2FNUZ, ElementType::kF8E3M4,      ElementType::kF8E8M0FNU,
+      ElementType::kF6E2M3FN,   ElementType::kF6E3M2FN,    ElementType::kF4E2M1FN};
+  std::mt19937 rng(5);
+  for (ElementType type : types) {
+    SCOPED_TRACE(std::string(ElementTypeName(type)));
+    ASSERT_TRUE(TopKSupports(type));
+    const int width = BitWidth(type);
+    auto value = [&](uint8_t stored) -> double {
+      if (IsSignedInteger(type)) return static_cast<int8_t>(stored);
+      if (IsUnsignedInteger(type)) return stored;
+      return DecodeNarrowFloat(type, stored);
+    };
+    std::vector<uint8_t> row;
+    for (int bits = 0; bits < (1 << width); ++bits) {
+      uint8_t stored = static_cast<uint8_t>(bits);
+      // s2/s4 are stored sign-extended to the whole byte.
+      if (IsSignedInteger(type) && (bits >> (width - 1)) != 0) {
+        stored = static_cast<uint8_t>(bits | (0xff << width));
+      }
+      if (!IsInteger(type) && std::isnan(value(stored))) continue;
+      row.push_back(stored);
+      row.push_back(stored);  // repeats: ties come out lowest index first
+    }
+    std::shuffle(row.begin(), row.end(), rng);
+    const int64_t n = static_cast<int64_t>(row.size());
+    for (bool largest : {true, false}) {
+      for (int64_t k : {int64_t{1}, int64_t{5}, n}) {
+        std::vector<uint8_t> values(k);
+        std::vector<int32_t> indices(k);
+        TopKPlan plan{type, 1, n, k, largest};
+        TopKRows(plan, row.data(), values.data(), indices.data(), 0, 1);
+        std::vector<int32_t> idx(n);
+        std::iota(idx.begin(), idx.end(), 0);
+        std::stable_sort(idx.begin(), idx.end(), [&](int32_t a, int32_t b) {
+          const double va = value(row[a]), vb = value(row[b]);
+          return largest ? TotalLess(vb, va) : TotalLess(va, vb);
+        });
+        for (int64_t j = 0; j < k; ++j) {
+          ASSERT_EQ(indices[j], idx[j]) << "k=" << k << " j=" << j;
+          ASSERT_EQ(values[j], row[idx[j]]);
+        }
       }
     }
   }

@@ -1,7 +1,9 @@
 // TopK kernel: the k largest (or smallest) elements of every row along the
 // last dimension, with their s32 indices. Floats are ordered totally
 // (-NaN < -inf < ... < -0 < +0 < ... < inf < NaN) and equal elements come out
-// lowest index first, as XLA's CPU backend orders them.
+// lowest index first, as XLA's CPU backend orders them. Every real element
+// type is supported; sub-byte integers and the 8-, 6- and 4-bit floats are
+// ordered on their own bit width.
 #ifndef HLOVM_OPS_SORT_TOPK_H_
 #define HLOVM_OPS_SORT_TOPK_H_
 
