@@ -1936,6 +1936,7 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
     return absl::OkStatus();
   };
   switch (attr) {
+    case Attr::kCount:  // not an attribute; the lookup never yields it
     case Attr::kUnknown:
     case Attr::kMetadata:
     case Attr::kFrontendAttributes:
@@ -2067,6 +2068,29 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
           return ErrorHere(Cat("expects random algorithm but sees: ", a));
         }
       } else {
+        // The names of XLA's PrecisionConfig::Algorithm values, lower case
+        // and without their "ALG_" prefix.
+        static constexpr std::string_view kAlgorithms[] = {
+            "unset",
+            "dot_any_f8_any_f8_f32",
+            "dot_any_f8_any_f8_f32_fast_accum",
+            "dot_f16_f16_f16",
+            "dot_f16_f16_f32",
+            "dot_bf16_bf16_bf16",
+            "dot_bf16_bf16_f32",
+            "dot_bf16_bf16_f32_x3",
+            "dot_bf16_bf16_f32_x6",
+            "dot_bf16_bf16_f32_x9",
+            "dot_bf16_bf16_fp8x3",
+            "dot_bf16_bf16_fp8x4",
+            "dot_tf32_tf32_f32",
+            "dot_tf32_tf32_f32_x3",
+            "dot_f32_f32_f32",
+            "dot_f64_f64_f64"};
+        if (std::find(std::begin(kAlgorithms), std::end(kAlgorithms), a) ==
+            std::end(kAlgorithms)) {
+          return ErrorHere(Cat("Unknown algorithm: ", a));
+        }
         instr->precision_algorithm.assign(a);
       }
       pos_ += a.size();

@@ -579,7 +579,12 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"BadWindow",
                   "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n"
                   "  ROOT x = f32[4] reduce-window(p, p), window={size=2 pad=1}, to_apply=e\n}",
-                  "expects padding_low and padding_high separated by '_'", 4, 59}),
+                  "expects padding_low and padding_high separated by '_'", 4, 59},
+        ErrorCase{"UnknownDotAlgorithm",
+                  "HloModule m\nENTRY e {\n  p = f32[2,2] parameter(0)\n"
+                  "  ROOT d = f32[2,2] dot(p, p), lhs_contracting_dims={1}, "
+                  "rhs_contracting_dims={0}, algorithm=dot_bf16_\n}",
+                  "Unknown algorithm: dot_bf16_", 4, 94}),
     [](const ::testing::TestParamInfo<ErrorCase>& info) { return info.param.name; });
 
 TEST(ParserTest, ReportsSeveralErrorsAndSkipsTheirUses) {
