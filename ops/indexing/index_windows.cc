@@ -1,6 +1,44 @@
 #include "ops/indexing/index_windows.h"
 
 namespace hlovm {
+namespace {
+
+template <typename Reader>
+void WidenWith(const uint8_t* indices, int64_t count, int64_t* out) {
+  for (int64_t i = 0; i < count; ++i) out[i] = Reader::Read(indices, i);
+}
+
+}  // namespace
+
+std::vector<int64_t> WidenIndices(const IndexWindowPlan& p, const uint8_t* indices) {
+  using namespace index_windows_internal;  // NOLINT
+  if (p.batch_count == 0) return {};
+  // The largest element offset any position reads, plus one.
+  int64_t count = 1;
+  for (size_t j = 0; j < p.batch_size.size(); ++j) {
+    count += (p.batch_size[j] - 1) * p.batch_idx_stride[j];
+  }
+  int64_t max_comp = 0;
+  for (int64_t off : p.comp_idx_offset) max_comp = std::max(max_comp, off);
+  count += max_comp;
+  std::vector<int64_t> wide(count);
+  switch (p.index_type) {
+    case ElementType::kS8: WidenWith<PlainReader<int8_t>>(indices, count, wide.data()); break;
+    case ElementType::kS16: WidenWith<PlainReader<int16_t>>(indices, count, wide.data()); break;
+    case ElementType::kS32: WidenWith<PlainReader<int32_t>>(indices, count, wide.data()); break;
+    case ElementType::kS64: WidenWith<PlainReader<int64_t>>(indices, count, wide.data()); break;
+    case ElementType::kU8: WidenWith<PlainReader<uint8_t>>(indices, count, wide.data()); break;
+    case ElementType::kU16: WidenWith<PlainReader<uint16_t>>(indices, count, wide.data()); break;
+    case ElementType::kU32: WidenWith<PlainReader<uint32_t>>(indices, count, wide.data()); break;
+    case ElementType::kU64: WidenWith<PlainReader<uint64_t>>(indices, count, wide.data()); break;
+    case ElementType::kS2: WidenWith<SubByteReader<2, true>>(indices, count, wide.data()); break;
+    case ElementType::kS4: WidenWith<SubByteReader<4, true>>(indices, count, wide.data()); break;
+    case ElementType::kU2: WidenWith<SubByteReader<2, false>>(indices, count, wide.data()); break;
+    case ElementType::kU4: WidenWith<SubByteReader<4, false>>(indices, count, wide.data()); break;
+    default: break;  // rejected when the plan is made
+  }
+  return wide;
+}
 
 std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
   std::vector<int64_t> strides(dims.size(), 1);

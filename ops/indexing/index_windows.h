@@ -183,38 +183,31 @@ void ForEachIndexedWindowT(const IndexWindowPlan& p, const uint8_t* indices, int
 // Calls fn(indexed_offset, dense_offset) (in elements) for every batch position
 // in [begin, end) whose window is valid (every one when clamping), in
 // row-major order of the batch space.
+// Reads the whole indices array of `p` (every element an index vector of the
+// batch space can touch) as int64 values, the way the index type's reader
+// gives them (u64 beyond INT64_MAX saturates; s2/s4 sign-extend).
+std::vector<int64_t> WidenIndices(const IndexWindowPlan& p, const uint8_t* indices);
+
+// Calls fn(indexed_offset, dense_offset) (in elements) for every batch position
+// in [begin, end) whose window is valid (every one when clamping), in
+// row-major order of the batch space. s32 and s64 indices are read in place;
+// the other index types are widened to s64 first, so each caller's loop is
+// instantiated for two readers only (this keeps compile times down).
 template <typename Fn>
 void ForEachIndexedWindow(const IndexWindowPlan& p, const uint8_t* indices, int64_t begin,
                           int64_t end, Fn&& fn) {
   using namespace index_windows_internal;  // NOLINT
   if (begin >= end) return;
   switch (p.index_type) {
-    case ElementType::kS8:
-      return ForEachIndexedWindowT<PlainReader<int8_t>>(p, indices, begin, end, fn);
-    case ElementType::kS16:
-      return ForEachIndexedWindowT<PlainReader<int16_t>>(p, indices, begin, end, fn);
     case ElementType::kS32:
       return ForEachIndexedWindowT<PlainReader<int32_t>>(p, indices, begin, end, fn);
     case ElementType::kS64:
       return ForEachIndexedWindowT<PlainReader<int64_t>>(p, indices, begin, end, fn);
-    case ElementType::kU8:
-      return ForEachIndexedWindowT<PlainReader<uint8_t>>(p, indices, begin, end, fn);
-    case ElementType::kU16:
-      return ForEachIndexedWindowT<PlainReader<uint16_t>>(p, indices, begin, end, fn);
-    case ElementType::kU32:
-      return ForEachIndexedWindowT<PlainReader<uint32_t>>(p, indices, begin, end, fn);
-    case ElementType::kU64:
-      return ForEachIndexedWindowT<PlainReader<uint64_t>>(p, indices, begin, end, fn);
-    case ElementType::kS2:
-      return ForEachIndexedWindowT<SubByteReader<2, true>>(p, indices, begin, end, fn);
-    case ElementType::kS4:
-      return ForEachIndexedWindowT<SubByteReader<4, true>>(p, indices, begin, end, fn);
-    case ElementType::kU2:
-      return ForEachIndexedWindowT<SubByteReader<2, false>>(p, indices, begin, end, fn);
-    case ElementType::kU4:
-      return ForEachIndexedWindowT<SubByteReader<4, false>>(p, indices, begin, end, fn);
-    default:
-      return;  // rejected when the plan is made
+    default: {
+      const std::vector<int64_t> wide = WidenIndices(p, indices);
+      return ForEachIndexedWindowT<PlainReader<int64_t>>(
+          p, reinterpret_cast<const uint8_t*>(wide.data()), begin, end, fn);
+    }
   }
 }
 
