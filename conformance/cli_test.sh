@@ -123,6 +123,19 @@ for f in empty garbage binary nul dir; do
 done
 expect "run directory" 2 "$hlovm" run "$tmp/dir.hlo"
 expect_error "run directory" "is a directory"
+for cmd in check fmt dis; do
+  expect "$cmd directory" 2 "$hlovm" "$cmd" "$tmp/dir.hlo"
+  expect_error "$cmd directory" "is a directory"
+done
+
+# --help lists the commands that exist; no command at all is a usage error.
+expect "help" 0 "$hlovm" --help
+expect_output "help" "hlovm run"
+expect_output "help" "hlovm conformance"
+expect "command help" 0 "$hlovm" run --help
+expect_output "command help" "Usage: hlovm run"
+expect "no command" 2 "$hlovm"
+expect_error "no command" "no command given"
 for f in empty garbage binary nul; do
   expect "check $f" 1 "$hlovm" check "$tmp/$f.hlo"
 done

@@ -4,8 +4,6 @@
 // checked as its own module (parts holding only comments are skipped).
 // Exit code: 0 all valid, 1 some module is invalid, 2 some file is unreadable.
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,22 +13,13 @@
 #include "frontend/parser.h"
 #include "frontend/verifier.h"
 #include "repl/command.h"
+#include "repl/source_file.h"
 
 // Defined with `hlovm fmt`, which shares it.
 ABSL_DECLARE_FLAG(bool, split_input_file);
 
 namespace hlovm {
 namespace {
-
-bool ReadWholeFile(const std::string& path, std::string* text) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) return false;
-  *text = buffer.str();
-  return true;
-}
 
 // Checks one module text; prints its problems to stderr. True if valid.
 bool CheckText(std::string_view text, const std::string& path, int first_line) {
@@ -58,12 +47,13 @@ int RunCheck(const std::vector<std::string>& args) {
   const bool split = absl::GetFlag(FLAGS_split_input_file);
   bool unreadable = false, invalid = false;
   for (const std::string& path : args) {
-    std::string text;
-    if (!ReadWholeFile(path, &text)) {
-      std::fprintf(stderr, "%s: error: cannot read the file\n", path.c_str());
+    absl::StatusOr<std::string> read = ReadSourceFile(path);
+    if (!read.ok()) {
+      std::fprintf(stderr, "hlovm check: %s\n", std::string(read.status().message()).c_str());
       unreadable = true;
       continue;
     }
+    const std::string& text = *read;
     int modules = 0, bad = 0;
     if (split) {
       for (const TextChunk& chunk : SplitInputFile(text)) {

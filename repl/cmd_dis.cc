@@ -3,13 +3,11 @@
 // variant and buffer (offset+size in the function's arena), then the peak
 // memory of the plan.
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "repl/command.h"
+#include "repl/source_file.h"
 #include "vm/api.h"
 
 namespace hlovm {
@@ -20,24 +18,21 @@ int RunDis(const std::vector<std::string>& args) {
     std::fprintf(stderr, "usage: hlovm dis FILE.hlo\n");
     return kExitBadInput;
   }
-  std::error_code error;
-  std::ifstream in(args[0], std::ios::binary);
-  if (!in || std::filesystem::is_directory(args[0], error)) {
-    std::fprintf(stderr, "hlovm: cannot read %s\n", args[0].c_str());
+  absl::StatusOr<std::string> text = ReadSourceFile(args[0]);
+  if (!text.ok()) {
+    std::fprintf(stderr, "hlovm dis: %s\n", std::string(text.status().message()).c_str());
     return kExitBadInput;
   }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
   CompileOptions options;
   options.file_name = args[0];
   options.elided = ElidedFill::kZeros;  // values do not matter for the listing
-  auto exe = Executable::FromText(buffer.str(), options);
+  auto exe = Executable::FromText(*text, options);
   if (!exe.ok()) {
     std::fprintf(stderr, "hlovm: %s\n", std::string(exe.status().message()).c_str());
     return ExitCodeForStatus(exe.status()) == 1 ? kExitFailed : kExitBadInput;
   }
-  const std::string text = (*exe)->Disassemble();
-  std::fwrite(text.data(), 1, text.size(), stdout);
+  const std::string listing = (*exe)->Disassemble();
+  std::fwrite(listing.data(), 1, listing.size(), stdout);
   return kExitOk;
 }
 

@@ -14,6 +14,7 @@
 #include "frontend/parser.h"
 #include "frontend/printer.h"
 #include "repl/command.h"
+#include "repl/source_file.h"
 
 ABSL_FLAG(bool, i, false, "fmt: rewrite the files in place instead of printing them");
 ABSL_FLAG(bool, split_input_file, false,
@@ -21,18 +22,6 @@ ABSL_FLAG(bool, split_input_file, false,
 
 namespace hlovm {
 namespace {
-
-bool ReadFile(const std::string& path, std::string* text) {
-  std::error_code error;
-  if (std::filesystem::is_directory(path, error)) return false;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) return false;
-  *text = buffer.str();
-  return true;
-}
 
 bool WriteFile(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -80,12 +69,13 @@ int RunFmt(const std::vector<std::string>& args) {
   const bool split = absl::GetFlag(FLAGS_split_input_file);
   bool unreadable = false, invalid = false;
   for (const std::string& path : args) {
-    std::string text;
-    if (!ReadFile(path, &text)) {
-      std::fprintf(stderr, "hlovm fmt: cannot read '%s'\n", path.c_str());
+    absl::StatusOr<std::string> read = ReadSourceFile(path);
+    if (!read.ok()) {
+      std::fprintf(stderr, "hlovm fmt: %s\n", std::string(read.status().message()).c_str());
       unreadable = true;
       continue;
     }
+    const std::string& text = *read;
     std::string formatted;
     bool ok = true;
     if (split) {

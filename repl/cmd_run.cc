@@ -26,6 +26,7 @@
 #include "core/status_macros.h"
 #include "core/text_cursor.h"
 #include "repl/command.h"
+#include "repl/source_file.h"
 #include "vm/api.h"
 #include "vm/check_failure.h"
 
@@ -44,18 +45,6 @@ namespace hlovm {
 namespace {
 
 absl::string_view Sv(std::string_view s) { return absl::string_view(s.data(), s.size()); }
-
-absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  std::error_code error;
-  if (std::filesystem::is_directory(path, error)) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory"));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::InvalidArgumentError(absl::StrCat(path, ": ", std::strerror(errno)));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
 
 //===--- Random inputs ----------------------------------------------------===//
 
@@ -245,7 +234,7 @@ int Run(const std::vector<std::string>& args) {
     return kExitBadInput;
   }
   const std::string& file = args[0];
-  auto text = ReadFile(file);
+  auto text = ReadSourceFile(file);
   if (!text.ok()) {
     PrintError(text.status());
     return kExitBadInput;
