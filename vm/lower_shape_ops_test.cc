@@ -10,39 +10,17 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "vm/api.h"
+#include "vm/vm_test_util.h"
 
 namespace hlovm {
 namespace {
 
 using ::testing::HasSubstr;
 
-std::unique_ptr<Executable> Build(const std::string& text) {
-  auto exe = Executable::FromText(text);
-  EXPECT_TRUE(exe.ok()) << exe.status();
-  return exe.ok() ? std::move(*exe) : nullptr;
-}
-
-Literal RunWith(const Executable& exe, std::vector<const Literal*> args, int threads) {
-  ExecuteOptions options;
-  options.threads = threads;
-  auto result = exe.Execute(args, options);
-  EXPECT_TRUE(result.ok()) << result.status();
-  return result.ok() ? std::move(*result) : Literal();
-}
-
-template <typename T>
-Literal Array(ElementType type, std::vector<int64_t> dims, const std::vector<T>& values) {
-  auto lit = Literal::Create(Shape(type, std::move(dims)));
-  EXPECT_TRUE(lit.ok());
-  std::memcpy(lit->untyped_data(), values.data(), values.size() * sizeof(T));
-  return std::move(*lit);
-}
-
-template <typename T>
-std::vector<T> Values(const Literal& lit) {
-  auto span = lit.data<T>();
-  return std::vector<T>(span.begin(), span.end());
-}
+using vm_test::Array;
+using vm_test::Build;
+using vm_test::RunWith;
+using vm_test::Values;
 
 TEST(LowerShapeOpsTest, LargeTransposeSameResultAnyThreadCount) {
   const int64_t r = 700, c = 900;

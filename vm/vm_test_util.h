@@ -1,0 +1,53 @@
+// Helpers shared by the VM's end-to-end tests: compile HLO text, run it with
+// a given thread count, build array literals from vectors and read them back.
+// Failures are reported through gtest's EXPECT macros.
+#ifndef HLOVM_VM_VM_TEST_UTIL_H_
+#define HLOVM_VM_VM_TEST_UTIL_H_
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "vm/api.h"
+
+namespace hlovm {
+namespace vm_test {
+
+// Compiles `text`; nullptr (after a test failure) when it does not compile.
+inline std::unique_ptr<Executable> Build(const std::string& text) {
+  auto exe = Executable::FromText(text);
+  EXPECT_TRUE(exe.ok()) << exe.status();
+  return exe.ok() ? std::move(*exe) : nullptr;
+}
+
+// Runs `exe` on `args` with `threads` threads.
+inline Literal RunWith(const Executable& exe, std::vector<const Literal*> args, int threads) {
+  ExecuteOptions options;
+  options.threads = threads;
+  auto result = exe.Execute(args, options);
+  EXPECT_TRUE(result.ok()) << result.status();
+  return result.ok() ? std::move(*result) : Literal();
+}
+
+// A row-major array literal of `type` holding `values` (their bytes).
+template <typename T>
+Literal Array(ElementType type, std::vector<int64_t> dims, const std::vector<T>& values) {
+  auto lit = Literal::Create(Shape(type, std::move(dims)));
+  EXPECT_TRUE(lit.ok());
+  std::memcpy(lit->untyped_data(), values.data(), values.size() * sizeof(T));
+  return std::move(*lit);
+}
+
+// The elements of an array literal.
+template <typename T>
+std::vector<T> Values(const Literal& lit) {
+  auto span = lit.data<T>();
+  return std::vector<T>(span.begin(), span.end());
+}
+
+}  // namespace vm_test
+}  // namespace hlovm
+
+#endif  // HLOVM_VM_VM_TEST_UTIL_H_
