@@ -39,11 +39,11 @@ double Seconds(const std::function<void()>& f) {
 // Plain read loop: eight independent accumulators per 1M-element part.
 float ReadSum(const float* x, int64_t n) {
   float a[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    for (int k = 0; k < 8; ++k) a[k] += x[i + k];
+  const int64_t blocks = n / 8;
+  for (int64_t b = 0; b < blocks; ++b) {
+    for (int k = 0; k < 8; ++k) a[k] += x[b * 8 + k];
   }
-  for (; i < n; ++i) a[0] += x[i];
+  for (int64_t i = blocks * 8; i < n; ++i) a[0] += x[i];
   return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
 }
 

@@ -29,7 +29,9 @@ std::string VerifyText(std::string_view text, const VerifyOptions& options = {})
   std::unique_ptr<HloModule> m = Parse(text);
   if (m == nullptr) return "<parse error>";
   absl::Status s = VerifyModule(*m, options);
-  if (!s.ok()) EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  if (!s.ok()) {
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  }
   return std::string(s.message());
 }
 

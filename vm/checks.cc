@@ -170,16 +170,6 @@ std::string ElementText(ElementType type, const uint8_t* data, int64_t i) {
   return PartText(type, ReadPart(type, data, i, 0));
 }
 
-std::string IndexText(const Shape& shape, int64_t linear) {
-  std::vector<int64_t> index(shape.rank());
-  for (int64_t d = shape.rank() - 1; d >= 0; --d) {
-    const int64_t size = std::max<int64_t>(shape.dimensions(d), 1);
-    index[d] = linear % size;
-    linear /= size;
-  }
-  return absl::StrCat("{", absl::StrJoin(index, ","), "}");
-}
-
 // Reads the number after "key": in a flat JSON object; nullopt if absent.
 std::optional<double> JsonNumber(const std::string& json, std::string_view key) {
   const std::string quoted = absl::StrCat("\"", std::string(key), "\"");

@@ -238,8 +238,8 @@ absl::Status LowerReduce(FunctionBuilder& b, const HloInstruction& instr,
   spec.out = outs;
   spec.cost = in_bytes;
   spec.mnemonic = "reduce";
-  std::optional<HloOpcode> single =
-      n == 1 ? SingleOpReducer(computation, type) : std::nullopt;
+  std::optional<HloOpcode> single;
+  if (n == 1) single = SingleOpReducer(computation, type);
   BinaryKernel binary = nullptr;
   if (single.has_value()) {
     auto k = SelectBinaryKernel(*single, type, type);
@@ -264,7 +264,8 @@ absl::Status LowerReduce(FunctionBuilder& b, const HloInstruction& instr,
       plan.units_per_task = std::max<int64_t>(1, kChunkBytes / unit_bytes);
     } else {
       plan.identity.resize(es);
-      if (g.out_count == 1 && g.red_count == 1 && g.inner >= 4 * kReduceSplitBlock &&
+      if (single.has_value() && g.out_count == 1 && g.red_count == 1 &&
+          g.inner >= 4 * kReduceSplitBlock &&
           ReduceIdentity(*single, type, plan.identity.data())) {
         plan.split = true;
         how = " split";
