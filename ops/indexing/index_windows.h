@@ -17,6 +17,7 @@
 #include <limits>
 #include <vector>
 
+#include "absl/types/span.h"
 #include "core/element_type.h"
 
 namespace hlovm {
@@ -61,6 +62,29 @@ void SetWindowLoop(std::vector<WindowDim> dims, IndexWindowPlan* plan);
 // Drops batch dimensions of size 1 and merges a batch dimension into the one
 // outside it when every stride allows (positions keep their order).
 void SimplifyBatchLoop(IndexWindowPlan* plan);
+
+// Helpers for reading dimension numbers while building plans.
+namespace dimension_lists {
+
+inline bool Contains(absl::Span<const int64_t> v, int64_t x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+// Position of `x` in `v`, or -1.
+inline int64_t IndexOf(absl::Span<const int64_t> v, int64_t x) {
+  auto it = std::find(v.begin(), v.end(), x);
+  return it == v.end() ? -1 : static_cast<int64_t>(it - v.begin());
+}
+
+// True when every entry of `v` is a dimension number below `rank`.
+inline bool AllInRange(absl::Span<const int64_t> v, int64_t rank) {
+  for (int64_t x : v) {
+    if (x < 0 || x >= rank) return false;
+  }
+  return true;
+}
+
+}  // namespace dimension_lists
 
 // Row-major element strides of `dims`.
 std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims);

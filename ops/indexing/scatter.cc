@@ -10,21 +10,9 @@
 namespace hlovm {
 namespace {
 
-bool Contains(absl::Span<const int64_t> v, int64_t x) {
-  return std::find(v.begin(), v.end(), x) != v.end();
-}
-
-int64_t IndexOf(absl::Span<const int64_t> v, int64_t x) {
-  auto it = std::find(v.begin(), v.end(), x);
-  return it == v.end() ? -1 : static_cast<int64_t>(it - v.begin());
-}
-
-bool AllInRange(absl::Span<const int64_t> v, int64_t rank) {
-  for (int64_t x : v) {
-    if (x < 0 || x >= rank) return false;
-  }
-  return true;
-}
+using dimension_lists::AllInRange;
+using dimension_lists::Contains;
+using dimension_lists::IndexOf;
 
 }  // namespace
 
