@@ -527,26 +527,7 @@ std::string FailureLine(const CaseResult& r) {
 }
 
 namespace {
-struct Counts {
-  int passed = 0, failed = 0, errored = 0, skipped = 0;
-  int total() const { return passed + failed + errored + skipped; }
-  void Add(CaseOutcome o) {
-    switch (o) {
-      case CaseOutcome::kPassed:
-        ++passed;
-        break;
-      case CaseOutcome::kFailed:
-        ++failed;
-        break;
-      case CaseOutcome::kErrored:
-        ++errored;
-        break;
-      case CaseOutcome::kSkipped:
-        ++skipped;
-        break;
-    }
-  }
-};
+using Counts = OutcomeCounts;
 
 std::string Row(std::string_view name, const Counts& c) {
   return absl::StrFormat("%-28s %6d %7d %7d %8d %8d\n", Sv(name), c.total(), c.passed, c.failed,

@@ -39,6 +39,28 @@ struct CaseInfo {
 enum class CaseOutcome { kPassed, kFailed, kErrored, kSkipped };
 std::string_view CaseOutcomeName(CaseOutcome outcome);
 
+// How many cases ended each way.
+struct OutcomeCounts {
+  int passed = 0, failed = 0, errored = 0, skipped = 0;
+  int total() const { return passed + failed + errored + skipped; }
+  void Add(CaseOutcome outcome) {
+    switch (outcome) {
+      case CaseOutcome::kPassed:
+        ++passed;
+        break;
+      case CaseOutcome::kFailed:
+        ++failed;
+        break;
+      case CaseOutcome::kErrored:
+        ++errored;
+        break;
+      case CaseOutcome::kSkipped:
+        ++skipped;
+        break;
+    }
+  }
+};
+
 struct CaseResult {
   CaseInfo info;
   CaseOutcome outcome = CaseOutcome::kErrored;

@@ -144,23 +144,10 @@ int RunConformance(const std::vector<std::string>& args) {
 
   const bool terminal = isatty(fileno(stderr));
   const bool verbose = absl::GetFlag(FLAGS_verbose);
-  int passed = 0, failed = 0, errored = 0, skipped = 0;
+  OutcomeCounts counts;
   const auto start = std::chrono::steady_clock::now();
   options.on_result = [&](const CaseResult& r, int done, int total) {
-    switch (r.outcome) {
-      case CaseOutcome::kPassed:
-        ++passed;
-        break;
-      case CaseOutcome::kFailed:
-        ++failed;
-        break;
-      case CaseOutcome::kErrored:
-        ++errored;
-        break;
-      case CaseOutcome::kSkipped:
-        ++skipped;
-        break;
-    }
+    counts.Add(r.outcome);
     if (terminal) std::fprintf(stderr, "\r\033[K");
     if (r.outcome == CaseOutcome::kFailed || r.outcome == CaseOutcome::kErrored ||
         verbose) {
@@ -172,7 +159,7 @@ int RunConformance(const std::vector<std::string>& args) {
       const int filled = total ? kWidth * done / total : kWidth;
       std::fprintf(stderr, "[%s%s] %d/%d  passed %d  failed %d  errored %d  skipped %d",
                    std::string(filled, '#').c_str(), std::string(kWidth - filled, ' ').c_str(),
-                   done, total, passed, failed, errored, skipped);
+                   done, total, counts.passed, counts.failed, counts.errored, counts.skipped);
       std::fflush(stderr);
     }
   };
