@@ -20,6 +20,12 @@ namespace {
 
 constexpr int64_t kSummaryThreshold = 100;  // more elements than this: summary
 constexpr int64_t kSummaryEdge = 5;         // first/last elements shown
+}  // namespace
+
+// Values up to this size are kept for :print after their buffers are reused.
+constexpr int64_t kKeepBytes = 1 << 16;
+
+namespace {
 
 std::string Summary(const Literal& value) {
   const Shape& shape = value.shape();
@@ -401,6 +407,16 @@ const HloInstruction* Debugger::Find(const std::string& name, const Step& step) 
 bool Debugger::OnStep(const Step& step) {
   if (cancel_ != nullptr && cancel_->load(std::memory_order_relaxed)) return false;
   TrackStack(step);
+  if (step.after && step.instruction->shape().IsArray() &&
+      step.instruction->shape().element_count() * ByteWidth(step.instruction->shape().element_type()) <=
+          kKeepBytes) {
+    // Small values are kept, so :print shows them after their buffers are reused.
+    absl::StatusOr<Literal> value = step.read_value(step.instruction);
+    if (value.ok()) {
+      seen_.insert_or_assign(step.instruction->name(),
+                             std::make_pair(std::move(*value), FrameLabel(stack_.back())));
+    }
+  }
   std::string reason;
   if (!ShouldStop(step, &reason)) return true;
   std::string text = Describe(step, reason);
@@ -436,7 +452,11 @@ bool Debugger::OnStep(const Step& step) {
         seen_.insert_or_assign(read_name_, std::make_pair(read_result_->Clone(), read_note_));
       } else if (auto it = seen_.find(read_name_); it != seen_.end()) {
         read_result_ = it->second.first.Clone();
-        read_note_ = absl::StrCat("as last seen in ", it->second.second, "; not live now");
+        read_note_ = absl::StrCat("computed in ", it->second.second);
+      } else {
+        read_result_ = absl::FailedPreconditionError(absl::StrCat(
+            "%", read_name_, " has no value here (not computed yet, or too large to keep after "
+            "its buffer was reused: :break on it)"));
       }
     }
     request_ = Request::kNone;

@@ -108,6 +108,7 @@ struct LineEditor::Impl {
       el_insertstr(el, rest.c_str());
       return CC_REFRESH;
     }
+    if (options.size() == 1) return CC_REFRESH;  // already complete
     // Nothing more in common: list the choices under the line.
     std::string list = "\n";
     size_t width = 0;

@@ -184,7 +184,7 @@ std::string MapErrors(absl::string_view message, const InputMap& map) {
         pending_shift = index == 0 ? map.shift : 0;
         after = 0;
         if (map.lines.size() > 1) {
-          absl::StrAppend(&out, "line ", index + 1, ":", std::max(1, c - pending_shift), ":");
+          absl::StrAppend(&out, "line ", index + 1, ":", std::max(1, c - pending_shift), ": ");
         }
       } else {
         pending_line = -1;
@@ -490,7 +490,12 @@ bool Session::PrepareInstruction(absl::string_view input, Prepared* prepared) {
       return true;
     }
   }
-  Error(MapErrors(first_error.message(), map));
+  std::string message = MapErrors(first_error.message(), map);
+  const std::string internal = "%repl.result ";
+  for (size_t at; (at = message.find(internal)) != std::string::npos;) {
+    message.replace(at, internal.size(), bind.empty() ? "the expression " : "%" + bind + " ");
+  }
+  Error(message);
   return false;
 }
 
