@@ -288,6 +288,17 @@ void Debugger::TrackStack(const Step& step) {
       }
     }
     stack_.push_back(frame);
+    // Keep the new frame's (small) parameters, for :print once they are gone.
+    for (const HloInstruction* param : step.computation->parameters()) {
+      if (param == nullptr || !param->shape().IsArray() ||
+          param->shape().element_count() * ByteWidth(param->shape().element_type()) > kKeepBytes) {
+        continue;
+      }
+      absl::StatusOr<Literal> value = step.read_value(param);
+      if (value.ok()) {
+        seen_.insert_or_assign(param->name(), std::make_pair(std::move(*value), FrameLabel(frame)));
+      }
+    }
   }
   Frame& top = stack_.back();
   if (top.computation != step.computation) {
@@ -370,6 +381,9 @@ std::string Debugger::Describe(const Step& step, const std::string& reason) {
   PrintOptions options = PrintOptions::ShortParsable();
   std::string text;
   std::string where = FrameLabel(stack_.back());
+  if (instr->parent() != nullptr && instr->parent() != step.computation) {
+    where = absl::StrCat("%", instr->parent()->name(), " (called from ", where, ")");
+  }
   if (reason == "breakpoint" || reason == "start") {
     absl::StrAppend(&text, reason == "start" ? "stopped before " : "breakpoint: before ", "%",
                     instr->name(), " in ", where, "\n  ", PrintInstruction(*instr, options));

@@ -295,7 +295,13 @@ bool Session::IsComplete(absl::string_view text) {
       --depth;
     }
   }
-  return depth <= 0;
+  if (depth > 0) return false;
+  // A pasted module goes on until its ENTRY computation is closed.
+  absl::string_view trimmed = Trim(text);
+  if (absl::StartsWith(trimmed, "HloModule")) {
+    return absl::StrContains(trimmed, "ENTRY") && absl::EndsWith(trimmed, "}");
+  }
+  return true;
 }
 
 std::string Session::Prompt() const {
@@ -396,6 +402,27 @@ bool Session::PrepareInstruction(absl::string_view input, Prepared* prepared) {
     return false;
   }
 
+  // Ops whose result shape is not a function of their operands need it written.
+  {
+    size_t op_end = 0;
+    absl::string_view op = LexName(rhs, &op_end);
+    static constexpr HloOpcode kNeedShape[] = {
+        HloOpcode::kReshape, HloOpcode::kBroadcast, HloOpcode::kIota, HloOpcode::kConvert,
+        HloOpcode::kBitcastConvert, HloOpcode::kBitcast, HloOpcode::kRng, HloOpcode::kCustomCall,
+        HloOpcode::kConstant, HloOpcode::kParameter, HloOpcode::kDynamicReshape};
+    std::optional<HloOpcode> opcode = HloOpcodeFromName(std::string(op));
+    if (opcode.has_value() && !op.empty() && rhs[0] != '%' &&
+        std::find(std::begin(kNeedShape), std::end(kNeedShape), *opcode) != std::end(kNeedShape)) {
+      Error(absl::StrCat("the result shape of ", op, " cannot be inferred from its operands; write it: ",
+                         bind.empty() ? "" : bind + " = ", "SHAPE ", op, "(...), e.g. ",
+                         *opcode == HloOpcode::kReshape ? "f32[3,2] reshape(x)"
+                         : *opcode == HloOpcode::kBroadcast ? "f32[4,3] broadcast(v), dimensions={1}"
+                         : *opcode == HloOpcode::kIota ? "s32[5] iota(), iota_dimension=0"
+                         : *opcode == HloOpcode::kConvert ? "s32[2,3] convert(x)"
+                         : "f32[2] constant({1, 2})"));
+      return false;
+    }
+  }
   // Bound values the line names become parameters.
   std::vector<std::string> params;
   std::vector<ElementType> candidate_types;
