@@ -134,8 +134,10 @@ expect_output "help" "hlovm run"
 expect_output "help" "hlovm conformance"
 expect "command help" 0 "$hlovm" run --help
 expect_output "command help" "Usage: hlovm run"
-expect "no command" 2 "$hlovm"
-expect_error "no command" "no command given"
+# No command is the REPL; with stdin not a terminal it reads a script.
+expect "no command: the REPL" 0 bash -c "echo 'x = f32[2] constant({1, 2})' | '$hlovm'"
+expect_output "no command: the REPL" "x = f32[2] {1, 2}"
+expect "REPL script error" 1 bash -c "echo 'y = add(x, x)' | '$hlovm'"
 for f in empty garbage binary nul; do
   expect "check $f" 1 "$hlovm" check "$tmp/$f.hlo"
 done

@@ -14,6 +14,10 @@ for input in "$dir"/*.txt; do
   name=$(basename "$input" .txt)
   scratch=$(mktemp -d)
   cp "$examples"/*.hlo "$scratch"/
+  # v.npy: f32[4] {1, 2, 3, 4} (NumPy format version 1.0, written by hand).
+  printf '\223NUMPY\001\000v\000{'"'"'descr'"'"': '"'"'<f4'"'"', '"'"'fortran_order'"'"': False, '"'"'shape'"'"': (4,), }' > "$scratch/v.npy"
+  printf '%*s\n' 60 '' >> "$scratch/v.npy"
+  printf '\000\000\200\077\000\000\000\100\000\000\100\100\000\000\200\100' >> "$scratch/v.npy"
   flags="--echo"
   case "$name" in *fail_fast*) flags="--echo --fail-fast" ;; esac
   (
