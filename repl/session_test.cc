@@ -1,0 +1,221 @@
+// Unit tests of the REPL session: evaluation with inferred shapes, reducers,
+// computations, errors that leave the session alone, :save, the debugger and
+// interrupting a running program.
+#include "repl/session.h"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "vm/api.h"
+
+namespace hlovm {
+namespace repl {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+class SessionTest : public ::testing::Test {
+ protected:
+  SessionTest() : out_(std::tmpfile()), session_(std::make_unique<Session>(out_)) {}
+  ~SessionTest() override {
+    session_.reset();
+    std::fclose(out_);
+  }
+
+  // Handles `input`; returns what the session printed. `ok` gets the result.
+  std::string Run(const std::string& input, bool* ok = nullptr) {
+    std::fflush(out_);
+    const long start = std::ftell(out_);
+    const bool result = session_->Handle(input);
+    if (ok != nullptr) *ok = result;
+    std::fflush(out_);
+    const long end = std::ftell(out_);
+    std::string text(static_cast<size_t>(end - start), '\0');
+    std::fseek(out_, start, SEEK_SET);
+    const size_t n = std::fread(text.data(), 1, text.size(), out_);
+    text.resize(n);
+    std::fseek(out_, 0, SEEK_END);
+    return text;
+  }
+
+  std::FILE* out_;
+  std::unique_ptr<Session> session_;
+};
+
+TEST(SessionStatic, IsComplete) {
+  EXPECT_TRUE(Session::IsComplete("x = f32[2] constant({1, 2})"));
+  EXPECT_FALSE(Session::IsComplete("x = f32[2] constant({1,"));
+  EXPECT_FALSE(Session::IsComplete("comp {\n  a = f32[] parameter(0)"));
+  EXPECT_TRUE(Session::IsComplete("comp {\n  ROOT a = f32[] parameter(0)\n}"));
+  EXPECT_TRUE(Session::IsComplete("x = f32[] constant(1) // {"));
+  EXPECT_FALSE(Session::IsComplete("c = custom-call(), custom_call_target=\"a{"));
+  EXPECT_FALSE(Session::IsComplete("HloModule m\n\nc {\n ROOT p = f32[] parameter(0)\n}"));
+  EXPECT_TRUE(Session::IsComplete("HloModule m\nENTRY e {\n ROOT p = f32[] parameter(0)\n}"));
+}
+
+TEST_F(SessionTest, BindsValuesWithInferredShapes) {
+  bool ok = false;
+  EXPECT_EQ(Run("x = f32[2,3] constant({{1,2,3},{4,5,6}})", &ok),
+            "x = f32[2,3] {\n  { 1, 2, 3 },\n  { 4, 5, 6 }\n}\n");
+  EXPECT_TRUE(ok);
+  EXPECT_THAT(Run("%y = negate(x)"), HasSubstr("y = f32[2,3] {\n  { -1, -2, -3 },"));
+  EXPECT_EQ(Run("s = reduce(x, f32[] constant(0)), dimensions={0,1}, to_apply=add"), "s = f32[] 21\n");
+  // A bare expression binds only `_`.
+  EXPECT_EQ(Run("slice(x), slice={[1:2], [0:3:2]}"), "f32[1,2] {\n  { 4, 6 }\n}\n");
+  EXPECT_EQ(Run("_"), "f32[1,2] {\n  { 4, 6 }\n}\n");
+  EXPECT_EQ(Run(":type s"), "s : f32[]\n");
+  // Rebinding a name from its own old value.
+  EXPECT_EQ(Run("s = add(s, s)"), "s = f32[] 42\n");
+}
+
+TEST_F(SessionTest, ReducersForEveryType) {
+  Run("i = s32[4] constant({3, -7, 5, 1})");
+  EXPECT_EQ(Run("reduce(i, s32[] constant(0)), dimensions={0}, to_apply=add"), "s32[] 2\n");
+  EXPECT_EQ(Run("reduce(i, s32[] constant(-100)), dimensions={0}, to_apply=max"), "s32[] 5\n");
+  EXPECT_EQ(Run("reduce(i, s32[] constant(100)), dimensions={0}, to_apply=minimum"), "s32[] -7\n");
+  EXPECT_EQ(Run("reduce(i, s32[] constant(1)), dimensions={0}, to_apply=mul"), "s32[] -105\n");
+  Run("b = pred[3] constant({1, 0, 1})");
+  EXPECT_EQ(Run("reduce(b, pred[] constant(false)), dimensions={0}, to_apply=or"), "pred[] true\n");
+  EXPECT_EQ(Run("reduce(b, pred[] constant(true)), dimensions={0}, to_apply=and"), "pred[] false\n");
+  EXPECT_EQ(Run("reduce(f64[2] constant({0.5, 0.25}), f64[] constant(0)), dimensions={0}, to_apply=add"),
+            "f64[] 0.75\n");
+}
+
+TEST_F(SessionTest, ErrorsPointAtTheMistakeAndChangeNothing) {
+  Run("x = f32[2] constant({1, 2})");
+  bool ok = true;
+  EXPECT_EQ(Run("x = add(x, nothing)", &ok),
+            "error: instruction does not exist: nothing\n  x = add(x, nothing)\n             ^\n");
+  EXPECT_FALSE(ok);
+  EXPECT_THAT(Run("x = f32[3] negate(x)", &ok), HasSubstr("does not match the declared shape f32[3]"));
+  EXPECT_FALSE(ok);
+  EXPECT_THAT(Run("x = reshape(x)", &ok), HasSubstr("write it: x = SHAPE reshape(...)"));
+  EXPECT_EQ(Run("x"), "f32[2] {1, 2}\n");
+  EXPECT_THAT(Run(":nonsense", &ok), HasSubstr("unknown command"));
+  EXPECT_FALSE(ok);
+}
+
+TEST_F(SessionTest, LargeValuesAreSummarized) {
+  Run("r = f32[500] iota(), iota_dimension=0");
+  const std::string summary = Run("r");
+  EXPECT_THAT(summary, HasSubstr("f32[500] (500 elements"));
+  EXPECT_THAT(summary, HasSubstr("first: 0, 1, 2, 3, 4"));
+  EXPECT_THAT(summary, HasSubstr("last:  495, 496, 497, 498, 499"));
+  EXPECT_THAT(summary, HasSubstr("min 0  max 499  mean 249.5  NaN 0  Inf 0"));
+  EXPECT_THAT(Run(":print r full"), HasSubstr("497, 498, 499}"));
+}
+
+TEST_F(SessionTest, ComputationsAndRuns) {
+  Run("x = f32[3] constant({1, 2, 3})");
+  EXPECT_EQ(Run("sq {\n  a = f32[] parameter(0)\n  ROOT m = f32[] multiply(a, a)\n}\n"),
+            "defined %sq (a: f32[]) -> f32[]\n");
+  EXPECT_EQ(Run("map(x), dimensions={0}, to_apply=sq"), "f32[3] {1, 4, 9}\n");
+  EXPECT_EQ(Run("call(f32[] constant(5)), to_apply=sq"), "f32[] 25\n");
+  EXPECT_EQ(Run(":run sq 7"), "f32[] 49\n");
+  EXPECT_THAT(Run(":run sq"), HasSubstr("takes 1 argument, 0 given"));
+  EXPECT_THAT(Run(":list"), HasSubstr("%sq (a: f32[]) -> f32[]"));
+  EXPECT_THAT(Run(":dis sq"), HasSubstr("multiply"));
+  EXPECT_THAT(Run(":load examples/newton_loop.hlo"), HasSubstr("ENTRY %main (a: f32[4]) -> f32[4]"));
+  EXPECT_EQ(Run(":run f32[4] {4, 9, 16, 1}"), "f32[4] {2, 3, 4, 1}\n");
+}
+
+TEST_F(SessionTest, SaveWritesAModuleThatReproducesTheValues) {
+  Run("x = f32[2] constant({1.5, -2})");
+  Run("neg {\n  p = f32[] parameter(0)\n  ROOT n = f32[] negate(p)\n}");
+  Run("y = map(x), dimensions={0}, to_apply=neg");
+  const std::string path = (std::filesystem::temp_directory_path() / "repl_session_test.hlo").string();
+  EXPECT_THAT(Run(":save " + path), HasSubstr("saved 2 values and 1 computation"));
+  std::ifstream file(path);
+  std::stringstream text;
+  text << file.rdbuf();
+  auto exe = Executable::FromText(text.str());
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  auto result = (*exe)->Execute({});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->ToString(), "(\nf32[2] {1.5, -2},\nf32[2] {-1.5, 2}\n)");
+  std::filesystem::remove(path);
+}
+
+TEST_F(SessionTest, DebuggerStepsThroughAWhileLoop) {
+  Run(":load examples/newton_loop.hlo");
+  Run(":break body y1_b");
+  EXPECT_THAT(Run(":run f32[4] {4, 16, 1, 100}"),
+              HasSubstr("breakpoint: before %y1_b in %body (while %loop, iteration 1)"));
+  EXPECT_TRUE(session_->debugging());
+  EXPECT_EQ(session_->Prompt(), "(debug) hlo> ");
+  EXPECT_THAT(Run(":step"), HasSubstr("f32[4] {2.5, 8.5, 1, 50.5}"));
+  EXPECT_EQ(Run(":where"), "#0 %body (while %loop, iteration 1) at %y1_b\n#1 %main at %loop\n");
+  EXPECT_THAT(Run(":print trip_b"), HasSubstr("s32[] 0"));
+  EXPECT_THAT(Run(":print a"), HasSubstr("f32[4] {4, 16, 1, 100}"));
+  EXPECT_THAT(Run(":continue"), HasSubstr("iteration 2"));
+  EXPECT_THAT(Run(":print trip_b"), HasSubstr("s32[] 1"));
+  Run(":delete");
+  EXPECT_THAT(Run(":continue"), HasSubstr("program finished\nf32[4] {2, 4, 1, 10}"));
+  EXPECT_FALSE(session_->debugging());
+  EXPECT_EQ(Run("_"), "f32[4] {2, 4, 1, 10}\n");
+}
+
+TEST_F(SessionTest, DebuggerNextStepsOverAWhileAndWatchStops) {
+  Run(":load examples/newton_loop.hlo");
+  EXPECT_THAT(Run(":debug {4, 16, 1, 100}"), HasSubstr("stopped before"));
+  std::string out;
+  for (int i = 0; i < 10 && out.find("%loop in %main") == std::string::npos; ++i) out = Run(":next");
+  EXPECT_THAT(out, HasSubstr("%loop in %main"));  // the whole loop in one :next
+  EXPECT_THAT(out, HasSubstr("s32[] 30"));
+  Run(":continue");
+  Run(":watch more");
+  EXPECT_THAT(Run(":run {4, 16, 1, 100}"), HasSubstr("watch: %more in %cond"));
+  EXPECT_THAT(Run(":continue"), HasSubstr("pred[] false"));  // unchanged values do not stop
+  EXPECT_THAT(Run(":continue"), HasSubstr("program finished"));
+}
+
+TEST_F(SessionTest, InterruptStopsAnEndlessLoopAndKeepsTheSession) {
+  Run("x = f32[] constant(1)");
+  Run("forever {\n  p = s32[] parameter(0)\n  ROOT t = pred[] constant(true)\n}");
+  Run("inc {\n  p = s32[] parameter(0)\n  one = s32[] constant(1)\n  ROOT n = s32[] add(p, one)\n}");
+  std::thread interrupter([this] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    session_->cancel().store(true);
+  });
+  const auto start = std::chrono::steady_clock::now();
+  bool ok = true;
+  EXPECT_EQ(Run("w = while(s32[] constant(0)), condition=forever, body=inc", &ok), "interrupted\n");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  interrupter.join();
+  EXPECT_FALSE(ok);
+  EXPECT_LT(seconds, 30.0);
+  EXPECT_EQ(Run("x"), "f32[] 1\n");
+  EXPECT_THAT(Run(":type w"), HasSubstr("no value or computation named w"));
+}
+
+TEST_F(SessionTest, Completions) {
+  Run("my_value = f32[] constant(1)");
+  Run("my_comp {\n  ROOT p = f32[] parameter(0)\n}");
+  EXPECT_THAT(session_->Completions("exponential"),
+              ::testing::ElementsAre("exponential", "exponential-minus-one"));
+  EXPECT_THAT(session_->Completions("my_"), ::testing::ElementsAre("my_comp", "my_value"));
+  EXPECT_THAT(session_->Completions("%my_v"), ::testing::ElementsAre("%my_value"));
+  EXPECT_THAT(session_->Completions(":lo"), ::testing::ElementsAre(":load"));
+  EXPECT_THAT(session_->Completions("to_ap"), ::testing::ElementsAre("to_apply"));
+}
+
+TEST_F(SessionTest, HelpForOpcodes) {
+  EXPECT_THAT(Run(":help reduce"), HasSubstr("reduce(x..., init...), dimensions, to_apply"));
+  EXPECT_THAT(Run(":help"), HasSubstr(":break [COMPUTATION] INSTRUCTION"));
+  bool ok = true;
+  EXPECT_THAT(Run(":help frobnicate", &ok), HasSubstr("no opcode named frobnicate"));
+  EXPECT_FALSE(ok);
+  EXPECT_THAT(Session::OpcodeHelp("add"), Not(::testing::IsEmpty()));
+}
+
+}  // namespace
+}  // namespace repl
+}  // namespace hlovm
