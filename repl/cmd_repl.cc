@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -125,7 +126,11 @@ int Repl(const std::vector<std::string>& args) {
   for (const std::string& file : args) {
     if (!session.Handle(":load " + file)) return kExitBadInput;
   }
-  return isatty(STDIN_FILENO) ? RunInteractive(session) : RunScript(session);
+  if (!isatty(STDIN_FILENO)) return RunScript(session);
+  const char* term = std::getenv("TERM");
+  session.set_color(isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr &&
+                    !(term != nullptr && std::string(term) == "dumb"));
+  return RunInteractive(session);
 }
 
 }  // namespace

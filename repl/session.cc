@@ -102,7 +102,7 @@ Debugger:
   :break [COMPUTATION] INSTRUCTION   stop before an instruction (:delete [NAME] removes)
   :watch INSTRUCTION        stop when its value changes
   :debug [COMPUTATION] ARGS like :run, stopped before the first instruction
-  :step  :next  :continue  :finish  :where  :print NAME
+  :step  :next  :continue  :finish  :where  :print NAME  :kill
   (with breakpoints set, :run and expressions run under the debugger)
 Ctrl-C stops a running program.)";
 
@@ -319,6 +319,10 @@ void Session::Print(absl::string_view text) {
 void Session::Error(absl::string_view message) {
   std::string text(message);
   if (!absl::StartsWith(text, "error") && !absl::StartsWith(text, "line ")) text = "error: " + text;
+  if (color_) {
+    const size_t at = text.find("error:");
+    if (at != std::string::npos) text.replace(at, 6, "\033[1;31merror:\033[0m");
+  }
   Print(text);
 }
 

@@ -40,6 +40,8 @@ class Session {
   bool Handle(absl::string_view input);
 
   bool quit_requested() const { return quit_; }
+  // Errors in color (on a terminal).
+  void set_color(bool color) { color_ = color; }
   // Set (from a signal handler) to stop the running program.
   std::atomic<bool>& cancel() { return cancel_; }
   // "hlo> ", or "(debug) hlo> " while a program is stopped in the debugger.
@@ -106,6 +108,7 @@ class Session {
   std::string entry_;  // the loaded module's ENTRY computation, if any
   int threads_ = 0;
   bool quit_ = false;
+  bool color_ = false;
   std::atomic<bool> cancel_{false};
   std::unique_ptr<Debugger> debugger_;
 };
