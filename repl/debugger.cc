@@ -74,17 +74,25 @@ std::string Summary(const Literal& value) {
 
 }  // namespace
 
+static bool HasLargeArray(const Literal& value) {
+  if (value.shape().IsArray()) return value.shape().element_count() > kSummaryThreshold;
+  for (const Literal& e : value.tuple_elements()) {
+    if (HasLargeArray(e)) return true;
+  }
+  return false;
+}
+
 std::string FormatValue(const Literal& value, bool full) {
   const Shape& shape = value.shape();
   if (shape.IsTuple() && !full) {
-    bool large = false;
-    for (const Literal& e : value.tuple_elements()) {
-      large |= e.shape().IsTuple() || (e.shape().IsArray() && e.shape().element_count() > kSummaryThreshold);
-    }
-    if (large) {
+    if (HasLargeArray(value)) {
       std::string text = absl::StrCat(shape.ToString(false), " (");
       for (size_t i = 0; i < value.tuple_elements().size(); ++i) {
-        absl::StrAppend(&text, "\n  {", i, "}: ", FormatValue(value.tuple_elements()[i], false));
+        std::string element = FormatValue(value.tuple_elements()[i], false);
+        for (size_t at = 0; (at = element.find('\n', at)) != std::string::npos; at += 3) {
+          element.replace(at, 1, "\n  ");
+        }
+        absl::StrAppend(&text, "\n  {", i, "}: ", element);
       }
       return text + "\n)";
     }

@@ -299,6 +299,8 @@ bool Session::IsComplete(absl::string_view text) {
   // A pasted module goes on until its ENTRY computation is closed.
   absl::string_view trimmed = Trim(text);
   if (absl::StartsWith(trimmed, "HloModule")) {
+    // A `:` command line ends it too (module text has none).
+    if (absl::StrContains(trimmed, "\n:")) return true;
     return absl::StrContains(trimmed, "ENTRY") && absl::EndsWith(trimmed, "}");
   }
   return true;
@@ -318,7 +320,8 @@ void Session::Print(absl::string_view text) {
 
 void Session::Error(absl::string_view message) {
   std::string text(message);
-  if (!absl::StartsWith(text, "error") && !absl::StartsWith(text, "line ")) text = "error: " + text;
+  const std::string first_line = text.substr(0, text.find('\n'));
+  if (!absl::StrContains(first_line, "error:")) text = "error: " + text;
   if (color_) {
     const size_t at = text.find("error:");
     if (at != std::string::npos) text.replace(at, 6, "\033[1;31merror:\033[0m");
@@ -1042,6 +1045,10 @@ bool Session::CmdDebug(absl::string_view command, absl::string_view args) {
     }
     const std::string computation = words.size() == 2 ? words[0] : "";
     const std::string instruction = words.back();
+    if (instruction.empty() || (words.size() == 2 && computation.empty())) {
+      Error("usage: :break [COMPUTATION] INSTRUCTION");
+      return false;
+    }
     d.AddBreakpoint(computation, instruction);
     Print(absl::StrCat("breakpoint before %", instruction,
                        computation.empty() ? "" : absl::StrCat(" in %", computation)));
@@ -1053,6 +1060,10 @@ bool Session::CmdDebug(absl::string_view command, absl::string_view args) {
       return false;
     }
     std::string name(args.substr(args[0] == '%' ? 1 : 0));
+    if (name.empty()) {
+      Error("usage: :watch INSTRUCTION");
+      return false;
+    }
     d.AddWatch(name);
     Print(absl::StrCat("watching %", name));
     return true;
