@@ -593,9 +593,8 @@ bool Session::HandleComputation(absl::string_view input) {
   size_t pos = 0;
   const std::string name(LexName(text, &pos));
   std::string module_text = absl::StrCat("HloModule repl\n\n", ComputationsText(name));
-  std::string reducers;
-  for (ElementType t : {ElementType::kF32}) reducers = ReducersText(text, std::string(ElementTypeName(t)));
-  module_text += reducers;
+  // Predefined reducers called from a typed computation are f32 ones.
+  module_text += ReducersText(text, "f32");
   InputMap map;
   map.first_line = CountLines(module_text) + 1;
   map.shift = 6;
