@@ -196,6 +196,21 @@ TEST_F(SessionTest, InterruptStopsAnEndlessLoopAndKeepsTheSession) {
   EXPECT_THAT(Run(":type w"), HasSubstr("no value or computation named w"));
 }
 
+TEST_F(SessionTest, InterruptStopsAProgramUnderTheDebugger) {
+  Run("forever {\n  p = s32[] parameter(0)\n  ROOT t = pred[] constant(true)\n}");
+  Run("inc {\n  p = s32[] parameter(0)\n  one = s32[] constant(1)\n  ROOT n = s32[] add(p, one)\n}");
+  Run(":break nowhere");  // armed, never hit: the loop runs on the program thread
+  std::thread interrupter([this] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    session_->cancel().store(true);
+  });
+  EXPECT_EQ(Run("while(s32[] constant(0)), condition=forever, body=inc"), "interrupted\n");
+  interrupter.join();
+  EXPECT_FALSE(session_->debugging());
+  Run(":delete");
+  EXPECT_EQ(Run("call(s32[] constant(1)), to_apply=inc"), "s32[] 2\n");
+}
+
 TEST_F(SessionTest, Completions) {
   Run("my_value = f32[] constant(1)");
   Run("my_comp {\n  ROOT p = f32[] parameter(0)\n}");
