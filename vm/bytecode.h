@@ -64,6 +64,7 @@
 namespace hlovm {
 
 class StepObserver;
+class Profiler;
 
 namespace vm {
 
@@ -165,6 +166,7 @@ struct ExecContext {
   int threads = 1;
   const std::atomic<bool>* cancel = nullptr;
   StepObserver* observer = nullptr;
+  Profiler* profiler = nullptr;  // records per-instruction times (vm/profiler.h)
   int64_t replica_id = 0;
   int64_t partition_id = 0;
   // Set once anything failed; running work stops at the next instruction.
@@ -180,7 +182,7 @@ struct ExecContext {
   // The error to return: the first error, else the first failed check.
   absl::Status Result();
 
-  bool hooked() const { return cancel != nullptr || observer != nullptr; }
+  bool hooked() const { return cancel != nullptr || observer != nullptr || profiler != nullptr; }
   bool cancelled() const { return cancel != nullptr && cancel->load(std::memory_order_relaxed); }
 
   absl::Mutex mu;

@@ -13,6 +13,7 @@
 #include "vm/compiler.h"
 #include "vm/executor.h"
 #include "vm/lowering.h"
+#include "vm/profiler.h"
 
 namespace hlovm {
 namespace vm {
@@ -255,6 +256,7 @@ struct WhilePlan {
   const Function* body;
   std::vector<int32_t> out_of_leaf;  // result register index per leaf, -1: alias
   std::vector<int64_t> leaf_bytes;
+  const HloInstruction* hlo = nullptr;  // the loop, for the profiler
 };
 
 bool WhileHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
@@ -278,10 +280,12 @@ bool WhileHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
   const Reg* body_results = body.result_regs.data();
   const Reg pred_reg = cond.result_regs[0];
   if (ctx.observer != nullptr) ++ctx.depth;
+  int64_t iteration = 0;
   for (int k = 0;; k ^= 1) {
     // The loop's back-edge: cancellation and failures elsewhere stop it.
     if (ctx.failed.load(std::memory_order_relaxed)) return false;
     if (ctx.cancelled()) return ctx.Fail(absl::CancelledError("execution cancelled"));
+    const int64_t begin_ns = ctx.profiler != nullptr ? Profiler::NowNs() : 0;
     for (uint32_t i = 0; i < n; ++i) cr[cond_params[i]] = state[i];
     if (!RunFunction(cond, cr, ctx)) return false;
     if (*cr[pred_reg] == 0) break;
@@ -291,6 +295,17 @@ bool WhileHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
     for (uint32_t i = 0; i < n; ++i) {
       if (!body.result_passthrough[i]) state[i] = br[body_results[i]];
     }
+    if (ctx.profiler != nullptr) {
+      ProfileEvent event;
+      event.kind = ProfileEvent::Kind::kIteration;
+      event.hlo = p.hlo;
+      event.computation = body.computation;
+      event.iteration = iteration;
+      event.begin_ns = begin_ns;
+      event.end_ns = Profiler::NowNs();
+      ctx.profiler->Record(event);
+    }
+    ++iteration;
   }
   if (ctx.observer != nullptr) --ctx.depth;
   for (uint32_t i = 0; i < n; ++i) {
@@ -320,7 +335,7 @@ absl::Status LowerWhile(FunctionBuilder& b, const HloInstruction& instr,
   if (pred.shape.element_type() != ElementType::kPred || pred.shape.element_count() != 1) {
     return absl::InvalidArgumentError("while condition must return pred[]");
   }
-  WhilePlan plan{cond, body, {}, {}};
+  WhilePlan plan{cond, body, {}, {}, &instr};
   std::vector<Reg> outs;
   for (size_t i = 0; i < state.size(); ++i) {
     const RegInfo& in = b.function().regs[state[i]];
