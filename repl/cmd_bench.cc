@@ -16,6 +16,7 @@
 
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "frontend/parser.h"
@@ -31,6 +32,7 @@
 ABSL_DECLARE_FLAG(bool, random);
 ABSL_DECLARE_FLAG(uint64_t, seed);
 ABSL_DECLARE_FLAG(int, threads);
+ABSL_DECLARE_FLAG(std::string, json);  // bench: the figures (and the profile's rows) as JSON
 
 ABSL_FLAG(int, iterations, 10, "bench: timed runs");
 ABSL_FLAG(int, warmup, 1, "bench: untimed runs before the timed ones");
@@ -42,6 +44,7 @@ ABSL_FLAG(std::string, by, "instruction",
 ABSL_FLAG(int, op_name_depth, 3, "bench: path components of op_name kept by --by=op_name");
 ABSL_FLAG(double, peak_gflops, 0, "bench: the roofline's peak GFLOP/s (0: measured and cached)");
 ABSL_FLAG(double, peak_gbps, 0, "bench: the roofline's memory GB/s (0: measured and cached)");
+
 
 namespace hlovm {
 namespace {
@@ -98,6 +101,27 @@ void PrintTable(const char* title, const std::vector<ProfileRow>& rows, int64_t 
                 r.gflops(), r.gbps(), 100.0 * r.RooflineFraction(roofline));
     if (details && !r.detail.empty()) std::printf("      %s\n", r.detail.c_str());
   }
+}
+
+std::string JsonRows(const std::vector<ProfileRow>& rows, int64_t total_ns, const Roofline& roofline,
+                     int top) {
+  std::string out = "[";
+  for (int i = 0; i < static_cast<int>(rows.size()) && i < top; ++i) {
+    const ProfileRow& r = rows[i];
+    std::string key;
+    for (char c : r.key) {
+      if (c == '"' || c == '\\') key.push_back('\\');
+      key.push_back(c);
+    }
+    absl::StrAppend(&out, i ? ",\n    " : "\n    ", "{\"key\": \"", key, "\", \"calls\": ", r.calls,
+                    absl::StrFormat(", \"self_ms\": %.6f, \"share\": %.4f, \"gflops\": %.3f, "
+                                    "\"gbps\": %.3f, \"roofline\": %.4f}",
+                                    static_cast<double>(r.self_ns) * 1e-6,
+                                    total_ns > 0 ? static_cast<double>(r.self_ns) / total_ns : 0.0,
+                                    r.gflops(), r.gbps(), r.RooflineFraction(roofline)));
+  }
+  out.append("]");
+  return out;
 }
 
 int Bench(const std::vector<std::string>& args) {
@@ -180,8 +204,28 @@ int Bench(const std::vector<std::string>& args) {
               Bytes(static_cast<double>(memory.parameter_bytes)).c_str());
   std::printf("  peak RSS  %s\n", Bytes(static_cast<double>(PeakRssBytes())).c_str());
 
+  std::string json = absl::StrFormat(
+      "{\n  \"file\": \"%s\",\n  \"parse_ms\": %.3f, \"verify_ms\": %.3f, \"compile_ms\": %.3f,\n"
+      "  \"run_ms\": {\"min\": %.3f, \"median\": %.3f, \"max\": %.3f, \"iterations\": %d},\n"
+      "  \"memory\": {\"entry_arena\": %d, \"nested_arenas\": %d, \"constants\": %d, "
+      "\"values_without_reuse\": %d, \"parameters\": %d, \"peak_rss\": %d}",
+      absl::CEscape(file), Ms(t1 - t0), Ms(t2 - t1), Ms(t3 - t2), sorted.front(), median,
+      sorted.back(), iterations, memory.entry_arena_bytes, memory.nested_arena_bytes,
+      memory.constant_bytes, memory.value_bytes, memory.parameter_bytes, PeakRssBytes());
+  const std::string json_path = absl::GetFlag(FLAGS_json);
+  auto write_json = [&]() {
+    if (json_path.empty()) return kExitOk;
+    std::ofstream out(json_path, std::ios::trunc);
+    out << json << "\n}\n";
+    if (!out) {
+      std::fprintf(stderr, "hlovm: cannot write %s\n", json_path.c_str());
+      return kExitBadInput;
+    }
+    return kExitOk;
+  };
+
   const std::string trace = absl::GetFlag(FLAGS_trace);
-  if (!absl::GetFlag(FLAGS_profile) && trace.empty()) return kExitOk;
+  if (!absl::GetFlag(FLAGS_profile) && trace.empty()) return write_json();
 
   // One more run, profiled.
   Profiler profiler;
@@ -200,7 +244,7 @@ int Bench(const std::vector<std::string>& args) {
     }
     std::printf("  trace     %s (%zu events)\n", trace.c_str(), events.size());
   }
-  if (!absl::GetFlag(FLAGS_profile)) return kExitOk;
+  if (!absl::GetFlag(FLAGS_profile)) return write_json();
 
   Roofline roofline{absl::GetFlag(FLAGS_peak_gflops), absl::GetFlag(FLAGS_peak_gbps)};
   std::string roofline_source = "given";
@@ -219,18 +263,33 @@ int Bench(const std::vector<std::string>& args) {
               Duration(static_cast<double>(total_ns) * 1e-6).c_str(),
               roofline.peak_gflops, roofline.peak_gbps, roofline_source.c_str());
   const int top = std::max(1, absl::GetFlag(FLAGS_top));
-  PrintTable("by opcode", AggregateProfile(events, ProfileGrouping::kOpcode, 0, overhead_ns),
-             total_ns, roofline, top, false);
-  if (by == "op_name") {
-    PrintTable("by op_name", AggregateProfile(events, ProfileGrouping::kOpName,
-                                              absl::GetFlag(FLAGS_op_name_depth), overhead_ns),
-               total_ns, roofline, top, false);
-  } else {
-    PrintTable("by instruction",
-               AggregateProfile(events, ProfileGrouping::kInstruction, 0, overhead_ns), total_ns,
-               roofline, top, true);
+  const std::vector<ProfileRow> by_opcode =
+      AggregateProfile(events, ProfileGrouping::kOpcode, 0, overhead_ns);
+  PrintTable("by opcode", by_opcode, total_ns, roofline, top, false);
+  const std::vector<ProfileRow> second =
+      by == "op_name" ? AggregateProfile(events, ProfileGrouping::kOpName,
+                                         absl::GetFlag(FLAGS_op_name_depth), overhead_ns)
+                      : AggregateProfile(events, ProfileGrouping::kInstruction, 0, overhead_ns);
+  PrintTable(by == "op_name" ? "by op_name" : "by instruction", second, total_ns, roofline, top,
+             by != "op_name");
+  // The whole run against the roofline: all work over the busy time.
+  ProfileRow all;
+  for (const ProfileRow& r : by_opcode) {
+    all.flops += r.flops;
+    all.bytes += r.bytes;
   }
-  return kExitOk;
+  all.self_ns = total_ns;
+  absl::StrAppend(&json,
+                  absl::StrFormat(",\n  \"profile\": {\"run_ms\": %.3f, \"busy_ms\": %.3f, "
+                                  "\"peak_gflops\": %.2f, \"peak_gbps\": %.2f, \"roofline\": %.4f,\n"
+                                  "   \"by_opcode\": ",
+                                  profiled_ms, static_cast<double>(total_ns) * 1e-6,
+                                  roofline.peak_gflops, roofline.peak_gbps,
+                                  all.RooflineFraction(roofline)),
+                  JsonRows(by_opcode, total_ns, roofline, top), ",\n   \"",
+                  by == "op_name" ? "by_op_name" : "by_instruction", "\": ",
+                  JsonRows(second, total_ns, roofline, top), "}");
+  return write_json();
 }
 
 }  // namespace
