@@ -129,6 +129,10 @@ struct Function {
   std::vector<Reg> result_regs;         // leaves of the root
   // While bodies: result leaf i is parameter leaf i, unchanged.
   std::vector<bool> result_passthrough;
+  // While bodies: parameter leaf i is written in place (its next value
+  // computed into its own buffer), so the loop must hand the body a buffer
+  // that belongs to the loop alone.
+  std::vector<bool> param_mutated;
 
   // Scheduling: dependency counts and successors (CSR) from buffer hazards,
   // control predecessors and side-effect order; used when `parallel`.

@@ -273,7 +273,15 @@ bool WhileHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
   }
   const uint32_t n = instr.num_in;
   absl::InlinedVector<uint8_t*, 16> state(n);
-  for (uint32_t i = 0; i < n; ++i) state[i] = regs[instr.in[i]];
+  for (uint32_t i = 0; i < n; ++i) {
+    state[i] = regs[instr.in[i]];
+    if (body.param_mutated.empty() || !body.param_mutated[i]) continue;
+    // The body writes this leaf in place: it starts as the loop's own copy
+    // (the result buffer), so the operand is never written.
+    uint8_t* own = regs[instr.out[p.out_of_leaf[i]]];
+    if (own != state[i] && p.leaf_bytes[i] > 0) std::memcpy(own, state[i], p.leaf_bytes[i]);
+    state[i] = own;
+  }
   uint8_t** cr = (*cond_frame)->regs();
   const Reg* cond_params = cond.param_regs.data();
   const Reg* body_params = body.param_regs.data();
@@ -310,7 +318,9 @@ bool WhileHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
   if (ctx.observer != nullptr) --ctx.depth;
   for (uint32_t i = 0; i < n; ++i) {
     const int32_t o = p.out_of_leaf[i];
-    if (o >= 0 && p.leaf_bytes[i] > 0) std::memcpy(regs[instr.out[o]], state[i], p.leaf_bytes[i]);
+    if (o >= 0 && p.leaf_bytes[i] > 0 && regs[instr.out[o]] != state[i]) {
+      std::memcpy(regs[instr.out[o]], state[i], p.leaf_bytes[i]);
+    }
   }
   return true;
 }
@@ -340,8 +350,9 @@ absl::Status LowerWhile(FunctionBuilder& b, const HloInstruction& instr,
   for (size_t i = 0; i < state.size(); ++i) {
     const RegInfo& in = b.function().regs[state[i]];
     plan.leaf_bytes.push_back(in.bytes);
-    if (body->result_passthrough[i] || in.kind == RegKind::kToken ||
-        body->regs[body->result_regs[i]].kind == RegKind::kToken) {
+    const bool mutated = i < body->param_mutated.size() && body->param_mutated[i];
+    if (!mutated && (body->result_passthrough[i] || in.kind == RegKind::kToken ||
+                     body->regs[body->result_regs[i]].kind == RegKind::kToken)) {
       plan.out_of_leaf.push_back(-1);
       result->push_back(state[i]);
       continue;
