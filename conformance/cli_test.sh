@@ -221,6 +221,36 @@ expect "conformance min pass rate missed" 1 "$hlovm" conformance --timeout=2 --m
 expect "conformance bad regex" 2 "$hlovm" conformance --filter='(' "$tmp/cases"
 expect "conformance no such path" 2 "$hlovm" conformance "$tmp/nothing"
 
+# hlovm bench: timings, memory, the profile tables and a trace that parses as
+# JSON with one complete event per executed instruction and loop iteration.
+expect "bench" 0 "$hlovm" bench --iterations=2 examples/scan_loop.hlo 'f32[8] {1, 2, 3, 4, 5, 6, 7, 8}'
+expect_output "bench" "run       min"
+expect_output "bench" "peak RSS"
+expect "bench profile" 0 "$hlovm" bench --random --iterations=1 --profile --top=3 \
+  --peak-gflops=100 --peak-gbps=20 --trace="$tmp/trace.json" examples/scan_loop.hlo
+expect_output "bench profile" "by opcode (self time; top 3"
+expect_output "bench profile" "by instruction (self time"
+expect_output "bench profile" "roofline 100.0 GFLOP/s, 20.0 GB/s (given)"
+if command -v python3 >/dev/null; then
+  python3 - "$tmp/trace.json" <<'PY' || { echo "FAIL: bench trace"; failures=$((failures + 1)); }
+import json, sys
+events = json.load(open(sys.argv[1]))["traceEvents"]
+slices = [e for e in events if e["ph"] == "X"]
+iterations = [e for e in slices if e.get("cat") == "iteration"]
+assert len(iterations) == 8, len(iterations)          # the scan runs 8 trips
+assert all(e["dur"] >= 0 and "ts" in e for e in slices)
+loop = [e for e in slices if e.get("cat") == "while"]
+assert len(loop) == 1 and all(loop[0]["ts"] <= e["ts"] for e in iterations)
+PY
+fi
+expect "bench by op_name" 0 "$hlovm" bench --random --iterations=1 --profile --by=op_name \
+  --peak-gflops=100 --peak-gbps=20 examples/mlp.hlo
+expect_output "bench by op_name" "by op_name (self time"
+expect "bench bad --by" 2 "$hlovm" bench --by=nothing examples/mlp.hlo
+expect "bench missing file" 2 "$hlovm" bench "$tmp/none.hlo"
+expect "bench wrong inputs" 2 "$hlovm" bench examples/newton_loop.hlo
+expect_error "bench wrong inputs" "takes 1 input, 0 given"
+
 if ((failures)); then
   echo "$failures failure(s)"
   exit 1

@@ -22,7 +22,7 @@ ABSL_FLAG(double, timeout, 120, "conformance: seconds a case may run before it i
 ABSL_FLAG(int64_t, memory_limit_mb, 8192,
           "conformance: address-space limit of each case's process in MiB (0: none)");
 ABSL_FLAG(std::string, junit, "", "conformance: write a JUnit XML report to this file");
-ABSL_FLAG(std::string, json, "", "conformance: write a JSON report to this file");
+ABSL_FLAG(std::string, json, "", "conformance, bench: write a JSON report to this file");
 ABSL_FLAG(bool, list, false, "conformance: list the cases (after --filter) instead of running them");
 ABSL_FLAG(bool, fail_fast, false, "conformance: stop at the first failed or errored case");
 ABSL_FLAG(int64_t, replicas, 0, "conformance: run every case with this many replicas (0: as written)");

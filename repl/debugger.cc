@@ -227,6 +227,27 @@ absl::StatusOr<Literal> Debugger::ReadValue(const std::string& name, std::string
   return result;
 }
 
+void Debugger::KeepInputs(const Step& step, const Frame& frame) {
+  std::vector<const HloInstruction*> inputs(step.computation->parameters().begin(),
+                                            step.computation->parameters().end());
+  for (const auto& instr : step.computation->instructions()) {
+    if (instr->opcode() == HloOpcode::kGetTupleElement &&
+        instr->operands()[0]->opcode() == HloOpcode::kParameter) {
+      inputs.push_back(instr.get());
+    }
+  }
+  for (const HloInstruction* param : inputs) {
+    if (param == nullptr || !param->shape().IsArray() ||
+        param->shape().element_count() * ByteWidth(param->shape().element_type()) > kKeepBytes) {
+      continue;
+    }
+    absl::StatusOr<Literal> value = step.read_value(param);
+    if (value.ok()) {
+      seen_.insert_or_assign(param->name(), std::make_pair(std::move(*value), FrameLabel(frame)));
+    }
+  }
+}
+
 std::string Debugger::FrameLabel(const Frame& frame) const {
   std::string label = absl::StrCat("%", frame.computation->name());
   if (frame.caller != nullptr) {
@@ -296,17 +317,7 @@ void Debugger::TrackStack(const Step& step) {
       }
     }
     stack_.push_back(frame);
-    // Keep the new frame's (small) parameters, for :print once they are gone.
-    for (const HloInstruction* param : step.computation->parameters()) {
-      if (param == nullptr || !param->shape().IsArray() ||
-          param->shape().element_count() * ByteWidth(param->shape().element_type()) > kKeepBytes) {
-        continue;
-      }
-      absl::StatusOr<Literal> value = step.read_value(param);
-      if (value.ok()) {
-        seen_.insert_or_assign(param->name(), std::make_pair(std::move(*value), FrameLabel(frame)));
-      }
-    }
+    KeepInputs(step, frame);
   }
   Frame& top = stack_.back();
   if (top.computation != step.computation) {
@@ -322,6 +333,7 @@ void Debugger::TrackStack(const Step& step) {
         top.iteration = parent.body_entries;
       }
     }
+    KeepInputs(step, top);
   }
   if (!step.after && top.current != step.instruction) top.body_entries = 0;
   top.current = step.instruction;

@@ -77,6 +77,9 @@ class Debugger : public StepObserver {
   bool ShouldStop(const Step& step, std::string* reason);
   std::string Describe(const Step& step, const std::string& reason);
   std::string FrameLabel(const Frame& frame) const;
+  // Keeps the (small) parameters of the function `step` runs, and the
+  // elements taken out of them, for :print once their buffers are gone.
+  void KeepInputs(const Step& step, const Frame& frame);
   const HloInstruction* Find(const std::string& name, const Step& step) const;
 
   std::vector<std::pair<std::string, std::string>> breakpoints_;

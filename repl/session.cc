@@ -29,6 +29,7 @@
 #include "frontend/printer.h"
 #include "frontend/verifier.h"
 #include "repl/debugger.h"
+#include "repl/inputs.h"
 #include "repl/source_file.h"
 #include "vm/api.h"
 #include "vm/check_failure.h"
@@ -224,38 +225,6 @@ std::string Signature(const HloComputation& c) {
   }
   return absl::StrCat("%", c.name(), " (", absl::StrJoin(params, ", "), ") -> ",
                       c.root() != nullptr ? PrintShape(c.root()->shape(), false) : "?");
-}
-
-// Deterministic small random values (SplitMix64), as `hlovm run --random`
-// would give per parameter.
-absl::Status FillRandom(Literal* literal, uint64_t seed) {
-  if (literal->shape().IsTuple()) {
-    for (Literal& e : literal->tuple_elements()) {
-      HLOVM_RETURN_IF_ERROR(FillRandom(&e, seed++));
-    }
-    return absl::OkStatus();
-  }
-  if (!literal->shape().IsArray() || IsComplex(literal->shape().element_type())) return absl::OkStatus();
-  uint64_t state = seed * 0x100000001b3ull;
-  const ElementType type = literal->shape().element_type();
-  for (int64_t i = 0; i < literal->shape().element_count(); ++i) {
-    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    double v;
-    if (type == ElementType::kPred) {
-      v = static_cast<double>(z & 1);
-    } else if (IsFloatingPoint(type)) {
-      v = static_cast<double>(z >> 40) * 0x1p-23 - 1.0;
-    } else if (IsSignedInteger(type)) {
-      v = static_cast<double>(static_cast<int64_t>(z % 9)) - (BitWidth(type) >= 5 ? 4 : 1);
-    } else {
-      v = static_cast<double>(z % (BitWidth(type) >= 5 ? 9 : 2));
-    }
-    HLOVM_RETURN_IF_ERROR(literal->SetFromDouble(i, v));
-  }
-  return absl::OkStatus();
 }
 
 double Millis(std::chrono::steady_clock::duration d) {
@@ -711,7 +680,7 @@ bool Session::PrepareRun(absl::string_view args, Prepared* prepared) {
           Error(literal.status().message());
           return false;
         }
-        (void)FillRandom(&*literal, i);
+        (void)FillRandom(&*literal, RandomSeedForParameter(0, i));  // as `hlovm run --random`
         arguments.push_back(std::move(*literal));
       }
       cursor.pos += word.size();
@@ -723,7 +692,7 @@ bool Session::PrepareRun(absl::string_view args, Prepared* prepared) {
       literal = values_.at(std::string(bare)).literal.Clone();
       cursor.pos += word.size();
     } else if (absl::EndsWith(word, ".npy")) {
-      literal = ReadNpy(std::string(word));
+      literal = ParseInput(std::string(word), params[i]);
       cursor.pos += word.size();
     } else {
       const size_t start = cursor.pos;

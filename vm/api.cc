@@ -99,6 +99,7 @@ class VmExecutable : public Executable {
   const Shape& result_shape() const override { return result_shape_; }
   int64_t elided_constants_filled() const override { return elided_; }
   std::string Disassemble() const override { return vm::DisassembleProgram(*program_); }
+  MemoryStats memory_stats() const override;
 
   absl::StatusOr<Literal> Execute(absl::Span<const Literal* const> arguments,
                                   const ExecuteOptions& options) const override;
@@ -215,6 +216,7 @@ absl::StatusOr<Literal> VmExecutable::Execute(absl::Span<const Literal* const> a
   ctx.threads = options.threads > 0 ? options.threads : tbb::info::default_concurrency();
   ctx.cancel = options.cancel;
   ctx.observer = options.observer;
+  ctx.profiler = options.profiler;
   ctx.replica_id = options.replica_id;
   ctx.partition_id = options.partition_id;
   if (ctx.observer != nullptr) ctx.threads = 1;
@@ -229,6 +231,29 @@ absl::StatusOr<Literal> VmExecutable::Execute(absl::Span<const Literal* const> a
   HLOVM_RETURN_IF_ERROR(ctx.Result());
   const Reg* result_leaf = fn.result_regs.data();
   return MakeResult(result_shape_, result_leaf, regs, fn);
+}
+
+Executable::MemoryStats VmExecutable::memory_stats() const {
+  MemoryStats stats;
+  for (const auto& fn : program_->functions) {
+    if (fn.get() == program_->entry) {
+      stats.entry_arena_bytes += fn->arena_bytes;
+    } else {
+      stats.nested_arena_bytes += fn->arena_bytes;
+    }
+    for (const vm::RegInfo& r : fn->regs) {
+      if (r.kind == vm::RegKind::kOwned) stats.value_bytes += r.bytes;
+    }
+  }
+  stats.constant_bytes = program_->constant_bytes;
+  for (const Shape& s : parameter_shapes_) {
+    std::vector<const Shape*> leaves;
+    vm::FlattenShape(s, &leaves);
+    for (const Shape* leaf : leaves) {
+      if (leaf->IsArray()) stats.parameter_bytes += std::max<int64_t>(0, leaf->byte_size());
+    }
+  }
+  return stats;
 }
 
 std::unique_ptr<Frame> VmExecutable::TakeFrame() const {

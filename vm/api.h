@@ -27,6 +27,8 @@
 
 namespace hlovm {
 
+class Profiler;  // vm/profiler.h
+
 // How `constant({...})` literals whose values the text leaves out are filled.
 enum class ElidedFill {
   kXla,    // XLA's parser's deterministic counter pattern (bit-for-bit replays)
@@ -67,6 +69,7 @@ struct ExecuteOptions {
   int threads = 0;                         // 0: all cores
   const std::atomic<bool>* cancel = nullptr;  // set to true to stop; Execute returns Cancelled
   StepObserver* observer = nullptr;  // stepping hook, see StepObserver
+  Profiler* profiler = nullptr;  // per-instruction times, see vm/profiler.h
   int64_t replica_id = 0;
   int64_t partition_id = 0;
 };
@@ -107,6 +110,16 @@ class Executable {
 
   // Readable bytecode (`hlovm dis`).
   virtual std::string Disassemble() const = 0;
+
+  // What the compiled program's buffers take (`hlovm bench`).
+  struct MemoryStats {
+    int64_t entry_arena_bytes = 0;   // the entry function's planned buffers (with reuse)
+    int64_t nested_arena_bytes = 0;  // one activation of every nested function (loop bodies, ...)
+    int64_t constant_bytes = 0;      // the constant pool
+    int64_t value_bytes = 0;         // every owned value's size added up, as if nothing were reused
+    int64_t parameter_bytes = 0;     // the entry parameters
+  };
+  virtual MemoryStats memory_stats() const = 0;
 };
 
 }  // namespace hlovm

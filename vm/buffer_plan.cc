@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <map>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
 
 namespace hlovm {
 namespace vm {
@@ -15,8 +17,92 @@ int64_t AlignUp(int64_t n) { return (n + kAlignment - 1) / kAlignment * kAlignme
 
 }  // namespace
 
-absl::Status PlanFunction(Function* fn,
-                          const std::vector<std::pair<int32_t, int32_t>>& extra_edges) {
+namespace {
+
+absl::Status ComputeLiveness(Function* fn) {
+  const int32_t n = static_cast<int32_t>(fn->code.size());
+  for (RegInfo& r : fn->regs) {
+    r.def = -1;
+    r.last_use = -1;
+  }
+  for (int32_t i = 0; i < n; ++i) {
+    const InstrInfo& info = fn->info[i];
+    for (uint32_t k = 0; k < fn->code[i].num_out; ++k) {
+      const Reg r = fn->reg_pool[info.out_offset + k];
+      if (fn->regs[r].def != -1) {
+        return absl::InternalError(absl::StrCat("register r", r, " of %", fn->name,
+                                                " is written twice"));
+      }
+      fn->regs[r].def = i;
+      fn->regs[r].last_use = std::max(fn->regs[r].last_use, i);
+    }
+    for (uint32_t k = 0; k < fn->code[i].num_in; ++k) {
+      const Reg r = fn->reg_pool[info.in_offset + k];
+      fn->regs[r].last_use = std::max(fn->regs[r].last_use, i);
+    }
+  }
+  for (RegInfo& r : fn->regs) {
+    if (r.is_result) r.last_use = n;
+  }
+  return absl::OkStatus();
+}
+
+// While bodies: an instruction that may write in place into an operand
+// (inplace_mask), reads a state leaf for the last time and computes that
+// same leaf's next value, writes straight into the state buffer (a
+// dynamic-update-slice of a scan's output then costs its update, not a copy
+// of the whole array per trip). The loop hands the body state buffers of its
+// own for such leaves (Function::param_mutated). Liveness must be current.
+void WriteStateInPlace(Function* fn) {
+  fn->param_mutated.assign(fn->param_regs.size(), false);
+  absl::flat_hash_map<Reg, int> result_count;
+  for (Reg r : fn->result_regs) ++result_count[r];
+  for (size_t i = 0; i < fn->code.size(); ++i) {
+    const InstrInfo& info = fn->info[i];
+    if (info.inplace_mask == 0 || fn->code[i].num_out != 1) continue;
+    const Reg out = fn->reg_pool[info.out_offset];
+    const RegInfo& out_info = fn->regs[out];
+    if (out_info.kind != RegKind::kOwned || result_count[out] != 1) continue;
+    size_t leaf = 0;
+    while (leaf < fn->result_regs.size() && fn->result_regs[leaf] != out) ++leaf;
+    if (leaf >= fn->param_regs.size() || fn->param_mutated[leaf]) continue;
+    const Reg param = fn->param_regs[leaf];
+    const RegInfo& param_info = fn->regs[param];
+    if (result_count[param] != 0 || param_info.last_use != static_cast<int32_t>(i) ||
+        param_info.bytes != out_info.bytes || param_info.kind != RegKind::kParam) {
+      continue;
+    }
+    int uses = 0;
+    bool maskable = false;
+    for (uint32_t k = 0; k < fn->code[i].num_in; ++k) {
+      if (fn->reg_pool[info.in_offset + k] != param) continue;
+      ++uses;
+      maskable = (info.inplace_mask >> k & 1) != 0;
+    }
+    if (uses != 1 || !maskable) continue;
+    // Every reference to `out` becomes the state register.
+    for (Reg& r : fn->reg_pool) {
+      if (r == out) r = param;
+    }
+    fn->result_regs[leaf] = param;
+    for (auto& [hlo, regs] : fn->values) {
+      for (Reg& r : regs) {
+        if (r == out) r = param;
+      }
+    }
+    RegInfo& dropped = fn->regs[out];
+    dropped.kind = RegKind::kToken;  // holds nothing now
+    dropped.bytes = 0;
+    dropped.is_result = false;
+    fn->param_mutated[leaf] = true;
+    if (leaf < fn->result_passthrough.size()) fn->result_passthrough[leaf] = true;
+  }
+}
+
+}  // namespace
+
+absl::Status PlanFunction(Function* fn, const std::vector<std::pair<int32_t, int32_t>>& extra_edges,
+                          bool while_body) {
   const int32_t n = static_cast<int32_t>(fn->code.size());
   auto in_regs = [&](int32_t i) {
     const InstrInfo& info = fn->info[i];
@@ -27,27 +113,10 @@ absl::Status PlanFunction(Function* fn,
     return absl::MakeConstSpan(fn->reg_pool.data() + info.out_offset, fn->code[i].num_out);
   };
 
-  // Liveness.
-  for (RegInfo& r : fn->regs) {
-    r.def = -1;
-    r.last_use = -1;
-  }
-  for (int32_t i = 0; i < n; ++i) {
-    for (Reg r : out_regs(i)) {
-      if (fn->regs[r].def != -1) {
-        return absl::InternalError(absl::StrCat("register r", r, " of %", fn->name,
-                                                " is written twice"));
-      }
-      fn->regs[r].def = i;
-      fn->regs[r].last_use = std::max(fn->regs[r].last_use, i);
-    }
-    for (Reg r : in_regs(i)) fn->regs[r].last_use = std::max(fn->regs[r].last_use, i);
-  }
-  for (RegInfo& r : fn->regs) {
-    if (r.is_result) r.last_use = n;
-    if (r.kind == RegKind::kOwned && r.def == -1 && r.bytes > 0 && !r.is_result) {
-      // Never written and never a result: nothing to keep.
-    }
+  HLOVM_RETURN_IF_ERROR(ComputeLiveness(fn));
+  if (while_body) {
+    WriteStateInPlace(fn);
+    HLOVM_RETURN_IF_ERROR(ComputeLiveness(fn));
   }
 
   // Slots: best fit among free slots; in place where the instruction allows.
@@ -138,25 +207,33 @@ absl::Status PlanFunction(Function* fn,
   }
   fn->arena_bytes = offset;
 
-  // Dependencies from buffer hazards, per slot.
+  // Dependencies from buffer hazards, per buffer: a slot, or a state
+  // parameter written in place (numbered after the slots).
+  const size_t slots = slot_size.size();
+  auto buffer_of = [&](Reg r) -> int64_t {
+    const RegInfo& info = fn->regs[r];
+    if (info.kind == RegKind::kOwned) return info.slot;
+    if (info.kind == RegKind::kParam && info.def >= 0) return static_cast<int64_t>(slots + r);
+    return -1;
+  };
   std::vector<std::vector<int32_t>> preds(n);
-  std::vector<int32_t> last_writer(slot_size.size(), -1);
-  std::vector<std::vector<int32_t>> readers(slot_size.size());
+  std::vector<int32_t> last_writer(slots + fn->regs.size(), -1);
+  std::vector<std::vector<int32_t>> readers(slots + fn->regs.size());
   int32_t last_effect = -1;
   for (int32_t i = 0; i < n; ++i) {
     for (Reg r : in_regs(i)) {
-      const RegInfo& info = fn->regs[r];
-      if (info.kind != RegKind::kOwned) continue;
-      if (last_writer[info.slot] >= 0) preds[i].push_back(last_writer[info.slot]);
-      readers[info.slot].push_back(i);
+      const int64_t buffer = buffer_of(r);
+      if (buffer < 0) continue;
+      if (last_writer[buffer] >= 0) preds[i].push_back(last_writer[buffer]);
+      readers[buffer].push_back(i);
     }
     for (Reg r : out_regs(i)) {
-      const RegInfo& info = fn->regs[r];
-      if (info.kind != RegKind::kOwned) continue;
-      if (last_writer[info.slot] >= 0) preds[i].push_back(last_writer[info.slot]);
-      for (int32_t reader : readers[info.slot]) preds[i].push_back(reader);
-      readers[info.slot].clear();
-      last_writer[info.slot] = i;
+      const int64_t buffer = buffer_of(r);
+      if (buffer < 0) continue;
+      if (last_writer[buffer] >= 0) preds[i].push_back(last_writer[buffer]);
+      for (int32_t reader : readers[buffer]) preds[i].push_back(reader);
+      readers[buffer].clear();
+      last_writer[buffer] = i;
     }
     if (fn->info[i].side_effect) {
       if (last_effect >= 0) preds[i].push_back(last_effect);

@@ -17,8 +17,11 @@ namespace vm {
 
 // Fills def/last_use, slots and offsets, arena_bytes, the dependency graph
 // and `parallel`. `extra_edges` are (before, after) instruction pairs from
-// control predecessors.
-absl::Status PlanFunction(Function* fn, const std::vector<std::pair<int32_t, int32_t>>& extra_edges);
+// control predecessors. In a `while_body`, instructions that can work in
+// place and compute a state leaf's next value from its last read write into
+// the state buffer itself (Function::param_mutated).
+absl::Status PlanFunction(Function* fn, const std::vector<std::pair<int32_t, int32_t>>& extra_edges,
+                          bool while_body = false);
 
 // A function runs on the parallel executor when its instructions touch at
 // least kParallelFunctionBytes and at least two of them are worth a task

@@ -64,6 +64,7 @@
 namespace hlovm {
 
 class StepObserver;
+class Profiler;
 
 namespace vm {
 
@@ -128,6 +129,10 @@ struct Function {
   std::vector<Reg> result_regs;         // leaves of the root
   // While bodies: result leaf i is parameter leaf i, unchanged.
   std::vector<bool> result_passthrough;
+  // While bodies: parameter leaf i is written in place (its next value
+  // computed into its own buffer), so the loop must hand the body a buffer
+  // that belongs to the loop alone.
+  std::vector<bool> param_mutated;
 
   // Scheduling: dependency counts and successors (CSR) from buffer hazards,
   // control predecessors and side-effect order; used when `parallel`.
@@ -165,6 +170,7 @@ struct ExecContext {
   int threads = 1;
   const std::atomic<bool>* cancel = nullptr;
   StepObserver* observer = nullptr;
+  Profiler* profiler = nullptr;  // records per-instruction times (vm/profiler.h)
   int64_t replica_id = 0;
   int64_t partition_id = 0;
   // Set once anything failed; running work stops at the next instruction.
@@ -180,7 +186,7 @@ struct ExecContext {
   // The error to return: the first error, else the first failed check.
   absl::Status Result();
 
-  bool hooked() const { return cancel != nullptr || observer != nullptr; }
+  bool hooked() const { return cancel != nullptr || observer != nullptr || profiler != nullptr; }
   bool cancelled() const { return cancel != nullptr && cancel->load(std::memory_order_relaxed); }
 
   absl::Mutex mu;

@@ -166,8 +166,10 @@ ENTRY main {
   EXPECT_THAT(Mnemonics(*body), ElementsAre("add"));
   EXPECT_THAT(Mnemonics(*cond), ElementsAre("compare"));
   // The f32[4] element is carried unchanged: no copy, and the while's result
-  // for it is the parameter's own register.
-  EXPECT_THAT(body->result_passthrough, ElementsAre(false, true));
+  // for it is the parameter's own register. The counter's add writes its
+  // next value into the state buffer itself.
+  EXPECT_THAT(body->result_passthrough, ElementsAre(true, true));
+  EXPECT_THAT(body->param_mutated, ElementsAre(true, false));
   EXPECT_EQ(c->entry().values.at(c->module->entry()->root())[1], c->entry().param_regs[0]);
 }
 

@@ -65,6 +65,74 @@ TEST(ControlFlowTest, WhileThatNeverRunsReturnsItsInput) {
   EXPECT_EQ(Values<int32_t>(r->tuple_elements()[1])[0], 0);
 }
 
+// A scan that writes one row per trip with dynamic-update-slice: the body
+// writes into the loop's state buffer in place, the loop's operand (an
+// entry parameter, also returned unchanged beside the loop) is never written,
+// and a large reader of the state runs before the write that overwrites it
+// (two threads, large arrays: the body runs on the parallel executor).
+TEST(ControlFlowTest, ScanWritesStateInPlaceWithoutTouchingItsOperand) {
+  constexpr const char* kScan = R"hlo(HloModule scan
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+cond {
+  s = (s32[], f32[64,8192], f32[]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(64)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[64,8192], f32[]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  rows = f32[64,8192] get-tuple-element(s), index=1
+  total = f32[] get-tuple-element(s), index=2
+  zero = f32[] constant(0)
+  sum = f32[] reduce(rows, zero), dimensions={0,1}, to_apply=add
+  total2 = f32[] add(total, sum)
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  fj = f32[] convert(j)
+  row = f32[1,8192] broadcast(fj), dimensions={}
+  z = s32[] constant(0)
+  rows2 = f32[64,8192] dynamic-update-slice(rows, row, i, z)
+  ROOT t = (s32[], f32[64,8192], f32[]) tuple(j, rows2, total2)
+}
+ENTRY main {
+  p = f32[64,8192] parameter(0)
+  c = s32[] constant(0)
+  f = f32[] constant(0)
+  t = (s32[], f32[64,8192], f32[]) tuple(c, p, f)
+  w = (s32[], f32[64,8192], f32[]) while(t), condition=cond, body=body
+  rows = f32[64,8192] get-tuple-element(w), index=1
+  total = f32[] get-tuple-element(w), index=2
+  ROOT r = (f32[64,8192], f32[64,8192], f32[]) tuple(p, rows, total)
+})hlo";
+  for (int threads : {1, 2}) {
+    auto input = Literal::Create(Shape(ElementType::kF32, {64, 8192}));
+    ASSERT_TRUE(input.ok());
+    float* in = input->data<float>().data();
+    for (int64_t k = 0; k < 64 * 8192; ++k) in[k] = 0.5f;
+    std::vector<Literal> args;
+    args.push_back(std::move(*input));
+    auto r = RunHlo(kScan, args, threads);
+    ASSERT_TRUE(r.ok()) << r.status();
+    const auto& out = r->tuple_elements();
+    const std::vector<float> p = Values<float>(out[0]);
+    const std::vector<float> rows = Values<float>(out[1]);
+    for (int64_t k = 0; k < 64 * 8192; ++k) {
+      ASSERT_EQ(p[k], 0.5f) << "operand written at " << k;
+      ASSERT_EQ(rows[k], static_cast<float>(k / 8192 + 1)) << k;
+    }
+    // Trip i sums rows 0..i-1 (values 1..i, 8192 each) and the rest at 0.5:
+    // every partial sum is exact in f32.
+    double expected = 0;
+    for (int i = 0; i < 64; ++i) expected += 8192.0 * (i * (i + 1) / 2.0 + 0.5 * (64 - i));
+    EXPECT_EQ(Values<float>(out[2])[0], static_cast<float>(expected)) << threads;
+  }
+}
+
 TEST(ControlFlowTest, NestedWhileAndSwappedState) {
   auto r = RunHlo(R"hlo(HloModule nested
 icond {

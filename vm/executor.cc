@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "oneapi/tbb/task_group.h"
 #include "vm/api.h"
+#include "vm/profiler.h"
 
 namespace hlovm {
 namespace vm {
@@ -117,6 +118,10 @@ Frame::~Frame() {
 namespace {
 
 bool RegLiveAt(const RegInfo& info, int64_t pc, bool after) {
+  if (info.kind == RegKind::kParam && info.def >= 0) {
+    // A loop state leaf written in place holds its old value until then.
+    return after ? pc < info.def : pc <= info.def;
+  }
   if (info.kind != RegKind::kOwned) return true;
   if (after) return info.def <= pc && (info.last_use > pc || info.def == pc || info.is_result);
   return info.def < pc && info.last_use >= pc;
@@ -163,6 +168,19 @@ bool Observe(const Function& fn, uint8_t* const* regs, ExecContext& ctx, int64_t
   return true;
 }
 
+// Runs instruction `pc` of `fn` and records its time.
+bool RunProfiled(const Function& fn, int32_t pc, uint8_t* const* regs, ExecContext& ctx) {
+  const Instr& instr = fn.code[pc];
+  ProfileEvent event;
+  event.hlo = fn.info[pc].hlo;
+  event.computation = fn.computation;
+  event.begin_ns = Profiler::NowNs();
+  const bool ok = instr.handler(instr, regs, ctx);
+  event.end_ns = Profiler::NowNs();
+  ctx.profiler->Record(event);
+  return ok;
+}
+
 //===----------------------------------------------------------------------===//
 // Sequential dispatch.
 //===----------------------------------------------------------------------===//
@@ -177,7 +195,14 @@ bool RunSequential(const Function& fn, uint8_t** regs, ExecContext& ctx) {
       if (ctx.cancelled()) return ctx.Fail(absl::CancelledError("execution cancelled"));
       if (ctx.observer != nullptr && !Observe(fn, regs, ctx, pc, false)) return false;
     }
-    if (!instr.handler(instr, regs, ctx)) [[unlikely]] {
+    bool ok;
+    if constexpr (kHooked) {
+      ok = ctx.profiler == nullptr ? instr.handler(instr, regs, ctx)
+                                   : RunProfiled(fn, static_cast<int32_t>(pc), regs, ctx);
+    } else {
+      ok = instr.handler(instr, regs, ctx);
+    }
+    if (!ok) [[unlikely]] {
       ctx.Annotate(fn.info[pc].hlo);
       return false;
     }
@@ -237,7 +262,9 @@ class ParallelRun {
         return;
       }
       const Instr& instr = fn_.code[i];
-      if (!instr.handler(instr, regs_, ctx_)) {
+      const bool ok = ctx_.profiler == nullptr ? instr.handler(instr, regs_, ctx_)
+                                               : RunProfiled(fn_, i, regs_, ctx_);
+      if (!ok) {
         ctx_.Annotate(fn_.info[i].hlo);
         return;
       }
@@ -268,7 +295,7 @@ bool RunFunction(const Function& fn, uint8_t** regs, ExecContext& ctx) {
     ParallelRun run(fn, regs, ctx);
     return run.Run();
   }
-  if (ctx.cancel != nullptr) return RunSequential<true>(fn, regs, ctx);
+  if (ctx.hooked()) return RunSequential<true>(fn, regs, ctx);
   return RunSequential<false>(fn, regs, ctx);
 }
 

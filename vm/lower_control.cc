@@ -13,6 +13,7 @@
 #include "vm/compiler.h"
 #include "vm/executor.h"
 #include "vm/lowering.h"
+#include "vm/profiler.h"
 
 namespace hlovm {
 namespace vm {
@@ -255,6 +256,7 @@ struct WhilePlan {
   const Function* body;
   std::vector<int32_t> out_of_leaf;  // result register index per leaf, -1: alias
   std::vector<int64_t> leaf_bytes;
+  const HloInstruction* hlo = nullptr;  // the loop, for the profiler
 };
 
 bool WhileHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
@@ -271,17 +273,27 @@ bool WhileHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
   }
   const uint32_t n = instr.num_in;
   absl::InlinedVector<uint8_t*, 16> state(n);
-  for (uint32_t i = 0; i < n; ++i) state[i] = regs[instr.in[i]];
+  for (uint32_t i = 0; i < n; ++i) {
+    state[i] = regs[instr.in[i]];
+    if (body.param_mutated.empty() || !body.param_mutated[i]) continue;
+    // The body writes this leaf in place: it starts as the loop's own copy
+    // (the result buffer), so the operand is never written.
+    uint8_t* own = regs[instr.out[p.out_of_leaf[i]]];
+    if (own != state[i] && p.leaf_bytes[i] > 0) std::memcpy(own, state[i], p.leaf_bytes[i]);
+    state[i] = own;
+  }
   uint8_t** cr = (*cond_frame)->regs();
   const Reg* cond_params = cond.param_regs.data();
   const Reg* body_params = body.param_regs.data();
   const Reg* body_results = body.result_regs.data();
   const Reg pred_reg = cond.result_regs[0];
   if (ctx.observer != nullptr) ++ctx.depth;
+  int64_t iteration = 0;
   for (int k = 0;; k ^= 1) {
     // The loop's back-edge: cancellation and failures elsewhere stop it.
     if (ctx.failed.load(std::memory_order_relaxed)) return false;
     if (ctx.cancelled()) return ctx.Fail(absl::CancelledError("execution cancelled"));
+    const int64_t begin_ns = ctx.profiler != nullptr ? Profiler::NowNs() : 0;
     for (uint32_t i = 0; i < n; ++i) cr[cond_params[i]] = state[i];
     if (!RunFunction(cond, cr, ctx)) return false;
     if (*cr[pred_reg] == 0) break;
@@ -291,11 +303,24 @@ bool WhileHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
     for (uint32_t i = 0; i < n; ++i) {
       if (!body.result_passthrough[i]) state[i] = br[body_results[i]];
     }
+    if (ctx.profiler != nullptr) {
+      ProfileEvent event;
+      event.kind = ProfileEvent::Kind::kIteration;
+      event.hlo = p.hlo;
+      event.computation = body.computation;
+      event.iteration = iteration;
+      event.begin_ns = begin_ns;
+      event.end_ns = Profiler::NowNs();
+      ctx.profiler->Record(event);
+    }
+    ++iteration;
   }
   if (ctx.observer != nullptr) --ctx.depth;
   for (uint32_t i = 0; i < n; ++i) {
     const int32_t o = p.out_of_leaf[i];
-    if (o >= 0 && p.leaf_bytes[i] > 0) std::memcpy(regs[instr.out[o]], state[i], p.leaf_bytes[i]);
+    if (o >= 0 && p.leaf_bytes[i] > 0 && regs[instr.out[o]] != state[i]) {
+      std::memcpy(regs[instr.out[o]], state[i], p.leaf_bytes[i]);
+    }
   }
   return true;
 }
@@ -320,13 +345,14 @@ absl::Status LowerWhile(FunctionBuilder& b, const HloInstruction& instr,
   if (pred.shape.element_type() != ElementType::kPred || pred.shape.element_count() != 1) {
     return absl::InvalidArgumentError("while condition must return pred[]");
   }
-  WhilePlan plan{cond, body, {}, {}};
+  WhilePlan plan{cond, body, {}, {}, &instr};
   std::vector<Reg> outs;
   for (size_t i = 0; i < state.size(); ++i) {
     const RegInfo& in = b.function().regs[state[i]];
     plan.leaf_bytes.push_back(in.bytes);
-    if (body->result_passthrough[i] || in.kind == RegKind::kToken ||
-        body->regs[body->result_regs[i]].kind == RegKind::kToken) {
+    const bool mutated = i < body->param_mutated.size() && body->param_mutated[i];
+    if (!mutated && (body->result_passthrough[i] || in.kind == RegKind::kToken ||
+                     body->regs[body->result_regs[i]].kind == RegKind::kToken)) {
       plan.out_of_leaf.push_back(-1);
       result->push_back(state[i]);
       continue;

@@ -7,6 +7,8 @@
 #include <type_traits>
 
 #include "absl/status/status.h"
+#include "core/float_format.h"
+#include "ops/elementwise/elementwise_hwy.h"
 #include "ops/reduce/reduce_hwy.h"
 
 #define HWY_RESTRICT_ __restrict__
@@ -198,6 +200,54 @@ void FloatMaxMinFold(void* acc, const void* x, int64_t n) {
   a = kMax ? FMax(a, m) : FMin(a, m);
 }
 
+// bf16 and f16 maximum/minimum: blocks widened to f32 (exactly), folded by
+// the f32 kernel, and the winner narrowed back. The winner is one of the
+// inputs (or a NaN), so narrowing it is exact; a bf16 NaN keeps its bits.
+template <bool kBf16, bool kMax>
+void NarrowMaxMinFold(void* acc, const void* xv, int64_t n) {
+  if (n <= 0) return;
+  const uint16_t* x = static_cast<const uint16_t*>(xv);
+  auto widen = [](uint16_t bits) {
+    if constexpr (kBf16) {
+      const uint32_t wide = uint32_t{bits} << 16;
+      float f;
+      std::memcpy(&f, &wide, 4);
+      return f;
+    } else {
+      return HalfToFloat(bits);
+    }
+  };
+  constexpr int64_t kBlock = 512;
+  float block[kBlock];
+  float a = widen(*static_cast<uint16_t*>(acc));
+  for (int64_t i = 0; i < n; i += kBlock) {
+    const int64_t m = std::min(kBlock, n - i);
+    if constexpr (kBf16) {
+      for (int64_t k = 0; k < m; ++k) block[k] = widen(x[i + k]);
+    } else {
+      elementwise_internal::HwyF16ToF32(x + i, block, m);
+    }
+    const float r = kMax ? reduce_internal::HwyMaxF32(block, m) : reduce_internal::HwyMinF32(block, m);
+    a = kMax ? FMax(a, r) : FMin(a, r);
+  }
+  uint16_t out;
+  if constexpr (kBf16) {
+    uint32_t bits;
+    std::memcpy(&bits, &a, 4);
+    out = static_cast<uint16_t>(bits >> 16);
+  } else {
+    out = FloatToHalf(a);
+  }
+  *static_cast<uint16_t*>(acc) = out;
+}
+
+template <bool kBf16>
+RunFoldKernel NarrowFoldFor(HloOpcode op) {
+  if (op == HloOpcode::kMaximum) return &NarrowMaxMinFold<kBf16, true>;
+  if (op == HloOpcode::kMinimum) return &NarrowMaxMinFold<kBf16, false>;
+  return nullptr;
+}
+
 template <typename T>
 RunFoldKernel IntFoldFor(HloOpcode op) {
   switch (op) {
@@ -265,6 +315,8 @@ RunFoldKernel SelectRunFoldKernel(HloOpcode op, ElementType type) {
   switch (type) {
     case ElementType::kF32: return FloatFoldFor<float>(op);
     case ElementType::kF64: return FloatFoldFor<double>(op);
+    case ElementType::kBF16: return NarrowFoldFor<true>(op);
+    case ElementType::kF16: return NarrowFoldFor<false>(op);
     case ElementType::kS8: return IntFoldFor<int8_t>(op);
     case ElementType::kS16: return IntFoldFor<int16_t>(op);
     case ElementType::kS32: return IntFoldFor<int32_t>(op);

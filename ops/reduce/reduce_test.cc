@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "ops/elementwise/elementwise.h"
 #include "ops/reduce/reduce_hwy.h"
 #include "ops/reduce/reduce_window.h"
 
@@ -139,6 +140,40 @@ TEST(ReduceTest, FloatMaxMinFoldPropagateNaN) {
   acc = 0.0f;
   SelectRunFoldKernel(HloOpcode::kMaximum, ElementType::kF32)(&acc, x.data(), x.size());
   EXPECT_TRUE(std::isnan(acc));
+}
+
+// bf16/f16 max and min folds agree with folding element by element through
+// the elementwise kernel (XLA's semantics: NaN wins, +0 above -0), over
+// lengths that cross the folds' internal blocks.
+TEST(ReduceTest, NarrowFloatMaxMinFoldsMatchElementwiseFolding) {
+  std::mt19937 rng(7);
+  for (ElementType type : {ElementType::kBF16, ElementType::kF16}) {
+    for (HloOpcode op : {HloOpcode::kMaximum, HloOpcode::kMinimum}) {
+      const RunFoldKernel fold = SelectRunFoldKernel(op, type);
+      ASSERT_NE(fold, nullptr);
+      auto binary = SelectBinaryKernel(op, type, type);
+      ASSERT_TRUE(binary.ok());
+      for (int64_t n : {1, 7, 511, 512, 513, 1500}) {
+        for (int variant = 0; variant < 3; ++variant) {
+          std::vector<uint16_t> x(n);
+          for (auto& v : x) {
+            // Finite values of either sign (exponent field below the top).
+            v = static_cast<uint16_t>(rng() & (type == ElementType::kBF16 ? 0xbf7f : 0xbbff));
+          }
+          if (variant == 1) {  // signed zeros only
+            for (int64_t i = 0; i < n; ++i) x[i] = (i % 2) ? 0x8000 : 0x0000;
+          }
+          const uint16_t nan = type == ElementType::kBF16 ? 0x7fc0 : 0x7e00;
+          if (variant == 2) x[n / 2] = nan;
+          uint16_t expected = x[0], got = x[0];
+          for (int64_t i = 1; i < n; ++i) (*binary)(&expected, &x[i], &expected, 1);
+          fold(&got, x.data() + 1, n - 1);
+          EXPECT_EQ(got, expected) << ElementTypeName(type) << " " << HloOpcodeName(op)
+                                   << " n=" << n << " variant " << variant;
+        }
+      }
+    }
+  }
 }
 
 TEST(ReduceTest, SplitPartialsCombineToTheSameBitsInAnyBlockOrder) {
