@@ -72,6 +72,7 @@ using Reg = uint32_t;
 
 struct Instr;
 struct ExecContext;
+struct FramePool;  // vm/executor.h
 
 // Runs one instruction. Returns false after recording an error in `ctx`.
 using Handler = bool (*)(const Instr& instr, uint8_t* const* regs, ExecContext& ctx);
@@ -141,6 +142,10 @@ struct Function {
   std::vector<int32_t> dep_count;
   std::vector<int32_t> succ_begin;  // size code.size()+1
   std::vector<int32_t> succ;
+
+  // Activations kept for reuse (loop bodies and branches run many times);
+  // see AcquireFrame in vm/executor.h.
+  std::shared_ptr<FramePool> frame_pool;
 
   // The registers of every HLO instruction lowered into this function (for
   // stepping and the disassembler).

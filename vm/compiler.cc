@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
 #include "vm/buffer_plan.h"
+#include "vm/executor.h"
 
 namespace hlovm {
 namespace vm {
@@ -347,6 +348,7 @@ absl::StatusOr<const Function*> Compiler::CompileFunction(const HloComputation& 
   }
   compiled_[key] = nullptr;
   auto fn = std::make_unique<Function>();
+  fn->frame_pool = NewFramePool();
   fn->name = computation.name();
   fn->computation = &computation;
   FunctionBuilder b(this, program_.get(), fn.get());

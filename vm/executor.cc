@@ -111,6 +111,37 @@ Frame::~Frame() {
   if (arena_ != nullptr) ::operator delete(arena_, std::align_val_t(64));
 }
 
+struct FramePool {
+  // A few frames per function: as many as threads run it at once, usually.
+  static constexpr size_t kKeep = 8;
+  absl::Mutex mu;
+  std::vector<std::unique_ptr<Frame>> free ABSL_GUARDED_BY(mu);
+};
+
+std::shared_ptr<FramePool> NewFramePool() { return std::make_shared<FramePool>(); }
+
+absl::StatusOr<PooledFrame> PooledFrame::Acquire(const Function& fn) {
+  if (fn.frame_pool != nullptr) {
+    absl::MutexLock lock(&fn.frame_pool->mu);
+    if (!fn.frame_pool->free.empty()) {
+      std::unique_ptr<Frame> frame = std::move(fn.frame_pool->free.back());
+      fn.frame_pool->free.pop_back();
+      return PooledFrame(&fn, std::move(frame));
+    }
+  }
+  auto frame = Frame::Create(fn);
+  if (!frame.ok()) return frame.status();
+  return PooledFrame(&fn, std::move(*frame));
+}
+
+PooledFrame::~PooledFrame() {
+  if (frame_ == nullptr || fn_->frame_pool == nullptr) return;
+  absl::MutexLock lock(&fn_->frame_pool->mu);
+  if (fn_->frame_pool->free.size() < FramePool::kKeep) {
+    fn_->frame_pool->free.push_back(std::move(frame_));
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Stepping.
 //===----------------------------------------------------------------------===//

@@ -38,6 +38,29 @@ class Frame {
   uint8_t* arena_ = nullptr;
 };
 
+// Frames of one function kept for reuse: a loop body or branch that runs
+// many times allocates its arena once, not per run.
+struct FramePool;
+std::shared_ptr<FramePool> NewFramePool();
+
+// A frame of `fn` taken from its pool (or created) and given back when it
+// goes out of scope. Owned and constant registers are as Frame::Create sets
+// them; parameter registers hold whatever the last user set.
+class PooledFrame {
+ public:
+  static absl::StatusOr<PooledFrame> Acquire(const Function& fn);
+  PooledFrame(PooledFrame&&) = default;
+  PooledFrame& operator=(PooledFrame&&) = default;
+  ~PooledFrame();
+  uint8_t** regs() { return frame_->regs(); }
+
+ private:
+  PooledFrame(const Function* fn, std::unique_ptr<Frame> frame)
+      : fn_(fn), frame_(std::move(frame)) {}
+  const Function* fn_;
+  std::unique_ptr<Frame> frame_;
+};
+
 // Runs `fn` with the register file `regs` (parameters set). Returns false
 // after recording an error in `ctx`.
 bool RunFunction(const Function& fn, uint8_t** regs, ExecContext& ctx);

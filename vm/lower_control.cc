@@ -3,6 +3,7 @@
 // fusion (inlined), while, conditional, copy, bitcast, reshape-like aliases,
 // optimization-barrier, after-all, add-dependency and domain.
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -263,13 +264,13 @@ bool WhileHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
   const auto& p = *static_cast<const WhilePlan*>(instr.plan);
   const Function& cond = *p.cond;
   const Function& body = *p.body;
-  auto cond_frame = Frame::Create(cond);
+  auto cond_frame = PooledFrame::Acquire(cond);
   if (!cond_frame.ok()) return ctx.Fail(cond_frame.status());
-  std::unique_ptr<Frame> body_frames[2];
+  std::optional<PooledFrame> body_frames[2];
   for (auto& f : body_frames) {
-    auto frame = Frame::Create(body);
+    auto frame = PooledFrame::Acquire(body);
     if (!frame.ok()) return ctx.Fail(frame.status());
-    f = std::move(*frame);
+    f.emplace(std::move(*frame));
   }
   const uint32_t n = instr.num_in;
   absl::InlinedVector<uint8_t*, 16> state(n);
@@ -282,7 +283,7 @@ bool WhileHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
     if (own != state[i] && p.leaf_bytes[i] > 0) std::memcpy(own, state[i], p.leaf_bytes[i]);
     state[i] = own;
   }
-  uint8_t** cr = (*cond_frame)->regs();
+  uint8_t** cr = cond_frame->regs();
   const Reg* cond_params = cond.param_regs.data();
   const Reg* body_params = body.param_regs.data();
   const Reg* body_results = body.result_regs.data();
@@ -398,9 +399,9 @@ bool ConditionalHandler(const Instr& instr, uint8_t* const* regs, ExecContext& c
     index = (v < 0 || v >= n) ? n - 1 : v;
   }
   const Function& fn = *p.branches[index];
-  auto frame = Frame::Create(fn);
+  auto frame = PooledFrame::Acquire(fn);
   if (!frame.ok()) return ctx.Fail(frame.status());
-  uint8_t** br = (*frame)->regs();
+  uint8_t** br = frame->regs();
   const uint32_t begin = p.operand_begin[index];
   for (size_t i = 0; i < fn.param_regs.size(); ++i) br[fn.param_regs[i]] = regs[instr.in[begin + i]];
   if (ctx.observer != nullptr) ++ctx.depth;
