@@ -1,4 +1,114 @@
+// Lowering of batch-norm-training, batch-norm-inference and batch-norm-grad
+// (kernels in ops/norm/batch_norm.h). The work is split by fixed ranges of
+// features, so results never depend on the thread count.
+#include <algorithm>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
+#include "ops/norm/batch_norm.h"
 #include "vm/lowering.h"
-namespace hlovm { namespace vm {
-void RegisterNormLowerings(LoweringTable& table) { (void)table; }
-} }
+
+namespace hlovm {
+namespace vm {
+namespace {
+
+struct NormVmPlan {
+  ElementType type = ElementType::kF32;
+  BatchNormGeometry geometry;
+  float epsilon = 0;
+  int64_t features_per_chunk = 1;
+};
+
+bool TrainingHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
+  const auto& p = *static_cast<const NormVmPlan*>(instr.plan);
+  ForEachChunk(ctx, p.geometry.features, p.features_per_chunk, [&](int64_t b, int64_t e) {
+    BatchNormTraining(p.type, p.geometry, regs[instr.in[0]], regs[instr.in[1]], regs[instr.in[2]],
+                      p.epsilon, regs[instr.out[0]], regs[instr.out[1]], regs[instr.out[2]], b, e);
+  });
+  return true;
+}
+
+bool InferenceHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
+  const auto& p = *static_cast<const NormVmPlan*>(instr.plan);
+  ForEachChunk(ctx, p.geometry.features, p.features_per_chunk, [&](int64_t b, int64_t e) {
+    BatchNormInference(p.type, p.geometry, regs[instr.in[0]], regs[instr.in[1]],
+                       regs[instr.in[2]], regs[instr.in[3]], regs[instr.in[4]], p.epsilon,
+                       regs[instr.out[0]], b, e);
+  });
+  return true;
+}
+
+bool GradHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
+  const auto& p = *static_cast<const NormVmPlan*>(instr.plan);
+  ForEachChunk(ctx, p.geometry.features, p.features_per_chunk, [&](int64_t b, int64_t e) {
+    BatchNormGrad(p.type, p.geometry, regs[instr.in[0]], regs[instr.in[1]], regs[instr.in[2]],
+                  regs[instr.in[3]], regs[instr.in[4]], p.epsilon, regs[instr.out[0]],
+                  regs[instr.out[1]], regs[instr.out[2]], b, e);
+  });
+  return true;
+}
+
+absl::Status LowerBatchNorm(FunctionBuilder& b, const HloInstruction& instr,
+                            absl::Span<const ValueDesc* const> ops, ValueDesc* result) {
+  const HloOpcode op = instr.opcode();
+  const int want_in = op == HloOpcode::kBatchNormTraining ? 3 : 5;
+  const int want_out = op == HloOpcode::kBatchNormInference ? 1 : 3;
+  const std::string name(HloOpcodeName(op));
+  if (static_cast<int>(instr.operand_count()) != want_in) {
+    return absl::InvalidArgumentError(absl::StrCat(name, " takes ", want_in, " operands"));
+  }
+  for (const ValueDesc* v : ops) {
+    if (v->size() != 1) return absl::InvalidArgumentError(absl::StrCat(name, " operands must be arrays"));
+  }
+  const Shape& x = instr.operand(0)->shape();
+  if (instr.feature_index < 0 || instr.feature_index >= x.rank()) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": feature_index ", instr.feature_index,
+                                                   " is outside the operand's rank ", x.rank()));
+  }
+  if (!BatchNormSupports(x.element_type())) {
+    return absl::UnimplementedError(absl::StrCat(
+        name, " of ", std::string(ElementTypeName(x.element_type())), " is not supported"));
+  }
+  NormVmPlan plan;
+  plan.type = x.element_type();
+  plan.geometry = MakeBatchNormGeometry(x, instr.feature_index);
+  plan.epsilon = instr.epsilon;
+  const int64_t bytes = x.element_count() * ByteWidth(x.element_type()) * (want_in == 5 ? 3 : 2);
+  const int64_t feature_bytes =
+      std::max<int64_t>(1, plan.geometry.per_feature() * ByteWidth(x.element_type()));
+  plan.features_per_chunk = bytes < kParallelKernelBytes
+                                ? std::max<int64_t>(1, plan.geometry.features)
+                                : std::max<int64_t>(1, kChunkBytes / feature_bytes);
+  HLOVM_ASSIGN_OR_RETURN(ValueDesc outs, b.NewOwnedValue(instr.shape()));
+  if (static_cast<int>(outs.size()) != want_out) {
+    return absl::InvalidArgumentError(absl::StrCat(name, " has ", want_out, " results"));
+  }
+  FunctionBuilder::EmitSpec spec;
+  spec.handler = op == HloOpcode::kBatchNormTraining    ? &TrainingHandler
+                 : op == HloOpcode::kBatchNormInference ? &InferenceHandler
+                                                        : &GradHandler;
+  for (const ValueDesc* v : ops) spec.in.push_back((*v)[0]);
+  spec.out = outs;
+  spec.cost = bytes;
+  spec.mnemonic = name;
+  spec.variant = absl::StrCat(std::string(ElementTypeName(plan.type)), " outer=", plan.geometry.outer,
+                              " features=", plan.geometry.features, " inner=", plan.geometry.inner,
+                              " chunk=", plan.features_per_chunk);
+  spec.plan = b.program().AddPlan(std::move(plan));
+  b.Emit(&instr, std::move(spec));
+  for (Reg r : outs) result->push_back(r);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterNormLowerings(LoweringTable& table) {
+  table[static_cast<int>(HloOpcode::kBatchNormTraining)] = &LowerBatchNorm;
+  table[static_cast<int>(HloOpcode::kBatchNormInference)] = &LowerBatchNorm;
+  table[static_cast<int>(HloOpcode::kBatchNormGrad)] = &LowerBatchNorm;
+}
+
+}  // namespace vm
+}  // namespace hlovm
