@@ -25,6 +25,7 @@
 #include "core/shape.h"
 #include "core/status_macros.h"
 #include "core/text_cursor.h"
+#include "ops/fft/fft.h"
 #include "repl/command.h"
 #include "repl/source_file.h"
 #include "vm/api.h"
@@ -38,6 +39,9 @@ ABSL_FLAG(std::string, elided, "xla",
           "run: how to fill elided constant({...}) literals: xla (XLA's parser's counter "
           "pattern), zeros, or error");
 ABSL_FLAG(int, threads, 0, "executor threads (0: all cores)");
+ABSL_FLAG(std::string, fft_plan, "estimate",
+          "run: how FFT plans are made: estimate (instant) or measure (FFTW measures the "
+          "fastest algorithm once; the result is kept in ~/.cache/hlovm/ or $XDG_CACHE_HOME/hlovm/)");
 ABSL_FLAG(std::string, output, "",
           "run: write the results as .npy files into this directory instead of printing them");
 
@@ -230,7 +234,7 @@ absl::Status WriteResults(const Literal& result, const std::string& dir, const s
 int Run(const std::vector<std::string>& args) {
   if (args.empty()) {
     std::fprintf(stderr, "usage: hlovm run [--random] [--seed=N] [--elided=xla|zeros|error] "
-                         "[--threads=N] [--output=DIR] FILE.hlo [INPUT...]\n");
+                         "[--threads=N] [--fft-plan=estimate|measure] [--output=DIR] FILE.hlo [INPUT...]\n");
     return kExitBadInput;
   }
   const std::string& file = args[0];
@@ -253,6 +257,12 @@ int Run(const std::vector<std::string>& args) {
     std::fprintf(stderr, "hlovm: --elided must be xla, zeros or error, not '%s'\n", elided.c_str());
     return kExitBadInput;
   }
+  auto fft_plan = ParseFftPlanMode(absl::GetFlag(FLAGS_fft_plan));
+  if (!fft_plan.ok()) {
+    std::fprintf(stderr, "hlovm: %s\n", std::string(fft_plan.status().message()).c_str());
+    return kExitBadInput;
+  }
+  SetFftPlanMode(*fft_plan);
   auto executable = Executable::FromText(*text, compile_options);
   if (!executable.ok()) {
     PrintError(executable.status());

@@ -2,7 +2,11 @@
 
 #include <cmath>
 #include <complex>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <string>
 #include <random>
 #include <vector>
 
@@ -214,6 +218,39 @@ TEST(FftKernelTest, EmptyAndErrors) {
   EXPECT_FALSE(FftKernel::Create(spec).ok());
   EXPECT_FALSE(ParseFftPlanMode("fast").ok());
   EXPECT_TRUE(ParseFftPlanMode("measure").ok());
+}
+
+}  // namespace
+}  // namespace hlovm
+
+namespace hlovm {
+namespace {
+
+// --fft-plan=measure keeps FFTW wisdom in the per-user cache directory, and
+// measured plans compute the same transform.
+TEST(FftKernelTest, MeasureModeWritesWisdom) {
+  const std::string dir = ::testing::TempDir() + "/fft_wisdom_test";
+  ASSERT_EQ(::setenv("XDG_CACHE_HOME", dir.c_str(), 1), 0);
+  EXPECT_EQ(FftWisdomPath(false), dir + "/hlovm/fftw_wisdom");
+  std::remove(FftWisdomPath(false).c_str());
+  SetFftPlanMode(FftPlanMode::kMeasure);
+  FftKernelSpec spec;
+  spec.type = FftType::kFft;
+  spec.single = false;
+  spec.length = {12, 1, 1};
+  spec.batch = 2;
+  auto k = FftKernel::Create(spec);
+  SetFftPlanMode(FftPlanMode::kEstimate);
+  ASSERT_TRUE(k.ok()) << k.status();
+  std::ifstream wisdom(FftWisdomPath(false));
+  EXPECT_TRUE(wisdom.good());
+  std::vector<double> in(48), out(48);
+  in[2] = 1;  // x[1] = 1: X[k] = exp(-2 pi i k / 12)
+  (*k)->Run(in.data(), out.data());
+  for (int j = 0; j < 12; ++j) {
+    EXPECT_NEAR(out[2 * j], std::cos(2 * M_PI * j / 12), 1e-14);
+    EXPECT_NEAR(out[2 * j + 1], -std::sin(2 * M_PI * j / 12), 1e-14);
+  }
 }
 
 }  // namespace
