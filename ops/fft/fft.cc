@@ -24,7 +24,7 @@ namespace {
 // Above this many bytes (input + output) a batch is split into chunks of
 // about kFftChunkBytes each.
 constexpr int64_t kFftParallelBytes = 256 * 1024;
-constexpr int64_t kFftChunkBytes = 64 * 1024;
+constexpr int64_t kFftChunkBytes = 256 * 1024;
 // Chunks hold a multiple of this many transforms, so that every chunk starts
 // 16-byte aligned when the array does (the alignment the plans were made for).
 constexpr int64_t kChunkQuantum = 4;
