@@ -194,6 +194,11 @@ def bn_cases(rng):
     bn_training('training_f32_large_nhwc', 'f32', [64, 8, 8, 96], 3, 0.001, rng)
     bn_grad('grad_f32_large_nchw', 'f32', [16, 96, 8, 8], 1, 0.001, rng)
     bn_inference('inference_f32_large_nchw', 'f32', [16, 96, 8, 8], 1, 0.001, rng)
+    # Feature dimension minor: split by rows, partial sums per chunk.
+    bn_grad('grad_f32_large_nhwc', 'f32', [32, 8, 8, 64], 3, 0.001, rng)
+    bn_inference('inference_f64_large_nhwc', 'f64', [32, 8, 8, 64], 3, 0.001, rng)
+    bn_training('training_f64_large_nhwc_shifted', 'f64', [40, 30, 48], 2, 0.001, rng,
+                mean_shift=3.0)
     # A rank-1 operand: feature_index 0, one element per feature.
     bn_inference('inference_f32_rank1', 'f32', [5], 0, 0.5, rng)
     # f16 computes in f32 and rounds once.

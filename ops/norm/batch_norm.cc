@@ -315,4 +315,167 @@ void BatchNormGrad(ElementType type, const BatchNormGeometry& g, const void* x, 
   }
 }
 
+namespace {
+
+template <typename T>
+void RowPartials(BatchNormOp op, const BatchNormGeometry& g, int64_t rows_per_chunk, int64_t c,
+                 const T* x, const T* gy, const T* mean, T* partial) {
+  const int64_t F = g.features;
+  const int64_t r0 = c * rows_per_chunk, r1 = std::min(g.outer, r0 + rows_per_chunk);
+  T* s = partial;
+  T* q = partial + F;
+  std::fill(partial, partial + 2 * F, T(0));
+  if (op == BatchNormOp::kTraining) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const T* row = x + r * F;
+      for (int64_t f = 0; f < F; ++f) {
+        s[f] += row[f];
+        q[f] += row[f] * row[f];
+      }
+    }
+  } else {
+    for (int64_t r = r0; r < r1; ++r) {
+      const T* row = x + r * F;
+      const T* grow = gy + r * F;
+      for (int64_t f = 0; f < F; ++f) {
+        s[f] += grow[f];
+        q[f] += grow[f] * (row[f] - mean[f]);
+      }
+    }
+  }
+}
+
+// consts: training {mean, rsqrt(var + eps), scale, offset}; inference
+// {s, t}; grad {mean, scale * rsqrt(var + eps) / N, sum(gy), sum(gy*(x-mean))}.
+template <typename T>
+void RowFinish(BatchNormOp op, const BatchNormGeometry& g, int64_t chunks, const T* partials,
+               const T* scale, const T* offset, const T* mean, const T* var, T eps, T* out1,
+               T* out2, T* consts) {
+  const int64_t F = g.features;
+  const T n = static_cast<T>(g.per_feature());
+  T* c0 = consts;
+  T* c1 = consts + F;
+  T* c2 = consts + 2 * F;
+  T* c3 = consts + 3 * F;
+  if (op == BatchNormOp::kInference) {
+    for (int64_t f = 0; f < F; ++f) {
+      c0[f] = scale[f] * Rsqrt(var[f] + eps);
+      c1[f] = offset[f] - mean[f] * c0[f];
+    }
+    return;
+  }
+  std::vector<T> s(F, T(0)), q(F, T(0));
+  for (int64_t c = 0; c < chunks; ++c) {
+    const T* p = partials + c * 2 * F;
+    for (int64_t f = 0; f < F; ++f) {
+      s[f] += p[f];
+      q[f] += p[F + f];
+    }
+  }
+  if (op == BatchNormOp::kTraining) {
+    for (int64_t f = 0; f < F; ++f) {
+      const T m = s[f] / n;
+      const T v = q[f] / n - m * m;
+      out1[f] = m;
+      out2[f] = v;
+      c0[f] = m;
+      c1[f] = Rsqrt(v + eps);
+      c2[f] = scale[f];
+      c3[f] = offset[f];
+    }
+    return;
+  }
+  for (int64_t f = 0; f < F; ++f) {  // grad
+    const T ve = var[f] + eps;
+    const T r = Rsqrt(ve);
+    out1[f] = q[f] * r;
+    out2[f] = s[f];
+    c0[f] = mean[f];
+    c1[f] = scale[f] * r / n;
+    c2[f] = s[f];
+    c3[f] = q[f];
+  }
+}
+
+template <typename T>
+void RowApply(BatchNormOp op, const BatchNormGeometry& g, int64_t rows_per_chunk, int64_t ch0,
+              int64_t ch1, const T* x, const T* gy, const T* consts, const T* var, T eps, T* out) {
+  const int64_t F = g.features;
+  const T n = static_cast<T>(g.per_feature());
+  const T* c0 = consts;
+  const T* c1 = consts + F;
+  const T* c2 = consts + 2 * F;
+  const T* c3 = consts + 3 * F;
+  const int64_t r0 = ch0 * rows_per_chunk, r1 = std::min(g.outer, ch1 * rows_per_chunk);
+  for (int64_t r = r0; r < r1; ++r) {
+    const T* xr = x + r * F;
+    T* yr = out + r * F;
+    if (op == BatchNormOp::kTraining) {
+      for (int64_t f = 0; f < F; ++f) yr[f] = (xr[f] - c0[f]) * c1[f] * c2[f] + c3[f];
+    } else if (op == BatchNormOp::kInference) {
+      for (int64_t f = 0; f < F; ++f) yr[f] = xr[f] * c0[f] + c1[f];
+    } else {
+      const T* gr = gy + r * F;
+      for (int64_t f = 0; f < F; ++f) {
+        const T d = xr[f] - c0[f];
+        yr[f] = c1[f] * ((gr[f] * n - c2[f]) - c3[f] * d / (var[f] + eps));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+bool BatchNormRowModeSupports(ElementType type) {
+  return type == ElementType::kF32 || type == ElementType::kF64;
+}
+
+void BatchNormRowPartials(ElementType type, BatchNormOp op, const BatchNormGeometry& g,
+                          int64_t rows_per_chunk, int64_t c, const void* x, const void* grad_y,
+                          const void* mean, void* partial) {
+  if (type == ElementType::kF32) {
+    RowPartials<float>(op, g, rows_per_chunk, c, static_cast<const float*>(x),
+                       static_cast<const float*>(grad_y), static_cast<const float*>(mean),
+                       static_cast<float*>(partial));
+  } else {
+    RowPartials<double>(op, g, rows_per_chunk, c, static_cast<const double*>(x),
+                        static_cast<const double*>(grad_y), static_cast<const double*>(mean),
+                        static_cast<double*>(partial));
+  }
+}
+
+void BatchNormRowFinish(ElementType type, BatchNormOp op, const BatchNormGeometry& g,
+                        int64_t chunks, const void* partials, const void* scale,
+                        const void* offset, const void* mean, const void* var, float epsilon,
+                        void* out1, void* out2, void* consts) {
+  if (type == ElementType::kF32) {
+    RowFinish<float>(op, g, chunks, static_cast<const float*>(partials),
+                     static_cast<const float*>(scale), static_cast<const float*>(offset),
+                     static_cast<const float*>(mean), static_cast<const float*>(var), epsilon,
+                     static_cast<float*>(out1), static_cast<float*>(out2),
+                     static_cast<float*>(consts));
+  } else {
+    RowFinish<double>(op, g, chunks, static_cast<const double*>(partials),
+                      static_cast<const double*>(scale), static_cast<const double*>(offset),
+                      static_cast<const double*>(mean), static_cast<const double*>(var), epsilon,
+                      static_cast<double*>(out1), static_cast<double*>(out2),
+                      static_cast<double*>(consts));
+  }
+}
+
+void BatchNormRowApply(ElementType type, BatchNormOp op, const BatchNormGeometry& g,
+                       int64_t rows_per_chunk, int64_t c0, int64_t c1, const void* x,
+                       const void* grad_y, const void* consts, const void* var, float epsilon,
+                       void* out) {
+  if (type == ElementType::kF32) {
+    RowApply<float>(op, g, rows_per_chunk, c0, c1, static_cast<const float*>(x),
+                    static_cast<const float*>(grad_y), static_cast<const float*>(consts),
+                    static_cast<const float*>(var), epsilon, static_cast<float*>(out));
+  } else {
+    RowApply<double>(op, g, rows_per_chunk, c0, c1, static_cast<const double*>(x),
+                     static_cast<const double*>(grad_y), static_cast<const double*>(consts),
+                     static_cast<const double*>(var), epsilon, static_cast<double*>(out));
+  }
+}
+
 }  // namespace hlovm

@@ -44,6 +44,32 @@ void BatchNormGrad(ElementType type, const BatchNormGeometry& g, const void* x, 
                    const void* mean, const void* var, const void* grad_y, float epsilon,
                    void* grad_x, void* grad_scale, void* grad_offset, int64_t f0, int64_t f1);
 
+// Row mode, for f32/f64 operands whose feature dimension is the minor one
+// (inner == 1, e.g. NHWC): splitting by features would make every task read
+// the whole array, so the rows are split instead, in fixed chunks of
+// `rows_per_chunk` rows. Sums are formed per chunk and added in chunk order,
+// so they do not depend on the thread count either.
+enum class BatchNormOp : uint8_t { kTraining, kInference, kGrad };
+bool BatchNormRowModeSupports(ElementType type);
+// Per-chunk partial sums for chunk `c` into partial[2*features] (element
+// type): training sum(x), sum(x*x); grad sum(gy), sum(gy*(x-mean)).
+void BatchNormRowPartials(ElementType type, BatchNormOp op, const BatchNormGeometry& g,
+                          int64_t rows_per_chunk, int64_t c, const void* x, const void* grad_y,
+                          const void* mean, void* partial);
+// Adds the partials of `chunks` chunks in order, writes the per-feature
+// results (training: mean, var; grad: grad_scale, grad_offset) and the
+// per-feature constants of the elementwise pass into consts[4*features].
+// Arguments an op does not have are null.
+void BatchNormRowFinish(ElementType type, BatchNormOp op, const BatchNormGeometry& g,
+                        int64_t chunks, const void* partials, const void* scale,
+                        const void* offset, const void* mean, const void* var, float epsilon,
+                        void* out1, void* out2, void* consts);
+// The elementwise pass over the rows of chunks [c0, c1).
+void BatchNormRowApply(ElementType type, BatchNormOp op, const BatchNormGeometry& g,
+                       int64_t rows_per_chunk, int64_t c0, int64_t c1, const void* x,
+                       const void* grad_y, const void* consts, const void* var, float epsilon,
+                       void* out);
+
 }  // namespace hlovm
 
 #endif  // HLOVM_OPS_NORM_BATCH_NORM_H_
