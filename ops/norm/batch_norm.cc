@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/float_format.h"
+#include "ops/norm/batch_norm_hwy.h"
 
 namespace hlovm {
 namespace {
@@ -67,11 +68,7 @@ void Training(const BatchNormGeometry& g, const T* x, const T* scale, const T* o
   std::vector<T> sum(nf, T(0)), sq(nf, T(0));
   if (inner == 1) {
     for (int64_t o = 0; o < g.outer; ++o) {
-      const T* row = x + o * F + f0;
-      for (int64_t f = 0; f < nf; ++f) {
-        sum[f] += row[f];
-        sq[f] += row[f] * row[f];
-      }
+      norm_internal::AccSumSq(x + o * F + f0, sum.data(), sq.data(), nf);
     }
   } else {
     for (int64_t f = 0; f < nf; ++f) {
@@ -92,9 +89,8 @@ void Training(const BatchNormGeometry& g, const T* x, const T* scale, const T* o
   }
   for (int64_t o = 0; o < g.outer; ++o) {
     if (inner == 1) {
-      const T* xr = x + o * F + f0;
-      T* yr = y + o * F + f0;
-      for (int64_t f = 0; f < nf; ++f) yr[f] = (xr[f] - m[f]) * rs[f] * sc[f] + of[f];
+      norm_internal::ApplyTrain(x + o * F + f0, m.data(), rs.data(), sc.data(), of.data(),
+                                y + o * F + f0, nf);
       continue;
     }
     for (int64_t f = 0; f < nf; ++f) {
@@ -117,9 +113,7 @@ void Inference(const BatchNormGeometry& g, const T* x, const T* scale, const T* 
   }
   for (int64_t o = 0; o < g.outer; ++o) {
     if (inner == 1) {
-      const T* xr = x + o * F + f0;
-      T* yr = y + o * F + f0;
-      for (int64_t f = 0; f < nf; ++f) yr[f] = xr[f] * s[f] + t[f];
+      norm_internal::ApplyInfer(x + o * F + f0, s.data(), t.data(), y + o * F + f0, nf);
       continue;
     }
     for (int64_t f = 0; f < nf; ++f) {
@@ -140,12 +134,7 @@ void Grad(const BatchNormGeometry& g, const T* x, const T* scale, const T* mean,
   for (int64_t f = 0; f < nf; ++f) m[f] = mean[f0 + f];
   if (inner == 1) {
     for (int64_t o = 0; o < g.outer; ++o) {
-      const T* xr = x + o * F + f0;
-      const T* gr = gy + o * F + f0;
-      for (int64_t f = 0; f < nf; ++f) {
-        sg[f] += gr[f];
-        sd[f] += gr[f] * (xr[f] - m[f]);
-      }
+      norm_internal::AccGrad(gy + o * F + f0, x + o * F + f0, m.data(), sg.data(), sd.data(), nf);
     }
   } else {
     for (int64_t f = 0; f < nf; ++f) {
@@ -167,10 +156,8 @@ void Grad(const BatchNormGeometry& g, const T* x, const T* scale, const T* mean,
   for (int64_t o = 0; o < g.outer; ++o) {
     if (inner == 1) {
       const int64_t at = o * F + f0;
-      for (int64_t f = 0; f < nf; ++f) {
-        const T d = x[at + f] - m[f];
-        gx[at + f] = coef[f] * ((gy[at + f] * n - sg[f]) - sd[f] * d / ve[f]);
-      }
+      norm_internal::ApplyGrad(x + at, gy + at, m.data(), coef.data(), sg.data(), sd.data(),
+                               ve.data(), n, gx + at, nf);
       continue;
     }
     for (int64_t f = 0; f < nf; ++f) {
@@ -326,22 +313,9 @@ void RowPartials(BatchNormOp op, const BatchNormGeometry& g, int64_t rows_per_ch
   T* q = partial + F;
   std::fill(partial, partial + 2 * F, T(0));
   if (op == BatchNormOp::kTraining) {
-    for (int64_t r = r0; r < r1; ++r) {
-      const T* row = x + r * F;
-      for (int64_t f = 0; f < F; ++f) {
-        s[f] += row[f];
-        q[f] += row[f] * row[f];
-      }
-    }
+    for (int64_t r = r0; r < r1; ++r) norm_internal::AccSumSq(x + r * F, s, q, F);
   } else {
-    for (int64_t r = r0; r < r1; ++r) {
-      const T* row = x + r * F;
-      const T* grow = gy + r * F;
-      for (int64_t f = 0; f < F; ++f) {
-        s[f] += grow[f];
-        q[f] += grow[f] * (row[f] - mean[f]);
-      }
-    }
+    for (int64_t r = r0; r < r1; ++r) norm_internal::AccGrad(gy + r * F, x + r * F, mean, s, q, F);
   }
 }
 
@@ -407,19 +381,18 @@ void RowApply(BatchNormOp op, const BatchNormGeometry& g, int64_t rows_per_chunk
   const T* c2 = consts + 2 * F;
   const T* c3 = consts + 3 * F;
   const int64_t r0 = ch0 * rows_per_chunk, r1 = std::min(g.outer, ch1 * rows_per_chunk);
+  std::vector<T> ve;
+  if (op == BatchNormOp::kGrad) {
+    ve.resize(F);
+    for (int64_t f = 0; f < F; ++f) ve[f] = var[f] + eps;
+  }
   for (int64_t r = r0; r < r1; ++r) {
-    const T* xr = x + r * F;
-    T* yr = out + r * F;
     if (op == BatchNormOp::kTraining) {
-      for (int64_t f = 0; f < F; ++f) yr[f] = (xr[f] - c0[f]) * c1[f] * c2[f] + c3[f];
+      norm_internal::ApplyTrain(x + r * F, c0, c1, c2, c3, out + r * F, F);
     } else if (op == BatchNormOp::kInference) {
-      for (int64_t f = 0; f < F; ++f) yr[f] = xr[f] * c0[f] + c1[f];
+      norm_internal::ApplyInfer(x + r * F, c0, c1, out + r * F, F);
     } else {
-      const T* gr = gy + r * F;
-      for (int64_t f = 0; f < F; ++f) {
-        const T d = xr[f] - c0[f];
-        yr[f] = c1[f] * ((gr[f] * n - c2[f]) - c3[f] * d / (var[f] + eps));
-      }
+      norm_internal::ApplyGrad(x + r * F, gy + r * F, c0, c1, c2, c3, ve.data(), n, out + r * F, F);
     }
   }
 }

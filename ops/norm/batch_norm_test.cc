@@ -1,11 +1,13 @@
 #include "ops/norm/batch_norm.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "ops/norm/batch_norm_hwy.h"
 
 namespace hlovm {
 namespace {
@@ -92,6 +94,50 @@ TEST(BatchNormTest, TrainingUsesMeanOfSquaresMinusSquaredMean) {
   float sum_sq = 0;
   for (float v : x) sum_sq += v * v;
   EXPECT_EQ(var, sum_sq / 4.f - mean * mean);
+}
+
+// The SIMD loops give the bits of the plain scalar formulas (separate
+// multiplies and adds) in every lane and in the tail.
+TEST(BatchNormTest, SimdLoopsMatchScalarFormulas) {
+  std::printf("batch norm SIMD target: %s\n", norm_internal::BatchNormSimdTarget());
+  const int n = 37;
+  std::mt19937 gen(3);
+  std::normal_distribution<float> nd(0.5f, 2.f);
+  std::vector<float> x(n), gy(n), m(n), r(n), sc(n), of(n), ve(n), y(n), s(n, 0.f), q(n, 0.f);
+  for (int i = 0; i < n; ++i) {
+    x[i] = nd(gen);
+    gy[i] = nd(gen);
+    m[i] = nd(gen);
+    r[i] = std::abs(nd(gen)) + 0.1f;
+    sc[i] = nd(gen);
+    of[i] = nd(gen);
+    ve[i] = std::abs(nd(gen)) + 0.1f;
+  }
+  norm_internal::ApplyTrain(x.data(), m.data(), r.data(), sc.data(), of.data(), y.data(), n);
+  for (int i = 0; i < n; ++i) {
+    volatile float a = x[i] - m[i];
+    volatile float b = a * r[i];
+    volatile float c = b * sc[i];
+    EXPECT_EQ(y[i], c + of[i]) << i;
+  }
+  norm_internal::ApplyGrad(x.data(), gy.data(), m.data(), r.data(), sc.data(), of.data(), ve.data(),
+                           9.f, y.data(), n);
+  for (int i = 0; i < n; ++i) {
+    volatile float d = x[i] - m[i];
+    volatile float i1 = gy[i] * 9.f;
+    volatile float i12 = i1 - sc[i];
+    volatile float i4 = of[i] * d;
+    volatile float i5 = i4 / ve[i];
+    volatile float i6 = i12 - i5;
+    EXPECT_EQ(y[i], r[i] * i6) << i;
+  }
+  norm_internal::AccGrad(gy.data(), x.data(), m.data(), s.data(), q.data(), n);
+  for (int i = 0; i < n; ++i) {
+    volatile float d = x[i] - m[i];
+    volatile float p = gy[i] * d;
+    EXPECT_EQ(s[i], gy[i]);
+    EXPECT_EQ(q[i], 0.f + p);
+  }
 }
 
 }  // namespace
