@@ -31,7 +31,8 @@ struct NormVmPlan {
 bool RowModeRun(const NormVmPlan& p, BatchNormOp op, const Instr& instr, uint8_t* const* regs,
                 ExecContext& ctx) {
   const int64_t F = p.geometry.features;
-  const int es = ByteWidth(p.type);
+  // Sums and constants are kept in the element type (f32 for f16/bf16).
+  const int es = ByteWidth(p.type) == 2 ? 4 : ByteWidth(p.type);
   const void* x = regs[instr.in[0]];
   const void* scale = regs[instr.in[1]];
   const void* offset = op == BatchNormOp::kGrad ? nullptr : regs[instr.in[2]];

@@ -205,6 +205,10 @@ def bn_cases(rng):
     bn_training('training_f16_nchw', 'f16', [2, 3, 4, 4], 1, 0.001, rng)
     bn_inference('inference_f16_nhwc', 'f16', [2, 4, 4, 3], 3, 0.001, rng)
     bn_grad('grad_f16_nchw', 'f16', [2, 3, 4, 4], 1, 0.001, rng)
+    # f16 with the feature dimension minor, split by rows.
+    bn_training('training_f16_large_nhwc', 'f16', [32, 8, 8, 64], 3, 0.001, rng)
+    bn_grad('grad_f16_large_nhwc', 'f16', [32, 8, 8, 64], 3, 0.001, rng)
+    bn_inference('inference_f16_large_nhwc', 'f16', [32, 8, 8, 64], 3, 0.001, rng)
 
 
 def main():

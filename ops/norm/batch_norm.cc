@@ -372,15 +372,13 @@ void RowFinish(BatchNormOp op, const BatchNormGeometry& g, int64_t chunks, const
 }
 
 template <typename T>
-void RowApply(BatchNormOp op, const BatchNormGeometry& g, int64_t rows_per_chunk, int64_t ch0,
-              int64_t ch1, const T* x, const T* gy, const T* consts, const T* var, T eps, T* out) {
-  const int64_t F = g.features;
-  const T n = static_cast<T>(g.per_feature());
+// Rows [r0, r1) of a [rows, F] operand; n: elements per feature.
+void RowApply(BatchNormOp op, int64_t F, T n, int64_t r0, int64_t r1, const T* x, const T* gy,
+              const T* consts, const T* var, T eps, T* out) {
   const T* c0 = consts;
   const T* c1 = consts + F;
   const T* c2 = consts + 2 * F;
   const T* c3 = consts + 3 * F;
-  const int64_t r0 = ch0 * rows_per_chunk, r1 = std::min(g.outer, ch1 * rows_per_chunk);
   std::vector<T> ve;
   if (op == BatchNormOp::kGrad) {
     ve.resize(F);
@@ -399,14 +397,51 @@ void RowApply(BatchNormOp op, const BatchNormGeometry& g, int64_t rows_per_chunk
 
 }  // namespace
 
+namespace {
+
+// 16-bit row mode: rows are widened to f32, computed, and rounded back.
+bool Is16(ElementType t) { return t == ElementType::kF16 || t == ElementType::kBF16; }
+
+void Widen(ElementType t, const void* p, int64_t at, int64_t n, float* out) {
+  const uint16_t* s = static_cast<const uint16_t*>(p) + at;
+  for (int64_t i = 0; i < n; ++i) out[i] = Load16(t, s[i]);
+}
+void Narrow(ElementType t, const float* v, int64_t n, void* p, int64_t at) {
+  uint16_t* d = static_cast<uint16_t*>(p) + at;
+  for (int64_t i = 0; i < n; ++i) d[i] = Store16(t, v[i]);
+}
+
+void RowPartials16(ElementType t, BatchNormOp op, const BatchNormGeometry& g,
+                   int64_t rows_per_chunk, int64_t c, const void* x, const void* gy,
+                   const void* mean, float* partial) {
+  const int64_t F = g.features;
+  const int64_t r0 = c * rows_per_chunk, r1 = std::min(g.outer, r0 + rows_per_chunk);
+  std::fill(partial, partial + 2 * F, 0.f);
+  std::vector<float> xr(F), gr(F), m(F);
+  if (op == BatchNormOp::kGrad) Widen(t, mean, 0, F, m.data());
+  for (int64_t r = r0; r < r1; ++r) {
+    Widen(t, x, r * F, F, xr.data());
+    if (op == BatchNormOp::kTraining) {
+      norm_internal::AccSumSq(xr.data(), partial, partial + F, F);
+    } else {
+      Widen(t, gy, r * F, F, gr.data());
+      norm_internal::AccGrad(gr.data(), xr.data(), m.data(), partial, partial + F, F);
+    }
+  }
+}
+
+}  // namespace
+
 bool BatchNormRowModeSupports(ElementType type) {
-  return type == ElementType::kF32 || type == ElementType::kF64;
+  return type == ElementType::kF32 || type == ElementType::kF64 || Is16(type);
 }
 
 void BatchNormRowPartials(ElementType type, BatchNormOp op, const BatchNormGeometry& g,
                           int64_t rows_per_chunk, int64_t c, const void* x, const void* grad_y,
                           const void* mean, void* partial) {
-  if (type == ElementType::kF32) {
+  if (Is16(type)) {
+    RowPartials16(type, op, g, rows_per_chunk, c, x, grad_y, mean, static_cast<float*>(partial));
+  } else if (type == ElementType::kF32) {
     RowPartials<float>(op, g, rows_per_chunk, c, static_cast<const float*>(x),
                        static_cast<const float*>(grad_y), static_cast<const float*>(mean),
                        static_cast<float*>(partial));
@@ -421,7 +456,19 @@ void BatchNormRowFinish(ElementType type, BatchNormOp op, const BatchNormGeometr
                         int64_t chunks, const void* partials, const void* scale,
                         const void* offset, const void* mean, const void* var, float epsilon,
                         void* out1, void* out2, void* consts) {
-  if (type == ElementType::kF32) {
+  if (Is16(type)) {
+    const int64_t F = g.features;
+    std::vector<float> sc(F), of(F), m(F), v(F), o1(F), o2(F);
+    if (scale != nullptr) Widen(type, scale, 0, F, sc.data());
+    if (offset != nullptr) Widen(type, offset, 0, F, of.data());
+    if (mean != nullptr) Widen(type, mean, 0, F, m.data());
+    if (var != nullptr) Widen(type, var, 0, F, v.data());
+    RowFinish<float>(op, g, chunks, static_cast<const float*>(partials), sc.data(), of.data(),
+                     m.data(), v.data(), Epsilon16(type, epsilon), o1.data(), o2.data(),
+                     static_cast<float*>(consts));
+    if (out1 != nullptr) Narrow(type, o1.data(), F, out1, 0);
+    if (out2 != nullptr) Narrow(type, o2.data(), F, out2, 0);
+  } else if (type == ElementType::kF32) {
     RowFinish<float>(op, g, chunks, static_cast<const float*>(partials),
                      static_cast<const float*>(scale), static_cast<const float*>(offset),
                      static_cast<const float*>(mean), static_cast<const float*>(var), epsilon,
@@ -440,12 +487,26 @@ void BatchNormRowApply(ElementType type, BatchNormOp op, const BatchNormGeometry
                        int64_t rows_per_chunk, int64_t c0, int64_t c1, const void* x,
                        const void* grad_y, const void* consts, const void* var, float epsilon,
                        void* out) {
-  if (type == ElementType::kF32) {
-    RowApply<float>(op, g, rows_per_chunk, c0, c1, static_cast<const float*>(x),
+  if (Is16(type)) {
+    const int64_t F = g.features;
+    std::vector<float> v(F), xr(F), gr(F), yr(F);
+    if (var != nullptr) Widen(type, var, 0, F, v.data());
+    const float n = static_cast<float>(g.per_feature());
+    for (int64_t r = c0 * rows_per_chunk; r < std::min(g.outer, c1 * rows_per_chunk); ++r) {
+      Widen(type, x, r * F, F, xr.data());
+      if (grad_y != nullptr) Widen(type, grad_y, r * F, F, gr.data());
+      RowApply<float>(op, F, n, 0, 1, xr.data(), gr.data(), static_cast<const float*>(consts),
+                      v.data(), Epsilon16(type, epsilon), yr.data());
+      Narrow(type, yr.data(), F, out, r * F);
+    }
+  } else if (type == ElementType::kF32) {
+    RowApply<float>(op, g.features, static_cast<float>(g.per_feature()), c0 * rows_per_chunk,
+                    std::min(g.outer, c1 * rows_per_chunk), static_cast<const float*>(x),
                     static_cast<const float*>(grad_y), static_cast<const float*>(consts),
                     static_cast<const float*>(var), epsilon, static_cast<float*>(out));
   } else {
-    RowApply<double>(op, g, rows_per_chunk, c0, c1, static_cast<const double*>(x),
+    RowApply<double>(op, g.features, static_cast<double>(g.per_feature()), c0 * rows_per_chunk,
+                     std::min(g.outer, c1 * rows_per_chunk), static_cast<const double*>(x),
                      static_cast<const double*>(grad_y), static_cast<const double*>(consts),
                      static_cast<const double*>(var), epsilon, static_cast<double*>(out));
   }
