@@ -92,7 +92,7 @@ void FftVsFftw(benchmark::State& state, int64_t batch, int64_t n, int threads) {
   }
   auto run_kernel = [&] {
     ForChunks(threads, kernel.chunks(),
-              [&](int64_t b, int64_t e) { kernel.RunChunks(in.get(), out.get(), b, e); });
+              [&](int64_t b, int64_t e) { (void)kernel.RunChunks(in.get(), out.get(), b, e); });
   };
   auto run_reference = [&] {
     ForChunks(threads, parts, [&](int64_t b, int64_t e) {

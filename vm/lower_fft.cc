@@ -2,6 +2,7 @@
 // compile time (ops/fft/fft.h); the handler only executes them. The batch is
 // split into the kernel's fixed chunks, so results never depend on the thread
 // count.
+#include <atomic>
 #include <memory>
 #include <string>
 
@@ -23,7 +24,11 @@ bool FftHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
   const FftKernel& k = *static_cast<const FftVmPlan*>(instr.plan)->kernel;
   const uint8_t* in = regs[instr.in[0]];
   uint8_t* out = regs[instr.out[0]];
-  ForEachChunk(ctx, k.chunks(), 1, [&](int64_t b, int64_t e) { k.RunChunks(in, out, b, e); });
+  std::atomic<bool> ok{true};
+  ForEachChunk(ctx, k.chunks(), 1, [&](int64_t b, int64_t e) {
+    if (!k.RunChunks(in, out, b, e)) ok = false;
+  });
+  if (!ok.load()) return ctx.Fail(absl::ResourceExhaustedError("fft: out of memory for scratch"));
   return true;
 }
 

@@ -385,50 +385,50 @@ void Scale(void* data, int64_t n, double scale) {
 }
 
 template <bool kSingle>
-void RunTyped(FftType type, void* const* plans, const void* in, void* out, int64_t count,
+bool RunTyped(FftType type, void* const* plans, const void* in, void* out, int64_t count,
               int64_t in_elems, int64_t out_elems, double scale) {
   using W = Fftw<kSingle>;
   using Real = typename W::Real;
   switch (type) {
     case FftType::kFft:
       W::ExecC2C(plans[0], in, out);
-      return;
+      return true;
     case FftType::kIfft:
       W::ExecC2C(plans[0], in, out);
       Scale<Real>(out, 2 * count * out_elems, scale);
-      return;
+      return true;
     case FftType::kRfft:
       W::ExecR2C(plans[0], in, out);
-      return;
+      return true;
     case FftType::kIrfft: {
       // c2r destroys its input: work on an aligned copy.
       const size_t bytes = static_cast<size_t>(count * in_elems) * sizeof(typename W::Complex);
       void* scratch = W::Malloc(bytes);
+      if (scratch == nullptr) return false;
       std::memcpy(scratch, in, bytes);
       if (plans[0] != nullptr) W::ExecC2C(plans[0], scratch, scratch);
       W::ExecC2R(plans[1], scratch, out);
       W::Free(scratch);
       Scale<Real>(out, count * out_elems, scale);
-      return;
+      return true;
     }
   }
+  return false;
 }
 
 bool Aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15) == 0; }
 
 }  // namespace
 
-void FftKernel::RunAligned(const void* in, void* out, int64_t count) const {
+bool FftKernel::RunAligned(const void* in, void* out, int64_t count) const {
   void* const* plans = count == chunk_ ? chunk_plan_ : tail_plan_;
-  if (spec_.single) {
-    RunTyped<true>(spec_.type, plans, in, out, count, in_elems_, out_elems_, scale_);
-  } else {
-    RunTyped<false>(spec_.type, plans, in, out, count, in_elems_, out_elems_, scale_);
-  }
+  return spec_.single
+             ? RunTyped<true>(spec_.type, plans, in, out, count, in_elems_, out_elems_, scale_)
+             : RunTyped<false>(spec_.type, plans, in, out, count, in_elems_, out_elems_, scale_);
 }
 
-void FftKernel::RunChunks(const void* in, void* out, int64_t first, int64_t last) const {
-  if (chunk_ == 0) return;
+bool FftKernel::RunChunks(const void* in, void* out, int64_t first, int64_t last) const {
+  if (chunk_ == 0) return true;
   const int64_t cb = spec_.single ? 8 : 16, rb = cb / 2;
   const bool real_in = spec_.type == FftType::kRfft, real_out = spec_.type == FftType::kIrfft;
   const int64_t in_t = in_elems_ * (real_in ? rb : cb), out_t = out_elems_ * (real_out ? rb : cb);
@@ -438,18 +438,23 @@ void FftKernel::RunChunks(const void* in, void* out, int64_t first, int64_t last
     const uint8_t* src = static_cast<const uint8_t*>(in) + begin * in_t;
     uint8_t* dst = static_cast<uint8_t*>(out) + begin * out_t;
     if (Aligned16(src) && Aligned16(dst)) {
-      RunAligned(src, dst, count);
+      if (!RunAligned(src, dst, count)) return false;
       continue;
     }
     // Stage through aligned buffers so that the same plan runs.
     void* a = fftw_malloc(static_cast<size_t>(count * in_t));
     void* b = fftw_malloc(static_cast<size_t>(count * out_t));
-    std::memcpy(a, src, static_cast<size_t>(count * in_t));
-    RunAligned(a, b, count);
-    std::memcpy(dst, b, static_cast<size_t>(count * out_t));
-    fftw_free(a);
-    fftw_free(b);
+    bool ok = a != nullptr && b != nullptr;
+    if (ok) {
+      std::memcpy(a, src, static_cast<size_t>(count * in_t));
+      ok = RunAligned(a, b, count);
+      if (ok) std::memcpy(dst, b, static_cast<size_t>(count * out_t));
+    }
+    if (a != nullptr) fftw_free(a);
+    if (b != nullptr) fftw_free(b);
+    if (!ok) return false;
   }
+  return true;
 }
 
 }  // namespace hlovm

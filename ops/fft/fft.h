@@ -73,16 +73,17 @@ class FftKernel {
   std::string Describe() const;
 
   // Runs chunks [first, last) of the batch: `in` and `out` are the whole
-  // input and output arrays (row-major). Thread safe.
-  void RunChunks(const void* in, void* out, int64_t first, int64_t last) const;
+  // input and output arrays (row-major). Thread safe. False only when
+  // scratch memory could not be allocated.
+  bool RunChunks(const void* in, void* out, int64_t first, int64_t last) const;
   // Runs the whole batch on the calling thread.
-  void Run(const void* in, void* out) const { RunChunks(in, out, 0, chunks()); }
+  bool Run(const void* in, void* out) const { return RunChunks(in, out, 0, chunks()); }
 
  private:
   explicit FftKernel(const FftKernelSpec& spec) : spec_(spec) {}
   absl::Status MakePlans();
   // Runs `count` transforms (a whole chunk or the tail) with aligned buffers.
-  void RunAligned(const void* in, void* out, int64_t count) const;
+  bool RunAligned(const void* in, void* out, int64_t count) const;
   void* PlanFor(int64_t count, int which) const;
 
   FftKernelSpec spec_;
