@@ -27,7 +27,7 @@ def tol(t, want):
     return (2e-5 if t in ('f32', 'c64') else 1e-12) * scale
 
 
-def fft_case(name, fft_type, t_in, in_shape, k, rng, note=None, data=None):
+def fft_case(name, fft_type, t_in, in_shape, k, rng, note=None, data=None, layout=None):
     axes = tuple(range(len(in_shape) - k, len(in_shape)))
     if data is not None:
         x = data
@@ -49,7 +49,7 @@ def fft_case(name, fft_type, t_in, in_shape, k, rng, note=None, data=None):
         lengths = list(in_shape[-k:-1]) + [n_last]
         want, t_out = np.fft.irfftn(wide, s=lengths, axes=axes), REAL[t_in]
     c = Case('fft', 'fft', name, note=note)
-    xc = c.const(t_in, x)
+    xc = c.const(t_in, x, layout=layout)
     attrs = 'fft_type=%s, fft_length={%s}' % (fft_type, ','.join(str(d) for d in lengths))
     r = c.op(shape(t_out, want.shape), 'fft(%s), %s' % (ref(xc), attrs), root=True)
     c.check_almost(r, t_out, want, tol(t_out, want))
@@ -87,6 +87,9 @@ def fft_cases(rng):
     name = 'irfft_c64_batch_700x49'
     NLAST[name] = 96
     fft_case(name, 'IRFFT', 'c64', [700, 49], 1, rng)
+    # A column-major operand (the transform runs over the logical last axis).
+    fft_case('fft_c64_column_major_operand', 'FFT', 'c64', [5, 8], 1, rng, layout=[0, 1])
+    fft_case('rfft_f64_3d_layout_201', 'RFFT', 'f64', [3, 4, 6], 2, rng, layout=[0, 2, 1])
     # Empty batch.
     fft_case('fft_c64_empty_batch', 'FFT', 'c64', [0, 8], 1, rng)
 
