@@ -234,7 +234,7 @@ absl::Status WriteResults(const Literal& result, const std::string& dir, const s
 int Run(const std::vector<std::string>& args) {
   if (args.empty()) {
     std::fprintf(stderr, "usage: hlovm run [--random] [--seed=N] [--elided=xla|zeros|error] "
-                         "[--threads=N] [--fft-plan=estimate|measure] [--output=DIR] FILE.hlo [INPUT...]\n");
+                         "[--threads=N] [--output=DIR] FILE.hlo [INPUT...]\n");
     return kExitBadInput;
   }
   const std::string& file = args[0];
