@@ -21,6 +21,7 @@
 #include "absl/strings/str_format.h"
 #include "frontend/parser.h"
 #include "frontend/verifier.h"
+#include "ops/fft/fft.h"
 #include "repl/command.h"
 #include "repl/inputs.h"
 #include "repl/source_file.h"
@@ -32,6 +33,7 @@
 ABSL_DECLARE_FLAG(bool, random);
 ABSL_DECLARE_FLAG(uint64_t, seed);
 ABSL_DECLARE_FLAG(int, threads);
+ABSL_DECLARE_FLAG(std::string, fft_plan);
 ABSL_DECLARE_FLAG(std::string, json);  // bench: the figures (and the profile's rows) as JSON
 
 ABSL_FLAG(int, iterations, 10, "bench: timed runs");
@@ -140,6 +142,9 @@ int Bench(const std::vector<std::string>& args) {
                          "instruction or op_name\n");
     return kExitBadInput;
   }
+  auto fft_plan = ParseFftPlanMode(absl::GetFlag(FLAGS_fft_plan));
+  if (!fft_plan.ok()) return Fail(fft_plan.status(), false);
+  SetFftPlanMode(*fft_plan);
   auto text = ReadSourceFile(file);
   if (!text.ok()) return Fail(text.status(), false);
 

@@ -21,6 +21,7 @@
 #include "core/npy.h"
 #include "core/shape.h"
 #include "core/status_macros.h"
+#include "ops/fft/fft.h"
 #include "repl/command.h"
 #include "repl/inputs.h"
 #include "repl/source_file.h"
@@ -35,6 +36,9 @@ ABSL_FLAG(std::string, elided, "xla",
           "run: how to fill elided constant({...}) literals: xla (XLA's parser's counter "
           "pattern), zeros, or error");
 ABSL_FLAG(int, threads, 0, "executor threads (0: all cores)");
+ABSL_FLAG(std::string, fft_plan, "estimate",
+          "run: how FFT plans are made: estimate (instant) or measure (FFTW measures the "
+          "fastest algorithm once; the result is kept in ~/.cache/hlovm/ or $XDG_CACHE_HOME/hlovm/)");
 ABSL_FLAG(std::string, output, "",
           "run: write the results as .npy files into this directory instead of printing them");
 
@@ -109,6 +113,12 @@ int Run(const std::vector<std::string>& args) {
     std::fprintf(stderr, "hlovm: --elided must be xla, zeros or error, not '%s'\n", elided.c_str());
     return kExitBadInput;
   }
+  auto fft_plan = ParseFftPlanMode(absl::GetFlag(FLAGS_fft_plan));
+  if (!fft_plan.ok()) {
+    std::fprintf(stderr, "hlovm: %s\n", std::string(fft_plan.status().message()).c_str());
+    return kExitBadInput;
+  }
+  SetFftPlanMode(*fft_plan);
   auto executable = Executable::FromText(*text, compile_options);
   if (!executable.ok()) {
     PrintError(executable.status());

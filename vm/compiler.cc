@@ -29,6 +29,8 @@ const LoweringTable& Lowerings() {
     RegisterReduceLowerings(*t);
     RegisterDotLowerings(*t);
     RegisterCustomCallLowering(*t);
+    RegisterFftLowerings(*t);
+    RegisterNormLowerings(*t);
     return t;
   }();
   return *table;
