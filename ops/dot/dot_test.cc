@@ -275,7 +275,7 @@ TEST(DotTest, Complex64) {
 }
 
 TEST(DotTest, UnitsSplitDoesNotChangeResult) {
-  const int64_t m = 250, k = 300, n = 400;
+  const int64_t m = 500, k = 300, n = 1000;
   const auto a = Random<float>(m * k, 9, -3, 3);
   const auto b = Random<float>(k * n, 10, -3, 3);
   auto plan = MakeDotPlan(Shape(ElementType::kF32, {m, k}), Shape(ElementType::kF32, {k, n}),

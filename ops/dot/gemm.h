@@ -45,8 +45,10 @@ struct GemmKernel {
 absl::StatusOr<GemmKernel> SelectGemmKernel(ElementType compute_type);
 
 // Blocking of the f32/f64 kernel (elements).
-inline constexpr int64_t kGemmBlockM = 120;
-inline constexpr int64_t kGemmBlockN = 192;
+// Rows and columns of C per work unit (multiples of every target's register
+// tile) and the f32 k block (f64 uses half of it).
+inline constexpr int64_t kGemmBlockM = 240;
+inline constexpr int64_t kGemmBlockN = 480;
 inline constexpr int64_t kGemmBlockK = 256;
 
 namespace gemm_internal {

@@ -1,8 +1,19 @@
 // Highway micro-kernel and blocked driver of the f32/f64 GEMM, compiled once
-// per SIMD target by gemm_hwy.cc. Register tile: 6 rows x 2 vectors of C.
-// A is packed in 6-row strips and B in 2-vector-wide column strips per
-// (row block, column block, k block); C tiles are loaded back between k
-// blocks, so each element sees its k terms in order.
+// per SIMD target by gemm_hwy.cc.
+//
+// Register tile (kMr rows x kNv vectors of C, accumulators kept in
+// registers): 6 x 2 on targets with 16 vector registers (AVX2, SSE2), 8 x 3
+// on targets with 32 (AVX-512, NEON).
+//
+// Per work unit (batch index, kGemmBlockM rows, kGemmBlockN columns of C) and
+// per k block: B's block is packed in nr-wide column strips (zero padded) and
+// A's block in kMr-row strips, then the column strips run outermost (one B
+// strip stays in L1) over the row strips (the A block stays in L2). C tiles
+// are loaded back between k blocks, so each element sees its k terms in
+// sequential order whatever the blocking. Small operands skip packing: a
+// row-major A is read in place when its block is small (rows then share
+// cache sets little), and so is a row-major B (full strips; a partial last
+// strip is still packed).
 
 // Per-target include guard (see hwy/examples/skeleton-inl.h).
 #if defined(HLOVM_OPS_DOT_GEMM_HWY_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -15,9 +26,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <vector>
 
 #include "hwy/aligned_allocator.h"
+#include "hwy/cache_control.h"
 #include "hwy/highway.h"
 #include "ops/dot/gemm.h"
 
@@ -28,50 +39,60 @@ namespace HWY_NAMESPACE {
 
 namespace hn = hwy::HWY_NAMESPACE;
 
-constexpr int64_t kMr = 6;
+#if HWY_TARGET <= HWY_AVX3 || HWY_ARCH_ARM
+constexpr int kMr = 8;
+constexpr int kNv = 3;
+#else
+constexpr int kMr = 6;
+constexpr int kNv = 2;
+#endif
 
-// c (ldc) += sum over kc of ap[k][0..6) x bp[k][0..2L), starting from zero
-// when `first`.
-template <class D, typename T = hn::TFromD<D>>
-HWY_INLINE void MicroKernel(D d, int64_t kc, const T* HWY_RESTRICT ap, const T* HWY_RESTRICT bp,
-                            T* HWY_RESTRICT c, int64_t ldc, bool first) {
+// The k block per element type: an A block of kGemmBlockM rows stays within
+// a 512 KiB L2.
+template <typename T>
+constexpr int64_t BlockK() {
+  return sizeof(T) == 4 ? kGemmBlockK : kGemmBlockK / 2;
+}
+
+// c (ldc) = (first ? 0 : c) + sum over k < kc of A[r][k] * B[k][0..nr).
+// A: packed (kDirectA false: element (r, k) at a[k * kMr + r]) or read in
+// place (rows at a + r * lda, k contiguous). B: rows of nr (or more)
+// elements at b + k * ldb, aligned when packed.
+template <bool kDirectA, class D, typename T = hn::TFromD<D>>
+HWY_INLINE void MicroKernel(D d, int64_t kc, const T* HWY_RESTRICT a, int64_t lda,
+                            const T* HWY_RESTRICT b, int64_t ldb, T* HWY_RESTRICT c,
+                            int64_t ldc, bool first) {
   const size_t L = hn::Lanes(d);
   using V = decltype(hn::Zero(d));
-  V c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
+  V acc[kMr][kNv];
   if (first) {
-    c00 = c01 = c10 = c11 = c20 = c21 = c30 = c31 = c40 = c41 = c50 = c51 = hn::Zero(d);
+    HWY_UNROLL(kMr) for (int r = 0; r < kMr; ++r) {
+      HWY_UNROLL(kNv) for (int v = 0; v < kNv; ++v) acc[r][v] = hn::Zero(d);
+    }
   } else {
-    c00 = hn::LoadU(d, c + 0 * ldc), c01 = hn::LoadU(d, c + 0 * ldc + L);
-    c10 = hn::LoadU(d, c + 1 * ldc), c11 = hn::LoadU(d, c + 1 * ldc + L);
-    c20 = hn::LoadU(d, c + 2 * ldc), c21 = hn::LoadU(d, c + 2 * ldc + L);
-    c30 = hn::LoadU(d, c + 3 * ldc), c31 = hn::LoadU(d, c + 3 * ldc + L);
-    c40 = hn::LoadU(d, c + 4 * ldc), c41 = hn::LoadU(d, c + 4 * ldc + L);
-    c50 = hn::LoadU(d, c + 5 * ldc), c51 = hn::LoadU(d, c + 5 * ldc + L);
+    HWY_UNROLL(kMr) for (int r = 0; r < kMr; ++r) {
+      HWY_UNROLL(kNv) for (int v = 0; v < kNv; ++v) {
+        acc[r][v] = hn::LoadU(d, c + r * ldc + v * L);
+      }
+    }
   }
-  for (int64_t k = 0; k < kc; ++k) {
-    const V b0 = hn::Load(d, bp), b1 = hn::Load(d, bp + L);
-    bp += 2 * L;
-    V a = hn::Set(d, ap[0]);
-    c00 = hn::MulAdd(a, b0, c00), c01 = hn::MulAdd(a, b1, c01);
-    a = hn::Set(d, ap[1]);
-    c10 = hn::MulAdd(a, b0, c10), c11 = hn::MulAdd(a, b1, c11);
-    a = hn::Set(d, ap[2]);
-    c20 = hn::MulAdd(a, b0, c20), c21 = hn::MulAdd(a, b1, c21);
-    a = hn::Set(d, ap[3]);
-    c30 = hn::MulAdd(a, b0, c30), c31 = hn::MulAdd(a, b1, c31);
-    a = hn::Set(d, ap[4]);
-    c40 = hn::MulAdd(a, b0, c40), c41 = hn::MulAdd(a, b1, c41);
-    a = hn::Set(d, ap[5]);
-    c50 = hn::MulAdd(a, b0, c50), c51 = hn::MulAdd(a, b1, c51);
-    ap += kMr;
+  HWY_UNROLL(4) for (int64_t k = 0; k < kc; ++k) {
+    V bv[kNv];
+    HWY_UNROLL(kNv) for (int v = 0; v < kNv; ++v) bv[v] = hn::LoadU(d, b + v * L);
+    b += ldb;
+    HWY_UNROLL(kMr) for (int r = 0; r < kMr; ++r) {
+      const V av = hn::Set(d, kDirectA ? a[r * lda + k] : a[r]);
+      HWY_UNROLL(kNv) for (int v = 0; v < kNv; ++v) acc[r][v] = hn::MulAdd(av, bv[v], acc[r][v]);
+    }
+    if (!kDirectA) a += kMr;
   }
-  hn::StoreU(c00, d, c + 0 * ldc), hn::StoreU(c01, d, c + 0 * ldc + L);
-  hn::StoreU(c10, d, c + 1 * ldc), hn::StoreU(c11, d, c + 1 * ldc + L);
-  hn::StoreU(c20, d, c + 2 * ldc), hn::StoreU(c21, d, c + 2 * ldc + L);
-  hn::StoreU(c30, d, c + 3 * ldc), hn::StoreU(c31, d, c + 3 * ldc + L);
-  hn::StoreU(c40, d, c + 4 * ldc), hn::StoreU(c41, d, c + 4 * ldc + L);
-  hn::StoreU(c50, d, c + 5 * ldc), hn::StoreU(c51, d, c + 5 * ldc + L);
+  HWY_UNROLL(kMr) for (int r = 0; r < kMr; ++r) {
+    HWY_UNROLL(kNv) for (int v = 0; v < kNv; ++v) hn::StoreU(acc[r][v], d, c + r * ldc + v * L);
+  }
 }
+
+// How many rows ahead B's packing prefetches.
+constexpr int64_t kPrefetchRows = 8;
 
 template <typename T>
 struct PackBuffers {
@@ -87,13 +108,64 @@ struct PackBuffers {
   }
 };
 
+// Packs B[k0:k0+kc, js:js+w) (element (k, j) at b[k * sk + j * sn]) into
+// dst[k * nr + j], zero padding columns w..nr.
+template <typename T>
+HWY_INLINE void PackBStrip(const T* HWY_RESTRICT b, int64_t sk, int64_t sn, int64_t kc,
+                           int64_t w, int64_t nr, T* HWY_RESTRICT dst) {
+  if (sn == 1) {
+    for (int64_t k = 0; k < kc; ++k) {
+      std::memcpy(dst + k * nr, b + k * sk, static_cast<size_t>(w) * sizeof(T));
+      for (int64_t j = w; j < nr; ++j) dst[k * nr + j] = T(0);
+    }
+    return;
+  }
+  // Columns of B run along memory: read each column contiguously.
+  for (int64_t j = 0; j < nr; ++j) {
+    if (j < w) {
+      const T* src = b + j * sn;
+      if (sk == 1) {
+        for (int64_t k = 0; k < kc; ++k) dst[k * nr + j] = src[k];
+      } else {
+        for (int64_t k = 0; k < kc; ++k) dst[k * nr + j] = src[k * sk];
+      }
+    } else {
+      for (int64_t k = 0; k < kc; ++k) dst[k * nr + j] = T(0);
+    }
+  }
+}
+
+// Packs A[i:i+h, k0:k0+kc) (element (r, k) at a[r * sm + k * sk]) into
+// dst[k * kMr + r], zero padding rows h..kMr.
+template <typename T>
+HWY_INLINE void PackAStrip(const T* HWY_RESTRICT a, int64_t sm, int64_t sk, int64_t kc,
+                           int64_t h, T* HWY_RESTRICT dst) {
+  if (sk == 1 && h == kMr) {
+    const T* rows[kMr];
+    for (int r = 0; r < kMr; ++r) rows[r] = a + r * sm;
+    for (int64_t k = 0; k < kc; ++k) {
+      HWY_UNROLL(kMr) for (int r = 0; r < kMr; ++r) dst[k * kMr + r] = rows[r][k];
+    }
+    return;
+  }
+  for (int64_t r = 0; r < kMr; ++r) {
+    if (r < h) {
+      const T* src = a + r * sm;
+      for (int64_t k = 0; k < kc; ++k) dst[k * kMr + r] = src[k * sk];
+    } else {
+      for (int64_t k = 0; k < kc; ++k) dst[k * kMr + r] = T(0);
+    }
+  }
+}
+
 template <typename T>
 HWY_NOINLINE void GemmBlocked(const T* HWY_RESTRICT a_all, const T* HWY_RESTRICT b_all,
                               T* HWY_RESTRICT c_all, const GemmDims& dims, int64_t unit_begin,
                               int64_t unit_end) {
   const hn::ScalableTag<T> d;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
-  const int64_t nr = 2 * L;
+  const int64_t nr = kNv * L;
+  const int64_t KC = BlockK<T>();
   const int64_t M = dims.m, N = dims.n, K = dims.k;
   const bool strided = dims.strided();
   const int64_t a_sb = strided ? dims.a_sb : M * K, a_sm = strided ? dims.a_sm : K;
@@ -102,12 +174,20 @@ HWY_NOINLINE void GemmBlocked(const T* HWY_RESTRICT a_all, const T* HWY_RESTRICT
   const int64_t b_sn = strided ? dims.b_sn : 1;
   const int64_t mb = (M + kGemmBlockM - 1) / kGemmBlockM;
   const int64_t nb = (N + kGemmBlockN - 1) / kGemmBlockN;
+  // Small row-major operands are read in place (see the file comment).
+  constexpr int64_t kDirectBytes = 64 * 1024;
+  const bool direct_a =
+      a_sk == 1 && std::min(M, kGemmBlockM) * std::min(K, KC) * int64_t{sizeof(T)} <= kDirectBytes;
+  const bool direct_b = b_sn == 1 && std::min(K, KC) * std::min(N, kGemmBlockN) *
+                                             int64_t{sizeof(T)} <= kDirectBytes;
   thread_local PackBuffers<T> bufs;
   const int64_t max_nc = (kGemmBlockN + nr - 1) / nr * nr;
   const int64_t max_mc = (kGemmBlockM + kMr - 1) / kMr * kMr;
-  T* ap = bufs.A(static_cast<size_t>(max_mc * kGemmBlockK));
-  T* bp = bufs.B(static_cast<size_t>(max_nc * kGemmBlockK));
-  HWY_ALIGN T tile[kMr * 2 * HWY_MAX_BYTES / sizeof(T)] = {};
+  T* ap = bufs.A(static_cast<size_t>(max_mc * KC));
+  // Packed B strips lie (kc + 1) * nr apart: a power-of-two distance would
+  // put the rows written together by the row-by-row packing in one L1 set.
+  T* bp = bufs.B(static_cast<size_t>(max_nc * (KC + 1)));
+  HWY_ALIGN T tile[kMr * kNv * HWY_MAX_BYTES / sizeof(T)];
   for (int64_t u = unit_begin; u < unit_end; ++u) {
     const int64_t bi = u / (mb * nb);
     const int64_t rem = u % (mb * nb);
@@ -117,62 +197,87 @@ HWY_NOINLINE void GemmBlocked(const T* HWY_RESTRICT a_all, const T* HWY_RESTRICT
     const T* B = b_all + bi * b_sb;
     T* C = c_all + bi * M * N;
     const int64_t m_strips = (mc + kMr - 1) / kMr, n_strips = (nc + nr - 1) / nr;
-    for (int64_t k0 = 0; k0 < K; k0 += kGemmBlockK) {
-      const int64_t kc = std::min(kGemmBlockK, K - k0);
+    const int64_t full_n_strips = nc / nr;
+    for (int64_t k0 = 0; k0 < K; k0 += KC) {
+      const int64_t kc = std::min(KC, K - k0);
       const bool first = k0 == 0;
-      // Pack B[k0:k0+kc, j0:j0+nc] in nr-wide strips, zero padded.
-      for (int64_t s = 0; s < n_strips; ++s) {
-        const int64_t js = j0 + s * nr, w = std::min(nr, j0 + nc - js);
-        T* dst = bp + s * kc * nr;
-        if (b_sn == 1) {
-          for (int64_t k = 0; k < kc; ++k) {
-            const T* src = B + (k0 + k) * b_sk + js;
-            std::memcpy(dst + k * nr, src, static_cast<size_t>(w) * sizeof(T));
-            for (int64_t j = w; j < nr; ++j) dst[k * nr + j] = T(0);
+      const int64_t bstride = (kc + 1) * nr;
+      // Pack B's strips (only the partial last one when B is read in place).
+      const int64_t s0 = direct_b ? full_n_strips : 0;
+      if (b_sn == 1 && s0 < n_strips) {
+        // Row by row, so the source is read along memory.
+        for (int64_t k = 0; k < kc; ++k) {
+          const T* src = B + (k0 + k) * b_sk;
+          if (k + kPrefetchRows < kc) {
+            // Rows far apart in memory defeat the hardware prefetcher.
+            const T* ahead = src + kPrefetchRows * b_sk + j0 + s0 * nr;
+            const int64_t span = nc - s0 * nr;
+            for (int64_t j = 0; j < span; j += 64 / int64_t{sizeof(T)}) hwy::Prefetch(ahead + j);
           }
-        } else {
-          // Columns of B run along memory: read each column contiguously.
-          for (int64_t j = 0; j < nr; ++j) {
-            if (j < w) {
-              const T* src = B + (js + j) * b_sn + k0 * b_sk;
-              for (int64_t k = 0; k < kc; ++k) dst[k * nr + j] = src[k * b_sk];
-            } else {
-              for (int64_t k = 0; k < kc; ++k) dst[k * nr + j] = T(0);
+          int64_t s = s0;
+          for (; s < full_n_strips; ++s) {
+            const T* from = src + j0 + s * nr;
+            T* dst = bp + s * bstride + k * nr;
+            HWY_UNROLL(kNv) for (int v = 0; v < kNv; ++v) {
+              hn::Store(hn::LoadU(d, from + v * L), d, dst + v * L);
             }
+          }
+          for (; s < n_strips; ++s) {
+            const int64_t js = j0 + s * nr, w = std::min(nr, j0 + nc - js);
+            T* dst = bp + s * bstride + k * nr;
+            for (int64_t j = 0; j < w; ++j) dst[j] = src[js + j];
+            for (int64_t j = w; j < nr; ++j) dst[j] = T(0);
           }
         }
+      } else {
+        for (int64_t s = s0; s < n_strips; ++s) {
+          const int64_t js = j0 + s * nr;
+          PackBStrip(B + k0 * b_sk + js * b_sn, b_sk, b_sn, kc, std::min(nr, j0 + nc - js), nr,
+                     bp + s * bstride);
+        }
       }
-      // Pack A[i0:i0+mc, k0:k0+kc] in 6-row strips, zero padded.
-      for (int64_t s = 0; s < m_strips; ++s) {
-        T* dst = ap + s * kc * kMr;
-        for (int64_t r = 0; r < kMr; ++r) {
-          const int64_t i = i0 + s * kMr + r;
-          if (i < i0 + mc) {
-            const T* src = A + i * a_sm + k0 * a_sk;
-            if (a_sk == 1) {
-              for (int64_t k = 0; k < kc; ++k) dst[k * kMr + r] = src[k];
-            } else {
-              for (int64_t k = 0; k < kc; ++k) dst[k * kMr + r] = src[k * a_sk];
-            }
-          } else {
-            for (int64_t k = 0; k < kc; ++k) dst[k * kMr + r] = T(0);
-          }
+      if (!direct_a) {
+        for (int64_t s = 0; s < m_strips; ++s) {
+          const int64_t is = i0 + s * kMr;
+          PackAStrip(A + is * a_sm + k0 * a_sk, a_sm, a_sk, kc, std::min<int64_t>(kMr, i0 + mc - is),
+                     ap + s * kc * kMr);
         }
       }
       for (int64_t sn = 0; sn < n_strips; ++sn) {
         const int64_t js = j0 + sn * nr, w = std::min(nr, j0 + nc - js);
+        const bool b_in_place = direct_b && sn < full_n_strips;
+        const T* bs = b_in_place ? B + k0 * b_sk + js : bp + sn * bstride;
+        const int64_t ldb = b_in_place ? b_sk : nr;
         for (int64_t sm = 0; sm < m_strips; ++sm) {
-          const int64_t is = i0 + sm * kMr, h = std::min(kMr, i0 + mc - is);
+          const int64_t is = i0 + sm * kMr, h = std::min<int64_t>(kMr, i0 + mc - is);
           T* c = C + is * N + js;
-          if (h == kMr && w == nr) {
-            MicroKernel(d, kc, ap + sm * kc * kMr, bp + sn * kc * nr, c, N, first);
-          } else {
-            if (!first) {
-              for (int64_t r = 0; r < h; ++r) {
-                std::memcpy(tile + r * nr, c + r * N, static_cast<size_t>(w) * sizeof(T));
-              }
+          // The next tile of C (usually far out of cache with long rows).
+          if (sm + 1 < m_strips) {
+            const T* next = c + kMr * N;
+            const int64_t rows = std::min<int64_t>(kMr, i0 + mc - is - kMr);
+            for (int64_t r = 0; r < rows; ++r) {
+              for (int64_t j = 0; j < w; j += 64 / int64_t{sizeof(T)}) hwy::Prefetch(next + r * N + j);
+              hwy::Prefetch(next + r * N + w - 1);
             }
-            MicroKernel(d, kc, ap + sm * kc * kMr, bp + sn * kc * nr, tile, nr, first);
+          }
+          const bool full = h == kMr && w == nr;
+          T* cc = full ? c : tile;
+          const int64_t ldc = full ? N : nr;
+          if (!full && !first) {
+            for (int64_t r = 0; r < h; ++r) {
+              std::memcpy(tile + r * nr, c + r * N, static_cast<size_t>(w) * sizeof(T));
+            }
+          }
+          if (direct_a && h == kMr) {
+            MicroKernel<true>(d, kc, A + is * a_sm + k0, a_sm, bs, ldb, cc, ldc, first);
+          } else if (direct_a) {
+            // A partial row strip read in place: pack it (zero padded).
+            PackAStrip(A + is * a_sm + k0, a_sm, int64_t{1}, kc, h, ap);
+            MicroKernel<false>(d, kc, ap, 0, bs, ldb, cc, ldc, first);
+          } else {
+            MicroKernel<false>(d, kc, ap + sm * kc * kMr, 0, bs, ldb, cc, ldc, first);
+          }
+          if (!full) {
             for (int64_t r = 0; r < h; ++r) {
               std::memcpy(c + r * N, tile + r * nr, static_cast<size_t>(w) * sizeof(T));
             }
