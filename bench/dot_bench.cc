@@ -16,19 +16,20 @@
 // With OPENBLAS_CORETYPE=Haswell in the environment, OpenBLAS runs its AVX2
 // kernels and the benchmark restricts Highway to AVX2 as well, so both sides
 // use the instruction set of the project's AVX2 machines.
+#include <strings.h>
+
 #include <cstdint>
 #include <cstdlib>
-#include <strings.h>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "benchmark/benchmark.h"
+#include "hwy/targets.h"
 #include "oneapi/tbb/blocked_range.h"
 #include "oneapi/tbb/parallel_for.h"
 #include "oneapi/tbb/partitioner.h"
 #include "oneapi/tbb/task_arena.h"
-#include "hwy/targets.h"
 #include "ops/dot/dot.h"
 
 #ifdef HLOVM_BENCH_OPENBLAS
@@ -177,9 +178,8 @@ void BM_DotF32Attention(benchmark::State& s) {
   BM_Dot<float>(s, ElementType::kF32, Case::kAttention);
 }
 
-#define HLOVM_DOT_BENCH_ARGS(name, size)                                                   \
-  BENCHMARK(name)->Args({size, 1})->Args({size, 2})->UseRealTime()->Unit(                  \
-      benchmark::kMillisecond)
+#define HLOVM_DOT_BENCH_ARGS(name, size) \
+  BENCHMARK(name)->Args({size, 1})->Args({size, 2})->UseRealTime()->Unit(benchmark::kMillisecond)
 
 HLOVM_DOT_BENCH_ARGS(BM_DotF32Square, 1024);
 HLOVM_DOT_BENCH_ARGS(BM_DotF64Square, 1024);

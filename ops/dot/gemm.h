@@ -3,8 +3,10 @@
 // element is summed over k in plain sequential order (one fused multiply-add
 // per term for f32/f64), so results do not depend on blocking or on how the
 // work units are spread over threads. f32 and f64 run a cache-blocked kernel
-// with packed panels and a Highway register tile (dynamic dispatch); the
-// other compute types run a templated i-k-j loop.
+// with packed panels (small row-major operands are read in place) and a
+// Highway register tile per SIMD target (dynamic dispatch; see
+// gemm_hwy-inl.h); the other compute types run a templated i-k-j loop. With
+// k = 0 every kernel writes zeros.
 #ifndef HLOVM_OPS_DOT_GEMM_H_
 #define HLOVM_OPS_DOT_GEMM_H_
 
@@ -49,7 +51,7 @@ absl::StatusOr<GemmKernel> SelectGemmKernel(ElementType compute_type);
 // tile) and the f32 k block (f64 uses half of it).
 inline constexpr int64_t kGemmBlockM = 240;
 inline constexpr int64_t kGemmBlockN = 480;
-inline constexpr int64_t kGemmBlockK = 256;
+inline constexpr int64_t kGemmBlockK = 384;
 
 namespace gemm_internal {
 void HwyGemmF32(const void* a, const void* b, void* c, const GemmDims& dims, int64_t unit_begin,

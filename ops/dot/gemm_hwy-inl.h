@@ -60,8 +60,8 @@ constexpr int64_t BlockK() {
 // elements at b + k * ldb, aligned when packed.
 template <bool kDirectA, class D, typename T = hn::TFromD<D>>
 HWY_INLINE void MicroKernel(D d, int64_t kc, const T* HWY_RESTRICT a, int64_t lda,
-                            const T* HWY_RESTRICT b, int64_t ldb, T* HWY_RESTRICT c,
-                            int64_t ldc, bool first) {
+                            const T* HWY_RESTRICT b, int64_t ldb, T* HWY_RESTRICT c, int64_t ldc,
+                            bool first) {
   const size_t L = hn::Lanes(d);
   using V = decltype(hn::Zero(d));
   V acc[kMr][kNv];
@@ -111,8 +111,8 @@ struct PackBuffers {
 // Packs B[k0:k0+kc, js:js+w) (element (k, j) at b[k * sk + j * sn]) into
 // dst[k * nr + j], zero padding columns w..nr.
 template <typename T>
-HWY_INLINE void PackBStrip(const T* HWY_RESTRICT b, int64_t sk, int64_t sn, int64_t kc,
-                           int64_t w, int64_t nr, T* HWY_RESTRICT dst) {
+HWY_INLINE void PackBStrip(const T* HWY_RESTRICT b, int64_t sk, int64_t sn, int64_t kc, int64_t w,
+                           int64_t nr, T* HWY_RESTRICT dst) {
   if (sn == 1) {
     for (int64_t k = 0; k < kc; ++k) {
       std::memcpy(dst + k * nr, b + k * sk, static_cast<size_t>(w) * sizeof(T));
@@ -135,26 +135,32 @@ HWY_INLINE void PackBStrip(const T* HWY_RESTRICT b, int64_t sk, int64_t sn, int6
   }
 }
 
-// Packs A[i:i+h, k0:k0+kc) (element (r, k) at a[r * sm + k * sk]) into
-// dst[k * kMr + r], zero padding rows h..kMr.
+// Packs A[i:i+h, k0:k0+kc) (element (r, k) at a[r * sm + k * sk]) into a
+// strip of kMr rows, zero padding rows h..kMr. With k contiguous (sk == 1)
+// the strip keeps rows (element (r, k) at dst[r * kc + k]: plain copies);
+// otherwise it is k-major (dst[k * kMr + r], read along memory when sm == 1).
 template <typename T>
-HWY_INLINE void PackAStrip(const T* HWY_RESTRICT a, int64_t sm, int64_t sk, int64_t kc,
-                           int64_t h, T* HWY_RESTRICT dst) {
-  if (sk == 1 && h == kMr) {
-    const T* rows[kMr];
-    for (int r = 0; r < kMr; ++r) rows[r] = a + r * sm;
-    for (int64_t k = 0; k < kc; ++k) {
-      HWY_UNROLL(kMr) for (int r = 0; r < kMr; ++r) dst[k * kMr + r] = rows[r][k];
+HWY_INLINE void PackAStrip(const T* HWY_RESTRICT a, int64_t sm, int64_t sk, int64_t kc, int64_t h,
+                           T* HWY_RESTRICT dst) {
+  if (sk == 1) {
+    const hn::ScalableTag<T> d;
+    const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+    for (int64_t r = 0; r < kMr; ++r) {
+      if (r < h) {
+        const T* src = a + r * sm;
+        T* to = dst + r * kc;
+        int64_t k = 0;
+        for (; k + L <= kc; k += L) hn::StoreU(hn::LoadU(d, src + k), d, to + k);
+        for (; k < kc; ++k) to[k] = src[k];
+      } else {
+        std::fill(dst + r * kc, dst + (r + 1) * kc, T(0));
+      }
     }
     return;
   }
-  for (int64_t r = 0; r < kMr; ++r) {
-    if (r < h) {
-      const T* src = a + r * sm;
-      for (int64_t k = 0; k < kc; ++k) dst[k * kMr + r] = src[k * sk];
-    } else {
-      for (int64_t k = 0; k < kc; ++k) dst[k * kMr + r] = T(0);
-    }
+  for (int64_t k = 0; k < kc; ++k) {
+    for (int64_t r = 0; r < h; ++r) dst[k * kMr + r] = a[r * sm + k * sk];
+    for (int64_t r = h; r < kMr; ++r) dst[k * kMr + r] = T(0);
   }
 }
 
@@ -178,8 +184,8 @@ HWY_NOINLINE void GemmBlocked(const T* HWY_RESTRICT a_all, const T* HWY_RESTRICT
   constexpr int64_t kDirectBytes = 64 * 1024;
   const bool direct_a =
       a_sk == 1 && std::min(M, kGemmBlockM) * std::min(K, KC) * int64_t{sizeof(T)} <= kDirectBytes;
-  const bool direct_b = b_sn == 1 && std::min(K, KC) * std::min(N, kGemmBlockN) *
-                                             int64_t{sizeof(T)} <= kDirectBytes;
+  const bool direct_b =
+      b_sn == 1 && std::min(K, KC) * std::min(N, kGemmBlockN) * int64_t{sizeof(T)} <= kDirectBytes;
   thread_local PackBuffers<T> bufs;
   const int64_t max_nc = (kGemmBlockN + nr - 1) / nr * nr;
   const int64_t max_mc = (kGemmBlockM + kMr - 1) / kMr * kMr;
@@ -191,13 +197,19 @@ HWY_NOINLINE void GemmBlocked(const T* HWY_RESTRICT a_all, const T* HWY_RESTRICT
   for (int64_t u = unit_begin; u < unit_end; ++u) {
     const int64_t bi = u / (mb * nb);
     const int64_t rem = u % (mb * nb);
-    const int64_t i0 = (rem / nb) * kGemmBlockM, j0 = (rem % nb) * kGemmBlockN;
+    // Row blocks vary fastest: consecutive units share B's column block,
+    // which then comes from L3 rather than memory.
+    const int64_t i0 = (rem % mb) * kGemmBlockM, j0 = (rem / mb) * kGemmBlockN;
     const int64_t mc = std::min(kGemmBlockM, M - i0), nc = std::min(kGemmBlockN, N - j0);
     const T* A = a_all + bi * a_sb;
     const T* B = b_all + bi * b_sb;
     T* C = c_all + bi * M * N;
     const int64_t m_strips = (mc + kMr - 1) / kMr, n_strips = (nc + nr - 1) / nr;
     const int64_t full_n_strips = nc / nr;
+    if (K == 0) {  // empty sums
+      for (int64_t i = i0; i < i0 + mc; ++i) std::fill(C + i * N + j0, C + i * N + j0 + nc, T(0));
+      continue;
+    }
     for (int64_t k0 = 0; k0 < K; k0 += KC) {
       const int64_t kc = std::min(KC, K - k0);
       const bool first = k0 == 0;
@@ -239,8 +251,8 @@ HWY_NOINLINE void GemmBlocked(const T* HWY_RESTRICT a_all, const T* HWY_RESTRICT
       if (!direct_a) {
         for (int64_t s = 0; s < m_strips; ++s) {
           const int64_t is = i0 + s * kMr;
-          PackAStrip(A + is * a_sm + k0 * a_sk, a_sm, a_sk, kc, std::min<int64_t>(kMr, i0 + mc - is),
-                     ap + s * kc * kMr);
+          PackAStrip(A + is * a_sm + k0 * a_sk, a_sm, a_sk, kc,
+                     std::min<int64_t>(kMr, i0 + mc - is), ap + s * kc * kMr);
         }
       }
       for (int64_t sn = 0; sn < n_strips; ++sn) {
@@ -256,7 +268,8 @@ HWY_NOINLINE void GemmBlocked(const T* HWY_RESTRICT a_all, const T* HWY_RESTRICT
             const T* next = c + kMr * N;
             const int64_t rows = std::min<int64_t>(kMr, i0 + mc - is - kMr);
             for (int64_t r = 0; r < rows; ++r) {
-              for (int64_t j = 0; j < w; j += 64 / int64_t{sizeof(T)}) hwy::Prefetch(next + r * N + j);
+              for (int64_t j = 0; j < w; j += 64 / int64_t{sizeof(T)})
+                hwy::Prefetch(next + r * N + j);
               hwy::Prefetch(next + r * N + w - 1);
             }
           }
@@ -273,7 +286,9 @@ HWY_NOINLINE void GemmBlocked(const T* HWY_RESTRICT a_all, const T* HWY_RESTRICT
           } else if (direct_a) {
             // A partial row strip read in place: pack it (zero padded).
             PackAStrip(A + is * a_sm + k0, a_sm, int64_t{1}, kc, h, ap);
-            MicroKernel<false>(d, kc, ap, 0, bs, ldb, cc, ldc, first);
+            MicroKernel<true>(d, kc, ap, kc, bs, ldb, cc, ldc, first);
+          } else if (a_sk == 1) {
+            MicroKernel<true>(d, kc, ap + sm * kc * kMr, kc, bs, ldb, cc, ldc, first);
           } else {
             MicroKernel<false>(d, kc, ap + sm * kc * kMr, 0, bs, ldb, cc, ldc, first);
           }
@@ -288,13 +303,11 @@ HWY_NOINLINE void GemmBlocked(const T* HWY_RESTRICT a_all, const T* HWY_RESTRICT
   }
 }
 
-void GemmF32(const void* a, const void* b, void* c, const GemmDims& dims, int64_t ub,
-             int64_t ue) {
+void GemmF32(const void* a, const void* b, void* c, const GemmDims& dims, int64_t ub, int64_t ue) {
   GemmBlocked<float>(static_cast<const float*>(a), static_cast<const float*>(b),
                      static_cast<float*>(c), dims, ub, ue);
 }
-void GemmF64(const void* a, const void* b, void* c, const GemmDims& dims, int64_t ub,
-             int64_t ue) {
+void GemmF64(const void* a, const void* b, void* c, const GemmDims& dims, int64_t ub, int64_t ue) {
   GemmBlocked<double>(static_cast<const double*>(a), static_cast<const double*>(b),
                       static_cast<double*>(c), dims, ub, ue);
 }
