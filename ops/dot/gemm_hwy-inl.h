@@ -91,8 +91,15 @@ HWY_INLINE void MicroKernel(D d, int64_t kc, const T* HWY_RESTRICT a, int64_t ld
   }
 }
 
-// How many rows ahead B's packing prefetches.
-constexpr int64_t kPrefetchRows = 8;
+// Brings a line towards L2 but not L1, where it would evict the strips the
+// micro-kernel works on.
+HWY_INLINE void PrefetchL2(const void* p) {
+#if HWY_COMPILER_GCC || HWY_COMPILER_CLANG
+  __builtin_prefetch(p, 0, 2);
+#else
+  hwy::Prefetch(p);
+#endif
+}
 
 template <typename T>
 struct PackBuffers {
@@ -110,12 +117,21 @@ struct PackBuffers {
 
 // Packs B[k0:k0+kc, js:js+w) (element (k, j) at b[k * sk + j * sn]) into
 // dst[k * nr + j], zero padding columns w..nr.
-template <typename T>
-HWY_INLINE void PackBStrip(const T* HWY_RESTRICT b, int64_t sk, int64_t sn, int64_t kc, int64_t w,
-                           int64_t nr, T* HWY_RESTRICT dst) {
+template <class D, typename T = hn::TFromD<D>>
+HWY_INLINE void PackBStrip(D d, const T* HWY_RESTRICT b, int64_t sk, int64_t sn, int64_t kc,
+                           int64_t w, int64_t nr, T* HWY_RESTRICT dst) {
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  if (sn == 1 && w == nr) {
+    for (int64_t k = 0; k < kc; ++k) {
+      HWY_UNROLL(kNv) for (int v = 0; v < kNv; ++v) {
+        hn::Store(hn::LoadU(d, b + k * sk + v * L), d, dst + k * nr + v * L);
+      }
+    }
+    return;
+  }
   if (sn == 1) {
     for (int64_t k = 0; k < kc; ++k) {
-      std::memcpy(dst + k * nr, b + k * sk, static_cast<size_t>(w) * sizeof(T));
+      for (int64_t j = 0; j < w; ++j) dst[k * nr + j] = b[k * sk + j];
       for (int64_t j = w; j < nr; ++j) dst[k * nr + j] = T(0);
     }
     return;
@@ -139,11 +155,10 @@ HWY_INLINE void PackBStrip(const T* HWY_RESTRICT b, int64_t sk, int64_t sn, int6
 // strip of kMr rows, zero padding rows h..kMr. With k contiguous (sk == 1)
 // the strip keeps rows (element (r, k) at dst[r * kc + k]: plain copies);
 // otherwise it is k-major (dst[k * kMr + r], read along memory when sm == 1).
-template <typename T>
-HWY_INLINE void PackAStrip(const T* HWY_RESTRICT a, int64_t sm, int64_t sk, int64_t kc, int64_t h,
-                           T* HWY_RESTRICT dst) {
+template <class D, typename T = hn::TFromD<D>>
+HWY_INLINE void PackAStrip(D d, const T* HWY_RESTRICT a, int64_t sm, int64_t sk, int64_t kc,
+                           int64_t h, T* HWY_RESTRICT dst) {
   if (sk == 1) {
-    const hn::ScalableTag<T> d;
     const int64_t L = static_cast<int64_t>(hn::Lanes(d));
     for (int64_t r = 0; r < kMr; ++r) {
       if (r < h) {
@@ -187,12 +202,10 @@ HWY_NOINLINE void GemmBlocked(const T* HWY_RESTRICT a_all, const T* HWY_RESTRICT
   const bool direct_b =
       b_sn == 1 && std::min(K, KC) * std::min(N, kGemmBlockN) * int64_t{sizeof(T)} <= kDirectBytes;
   thread_local PackBuffers<T> bufs;
-  const int64_t max_nc = (kGemmBlockN + nr - 1) / nr * nr;
   const int64_t max_mc = (kGemmBlockM + kMr - 1) / kMr * kMr;
   T* ap = bufs.A(static_cast<size_t>(max_mc * KC));
-  // Packed B strips lie (kc + 1) * nr apart: a power-of-two distance would
-  // put the rows written together by the row-by-row packing in one L1 set.
-  T* bp = bufs.B(static_cast<size_t>(max_nc * (KC + 1)));
+  T* bp = bufs.B(static_cast<size_t>(nr * KC));  // one strip
+  constexpr int64_t kLine = 64 / sizeof(T);      // elements per cache line
   HWY_ALIGN T tile[kMr * kNv * HWY_MAX_BYTES / sizeof(T)];
   for (int64_t u = unit_begin; u < unit_end; ++u) {
     const int64_t bi = u / (mb * nb);
@@ -213,63 +226,56 @@ HWY_NOINLINE void GemmBlocked(const T* HWY_RESTRICT a_all, const T* HWY_RESTRICT
     for (int64_t k0 = 0; k0 < K; k0 += KC) {
       const int64_t kc = std::min(KC, K - k0);
       const bool first = k0 == 0;
-      const int64_t bstride = (kc + 1) * nr;
-      // Pack B's strips (only the partial last one when B is read in place).
-      const int64_t s0 = direct_b ? full_n_strips : 0;
-      if (b_sn == 1 && s0 < n_strips) {
-        // Row by row, so the source is read along memory.
-        for (int64_t k = 0; k < kc; ++k) {
-          const T* src = B + (k0 + k) * b_sk;
-          if (k + kPrefetchRows < kc) {
-            // Rows far apart in memory defeat the hardware prefetcher.
-            const T* ahead = src + kPrefetchRows * b_sk + j0 + s0 * nr;
-            const int64_t span = nc - s0 * nr;
-            for (int64_t j = 0; j < span; j += 64 / int64_t{sizeof(T)}) hwy::Prefetch(ahead + j);
-          }
-          int64_t s = s0;
-          for (; s < full_n_strips; ++s) {
-            const T* from = src + j0 + s * nr;
-            T* dst = bp + s * bstride + k * nr;
-            HWY_UNROLL(kNv) for (int v = 0; v < kNv; ++v) {
-              hn::Store(hn::LoadU(d, from + v * L), d, dst + v * L);
-            }
-          }
-          for (; s < n_strips; ++s) {
-            const int64_t js = j0 + s * nr, w = std::min(nr, j0 + nc - js);
-            T* dst = bp + s * bstride + k * nr;
-            for (int64_t j = 0; j < w; ++j) dst[j] = src[js + j];
-            for (int64_t j = w; j < nr; ++j) dst[j] = T(0);
-          }
-        }
-      } else {
-        for (int64_t s = s0; s < n_strips; ++s) {
-          const int64_t js = j0 + s * nr;
-          PackBStrip(B + k0 * b_sk + js * b_sn, b_sk, b_sn, kc, std::min(nr, j0 + nc - js), nr,
-                     bp + s * bstride);
-        }
-      }
-      if (!direct_a) {
-        for (int64_t s = 0; s < m_strips; ++s) {
-          const int64_t is = i0 + s * kMr;
-          PackAStrip(A + is * a_sm + k0 * a_sk, a_sm, a_sk, kc,
-                     std::min<int64_t>(kMr, i0 + mc - is), ap + s * kc * kMr);
-        }
-      }
+      // Strips of A are packed during the first column strip's pass, those
+      // of B just before their pass. The source lines of the next strip are
+      // prefetched during the current one's micro-kernels: the rows of a
+      // strip lie far apart in memory, where the hardware prefetcher does
+      // not follow.
       for (int64_t sn = 0; sn < n_strips; ++sn) {
         const int64_t js = j0 + sn * nr, w = std::min(nr, j0 + nc - js);
         const bool b_in_place = direct_b && sn < full_n_strips;
-        const T* bs = b_in_place ? B + k0 * b_sk + js : bp + sn * bstride;
+        if (!b_in_place) {
+          PackBStrip(d, B + k0 * b_sk + js * b_sn, b_sk, b_sn, kc, w, nr, bp);
+        }
+        const T* bs = b_in_place ? B + k0 * b_sk + js : bp;
         const int64_t ldb = b_in_place ? b_sk : nr;
+        // The next strip of B to prefetch: this k block's next one, else
+        // the next k block's first.
+        int64_t next_k0 = k0, next_js = js + nr;
+        if (sn + 1 == n_strips) next_k0 = k0 + KC, next_js = j0;
+        const bool prefetch_b = b_sn == 1 && next_k0 < K && !direct_b;
+        const int64_t next_kc = std::min(KC, K - next_k0);
+        const int64_t next_w = std::min(nr, j0 + nc - next_js);
+        const int64_t rows_per_call = (next_kc + m_strips - 1) / m_strips;
         for (int64_t sm = 0; sm < m_strips; ++sm) {
           const int64_t is = i0 + sm * kMr, h = std::min<int64_t>(kMr, i0 + mc - is);
+          if (prefetch_b) {
+            const int64_t r1 = std::min(next_kc, (sm + 1) * rows_per_call);
+            for (int64_t r = sm * rows_per_call; r < r1; ++r) {
+              const T* row = B + (next_k0 + r) * b_sk + next_js;
+              for (int64_t j = 0; j < next_w; j += kLine) PrefetchL2(row + j);
+              PrefetchL2(row + next_w - 1);
+            }
+          }
+          T* a_strip = ap + sm * kc * kMr;
+          if (sn == 0 && !direct_a) {
+            PackAStrip(d, A + is * a_sm + k0 * a_sk, a_sm, a_sk, kc, h, a_strip);
+            if (a_sk == 1 && sm + 1 < m_strips) {
+              const int64_t rows = std::min<int64_t>(kMr, i0 + mc - is - kMr);
+              for (int64_t r = 0; r < rows; ++r) {
+                const T* row = A + (is + kMr + r) * a_sm + k0;
+                for (int64_t k = 0; k < kc; k += kLine) PrefetchL2(row + k);
+                PrefetchL2(row + kc - 1);
+              }
+            }
+          }
           T* c = C + is * N + js;
           // The next tile of C (usually far out of cache with long rows).
           if (sm + 1 < m_strips) {
             const T* next = c + kMr * N;
             const int64_t rows = std::min<int64_t>(kMr, i0 + mc - is - kMr);
             for (int64_t r = 0; r < rows; ++r) {
-              for (int64_t j = 0; j < w; j += 64 / int64_t{sizeof(T)})
-                hwy::Prefetch(next + r * N + j);
+              for (int64_t j = 0; j < w; j += kLine) hwy::Prefetch(next + r * N + j);
               hwy::Prefetch(next + r * N + w - 1);
             }
           }
@@ -285,12 +291,12 @@ HWY_NOINLINE void GemmBlocked(const T* HWY_RESTRICT a_all, const T* HWY_RESTRICT
             MicroKernel<true>(d, kc, A + is * a_sm + k0, a_sm, bs, ldb, cc, ldc, first);
           } else if (direct_a) {
             // A partial row strip read in place: pack it (zero padded).
-            PackAStrip(A + is * a_sm + k0, a_sm, int64_t{1}, kc, h, ap);
+            PackAStrip(d, A + is * a_sm + k0, a_sm, int64_t{1}, kc, h, ap);
             MicroKernel<true>(d, kc, ap, kc, bs, ldb, cc, ldc, first);
           } else if (a_sk == 1) {
-            MicroKernel<true>(d, kc, ap + sm * kc * kMr, kc, bs, ldb, cc, ldc, first);
+            MicroKernel<true>(d, kc, a_strip, kc, bs, ldb, cc, ldc, first);
           } else {
-            MicroKernel<false>(d, kc, ap + sm * kc * kMr, 0, bs, ldb, cc, ldc, first);
+            MicroKernel<false>(d, kc, a_strip, 0, bs, ldb, cc, ldc, first);
           }
           if (!full) {
             for (int64_t r = 0; r < h; ++r) {
