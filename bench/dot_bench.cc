@@ -177,27 +177,33 @@ void BM_DotF32Batch64(benchmark::State& s) { BM_Dot<float>(s, ElementType::kF32,
 void BM_DotF32Attention(benchmark::State& s) {
   BM_Dot<float>(s, ElementType::kF32, Case::kAttention);
 }
-
-#define HLOVM_DOT_BENCH_ARGS(name, size) \
-  BENCHMARK(name)->Args({size, 1})->Args({size, 2})->UseRealTime()->Unit(benchmark::kMillisecond)
-
-HLOVM_DOT_BENCH_ARGS(BM_DotF32Square, 1024);
-HLOVM_DOT_BENCH_ARGS(BM_DotF64Square, 1024);
-HLOVM_DOT_BENCH_ARGS(BM_DotF32Batch64, 0);
-HLOVM_DOT_BENCH_ARGS(BM_DotF32Attention, 0);
-BENCHMARK(BM_DotF32Square)->Args({256, 1})->UseRealTime()->Unit(benchmark::kMillisecond);
-
 #ifdef HLOVM_BENCH_OPENBLAS
 void BM_BlasF32Square(benchmark::State& s) { BM_Blas<float>(s, Case::kSquare); }
 void BM_BlasF64Square(benchmark::State& s) { BM_Blas<double>(s, Case::kSquare); }
 void BM_BlasF32Batch64(benchmark::State& s) { BM_Blas<float>(s, Case::kBatch64); }
 void BM_BlasF32Attention(benchmark::State& s) { BM_Blas<float>(s, Case::kAttention); }
-HLOVM_DOT_BENCH_ARGS(BM_BlasF32Square, 1024);
-HLOVM_DOT_BENCH_ARGS(BM_BlasF64Square, 1024);
-HLOVM_DOT_BENCH_ARGS(BM_BlasF32Batch64, 0);
-HLOVM_DOT_BENCH_ARGS(BM_BlasF32Attention, 0);
-BENCHMARK(BM_BlasF32Square)->Args({256, 1})->UseRealTime()->Unit(benchmark::kMillisecond);
 #endif
+
+// Each case with 1 and 2 threads, the reference right after ours so that
+// the two run close together in time.
+#define HLOVM_DOT_BENCH_ONE(name, size, threads) \
+  BENCHMARK(name)->Args({size, threads})->UseRealTime()->Unit(benchmark::kMillisecond)
+#ifdef HLOVM_BENCH_OPENBLAS
+#define HLOVM_DOT_BENCH_PAIR(dot, blas, size, threads) \
+  HLOVM_DOT_BENCH_ONE(dot, size, threads);             \
+  HLOVM_DOT_BENCH_ONE(blas, size, threads)
+#else
+#define HLOVM_DOT_BENCH_PAIR(dot, blas, size, threads) HLOVM_DOT_BENCH_ONE(dot, size, threads)
+#endif
+#define HLOVM_DOT_BENCH_CASE(dot, blas, size) \
+  HLOVM_DOT_BENCH_PAIR(dot, blas, size, 1);   \
+  HLOVM_DOT_BENCH_PAIR(dot, blas, size, 2)
+
+HLOVM_DOT_BENCH_CASE(BM_DotF32Square, BM_BlasF32Square, 1024);
+HLOVM_DOT_BENCH_CASE(BM_DotF64Square, BM_BlasF64Square, 1024);
+HLOVM_DOT_BENCH_CASE(BM_DotF32Batch64, BM_BlasF32Batch64, 0);
+HLOVM_DOT_BENCH_CASE(BM_DotF32Attention, BM_BlasF32Attention, 0);
+HLOVM_DOT_BENCH_PAIR(BM_DotF32Square, BM_BlasF32Square, 256, 1);
 
 }  // namespace
 }  // namespace hlovm

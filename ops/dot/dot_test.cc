@@ -492,5 +492,61 @@ TEST(DotTest, AttentionShapedBatchedDotMatchesReference) {
   for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], static_cast<float>(want[i])) << i;
 }
 
+TEST(DotTest, Bf16AndF16OperandsConvertWhilePacking) {
+  // bf16 / f16 operands of an f32-computed dot reach the GEMM unconverted
+  // (no conversion scratch) and give the same bits as f32 operands holding
+  // the same values; sizes cover packed and partial strips, a transposed
+  // rhs and mixed operand types.
+  struct Case {
+    std::vector<int64_t> ld, rd, od;
+    DotDimensionNumbers dn;
+  };
+  const std::vector<Case> cases = {
+      {{37, 300}, {300, 53}, {37, 53}, Dnums({}, {1}, {}, {0})},
+      {{2, 70, 33}, {2, 45, 33}, {2, 70, 45}, Dnums({0}, {2}, {0}, {2})},
+      {{300, 9}, {300, 250}, {9, 250}, Dnums({}, {0}, {}, {0})},
+  };
+  ForEachTarget([&] {
+    for (ElementType narrow : {ElementType::kBF16, ElementType::kF16}) {
+      for (const Case& c : cases) {
+        for (int mixed = 0; mixed < 2; ++mixed) {
+          const ElementType rt = mixed ? ElementType::kF32 : narrow;
+          SCOPED_TRACE(testing::Message() << ElementTypeName(narrow) << " mixed=" << mixed);
+          auto plan = MakeDotPlan(Shape(narrow, c.ld), Shape(rt, c.rd),
+                                  Shape(ElementType::kF32, c.od), c.dn);
+          ASSERT_TRUE(plan.ok()) << plan.status();
+          EXPECT_EQ(plan->lhs.convert, nullptr);
+          EXPECT_EQ(plan->rhs.convert, nullptr);
+          // Values exact in both narrow formats.
+          const auto lf = Random<float>(Count(c.ld), 31, -20, 20);
+          const auto rf = Random<float>(Count(c.rd), 32, -20, 20);
+          auto narrow_bits = [&](const std::vector<float>& v) {
+            std::vector<uint16_t> r(v.size());
+            for (size_t i = 0; i < v.size(); ++i) {
+              r[i] =
+                  narrow == ElementType::kBF16 ? FloatToBFloat16(v[i] / 8) : FloatToHalf(v[i] / 8);
+            }
+            return r;
+          };
+          std::vector<float> lq(lf.size()), rq(rf.size());
+          for (size_t i = 0; i < lf.size(); ++i) lq[i] = lf[i] / 8;
+          for (size_t i = 0; i < rf.size(); ++i) rq[i] = rf[i] / 8;
+          const auto lb = narrow_bits(lf), rb = narrow_bits(rf);
+          std::vector<float> got(Count(c.od)), want(Count(c.od));
+          std::vector<uint8_t> scratch(plan->scratch_bytes + 64);
+          RunDot(*plan, lb.data(), mixed ? static_cast<const void*>(rq.data()) : rb.data(),
+                 got.data(), scratch.data());
+          auto ref = MakeDotPlan(Shape(ElementType::kF32, c.ld), Shape(ElementType::kF32, c.rd),
+                                 Shape(ElementType::kF32, c.od), c.dn);
+          ASSERT_TRUE(ref.ok());
+          std::vector<uint8_t> ref_scratch(ref->scratch_bytes + 64);
+          RunDot(*ref, lq.data(), rq.data(), want.data(), ref_scratch.data());
+          ASSERT_EQ(0, std::memcmp(got.data(), want.data(), got.size() * 4));
+        }
+      }
+    }
+  });
+}
+
 }  // namespace
 }  // namespace hlovm

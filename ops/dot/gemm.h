@@ -26,7 +26,17 @@ struct GemmDims {
   bool use_strides = false;
   int64_t a_sb = 0, a_sm = 0, a_sk = 0, b_sb = 0, b_sk = 0, b_sn = 0;
   bool strided() const { return use_strides; }
+  // How A and B are stored: in the compute type, or (f32 kernel only) as
+  // bf16 or f16 bits that the kernel converts to f32 while packing them
+  // (exactly, as a separate conversion would). Strides count elements of
+  // the stored type.
+  enum class Source : uint8_t { kCompute, kBF16, kF16 };
+  Source a_source = Source::kCompute, b_source = Source::kCompute;
 };
+// Whether the kernel for `compute_type` reads operands stored as `stored`
+// (converting while packing).
+bool GemmConvertsWhilePacking(ElementType compute_type, ElementType stored);
+GemmDims::Source GemmSourceOf(ElementType compute_type, ElementType stored);
 // Strided kernels: the f32/f64 ones.
 bool GemmReadsStrided(ElementType compute_type);
 

@@ -26,7 +26,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
+#include "core/float_format.h"
 #include "hwy/aligned_allocator.h"
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
@@ -115,23 +117,53 @@ struct PackBuffers {
   }
 };
 
+// Operand storage read by the packing: the compute type itself, or bf16 /
+// f16 bits converted to f32 as they are packed.
+template <GemmDims::Source S, typename T>
+using SourceType = std::conditional_t<S == GemmDims::Source::kCompute, T, uint16_t>;
+
+template <GemmDims::Source S, class D, typename T = hn::TFromD<D>>
+HWY_INLINE hn::Vec<D> LoadSource(D d, const SourceType<S, T>* HWY_RESTRICT p) {
+  if constexpr (S == GemmDims::Source::kCompute) {
+    return hn::LoadU(d, p);
+  } else {
+    const hn::Rebind<uint16_t, D> du;
+    if constexpr (S == GemmDims::Source::kBF16) {
+      return hn::PromoteTo(d, hn::BitCast(hn::Rebind<hwy::bfloat16_t, D>(), hn::LoadU(du, p)));
+    } else {
+      return hn::PromoteTo(d, hn::BitCast(hn::Rebind<hwy::float16_t, D>(), hn::LoadU(du, p)));
+    }
+  }
+}
+
+template <GemmDims::Source S, typename T>
+HWY_INLINE T FromSource(SourceType<S, T> x) {
+  if constexpr (S == GemmDims::Source::kCompute) {
+    return x;
+  } else if constexpr (S == GemmDims::Source::kBF16) {
+    return BFloat16ToFloat(x);
+  } else {
+    return HalfToFloat(x);
+  }
+}
+
 // Packs B[k0:k0+kc, js:js+w) (element (k, j) at b[k * sk + j * sn]) into
 // dst[k * nr + j], zero padding columns w..nr.
-template <class D, typename T = hn::TFromD<D>>
-HWY_INLINE void PackBStrip(D d, const T* HWY_RESTRICT b, int64_t sk, int64_t sn, int64_t kc,
-                           int64_t w, int64_t nr, T* HWY_RESTRICT dst) {
+template <GemmDims::Source S, class D, typename T = hn::TFromD<D>>
+HWY_INLINE void PackBStrip(D d, const SourceType<S, T>* HWY_RESTRICT b, int64_t sk, int64_t sn,
+                           int64_t kc, int64_t w, int64_t nr, T* HWY_RESTRICT dst) {
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   if (sn == 1 && w == nr) {
     for (int64_t k = 0; k < kc; ++k) {
       HWY_UNROLL(kNv) for (int v = 0; v < kNv; ++v) {
-        hn::Store(hn::LoadU(d, b + k * sk + v * L), d, dst + k * nr + v * L);
+        hn::Store(LoadSource<S>(d, b + k * sk + v * L), d, dst + k * nr + v * L);
       }
     }
     return;
   }
   if (sn == 1) {
     for (int64_t k = 0; k < kc; ++k) {
-      for (int64_t j = 0; j < w; ++j) dst[k * nr + j] = b[k * sk + j];
+      for (int64_t j = 0; j < w; ++j) dst[k * nr + j] = FromSource<S, T>(b[k * sk + j]);
       for (int64_t j = w; j < nr; ++j) dst[k * nr + j] = T(0);
     }
     return;
@@ -139,12 +171,8 @@ HWY_INLINE void PackBStrip(D d, const T* HWY_RESTRICT b, int64_t sk, int64_t sn,
   // Columns of B run along memory: read each column contiguously.
   for (int64_t j = 0; j < nr; ++j) {
     if (j < w) {
-      const T* src = b + j * sn;
-      if (sk == 1) {
-        for (int64_t k = 0; k < kc; ++k) dst[k * nr + j] = src[k];
-      } else {
-        for (int64_t k = 0; k < kc; ++k) dst[k * nr + j] = src[k * sk];
-      }
+      const SourceType<S, T>* src = b + j * sn;
+      for (int64_t k = 0; k < kc; ++k) dst[k * nr + j] = FromSource<S, T>(src[k * sk]);
     } else {
       for (int64_t k = 0; k < kc; ++k) dst[k * nr + j] = T(0);
     }
@@ -155,18 +183,18 @@ HWY_INLINE void PackBStrip(D d, const T* HWY_RESTRICT b, int64_t sk, int64_t sn,
 // strip of kMr rows, zero padding rows h..kMr. With k contiguous (sk == 1)
 // the strip keeps rows (element (r, k) at dst[r * kc + k]: plain copies);
 // otherwise it is k-major (dst[k * kMr + r], read along memory when sm == 1).
-template <class D, typename T = hn::TFromD<D>>
-HWY_INLINE void PackAStrip(D d, const T* HWY_RESTRICT a, int64_t sm, int64_t sk, int64_t kc,
-                           int64_t h, T* HWY_RESTRICT dst) {
+template <GemmDims::Source S, class D, typename T = hn::TFromD<D>>
+HWY_INLINE void PackAStrip(D d, const SourceType<S, T>* HWY_RESTRICT a, int64_t sm, int64_t sk,
+                           int64_t kc, int64_t h, T* HWY_RESTRICT dst) {
   if (sk == 1) {
     const int64_t L = static_cast<int64_t>(hn::Lanes(d));
     for (int64_t r = 0; r < kMr; ++r) {
       if (r < h) {
-        const T* src = a + r * sm;
+        const SourceType<S, T>* src = a + r * sm;
         T* to = dst + r * kc;
         int64_t k = 0;
-        for (; k + L <= kc; k += L) hn::StoreU(hn::LoadU(d, src + k), d, to + k);
-        for (; k < kc; ++k) to[k] = src[k];
+        for (; k + L <= kc; k += L) hn::StoreU(LoadSource<S>(d, src + k), d, to + k);
+        for (; k < kc; ++k) to[k] = FromSource<S, T>(src[k]);
       } else {
         std::fill(dst + r * kc, dst + (r + 1) * kc, T(0));
       }
@@ -174,15 +202,18 @@ HWY_INLINE void PackAStrip(D d, const T* HWY_RESTRICT a, int64_t sm, int64_t sk,
     return;
   }
   for (int64_t k = 0; k < kc; ++k) {
-    for (int64_t r = 0; r < h; ++r) dst[k * kMr + r] = a[r * sm + k * sk];
+    for (int64_t r = 0; r < h; ++r) dst[k * kMr + r] = FromSource<S, T>(a[r * sm + k * sk]);
     for (int64_t r = h; r < kMr; ++r) dst[k * kMr + r] = T(0);
   }
 }
 
-template <typename T>
-HWY_NOINLINE void GemmBlocked(const T* HWY_RESTRICT a_all, const T* HWY_RESTRICT b_all,
-                              T* HWY_RESTRICT c_all, const GemmDims& dims, int64_t unit_begin,
-                              int64_t unit_end) {
+template <typename T, GemmDims::Source SA, GemmDims::Source SB>
+HWY_NOINLINE void GemmBlocked(const void* a_v, const void* b_v, T* HWY_RESTRICT c_all,
+                              const GemmDims& dims, int64_t unit_begin, int64_t unit_end) {
+  using TA = SourceType<SA, T>;
+  using TB = SourceType<SB, T>;
+  const TA* HWY_RESTRICT a_all = static_cast<const TA*>(a_v);
+  const TB* HWY_RESTRICT b_all = static_cast<const TB*>(b_v);
   const hn::ScalableTag<T> d;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const int64_t nr = kNv * L;
@@ -195,12 +226,17 @@ HWY_NOINLINE void GemmBlocked(const T* HWY_RESTRICT a_all, const T* HWY_RESTRICT
   const int64_t b_sn = strided ? dims.b_sn : 1;
   const int64_t mb = (M + kGemmBlockM - 1) / kGemmBlockM;
   const int64_t nb = (N + kGemmBlockN - 1) / kGemmBlockN;
-  // Small row-major operands are read in place (see the file comment).
+  // Small row-major operands are read in place (see the file comment);
+  // converted ones are always packed.
   constexpr int64_t kDirectBytes = 64 * 1024;
+  constexpr bool kSameA = SA == GemmDims::Source::kCompute;
+  constexpr bool kSameB = SB == GemmDims::Source::kCompute;
   const bool direct_a =
-      a_sk == 1 && std::min(M, kGemmBlockM) * std::min(K, KC) * int64_t{sizeof(T)} <= kDirectBytes;
+      kSameA && a_sk == 1 &&
+      std::min(M, kGemmBlockM) * std::min(K, KC) * int64_t{sizeof(T)} <= kDirectBytes;
   const bool direct_b =
-      b_sn == 1 && std::min(K, KC) * std::min(N, kGemmBlockN) * int64_t{sizeof(T)} <= kDirectBytes;
+      kSameB && b_sn == 1 &&
+      std::min(K, KC) * std::min(N, kGemmBlockN) * int64_t{sizeof(T)} <= kDirectBytes;
   thread_local PackBuffers<T> bufs;
   const int64_t max_mc = (kGemmBlockM + kMr - 1) / kMr * kMr;
   T* ap = bufs.A(static_cast<size_t>(max_mc * KC));
@@ -214,8 +250,8 @@ HWY_NOINLINE void GemmBlocked(const T* HWY_RESTRICT a_all, const T* HWY_RESTRICT
     // which then comes from L3 rather than memory.
     const int64_t i0 = (rem % mb) * kGemmBlockM, j0 = (rem / mb) * kGemmBlockN;
     const int64_t mc = std::min(kGemmBlockM, M - i0), nc = std::min(kGemmBlockN, N - j0);
-    const T* A = a_all + bi * a_sb;
-    const T* B = b_all + bi * b_sb;
+    const TA* A = a_all + bi * a_sb;
+    const TB* B = b_all + bi * b_sb;
     T* C = c_all + bi * M * N;
     const int64_t m_strips = (mc + kMr - 1) / kMr, n_strips = (nc + nr - 1) / nr;
     const int64_t full_n_strips = nc / nr;
@@ -235,9 +271,12 @@ HWY_NOINLINE void GemmBlocked(const T* HWY_RESTRICT a_all, const T* HWY_RESTRICT
         const int64_t js = j0 + sn * nr, w = std::min(nr, j0 + nc - js);
         const bool b_in_place = direct_b && sn < full_n_strips;
         if (!b_in_place) {
-          PackBStrip(d, B + k0 * b_sk + js * b_sn, b_sk, b_sn, kc, w, nr, bp);
+          PackBStrip<SB>(d, B + k0 * b_sk + js * b_sn, b_sk, b_sn, kc, w, nr, bp);
         }
-        const T* bs = b_in_place ? B + k0 * b_sk + js : bp;
+        const T* bs = bp;
+        if constexpr (kSameB) {
+          if (b_in_place) bs = B + k0 * b_sk + js;
+        }
         const int64_t ldb = b_in_place ? b_sk : nr;
         // The next strip of B to prefetch: this k block's next one, else
         // the next k block's first.
@@ -252,18 +291,18 @@ HWY_NOINLINE void GemmBlocked(const T* HWY_RESTRICT a_all, const T* HWY_RESTRICT
           if (prefetch_b) {
             const int64_t r1 = std::min(next_kc, (sm + 1) * rows_per_call);
             for (int64_t r = sm * rows_per_call; r < r1; ++r) {
-              const T* row = B + (next_k0 + r) * b_sk + next_js;
+              const TB* row = B + (next_k0 + r) * b_sk + next_js;
               for (int64_t j = 0; j < next_w; j += kLine) PrefetchL2(row + j);
               PrefetchL2(row + next_w - 1);
             }
           }
           T* a_strip = ap + sm * kc * kMr;
           if (sn == 0 && !direct_a) {
-            PackAStrip(d, A + is * a_sm + k0 * a_sk, a_sm, a_sk, kc, h, a_strip);
+            PackAStrip<SA>(d, A + is * a_sm + k0 * a_sk, a_sm, a_sk, kc, h, a_strip);
             if (a_sk == 1 && sm + 1 < m_strips) {
               const int64_t rows = std::min<int64_t>(kMr, i0 + mc - is - kMr);
               for (int64_t r = 0; r < rows; ++r) {
-                const T* row = A + (is + kMr + r) * a_sm + k0;
+                const TA* row = A + (is + kMr + r) * a_sm + k0;
                 for (int64_t k = 0; k < kc; k += kLine) PrefetchL2(row + k);
                 PrefetchL2(row + kc - 1);
               }
@@ -287,12 +326,16 @@ HWY_NOINLINE void GemmBlocked(const T* HWY_RESTRICT a_all, const T* HWY_RESTRICT
               std::memcpy(tile + r * nr, c + r * N, static_cast<size_t>(w) * sizeof(T));
             }
           }
-          if (direct_a && h == kMr) {
-            MicroKernel<true>(d, kc, A + is * a_sm + k0, a_sm, bs, ldb, cc, ldc, first);
-          } else if (direct_a) {
-            // A partial row strip read in place: pack it (zero padded).
-            PackAStrip(d, A + is * a_sm + k0, a_sm, int64_t{1}, kc, h, ap);
-            MicroKernel<true>(d, kc, ap, kc, bs, ldb, cc, ldc, first);
+          if constexpr (kSameA) {
+            if (direct_a && h == kMr) {
+              MicroKernel<true>(d, kc, A + is * a_sm + k0, a_sm, bs, ldb, cc, ldc, first);
+            } else if (direct_a) {
+              // A partial row strip read in place: pack it (zero padded).
+              PackAStrip<SA>(d, A + is * a_sm + k0, a_sm, int64_t{1}, kc, h, ap);
+              MicroKernel<true>(d, kc, ap, kc, bs, ldb, cc, ldc, first);
+            }
+          }
+          if (direct_a) {
           } else if (a_sk == 1) {
             MicroKernel<true>(d, kc, a_strip, kc, bs, ldb, cc, ldc, first);
           } else {
@@ -309,13 +352,32 @@ HWY_NOINLINE void GemmBlocked(const T* HWY_RESTRICT a_all, const T* HWY_RESTRICT
   }
 }
 
+template <typename T, GemmDims::Source SA>
+void GemmWithA(const void* a, const void* b, void* c, const GemmDims& dims, int64_t ub,
+               int64_t ue) {
+  switch (dims.b_source) {
+    case GemmDims::Source::kBF16:
+      return GemmBlocked<T, SA, GemmDims::Source::kBF16>(a, b, static_cast<T*>(c), dims, ub, ue);
+    case GemmDims::Source::kF16:
+      return GemmBlocked<T, SA, GemmDims::Source::kF16>(a, b, static_cast<T*>(c), dims, ub, ue);
+    default:
+      return GemmBlocked<T, SA, GemmDims::Source::kCompute>(a, b, static_cast<T*>(c), dims, ub, ue);
+  }
+}
+
 void GemmF32(const void* a, const void* b, void* c, const GemmDims& dims, int64_t ub, int64_t ue) {
-  GemmBlocked<float>(static_cast<const float*>(a), static_cast<const float*>(b),
-                     static_cast<float*>(c), dims, ub, ue);
+  switch (dims.a_source) {
+    case GemmDims::Source::kBF16:
+      return GemmWithA<float, GemmDims::Source::kBF16>(a, b, c, dims, ub, ue);
+    case GemmDims::Source::kF16:
+      return GemmWithA<float, GemmDims::Source::kF16>(a, b, c, dims, ub, ue);
+    default:
+      return GemmWithA<float, GemmDims::Source::kCompute>(a, b, c, dims, ub, ue);
+  }
 }
 void GemmF64(const void* a, const void* b, void* c, const GemmDims& dims, int64_t ub, int64_t ue) {
-  GemmBlocked<double>(static_cast<const double*>(a), static_cast<const double*>(b),
-                      static_cast<double*>(c), dims, ub, ue);
+  GemmBlocked<double, GemmDims::Source::kCompute, GemmDims::Source::kCompute>(
+      a, b, static_cast<double*>(c), dims, ub, ue);
 }
 const char* GemmTarget() { return hwy::TargetName(HWY_TARGET); }
 
