@@ -2,18 +2,21 @@
 // per SIMD target by gemm_hwy.cc.
 //
 // Register tile (kMr rows x kNv vectors of C, accumulators kept in
-// registers): 6 x 2 on targets with 16 vector registers (AVX2, SSE2), 8 x 3
-// on targets with 32 (AVX-512, NEON).
+// registers): 6 x 2 on targets with 16 vector registers (AVX2: 6 x 16 f32,
+// SSE2), 8 x 2 on AVX-512 (8 x 32 f32) and 8 x 3 on NEON.
 //
 // Per work unit (batch index, kGemmBlockM rows, kGemmBlockN columns of C) and
-// per k block: B's block is packed in nr-wide column strips (zero padded) and
-// A's block in kMr-row strips, then the column strips run outermost (one B
-// strip stays in L1) over the row strips (the A block stays in L2). C tiles
-// are loaded back between k blocks, so each element sees its k terms in
-// sequential order whatever the blocking. Small operands skip packing: a
-// row-major A is read in place when its block is small (rows then share
-// cache sets little), and so is a row-major B (full strips; a partial last
-// strip is still packed).
+// per k block, the nr-wide column strips of C run outermost: each strip of B
+// is packed (zero padded) just before its pass and stays in L1; the kMr-row
+// strips of A are packed during the first pass and the packed A block stays
+// in L2. While the micro-kernels run, the source lines of the next strips
+// are prefetched into L2 (rows of a strip lie far apart, where the hardware
+// prefetcher does not follow). C tiles are loaded back between k blocks, so
+// each element sees its k terms in sequential order whatever the blocking.
+// Small row-major operands skip packing: A is read in place when its block
+// is small (its rows then share cache sets little), and so is B (full
+// strips; a partial last strip is still packed). bf16 / f16 operands
+// (GemmDims::Source) are converted to f32 as they are packed.
 
 // Per-target include guard (see hwy/examples/skeleton-inl.h).
 #if defined(HLOVM_OPS_DOT_GEMM_HWY_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -41,7 +44,12 @@ namespace HWY_NAMESPACE {
 
 namespace hn = hwy::HWY_NAMESPACE;
 
-#if HWY_TARGET <= HWY_AVX3 || HWY_ARCH_ARM
+#if HWY_TARGET <= HWY_AVX3
+// 16 f32 lanes: 2 vectors (32 columns) fit the 64- and 128-wide shapes of
+// batched and attention dots without partial strips.
+constexpr int kMr = 8;
+constexpr int kNv = 2;
+#elif HWY_ARCH_ARM
 constexpr int kMr = 8;
 constexpr int kNv = 3;
 #else
