@@ -57,10 +57,11 @@ struct GemmKernel {
 absl::StatusOr<GemmKernel> SelectGemmKernel(ElementType compute_type);
 
 // Blocking of the f32/f64 kernel (elements).
-// Rows and columns of C per work unit (multiples of every target's register
-// tile) and the f32 k block (f64 uses half of it).
-inline constexpr int64_t kGemmBlockM = 240;
-inline constexpr int64_t kGemmBlockN = 480;
+// Rows and columns of C per work unit (powers of two: common model sizes
+// such as 768 or 3072 split into whole units; a packed A block of 256 x 384
+// f32 stays in a 512 KiB L2) and the f32 k block (f64 uses half of it).
+inline constexpr int64_t kGemmBlockM = 256;
+inline constexpr int64_t kGemmBlockN = 512;
 inline constexpr int64_t kGemmBlockK = 384;
 
 namespace gemm_internal {
