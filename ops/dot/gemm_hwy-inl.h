@@ -65,10 +65,10 @@ constexpr int64_t BlockK() {
 }
 
 // c (ldc) = (first ? 0 : c) + sum over k < kc of A[r][k] * B[k][0..nr).
-// A: packed (kDirectA false: element (r, k) at a[k * kMr + r]) or read in
-// place (rows at a + r * lda, k contiguous). B: rows of nr (or more)
-// elements at b + k * ldb, aligned when packed.
-template <bool kDirectA, class D, typename T = hn::TFromD<D>>
+// A: with kRowsA, rows at a + r * lda with k contiguous (read in place, or
+// a packed row strip); otherwise a k-major packed strip (element (r, k) at
+// a[k * kMr + r]). B: rows of nr (or more) elements at b + k * ldb.
+template <bool kRowsA, class D, typename T = hn::TFromD<D>>
 HWY_INLINE void MicroKernel(D d, int64_t kc, const T* HWY_RESTRICT a, int64_t lda,
                             const T* HWY_RESTRICT b, int64_t ldb, T* HWY_RESTRICT c, int64_t ldc,
                             bool first) {
@@ -91,10 +91,10 @@ HWY_INLINE void MicroKernel(D d, int64_t kc, const T* HWY_RESTRICT a, int64_t ld
     HWY_UNROLL(kNv) for (int v = 0; v < kNv; ++v) bv[v] = hn::LoadU(d, b + v * L);
     b += ldb;
     HWY_UNROLL(kMr) for (int r = 0; r < kMr; ++r) {
-      const V av = hn::Set(d, kDirectA ? a[r * lda + k] : a[r]);
+      const V av = hn::Set(d, kRowsA ? a[r * lda + k] : a[r]);
       HWY_UNROLL(kNv) for (int v = 0; v < kNv; ++v) acc[r][v] = hn::MulAdd(av, bv[v], acc[r][v]);
     }
-    if (!kDirectA) a += kMr;
+    if (!kRowsA) a += kMr;
   }
   HWY_UNROLL(kMr) for (int r = 0; r < kMr; ++r) {
     HWY_UNROLL(kNv) for (int v = 0; v < kNv; ++v) hn::StoreU(acc[r][v], d, c + r * ldc + v * L);
@@ -334,16 +334,16 @@ HWY_NOINLINE void GemmBlocked(const void* a_v, const void* b_v, T* HWY_RESTRICT 
               std::memcpy(tile + r * nr, c + r * N, static_cast<size_t>(w) * sizeof(T));
             }
           }
-          if constexpr (kSameA) {
-            if (direct_a && h == kMr) {
-              MicroKernel<true>(d, kc, A + is * a_sm + k0, a_sm, bs, ldb, cc, ldc, first);
-            } else if (direct_a) {
-              // A partial row strip read in place: pack it (zero padded).
-              PackAStrip<SA>(d, A + is * a_sm + k0, a_sm, int64_t{1}, kc, h, ap);
-              MicroKernel<true>(d, kc, ap, kc, bs, ldb, cc, ldc, first);
-            }
-          }
           if (direct_a) {
+            if constexpr (kSameA) {
+              if (h == kMr) {
+                MicroKernel<true>(d, kc, A + is * a_sm + k0, a_sm, bs, ldb, cc, ldc, first);
+              } else {
+                // A partial row strip read in place: pack it (zero padded).
+                PackAStrip<SA>(d, A + is * a_sm + k0, a_sm, int64_t{1}, kc, h, ap);
+                MicroKernel<true>(d, kc, ap, kc, bs, ldb, cc, ldc, first);
+              }
+            }
           } else if (a_sk == 1) {
             MicroKernel<true>(d, kc, a_strip, kc, bs, ldb, cc, ldc, first);
           } else {
