@@ -33,8 +33,9 @@ bool GroupStride(const Shape& shape, const std::vector<int64_t>& strides,
 
 // Strides of `shape` viewed as [group0, group1, group2]; false when a group
 // cannot be merged.
-bool ViewStrides(const Shape& shape, const std::vector<int64_t>& g0, const std::vector<int64_t>& g1,
-                 const std::vector<int64_t>& g2, int64_t* s0, int64_t* s1, int64_t* s2) {
+bool ViewStrides(const Shape& shape, const std::vector<int64_t>& g0,
+                 const std::vector<int64_t>& g1, const std::vector<int64_t>& g2, int64_t* s0,
+                 int64_t* s1, int64_t* s2) {
   std::vector<int64_t> strides(shape.rank(), 1);
   for (int64_t i = shape.rank() - 2; i >= 0; --i) {
     strides[i] = strides[i + 1] * shape.dimensions(i + 1);
@@ -132,8 +133,7 @@ absl::StatusOr<DotPlan> MakeDotPlan(const Shape& lhs, const Shape& rhs, const Sh
     std::vector<int64_t> free;
     *b = 1, *k = 1, *free_size = 1;
     for (int64_t d : batch) {
-      if (d < 0 || d >= s.rank() || used[d])
-        return absl::InvalidArgumentError("dot: bad batch dim");
+      if (d < 0 || d >= s.rank() || used[d]) return absl::InvalidArgumentError("dot: bad batch dim");
       used[d] = true;
       *b *= s.dimensions(d);
     }
@@ -161,12 +161,12 @@ absl::StatusOr<DotPlan> MakeDotPlan(const Shape& lhs, const Shape& rhs, const Sh
     return o;
   };
   int64_t lb, lm, lk, rb, rn, rk;
-  HLOVM_ASSIGN_OR_RETURN(
-      std::vector<int64_t> lorder,
-      order(lhs, dn.lhs_batch_dimensions, dn.lhs_contracting_dimensions, true, &lb, &lm, &lk));
-  HLOVM_ASSIGN_OR_RETURN(
-      std::vector<int64_t> rorder,
-      order(rhs, dn.rhs_batch_dimensions, dn.rhs_contracting_dimensions, false, &rb, &rn, &rk));
+  HLOVM_ASSIGN_OR_RETURN(std::vector<int64_t> lorder,
+                         order(lhs, dn.lhs_batch_dimensions, dn.lhs_contracting_dimensions, true,
+                               &lb, &lm, &lk));
+  HLOVM_ASSIGN_OR_RETURN(std::vector<int64_t> rorder,
+                         order(rhs, dn.rhs_batch_dimensions, dn.rhs_contracting_dimensions,
+                               false, &rb, &rn, &rk));
   if (lb != rb || lk != rk || lb * lm * rn != result.element_count()) {
     return absl::InvalidArgumentError("dot: operand and result sizes disagree");
   }
@@ -188,12 +188,13 @@ absl::StatusOr<DotPlan> MakeDotPlan(const Shape& lhs, const Shape& rhs, const Sh
       return f;
     };
     GemmDims& d = plan.dims;
-    strided = ViewStrides(lhs, dn.lhs_batch_dimensions,
-                          free_of(lhs, dn.lhs_batch_dimensions, dn.lhs_contracting_dimensions),
-                          dn.lhs_contracting_dimensions, &d.a_sb, &d.a_sm, &d.a_sk) &&
-              ViewStrides(rhs, dn.rhs_batch_dimensions, dn.rhs_contracting_dimensions,
-                          free_of(rhs, dn.rhs_batch_dimensions, dn.rhs_contracting_dimensions),
-                          &d.b_sb, &d.b_sk, &d.b_sn);
+    strided =
+        ViewStrides(lhs, dn.lhs_batch_dimensions,
+                    free_of(lhs, dn.lhs_batch_dimensions, dn.lhs_contracting_dimensions),
+                    dn.lhs_contracting_dimensions, &d.a_sb, &d.a_sm, &d.a_sk) &&
+        ViewStrides(rhs, dn.rhs_batch_dimensions, dn.rhs_contracting_dimensions,
+                    free_of(rhs, dn.rhs_batch_dimensions, dn.rhs_contracting_dimensions),
+                    &d.b_sb, &d.b_sk, &d.b_sn);
     d.use_strides = strided;
   }
   plan.dims.a_source = GemmSourceOf(plan.compute_type, lhs.element_type());

@@ -32,7 +32,7 @@ struct DotOperandPlan {
   int64_t element_count = 0;
   std::optional<TransposePlan> transpose;  // none when already in order
   // or read through strides (see GemmDims)
-  UnaryKernel convert = nullptr;  // none when already the compute type
+  UnaryKernel convert = nullptr;           // none when already the compute type
 };
 
 struct DotPlan {
