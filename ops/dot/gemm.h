@@ -33,10 +33,10 @@ struct GemmDims {
   enum class Source : uint8_t { kCompute, kBF16, kF16 };
   Source a_source = Source::kCompute, b_source = Source::kCompute;
 };
-// Whether the kernel for `compute_type` reads operands stored as `stored`
-// (converting while packing).
-bool GemmConvertsWhilePacking(ElementType compute_type, ElementType stored);
+// How the kernel for `compute_type` reads operands stored as `stored`
+// (kCompute unless it converts them while packing), and whether it converts.
 GemmDims::Source GemmSourceOf(ElementType compute_type, ElementType stored);
+bool GemmConvertsWhilePacking(ElementType compute_type, ElementType stored);
 // Strided kernels: the f32/f64 ones.
 bool GemmReadsStrided(ElementType compute_type);
 
