@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_format.h"
+#include "core/float_format.h"
 #include "gtest/gtest.h"
 #include "vm/api.h"
 #include "vm/vm_test_util.h"
@@ -90,6 +92,60 @@ ENTRY e {
 })");
   ASSERT_NE(exe, nullptr);
   EXPECT_EQ(Values<float>(RunWith(*exe, {}, 1)), std::vector<float>{258});
+}
+
+TEST(LowerDotTest, AttentionShapedBatchedDotSameBitsAnyThreadCount) {
+  // Q . K^T over [b, h, q, d] x [b, h, k, d] (contracting d), f32 and bf16
+  // operands: same bits for 1, 2 and 4 threads, matching a double-precision
+  // reference.
+  const int64_t b = 2, h = 6, q = 70, k = 90, d = 64;
+  for (const char* type : {"f32", "bf16"}) {
+    SCOPED_TRACE(type);
+    auto exe = Build(absl::StrFormat(R"(
+HloModule m
+ENTRY e {
+  q = %1$s[2,6,70,64] parameter(0)
+  k = %1$s[2,6,90,64] parameter(1)
+  ROOT s = f32[2,6,70,90] dot(q, k), lhs_batch_dims={0,1}, lhs_contracting_dims={3},
+      rhs_batch_dims={0,1}, rhs_contracting_dims={3}
+})",
+                                     type));
+    ASSERT_NE(exe, nullptr);
+    const bool bf16 = std::string(type) == "bf16";
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> dist(-1, 1);
+    std::vector<float> qv(b * h * q * d), kv(b * h * k * d);
+    std::vector<uint16_t> qb(qv.size()), kb(kv.size());
+    for (size_t i = 0; i < qv.size(); ++i) {
+      qb[i] = FloatToBFloat16(dist(rng));
+      qv[i] = bf16 ? BFloat16ToFloat(qb[i]) : dist(rng);
+    }
+    for (size_t i = 0; i < kv.size(); ++i) {
+      kb[i] = FloatToBFloat16(dist(rng));
+      kv[i] = bf16 ? BFloat16ToFloat(kb[i]) : dist(rng);
+    }
+    const Literal lq = bf16 ? Array(ElementType::kBF16, {b, h, q, d}, qb)
+                            : Array(ElementType::kF32, {b, h, q, d}, qv);
+    const Literal lk = bf16 ? Array(ElementType::kBF16, {b, h, k, d}, kb)
+                            : Array(ElementType::kF32, {b, h, k, d}, kv);
+    const auto r1 = Values<float>(RunWith(*exe, {&lq, &lk}, 1));
+    const auto r2 = Values<float>(RunWith(*exe, {&lq, &lk}, 2));
+    const auto r4 = Values<float>(RunWith(*exe, {&lq, &lk}, 4));
+    ASSERT_EQ(r1.size(), static_cast<size_t>(b * h * q * k));
+    EXPECT_EQ(0, std::memcmp(r1.data(), r2.data(), r1.size() * 4));
+    EXPECT_EQ(0, std::memcmp(r1.data(), r4.data(), r1.size() * 4));
+    for (int64_t bh = 0; bh < b * h; bh += 5) {
+      for (int64_t i = 0; i < q; i += 7) {
+        for (int64_t j = 0; j < k; j += 3) {
+          double want = 0;
+          for (int64_t p = 0; p < d; ++p) {
+            want += double(qv[(bh * q + i) * d + p]) * kv[(bh * k + j) * d + p];
+          }
+          ASSERT_NEAR(r1[(bh * q + i) * k + j], want, 1e-4) << bh << "," << i << "," << j;
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

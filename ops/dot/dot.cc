@@ -47,6 +47,8 @@ bool ViewStrides(const Shape& shape, const std::vector<int64_t>& g0,
 absl::StatusOr<DotOperandPlan> MakeOperandPlan(const Shape& shape,
                                                const std::vector<int64_t>& order,
                                                ElementType compute, bool strided) {
+  // bf16 / f16 operands of an f32 dot are converted by the GEMM while it
+  // packs them (no conversion pass).
   DotOperandPlan p;
   p.type = shape.element_type();
   p.elem_size = ByteWidth(p.type);
@@ -59,7 +61,7 @@ absl::StatusOr<DotOperandPlan> MakeOperandPlan(const Shape& shape,
     HLOVM_ASSIGN_OR_RETURN(TransposePlan t, MakeTransposePlan(p.elem_size, dims, order));
     p.transpose = std::move(t);
   }
-  if (p.type != compute) {
+  if (p.type != compute && !GemmConvertsWhilePacking(compute, p.type)) {
     HLOVM_ASSIGN_OR_RETURN(p.convert, SelectConvertKernel(p.type, compute));
   }
   return p;
@@ -195,6 +197,8 @@ absl::StatusOr<DotPlan> MakeDotPlan(const Shape& lhs, const Shape& rhs, const Sh
                     &d.b_sb, &d.b_sk, &d.b_sn);
     d.use_strides = strided;
   }
+  plan.dims.a_source = GemmSourceOf(plan.compute_type, lhs.element_type());
+  plan.dims.b_source = GemmSourceOf(plan.compute_type, rhs.element_type());
   HLOVM_ASSIGN_OR_RETURN(plan.lhs, MakeOperandPlan(lhs, lorder, plan.compute_type, strided));
   HLOVM_ASSIGN_OR_RETURN(plan.rhs, MakeOperandPlan(rhs, rorder, plan.compute_type, strided));
   if (plan.compute_type != plan.result_type) {

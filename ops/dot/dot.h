@@ -9,7 +9,8 @@
 // with wrap-around in 32 or 64 bits (truncated to the result width), f16,
 // bf16 and the 8/6/4-bit floats accumulate in f32 and round the result,
 // pred computes an or of ands; operands are first converted to the compute
-// type (e.g. s8 x s8 -> s32, bf16 x bf16 -> f32).
+// type (e.g. s8 x s8 -> s32), except bf16 and f16 operands of an f32 dot,
+// which the GEMM converts while packing them (GemmDims::Source).
 #ifndef HLOVM_OPS_DOT_DOT_H_
 #define HLOVM_OPS_DOT_DOT_H_
 
@@ -59,7 +60,7 @@ absl::StatusOr<DotPlan> MakeDotPlan(const Shape& lhs, const Shape& rhs, const Sh
 // Three steps: prepare operands, GEMM units (may run in parallel), finish.
 // `scratch` holds plan.scratch_bytes bytes (16-byte aligned).
 struct DotBuffers {
-  const void* a = nullptr;  // [batch, m, k] in the compute type
+  const void* a = nullptr;  // [batch, m, k] in the compute type (or see dims.a_source)
   const void* b = nullptr;  // [batch, k, n]
   void* c = nullptr;        // [batch, m, n] in the compute type
 };

@@ -1,21 +1,25 @@
 #include "ops/dot/dot.h"
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "core/float_format.h"
 #include "gtest/gtest.h"
+#include "hwy/targets.h"
 #include "ops/dot/gemm.h"
 
 namespace hlovm {
 namespace {
 
-DotDimensionNumbers Dnums(std::vector<int64_t> lb, std::vector<int64_t> lc,
-                          std::vector<int64_t> rb, std::vector<int64_t> rc) {
+DotDimensionNumbers Dnums(std::vector<int64_t> lb, std::vector<int64_t> lc, std::vector<int64_t> rb,
+                          std::vector<int64_t> rc) {
   DotDimensionNumbers d;
   d.lhs_batch_dimensions = lb;
   d.lhs_contracting_dimensions = lc;
@@ -26,7 +30,8 @@ DotDimensionNumbers Dnums(std::vector<int64_t> lb, std::vector<int64_t> lc,
 
 std::vector<int64_t> Strides(const std::vector<int64_t>& dims) {
   std::vector<int64_t> s(dims.size(), 1);
-  for (int64_t i = static_cast<int64_t>(dims.size()) - 2; i >= 0; --i) s[i] = s[i + 1] * dims[i + 1];
+  for (int64_t i = static_cast<int64_t>(dims.size()) - 2; i >= 0; --i)
+    s[i] = s[i + 1] * dims[i + 1];
   return s;
 }
 
@@ -101,9 +106,9 @@ int64_t Count(const std::vector<int64_t>& d) {
 
 template <typename T>
 std::vector<T> RunCase(ElementType et, ElementType out_t, const std::vector<int64_t>& ld,
-                   const std::vector<T>& lhs, const std::vector<int64_t>& rd,
-                   const std::vector<T>& rhs, const DotDimensionNumbers& dn,
-                   const std::vector<int64_t>& out_dims, int64_t out_elem_size) {
+                       const std::vector<T>& lhs, const std::vector<int64_t>& rd,
+                       const std::vector<T>& rhs, const DotDimensionNumbers& dn,
+                       const std::vector<int64_t>& out_dims, int64_t out_elem_size) {
   auto plan = MakeDotPlan(Shape(et, ld), Shape(et, rd), Shape(out_t, out_dims), dn);
   EXPECT_TRUE(plan.ok()) << plan.status();
   std::vector<uint8_t> out(Count(out_dims) * out_elem_size + 1);
@@ -140,8 +145,8 @@ TEST(DotTest, F32GeneralDimensionNumbersMatchReference) {
     const auto rhs = Random<float>(Count(c.rd), 2, -8, 8);
     std::vector<int64_t> od;
     const auto want = RefDot<float, double>(lhs, c.ld, rhs, c.rd, c.dn, &od);
-    const auto got = RunCase<float>(ElementType::kF32, ElementType::kF32, c.ld, lhs, c.rd, rhs, c.dn,
-                                od, 4);
+    const auto got =
+        RunCase<float>(ElementType::kF32, ElementType::kF32, c.ld, lhs, c.rd, rhs, c.dn, od, 4);
     ASSERT_EQ(got.size(), want.size());
     // Small integers: every partial sum is exact in f32.
     for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], static_cast<float>(want[i])) << i;
@@ -149,9 +154,9 @@ TEST(DotTest, F32GeneralDimensionNumbersMatchReference) {
 }
 
 TEST(DotTest, StridedOperandsSkipTheTranspose) {
-  auto plan = MakeDotPlan(Shape(ElementType::kF32, {300, 3, 130}),
-                          Shape(ElementType::kF32, {3, 200, 300}),
-                          Shape(ElementType::kF32, {3, 130, 200}), Dnums({1}, {0}, {0}, {2}));
+  auto plan =
+      MakeDotPlan(Shape(ElementType::kF32, {300, 3, 130}), Shape(ElementType::kF32, {3, 200, 300}),
+                  Shape(ElementType::kF32, {3, 130, 200}), Dnums({1}, {0}, {0}, {2}));
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_TRUE(plan->dims.use_strides);
   EXPECT_FALSE(plan->lhs.transpose.has_value());
@@ -179,10 +184,12 @@ TEST(DotTest, F64AndF32LargeMatchReferenceClosely) {
   std::vector<int64_t> od;
   const auto dn = Dnums({}, {1}, {}, {0});
   const auto want = RefDot<double, double>(a, {m, k}, b, {k, n}, dn, &od);
-  const auto got = RunCase<double>(ElementType::kF64, ElementType::kF64, {m, k}, a, {k, n}, b, dn, od, 8);
+  const auto got =
+      RunCase<double>(ElementType::kF64, ElementType::kF64, {m, k}, a, {k, n}, b, dn, od, 8);
   for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-10) << i;
   std::vector<float> af(a.begin(), a.end()), bf(b.begin(), b.end());
-  const auto gotf = RunCase<float>(ElementType::kF32, ElementType::kF32, {m, k}, af, {k, n}, bf, dn, od, 4);
+  const auto gotf =
+      RunCase<float>(ElementType::kF32, ElementType::kF32, {m, k}, af, {k, n}, bf, dn, od, 4);
   for (size_t i = 0; i < gotf.size(); ++i) ASSERT_NEAR(gotf[i], want[i], 1e-3) << i;
 }
 
@@ -196,7 +203,8 @@ TEST(DotTest, F32SumsSequentiallyOverK) {
   for (auto& x : a) x = dist(rng);
   for (auto& x : b) x = dist(rng);
   const auto dn = Dnums({}, {1}, {}, {0});
-  const auto got = RunCase<float>(ElementType::kF32, ElementType::kF32, {m, k}, a, {k, n}, b, dn, {m, n}, 4);
+  const auto got =
+      RunCase<float>(ElementType::kF32, ElementType::kF32, {m, k}, a, {k, n}, b, dn, {m, n}, 4);
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t j = 0; j < n; ++j) {
       float acc = 0, acc_mul_add = 0;
@@ -218,7 +226,8 @@ TEST(DotTest, IntegersWrapAround) {
   const auto rhs = Random<int8_t>(20, 5, -128, 127);
   std::vector<int64_t> od;
   const auto want = RefDot<int8_t, int64_t>(lhs, ld, rhs, rd, dn, &od);
-  const auto got8 = RunCase<int8_t>(ElementType::kS8, ElementType::kS8, ld, lhs, rd, rhs, dn, od, 1);
+  const auto got8 =
+      RunCase<int8_t>(ElementType::kS8, ElementType::kS8, ld, lhs, rd, rhs, dn, od, 1);
   for (size_t i = 0; i < got8.size(); ++i) {
     ASSERT_EQ(got8[i], static_cast<int8_t>(static_cast<uint8_t>(want[i] & 0xff))) << i;
   }
@@ -232,8 +241,8 @@ TEST(DotTest, IntegersWrapAround) {
   for (size_t i = 0; i < out.size(); ++i) ASSERT_EQ(out[i], want[i]) << i;
   // u64 wraps modulo 2^64.
   std::vector<uint64_t> a = {~uint64_t{0}, 3}, b = {~uint64_t{0}, 5};
-  const auto got64 = RunCase<uint64_t>(ElementType::kU64, ElementType::kU64, {1, 2}, a, {2, 1}, b,
-                                   dn, {1, 1}, 8);
+  const auto got64 =
+      RunCase<uint64_t>(ElementType::kU64, ElementType::kU64, {1, 2}, a, {2, 1}, b, dn, {1, 1}, 8);
   EXPECT_EQ(got64[0], uint64_t{1} + 15);
 }
 
@@ -241,8 +250,8 @@ TEST(DotTest, PredIsOrOfAnds) {
   const std::vector<uint8_t> a = {1, 0, 0, 0, 1, 1}, b = {0, 1, 1, 1, 0, 0};
   const auto dn = Dnums({}, {1}, {}, {0});
   // a: [[1,0,0],[0,1,1]], b: [[0,1],[1,1],[0,0]].
-  const auto got = RunCase<uint8_t>(ElementType::kPred, ElementType::kPred, {2, 3}, a, {3, 2}, b, dn,
-                                {2, 2}, 1);
+  const auto got =
+      RunCase<uint8_t>(ElementType::kPred, ElementType::kPred, {2, 3}, a, {3, 2}, b, dn, {2, 2}, 1);
   EXPECT_EQ(got, (std::vector<uint8_t>{0, 1, 1, 1}));
 }
 
@@ -255,7 +264,8 @@ TEST(DotTest, Bf16AccumulatesInF32AndRounds) {
     b[i] = FloatToBFloat16(1.0f);
   }
   const auto dn = Dnums({}, {0}, {}, {0});
-  const auto got = RunCase<uint16_t>(ElementType::kBF16, ElementType::kBF16, {k}, a, {k}, b, dn, {}, 2);
+  const auto got =
+      RunCase<uint16_t>(ElementType::kBF16, ElementType::kBF16, {k}, a, {k}, b, dn, {}, 2);
   EXPECT_EQ(BFloat16ToFloat(got[0]), 264.0f);
   auto plan = MakeDotPlan(Shape(ElementType::kBF16, {k}), Shape(ElementType::kBF16, {k}),
                           Shape(ElementType::kF32, {}), dn);
@@ -275,7 +285,7 @@ TEST(DotTest, Complex64) {
 }
 
 TEST(DotTest, UnitsSplitDoesNotChangeResult) {
-  const int64_t m = 250, k = 300, n = 400;
+  const int64_t m = 500, k = 300, n = 1000;
   const auto a = Random<float>(m * k, 9, -3, 3);
   const auto b = Random<float>(k * n, 10, -3, 3);
   auto plan = MakeDotPlan(Shape(ElementType::kF32, {m, k}), Shape(ElementType::kF32, {k, n}),
@@ -287,6 +297,255 @@ TEST(DotTest, UnitsSplitDoesNotChangeResult) {
   const DotBuffers bufs = DotPrepare(*plan, a.data(), b.data(), split.data(), nullptr);
   for (int64_t u = plan->units - 1; u >= 0; --u) DotGemmUnits(*plan, bufs, u, u + 1);
   EXPECT_EQ(0, std::memcmp(one.data(), split.data(), one.size() * 4));
+}
+
+// Element (i, j) of batch bi, summed over k in sequential order with one
+// fused multiply-add per term (and the unfused sum, for targets without
+// FMA), reading A and B through the element strides of `d`.
+template <typename T>
+void SequentialSums(const std::vector<T>& a, const std::vector<T>& b, const GemmDims& d, int64_t bi,
+                    int64_t i, int64_t j, T* fused, T* unfused) {
+  T f = 0, u = 0;
+  for (int64_t p = 0; p < d.k; ++p) {
+    const T x = a[bi * d.a_sb + i * d.a_sm + p * d.a_sk];
+    const T y = b[bi * d.b_sb + p * d.b_sk + j * d.b_sn];
+    f = std::fma(x, y, f);
+    u = u + x * y;
+  }
+  *fused = f, *unfused = u;
+}
+
+// Runs the f32/f64 GEMM kernel on `d` with the units split one by one in
+// reverse order and all at once; both must give the same bits and match the
+// sequential sums exactly.
+template <typename T>
+void CheckGemm(ElementType type, GemmDims d, int seed) {
+  SCOPED_TRACE(testing::Message() << "b=" << d.batch << " m=" << d.m << " k=" << d.k << " n=" << d.n
+                                  << " strided=" << d.use_strides);
+  if (!d.use_strides) {
+    d.a_sb = d.m * d.k, d.a_sm = d.k, d.a_sk = 1;
+    d.b_sb = d.k * d.n, d.b_sk = d.n, d.b_sn = 1;
+  }
+  int64_t a_size = 1, b_size = 1;
+  for (int64_t bi = 0; bi < d.batch; ++bi) {
+    for (int64_t i = 0; i < d.m; ++i) {
+      for (int64_t p = 0; p < d.k; ++p) {
+        a_size = std::max(a_size, bi * d.a_sb + i * d.a_sm + p * d.a_sk + 1);
+      }
+    }
+    for (int64_t p = 0; p < d.k; ++p) {
+      for (int64_t j = 0; j < d.n; ++j) {
+        b_size = std::max(b_size, bi * d.b_sb + p * d.b_sk + j * d.b_sn + 1);
+      }
+    }
+  }
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<T> dist(-1, 1);
+  std::vector<T> a(a_size), b(b_size);
+  for (auto& x : a) x = dist(rng);
+  for (auto& x : b) x = dist(rng);
+  auto kernel = SelectGemmKernel(type);
+  ASSERT_TRUE(kernel.ok());
+  const int64_t units = kernel->Units(d);
+  const int64_t c_size = d.batch * d.m * d.n;
+  std::vector<T> whole(c_size, T(7)), split(c_size, T(7));  // stale values to overwrite
+  kernel->fn(a.data(), b.data(), whole.data(), d, 0, units);
+  for (int64_t u = units - 1; u >= 0; --u)
+    kernel->fn(a.data(), b.data(), split.data(), d, u, u + 1);
+  ASSERT_EQ(0, std::memcmp(whole.data(), split.data(), c_size * sizeof(T)));
+  for (int64_t bi = 0; bi < d.batch; ++bi) {
+    for (int64_t i = 0; i < d.m; ++i) {
+      for (int64_t j = 0; j < d.n; ++j) {
+        T fused, unfused;
+        SequentialSums(a, b, d, bi, i, j, &fused, &unfused);
+        const T got = whole[(bi * d.m + i) * d.n + j];
+        ASSERT_TRUE(got == fused || got == unfused)
+            << bi << "," << i << "," << j << ": " << got << " vs " << fused;
+      }
+    }
+  }
+}
+
+// Runs `body` once per SIMD target this machine supports and the GEMM was
+// compiled for (each has its own register tile).
+template <typename Fn>
+void ForEachTarget(Fn body) {
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    SCOPED_TRACE(hwy::TargetName(target));
+    body();
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
+
+TEST(GemmTest, EdgeSizesSumSequentially) {
+  ForEachTarget([] {
+    // Both operands beyond a work unit and several k blocks.
+    GemmDims d;
+    d.m = kGemmBlockM + 3, d.k = kGemmBlockK + 3, d.n = kGemmBlockN + 5;
+    CheckGemm<float>(ElementType::kF32, d, 1);
+    CheckGemm<double>(ElementType::kF64, d, 2);
+  });
+  // Sizes around the register tiles (6 or 8 rows, 16 to 48 columns), the
+  // work units and the k blocks; small sizes read operands in place, large
+  // ones pack them.
+  ForEachTarget([] {
+    const std::vector<int64_t> ms = {1, 5, 6, 7, 8, 9, 13, 25, kGemmBlockM + 3};
+    const std::vector<int64_t> ns = {1, 3, 8, 15, 16, 17, 31, 48, 49, kGemmBlockN + 5};
+    const std::vector<int64_t> ks = {0, 1, 2, 7, 64, kGemmBlockK / 2 + 1, kGemmBlockK + 3};
+    int seed = 0;
+    for (int64_t m : ms) {
+      for (int64_t n : ns) {
+        for (int64_t k : ks) {
+          if (m * n * k > 300000 && !(m == 7 || n == 17)) continue;  // keep the test quick
+          GemmDims d;
+          d.batch = 2, d.m = m, d.k = k, d.n = n;
+          CheckGemm<float>(ElementType::kF32, d, ++seed);
+          CheckGemm<double>(ElementType::kF64, d, ++seed);
+        }
+      }
+    }
+  });
+}
+
+TEST(GemmTest, EmptyShapesWriteNothingOrZeros) {
+  auto kernel = SelectGemmKernel(ElementType::kF32);
+  ASSERT_TRUE(kernel.ok());
+  GemmDims d;
+  d.batch = 3, d.m = 0, d.k = 5, d.n = 4;
+  EXPECT_EQ(kernel->Units(d), 0);
+  d.m = 4, d.n = 0;
+  EXPECT_EQ(kernel->Units(d), 0);
+  d.batch = 0, d.n = 4;
+  EXPECT_EQ(kernel->Units(d), 0);
+  // k = 0: every element is the empty sum.
+  d.batch = 2, d.m = 9, d.k = 0, d.n = 20;
+  std::vector<float> c(2 * 9 * 20, 5.0f);
+  kernel->fn(nullptr, nullptr, c.data(), d, 0, kernel->Units(d));
+  for (float x : c) ASSERT_EQ(x, 0.0f);
+}
+
+TEST(GemmTest, StridedOperands) {
+  ForEachTarget([] {
+    // A stored k-major ([k, m] per batch), B stored [n, k] (Q . K^T), batch
+    // strides with gaps, and both at once, in sizes that read in place and
+    // sizes that pack.
+    for (int64_t scale : {1, 9}) {
+      const int64_t m = 13 * scale, k = 11 * scale, n = 21 * scale, batch = 3;
+      GemmDims d;
+      d.batch = batch, d.m = m, d.k = k, d.n = n, d.use_strides = true;
+      // A transposed, B row-major, gaps between batches.
+      d.a_sb = m * k + 5, d.a_sm = 1, d.a_sk = m;
+      d.b_sb = k * n + 3, d.b_sk = n, d.b_sn = 1;
+      CheckGemm<float>(ElementType::kF32, d, 1);
+      CheckGemm<double>(ElementType::kF64, d, 2);
+      // A row-major, B transposed (attention's Q . K^T).
+      d.a_sb = m * k, d.a_sm = k, d.a_sk = 1;
+      d.b_sb = k * n, d.b_sk = 1, d.b_sn = k;
+      CheckGemm<float>(ElementType::kF32, d, 3);
+      CheckGemm<double>(ElementType::kF64, d, 4);
+      // Both transposed; rows of A further apart than needed.
+      d.a_sb = (m + 2) * k, d.a_sm = 1, d.a_sk = m + 2;
+      d.b_sb = k * (n + 1), d.b_sk = 1, d.b_sn = k;
+      CheckGemm<float>(ElementType::kF32, d, 5);
+      // Row-major with padded rows (row stride larger than the row).
+      d.a_sb = m * (k + 4), d.a_sm = k + 4, d.a_sk = 1;
+      d.b_sb = k * (n + 7), d.b_sk = n + 7, d.b_sn = 1;
+      CheckGemm<float>(ElementType::kF32, d, 6);
+      CheckGemm<double>(ElementType::kF64, d, 7);
+    }
+  });
+}
+
+TEST(GemmTest, ManySmallBatches) {
+  GemmDims d;
+  d.batch = 37, d.m = 10, d.k = 9, d.n = 19;
+  CheckGemm<float>(ElementType::kF32, d, 11);
+  d.batch = 12, d.m = 128, d.k = 64, d.n = 128;  // attention-sized
+  CheckGemm<float>(ElementType::kF32, d, 12);
+}
+
+TEST(GemmTest, RunsADispatchedTarget) {
+  // The f32/f64 kernels run one of Highway's compiled targets, named here.
+  const std::string target = gemm_internal::HwyGemmTarget();
+  EXPECT_FALSE(target.empty());
+  std::printf("GEMM target: %s\n", target.c_str());
+}
+
+TEST(DotTest, AttentionShapedBatchedDotMatchesReference) {
+  // [1, 4, 20, 8] x [1, 4, 18, 8] contracting the last dims (Q . K^T): read
+  // through strides, no transpose pass.
+  const std::vector<int64_t> ld = {1, 4, 20, 8}, rd = {1, 4, 18, 8};
+  const auto dn = Dnums({0, 1}, {3}, {0, 1}, {3});
+  auto plan = MakeDotPlan(Shape(ElementType::kF32, ld), Shape(ElementType::kF32, rd),
+                          Shape(ElementType::kF32, {1, 4, 20, 18}), dn);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_TRUE(plan->dims.use_strides);
+  EXPECT_FALSE(plan->rhs.transpose.has_value());
+  const auto lhs = Random<float>(Count(ld), 21, -8, 8);
+  const auto rhs = Random<float>(Count(rd), 22, -8, 8);
+  std::vector<int64_t> od;
+  const auto want = RefDot<float, double>(lhs, ld, rhs, rd, dn, &od);
+  const auto got =
+      RunCase<float>(ElementType::kF32, ElementType::kF32, ld, lhs, rd, rhs, dn, od, 4);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], static_cast<float>(want[i])) << i;
+}
+
+TEST(DotTest, Bf16AndF16OperandsConvertWhilePacking) {
+  // bf16 / f16 operands of an f32-computed dot reach the GEMM unconverted
+  // (no conversion scratch) and give the same bits as f32 operands holding
+  // the same values; sizes cover packed and partial strips, a transposed
+  // rhs and mixed operand types.
+  struct Case {
+    std::vector<int64_t> ld, rd, od;
+    DotDimensionNumbers dn;
+  };
+  const std::vector<Case> cases = {
+      {{37, 300}, {300, 53}, {37, 53}, Dnums({}, {1}, {}, {0})},
+      {{2, 70, 33}, {2, 45, 33}, {2, 70, 45}, Dnums({0}, {2}, {0}, {2})},
+      {{300, 9}, {300, 250}, {9, 250}, Dnums({}, {0}, {}, {0})},
+  };
+  ForEachTarget([&] {
+    for (ElementType narrow : {ElementType::kBF16, ElementType::kF16}) {
+      for (const Case& c : cases) {
+        for (int mixed = 0; mixed < 2; ++mixed) {
+          const ElementType rt = mixed ? ElementType::kF32 : narrow;
+          SCOPED_TRACE(testing::Message() << ElementTypeName(narrow) << " mixed=" << mixed);
+          auto plan = MakeDotPlan(Shape(narrow, c.ld), Shape(rt, c.rd),
+                                  Shape(ElementType::kF32, c.od), c.dn);
+          ASSERT_TRUE(plan.ok()) << plan.status();
+          EXPECT_EQ(plan->lhs.convert, nullptr);
+          EXPECT_EQ(plan->rhs.convert, nullptr);
+          // Values exact in both narrow formats.
+          const auto lf = Random<float>(Count(c.ld), 31, -20, 20);
+          const auto rf = Random<float>(Count(c.rd), 32, -20, 20);
+          auto narrow_bits = [&](const std::vector<float>& v) {
+            std::vector<uint16_t> r(v.size());
+            for (size_t i = 0; i < v.size(); ++i) {
+              r[i] =
+                  narrow == ElementType::kBF16 ? FloatToBFloat16(v[i] / 8) : FloatToHalf(v[i] / 8);
+            }
+            return r;
+          };
+          std::vector<float> lq(lf.size()), rq(rf.size());
+          for (size_t i = 0; i < lf.size(); ++i) lq[i] = lf[i] / 8;
+          for (size_t i = 0; i < rf.size(); ++i) rq[i] = rf[i] / 8;
+          const auto lb = narrow_bits(lf), rb = narrow_bits(rf);
+          std::vector<float> got(Count(c.od)), want(Count(c.od));
+          std::vector<uint8_t> scratch(plan->scratch_bytes + 64);
+          RunDot(*plan, lb.data(), mixed ? static_cast<const void*>(rq.data()) : rb.data(),
+                 got.data(), scratch.data());
+          auto ref = MakeDotPlan(Shape(ElementType::kF32, c.ld), Shape(ElementType::kF32, c.rd),
+                                 Shape(ElementType::kF32, c.od), c.dn);
+          ASSERT_TRUE(ref.ok());
+          std::vector<uint8_t> ref_scratch(ref->scratch_bytes + 64);
+          RunDot(*ref, lq.data(), rq.data(), want.data(), ref_scratch.data());
+          ASSERT_EQ(0, std::memcmp(got.data(), want.data(), got.size() * 4));
+        }
+      }
+    }
+  });
 }
 
 }  // namespace

@@ -59,6 +59,18 @@ void GemmGeneric(const void* a_v, const void* b_v, void* c_v, const GemmDims& d,
 
 bool GemmReadsStrided(ElementType t) { return t == ElementType::kF32 || t == ElementType::kF64; }
 
+GemmDims::Source GemmSourceOf(ElementType compute_type, ElementType stored) {
+  if (compute_type == ElementType::kF32) {
+    if (stored == ElementType::kBF16) return GemmDims::Source::kBF16;
+    if (stored == ElementType::kF16) return GemmDims::Source::kF16;
+  }
+  return GemmDims::Source::kCompute;
+}
+
+bool GemmConvertsWhilePacking(ElementType compute_type, ElementType stored) {
+  return GemmSourceOf(compute_type, stored) != GemmDims::Source::kCompute;
+}
+
 int64_t GemmKernel::Units(const GemmDims& d) const {
   if (d.batch == 0 || d.m == 0 || d.n == 0) return 0;
   const int64_t mb = (d.m + rows_per_unit - 1) / rows_per_unit;

@@ -3,8 +3,10 @@
 // element is summed over k in plain sequential order (one fused multiply-add
 // per term for f32/f64), so results do not depend on blocking or on how the
 // work units are spread over threads. f32 and f64 run a cache-blocked kernel
-// with packed panels and a Highway register tile (dynamic dispatch); the
-// other compute types run a templated i-k-j loop.
+// with packed panels (small row-major operands are read in place) and a
+// Highway register tile per SIMD target (dynamic dispatch; see
+// gemm_hwy-inl.h); the other compute types run a templated i-k-j loop. With
+// k = 0 every kernel writes zeros.
 #ifndef HLOVM_OPS_DOT_GEMM_H_
 #define HLOVM_OPS_DOT_GEMM_H_
 
@@ -24,7 +26,17 @@ struct GemmDims {
   bool use_strides = false;
   int64_t a_sb = 0, a_sm = 0, a_sk = 0, b_sb = 0, b_sk = 0, b_sn = 0;
   bool strided() const { return use_strides; }
+  // How A and B are stored: in the compute type, or (f32 kernel only) as
+  // bf16 or f16 bits that the kernel converts to f32 while packing them
+  // (exactly, as a separate conversion would). Strides count elements of
+  // the stored type.
+  enum class Source : uint8_t { kCompute, kBF16, kF16 };
+  Source a_source = Source::kCompute, b_source = Source::kCompute;
 };
+// How the kernel for `compute_type` reads operands stored as `stored`
+// (kCompute unless it converts them while packing), and whether it converts.
+GemmDims::Source GemmSourceOf(ElementType compute_type, ElementType stored);
+bool GemmConvertsWhilePacking(ElementType compute_type, ElementType stored);
 // Strided kernels: the f32/f64 ones.
 bool GemmReadsStrided(ElementType compute_type);
 
@@ -45,9 +57,12 @@ struct GemmKernel {
 absl::StatusOr<GemmKernel> SelectGemmKernel(ElementType compute_type);
 
 // Blocking of the f32/f64 kernel (elements).
-inline constexpr int64_t kGemmBlockM = 120;
-inline constexpr int64_t kGemmBlockN = 192;
-inline constexpr int64_t kGemmBlockK = 256;
+// Rows and columns of C per work unit (powers of two: common model sizes
+// such as 768 or 3072 split into whole units; a packed A block of 256 x 384
+// f32 stays in a 512 KiB L2) and the f32 k block (f64 uses half of it).
+inline constexpr int64_t kGemmBlockM = 256;
+inline constexpr int64_t kGemmBlockN = 512;
+inline constexpr int64_t kGemmBlockK = 384;
 
 namespace gemm_internal {
 void HwyGemmF32(const void* a, const void* b, void* c, const GemmDims& dims, int64_t unit_begin,

@@ -1,8 +1,22 @@
 // Highway micro-kernel and blocked driver of the f32/f64 GEMM, compiled once
-// per SIMD target by gemm_hwy.cc. Register tile: 6 rows x 2 vectors of C.
-// A is packed in 6-row strips and B in 2-vector-wide column strips per
-// (row block, column block, k block); C tiles are loaded back between k
-// blocks, so each element sees its k terms in order.
+// per SIMD target by gemm_hwy.cc.
+//
+// Register tile (kMr rows x kNv vectors of C, accumulators kept in
+// registers): 6 x 2 on targets with 16 vector registers (AVX2: 6 x 16 f32,
+// SSE2), 8 x 2 on AVX-512 (8 x 32 f32) and 8 x 3 on NEON.
+//
+// Per work unit (batch index, kGemmBlockM rows, kGemmBlockN columns of C) and
+// per k block, the nr-wide column strips of C run outermost: each strip of B
+// is packed (zero padded) just before its pass and stays in L1; the kMr-row
+// strips of A are packed during the first pass and the packed A block stays
+// in L2. While the micro-kernels run, the source lines of the next strips
+// are prefetched into L2 (rows of a strip lie far apart, where the hardware
+// prefetcher does not follow). C tiles are loaded back between k blocks, so
+// each element sees its k terms in sequential order whatever the blocking.
+// Small row-major operands skip packing: A is read in place when its block
+// is small (its rows then share cache sets little), and so is B (full
+// strips; a partial last strip is still packed). bf16 / f16 operands
+// (GemmDims::Source) are converted to f32 as they are packed.
 
 // Per-target include guard (see hwy/examples/skeleton-inl.h).
 #if defined(HLOVM_OPS_DOT_GEMM_HWY_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -15,9 +29,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <vector>
+#include <type_traits>
 
+#include "core/float_format.h"
 #include "hwy/aligned_allocator.h"
+#include "hwy/cache_control.h"
 #include "hwy/highway.h"
 #include "ops/dot/gemm.h"
 
@@ -28,49 +44,71 @@ namespace HWY_NAMESPACE {
 
 namespace hn = hwy::HWY_NAMESPACE;
 
-constexpr int64_t kMr = 6;
+#if HWY_TARGET <= HWY_AVX3
+// 16 f32 lanes: 2 vectors (32 columns) fit the 64- and 128-wide shapes of
+// batched and attention dots without partial strips.
+constexpr int kMr = 8;
+constexpr int kNv = 2;
+#elif HWY_ARCH_ARM
+constexpr int kMr = 8;
+constexpr int kNv = 3;
+#else
+constexpr int kMr = 6;
+constexpr int kNv = 2;
+#endif
 
-// c (ldc) += sum over kc of ap[k][0..6) x bp[k][0..2L), starting from zero
-// when `first`.
-template <class D, typename T = hn::TFromD<D>>
-HWY_INLINE void MicroKernel(D d, int64_t kc, const T* HWY_RESTRICT ap, const T* HWY_RESTRICT bp,
-                            T* HWY_RESTRICT c, int64_t ldc, bool first) {
+// The k block per element type: an A block of kGemmBlockM rows stays within
+// a 512 KiB L2.
+template <typename T>
+constexpr int64_t BlockK() {
+  return sizeof(T) == 4 ? kGemmBlockK : kGemmBlockK / 2;
+}
+
+// c (ldc) = (first ? 0 : c) + sum over k < kc of A[r][k] * B[k][0..nr).
+// A: with kRowsA, rows at a + r * lda with k contiguous (read in place, or
+// a packed row strip); otherwise a k-major packed strip (element (r, k) at
+// a[k * kMr + r]). B: rows of nr (or more) elements at b + k * ldb.
+template <bool kRowsA, class D, typename T = hn::TFromD<D>>
+HWY_INLINE void MicroKernel(D d, int64_t kc, const T* HWY_RESTRICT a, int64_t lda,
+                            const T* HWY_RESTRICT b, int64_t ldb, T* HWY_RESTRICT c, int64_t ldc,
+                            bool first) {
   const size_t L = hn::Lanes(d);
   using V = decltype(hn::Zero(d));
-  V c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
+  V acc[kMr][kNv];
   if (first) {
-    c00 = c01 = c10 = c11 = c20 = c21 = c30 = c31 = c40 = c41 = c50 = c51 = hn::Zero(d);
+    HWY_UNROLL(kMr) for (int r = 0; r < kMr; ++r) {
+      HWY_UNROLL(kNv) for (int v = 0; v < kNv; ++v) acc[r][v] = hn::Zero(d);
+    }
   } else {
-    c00 = hn::LoadU(d, c + 0 * ldc), c01 = hn::LoadU(d, c + 0 * ldc + L);
-    c10 = hn::LoadU(d, c + 1 * ldc), c11 = hn::LoadU(d, c + 1 * ldc + L);
-    c20 = hn::LoadU(d, c + 2 * ldc), c21 = hn::LoadU(d, c + 2 * ldc + L);
-    c30 = hn::LoadU(d, c + 3 * ldc), c31 = hn::LoadU(d, c + 3 * ldc + L);
-    c40 = hn::LoadU(d, c + 4 * ldc), c41 = hn::LoadU(d, c + 4 * ldc + L);
-    c50 = hn::LoadU(d, c + 5 * ldc), c51 = hn::LoadU(d, c + 5 * ldc + L);
+    HWY_UNROLL(kMr) for (int r = 0; r < kMr; ++r) {
+      HWY_UNROLL(kNv) for (int v = 0; v < kNv; ++v) {
+        acc[r][v] = hn::LoadU(d, c + r * ldc + v * L);
+      }
+    }
   }
-  for (int64_t k = 0; k < kc; ++k) {
-    const V b0 = hn::Load(d, bp), b1 = hn::Load(d, bp + L);
-    bp += 2 * L;
-    V a = hn::Set(d, ap[0]);
-    c00 = hn::MulAdd(a, b0, c00), c01 = hn::MulAdd(a, b1, c01);
-    a = hn::Set(d, ap[1]);
-    c10 = hn::MulAdd(a, b0, c10), c11 = hn::MulAdd(a, b1, c11);
-    a = hn::Set(d, ap[2]);
-    c20 = hn::MulAdd(a, b0, c20), c21 = hn::MulAdd(a, b1, c21);
-    a = hn::Set(d, ap[3]);
-    c30 = hn::MulAdd(a, b0, c30), c31 = hn::MulAdd(a, b1, c31);
-    a = hn::Set(d, ap[4]);
-    c40 = hn::MulAdd(a, b0, c40), c41 = hn::MulAdd(a, b1, c41);
-    a = hn::Set(d, ap[5]);
-    c50 = hn::MulAdd(a, b0, c50), c51 = hn::MulAdd(a, b1, c51);
-    ap += kMr;
+  HWY_UNROLL(4) for (int64_t k = 0; k < kc; ++k) {
+    V bv[kNv];
+    HWY_UNROLL(kNv) for (int v = 0; v < kNv; ++v) bv[v] = hn::LoadU(d, b + v * L);
+    b += ldb;
+    HWY_UNROLL(kMr) for (int r = 0; r < kMr; ++r) {
+      const V av = hn::Set(d, kRowsA ? a[r * lda + k] : a[r]);
+      HWY_UNROLL(kNv) for (int v = 0; v < kNv; ++v) acc[r][v] = hn::MulAdd(av, bv[v], acc[r][v]);
+    }
+    if (!kRowsA) a += kMr;
   }
-  hn::StoreU(c00, d, c + 0 * ldc), hn::StoreU(c01, d, c + 0 * ldc + L);
-  hn::StoreU(c10, d, c + 1 * ldc), hn::StoreU(c11, d, c + 1 * ldc + L);
-  hn::StoreU(c20, d, c + 2 * ldc), hn::StoreU(c21, d, c + 2 * ldc + L);
-  hn::StoreU(c30, d, c + 3 * ldc), hn::StoreU(c31, d, c + 3 * ldc + L);
-  hn::StoreU(c40, d, c + 4 * ldc), hn::StoreU(c41, d, c + 4 * ldc + L);
-  hn::StoreU(c50, d, c + 5 * ldc), hn::StoreU(c51, d, c + 5 * ldc + L);
+  HWY_UNROLL(kMr) for (int r = 0; r < kMr; ++r) {
+    HWY_UNROLL(kNv) for (int v = 0; v < kNv; ++v) hn::StoreU(acc[r][v], d, c + r * ldc + v * L);
+  }
+}
+
+// Brings a line towards L2 but not L1, where it would evict the strips the
+// micro-kernel works on.
+HWY_INLINE void PrefetchL2(const void* p) {
+#if HWY_COMPILER_GCC || HWY_COMPILER_CLANG
+  __builtin_prefetch(p, 0, 2);
+#else
+  hwy::Prefetch(p);
+#endif
 }
 
 template <typename T>
@@ -87,13 +125,107 @@ struct PackBuffers {
   }
 };
 
-template <typename T>
-HWY_NOINLINE void GemmBlocked(const T* HWY_RESTRICT a_all, const T* HWY_RESTRICT b_all,
-                              T* HWY_RESTRICT c_all, const GemmDims& dims, int64_t unit_begin,
-                              int64_t unit_end) {
+// Operand storage read by the packing: the compute type itself, or bf16 /
+// f16 bits converted to f32 as they are packed.
+template <GemmDims::Source S, typename T>
+using SourceType = std::conditional_t<S == GemmDims::Source::kCompute, T, uint16_t>;
+
+template <GemmDims::Source S, class D, typename T = hn::TFromD<D>>
+HWY_INLINE hn::Vec<D> LoadSource(D d, const SourceType<S, T>* HWY_RESTRICT p) {
+  if constexpr (S == GemmDims::Source::kCompute) {
+    return hn::LoadU(d, p);
+  } else {
+    const hn::Rebind<uint16_t, D> du;
+    if constexpr (S == GemmDims::Source::kBF16) {
+      return hn::PromoteTo(d, hn::BitCast(hn::Rebind<hwy::bfloat16_t, D>(), hn::LoadU(du, p)));
+    } else {
+      return hn::PromoteTo(d, hn::BitCast(hn::Rebind<hwy::float16_t, D>(), hn::LoadU(du, p)));
+    }
+  }
+}
+
+template <GemmDims::Source S, typename T>
+HWY_INLINE T FromSource(SourceType<S, T> x) {
+  if constexpr (S == GemmDims::Source::kCompute) {
+    return x;
+  } else if constexpr (S == GemmDims::Source::kBF16) {
+    return BFloat16ToFloat(x);
+  } else {
+    return HalfToFloat(x);
+  }
+}
+
+// Packs B[k0:k0+kc, js:js+w) (element (k, j) at b[k * sk + j * sn]) into
+// dst[k * nr + j], zero padding columns w..nr.
+template <GemmDims::Source S, class D, typename T = hn::TFromD<D>>
+HWY_INLINE void PackBStrip(D d, const SourceType<S, T>* HWY_RESTRICT b, int64_t sk, int64_t sn,
+                           int64_t kc, int64_t w, int64_t nr, T* HWY_RESTRICT dst) {
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  if (sn == 1 && w == nr) {
+    for (int64_t k = 0; k < kc; ++k) {
+      HWY_UNROLL(kNv) for (int v = 0; v < kNv; ++v) {
+        hn::Store(LoadSource<S>(d, b + k * sk + v * L), d, dst + k * nr + v * L);
+      }
+    }
+    return;
+  }
+  if (sn == 1) {
+    for (int64_t k = 0; k < kc; ++k) {
+      for (int64_t j = 0; j < w; ++j) dst[k * nr + j] = FromSource<S, T>(b[k * sk + j]);
+      for (int64_t j = w; j < nr; ++j) dst[k * nr + j] = T(0);
+    }
+    return;
+  }
+  // Columns of B run along memory: read each column contiguously.
+  for (int64_t j = 0; j < nr; ++j) {
+    if (j < w) {
+      const SourceType<S, T>* src = b + j * sn;
+      for (int64_t k = 0; k < kc; ++k) dst[k * nr + j] = FromSource<S, T>(src[k * sk]);
+    } else {
+      for (int64_t k = 0; k < kc; ++k) dst[k * nr + j] = T(0);
+    }
+  }
+}
+
+// Packs A[i:i+h, k0:k0+kc) (element (r, k) at a[r * sm + k * sk]) into a
+// strip of kMr rows, zero padding rows h..kMr. With k contiguous (sk == 1)
+// the strip keeps rows (element (r, k) at dst[r * kc + k]: plain copies);
+// otherwise it is k-major (dst[k * kMr + r], read along memory when sm == 1).
+template <GemmDims::Source S, class D, typename T = hn::TFromD<D>>
+HWY_INLINE void PackAStrip(D d, const SourceType<S, T>* HWY_RESTRICT a, int64_t sm, int64_t sk,
+                           int64_t kc, int64_t h, T* HWY_RESTRICT dst) {
+  if (sk == 1) {
+    const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+    for (int64_t r = 0; r < kMr; ++r) {
+      if (r < h) {
+        const SourceType<S, T>* src = a + r * sm;
+        T* to = dst + r * kc;
+        int64_t k = 0;
+        for (; k + L <= kc; k += L) hn::StoreU(LoadSource<S>(d, src + k), d, to + k);
+        for (; k < kc; ++k) to[k] = FromSource<S, T>(src[k]);
+      } else {
+        std::fill(dst + r * kc, dst + (r + 1) * kc, T(0));
+      }
+    }
+    return;
+  }
+  for (int64_t k = 0; k < kc; ++k) {
+    for (int64_t r = 0; r < h; ++r) dst[k * kMr + r] = FromSource<S, T>(a[r * sm + k * sk]);
+    for (int64_t r = h; r < kMr; ++r) dst[k * kMr + r] = T(0);
+  }
+}
+
+template <typename T, GemmDims::Source SA, GemmDims::Source SB>
+HWY_NOINLINE void GemmBlocked(const void* a_v, const void* b_v, T* HWY_RESTRICT c_all,
+                              const GemmDims& dims, int64_t unit_begin, int64_t unit_end) {
+  using TA = SourceType<SA, T>;
+  using TB = SourceType<SB, T>;
+  const TA* HWY_RESTRICT a_all = static_cast<const TA*>(a_v);
+  const TB* HWY_RESTRICT b_all = static_cast<const TB*>(b_v);
   const hn::ScalableTag<T> d;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
-  const int64_t nr = 2 * L;
+  const int64_t nr = kNv * L;
+  const int64_t KC = BlockK<T>();
   const int64_t M = dims.m, N = dims.n, K = dims.k;
   const bool strided = dims.strided();
   const int64_t a_sb = strided ? dims.a_sb : M * K, a_sm = strided ? dims.a_sm : K;
@@ -102,77 +234,122 @@ HWY_NOINLINE void GemmBlocked(const T* HWY_RESTRICT a_all, const T* HWY_RESTRICT
   const int64_t b_sn = strided ? dims.b_sn : 1;
   const int64_t mb = (M + kGemmBlockM - 1) / kGemmBlockM;
   const int64_t nb = (N + kGemmBlockN - 1) / kGemmBlockN;
+  // Small row-major operands are read in place (see the file comment);
+  // converted ones are always packed.
+  constexpr int64_t kDirectBytes = 64 * 1024;
+  constexpr bool kSameA = SA == GemmDims::Source::kCompute;
+  constexpr bool kSameB = SB == GemmDims::Source::kCompute;
+  const bool direct_a =
+      kSameA && a_sk == 1 &&
+      std::min(M, kGemmBlockM) * std::min(K, KC) * int64_t{sizeof(T)} <= kDirectBytes;
+  const bool direct_b =
+      kSameB && b_sn == 1 &&
+      std::min(K, KC) * std::min(N, kGemmBlockN) * int64_t{sizeof(T)} <= kDirectBytes;
   thread_local PackBuffers<T> bufs;
-  const int64_t max_nc = (kGemmBlockN + nr - 1) / nr * nr;
   const int64_t max_mc = (kGemmBlockM + kMr - 1) / kMr * kMr;
-  T* ap = bufs.A(static_cast<size_t>(max_mc * kGemmBlockK));
-  T* bp = bufs.B(static_cast<size_t>(max_nc * kGemmBlockK));
-  HWY_ALIGN T tile[kMr * 2 * HWY_MAX_BYTES / sizeof(T)] = {};
+  T* ap = bufs.A(static_cast<size_t>(max_mc * KC));
+  T* bp = bufs.B(static_cast<size_t>(nr * KC));  // one strip
+  constexpr int64_t kLine = 64 / sizeof(T);      // elements per cache line
+  HWY_ALIGN T tile[kMr * kNv * HWY_MAX_BYTES / sizeof(T)];
   for (int64_t u = unit_begin; u < unit_end; ++u) {
     const int64_t bi = u / (mb * nb);
     const int64_t rem = u % (mb * nb);
-    const int64_t i0 = (rem / nb) * kGemmBlockM, j0 = (rem % nb) * kGemmBlockN;
+    // Row blocks vary fastest: consecutive units share B's column block,
+    // which then comes from L3 rather than memory.
+    const int64_t i0 = (rem % mb) * kGemmBlockM, j0 = (rem / mb) * kGemmBlockN;
     const int64_t mc = std::min(kGemmBlockM, M - i0), nc = std::min(kGemmBlockN, N - j0);
-    const T* A = a_all + bi * a_sb;
-    const T* B = b_all + bi * b_sb;
+    const TA* A = a_all + bi * a_sb;
+    const TB* B = b_all + bi * b_sb;
     T* C = c_all + bi * M * N;
     const int64_t m_strips = (mc + kMr - 1) / kMr, n_strips = (nc + nr - 1) / nr;
-    for (int64_t k0 = 0; k0 < K; k0 += kGemmBlockK) {
-      const int64_t kc = std::min(kGemmBlockK, K - k0);
+    const int64_t full_n_strips = nc / nr;
+    if (K == 0) {  // empty sums
+      for (int64_t i = i0; i < i0 + mc; ++i) std::fill(C + i * N + j0, C + i * N + j0 + nc, T(0));
+      continue;
+    }
+    for (int64_t k0 = 0; k0 < K; k0 += KC) {
+      const int64_t kc = std::min(KC, K - k0);
       const bool first = k0 == 0;
-      // Pack B[k0:k0+kc, j0:j0+nc] in nr-wide strips, zero padded.
-      for (int64_t s = 0; s < n_strips; ++s) {
-        const int64_t js = j0 + s * nr, w = std::min(nr, j0 + nc - js);
-        T* dst = bp + s * kc * nr;
-        if (b_sn == 1) {
-          for (int64_t k = 0; k < kc; ++k) {
-            const T* src = B + (k0 + k) * b_sk + js;
-            std::memcpy(dst + k * nr, src, static_cast<size_t>(w) * sizeof(T));
-            for (int64_t j = w; j < nr; ++j) dst[k * nr + j] = T(0);
-          }
-        } else {
-          // Columns of B run along memory: read each column contiguously.
-          for (int64_t j = 0; j < nr; ++j) {
-            if (j < w) {
-              const T* src = B + (js + j) * b_sn + k0 * b_sk;
-              for (int64_t k = 0; k < kc; ++k) dst[k * nr + j] = src[k * b_sk];
-            } else {
-              for (int64_t k = 0; k < kc; ++k) dst[k * nr + j] = T(0);
-            }
-          }
-        }
-      }
-      // Pack A[i0:i0+mc, k0:k0+kc] in 6-row strips, zero padded.
-      for (int64_t s = 0; s < m_strips; ++s) {
-        T* dst = ap + s * kc * kMr;
-        for (int64_t r = 0; r < kMr; ++r) {
-          const int64_t i = i0 + s * kMr + r;
-          if (i < i0 + mc) {
-            const T* src = A + i * a_sm + k0 * a_sk;
-            if (a_sk == 1) {
-              for (int64_t k = 0; k < kc; ++k) dst[k * kMr + r] = src[k];
-            } else {
-              for (int64_t k = 0; k < kc; ++k) dst[k * kMr + r] = src[k * a_sk];
-            }
-          } else {
-            for (int64_t k = 0; k < kc; ++k) dst[k * kMr + r] = T(0);
-          }
-        }
-      }
+      // Strips of A are packed during the first column strip's pass, those
+      // of B just before their pass. The source lines of the next strip are
+      // prefetched during the current one's micro-kernels: the rows of a
+      // strip lie far apart in memory, where the hardware prefetcher does
+      // not follow.
       for (int64_t sn = 0; sn < n_strips; ++sn) {
         const int64_t js = j0 + sn * nr, w = std::min(nr, j0 + nc - js);
+        const bool b_in_place = direct_b && sn < full_n_strips;
+        if (!b_in_place) {
+          PackBStrip<SB>(d, B + k0 * b_sk + js * b_sn, b_sk, b_sn, kc, w, nr, bp);
+        }
+        const T* bs = bp;
+        if constexpr (kSameB) {
+          if (b_in_place) bs = B + k0 * b_sk + js;
+        }
+        const int64_t ldb = b_in_place ? b_sk : nr;
+        // The next strip of B to prefetch: this k block's next one, else
+        // the next k block's first.
+        int64_t next_k0 = k0, next_js = js + nr;
+        if (sn + 1 == n_strips) next_k0 = k0 + KC, next_js = j0;
+        const bool prefetch_b = b_sn == 1 && next_k0 < K && !direct_b;
+        const int64_t next_kc = std::min(KC, K - next_k0);
+        const int64_t next_w = std::min(nr, j0 + nc - next_js);
+        const int64_t rows_per_call = (next_kc + m_strips - 1) / m_strips;
         for (int64_t sm = 0; sm < m_strips; ++sm) {
-          const int64_t is = i0 + sm * kMr, h = std::min(kMr, i0 + mc - is);
-          T* c = C + is * N + js;
-          if (h == kMr && w == nr) {
-            MicroKernel(d, kc, ap + sm * kc * kMr, bp + sn * kc * nr, c, N, first);
-          } else {
-            if (!first) {
-              for (int64_t r = 0; r < h; ++r) {
-                std::memcpy(tile + r * nr, c + r * N, static_cast<size_t>(w) * sizeof(T));
+          const int64_t is = i0 + sm * kMr, h = std::min<int64_t>(kMr, i0 + mc - is);
+          if (prefetch_b) {
+            const int64_t r1 = std::min(next_kc, (sm + 1) * rows_per_call);
+            for (int64_t r = sm * rows_per_call; r < r1; ++r) {
+              const TB* row = B + (next_k0 + r) * b_sk + next_js;
+              for (int64_t j = 0; j < next_w; j += kLine) PrefetchL2(row + j);
+              PrefetchL2(row + next_w - 1);
+            }
+          }
+          T* a_strip = ap + sm * kc * kMr;
+          if (sn == 0 && !direct_a) {
+            PackAStrip<SA>(d, A + is * a_sm + k0 * a_sk, a_sm, a_sk, kc, h, a_strip);
+            if (a_sk == 1 && sm + 1 < m_strips) {
+              const int64_t rows = std::min<int64_t>(kMr, i0 + mc - is - kMr);
+              for (int64_t r = 0; r < rows; ++r) {
+                const TA* row = A + (is + kMr + r) * a_sm + k0;
+                for (int64_t k = 0; k < kc; k += kLine) PrefetchL2(row + k);
+                PrefetchL2(row + kc - 1);
               }
             }
-            MicroKernel(d, kc, ap + sm * kc * kMr, bp + sn * kc * nr, tile, nr, first);
+          }
+          T* c = C + is * N + js;
+          // The next tile of C (usually far out of cache with long rows).
+          if (sm + 1 < m_strips) {
+            const T* next = c + kMr * N;
+            const int64_t rows = std::min<int64_t>(kMr, i0 + mc - is - kMr);
+            for (int64_t r = 0; r < rows; ++r) {
+              for (int64_t j = 0; j < w; j += kLine) hwy::Prefetch(next + r * N + j);
+              hwy::Prefetch(next + r * N + w - 1);
+            }
+          }
+          const bool full = h == kMr && w == nr;
+          T* cc = full ? c : tile;
+          const int64_t ldc = full ? N : nr;
+          if (!full && !first) {
+            for (int64_t r = 0; r < h; ++r) {
+              std::memcpy(tile + r * nr, c + r * N, static_cast<size_t>(w) * sizeof(T));
+            }
+          }
+          if (direct_a) {
+            if constexpr (kSameA) {
+              if (h == kMr) {
+                MicroKernel<true>(d, kc, A + is * a_sm + k0, a_sm, bs, ldb, cc, ldc, first);
+              } else {
+                // A partial row strip read in place: pack it (zero padded).
+                PackAStrip<SA>(d, A + is * a_sm + k0, a_sm, int64_t{1}, kc, h, ap);
+                MicroKernel<true>(d, kc, ap, kc, bs, ldb, cc, ldc, first);
+              }
+            }
+          } else if (a_sk == 1) {
+            MicroKernel<true>(d, kc, a_strip, kc, bs, ldb, cc, ldc, first);
+          } else {
+            MicroKernel<false>(d, kc, a_strip, 0, bs, ldb, cc, ldc, first);
+          }
+          if (!full) {
             for (int64_t r = 0; r < h; ++r) {
               std::memcpy(c + r * N, tile + r * nr, static_cast<size_t>(w) * sizeof(T));
             }
@@ -183,15 +360,32 @@ HWY_NOINLINE void GemmBlocked(const T* HWY_RESTRICT a_all, const T* HWY_RESTRICT
   }
 }
 
-void GemmF32(const void* a, const void* b, void* c, const GemmDims& dims, int64_t ub,
-             int64_t ue) {
-  GemmBlocked<float>(static_cast<const float*>(a), static_cast<const float*>(b),
-                     static_cast<float*>(c), dims, ub, ue);
+template <typename T, GemmDims::Source SA>
+void GemmWithA(const void* a, const void* b, void* c, const GemmDims& dims, int64_t ub,
+               int64_t ue) {
+  switch (dims.b_source) {
+    case GemmDims::Source::kBF16:
+      return GemmBlocked<T, SA, GemmDims::Source::kBF16>(a, b, static_cast<T*>(c), dims, ub, ue);
+    case GemmDims::Source::kF16:
+      return GemmBlocked<T, SA, GemmDims::Source::kF16>(a, b, static_cast<T*>(c), dims, ub, ue);
+    default:
+      return GemmBlocked<T, SA, GemmDims::Source::kCompute>(a, b, static_cast<T*>(c), dims, ub, ue);
+  }
 }
-void GemmF64(const void* a, const void* b, void* c, const GemmDims& dims, int64_t ub,
-             int64_t ue) {
-  GemmBlocked<double>(static_cast<const double*>(a), static_cast<const double*>(b),
-                      static_cast<double*>(c), dims, ub, ue);
+
+void GemmF32(const void* a, const void* b, void* c, const GemmDims& dims, int64_t ub, int64_t ue) {
+  switch (dims.a_source) {
+    case GemmDims::Source::kBF16:
+      return GemmWithA<float, GemmDims::Source::kBF16>(a, b, c, dims, ub, ue);
+    case GemmDims::Source::kF16:
+      return GemmWithA<float, GemmDims::Source::kF16>(a, b, c, dims, ub, ue);
+    default:
+      return GemmWithA<float, GemmDims::Source::kCompute>(a, b, c, dims, ub, ue);
+  }
+}
+void GemmF64(const void* a, const void* b, void* c, const GemmDims& dims, int64_t ub, int64_t ue) {
+  GemmBlocked<double, GemmDims::Source::kCompute, GemmDims::Source::kCompute>(
+      a, b, static_cast<double*>(c), dims, ub, ue);
 }
 const char* GemmTarget() { return hwy::TargetName(HWY_TARGET); }
 

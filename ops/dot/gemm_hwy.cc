@@ -1,5 +1,11 @@
 // Compiles gemm_hwy-inl.h once per SIMD target and exports the dispatching
 // entry points declared in gemm.h.
+// The register tile keeps arrays of vectors, which scalable vectors (SVE,
+// RVV) cannot form; those machines run the NEON or baseline target.
+#ifndef HWY_DISABLED_TARGETS
+#define HWY_DISABLED_TARGETS \
+  (HWY_SSSE3 | HWY_SSE4 | HWY_AVX3_DL | HWY_SVE | HWY_SVE2 | HWY_SVE_256 | HWY_SVE2_128 | HWY_RVV)
+#endif
 #include "ops/elementwise/elementwise_hwy_targets.h"  // must precede Highway
 
 // clang-format off
