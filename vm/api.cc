@@ -217,6 +217,8 @@ absl::StatusOr<Literal> VmExecutable::Execute(absl::Span<const Literal* const> a
   ctx.observer = options.observer;
   ctx.replica_id = options.replica_id;
   ctx.partition_id = options.partition_id;
+  ctx.bus = options.bus;
+  ctx.sequential = options.bus != nullptr;
   if (ctx.observer != nullptr) ctx.threads = 1;
   // More threads than cores only adds contention (and TBB refuses them).
   ctx.threads = std::min(ctx.threads, std::max(1, tbb::info::default_concurrency()));
@@ -260,6 +262,8 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::FromModule(
   if (module == nullptr || module->entry() == nullptr) {
     return absl::InvalidArgumentError("the module has no ENTRY computation");
   }
+  if (options.replica_count > 0) module->replica_count = options.replica_count;
+  if (options.num_partitions > 0) module->num_partitions = options.num_partitions;
   HLOVM_ASSIGN_OR_RETURN(int64_t elided, FillElidedConstants(*module, options.elided));
   if (options.verify) HLOVM_RETURN_IF_ERROR(VerifyModule(*module));
   HLOVM_ASSIGN_OR_RETURN(std::unique_ptr<Program> program, vm::CompileModule(*module));

@@ -38,12 +38,17 @@ struct CompileOptions {
   std::string file_name;  // for error messages
   ElidedFill elided = ElidedFill::kXla;
   bool verify = true;     // run the verifier before compiling
+  // > 0: replace the module header's replica_count / num_partitions.
+  int64_t replica_count = 0;
+  int64_t num_partitions = 0;
 };
 
 // Stepping, for the REPL's debugger: while an observer is set, Execute runs
 // on one thread and calls OnStep before and after every bytecode instruction
 // (tuple, get-tuple-element, reshape, copy and most bitcasts compile to no
 // instruction; call and fusion run inlined in their caller's function).
+class CollectiveBus;  // vm/collective_bus.h
+
 class StepObserver {
  public:
   struct Step {
@@ -69,6 +74,9 @@ struct ExecuteOptions {
   StepObserver* observer = nullptr;  // stepping hook, see StepObserver
   int64_t replica_id = 0;
   int64_t partition_id = 0;
+  // The bus the instances of a multi-device run share (vm/replicas.h sets
+  // it up); collectives over more than one instance need it.
+  CollectiveBus* bus = nullptr;
 };
 
 // Errors from Execute: a failed check custom-call (check.expect_eq, ...)
@@ -108,6 +116,20 @@ class Executable {
   // Readable bytecode (`hlovm dis`).
   virtual std::string Disassemble() const = 0;
 };
+
+// Multi-device runs: the module's replica_count x num_partitions instances,
+// each on a thread of its own, meeting at collectives on an in-memory bus.
+struct ReplicatedOptions {
+  int threads = 0;  // kernel threads of each instance (0: all cores)
+  double collective_timeout_seconds = 10;
+};
+// One result per instance (id = replica * num_partitions + partition).
+// `arguments` holds one argument list for every instance, or one per
+// instance. When an instance fails, the others are cancelled: waiting
+// collectives fail at once and running ones stop at the next instruction.
+std::vector<absl::StatusOr<Literal>> ExecuteReplicated(
+    const Executable& executable, absl::Span<const std::vector<const Literal*>> arguments,
+    const ReplicatedOptions& options = {});
 
 }  // namespace hlovm
 

@@ -64,6 +64,7 @@
 namespace hlovm {
 
 class StepObserver;
+class CollectiveBus;
 
 namespace vm {
 
@@ -167,6 +168,12 @@ struct ExecContext {
   StepObserver* observer = nullptr;
   int64_t replica_id = 0;
   int64_t partition_id = 0;
+  // Where collectives meet their peers (null: this instance runs alone).
+  CollectiveBus* bus = nullptr;
+  // Run every function in program order on the calling thread (an
+  // instance that may wait at a collective never waits inside a shared
+  // work-stealing task); kernels still split their work across threads.
+  bool sequential = false;
   // Set once anything failed; running work stops at the next instruction.
   std::atomic<bool> failed{false};
 

@@ -1,0 +1,392 @@
+#include "vm/collective_bus.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/element_type.h"
+#include "core/status_macros.h"
+#include "vm/computation_call.h"
+
+namespace hlovm {
+
+const char* CollectiveKindName(CollectiveKind kind) {
+  switch (kind) {
+    case CollectiveKind::kAllReduce:
+      return "all-reduce";
+    case CollectiveKind::kAllGather:
+      return "all-gather";
+    case CollectiveKind::kReduceScatter:
+      return "reduce-scatter";
+    case CollectiveKind::kAllToAll:
+      return "all-to-all";
+    case CollectiveKind::kCollectivePermute:
+      return "collective-permute";
+    case CollectiveKind::kCollectiveBroadcast:
+      return "collective-broadcast";
+  }
+  return "collective";
+}
+
+bool CollectiveReducer::Apply(const void* a, const void* b, void* out, int64_t n, int elem_bytes,
+                              absl::Status* error) const {
+  if (kernel != nullptr) {
+    kernel(a, b, out, n);
+    return true;
+  }
+  auto call = vm::ComputationCall::Create(*fn);
+  if (!call.ok()) {
+    *error = call.status();
+    return false;
+  }
+  vm::ExecContext ctx;
+  ctx.threads = 1;
+  const auto* pa = static_cast<const uint8_t*>(a);
+  const auto* pb = static_cast<const uint8_t*>(b);
+  auto* po = static_cast<uint8_t*>(out);
+  for (int64_t i = 0; i < n; ++i) {
+    const void* args[2] = {pa + i * elem_bytes, pb + i * elem_bytes};
+    if (!call->Run(args, ctx)) {
+      *error = ctx.Result();
+      return false;
+    }
+    std::memmove(po + i * elem_bytes, call->result(0), elem_bytes);
+  }
+  return true;
+}
+
+namespace {
+
+int64_t ElementCount(const Shape& s) {
+  int64_t n = 1;
+  for (int64_t i = 0; i < s.rank(); ++i) n *= s.dimensions(i);
+  return n;
+}
+int64_t Bytes(const Shape& s) { return ElementCount(s) * ByteWidth(s.element_type()); }
+
+// A row-major array seen as [outer, dim, inner] around `dimension`.
+struct Split3 {
+  int64_t outer = 1, dim = 1, inner = 1;
+};
+Split3 SplitAt(const Shape& s, int64_t dimension) {
+  Split3 v;
+  for (int64_t i = 0; i < s.rank(); ++i) {
+    if (i < dimension) v.outer *= s.dimensions(i);
+    if (i == dimension) v.dim = s.dimensions(i);
+    if (i > dimension) v.inner *= s.dimensions(i);
+  }
+  return v;
+}
+
+// Small all-reduces are reduced whole by every instance (one meeting fewer);
+// large ones are split: each instance reduces its slice, then gathers.
+constexpr int64_t kSplitReduceBytes = 16 * 1024;
+
+int Phases(const CollectiveOp& op) {
+  if (op.kind != CollectiveKind::kAllReduce) return 1;
+  for (size_t i = 0; i < op.in_shapes.size(); ++i) {
+    if (Bytes(*op.in_shapes[i]) > kSplitReduceBytes) return 2;
+  }
+  return 1;
+}
+
+// Element range [begin, end) of slice `k` of `count` elements over `n`.
+std::pair<int64_t, int64_t> Slice(int64_t count, int64_t n, int64_t k) {
+  int64_t per = (count + n - 1) / n;
+  per = (per + 15) / 16 * 16;
+  const int64_t begin = std::min(count, k * per);
+  return {begin, std::min(count, begin + per)};
+}
+
+// Reduces [begin, end) of array `a` over every peer (in rank order) into `out`.
+absl::Status ReduceRange(absl::Span<const CollectiveOp* const> peers, size_t a, int64_t src_off,
+                         uint8_t* out, int64_t count, int elem_bytes,
+                         const CollectiveReducer& reducer) {
+  if (count <= 0) return absl::OkStatus();
+  std::memcpy(out, peers[0]->in[a] + src_off, count * elem_bytes);
+  absl::Status error;
+  for (size_t r = 1; r < peers.size(); ++r) {
+    if (!reducer.Apply(out, peers[r]->in[a] + src_off, out, count, elem_bytes, &error)) {
+      return error;
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Phase `phase` of `op` for the instance at `rank`; `peers` by rank.
+absl::Status RunPhase(absl::Span<const CollectiveOp* const> peers, int64_t rank, int phase,
+                      int phases) {
+  const CollectiveOp& me = *peers[rank];
+  const int64_t n = static_cast<int64_t>(peers.size());
+  switch (me.kind) {
+    case CollectiveKind::kAllReduce:
+      for (size_t a = 0; a < me.in_shapes.size(); ++a) {
+        const int eb = ByteWidth(me.in_shapes[a]->element_type());
+        const int64_t count = ElementCount(*me.in_shapes[a]);
+        if (phases == 1) {
+          HLOVM_RETURN_IF_ERROR(ReduceRange(peers, a, 0, me.out[a], count, eb, *me.reducer));
+        } else if (phase == 0) {
+          auto [b, e] = Slice(count, n, rank);
+          HLOVM_RETURN_IF_ERROR(
+              ReduceRange(peers, a, b * eb, me.out[a] + b * eb, e - b, eb, *me.reducer));
+        } else {
+          for (int64_t k = 0; k < n; ++k) {
+            if (k == rank) continue;
+            auto [b, e] = Slice(count, n, k);
+            if (e > b) std::memcpy(me.out[a] + b * eb, peers[k]->out[a] + b * eb, (e - b) * eb);
+          }
+        }
+      }
+      return absl::OkStatus();
+    case CollectiveKind::kReduceScatter:
+      for (size_t a = 0; a < me.in_shapes.size(); ++a) {
+        const int eb = ByteWidth(me.in_shapes[a]->element_type());
+        const Split3 v = SplitAt(*me.out_shapes[a], me.dimension);
+        const int64_t block = v.dim * v.inner;  // elements per outer index
+        for (int64_t o = 0; o < v.outer; ++o) {
+          const int64_t src = (o * n + rank) * block * eb;
+          HLOVM_RETURN_IF_ERROR(
+              ReduceRange(peers, a, src, me.out[a] + o * block * eb, block, eb, *me.reducer));
+        }
+      }
+      return absl::OkStatus();
+    case CollectiveKind::kAllGather:
+      for (size_t a = 0; a < me.in_shapes.size(); ++a) {
+        const int eb = ByteWidth(me.in_shapes[a]->element_type());
+        const Split3 v = SplitAt(*me.in_shapes[a], me.dimension);
+        const int64_t block = v.dim * v.inner * eb;
+        for (int64_t o = 0; o < v.outer; ++o) {
+          for (int64_t k = 0; k < n; ++k) {
+            std::memcpy(me.out[a] + (o * n + k) * block, peers[k]->in[a] + o * block, block);
+          }
+        }
+      }
+      return absl::OkStatus();
+    case CollectiveKind::kAllToAll:
+      if (me.tuple_form) {
+        for (int64_t k = 0; k < n; ++k) {
+          std::memcpy(me.out[k], peers[k]->in[rank], Bytes(*me.out_shapes[k]));
+        }
+        return absl::OkStatus();
+      }
+      for (size_t a = 0; a < me.in_shapes.size(); ++a) {
+        const int eb = ByteWidth(me.in_shapes[a]->element_type());
+        const Split3 v = SplitAt(*me.in_shapes[a], me.dimension);
+        const int64_t chunk = v.dim / n * v.inner * eb;
+        for (int64_t o = 0; o < v.outer; ++o) {
+          for (int64_t k = 0; k < n; ++k) {
+            std::memcpy(me.out[a] + (o * n + k) * chunk, peers[k]->in[a] + (o * n + rank) * chunk,
+                        chunk);
+          }
+        }
+      }
+      return absl::OkStatus();
+    case CollectiveKind::kCollectivePermute: {
+      const CollectiveOp* src = nullptr;
+      for (int64_t k = 0; k < n; ++k) {
+        if (me.group[k] == me.source) src = peers[k];
+      }
+      for (size_t a = 0; a < me.out_shapes.size(); ++a) {
+        const int64_t bytes = Bytes(*me.out_shapes[a]);
+        if (src != nullptr) {
+          std::memcpy(me.out[a], src->in[a], bytes);
+        } else {
+          std::memset(me.out[a], 0, bytes);
+        }
+      }
+      return absl::OkStatus();
+    }
+    case CollectiveKind::kCollectiveBroadcast:
+      for (size_t a = 0; a < me.out_shapes.size(); ++a) {
+        std::memcpy(me.out[a], peers[0]->in[a], Bytes(*me.out_shapes[a]));
+      }
+      return absl::OkStatus();
+  }
+  return absl::InternalError("unknown collective");
+}
+
+}  // namespace
+
+absl::Status RunCollectiveAlone(const CollectiveOp& op) {
+  const CollectiveOp* peers[1] = {&op};
+  return RunPhase(peers, 0, 0, 1);
+}
+
+//===----------------------------------------------------------------------===//
+// InMemoryCollectiveBus.
+//===----------------------------------------------------------------------===//
+
+struct InMemoryCollectiveBus::Rendezvous {
+  explicit Rendezvous(std::vector<int64_t> members)
+      : members(std::move(members)), ops(this->members.size()), here(this->members.size()) {}
+  std::vector<int64_t> members;
+  std::vector<const CollectiveOp*> ops;  // this round's contributions, by rank
+  std::vector<char> here;                // at the current meeting
+  int64_t count = 0;                     // how many are at the current meeting
+  int64_t gen = 0;                       // meetings completed
+  absl::Status broken;                   // set when the round failed: nobody may wait here
+};
+
+InMemoryCollectiveBus::InMemoryCollectiveBus(int64_t replicas, int64_t partitions,
+                                             InMemoryBusOptions options)
+    : replicas_(std::max<int64_t>(1, replicas)),
+      partitions_(std::max<int64_t>(1, partitions)),
+      options_(options),
+      exited_(replicas_ * partitions_, 0),
+      waiting_(replicas_ * partitions_, nullptr) {}
+
+InMemoryCollectiveBus::~InMemoryCollectiveBus() = default;
+
+std::string InMemoryCollectiveBus::Describe(int64_t instance) const {
+  if (partitions_ == 1) return absl::StrCat("replica ", instance);
+  return absl::StrCat("instance ", instance, " (replica ", instance / partitions_, ", partition ",
+                      instance % partitions_, ")");
+}
+
+std::string InMemoryCollectiveBus::DescribeGroup(absl::Span<const int64_t> group) const {
+  return absl::StrCat("group {", absl::StrJoin(group, ","), "}");
+}
+
+void InMemoryCollectiveBus::InstanceExited(int64_t self, bool failed) {
+  absl::MutexLock lock(&mu_);
+  if (self >= 0 && self < static_cast<int64_t>(exited_.size())) exited_[self] = failed ? 2 : 1;
+  cv_.SignalAll();
+}
+
+void InMemoryCollectiveBus::Interrupt() {
+  absl::MutexLock lock(&mu_);
+  cv_.SignalAll();
+}
+
+absl::Status InMemoryCollectiveBus::Sync(Rendezvous& rv, int64_t rank, bool arrival,
+                                         const CollectiveOp& op) {
+  const int64_t n = static_cast<int64_t>(rv.members.size());
+  const int64_t self = rv.members[rank];
+  rv.here[rank] = 1;
+  if (++rv.count == n) {
+    rv.count = 0;
+    std::fill(rv.here.begin(), rv.here.end(), 0);
+    ++rv.gen;
+    cv_.SignalAll();
+    return absl::OkStatus();
+  }
+  const int64_t gen = rv.gen;
+  const absl::Time deadline = absl::Now() + absl::FromChrono(options_.timeout);
+  waiting_[self] = &rv;
+  absl::Status error;
+  const std::string what = absl::StrCat(CollectiveKindName(op.kind), " in ",
+                                        DescribeGroup(rv.members));
+  while (rv.gen == gen) {
+    if (!rv.broken.ok()) {
+      error = absl::AbortedError(absl::StrCat(what, " failed in a peer: ", rv.broken.message()));
+      break;
+    }
+    if (options_.cancel != nullptr && options_.cancel->load(std::memory_order_relaxed)) {
+      error = absl::CancelledError(absl::StrCat(what, " cancelled: another instance failed"));
+      break;
+    }
+    std::vector<std::string> gone, missing;
+    for (int64_t k = 0; k < n; ++k) {
+      if (rv.here[k]) continue;
+      const int64_t m = rv.members[k];
+      missing.push_back(Describe(m));
+      if (arrival && exited_[m] != 0) {
+        gone.push_back(absl::StrCat(Describe(m), exited_[m] == 1 ? " has already finished"
+                                                                 : " has already failed"));
+      }
+    }
+    if (!gone.empty()) {
+      error = absl::FailedPreconditionError(absl::StrCat(
+          what, " can never complete: ", absl::StrJoin(gone, ", "), " without taking part"));
+      break;
+    }
+    if (absl::Now() >= deadline) {
+      error = absl::DeadlineExceededError(absl::StrCat(
+          what, " timed out after ", absl::FormatDuration(absl::FromChrono(options_.timeout)),
+          ": ", absl::StrJoin(missing, ", "), " did not arrive"));
+      break;
+    }
+    cv_.WaitWithDeadline(&mu_, deadline);
+  }
+  waiting_[self] = nullptr;
+  if (!error.ok()) {
+    rv.here[rank] = 0;
+    --rv.count;
+    if (rv.broken.ok()) rv.broken = error;
+    cv_.SignalAll();
+  }
+  return error;
+}
+
+absl::Status InMemoryCollectiveBus::Run(int64_t self, const CollectiveOp& op) {
+  if (op.group.size() <= 1) return RunCollectiveAlone(op);
+  const int64_t n = static_cast<int64_t>(op.group.size());
+  const int64_t rank = op.rank;
+  Rendezvous* rv = nullptr;
+  {
+    absl::MutexLock lock(&mu_);
+    std::unique_ptr<Rendezvous>& slot = rendezvous_[std::vector<int64_t>(op.group.begin(),
+                                                                          op.group.end())];
+    if (slot == nullptr) slot = std::make_unique<Rendezvous>(
+        std::vector<int64_t>(op.group.begin(), op.group.end()));
+    rv = slot.get();
+    if (!rv->broken.ok()) {
+      return absl::AbortedError(absl::StrCat(CollectiveKindName(op.kind), " in ",
+                                             DescribeGroup(rv->members),
+                                             " failed earlier: ", rv->broken.message()));
+    }
+    rv->ops[rank] = &op;
+    HLOVM_RETURN_IF_ERROR(Sync(*rv, rank, /*arrival=*/true, op));
+    // Every member checks the same contributions and reaches the same verdict.
+    for (int64_t k = 0; k < n; ++k) {
+      const CollectiveOp& peer = *rv->ops[k];
+      std::string why;
+      if (peer.hlo != op.hlo && (peer.kind != op.kind || peer.hlo == nullptr || op.hlo == nullptr ||
+                                 peer.hlo->name() != op.hlo->name())) {
+        why = absl::StrCat(Describe(rv->members[k]), " is at %",
+                           peer.hlo ? peer.hlo->name() : std::string("?"), " (",
+                           CollectiveKindName(peer.kind), ")");
+      } else if (peer.in_shapes.size() != op.in_shapes.size() ||
+                 peer.out_shapes.size() != op.out_shapes.size()) {
+        why = absl::StrCat(Describe(rv->members[k]), " brings ", peer.in_shapes.size(),
+                           " operands, not ", op.in_shapes.size());
+      } else {
+        for (size_t a = 0; a < op.in_shapes.size() && why.empty(); ++a) {
+          if (!(*peer.in_shapes[a] == *op.in_shapes[a])) {
+            why = absl::StrCat(Describe(rv->members[k]), " brings ", peer.in_shapes[a]->ToString(),
+                               " where ", Describe(self), " brings ", op.in_shapes[a]->ToString());
+          }
+        }
+      }
+      if (!why.empty()) {
+        absl::Status error = absl::FailedPreconditionError(
+            absl::StrCat(CollectiveKindName(op.kind), " in ", DescribeGroup(rv->members),
+                         " does not match: ", why));
+        rv->broken = error;
+        cv_.SignalAll();
+        return error;
+      }
+    }
+  }
+  const int phases = Phases(op);
+  for (int phase = 0; phase < phases; ++phase) {
+    // Peers' buffers are read without the lock: they stay put until the
+    // group meets again.
+    absl::Status status = RunPhase(absl::MakeConstSpan(rv->ops), rank, phase, phases);
+    absl::MutexLock lock(&mu_);
+    if (!status.ok()) {
+      rv->broken = status;
+      cv_.SignalAll();
+      return status;
+    }
+    HLOVM_RETURN_IF_ERROR(Sync(*rv, rank, /*arrival=*/false, op));
+  }
+  absl::MutexLock lock(&mu_);
+  // The round is over for everyone once all have passed the last meeting;
+  // the next round's contributions overwrite these slots.
+  rv->ops[rank] = nullptr;
+  return absl::OkStatus();
+}
+
+}  // namespace hlovm

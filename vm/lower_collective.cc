@@ -1,0 +1,494 @@
+// Lowering and handler of the collectives: all-reduce, all-gather,
+// reduce-scatter, all-to-all, collective-permute, collective-broadcast, their
+// -start/-done forms and async-start/-update/-done wrapping one of them.
+//
+// Groups are resolved at compile time for every instance of the module's
+// replica_count x num_partitions, by XLA's group modes (see
+// vm/COLLECTIVES.md); the handler picks its instance's group and hands the
+// op to the ExecContext's collective bus.
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "core/element_type.h"
+#include "core/status_macros.h"
+#include "ops/elementwise/elementwise.h"
+#include "vm/collective_bus.h"
+#include "vm/compiler.h"
+#include "vm/computation_call.h"
+#include "vm/executor.h"
+#include "vm/lowering.h"
+
+namespace hlovm {
+namespace vm {
+namespace {
+
+enum class GroupMode { kCrossReplica, kCrossPartition, kCrossReplicaAndPartition, kFlattenedId };
+
+struct CollectivePlan {
+  CollectiveKind kind = CollectiveKind::kAllReduce;
+  const HloInstruction* hlo = nullptr;
+  std::vector<Shape> in_shapes, out_shapes;
+  std::vector<const Shape*> in_ptrs, out_ptrs;
+  int64_t dimension = -1;
+  bool tuple_form = false;
+  CollectiveReducer reducer;
+  int64_t replicas = 1, partitions = 1;
+  // Per instance id: its group (instance ids in rank order), rank, and the
+  // permute source; `in_group` false when no replica group names it.
+  std::vector<std::vector<int64_t>> groups;
+  std::vector<int64_t> ranks, sources;
+  std::vector<char> in_group;
+};
+
+int64_t ctx_bytes(const Shape& s) {
+  int64_t n = ByteWidth(s.element_type());
+  for (int64_t i = 0; i < s.rank(); ++i) n *= s.dimensions(i);
+  return n;
+}
+
+bool CollectiveHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
+  const auto& p = *static_cast<const CollectivePlan*>(instr.plan);
+  const int64_t instance = ctx.replica_id * p.partitions + ctx.partition_id;
+  if (ctx.replica_id < 0 || ctx.replica_id >= p.replicas || ctx.partition_id < 0 ||
+      ctx.partition_id >= p.partitions) {
+    return ctx.Fail(absl::InvalidArgumentError(absl::StrCat(
+        "replica ", ctx.replica_id, " partition ", ctx.partition_id, " is outside the module's ",
+        p.replicas, " replicas x ", p.partitions, " partitions")));
+  }
+  uint8_t* in[64];
+  uint8_t* out[64];
+  for (uint32_t i = 0; i < instr.num_in; ++i) in[i] = regs[instr.in[i]];
+  for (uint32_t i = 0; i < instr.num_out; ++i) out[i] = regs[instr.out[i]];
+  if (!p.in_group[instance] && p.kind == CollectiveKind::kCollectiveBroadcast) {
+    for (uint32_t i = 0; i < instr.num_out; ++i) {
+      std::memset(out[i], 0, ctx_bytes(p.out_shapes[i]));
+    }
+    return true;
+  }
+  CollectiveOp op;
+  op.kind = p.kind;
+  op.hlo = p.hlo;
+  op.group = p.groups[instance];
+  op.rank = p.ranks[instance];
+  op.in_shapes = p.in_ptrs;
+  op.out_shapes = p.out_ptrs;
+  op.in = in;
+  op.out = out;
+  op.dimension = p.dimension;
+  op.tuple_form = p.tuple_form;
+  op.source = p.sources[instance];
+  op.reducer = &p.reducer;
+  absl::Status status;
+  if (op.group.size() <= 1) {
+    status = RunCollectiveAlone(op);
+  } else if (ctx.bus == nullptr) {
+    status = absl::FailedPreconditionError(absl::StrCat(
+        "this collective needs ", op.group.size(),
+        " instances on a collective bus; run the module with its replicas and partitions"));
+  } else if (ctx.bus->replica_count() != p.replicas ||
+             ctx.bus->partition_count() != p.partitions) {
+    status = absl::InvalidArgumentError(absl::StrCat(
+        "the module is compiled for ", p.replicas, " replicas x ", p.partitions,
+        " partitions but runs on a bus of ", ctx.bus->replica_count(), " x ",
+        ctx.bus->partition_count()));
+  } else {
+    status = ctx.bus->Run(instance, op);
+  }
+  if (!status.ok()) return ctx.Fail(std::move(status));
+  return true;
+}
+
+bool HasGlobalIdsAttribute(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kAllReduce:
+    case HloOpcode::kAllReduceStart:
+    case HloOpcode::kAllGather:
+    case HloOpcode::kAllGatherStart:
+    case HloOpcode::kReduceScatter:
+      return true;
+    default:
+      return false;
+  }
+}
+
+absl::StatusOr<GroupMode> ModeOf(const HloInstruction& instr) {
+  const bool channel = instr.channel_id.has_value();
+  if (HasGlobalIdsAttribute(instr.opcode())) {
+    if (!channel) {
+      if (instr.use_global_device_ids) {
+        return absl::InvalidArgumentError(
+            "use_global_device_ids=true needs a channel_id");
+      }
+      return GroupMode::kCrossReplica;
+    }
+    return instr.use_global_device_ids ? GroupMode::kFlattenedId
+                                       : GroupMode::kCrossReplicaAndPartition;
+  }
+  return channel ? GroupMode::kCrossPartition : GroupMode::kCrossReplica;
+}
+
+// Resolves every instance's group for `instr` into `plan`.
+absl::Status ResolveGroups(const HloInstruction& instr, CollectivePlan& plan) {
+  HLOVM_ASSIGN_OR_RETURN(GroupMode mode, ModeOf(instr));
+  const int64_t R = plan.replicas, P = plan.partitions, N = R * P;
+  plan.groups.assign(N, {});
+  plan.ranks.assign(N, 0);
+  plan.sources.assign(N, -1);
+  plan.in_group.assign(N, 0);
+  // The ids the groups name, and how many there are.
+  const int64_t id_space = mode == GroupMode::kCrossPartition ? P
+                           : mode == GroupMode::kFlattenedId ? N
+                                                             : R;
+  std::vector<std::vector<int64_t>> groups;
+  if (instr.replica_groups.has_value()) groups = instr.replica_groups->groups;
+  for (const auto& g : groups) {
+    for (int64_t id : g) {
+      if (id < 0 || id >= id_space) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "replica_groups names id ", id, " but there are only ", id_space,
+            mode == GroupMode::kCrossPartition ? " partitions"
+            : mode == GroupMode::kFlattenedId  ? " devices"
+                                               : " replicas"));
+      }
+    }
+  }
+  const bool permute = plan.kind == CollectiveKind::kCollectivePermute;
+  if (groups.empty() || permute) {
+    std::vector<int64_t> all(id_space);
+    for (int64_t i = 0; i < id_space; ++i) all[i] = i;
+    groups = {all};
+  }
+  for (int64_t self = 0; self < N; ++self) {
+    const int64_t r = self / P, p = self % P;
+    const int64_t my_id = mode == GroupMode::kCrossPartition ? p
+                          : mode == GroupMode::kFlattenedId  ? self
+                                                             : r;
+    const std::vector<int64_t>* mine = nullptr;
+    for (const auto& g : groups) {
+      if (std::find(g.begin(), g.end(), my_id) != g.end()) mine = &g;
+    }
+    std::vector<int64_t> members;
+    if (mine == nullptr) {
+      members = {self};
+    } else {
+      plan.in_group[self] = 1;
+      if (mode == GroupMode::kCrossReplicaAndPartition) {
+        // Partition-major, as XLA orders the participants.
+        for (int64_t q = 0; q < P; ++q) {
+          for (int64_t id : *mine) members.push_back(id * P + q);
+        }
+      }
+      for (int64_t id : *mine) {
+        switch (mode) {
+          case GroupMode::kCrossReplica:
+            members.push_back(id * P + p);
+            break;
+          case GroupMode::kCrossPartition:
+            members.push_back(r * P + id);
+            break;
+          case GroupMode::kCrossReplicaAndPartition:
+            break;
+          case GroupMode::kFlattenedId:
+            members.push_back(id);
+            break;
+        }
+      }
+    }
+    plan.ranks[self] = std::find(members.begin(), members.end(), self) - members.begin();
+    if (permute) {
+      for (const auto& [s, t] : instr.source_target_pairs) {
+        if (s < 0 || t < 0 || s >= id_space || t >= id_space) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "source_target_pairs names {", s, ",", t, "} but there are only ", id_space,
+              mode == GroupMode::kCrossPartition ? " partitions" : " replicas"));
+        }
+        if (t == my_id) {
+          plan.sources[self] = mode == GroupMode::kCrossPartition ? r * P + s : s * P + p;
+        }
+      }
+    }
+    plan.groups[self] = std::move(members);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status BuildReducer(FunctionBuilder& b, const HloInstruction& instr, ElementType type,
+                          CollectiveReducer& reducer) {
+  const HloComputation* computation = instr.to_apply();
+  if (computation == nullptr) {
+    return absl::InvalidArgumentError("the collective has no to_apply computation");
+  }
+  std::optional<HloOpcode> op = MatchBinaryReducer(*computation);
+  if (op.has_value() && computation->root()->shape().element_type() == type) {
+    auto kernel = SelectBinaryKernel(*op, type, type);
+    if (kernel.ok()) {
+      reducer.kernel = *kernel;
+      return absl::OkStatus();
+    }
+  }
+  HLOVM_ASSIGN_OR_RETURN(reducer.fn, b.compiler().CompileFunction(*computation, false));
+  return absl::OkStatus();
+}
+
+// Emits the collective `kind` of `instr` over the leaves `in` into new
+// registers, appended to `out_desc`.
+absl::Status EmitCollective(FunctionBuilder& b, const HloInstruction& instr, CollectiveKind kind,
+                            const ValueDesc& in, const std::vector<const Shape*>& out_leaves,
+                            ValueDesc* out_desc) {
+  CollectivePlan plan;
+  plan.kind = kind;
+  plan.hlo = &instr;
+  const HloModule* module = &b.compiler().module();
+  plan.replicas = std::max<int64_t>(1, module->replica_count);
+  plan.partitions = std::max<int64_t>(1, module->num_partitions);
+  if (in.size() > 64 || out_leaves.size() > 64) {
+    return absl::UnimplementedError("collectives of more than 64 arrays");
+  }
+  // Registers may hold aliases (reshape): the shapes come from the HLO.
+  std::vector<const Shape*> in_leaves;
+  for (const HloInstruction* o : instr.operands()) FlattenShape(o->shape(), &in_leaves);
+  if (in_leaves.size() != in.size()) {
+    return absl::InternalError("collective operand leaves do not match their registers");
+  }
+  for (const Shape* s : in_leaves) {
+    if (!s->IsArray()) return absl::InvalidArgumentError("collective operands must be arrays");
+    plan.in_shapes.push_back(RowMajorShape(*s));
+  }
+  for (const Shape* s : out_leaves) {
+    if (!s->IsArray()) return absl::InvalidArgumentError("collective results must be arrays");
+    plan.out_shapes.push_back(RowMajorShape(*s));
+  }
+  if (!instr.dimensions.empty()) plan.dimension = instr.dimensions[0];
+  if (kind == CollectiveKind::kAllToAll && instr.dimensions.empty()) plan.tuple_form = true;
+  if (kind == CollectiveKind::kAllReduce || kind == CollectiveKind::kReduceScatter) {
+    if (plan.in_shapes.empty()) return absl::InvalidArgumentError("no operands");
+    const ElementType type = plan.in_shapes[0].element_type();
+    for (const Shape& s : plan.in_shapes) {
+      if (s.element_type() != type) {
+        return absl::UnimplementedError("a reduction over operands of different element types");
+      }
+    }
+    HLOVM_RETURN_IF_ERROR(BuildReducer(b, instr, type, plan.reducer));
+  }
+  HLOVM_RETURN_IF_ERROR(ResolveGroups(instr, plan));
+  // Shape checks of the data movement (the verifier checks the rest).
+  for (int64_t self = 0; self < plan.replicas * plan.partitions; ++self) {
+    const int64_t n = static_cast<int64_t>(plan.groups[self].size());
+    if (kind == CollectiveKind::kAllToAll && plan.tuple_form &&
+        (static_cast<int64_t>(in.size()) != n || out_leaves.size() != in.size())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "all-to-all of ", in.size(), " operands in a group of ", n));
+    }
+    if (kind == CollectiveKind::kAllToAll && !plan.tuple_form) {
+      for (const Shape& s : plan.in_shapes) {
+        if (plan.dimension < 0 || plan.dimension >= s.rank() || s.dimensions(plan.dimension) % n) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "all-to-all cannot split ", s.ToString(), " along dimension ", plan.dimension,
+              " into ", n, " parts"));
+        }
+      }
+    }
+    if (kind == CollectiveKind::kAllGather || kind == CollectiveKind::kReduceScatter) {
+      for (size_t a = 0; a < plan.in_shapes.size() && a < plan.out_shapes.size(); ++a) {
+        const Shape& small = kind == CollectiveKind::kAllGather ? plan.in_shapes[a]
+                                                                : plan.out_shapes[a];
+        const Shape& big = kind == CollectiveKind::kAllGather ? plan.out_shapes[a]
+                                                              : plan.in_shapes[a];
+        if (plan.dimension < 0 || plan.dimension >= small.rank() ||
+            small.dimensions(plan.dimension) * n != big.dimensions(plan.dimension)) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              CollectiveKindName(kind), " from ", plan.in_shapes[a].ToString(), " to ",
+              plan.out_shapes[a].ToString(), " does not fit a group of ", n));
+        }
+      }
+    }
+  }
+  int64_t bytes = 0;
+  FunctionBuilder::EmitSpec spec;
+  for (const Shape* s : out_leaves) {
+    HLOVM_ASSIGN_OR_RETURN(Reg r, b.NewReg(RegKind::kOwned, *s));
+    spec.out.push_back(r);
+    out_desc->push_back(r);
+    bytes += b.function().regs[r].bytes;
+  }
+  for (auto& s : plan.in_shapes) plan.in_ptrs.push_back(&s);
+  for (auto& s : plan.out_shapes) plan.out_ptrs.push_back(&s);
+  // The pointers above refer into the plan; AddPlan moves it, so rebuild
+  // them in its final place.
+  const CollectivePlan* stored = b.program().AddPlan(std::move(plan));
+  auto* fix = const_cast<CollectivePlan*>(stored);
+  fix->in_ptrs.clear();
+  fix->out_ptrs.clear();
+  for (auto& s : fix->in_shapes) fix->in_ptrs.push_back(&s);
+  for (auto& s : fix->out_shapes) fix->out_ptrs.push_back(&s);
+  spec.handler = &CollectiveHandler;
+  spec.plan = stored;
+  spec.in = in;
+  spec.cost = 2 * bytes + 64;
+  spec.mnemonic = std::string(CollectiveKindName(kind));
+  spec.side_effect = true;
+  b.Emit(&instr, std::move(spec));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<CollectiveKind> KindOf(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kAllReduce:
+    case HloOpcode::kAllReduceStart:
+      return CollectiveKind::kAllReduce;
+    case HloOpcode::kAllGather:
+    case HloOpcode::kAllGatherStart:
+      return CollectiveKind::kAllGather;
+    case HloOpcode::kReduceScatter:
+      return CollectiveKind::kReduceScatter;
+    case HloOpcode::kAllToAll:
+      return CollectiveKind::kAllToAll;
+    case HloOpcode::kCollectivePermute:
+    case HloOpcode::kCollectivePermuteStart:
+      return CollectiveKind::kCollectivePermute;
+    case HloOpcode::kCollectiveBroadcast:
+      return CollectiveKind::kCollectiveBroadcast;
+    default:
+      return absl::UnimplementedError(
+          absl::StrCat("collective '", std::string(HloOpcodeName(op)), "' is not implemented yet"));
+  }
+}
+
+ValueDesc Concat(absl::Span<const ValueDesc* const> operands) {
+  ValueDesc all;
+  for (const ValueDesc* d : operands) all.insert(all.end(), d->begin(), d->end());
+  return all;
+}
+
+// all-reduce, all-gather, reduce-scatter, all-to-all, collective-permute,
+// collective-broadcast.
+absl::Status LowerCollective(FunctionBuilder& b, const HloInstruction& instr,
+                             absl::Span<const ValueDesc* const> operands, ValueDesc* result) {
+  HLOVM_ASSIGN_OR_RETURN(CollectiveKind kind, KindOf(instr.opcode()));
+  if (!instr.collective_slice_sizes.empty()) {
+    return absl::UnimplementedError("collective-permute with slice_sizes (in-place form)");
+  }
+  std::vector<const Shape*> leaves;
+  FlattenShape(instr.shape(), &leaves);
+  return EmitCollective(b, instr, kind, Concat(operands), leaves, result);
+}
+
+// The leaves of tuple element `index` of `shape` within `desc`.
+ValueDesc TupleElementLeaves(const Shape& shape, const ValueDesc& desc, int64_t index) {
+  if (!shape.IsTuple()) return desc;
+  int64_t first = 0;
+  for (int64_t i = 0; i < index; ++i) first += LeafCount(shape.tuple_shapes()[i]);
+  const int64_t count = LeafCount(shape.tuple_shapes()[index]);
+  return ValueDesc(desc.begin() + first, desc.begin() + first + count);
+}
+
+// Allocates registers for the leaves of `shape` that are not data (the
+// u32[] contexts of collective-permute-start).
+absl::Status AppendOwned(FunctionBuilder& b, const Shape& shape, ValueDesc* result) {
+  HLOVM_ASSIGN_OR_RETURN(ValueDesc extra, b.NewOwnedValue(shape));
+  result->insert(result->end(), extra.begin(), extra.end());
+  return absl::OkStatus();
+}
+
+// all-reduce-start: the result itself. all-gather-start and
+// collective-permute-start: (operands, results, contexts...).
+absl::Status LowerCollectiveStart(FunctionBuilder& b, const HloInstruction& instr,
+                                  absl::Span<const ValueDesc* const> operands,
+                                  ValueDesc* result) {
+  HLOVM_ASSIGN_OR_RETURN(CollectiveKind kind, KindOf(instr.opcode()));
+  const Shape& shape = instr.shape();
+  const ValueDesc in = Concat(operands);
+  if (instr.opcode() == HloOpcode::kAllReduceStart) {
+    std::vector<const Shape*> leaves;
+    FlattenShape(shape, &leaves);
+    return EmitCollective(b, instr, kind, in, leaves, result);
+  }
+  if (!shape.IsTuple() || shape.tuple_shapes().size() < 2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        std::string(HloOpcodeName(instr.opcode())), " must produce a tuple (operands, results, ...)"));
+  }
+  result->insert(result->end(), in.begin(), in.end());
+  std::vector<const Shape*> leaves;
+  FlattenShape(shape.tuple_shapes()[1], &leaves);
+  HLOVM_RETURN_IF_ERROR(EmitCollective(b, instr, kind, in, leaves, result));
+  for (size_t i = 2; i < shape.tuple_shapes().size(); ++i) {
+    HLOVM_RETURN_IF_ERROR(AppendOwned(b, shape.tuple_shapes()[i], result));
+  }
+  return absl::OkStatus();
+}
+
+// -done: the start's results (the data moved at the start).
+absl::Status LowerCollectiveDone(FunctionBuilder& b, const HloInstruction& instr,
+                                 absl::Span<const ValueDesc* const> operands, ValueDesc* result) {
+  const HloInstruction* start = instr.operand(0);
+  if (start->opcode() == HloOpcode::kAllReduceStart || !start->shape().IsTuple()) {
+    *result = *operands[0];
+    return absl::OkStatus();
+  }
+  *result = TupleElementLeaves(start->shape(), *operands[0], 1);
+  return absl::OkStatus();
+}
+
+// async-start wrapping a computation: lowered inline at the start; the
+// value is ((operands), results, contexts...).
+absl::Status LowerAsyncStart(FunctionBuilder& b, const HloInstruction& instr,
+                             absl::Span<const ValueDesc* const> operands, ValueDesc* result) {
+  const HloComputation* wrapped = instr.to_apply();
+  if (wrapped == nullptr) return absl::InvalidArgumentError("async-start wraps no computation");
+  std::vector<ValueDesc> args;
+  for (const ValueDesc* d : operands) args.push_back(*d);
+  ValueDesc value;
+  HLOVM_RETURN_IF_ERROR(b.compiler().LowerComputation(b, *wrapped, args, &value));
+  const Shape& shape = instr.shape();
+  if (!shape.IsTuple() || shape.tuple_shapes().size() < 2) {
+    return absl::InvalidArgumentError("async-start must produce a tuple (operands, results, ...)");
+  }
+  ValueDesc in = Concat(operands);
+  result->insert(result->end(), in.begin(), in.end());
+  result->insert(result->end(), value.begin(), value.end());
+  for (size_t i = 2; i < shape.tuple_shapes().size(); ++i) {
+    HLOVM_RETURN_IF_ERROR(AppendOwned(b, shape.tuple_shapes()[i], result));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LowerAsyncUpdate(FunctionBuilder& b, const HloInstruction& instr,
+                              absl::Span<const ValueDesc* const> operands, ValueDesc* result) {
+  *result = *operands[0];
+  return absl::OkStatus();
+}
+
+absl::Status LowerAsyncDone(FunctionBuilder& b, const HloInstruction& instr,
+                            absl::Span<const ValueDesc* const> operands, ValueDesc* result) {
+  *result = TupleElementLeaves(instr.operand(0)->shape(), *operands[0], 1);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterCollectiveLowerings(LoweringTable& table) {
+  auto set = [&](HloOpcode op, LowerFn fn) { table[static_cast<int>(op)] = fn; };
+  for (HloOpcode op : {HloOpcode::kAllReduce, HloOpcode::kAllGather, HloOpcode::kReduceScatter,
+                       HloOpcode::kAllToAll, HloOpcode::kCollectivePermute,
+                       HloOpcode::kCollectiveBroadcast}) {
+    set(op, &LowerCollective);
+  }
+  for (HloOpcode op : {HloOpcode::kAllReduceStart, HloOpcode::kAllGatherStart,
+                       HloOpcode::kCollectivePermuteStart}) {
+    set(op, &LowerCollectiveStart);
+  }
+  for (HloOpcode op : {HloOpcode::kAllReduceDone, HloOpcode::kAllGatherDone,
+                       HloOpcode::kCollectivePermuteDone}) {
+    set(op, &LowerCollectiveDone);
+  }
+  set(HloOpcode::kAsyncStart, &LowerAsyncStart);
+  set(HloOpcode::kAsyncUpdate, &LowerAsyncUpdate);
+  set(HloOpcode::kAsyncDone, &LowerAsyncDone);
+}
+
+}  // namespace vm
+}  // namespace hlovm

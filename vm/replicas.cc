@@ -1,0 +1,60 @@
+// ExecuteReplicated: the instances of a multi-device run on threads of their
+// own around one InMemoryCollectiveBus.
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "vm/api.h"
+#include "vm/collective_bus.h"
+
+namespace hlovm {
+
+std::vector<absl::StatusOr<Literal>> ExecuteReplicated(
+    const Executable& executable, absl::Span<const std::vector<const Literal*>> arguments,
+    const ReplicatedOptions& options) {
+  const int64_t replicas = std::max<int64_t>(1, executable.module().replica_count);
+  const int64_t partitions = std::max<int64_t>(1, executable.module().num_partitions);
+  const int64_t n = replicas * partitions;
+  std::vector<absl::StatusOr<Literal>> results;
+  results.reserve(n);
+  for (int64_t i = 0; i < n; ++i) results.emplace_back(absl::UnknownError("not run"));
+  if (arguments.size() != 1 && static_cast<int64_t>(arguments.size()) != n) {
+    for (auto& r : results) {
+      r = absl::InvalidArgumentError(absl::StrCat(
+          "give one set of arguments for all ", n, " instances or one per instance, not ",
+          arguments.size()));
+    }
+    return results;
+  }
+  std::atomic<bool> cancel{false};
+  InMemoryBusOptions bus_options;
+  bus_options.timeout = std::chrono::duration_cast<std::chrono::nanoseconds>(
+      std::chrono::duration<double>(options.collective_timeout_seconds));
+  bus_options.cancel = &cancel;
+  InMemoryCollectiveBus bus(replicas, partitions, bus_options);
+  auto run = [&](int64_t id) {
+    ExecuteOptions execute;
+    execute.threads = options.threads;
+    execute.replica_id = id / partitions;
+    execute.partition_id = id % partitions;
+    execute.bus = &bus;
+    execute.cancel = n > 1 ? &cancel : nullptr;
+    const std::vector<const Literal*>& args = arguments.size() == 1 ? arguments[0] : arguments[id];
+    results[id] = executable.Execute(args, execute);
+    const bool failed = !results[id].ok();
+    if (failed) cancel.store(true, std::memory_order_relaxed);
+    bus.InstanceExited(id, failed);
+  };
+  if (n == 1) {
+    run(0);
+    return results;
+  }
+  std::vector<std::thread> threads;
+  threads.reserve(n);
+  for (int64_t id = 0; id < n; ++id) threads.emplace_back(run, id);
+  for (std::thread& t : threads) t.join();
+  return results;
+}
+
+}  // namespace hlovm
