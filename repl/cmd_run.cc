@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -38,6 +39,12 @@ ABSL_FLAG(std::string, elided, "xla",
           "run: how to fill elided constant({...}) literals: xla (XLA's parser's counter "
           "pattern), zeros, or error");
 ABSL_FLAG(int, threads, 0, "executor threads (0: all cores)");
+// --replicas is defined with the conformance command (one flag for both).
+ABSL_DECLARE_FLAG(int64_t, replicas);
+ABSL_FLAG(int64_t, partitions, 0, "run: partition count (0: the module's num_partitions)");
+ABSL_FLAG(bool, per_replica, false,
+          "run: inputs are given per instance (instance 0's, then instance 1's, ...)");
+ABSL_FLAG(double, collective_timeout, 10, "run: seconds a collective waits for late peers");
 ABSL_FLAG(std::string, output, "",
           "run: write the results as .npy files into this directory instead of printing them");
 
@@ -227,6 +234,60 @@ absl::Status WriteResults(const Literal& result, const std::string& dir, const s
   return absl::OkStatus();
 }
 
+// Names instance `id` of a run with `partitions` partitions.
+std::string InstanceName(int64_t id, int64_t partitions) {
+  if (partitions == 1) return absl::StrCat("replica ", id);
+  return absl::StrCat("replica ", id / partitions, " partition ", id % partitions);
+}
+
+// Runs every instance on the collective bus; prints one line per instance,
+// or one line for all when their results are bitwise identical.
+int RunInstances(const Executable& exe, const std::vector<Literal>& arguments, int64_t sets,
+                 int64_t replicas, int64_t partitions) {
+  const int64_t instances = replicas * partitions;
+  const size_t per_set = arguments.size() / sets;
+  std::vector<std::vector<const Literal*>> argument_sets(sets);
+  for (int64_t s = 0; s < sets; ++s) {
+    for (size_t i = 0; i < per_set; ++i) argument_sets[s].push_back(&arguments[s * per_set + i]);
+  }
+  ReplicatedOptions options;
+  options.threads = absl::GetFlag(FLAGS_threads);
+  options.collective_timeout_seconds = absl::GetFlag(FLAGS_collective_timeout);
+  std::vector<absl::StatusOr<Literal>> results = ExecuteReplicated(exe, argument_sets, options);
+  // The instance that failed first decides the exit code; instances
+  // cancelled because of it only say so.
+  int code = kExitOk;
+  bool any_failed = false;
+  for (int64_t id = 0; id < instances; ++id) {
+    const absl::Status& status = results[id].status();
+    if (status.ok()) continue;
+    any_failed = true;
+    const std::string who = InstanceName(id, partitions);
+    if (auto failure = GetCheckFailure(status)) {
+      std::fprintf(stderr, "hlovm: %s: %s\n", who.c_str(), FormatCheckFailure(*failure).c_str());
+      code = std::max(code, static_cast<int>(kExitFailed));
+      continue;
+    }
+    std::fprintf(stderr, "hlovm: %s: %s\n", who.c_str(), std::string(status.message()).c_str());
+    code = std::max(code, ExitCodeFor(status, /*during_execution=*/true));
+  }
+  if (any_failed) return code == kExitOk ? static_cast<int>(kExitFailed) : code;
+  bool identical = true;
+  for (int64_t id = 1; id < instances; ++id) {
+    identical = identical && results[id]->BitwiseEqual(*results[0]);
+  }
+  if (identical) {
+    std::printf("%s: %s\n", partitions == 1 ? absl::StrCat("replicas 0-", instances - 1).c_str()
+                                            : absl::StrCat("all ", instances, " instances").c_str(),
+                results[0]->ToString().c_str());
+    return kExitOk;
+  }
+  for (int64_t id = 0; id < instances; ++id) {
+    std::printf("%s: %s\n", InstanceName(id, partitions).c_str(), results[id]->ToString().c_str());
+  }
+  return kExitOk;
+}
+
 int Run(const std::vector<std::string>& args) {
   if (args.empty()) {
     std::fprintf(stderr, "usage: hlovm run [--random] [--seed=N] [--elided=xla|zeros|error] "
@@ -253,6 +314,8 @@ int Run(const std::vector<std::string>& args) {
     std::fprintf(stderr, "hlovm: --elided must be xla, zeros or error, not '%s'\n", elided.c_str());
     return kExitBadInput;
   }
+  compile_options.replica_count = absl::GetFlag(FLAGS_replicas);
+  compile_options.num_partitions = absl::GetFlag(FLAGS_partitions);
   auto executable = Executable::FromText(*text, compile_options);
   if (!executable.ok()) {
     PrintError(executable.status());
@@ -267,7 +330,16 @@ int Run(const std::vector<std::string>& args) {
                  compile_options.elided == ElidedFill::kXla ? "XLA's counter pattern" : "zeros");
   }
 
-  const std::vector<Shape>& parameters = exe.parameter_shapes();
+  const int64_t replicas = std::max<int64_t>(1, exe.module().replica_count);
+  const int64_t partitions = std::max<int64_t>(1, exe.module().num_partitions);
+  const int64_t instances = replicas * partitions;
+  const bool per_replica = absl::GetFlag(FLAGS_per_replica);
+  const int64_t sets = per_replica ? instances : 1;
+  std::vector<Shape> parameters;
+  for (int64_t s = 0; s < sets; ++s) {
+    parameters.insert(parameters.end(), exe.parameter_shapes().begin(),
+                      exe.parameter_shapes().end());
+  }
   const std::vector<std::string> inputs(args.begin() + 1, args.end());
   const bool random = absl::GetFlag(FLAGS_random);
   if (random && !inputs.empty()) {
@@ -315,6 +387,9 @@ int Run(const std::vector<std::string>& args) {
     arguments.push_back(std::move(*literal));
   }
 
+  if (instances > 1) {
+    return RunInstances(exe, arguments, sets, replicas, partitions);
+  }
   std::vector<const Literal*> argument_ptrs;
   for (const Literal& a : arguments) argument_ptrs.push_back(&a);
   ExecuteOptions execute_options;
