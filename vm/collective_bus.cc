@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -79,17 +80,11 @@ Split3 SplitAt(const Shape& s, int64_t dimension) {
   return v;
 }
 
-// Small all-reduces are reduced whole by every instance (one meeting fewer);
-// large ones are split: each instance reduces its slice, then gathers.
+// Small all-reduces are reduced whole by every instance; large ones are
+// split: each instance reduces one slice for everyone.
 constexpr int64_t kSplitReduceBytes = 16 * 1024;
-
-int Phases(const CollectiveOp& op) {
-  if (op.kind != CollectiveKind::kAllReduce) return 1;
-  for (size_t i = 0; i < op.in_shapes.size(); ++i) {
-    if (Bytes(*op.in_shapes[i]) > kSplitReduceBytes) return 2;
-  }
-  return 1;
-}
+// Polls of a meeting's generation before a waiter blocks.
+constexpr int kSpinRounds = 2000;
 
 // Element range [begin, end) of slice `k` of `count` elements over `n`.
 std::pair<int64_t, int64_t> Slice(int64_t count, int64_t n, int64_t k) {
@@ -104,19 +99,27 @@ absl::Status ReduceRange(absl::Span<const CollectiveOp* const> peers, size_t a, 
                          uint8_t* out, int64_t count, int elem_bytes,
                          const CollectiveReducer& reducer) {
   if (count <= 0) return absl::OkStatus();
-  std::memcpy(out, peers[0]->in[a] + src_off, count * elem_bytes);
+  // Blocks that stay in cache while every peer's contribution is added: the
+  // inputs are read once and the result written once. The order of the
+  // reduction (by rank) is the same for every element.
+  const int64_t block = std::max<int64_t>(1, (32 * 1024) / elem_bytes);
   absl::Status error;
-  for (size_t r = 1; r < peers.size(); ++r) {
-    if (!reducer.Apply(out, peers[r]->in[a] + src_off, out, count, elem_bytes, &error)) {
-      return error;
+  for (int64_t b = 0; b < count; b += block) {
+    const int64_t m = std::min(block, count - b);
+    const int64_t off = src_off + b * elem_bytes;
+    uint8_t* dst = out + b * elem_bytes;
+    std::memcpy(dst, peers[0]->in[a] + off, m * elem_bytes);
+    for (size_t r = 1; r < peers.size(); ++r) {
+      if (!reducer.Apply(dst, peers[r]->in[a] + off, dst, m, elem_bytes, &error)) return error;
     }
   }
   return absl::OkStatus();
 }
 
-// Phase `phase` of `op` for the instance at `rank`; `peers` by rank.
-absl::Status RunPhase(absl::Span<const CollectiveOp* const> peers, int64_t rank, int phase,
-                      int phases) {
+// Runs the instance at `rank`'s part of the op; `peers` by rank. Reads
+// peers' inputs and writes this instance's results (and, for a large
+// all-reduce, its slice of every peer's result).
+absl::Status RunOp(absl::Span<const CollectiveOp* const> peers, int64_t rank) {
   const CollectiveOp& me = *peers[rank];
   const int64_t n = static_cast<int64_t>(peers.size());
   switch (me.kind) {
@@ -124,17 +127,18 @@ absl::Status RunPhase(absl::Span<const CollectiveOp* const> peers, int64_t rank,
       for (size_t a = 0; a < me.in_shapes.size(); ++a) {
         const int eb = ByteWidth(me.in_shapes[a]->element_type());
         const int64_t count = ElementCount(*me.in_shapes[a]);
-        if (phases == 1) {
+        if (count * eb <= kSplitReduceBytes) {
           HLOVM_RETURN_IF_ERROR(ReduceRange(peers, a, 0, me.out[a], count, eb, *me.reducer));
-        } else if (phase == 0) {
-          auto [b, e] = Slice(count, n, rank);
-          HLOVM_RETURN_IF_ERROR(
-              ReduceRange(peers, a, b * eb, me.out[a] + b * eb, e - b, eb, *me.reducer));
-        } else {
-          for (int64_t k = 0; k < n; ++k) {
-            if (k == rank) continue;
-            auto [b, e] = Slice(count, n, k);
-            if (e > b) std::memcpy(me.out[a] + b * eb, peers[k]->out[a] + b * eb, (e - b) * eb);
+          continue;
+        }
+        // Each instance reduces its own slice from every peer's input and
+        // writes it straight into every peer's result.
+        auto [b, e] = Slice(count, n, rank);
+        HLOVM_RETURN_IF_ERROR(
+            ReduceRange(peers, a, b * eb, me.out[a] + b * eb, e - b, eb, *me.reducer));
+        for (int64_t k = 0; k < n; ++k) {
+          if (k != rank && e > b) {
+            std::memcpy(peers[k]->out[a] + b * eb, me.out[a] + b * eb, (e - b) * eb);
           }
         }
       }
@@ -210,7 +214,7 @@ absl::Status RunPhase(absl::Span<const CollectiveOp* const> peers, int64_t rank,
 
 absl::Status RunCollectiveAlone(const CollectiveOp& op) {
   const CollectiveOp* peers[1] = {&op};
-  return RunPhase(peers, 0, 0, 1);
+  return RunOp(peers, 0);
 }
 
 //===----------------------------------------------------------------------===//
@@ -224,7 +228,7 @@ struct InMemoryCollectiveBus::Rendezvous {
   std::vector<const CollectiveOp*> ops;  // this round's contributions, by rank
   std::vector<char> here;                // at the current meeting
   int64_t count = 0;                     // how many are at the current meeting
-  int64_t gen = 0;                       // meetings completed
+  std::atomic<int64_t> gen{0};           // meetings completed (written under the lock)
   absl::Status broken;                   // set when the round failed: nobody may wait here
 };
 
@@ -267,11 +271,18 @@ absl::Status InMemoryCollectiveBus::Sync(Rendezvous& rv, int64_t rank, bool arri
   if (++rv.count == n) {
     rv.count = 0;
     std::fill(rv.here.begin(), rv.here.end(), 0);
-    ++rv.gen;
+    rv.gen.fetch_add(1, std::memory_order_release);
     cv_.SignalAll();
     return absl::OkStatus();
   }
-  const int64_t gen = rv.gen;
+  const int64_t gen = rv.gen.load(std::memory_order_relaxed);
+  // Peers usually arrive within microseconds: watch the generation for a
+  // short while before sleeping on the condition variable.
+  mu_.Unlock();
+  for (int spin = 0; spin < kSpinRounds && rv.gen.load(std::memory_order_acquire) == gen; ++spin) {
+    if (spin % 16 == 15) std::this_thread::yield();
+  }
+  mu_.Lock();
   const absl::Time deadline = absl::Now() + absl::FromChrono(options_.timeout);
   waiting_[self] = &rv;
   absl::Status error;
@@ -369,11 +380,10 @@ absl::Status InMemoryCollectiveBus::Run(int64_t self, const CollectiveOp& op) {
       }
     }
   }
-  const int phases = Phases(op);
-  for (int phase = 0; phase < phases; ++phase) {
-    // Peers' buffers are read without the lock: they stay put until the
-    // group meets again.
-    absl::Status status = RunPhase(absl::MakeConstSpan(rv->ops), rank, phase, phases);
+  // Peers' buffers are read without the lock: they stay put until the
+  // group meets again.
+  absl::Status status = RunOp(absl::MakeConstSpan(rv->ops), rank);
+  {
     absl::MutexLock lock(&mu_);
     if (!status.ok()) {
       rv->broken = status;
