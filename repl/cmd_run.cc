@@ -19,6 +19,7 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "core/element_type.h"
 #include "core/float_format.h"
 #include "core/literal.h"
@@ -45,6 +46,9 @@ ABSL_FLAG(int64_t, partitions, 0, "run: partition count (0: the module's num_par
 ABSL_FLAG(bool, per_replica, false,
           "run: inputs are given per instance (instance 0's, then instance 1's, ...)");
 ABSL_FLAG(double, collective_timeout, 10, "run: seconds a collective waits for late peers");
+ABSL_FLAG(std::string, infeed, "",
+          "run: values the infeed instructions read, in order: .npy files or HLO literals, "
+          "separated by ';' (or by ',' between .npy files); every instance gets the same queue");
 ABSL_FLAG(std::string, output, "",
           "run: write the results as .npy files into this directory instead of printing them");
 
@@ -234,6 +238,40 @@ absl::Status WriteResults(const Literal& result, const std::string& dir, const s
   return absl::OkStatus();
 }
 
+// The --infeed values.
+absl::StatusOr<std::vector<Literal>> ReadInfeed() {
+  std::vector<Literal> values;
+  const std::string flag = absl::GetFlag(FLAGS_infeed);
+  if (flag.empty()) return values;
+  std::vector<std::string> args = absl::StrSplit(flag, ';');
+  if (args.size() == 1) {
+    std::vector<std::string> files = absl::StrSplit(flag, ',');
+    bool all_npy = true;
+    for (const std::string& f : files) all_npy = all_npy && absl::EndsWith(f, ".npy");
+    if (all_npy) args = files;
+  }
+  for (const std::string& arg : args) {
+    if (absl::EndsWith(arg, ".npy")) {
+      HLOVM_ASSIGN_OR_RETURN(Literal value, ReadNpy(arg));
+      values.push_back(std::move(value));
+      continue;
+    }
+    auto value = ParseLiteral(arg);
+    if (!value.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--infeed value '", arg, "': ", value.status().message()));
+    }
+    values.push_back(std::move(*value));
+  }
+  return values;
+}
+
+void PrintOutfeed(const std::string& who, const std::vector<Literal>& values) {
+  for (const Literal& v : values) {
+    std::printf("outfeed%s%s: %s\n", who.empty() ? "" : " ", who.c_str(), v.ToString().c_str());
+  }
+}
+
 // Names instance `id` of a run with `partitions` partitions.
 std::string InstanceName(int64_t id, int64_t partitions) {
   if (partitions == 1) return absl::StrCat("replica ", id);
@@ -253,7 +291,18 @@ int RunInstances(const Executable& exe, const std::vector<Literal>& arguments, i
   ReplicatedOptions options;
   options.threads = absl::GetFlag(FLAGS_threads);
   options.collective_timeout_seconds = absl::GetFlag(FLAGS_collective_timeout);
+  auto infeed = ReadInfeed();
+  if (!infeed.ok()) {
+    PrintError(infeed.status());
+    return kExitBadInput;
+  }
+  for (const Literal& v : *infeed) options.infeed.push_back(&v);
+  std::vector<std::vector<Literal>> outfeed;
+  options.outfeed = &outfeed;
   std::vector<absl::StatusOr<Literal>> results = ExecuteReplicated(exe, argument_sets, options);
+  for (int64_t id = 0; id < instances && id < static_cast<int64_t>(outfeed.size()); ++id) {
+    PrintOutfeed(InstanceName(id, partitions), outfeed[id]);
+  }
   // The instance that failed first decides the exit code; instances
   // cancelled because of it only say so.
   int code = kExitOk;
@@ -394,7 +443,22 @@ int Run(const std::vector<std::string>& args) {
   for (const Literal& a : arguments) argument_ptrs.push_back(&a);
   ExecuteOptions execute_options;
   execute_options.threads = absl::GetFlag(FLAGS_threads);
+  FeedQueues feeds;
+  {
+    auto infeed = ReadInfeed();
+    if (!infeed.ok()) {
+      PrintError(infeed.status());
+      return kExitBadInput;
+    }
+    absl::MutexLock lock(&feeds.mu);
+    for (Literal& v : *infeed) feeds.infeed.push_back(std::move(v));
+  }
+  execute_options.feeds = &feeds;
   auto result = exe.Execute(argument_ptrs, execute_options);
+  {
+    absl::MutexLock lock(&feeds.mu);
+    PrintOutfeed("", feeds.outfeed);
+  }
   if (!result.ok()) {
     if (auto failure = GetCheckFailure(result.status())) {
       std::fprintf(stderr, "hlovm: %s\n", FormatCheckFailure(*failure).c_str());

@@ -218,6 +218,7 @@ absl::StatusOr<Literal> VmExecutable::Execute(absl::Span<const Literal* const> a
   ctx.replica_id = options.replica_id;
   ctx.partition_id = options.partition_id;
   ctx.bus = options.bus;
+  ctx.feeds = options.feeds;
   ctx.sequential = options.bus != nullptr;
   if (ctx.observer != nullptr) ctx.threads = 1;
   // More threads than cores only adds contention (and TBB refuses them).

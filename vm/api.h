@@ -11,6 +11,7 @@
 #define HLOVM_VM_API_H_
 
 #include <atomic>
+#include <deque>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -21,6 +22,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
 #include "core/hlo_ir.h"
 #include "core/literal.h"
@@ -48,6 +50,14 @@ struct CompileOptions {
 // (tuple, get-tuple-element, reshape, copy and most bitcasts compile to no
 // instruction; call and fusion run inlined in their caller's function).
 class CollectiveBus;  // vm/collective_bus.h
+
+// The infeed and outfeed queues of one instance: `infeed` pops from the
+// front of `infeed`; `outfeed` appends its operand to `outfeed`.
+struct FeedQueues {
+  absl::Mutex mu;
+  std::deque<Literal> infeed ABSL_GUARDED_BY(mu);
+  std::vector<Literal> outfeed ABSL_GUARDED_BY(mu);
+};
 
 class StepObserver {
  public:
@@ -77,6 +87,8 @@ struct ExecuteOptions {
   // The bus the instances of a multi-device run share (vm/replicas.h sets
   // it up); collectives over more than one instance need it.
   CollectiveBus* bus = nullptr;
+  // infeed / outfeed queues (null: infeed fails, outfeed discards).
+  FeedQueues* feeds = nullptr;
 };
 
 // Errors from Execute: a failed check custom-call (check.expect_eq, ...)
@@ -122,6 +134,10 @@ class Executable {
 struct ReplicatedOptions {
   int threads = 0;  // kernel threads of each instance (0: all cores)
   double collective_timeout_seconds = 10;
+  // Every instance's infeed queue starts with these values.
+  std::vector<const Literal*> infeed;
+  // When set, receives each instance's outfeed values.
+  std::vector<std::vector<Literal>>* outfeed = nullptr;
 };
 // One result per instance (id = replica * num_partitions + partition).
 // `arguments` holds one argument list for every instance, or one per

@@ -65,6 +65,7 @@ namespace hlovm {
 
 class StepObserver;
 class CollectiveBus;
+struct FeedQueues;
 
 namespace vm {
 
@@ -170,6 +171,7 @@ struct ExecContext {
   int64_t partition_id = 0;
   // Where collectives meet their peers (null: this instance runs alone).
   CollectiveBus* bus = nullptr;
+  FeedQueues* feeds = nullptr;
   // Run every function in program order on the calling thread (an
   // instance that may wait at a collective never waits inside a shared
   // work-stealing task); kernels still split their work across threads.

@@ -399,4 +399,50 @@ absl::Status InMemoryCollectiveBus::Run(int64_t self, const CollectiveOp& op) {
   return absl::OkStatus();
 }
 
+absl::Status InMemoryCollectiveBus::Send(int64_t self, int64_t target, int64_t channel,
+                                         const HloInstruction* hlo, const uint8_t* data,
+                                         int64_t bytes) {
+  std::vector<uint8_t> payload(data, data + bytes);
+  absl::MutexLock lock(&mu_);
+  mail_[{self, target, channel}].push_back(std::move(payload));
+  cv_.SignalAll();
+  return absl::OkStatus();
+}
+
+absl::Status InMemoryCollectiveBus::Recv(int64_t self, int64_t source, int64_t channel,
+                                         const HloInstruction* hlo, uint8_t* data,
+                                         int64_t bytes) {
+  const absl::Time deadline = absl::Now() + absl::FromChrono(options_.timeout);
+  absl::MutexLock lock(&mu_);
+  const std::string what = absl::StrCat("recv on channel ", channel, " from ", Describe(source));
+  while (true) {
+    auto it = mail_.find({source, self, channel});
+    if (it != mail_.end() && !it->second.empty()) {
+      std::vector<uint8_t> payload = std::move(it->second.front());
+      it->second.pop_front();
+      if (static_cast<int64_t>(payload.size()) != bytes) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            what, ": the message has ", payload.size(), " bytes, ", bytes, " expected"));
+      }
+      if (bytes > 0) std::memcpy(data, payload.data(), bytes);
+      return absl::OkStatus();
+    }
+    if (source >= 0 && source < static_cast<int64_t>(exited_.size()) && exited_[source] != 0) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          what, " can never complete: ", Describe(source),
+          exited_[source] == 1 ? " has already finished" : " has already failed",
+          " without sending"));
+    }
+    if (options_.cancel != nullptr && options_.cancel->load(std::memory_order_relaxed)) {
+      return absl::CancelledError(absl::StrCat(what, " cancelled: another instance failed"));
+    }
+    if (absl::Now() >= deadline) {
+      return absl::DeadlineExceededError(absl::StrCat(
+          what, " timed out after ", absl::FormatDuration(absl::FromChrono(options_.timeout)),
+          ": ", Describe(source), " did not send"));
+    }
+    cv_.WaitWithDeadline(&mu_, deadline);
+  }
+}
+
 }  // namespace hlovm

@@ -21,6 +21,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <deque>
+#include <tuple>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -104,6 +106,14 @@ class CollectiveBus {
   virtual absl::Status Start(int64_t self, const CollectiveOp& op) { return Run(self, op); }
   virtual absl::Status Done(int64_t self, const HloInstruction* start) { return absl::OkStatus(); }
 
+  // Point to point (send / recv on a channel): Send hands `bytes` of `data`
+  // to the bus and returns; Recv waits for the message `source` sent on
+  // `channel` and copies it into `data` (same size, else an error).
+  virtual absl::Status Send(int64_t self, int64_t target, int64_t channel,
+                            const HloInstruction* hlo, const uint8_t* data, int64_t bytes) = 0;
+  virtual absl::Status Recv(int64_t self, int64_t source, int64_t channel,
+                            const HloInstruction* hlo, uint8_t* data, int64_t bytes) = 0;
+
   // An instance has returned from Execute (`failed`: with an error). Peers
   // waiting for it fail at once.
   virtual void InstanceExited(int64_t self, bool failed) = 0;
@@ -123,6 +133,10 @@ class InMemoryCollectiveBus final : public CollectiveBus {
   int64_t replica_count() const override { return replicas_; }
   int64_t partition_count() const override { return partitions_; }
   absl::Status Run(int64_t self, const CollectiveOp& op) override;
+  absl::Status Send(int64_t self, int64_t target, int64_t channel, const HloInstruction* hlo,
+                    const uint8_t* data, int64_t bytes) override;
+  absl::Status Recv(int64_t self, int64_t source, int64_t channel, const HloInstruction* hlo,
+                    uint8_t* data, int64_t bytes) override;
   void InstanceExited(int64_t self, bool failed) override;
   // Wakes every waiter so that it sees `options.cancel`.
   void Interrupt();
@@ -143,6 +157,9 @@ class InMemoryCollectiveBus final : public CollectiveBus {
   std::map<std::vector<int64_t>, std::unique_ptr<Rendezvous>> rendezvous_ ABSL_GUARDED_BY(mu_);
   // Per instance: 0 running, 1 finished, 2 failed.
   std::vector<int> exited_ ABSL_GUARDED_BY(mu_);
+  // Messages in flight: (source, target, channel) -> queue of payloads.
+  std::map<std::tuple<int64_t, int64_t, int64_t>, std::deque<std::vector<uint8_t>>> mail_
+      ABSL_GUARDED_BY(mu_);
   // Per instance: the rendezvous it waits at (null: none).
   std::vector<Rendezvous*> waiting_ ABSL_GUARDED_BY(mu_);
 };

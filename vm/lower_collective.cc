@@ -16,6 +16,7 @@
 #include "core/element_type.h"
 #include "core/status_macros.h"
 #include "ops/elementwise/elementwise.h"
+#include "vm/api.h"
 #include "vm/collective_bus.h"
 #include "vm/compiler.h"
 #include "vm/computation_call.h"
@@ -468,6 +469,293 @@ absl::Status LowerAsyncDone(FunctionBuilder& b, const HloInstruction& instr,
   return absl::OkStatus();
 }
 
+//===----------------------------------------------------------------------===//
+// send / recv and their -done forms.
+//===----------------------------------------------------------------------===//
+
+struct PointToPointPlan {
+  int64_t channel = 0;
+  int64_t partitions = 1, replicas = 1;
+  int64_t bytes = 0;
+  // Per instance: the peer it sends to / receives from (-1: none).
+  std::vector<int64_t> peer;
+  const HloInstruction* hlo = nullptr;
+};
+
+template <bool kSend>
+bool PointToPointHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
+  const auto& p = *static_cast<const PointToPointPlan*>(instr.plan);
+  const int64_t self = ctx.replica_id * p.partitions + ctx.partition_id;
+  if (self < 0 || self >= static_cast<int64_t>(p.peer.size())) {
+    return ctx.Fail(absl::InvalidArgumentError("instance outside the module's devices"));
+  }
+  const int64_t peer = p.peer[self];
+  if (peer < 0) {
+    if (!kSend) std::memset(regs[instr.out[0]], 0, p.bytes);
+    return true;
+  }
+  if (ctx.bus == nullptr) {
+    return ctx.Fail(absl::FailedPreconditionError(
+        "send/recv between instances needs a collective bus; run the module with its replicas"));
+  }
+  absl::Status status =
+      kSend ? ctx.bus->Send(self, peer, p.channel, p.hlo, regs[instr.in[0]], p.bytes)
+            : ctx.bus->Recv(self, peer, p.channel, p.hlo, regs[instr.out[0]], p.bytes);
+  if (!status.ok()) return ctx.Fail(std::move(status));
+  return true;
+}
+
+// The pairs of frontend_attributes={_xla_send_recv_source_target_pairs="{{0,1},...}"}.
+absl::StatusOr<std::vector<std::pair<int64_t, int64_t>>> SendRecvPairs(
+    const HloInstruction& instr) {
+  for (const auto& [name, value] : instr.raw_attributes()) {
+    if (name != "frontend_attributes") continue;
+    const size_t at = value.find("_xla_send_recv_source_target_pairs");
+    if (at == std::string::npos) continue;
+    const size_t open = value.find('"', at);
+    const size_t close = open == std::string::npos ? open : value.find('"', open + 1);
+    if (close == std::string::npos) break;
+    std::vector<std::pair<int64_t, int64_t>> pairs;
+    std::vector<int64_t> numbers;
+    int64_t current = -1;
+    for (size_t i = open + 1; i <= close; ++i) {
+      const char c = value[i];
+      if (c >= '0' && c <= '9') {
+        current = (current < 0 ? 0 : current * 10) + (c - '0');
+      } else if (current >= 0) {
+        numbers.push_back(current);
+        current = -1;
+      }
+    }
+    if (numbers.size() % 2 != 0) break;
+    for (size_t i = 0; i < numbers.size(); i += 2) pairs.push_back({numbers[i], numbers[i + 1]});
+    return pairs;
+  }
+  if (instr.is_host_transfer) {
+    return absl::UnimplementedError("send/recv to the host (is_host_transfer=true)");
+  }
+  return absl::InvalidArgumentError(
+      "send/recv needs frontend_attributes={_xla_send_recv_source_target_pairs=\"{{s,t},...}\"}");
+}
+
+absl::StatusOr<PointToPointPlan> MakePointToPointPlan(FunctionBuilder& b,
+                                                      const HloInstruction& instr,
+                                                      const Shape& data, bool send) {
+  PointToPointPlan plan;
+  plan.hlo = &instr;
+  plan.channel = instr.channel_id.value_or(0);
+  const HloModule& module = b.compiler().module();
+  plan.replicas = std::max<int64_t>(1, module.replica_count);
+  plan.partitions = std::max<int64_t>(1, module.num_partitions);
+  if (!data.IsArray()) return absl::UnimplementedError("send/recv of a tuple");
+  plan.bytes = ByteWidth(data.element_type());
+  for (int64_t i = 0; i < data.rank(); ++i) plan.bytes *= data.dimensions(i);
+  HLOVM_ASSIGN_OR_RETURN(auto pairs, SendRecvPairs(instr));
+  // Pairs name partitions when the module has several, else replicas.
+  const bool by_partition = plan.partitions > 1;
+  const int64_t n = plan.replicas * plan.partitions;
+  plan.peer.assign(n, -1);
+  for (int64_t self = 0; self < n; ++self) {
+    const int64_t r = self / plan.partitions, q = self % plan.partitions;
+    const int64_t me = by_partition ? q : r;
+    for (const auto& [s, t] : pairs) {
+      const int64_t other = send ? t : s;
+      if ((send ? s : t) != me) continue;
+      if (other < 0 || other >= (by_partition ? plan.partitions : plan.replicas)) {
+        return absl::InvalidArgumentError(absl::StrCat("send/recv pair names device ", other));
+      }
+      plan.peer[self] = by_partition ? r * plan.partitions + other : other * plan.partitions + q;
+    }
+  }
+  return plan;
+}
+
+// send(data, token) -> (data, u32[], token): the data leaves at once.
+absl::Status LowerSend(FunctionBuilder& b, const HloInstruction& instr,
+                       absl::Span<const ValueDesc* const> operands, ValueDesc* result) {
+  if (operands.size() != 2 || operands[0]->size() != 1) {
+    return absl::InvalidArgumentError("send takes (array, token)");
+  }
+  HLOVM_ASSIGN_OR_RETURN(PointToPointPlan plan,
+                         MakePointToPointPlan(b, instr, instr.operand(0)->shape(), true));
+  FunctionBuilder::EmitSpec spec;
+  spec.handler = &PointToPointHandler<true>;
+  spec.cost = plan.bytes + 64;
+  spec.plan = b.program().AddPlan(std::move(plan));
+  spec.in = {(*operands[0])[0]};
+  spec.mnemonic = "send";
+  spec.side_effect = true;
+  b.Emit(&instr, std::move(spec));
+  result->push_back((*operands[0])[0]);
+  const Shape& shape = instr.shape();
+  for (size_t i = 1; shape.IsTuple() && i < shape.tuple_shapes().size(); ++i) {
+    HLOVM_RETURN_IF_ERROR(AppendOwned(b, shape.tuple_shapes()[i], result));
+  }
+  return absl::OkStatus();
+}
+
+// send-done(send) -> token.
+absl::Status LowerSendDone(FunctionBuilder& b, const HloInstruction& instr,
+                           absl::Span<const ValueDesc* const> operands, ValueDesc* result) {
+  result->push_back(operands[0]->back());
+  return absl::OkStatus();
+}
+
+// recv(token) -> (data, u32[], token): only registers; the data arrives at
+// recv-done, so that a recv issued before the peer's send cannot block it.
+absl::Status LowerRecv(FunctionBuilder& b, const HloInstruction& instr,
+                       absl::Span<const ValueDesc* const> operands, ValueDesc* result) {
+  return AppendOwned(b, instr.shape(), result);
+}
+
+// recv-done(recv) -> (data, token).
+absl::Status LowerRecvDone(FunctionBuilder& b, const HloInstruction& instr,
+                           absl::Span<const ValueDesc* const> operands, ValueDesc* result) {
+  const HloInstruction& recv = *instr.operand(0);
+  if (recv.opcode() != HloOpcode::kRecv || !recv.shape().IsTuple()) {
+    return absl::InvalidArgumentError("recv-done takes a recv");
+  }
+  const Shape& data = recv.shape().tuple_shapes()[0];
+  HLOVM_ASSIGN_OR_RETURN(PointToPointPlan plan, MakePointToPointPlan(b, recv, data, false));
+  HLOVM_ASSIGN_OR_RETURN(Reg out, b.NewReg(RegKind::kOwned, data));
+  FunctionBuilder::EmitSpec spec;
+  spec.handler = &PointToPointHandler<false>;
+  spec.cost = plan.bytes + 64;
+  spec.plan = b.program().AddPlan(std::move(plan));
+  spec.out = {out};
+  spec.mnemonic = "recv";
+  spec.side_effect = true;
+  b.Emit(&instr, std::move(spec));
+  result->push_back(out);
+  result->push_back(operands[0]->back());
+  return absl::OkStatus();
+}
+
+//===----------------------------------------------------------------------===//
+// infeed / outfeed.
+//===----------------------------------------------------------------------===//
+
+struct FeedPlan {
+  std::vector<Shape> leaves;  // row-major
+  Shape shape;                // the fed value's shape
+  const HloInstruction* hlo = nullptr;
+};
+
+void FlattenLiteral(Literal& value, std::vector<Literal*>* leaves) {
+  if (value.shape().IsTuple()) {
+    for (Literal& e : value.tuple_elements()) FlattenLiteral(e, leaves);
+  } else {
+    leaves->push_back(&value);
+  }
+}
+
+bool InfeedHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
+  const auto& p = *static_cast<const FeedPlan*>(instr.plan);
+  if (ctx.feeds == nullptr) {
+    return ctx.Fail(absl::FailedPreconditionError(
+        absl::StrCat("infeed of ", p.shape.ToString(), " but no infeed was given (--infeed=FILE.npy)")));
+  }
+  Literal value;
+  {
+    absl::MutexLock lock(&ctx.feeds->mu);
+    if (ctx.feeds->infeed.empty()) {
+      return ctx.Fail(absl::FailedPreconditionError(absl::StrCat(
+          "infeed of ", p.shape.ToString(), " but the infeed queue is empty")));
+    }
+    value = std::move(ctx.feeds->infeed.front());
+    ctx.feeds->infeed.pop_front();
+  }
+  std::vector<Literal*> leaves;
+  FlattenLiteral(value, &leaves);
+  if (leaves.size() != p.leaves.size()) {
+    return ctx.Fail(absl::InvalidArgumentError(absl::StrCat(
+        "infeed of ", p.shape.ToString(), " got ", value.shape().ToString())));
+  }
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    if (!leaves[i]->shape().Compatible(p.leaves[i])) {
+      return ctx.Fail(absl::InvalidArgumentError(absl::StrCat(
+          "infeed of ", p.shape.ToString(), " got ", value.shape().ToString())));
+    }
+    auto row_major = leaves[i]->Relayout(p.leaves[i].layout());
+    if (!row_major.ok()) return ctx.Fail(row_major.status());
+    std::memcpy(regs[instr.out[i]], row_major->untyped_data(), row_major->size_bytes());
+  }
+  return true;
+}
+
+absl::StatusOr<Literal> LeavesToLiteral(const Shape& shape, uint8_t* const* regs, const Reg*& leaf) {
+  if (shape.IsTuple()) {
+    std::vector<Literal> elements;
+    for (const Shape& s : shape.tuple_shapes()) {
+      HLOVM_ASSIGN_OR_RETURN(Literal e, LeavesToLiteral(s, regs, leaf));
+      elements.push_back(std::move(e));
+    }
+    return Literal::Tuple(std::move(elements));
+  }
+  HLOVM_ASSIGN_OR_RETURN(Literal lit, Literal::Create(RowMajorShape(shape)));
+  std::memcpy(lit.untyped_data(), regs[*leaf++], lit.size_bytes());
+  return lit;
+}
+
+bool OutfeedHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
+  const auto& p = *static_cast<const FeedPlan*>(instr.plan);
+  if (ctx.feeds == nullptr) return true;
+  const Reg* leaf = instr.in;
+  auto value = LeavesToLiteral(p.shape, regs, leaf);
+  if (!value.ok()) return ctx.Fail(value.status());
+  absl::MutexLock lock(&ctx.feeds->mu);
+  ctx.feeds->outfeed.push_back(std::move(*value));
+  return true;
+}
+
+// infeed(token) -> (value, token).
+absl::Status LowerInfeed(FunctionBuilder& b, const HloInstruction& instr,
+                         absl::Span<const ValueDesc* const> operands, ValueDesc* result) {
+  const Shape& shape = instr.shape();
+  if (!shape.IsTuple() || shape.tuple_shapes().size() != 2) {
+    return absl::InvalidArgumentError("infeed must produce (value, token)");
+  }
+  FeedPlan plan;
+  plan.hlo = &instr;
+  plan.shape = shape.tuple_shapes()[0];
+  std::vector<const Shape*> leaves;
+  FlattenShape(plan.shape, &leaves);
+  FunctionBuilder::EmitSpec spec;
+  for (const Shape* s : leaves) {
+    if (!s->IsArray()) return absl::UnimplementedError("infeed of a token");
+    plan.leaves.push_back(RowMajorShape(*s));
+    HLOVM_ASSIGN_OR_RETURN(Reg r, b.NewReg(RegKind::kOwned, *s));
+    spec.out.push_back(r);
+    result->push_back(r);
+  }
+  spec.handler = &InfeedHandler;
+  spec.plan = b.program().AddPlan(std::move(plan));
+  spec.cost = 64;
+  spec.mnemonic = "infeed";
+  spec.side_effect = true;
+  b.Emit(&instr, std::move(spec));
+  result->push_back(operands[0]->back());
+  return absl::OkStatus();
+}
+
+// outfeed(value, token) -> token.
+absl::Status LowerOutfeed(FunctionBuilder& b, const HloInstruction& instr,
+                          absl::Span<const ValueDesc* const> operands, ValueDesc* result) {
+  FeedPlan plan;
+  plan.hlo = &instr;
+  plan.shape = instr.operand(0)->shape();
+  FunctionBuilder::EmitSpec spec;
+  spec.in = *operands[0];
+  spec.handler = &OutfeedHandler;
+  spec.plan = b.program().AddPlan(std::move(plan));
+  spec.cost = 64;
+  spec.mnemonic = "outfeed";
+  spec.side_effect = true;
+  b.Emit(&instr, std::move(spec));
+  result->push_back(operands[1]->back());
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterCollectiveLowerings(LoweringTable& table) {
@@ -488,6 +776,12 @@ void RegisterCollectiveLowerings(LoweringTable& table) {
   set(HloOpcode::kAsyncStart, &LowerAsyncStart);
   set(HloOpcode::kAsyncUpdate, &LowerAsyncUpdate);
   set(HloOpcode::kAsyncDone, &LowerAsyncDone);
+  set(HloOpcode::kSend, &LowerSend);
+  set(HloOpcode::kSendDone, &LowerSendDone);
+  set(HloOpcode::kRecv, &LowerRecv);
+  set(HloOpcode::kRecvDone, &LowerRecvDone);
+  set(HloOpcode::kInfeed, &LowerInfeed);
+  set(HloOpcode::kOutfeed, &LowerOutfeed);
 }
 
 }  // namespace vm

@@ -33,12 +33,19 @@ std::vector<absl::StatusOr<Literal>> ExecuteReplicated(
       std::chrono::duration<double>(options.collective_timeout_seconds));
   bus_options.cancel = &cancel;
   InMemoryCollectiveBus bus(replicas, partitions, bus_options);
+  std::vector<std::unique_ptr<FeedQueues>> feeds;
+  for (int64_t id = 0; id < n; ++id) {
+    feeds.push_back(std::make_unique<FeedQueues>());
+    absl::MutexLock lock(&feeds.back()->mu);
+    for (const Literal* value : options.infeed) feeds.back()->infeed.push_back(value->Clone());
+  }
   auto run = [&](int64_t id) {
     ExecuteOptions execute;
     execute.threads = options.threads;
     execute.replica_id = id / partitions;
     execute.partition_id = id % partitions;
     execute.bus = &bus;
+    execute.feeds = feeds[id].get();
     execute.cancel = n > 1 ? &cancel : nullptr;
     const std::vector<const Literal*>& args = arguments.size() == 1 ? arguments[0] : arguments[id];
     results[id] = executable.Execute(args, execute);
@@ -48,12 +55,19 @@ std::vector<absl::StatusOr<Literal>> ExecuteReplicated(
   };
   if (n == 1) {
     run(0);
-    return results;
+  } else {
+    std::vector<std::thread> threads;
+    threads.reserve(n);
+    for (int64_t id = 0; id < n; ++id) threads.emplace_back(run, id);
+    for (std::thread& t : threads) t.join();
   }
-  std::vector<std::thread> threads;
-  threads.reserve(n);
-  for (int64_t id = 0; id < n; ++id) threads.emplace_back(run, id);
-  for (std::thread& t : threads) t.join();
+  if (options.outfeed != nullptr) {
+    options.outfeed->clear();
+    for (auto& f : feeds) {
+      absl::MutexLock lock(&f->mu);
+      options.outfeed->push_back(std::move(f->outfeed));
+    }
+  }
   return results;
 }
 

@@ -238,5 +238,85 @@ TEST(ReplicasTest, CollectiveWithoutBusNeedsReplicas) {
   EXPECT_TRUE(absl::StrContains(result.status().message(), "collective bus"));
 }
 
+constexpr char kSendRecv[] = R"(
+HloModule sr, replica_count=3
+ENTRY e {
+  id = u32[] replica-id()
+  x = u32[3] broadcast(id), dimensions={}
+  t = token[] after-all()
+  r = (u32[3], u32[], token[]) recv(t), channel_id=1, frontend_attributes={_xla_send_recv_source_target_pairs="{{0,1},{1,2},{2,0}}"}
+  s = (u32[3], u32[], token[]) send(x, t), channel_id=1, frontend_attributes={_xla_send_recv_source_target_pairs="{{0,1},{1,2},{2,0}}"}
+  rd = (u32[3], token[]) recv-done(r), channel_id=1
+  sd = token[] send-done(s), channel_id=1
+  ROOT v = u32[3] get-tuple-element(rd), index=0
+})";
+
+TEST(ReplicasTest, SendRecvRing) {
+  auto exe = Build(kSendRecv);
+  ASSERT_NE(exe, nullptr);
+  auto results = RunAll(*exe, {{}});
+  for (uint32_t r = 0; r < 3; ++r) {
+    ASSERT_TRUE(results[r].ok()) << results[r].status();
+    const uint32_t from = (r + 2) % 3;
+    EXPECT_EQ(Values<uint32_t>(*results[r]), (std::vector<uint32_t>{from, from, from})) << r;
+  }
+}
+
+TEST(ReplicasTest, RecvFromAFinishedPeerFailsAtOnce) {
+  // Replica 1 receives from replica 0, which never sends.
+  auto exe = Build(R"(
+HloModule r, replica_count=2
+ENTRY e {
+  t = token[] after-all()
+  r = (f32[2], u32[], token[]) recv(t), channel_id=3, frontend_attributes={_xla_send_recv_source_target_pairs="{{0,1}}"}
+  rd = (f32[2], token[]) recv-done(r), channel_id=3
+  ROOT v = f32[2] get-tuple-element(rd), index=0
+})");
+  ASSERT_NE(exe, nullptr);
+  const auto start = std::chrono::steady_clock::now();
+  auto results = RunAll(*exe, {{}}, /*timeout=*/30);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
+  ASSERT_FALSE(results[1].ok());
+  EXPECT_TRUE(absl::StrContains(results[1].status().message(), "replica 0 has already finished"))
+      << results[1].status();
+}
+
+TEST(ReplicasTest, InfeedAndOutfeed) {
+  auto exe = Build(R"(
+HloModule feed, replica_count=2
+ENTRY e {
+  t = token[] after-all()
+  in = (s32[2], token[]) infeed(t)
+  v = s32[2] get-tuple-element(in), index=0
+  id = u32[] replica-id()
+  c = s32[] convert(id)
+  b = s32[2] broadcast(c), dimensions={}
+  s = s32[2] add(v, b)
+  o = token[] outfeed(s, t), outfeed_shape=s32[2]{0}
+  ROOT r = s32[2] multiply(s, s)
+})");
+  ASSERT_NE(exe, nullptr);
+  Literal fed = Array<int32_t>(ElementType::kS32, {2}, std::vector<int32_t>{3, 4});
+  ReplicatedOptions options;
+  options.infeed = {&fed};
+  std::vector<std::vector<Literal>> outfeed;
+  options.outfeed = &outfeed;
+  auto results = ExecuteReplicated(*exe, {std::vector<const Literal*>{}}, options);
+  ASSERT_EQ(outfeed.size(), 2u);
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_TRUE(results[r].ok()) << results[r].status();
+    ASSERT_EQ(outfeed[r].size(), 1u);
+    EXPECT_EQ(Values<int32_t>(outfeed[r][0]), (std::vector<int32_t>{3 + r, 4 + r}));
+    EXPECT_EQ(Values<int32_t>(*results[r]), (std::vector<int32_t>{(3 + r) * (3 + r), (4 + r) * (4 + r)}));
+  }
+  // An empty queue is an error naming the instruction.
+  auto empty = ExecuteReplicated(*exe, {std::vector<const Literal*>{}}, {});
+  // (The other instance may be cancelled first.)
+  ASSERT_FALSE(empty[0].ok());
+  ASSERT_FALSE(empty[1].ok());
+  EXPECT_TRUE(absl::StrContains(empty[0].status().message(), "infeed queue is empty") ||
+              absl::StrContains(empty[1].status().message(), "infeed queue is empty"));
+}
+
 }  // namespace
 }  // namespace hlovm
