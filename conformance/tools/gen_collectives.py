@@ -310,6 +310,29 @@ def all_reduce_start(name, R, t, dims, seed=0, async_wrapper=False):
     return c
 
 
+def send_recv(name, R, t, dims, pairs, seed=0):
+    """send/recv on channel 1 with _xla_send_recv_source_target_pairs; an
+    instance that no pair sends to receives zeros."""
+    c = MultiCase(name, R, 1)
+    table = inputs(R, dims, t, seed)
+    x = c.per_instance(t, table)
+    s = H.shape(t, dims)
+    fa = 'frontend_attributes={_xla_send_recv_source_target_pairs="%s"}' % groups_text(pairs)
+    tok = c.op('token[]', 'after-all()')
+    rv = c.op(H.tuple_shape(s, 'u32[]', 'token[]'), 'recv(%s), channel_id=1, %s' % (H.ref(tok), fa))
+    sd = c.op(H.tuple_shape(s, 'u32[]', 'token[]'),
+              'send(%s, %s), channel_id=1, %s' % (H.ref(x), H.ref(tok), fa))
+    rd = c.op(H.tuple_shape(s, 'token[]'), 'recv-done(%s), channel_id=1' % H.ref(rv))
+    c.op('token[]', 'send-done(%s), channel_id=1' % H.ref(sd))
+    v = c.op(s, 'get-tuple-element(%s), index=0' % H.ref(rd))
+    set_root(c, v)
+    exp = np.zeros_like(table)
+    for src, dst in pairs:
+        exp[dst] = table[src]
+    c.check_per_instance(v, t, exp)
+    return c
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
         os.path.dirname(os.path.abspath(__file__)), '..', 'cases')
@@ -391,6 +414,10 @@ def main():
     cases.append(all_reduce_start('all_reduce_start_done_r4', 4, 's32', [5], seed=90))
     cases.append(all_reduce_start('async_start_all_reduce_r2', 2, 's32', [3], seed=91,
                                   async_wrapper=True))
+    # send / recv
+    cases.append(send_recv('send_recv_ring_r4', 4, 's32', [2, 3],
+                           [[i, (i + 1) % 4] for i in range(4)], seed=100))
+    cases.append(send_recv('send_recv_one_pair_r2', 2, 'f32', [4], [[1, 0]], seed=101))
     counts = H.write_cases(cases, out)
     for g, n in sorted(counts.items()):
         print('%s: %d cases' % (g, n))
