@@ -26,6 +26,8 @@ const char* CollectiveKindName(CollectiveKind kind) {
       return "collective-permute";
     case CollectiveKind::kCollectiveBroadcast:
       return "collective-broadcast";
+    case CollectiveKind::kRaggedAllToAll:
+      return "ragged-all-to-all";
   }
   return "collective";
 }
@@ -206,6 +208,42 @@ absl::Status RunOp(absl::Span<const CollectiveOp* const> peers, int64_t rank) {
         std::memcpy(me.out[a], peers[0]->in[a], Bytes(*me.out_shapes[a]));
       }
       return absl::OkStatus();
+    case CollectiveKind::kRaggedAllToAll: {
+      const Shape& in_shape = *me.in_shapes[0];
+      const Shape& out_shape = *me.out_shapes[0];
+      const int eb = ByteWidth(in_shape.element_type());
+      const int64_t in_rows = in_shape.rank() == 0 ? 1 : in_shape.dimensions(0);
+      const int64_t out_rows = out_shape.rank() == 0 ? 1 : out_shape.dimensions(0);
+      const int64_t row = in_rows == 0 ? 0 : Bytes(in_shape) / in_rows;
+      std::memcpy(me.out[0], me.in[1], Bytes(out_shape));
+      auto read = [](const CollectiveOp& op, int which, int64_t index) -> int64_t {
+        const Shape& s = *op.in_shapes[which];
+        const int64_t count = ElementCount(s);
+        if (index >= count) return -1;
+        if (s.element_type() == ElementType::kS64) {
+          int64_t v;
+          std::memcpy(&v, op.in[which] + index * 8, 8);
+          return v;
+        }
+        int32_t v;
+        std::memcpy(&v, op.in[which] + index * 4, 4);
+        return v;
+      };
+      for (int64_t k = 0; k < n; ++k) {
+        const CollectiveOp& src = *peers[k];
+        const int64_t off = read(src, 2, rank), size = read(src, 3, rank),
+                      dst = read(src, 4, rank);
+        if (off < 0 || size < 0 || dst < 0 || off + size > in_rows || dst + size > out_rows) {
+          return absl::OutOfRangeError(absl::StrCat(
+              "ragged-all-to-all: rank ", k, " sends rows [", off, ", ", off + size,
+              ") of ", in_rows, " to rows [", dst, ", ", dst + size, ") of ", out_rows,
+              " at rank ", rank));
+        }
+        if (size > 0) std::memcpy(me.out[0] + dst * row, src.in[0] + off * row, size * row);
+      }
+      (void)eb;
+      return absl::OkStatus();
+    }
   }
   return absl::InternalError("unknown collective");
 }

@@ -48,6 +48,9 @@ enum class CollectiveKind : uint8_t {
   kAllToAll,           // array form (dimension) or tuple form (one operand per peer)
   kCollectivePermute,  // group: every instance of the permute's domain
   kCollectiveBroadcast,
+  // in: (input, output, input_offsets, send_sizes, output_offsets,
+  // recv_sizes); out: the output with every peer's rows placed.
+  kRaggedAllToAll,
 };
 const char* CollectiveKindName(CollectiveKind kind);
 

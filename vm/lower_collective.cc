@@ -265,6 +265,20 @@ absl::Status EmitCollective(FunctionBuilder& b, const HloInstruction& instr, Col
   }
   if (!instr.dimensions.empty()) plan.dimension = instr.dimensions[0];
   if (kind == CollectiveKind::kAllToAll && instr.dimensions.empty()) plan.tuple_form = true;
+  if (kind == CollectiveKind::kRaggedAllToAll) {
+    if (plan.in_shapes.size() != 6 || plan.out_shapes.size() != 1 ||
+        plan.in_shapes[0].rank() < 1 || plan.in_shapes[1].rank() < 1) {
+      return absl::InvalidArgumentError(
+          "ragged-all-to-all takes (input, output, input_offsets, send_sizes, output_offsets, "
+          "recv_sizes) and returns the output");
+    }
+    for (int i = 2; i < 6; ++i) {
+      const ElementType t = plan.in_shapes[i].element_type();
+      if (t != ElementType::kS32 && t != ElementType::kS64) {
+        return absl::InvalidArgumentError("ragged-all-to-all offsets and sizes must be s32 or s64");
+      }
+    }
+  }
   if (kind == CollectiveKind::kAllReduce || kind == CollectiveKind::kReduceScatter) {
     if (plan.in_shapes.empty()) return absl::InvalidArgumentError("no operands");
     const ElementType type = plan.in_shapes[0].element_type();
@@ -353,6 +367,8 @@ absl::StatusOr<CollectiveKind> KindOf(HloOpcode op) {
       return CollectiveKind::kCollectivePermute;
     case HloOpcode::kCollectiveBroadcast:
       return CollectiveKind::kCollectiveBroadcast;
+    case HloOpcode::kRaggedAllToAll:
+      return CollectiveKind::kRaggedAllToAll;
     default:
       return absl::UnimplementedError(
           absl::StrCat("collective '", std::string(HloOpcodeName(op)), "' is not implemented yet"));
@@ -762,7 +778,7 @@ void RegisterCollectiveLowerings(LoweringTable& table) {
   auto set = [&](HloOpcode op, LowerFn fn) { table[static_cast<int>(op)] = fn; };
   for (HloOpcode op : {HloOpcode::kAllReduce, HloOpcode::kAllGather, HloOpcode::kReduceScatter,
                        HloOpcode::kAllToAll, HloOpcode::kCollectivePermute,
-                       HloOpcode::kCollectiveBroadcast}) {
+                       HloOpcode::kCollectiveBroadcast, HloOpcode::kRaggedAllToAll}) {
     set(op, &LowerCollective);
   }
   for (HloOpcode op : {HloOpcode::kAllReduceStart, HloOpcode::kAllGatherStart,

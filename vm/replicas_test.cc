@@ -318,5 +318,38 @@ ENTRY e {
               absl::StrContains(empty[1].status().message(), "infeed queue is empty"));
 }
 
+TEST(ReplicasTest, RaggedAllToAll) {
+  auto exe = Build(R"(
+HloModule ragged, replica_count=2
+ENTRY e {
+  in = s32[4] parameter(0)
+  io = s32[2] parameter(1)
+  ss = s32[2] parameter(2)
+  oo = s32[2] parameter(3)
+  rs = s32[2] parameter(4)
+  out = s32[4] constant({-1, -1, -1, -1})
+  ROOT r = s32[4] ragged-all-to-all(in, out, io, ss, oo, rs), replica_groups={{0,1}}
+})");
+  ASSERT_NE(exe, nullptr);
+  auto v = [](std::vector<int32_t> x) {
+    return Array<int32_t>(ElementType::kS32, {static_cast<int64_t>(x.size())}, x);
+  };
+  // Replica 0 sends row 0 to itself (at 0) and rows 1..3 to replica 1 (at
+  // 0); replica 1 sends rows 0..1 to replica 0 (at 1) and row 2 to itself (at 3).
+  std::vector<Literal> a, b;
+  for (auto x : {std::vector<int32_t>{0, 1, 2, 3}, {0, 1}, {1, 3}, {0, 0}, {1, 3}}) a.push_back(v(x));
+  for (auto x : {std::vector<int32_t>{10, 11, 12, 13}, {0, 2}, {2, 1}, {1, 3}, {3, 1}}) {
+    b.push_back(v(x));
+  }
+  std::vector<const Literal*> pa, pb;
+  for (auto& l : a) pa.push_back(&l);
+  for (auto& l : b) pb.push_back(&l);
+  auto results = RunAll(*exe, {pa, pb});
+  ASSERT_TRUE(results[0].ok()) << results[0].status();
+  ASSERT_TRUE(results[1].ok()) << results[1].status();
+  EXPECT_EQ(Values<int32_t>(*results[0]), (std::vector<int32_t>{0, 10, 11, -1}));
+  EXPECT_EQ(Values<int32_t>(*results[1]), (std::vector<int32_t>{1, 2, 3, 12}));
+}
+
 }  // namespace
 }  // namespace hlovm
