@@ -85,8 +85,10 @@ Split3 SplitAt(const Shape& s, int64_t dimension) {
 // Small all-reduces are reduced whole by every instance; large ones are
 // split: each instance reduces one slice for everyone.
 constexpr int64_t kSplitReduceBytes = 16 * 1024;
-// Polls of a meeting's generation before a waiter blocks.
-constexpr int kSpinRounds = 2000;
+// How long a waiter polls a meeting's generation before it blocks: long
+// enough for peers that are running, short enough not to take the cores
+// from peers that are still computing.
+constexpr std::chrono::microseconds kSpinTime{50};
 
 // Element range [begin, end) of slice `k` of `count` elements over `n`.
 std::pair<int64_t, int64_t> Slice(int64_t count, int64_t n, int64_t k) {
@@ -261,13 +263,29 @@ absl::Status RunCollectiveAlone(const CollectiveOp& op) {
 
 struct InMemoryCollectiveBus::Rendezvous {
   explicit Rendezvous(std::vector<int64_t> members)
-      : members(std::move(members)), ops(this->members.size()), here(this->members.size()) {}
+      : members(std::move(members)), here(this->members.size()), rounds(this->members.size()) {
+    for (int p = 0; p < 2; ++p) {
+      view[p].resize(this->members.size());
+      staged[p].resize(this->members.size());
+    }
+  }
   std::vector<int64_t> members;
-  std::vector<const CollectiveOp*> ops;  // this round's contributions, by rank
+  // This round's contributions by rank, in two sets used by alternate
+  // rounds (a member can be one round ahead of a peer that is still reading).
+  std::vector<const CollectiveOp*> view[2];
+  // Small ops are copied in (the member need not wait for its peers to
+  // finish reading): a copy of the op with `in` pointing at `bytes`.
+  struct Staged {
+    CollectiveOp op;
+    std::vector<uint8_t> bytes;
+    std::vector<const uint8_t*> in;
+  };
+  std::vector<Staged> staged[2];
   std::vector<char> here;                // at the current meeting
   int64_t count = 0;                     // how many are at the current meeting
   std::atomic<int64_t> gen{0};           // meetings completed (written under the lock)
   absl::Status broken;                   // set when the round failed: nobody may wait here
+  std::vector<int64_t> rounds;           // rounds each member has entered
 };
 
 InMemoryCollectiveBus::InMemoryCollectiveBus(int64_t replicas, int64_t partitions,
@@ -317,8 +335,12 @@ absl::Status InMemoryCollectiveBus::Sync(Rendezvous& rv, int64_t rank, bool arri
   // Peers usually arrive within microseconds: watch the generation for a
   // short while before sleeping on the condition variable.
   mu_.Unlock();
-  for (int spin = 0; spin < kSpinRounds && rv.gen.load(std::memory_order_acquire) == gen; ++spin) {
-    if (spin % 16 == 15) std::this_thread::yield();
+  const auto spin_until = std::chrono::steady_clock::now() + kSpinTime;
+  for (int spin = 1; rv.gen.load(std::memory_order_acquire) == gen; ++spin) {
+    if (spin % 16 == 0) {
+      if (std::chrono::steady_clock::now() >= spin_until) break;
+      std::this_thread::yield();
+    }
   }
   mu_.Lock();
   const absl::Time deadline = absl::Now() + absl::FromChrono(options_.timeout);
@@ -372,6 +394,11 @@ absl::Status InMemoryCollectiveBus::Run(int64_t self, const CollectiveOp& op) {
   if (op.group.size() <= 1) return RunCollectiveAlone(op);
   const int64_t n = static_cast<int64_t>(op.group.size());
   const int64_t rank = op.rank;
+  int64_t in_bytes = 0;
+  for (const Shape* s : op.in_shapes) in_bytes += Bytes(*s);
+  // Small ops are staged: no second meeting.
+  const bool staged = in_bytes <= kSplitReduceBytes;
+  int parity = 0;
   Rendezvous* rv = nullptr;
   {
     absl::MutexLock lock(&mu_);
@@ -385,11 +412,28 @@ absl::Status InMemoryCollectiveBus::Run(int64_t self, const CollectiveOp& op) {
                                              DescribeGroup(rv->members),
                                              " failed earlier: ", rv->broken.message()));
     }
-    rv->ops[rank] = &op;
+    parity = rv->rounds[rank]++ % 2;
+    if (staged) {
+      Rendezvous::Staged& mine = rv->staged[parity][rank];
+      mine.op = op;
+      mine.bytes.resize(in_bytes);
+      mine.in.resize(op.in_shapes.size());
+      int64_t at = 0;
+      for (size_t a = 0; a < op.in_shapes.size(); ++a) {
+        const int64_t b = Bytes(*op.in_shapes[a]);
+        if (b > 0) std::memcpy(mine.bytes.data() + at, op.in[a], b);
+        mine.in[a] = mine.bytes.data() + at;
+        at += b;
+      }
+      mine.op.in = mine.in.data();
+      rv->view[parity][rank] = &mine.op;
+    } else {
+      rv->view[parity][rank] = &op;
+    }
     HLOVM_RETURN_IF_ERROR(Sync(*rv, rank, /*arrival=*/true, op));
     // Every member checks the same contributions and reaches the same verdict.
     for (int64_t k = 0; k < n; ++k) {
-      const CollectiveOp& peer = *rv->ops[k];
+      const CollectiveOp& peer = *rv->view[parity][k];
       std::string why;
       if (peer.hlo != op.hlo && (peer.kind != op.kind || peer.hlo == nullptr || op.hlo == nullptr ||
                                  peer.hlo->name() != op.hlo->name())) {
@@ -420,7 +464,8 @@ absl::Status InMemoryCollectiveBus::Run(int64_t self, const CollectiveOp& op) {
   }
   // Peers' buffers are read without the lock: they stay put until the
   // group meets again.
-  absl::Status status = RunOp(absl::MakeConstSpan(rv->ops), rank);
+  absl::Status status = RunOp(absl::MakeConstSpan(rv->view[parity]), rank);
+  if (staged && status.ok()) return absl::OkStatus();
   {
     absl::MutexLock lock(&mu_);
     if (!status.ok()) {
@@ -430,10 +475,6 @@ absl::Status InMemoryCollectiveBus::Run(int64_t self, const CollectiveOp& op) {
     }
     HLOVM_RETURN_IF_ERROR(Sync(*rv, rank, /*arrival=*/false, op));
   }
-  absl::MutexLock lock(&mu_);
-  // The round is over for everyone once all have passed the last meeting;
-  // the next round's contributions overwrite these slots.
-  rv->ops[rank] = nullptr;
   return absl::OkStatus();
 }
 
