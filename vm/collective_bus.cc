@@ -344,7 +344,7 @@ absl::Status InMemoryCollectiveBus::Sync(Rendezvous& rv, int64_t rank, bool arri
   }
   mu_.Lock();
   const absl::Time deadline = absl::Now() + absl::FromChrono(options_.timeout);
-  waiting_[self] = &rv;
+  waiting_[self] = arrival ? &rv : nullptr;
   absl::Status error;
   const std::string what = absl::StrCat(CollectiveKindName(op.kind), " in ",
                                         DescribeGroup(rv.members));
@@ -366,6 +366,26 @@ absl::Status InMemoryCollectiveBus::Sync(Rendezvous& rv, int64_t rank, bool arri
         gone.push_back(absl::StrCat(Describe(m), exited_[m] == 1 ? " has already finished"
                                                                  : " has already failed"));
       }
+    }
+    // A member that waits to start another collective for which this
+    // instance is missing waits for us while we wait for it.
+    if (arrival && gone.empty()) {
+      for (int64_t k = 0; k < n && gone.empty(); ++k) {
+        const int64_t m = rv.members[k];
+        const Rendezvous* other = rv.here[k] ? nullptr : waiting_[m];
+        if (other == nullptr || other == &rv) continue;
+        for (size_t j = 0; j < other->members.size(); ++j) {
+          if (other->members[j] == self && !other->here[j]) {
+            error = absl::FailedPreconditionError(absl::StrCat(
+                what, " can never complete: ", Describe(m),
+                " waits for this instance at another collective, in ",
+                DescribeGroup(other->members)));
+            break;
+          }
+        }
+        if (!error.ok()) break;
+      }
+      if (!error.ok()) break;
     }
     if (!gone.empty()) {
       error = absl::FailedPreconditionError(absl::StrCat(

@@ -229,6 +229,42 @@ ENTRY e {
   }
 }
 
+TEST(ReplicasTest, CrossedCollectivesFailAtOnce) {
+  // Replica 0 waits at an all-reduce over {0,1}, replica 1 at one over
+  // {1,0}: each waits for the other, so both fail without the timeout.
+  auto exe = Build(R"(
+HloModule crossed, replica_count=2
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+first {
+  p = f32[4] parameter(0)
+  ROOT r = f32[4] all-reduce(p), replica_groups={{0,1}}, to_apply=add
+}
+second {
+  p = f32[4] parameter(0)
+  ROOT r = f32[4] all-reduce(p), replica_groups={{1,0}}, to_apply=add
+}
+ENTRY e {
+  id = u32[] replica-id()
+  zero = u32[] constant(0)
+  is0 = pred[] compare(id, zero), direction=EQ
+  x = f32[4] constant({1, 2, 3, 4})
+  ROOT c = f32[4] conditional(is0, x, x), true_computation=first, false_computation=second
+})");
+  ASSERT_NE(exe, nullptr);
+  const auto start = std::chrono::steady_clock::now();
+  auto results = RunAll(*exe, {{}}, /*timeout=*/30);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
+  ASSERT_FALSE(results[0].ok());
+  ASSERT_FALSE(results[1].ok());
+  const std::string both =
+      std::string(results[0].status().message()) + " | " + std::string(results[1].status().message());
+  EXPECT_TRUE(absl::StrContains(both, "waits for this instance at another collective")) << both;
+}
+
 TEST(ReplicasTest, CollectiveWithoutBusNeedsReplicas) {
   auto exe = Build(kAllReduceF32);
   ASSERT_NE(exe, nullptr);
