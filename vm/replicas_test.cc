@@ -265,6 +265,62 @@ ENTRY e {
   EXPECT_TRUE(absl::StrContains(both, "waits for this instance at another collective")) << both;
 }
 
+TEST(ReplicasTest, ManyRoundsOfSmallAndLargeCollectives) {
+  // 8 replicas, 300 loop iterations, each a staged scalar all-reduce (min)
+  // and a large one (max, split across the instances): v += 7, s -= 7.
+  auto exe = Build(R"(
+HloModule rounds, replica_count=8
+mx {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT m = s32[] maximum(a, b)
+}
+mn {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT m = s32[] minimum(a, b)
+}
+cond {
+  st = (s32[], s32[], s32[5000]) parameter(0)
+  i = s32[] get-tuple-element(st), index=0
+  n = s32[] constant(300)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  st = (s32[], s32[], s32[5000]) parameter(0)
+  i = s32[] get-tuple-element(st), index=0
+  s = s32[] get-tuple-element(st), index=1
+  v = s32[5000] get-tuple-element(st), index=2
+  id = u32[] replica-id()
+  c = s32[] convert(id)
+  sd = s32[] subtract(s, c)
+  s2 = s32[] all-reduce(sd), replica_groups={}, to_apply=mn
+  cb = s32[5000] broadcast(c), dimensions={}
+  va = s32[5000] add(v, cb)
+  v2 = s32[5000] all-reduce(va), replica_groups={}, to_apply=mx
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  ROOT t = (s32[], s32[], s32[5000]) tuple(j, s2, v2)
+}
+ENTRY e {
+  z = s32[] constant(0)
+  zv = s32[5000] broadcast(z), dimensions={}
+  init = (s32[], s32[], s32[5000]) tuple(z, z, zv)
+  w = (s32[], s32[], s32[5000]) while(init), condition=cond, body=body
+  s = s32[] get-tuple-element(w), index=1
+  v = s32[5000] get-tuple-element(w), index=2
+  ROOT out = (s32[], s32[5000]) tuple(s, v)
+})");
+  ASSERT_NE(exe, nullptr);
+  auto results = RunAll(*exe, {{}}, 10, /*threads=*/2);
+  for (int r = 0; r < 8; ++r) {
+    ASSERT_TRUE(results[r].ok()) << results[r].status();
+    const auto& parts = results[r]->tuple_elements();
+    EXPECT_EQ(Values<int32_t>(parts[0]), std::vector<int32_t>{-2100}) << r;
+    EXPECT_EQ(Values<int32_t>(parts[1]), std::vector<int32_t>(5000, 2100)) << r;
+  }
+}
+
 TEST(ReplicasTest, CollectiveWithoutBusNeedsReplicas) {
   auto exe = Build(kAllReduceF32);
   ASSERT_NE(exe, nullptr);
