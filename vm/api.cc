@@ -245,7 +245,10 @@ std::unique_ptr<Frame> VmExecutable::TakeFrame() const {
 void VmExecutable::ReturnFrame(std::unique_ptr<Frame> frame) const {
   if (frame == nullptr) return;
   absl::MutexLock lock(&frames_mu_);
-  if (frames_.size() < 4) frames_.push_back(std::move(frame));
+  // Keep a frame per instance of a multi-device run (they execute at once).
+  const size_t keep = static_cast<size_t>(std::max<int64_t>(
+      4, std::min<int64_t>(64, module_->replica_count * module_->num_partitions)));
+  if (frames_.size() < keep) frames_.push_back(std::move(frame));
 }
 
 }  // namespace

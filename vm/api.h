@@ -132,7 +132,7 @@ class Executable {
 // Multi-device runs: the module's replica_count x num_partitions instances,
 // each on a thread of its own, meeting at collectives on an in-memory bus.
 struct ReplicatedOptions {
-  int threads = 0;  // kernel threads of each instance (0: all cores)
+  int threads = 0;  // kernel threads of each instance (0: its share of the cores)
   double collective_timeout_seconds = 10;
   // Every instance's infeed queue starts with these values.
   std::vector<const Literal*> infeed;

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "vm/api.h"
+#include "oneapi/tbb/info.h"
 #include "vm/collective_bus.h"
 
 namespace hlovm {
@@ -39,9 +40,15 @@ std::vector<absl::StatusOr<Literal>> ExecuteReplicated(
     absl::MutexLock lock(&feeds.back()->mu);
     for (const Literal* value : options.infeed) feeds.back()->infeed.push_back(value->Clone());
   }
+  // Instances already run in parallel: by default each gets its share of
+  // the cores for its kernels (results do not depend on it).
+  int threads = options.threads;
+  if (threads <= 0 && n > 1) {
+    threads = std::max<int>(1, tbb::info::default_concurrency() / static_cast<int>(n));
+  }
   auto run = [&](int64_t id) {
     ExecuteOptions execute;
-    execute.threads = options.threads;
+    execute.threads = threads;
     execute.replica_id = id / partitions;
     execute.partition_id = id % partitions;
     execute.bus = &bus;
