@@ -5,6 +5,7 @@
 //   BM_AllReduce4Scalar          latency of a 4-instance f32[] all-reduce
 //   BM_MlpStep8Replicas          examples/dp_mlp_step.hlo on 8 replicas
 //   BM_MlpStep8TimesOneInstance  the same step 8 times in one instance
+//   BM_MlpStep8ThreadsNoBus      the same 8 steps on 8 threads, no bus
 // Ratios to report: AllReduce4x64MiB bytes/s / Memcpy64MiB bytes/s (goal
 // >= 0.5), AllReduce4Scalar time (goal <= 10 us), MlpStep8Replicas /
 // MlpStep8TimesOneInstance (goal <= 1.25).
@@ -197,10 +198,34 @@ void BM_MlpStep8TimesOneInstance(benchmark::State& state) {
   }
 }
 
+// The same 8 steps on 8 threads of one instance each, without a bus (so
+// that the bus's share of BM_MlpStep8Replicas can be told from that of
+// running 8 threads on this machine's cores).
+void BM_MlpStep8ThreadsNoBus(benchmark::State& state) {
+  MlpSetup* s = Mlp();
+  if (s->single == nullptr) {
+    state.SkipWithError("examples/dp_mlp_step.hlo not found or does not compile");
+    return;
+  }
+  ExecuteOptions options;
+  options.threads = 1;
+  for (auto _ : state) {
+    std::vector<std::thread> threads;
+    for (int i = 0; i < 8; ++i) {
+      threads.emplace_back([&] {
+        auto result = s->single->Execute(s->arg_ptrs, options);
+        benchmark::DoNotOptimize(result);
+      });
+    }
+    for (std::thread& t : threads) t.join();
+  }
+}
+
 BENCHMARK(BM_AllReduce4x64MiB)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_AllReduce4Scalar)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_MlpStep8Replicas)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_MlpStep8TimesOneInstance)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_MlpStep8ThreadsNoBus)->Unit(benchmark::kMillisecond)->UseRealTime();
 // The references again after the bus runs (the machine is noisy).
 BENCHMARK(BM_Memcpy64MiB)->Name("BM_Memcpy64MiB/again")->Unit(benchmark::kMillisecond)->UseRealTime();
 
