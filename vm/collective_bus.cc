@@ -349,6 +349,11 @@ absl::Status InMemoryCollectiveBus::Sync(Rendezvous& rv, int64_t rank, bool arri
   const std::string what = absl::StrCat(CollectiveKindName(op.kind), " in ",
                                         DescribeGroup(rv.members));
   while (rv.gen == gen) {
+    if (!arrival) {
+      // The last meeting of a round: no timeout, no cancellation (see Run).
+      cv_.Wait(&mu_);
+      continue;
+    }
     if (!rv.broken.ok()) {
       error = absl::AbortedError(absl::StrCat(what, " failed in a peer: ", rv.broken.message()));
       break;
@@ -485,17 +490,18 @@ absl::Status InMemoryCollectiveBus::Run(int64_t self, const CollectiveOp& op) {
   // Peers' buffers are read without the lock: they stay put until the
   // group meets again.
   absl::Status status = RunOp(absl::MakeConstSpan(rv->view[parity]), rank);
-  if (staged && status.ok()) return absl::OkStatus();
-  {
-    absl::MutexLock lock(&mu_);
-    if (!status.ok()) {
-      rv->broken = status;
-      cv_.SignalAll();
-      return status;
-    }
-    HLOVM_RETURN_IF_ERROR(Sync(*rv, rank, /*arrival=*/false, op));
+  absl::MutexLock lock(&mu_);
+  if (!staged) {
+    // Peers may still read this instance's buffers or write its results:
+    // every member waits for every other here, whatever happened meanwhile
+    // (all of them are past the arrival, so all of them come).
+    (void)Sync(*rv, rank, /*arrival=*/false, op);
   }
-  return absl::OkStatus();
+  if (!status.ok()) {
+    rv->broken = status;
+    cv_.SignalAll();
+  }
+  return status;
 }
 
 absl::Status InMemoryCollectiveBus::Send(int64_t self, int64_t target, int64_t channel,
