@@ -90,30 +90,28 @@ CaseResult RunCaseInProcess(const CaseInfo& info, const SingleCaseOptions& optio
   std::vector<absl::Status> statuses(devices);
   std::vector<std::string> roots(devices);
   std::optional<Literal> first_root;
-  auto run_device = [&](int64_t device) {
-    ExecuteOptions execute_options;
-    execute_options.threads = options.threads;
-    execute_options.replica_id = device / partitions;
-    execute_options.partition_id = device % partitions;
-    auto value = exe.Execute({}, execute_options);
-    statuses[device] = value.status();
-    if (value.ok()) {
-      roots[device] = value->ToString();
-      if (device == 0 && options.compare_threads) first_root = std::move(*value);
+  {
+    // Every device is an instance of its own on one collective bus.
+    ReplicatedOptions replicated;
+    replicated.threads = options.threads;
+    const std::vector<const Literal*> no_arguments;
+    std::vector<absl::StatusOr<Literal>> values =
+        ExecuteReplicated(exe, absl::MakeConstSpan(&no_arguments, 1), replicated);
+    for (int64_t device = 0; device < devices; ++device) {
+      statuses[device] = values[device].status();
+      if (!values[device].ok()) continue;
+      roots[device] = values[device]->ToString();
+      if (device == 0 && options.compare_threads) first_root = std::move(*values[device]);
     }
-  };
-  if (devices == 1) {
-    run_device(0);
-  } else {
-    std::vector<std::thread> threads;
-    for (int64_t d = 0; d < devices; ++d) threads.emplace_back(run_device, d);
-    for (std::thread& t : threads) t.join();
   }
   // The first device that failed decides; a failed check beats other errors.
   absl::Status decisive = absl::OkStatus();
+  // Instances cancelled because another failed do not decide.
   for (const absl::Status& s : statuses) {
     if (s.ok()) continue;
-    if (decisive.ok() || (GetCheckFailure(s) && !GetCheckFailure(decisive))) decisive = s;
+    const bool weak = decisive.ok() || decisive.code() == absl::StatusCode::kCancelled ||
+                      decisive.code() == absl::StatusCode::kAborted;
+    if (weak || (GetCheckFailure(s) && !GetCheckFailure(decisive))) decisive = s;
   }
   Classify(decisive, &result);
   if (result.outcome == CaseOutcome::kPassed && options.compare_threads && devices == 1 &&

@@ -250,6 +250,71 @@ expect "bench bad --by" 2 "$hlovm" bench --by=nothing examples/mlp.hlo
 expect "bench missing file" 2 "$hlovm" bench "$tmp/none.hlo"
 expect "bench wrong inputs" 2 "$hlovm" bench examples/newton_loop.hlo
 expect_error "bench wrong inputs" "takes 1 input, 0 given"
+# Multi-instance runs: one line for identical results, one per instance
+# otherwise; a collective a peer skips fails every instance at once (exit 1).
+cat >"$tmp/ar.hlo" <<'HLO'
+HloModule ar, replica_count=2
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  p = f32[3] parameter(0)
+  ROOT r = f32[3] all-reduce(p), replica_groups={}, to_apply=add
+}
+HLO
+expect "replicas folded" 0 "$hlovm" run "$tmp/ar.hlo" 'f32[3] {1, 2, 3}'
+expect_output "replicas folded" "replicas 0-1: f32[3] {2, 4, 6}"
+expect "replicas override + per-replica" 0 "$hlovm" run --replicas=3 --per-replica "$tmp/ar.hlo" \
+  'f32[3] {1, 2, 3}' 'f32[3] {1, 0, 0}' 'f32[3] {0, 0, 1}'
+expect_output "replicas override + per-replica" "replicas 0-2: f32[3] {2, 2, 4}"
+expect "per-replica input count" 2 "$hlovm" run --per-replica "$tmp/ar.hlo" 'f32[3] {1, 2, 3}'
+cat >"$tmp/pid.hlo" <<'HLO'
+HloModule pid, replica_count=1, num_partitions=2
+ENTRY e {
+  ROOT p = u32[] partition-id()
+}
+HLO
+expect "per instance lines" 0 "$hlovm" run "$tmp/pid.hlo"
+expect_output "per instance lines" "replica 0 partition 1: u32[] 1"
+cat >"$tmp/skip.hlo" <<'HLO'
+HloModule skip, replica_count=2
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+reduce_it {
+  p = f32[4] parameter(0)
+  ROOT r = f32[4] all-reduce(p), replica_groups={{0,1}}, to_apply=add
+}
+keep {
+  ROOT p = f32[4] parameter(0)
+}
+ENTRY e {
+  id = u32[] replica-id()
+  zero = u32[] constant(0)
+  is0 = pred[] compare(id, zero), direction=EQ
+  x = f32[4] constant({1, 2, 3, 4})
+  ROOT c = f32[4] conditional(is0, x, x), true_computation=reduce_it, false_computation=keep
+}
+HLO
+expect "skipped collective" 1 timeout 5 "$hlovm" run --collective-timeout=30 "$tmp/skip.hlo"
+expect_error "skipped collective" "replica 1 has already finished without taking part"
+cat >"$tmp/feed.hlo" <<'HLO'
+HloModule feed
+ENTRY e {
+  t = token[] after-all()
+  in = (f32[2], token[]) infeed(t)
+  v = f32[2] get-tuple-element(in), index=0
+  o = token[] outfeed(v, t), outfeed_shape=f32[2]{0}
+  ROOT r = f32[2] add(v, v)
+}
+HLO
+expect "infeed and outfeed" 0 "$hlovm" run --infeed='f32[2] {1, 2}' "$tmp/feed.hlo"
+expect_output "infeed and outfeed" "outfeed: f32[2] {1, 2}"
+expect "empty infeed" 1 "$hlovm" run "$tmp/feed.hlo"
 
 if ((failures)); then
   echo "$failures failure(s)"

@@ -25,7 +25,7 @@ ABSL_FLAG(std::string, junit, "", "conformance: write a JUnit XML report to this
 ABSL_FLAG(std::string, json, "", "conformance, bench: write a JSON report to this file");
 ABSL_FLAG(bool, list, false, "conformance: list the cases (after --filter) instead of running them");
 ABSL_FLAG(bool, fail_fast, false, "conformance: stop at the first failed or errored case");
-ABSL_FLAG(int64_t, replicas, 0, "conformance: run every case with this many replicas (0: as written)");
+ABSL_FLAG(int64_t, replicas, 0, "run, conformance: run with this many replicas (0: the module's replica_count)");
 ABSL_FLAG(double, min_pass_rate, -1,
           "conformance: when >= 0, succeed when at least this fraction of the cases passed "
           "(instead of requiring every case to pass); for CI thresholds");

@@ -12,9 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "core/element_type.h"
 #include "core/float_format.h"
 #include "core/literal.h"
@@ -39,6 +41,15 @@ ABSL_FLAG(int, threads, 0, "executor threads (0: all cores)");
 ABSL_FLAG(std::string, fft_plan, "estimate",
           "run: how FFT plans are made: estimate (instant) or measure (FFTW measures the "
           "fastest algorithm once; the result is kept in ~/.cache/hlovm/ or $XDG_CACHE_HOME/hlovm/)");
+// --replicas is defined with the conformance command (one flag for both).
+ABSL_DECLARE_FLAG(int64_t, replicas);
+ABSL_FLAG(int64_t, partitions, 0, "run: partition count (0: the module's num_partitions)");
+ABSL_FLAG(bool, per_replica, false,
+          "run: inputs are given per instance (instance 0's, then instance 1's, ...)");
+ABSL_FLAG(double, collective_timeout, 10, "run: seconds a collective waits for late peers");
+ABSL_FLAG(std::string, infeed, "",
+          "run: values the infeed instructions read, in order: .npy files or HLO literals, "
+          "separated by ';' (or by ',' between .npy files); every instance gets the same queue");
 ABSL_FLAG(std::string, output, "",
           "run: write the results as .npy files into this directory instead of printing them");
 
@@ -87,6 +98,105 @@ absl::Status WriteResults(const Literal& result, const std::string& dir, const s
   return absl::OkStatus();
 }
 
+// The --infeed values.
+absl::StatusOr<std::vector<Literal>> ReadInfeed() {
+  std::vector<Literal> values;
+  const std::string flag = absl::GetFlag(FLAGS_infeed);
+  if (flag.empty()) return values;
+  std::vector<std::string> args = absl::StrSplit(flag, ';');
+  if (args.size() == 1) {
+    std::vector<std::string> files = absl::StrSplit(flag, ',');
+    bool all_npy = true;
+    for (const std::string& f : files) all_npy = all_npy && absl::EndsWith(f, ".npy");
+    if (all_npy) args = files;
+  }
+  for (const std::string& arg : args) {
+    if (absl::EndsWith(arg, ".npy")) {
+      HLOVM_ASSIGN_OR_RETURN(Literal value, ReadNpy(arg));
+      values.push_back(std::move(value));
+      continue;
+    }
+    auto value = ParseLiteral(arg);
+    if (!value.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--infeed value '", arg, "': ", value.status().message()));
+    }
+    values.push_back(std::move(*value));
+  }
+  return values;
+}
+
+void PrintOutfeed(const std::string& who, const std::vector<Literal>& values) {
+  for (const Literal& v : values) {
+    std::printf("outfeed%s%s: %s\n", who.empty() ? "" : " ", who.c_str(), v.ToString().c_str());
+  }
+}
+
+// Names instance `id` of a run with `partitions` partitions.
+std::string InstanceName(int64_t id, int64_t partitions) {
+  if (partitions == 1) return absl::StrCat("replica ", id);
+  return absl::StrCat("replica ", id / partitions, " partition ", id % partitions);
+}
+
+// Runs every instance on the collective bus; prints one line per instance,
+// or one line for all when their results are bitwise identical.
+int RunInstances(const Executable& exe, const std::vector<Literal>& arguments, int64_t sets,
+                 int64_t replicas, int64_t partitions) {
+  const int64_t instances = replicas * partitions;
+  const size_t per_set = arguments.size() / sets;
+  std::vector<std::vector<const Literal*>> argument_sets(sets);
+  for (int64_t s = 0; s < sets; ++s) {
+    for (size_t i = 0; i < per_set; ++i) argument_sets[s].push_back(&arguments[s * per_set + i]);
+  }
+  ReplicatedOptions options;
+  options.threads = absl::GetFlag(FLAGS_threads);
+  options.collective_timeout_seconds = absl::GetFlag(FLAGS_collective_timeout);
+  auto infeed = ReadInfeed();
+  if (!infeed.ok()) {
+    PrintError(infeed.status());
+    return kExitBadInput;
+  }
+  for (const Literal& v : *infeed) options.infeed.push_back(&v);
+  std::vector<std::vector<Literal>> outfeed;
+  options.outfeed = &outfeed;
+  std::vector<absl::StatusOr<Literal>> results = ExecuteReplicated(exe, argument_sets, options);
+  for (int64_t id = 0; id < instances && id < static_cast<int64_t>(outfeed.size()); ++id) {
+    PrintOutfeed(InstanceName(id, partitions), outfeed[id]);
+  }
+  // The instance that failed first decides the exit code; instances
+  // cancelled because of it only say so.
+  int code = kExitOk;
+  bool any_failed = false;
+  for (int64_t id = 0; id < instances; ++id) {
+    const absl::Status& status = results[id].status();
+    if (status.ok()) continue;
+    any_failed = true;
+    const std::string who = InstanceName(id, partitions);
+    if (auto failure = GetCheckFailure(status)) {
+      std::fprintf(stderr, "hlovm: %s: %s\n", who.c_str(), FormatCheckFailure(*failure).c_str());
+      code = std::max(code, static_cast<int>(kExitFailed));
+      continue;
+    }
+    std::fprintf(stderr, "hlovm: %s: %s\n", who.c_str(), std::string(status.message()).c_str());
+    code = std::max(code, ExitCodeFor(status, /*during_execution=*/true));
+  }
+  if (any_failed) return code == kExitOk ? static_cast<int>(kExitFailed) : code;
+  bool identical = true;
+  for (int64_t id = 1; id < instances; ++id) {
+    identical = identical && results[id]->BitwiseEqual(*results[0]);
+  }
+  if (identical) {
+    std::printf("%s: %s\n", partitions == 1 ? absl::StrCat("replicas 0-", instances - 1).c_str()
+                                            : absl::StrCat("all ", instances, " instances").c_str(),
+                results[0]->ToString().c_str());
+    return kExitOk;
+  }
+  for (int64_t id = 0; id < instances; ++id) {
+    std::printf("%s: %s\n", InstanceName(id, partitions).c_str(), results[id]->ToString().c_str());
+  }
+  return kExitOk;
+}
+
 int Run(const std::vector<std::string>& args) {
   if (args.empty()) {
     std::fprintf(stderr, "usage: hlovm run [--random] [--seed=N] [--elided=xla|zeros|error] "
@@ -119,6 +229,8 @@ int Run(const std::vector<std::string>& args) {
     return kExitBadInput;
   }
   SetFftPlanMode(*fft_plan);
+  compile_options.replica_count = absl::GetFlag(FLAGS_replicas);
+  compile_options.num_partitions = absl::GetFlag(FLAGS_partitions);
   auto executable = Executable::FromText(*text, compile_options);
   if (!executable.ok()) {
     PrintError(executable.status());
@@ -133,19 +245,46 @@ int Run(const std::vector<std::string>& args) {
                  compile_options.elided == ElidedFill::kXla ? "XLA's counter pattern" : "zeros");
   }
 
-  auto arguments = MakeArguments(exe.parameter_shapes(),
-                                 std::vector<std::string>(args.begin() + 1, args.end()),
+  const int64_t replicas = std::max<int64_t>(1, exe.module().replica_count);
+  const int64_t partitions = std::max<int64_t>(1, exe.module().num_partitions);
+  const int64_t instances = replicas * partitions;
+  const bool per_replica = absl::GetFlag(FLAGS_per_replica);
+  const int64_t sets = per_replica ? instances : 1;
+  std::vector<Shape> parameters;
+  for (int64_t s = 0; s < sets; ++s) {
+    parameters.insert(parameters.end(), exe.parameter_shapes().begin(),
+                      exe.parameter_shapes().end());
+  }
+  auto arguments = MakeArguments(parameters, std::vector<std::string>(args.begin() + 1, args.end()),
                                  absl::GetFlag(FLAGS_random), absl::GetFlag(FLAGS_seed), file);
   if (!arguments.ok()) {
     PrintError(arguments.status());
     return kExitBadInput;
   }
 
+  if (instances > 1) {
+    return RunInstances(exe, *arguments, sets, replicas, partitions);
+  }
   std::vector<const Literal*> argument_ptrs;
   for (const Literal& a : *arguments) argument_ptrs.push_back(&a);
   ExecuteOptions execute_options;
   execute_options.threads = absl::GetFlag(FLAGS_threads);
+  FeedQueues feeds;
+  {
+    auto infeed = ReadInfeed();
+    if (!infeed.ok()) {
+      PrintError(infeed.status());
+      return kExitBadInput;
+    }
+    absl::MutexLock lock(&feeds.mu);
+    for (Literal& v : *infeed) feeds.infeed.push_back(std::move(v));
+  }
+  execute_options.feeds = &feeds;
   auto result = exe.Execute(argument_ptrs, execute_options);
+  {
+    absl::MutexLock lock(&feeds.mu);
+    PrintOutfeed("", feeds.outfeed);
+  }
   if (!result.ok()) {
     if (auto failure = GetCheckFailure(result.status())) {
       std::fprintf(stderr, "hlovm: %s\n", FormatCheckFailure(*failure).c_str());

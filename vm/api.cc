@@ -219,6 +219,9 @@ absl::StatusOr<Literal> VmExecutable::Execute(absl::Span<const Literal* const> a
   ctx.profiler = options.profiler;
   ctx.replica_id = options.replica_id;
   ctx.partition_id = options.partition_id;
+  ctx.bus = options.bus;
+  ctx.feeds = options.feeds;
+  ctx.sequential = options.bus != nullptr;
   if (ctx.observer != nullptr) ctx.threads = 1;
   // More threads than cores only adds contention (and TBB refuses them).
   ctx.threads = std::min(ctx.threads, std::max(1, tbb::info::default_concurrency()));
@@ -267,7 +270,10 @@ std::unique_ptr<Frame> VmExecutable::TakeFrame() const {
 void VmExecutable::ReturnFrame(std::unique_ptr<Frame> frame) const {
   if (frame == nullptr) return;
   absl::MutexLock lock(&frames_mu_);
-  if (frames_.size() < 4) frames_.push_back(std::move(frame));
+  // Keep a frame per instance of a multi-device run (they execute at once).
+  const size_t keep = static_cast<size_t>(std::max<int64_t>(
+      4, std::min<int64_t>(64, module_->replica_count * module_->num_partitions)));
+  if (frames_.size() < keep) frames_.push_back(std::move(frame));
 }
 
 }  // namespace
@@ -285,6 +291,8 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::FromModule(
   if (module == nullptr || module->entry() == nullptr) {
     return absl::InvalidArgumentError("the module has no ENTRY computation");
   }
+  if (options.replica_count > 0) module->replica_count = options.replica_count;
+  if (options.num_partitions > 0) module->num_partitions = options.num_partitions;
   HLOVM_ASSIGN_OR_RETURN(int64_t elided, FillElidedConstants(*module, options.elided));
   if (options.verify) HLOVM_RETURN_IF_ERROR(VerifyModule(*module));
   HLOVM_ASSIGN_OR_RETURN(std::unique_ptr<Program> program, vm::CompileModule(*module));

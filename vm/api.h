@@ -11,6 +11,7 @@
 #define HLOVM_VM_API_H_
 
 #include <atomic>
+#include <deque>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -21,6 +22,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
 #include "core/hlo_ir.h"
 #include "core/literal.h"
@@ -40,12 +42,25 @@ struct CompileOptions {
   std::string file_name;  // for error messages
   ElidedFill elided = ElidedFill::kXla;
   bool verify = true;     // run the verifier before compiling
+  // > 0: replace the module header's replica_count / num_partitions.
+  int64_t replica_count = 0;
+  int64_t num_partitions = 0;
 };
 
 // Stepping, for the REPL's debugger: while an observer is set, Execute runs
 // on one thread and calls OnStep before and after every bytecode instruction
 // (tuple, get-tuple-element, reshape, copy and most bitcasts compile to no
 // instruction; call and fusion run inlined in their caller's function).
+class CollectiveBus;  // vm/collective_bus.h
+
+// The infeed and outfeed queues of one instance: `infeed` pops from the
+// front of `infeed`; `outfeed` appends its operand to `outfeed`.
+struct FeedQueues {
+  absl::Mutex mu;
+  std::deque<Literal> infeed ABSL_GUARDED_BY(mu);
+  std::vector<Literal> outfeed ABSL_GUARDED_BY(mu);
+};
+
 class StepObserver {
  public:
   struct Step {
@@ -72,6 +87,11 @@ struct ExecuteOptions {
   Profiler* profiler = nullptr;  // per-instruction times, see vm/profiler.h
   int64_t replica_id = 0;
   int64_t partition_id = 0;
+  // The bus the instances of a multi-device run share (vm/replicas.h sets
+  // it up); collectives over more than one instance need it.
+  CollectiveBus* bus = nullptr;
+  // infeed / outfeed queues (null: infeed fails, outfeed discards).
+  FeedQueues* feeds = nullptr;
 };
 
 // Errors from Execute: a failed check custom-call (check.expect_eq, ...)
@@ -121,6 +141,24 @@ class Executable {
   };
   virtual MemoryStats memory_stats() const = 0;
 };
+
+// Multi-device runs: the module's replica_count x num_partitions instances,
+// each on a thread of its own, meeting at collectives on an in-memory bus.
+struct ReplicatedOptions {
+  int threads = 0;  // kernel threads of each instance (0: its share of the cores)
+  double collective_timeout_seconds = 10;
+  // Every instance's infeed queue starts with these values.
+  std::vector<const Literal*> infeed;
+  // When set, receives each instance's outfeed values.
+  std::vector<std::vector<Literal>>* outfeed = nullptr;
+};
+// One result per instance (id = replica * num_partitions + partition).
+// `arguments` holds one argument list for every instance, or one per
+// instance. When an instance fails, the others are cancelled: waiting
+// collectives fail at once and running ones stop at the next instruction.
+std::vector<absl::StatusOr<Literal>> ExecuteReplicated(
+    const Executable& executable, absl::Span<const std::vector<const Literal*>> arguments,
+    const ReplicatedOptions& options = {});
 
 }  // namespace hlovm
 

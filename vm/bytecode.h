@@ -65,6 +65,8 @@ namespace hlovm {
 
 class StepObserver;
 class Profiler;
+class CollectiveBus;
+struct FeedQueues;
 
 namespace vm {
 
@@ -178,6 +180,13 @@ struct ExecContext {
   Profiler* profiler = nullptr;  // records per-instruction times (vm/profiler.h)
   int64_t replica_id = 0;
   int64_t partition_id = 0;
+  // Where collectives meet their peers (null: this instance runs alone).
+  CollectiveBus* bus = nullptr;
+  FeedQueues* feeds = nullptr;
+  // Run every function in program order on the calling thread (an
+  // instance that may wait at a collective never waits inside a shared
+  // work-stealing task); kernels still split their work across threads.
+  bool sequential = false;
   // Set once anything failed; running work stops at the next instruction.
   std::atomic<bool> failed{false};
 

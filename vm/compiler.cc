@@ -31,6 +31,7 @@ const LoweringTable& Lowerings() {
     RegisterCustomCallLowering(*t);
     RegisterFftLowerings(*t);
     RegisterNormLowerings(*t);
+    RegisterCollectiveLowerings(*t);
     return t;
   }();
   return *table;

@@ -44,6 +44,7 @@ class Compiler {
   // to `args` (call and fusion inline their callee this way).
   absl::Status LowerComputation(FunctionBuilder& b, const HloComputation& computation,
                                 absl::Span<const ValueDesc> args, ValueDesc* result);
+  const HloModule& module() const { return module_; }
   // Order of check custom-calls in the program (failures report the first).
   int64_t NextCheckOrder() { return next_check_order_++; }
 

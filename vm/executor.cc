@@ -322,7 +322,7 @@ class ParallelRun {
 
 bool RunFunction(const Function& fn, uint8_t** regs, ExecContext& ctx) {
   if (ctx.observer != nullptr) return RunSequential<true>(fn, regs, ctx);
-  if (fn.parallel && ctx.threads > 1) {
+  if (fn.parallel && ctx.threads > 1 && !ctx.sequential) {
     ParallelRun run(fn, regs, ctx);
     return run.Run();
   }

@@ -90,6 +90,7 @@ void RegisterDotLowerings(LoweringTable& table);
 void RegisterCustomCallLowering(LoweringTable& table);
 void RegisterFftLowerings(LoweringTable& table);
 void RegisterNormLowerings(LoweringTable& table);
+void RegisterCollectiveLowerings(LoweringTable& table);
 
 // Splits [0, n) into chunks of `chunk` and runs fn(begin, end) for each, in
 // parallel when the context has several threads and there is more than one

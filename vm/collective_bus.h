@@ -1,0 +1,172 @@
+// The collective bus: how the VM instances of one multi-device run (R
+// replicas x P partitions, instance id = replica * P + partition) meet at a
+// collective and move data between them. See vm/COLLECTIVES.md.
+//
+// The VM describes each collective as a CollectiveOp: what kind, which
+// instances take part (the group, in rank order, already resolved from
+// replica_groups / channel_id / use_global_device_ids), and the buffers it
+// sends from and receives into. A bus implementation moves the data:
+//
+//   InMemoryCollectiveBus  all instances are threads of one process; each
+//                          instance reads its peers' registered buffers
+//                          directly (no copies in between, no per-element
+//                          locks), then the group meets again before any
+//                          buffer may change.
+//   (MPI, planned)         one process per instance; the same CollectiveOp
+//                          maps onto a communicator per group and
+//                          nonblocking MPI_I* calls started by Start and
+//                          completed by Done.
+#ifndef HLOVM_VM_COLLECTIVE_BUS_H_
+#define HLOVM_VM_COLLECTIVE_BUS_H_
+
+#include <atomic>
+#include <chrono>
+#include <deque>
+#include <tuple>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/types/span.h"
+#include "core/hlo_ir.h"
+#include "core/shape.h"
+
+namespace hlovm {
+
+namespace vm {
+struct Function;
+}  // namespace vm
+
+enum class CollectiveKind : uint8_t {
+  kAllReduce,
+  kAllGather,
+  kReduceScatter,
+  kAllToAll,           // array form (dimension) or tuple form (one operand per peer)
+  kCollectivePermute,  // group: every instance of the permute's domain
+  kCollectiveBroadcast,
+  // in: (input, output, input_offsets, send_sizes, output_offsets,
+  // recv_sizes); out: the output with every peer's rows placed.
+  kRaggedAllToAll,
+};
+const char* CollectiveKindName(CollectiveKind kind);
+
+// How all-reduce and reduce-scatter combine two arrays of n elements:
+// out[i] = f(a[i], b[i]). `kernel` is a vectorised kernel when the reducer
+// is one binary op; otherwise `fn` is the compiled scalar reducer.
+struct CollectiveReducer {
+  void (*kernel)(const void* a, const void* b, void* out, int64_t n) = nullptr;
+  const vm::Function* fn = nullptr;
+  // Applies the reducer; false with `*error` set when the computation failed.
+  bool Apply(const void* a, const void* b, void* out, int64_t n, int elem_bytes,
+             absl::Status* error) const;
+};
+
+// What one instance brings to a collective.
+struct CollectiveOp {
+  CollectiveKind kind = CollectiveKind::kAllReduce;
+  const HloInstruction* hlo = nullptr;  // names the op in errors; ops match by it
+  // Instances taking part, in rank order, and this instance's rank in it.
+  absl::Span<const int64_t> group;
+  int64_t rank = 0;
+  // One entry per array operand / result (row-major buffers).
+  absl::Span<const Shape* const> in_shapes;
+  absl::Span<const Shape* const> out_shapes;
+  const uint8_t* const* in = nullptr;
+  uint8_t* const* out = nullptr;
+  // all-gather, reduce-scatter, all-to-all (array form): the dimension.
+  int64_t dimension = -1;
+  // all-to-all: true for the tuple form (operand k goes to rank k).
+  bool tuple_form = false;
+  // collective-permute: this instance receives from `source` (an instance
+  // id, -1: nobody; the result is zeros).
+  int64_t source = -1;
+  const CollectiveReducer* reducer = nullptr;
+};
+
+// Runs `op` when the group is this instance alone (no bus needed).
+absl::Status RunCollectiveAlone(const CollectiveOp& op);
+
+class CollectiveBus {
+ public:
+  virtual ~CollectiveBus() = default;
+  virtual int64_t replica_count() const = 0;
+  virtual int64_t partition_count() const = 0;
+  int64_t instance_count() const { return replica_count() * partition_count(); }
+
+  // Takes part in `op` as instance `self` and returns once this instance's
+  // results are written and its input buffers are no longer read by peers.
+  // Fails when a peer brings a different op or shape, when a peer has
+  // finished or failed before arriving, on timeout, or when cancelled.
+  virtual absl::Status Run(int64_t self, const CollectiveOp& op) = 0;
+
+  // The asynchronous pair behind -start/-done: Start may return before the
+  // data has moved; Done waits for it. The buffers of `op` stay valid and
+  // unchanged until Done. The in-memory bus completes the op in Start.
+  virtual absl::Status Start(int64_t self, const CollectiveOp& op) { return Run(self, op); }
+  virtual absl::Status Done(int64_t self, const HloInstruction* start) { return absl::OkStatus(); }
+
+  // Point to point (send / recv on a channel): Send hands `bytes` of `data`
+  // to the bus and returns; Recv waits for the message `source` sent on
+  // `channel` and copies it into `data` (same size, else an error).
+  virtual absl::Status Send(int64_t self, int64_t target, int64_t channel,
+                            const HloInstruction* hlo, const uint8_t* data, int64_t bytes) = 0;
+  virtual absl::Status Recv(int64_t self, int64_t source, int64_t channel,
+                            const HloInstruction* hlo, uint8_t* data, int64_t bytes) = 0;
+
+  // An instance has returned from Execute (`failed`: with an error). Peers
+  // waiting for it fail at once.
+  virtual void InstanceExited(int64_t self, bool failed) = 0;
+};
+
+struct InMemoryBusOptions {
+  std::chrono::nanoseconds timeout = std::chrono::seconds(10);
+  // Set to true to make every waiting instance fail (Cancelled).
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+class InMemoryCollectiveBus final : public CollectiveBus {
+ public:
+  InMemoryCollectiveBus(int64_t replicas, int64_t partitions, InMemoryBusOptions options = {});
+  ~InMemoryCollectiveBus() override;
+
+  int64_t replica_count() const override { return replicas_; }
+  int64_t partition_count() const override { return partitions_; }
+  absl::Status Run(int64_t self, const CollectiveOp& op) override;
+  absl::Status Send(int64_t self, int64_t target, int64_t channel, const HloInstruction* hlo,
+                    const uint8_t* data, int64_t bytes) override;
+  absl::Status Recv(int64_t self, int64_t source, int64_t channel, const HloInstruction* hlo,
+                    uint8_t* data, int64_t bytes) override;
+  void InstanceExited(int64_t self, bool failed) override;
+  // Wakes every waiter so that it sees `options.cancel`.
+  void Interrupt();
+
+ private:
+  struct Rendezvous;
+  // Waits until the rendezvous reaches the next generation; checks peers
+  // that have not arrived (`arrival`) for exits and deadlocks.
+  absl::Status Sync(Rendezvous& rv, int64_t rank, bool arrival, const CollectiveOp& op)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::string Describe(int64_t instance) const;
+  std::string DescribeGroup(absl::Span<const int64_t> group) const;
+
+  const int64_t replicas_, partitions_;
+  const InMemoryBusOptions options_;
+  absl::Mutex mu_;
+  absl::CondVar cv_;
+  std::map<std::vector<int64_t>, std::unique_ptr<Rendezvous>> rendezvous_ ABSL_GUARDED_BY(mu_);
+  // Per instance: 0 running, 1 finished, 2 failed.
+  std::vector<int> exited_ ABSL_GUARDED_BY(mu_);
+  // Messages in flight: (source, target, channel) -> queue of payloads.
+  std::map<std::tuple<int64_t, int64_t, int64_t>, std::deque<std::vector<uint8_t>>> mail_
+      ABSL_GUARDED_BY(mu_);
+  // Per instance: the rendezvous it waits at (null: none).
+  std::vector<Rendezvous*> waiting_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace hlovm
+
+#endif  // HLOVM_VM_COLLECTIVE_BUS_H_

@@ -1,0 +1,804 @@
+// Lowering and handler of the collectives: all-reduce, all-gather,
+// reduce-scatter, all-to-all, collective-permute, collective-broadcast, their
+// -start/-done forms and async-start/-update/-done wrapping one of them.
+//
+// Groups are resolved at compile time for every instance of the module's
+// replica_count x num_partitions, by XLA's group modes (see
+// vm/COLLECTIVES.md); the handler picks its instance's group and hands the
+// op to the ExecContext's collective bus.
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "core/element_type.h"
+#include "core/status_macros.h"
+#include "ops/elementwise/elementwise.h"
+#include "vm/api.h"
+#include "vm/collective_bus.h"
+#include "vm/compiler.h"
+#include "vm/computation_call.h"
+#include "vm/executor.h"
+#include "vm/lowering.h"
+
+namespace hlovm {
+namespace vm {
+namespace {
+
+enum class GroupMode { kCrossReplica, kCrossPartition, kCrossReplicaAndPartition, kFlattenedId };
+
+struct CollectivePlan {
+  CollectiveKind kind = CollectiveKind::kAllReduce;
+  const HloInstruction* hlo = nullptr;
+  std::vector<Shape> in_shapes, out_shapes;
+  std::vector<const Shape*> in_ptrs, out_ptrs;
+  int64_t dimension = -1;
+  bool tuple_form = false;
+  CollectiveReducer reducer;
+  int64_t replicas = 1, partitions = 1;
+  // Per instance id: its group (instance ids in rank order), rank, and the
+  // permute source; `in_group` false when no replica group names it.
+  std::vector<std::vector<int64_t>> groups;
+  std::vector<int64_t> ranks, sources;
+  std::vector<char> in_group;
+};
+
+int64_t ctx_bytes(const Shape& s) {
+  int64_t n = ByteWidth(s.element_type());
+  for (int64_t i = 0; i < s.rank(); ++i) n *= s.dimensions(i);
+  return n;
+}
+
+bool CollectiveHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
+  const auto& p = *static_cast<const CollectivePlan*>(instr.plan);
+  const int64_t instance = ctx.replica_id * p.partitions + ctx.partition_id;
+  if (ctx.replica_id < 0 || ctx.replica_id >= p.replicas || ctx.partition_id < 0 ||
+      ctx.partition_id >= p.partitions) {
+    return ctx.Fail(absl::InvalidArgumentError(absl::StrCat(
+        "replica ", ctx.replica_id, " partition ", ctx.partition_id, " is outside the module's ",
+        p.replicas, " replicas x ", p.partitions, " partitions")));
+  }
+  uint8_t* in[64];
+  uint8_t* out[64];
+  for (uint32_t i = 0; i < instr.num_in; ++i) in[i] = regs[instr.in[i]];
+  for (uint32_t i = 0; i < instr.num_out; ++i) out[i] = regs[instr.out[i]];
+  if (!p.in_group[instance] && p.kind == CollectiveKind::kCollectiveBroadcast) {
+    for (uint32_t i = 0; i < instr.num_out; ++i) {
+      std::memset(out[i], 0, ctx_bytes(p.out_shapes[i]));
+    }
+    return true;
+  }
+  CollectiveOp op;
+  op.kind = p.kind;
+  op.hlo = p.hlo;
+  op.group = p.groups[instance];
+  op.rank = p.ranks[instance];
+  op.in_shapes = p.in_ptrs;
+  op.out_shapes = p.out_ptrs;
+  op.in = in;
+  op.out = out;
+  op.dimension = p.dimension;
+  op.tuple_form = p.tuple_form;
+  op.source = p.sources[instance];
+  op.reducer = &p.reducer;
+  absl::Status status;
+  if (op.group.size() <= 1) {
+    status = RunCollectiveAlone(op);
+  } else if (ctx.bus == nullptr) {
+    status = absl::FailedPreconditionError(absl::StrCat(
+        "this collective needs ", op.group.size(),
+        " instances on a collective bus; run the module with its replicas and partitions"));
+  } else if (ctx.bus->replica_count() != p.replicas ||
+             ctx.bus->partition_count() != p.partitions) {
+    status = absl::InvalidArgumentError(absl::StrCat(
+        "the module is compiled for ", p.replicas, " replicas x ", p.partitions,
+        " partitions but runs on a bus of ", ctx.bus->replica_count(), " x ",
+        ctx.bus->partition_count()));
+  } else {
+    status = ctx.bus->Run(instance, op);
+  }
+  if (!status.ok()) return ctx.Fail(std::move(status));
+  return true;
+}
+
+bool HasGlobalIdsAttribute(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kAllReduce:
+    case HloOpcode::kAllReduceStart:
+    case HloOpcode::kAllGather:
+    case HloOpcode::kAllGatherStart:
+    case HloOpcode::kReduceScatter:
+      return true;
+    default:
+      return false;
+  }
+}
+
+absl::StatusOr<GroupMode> ModeOf(const HloInstruction& instr) {
+  const bool channel = instr.channel_id.has_value();
+  if (HasGlobalIdsAttribute(instr.opcode())) {
+    if (!channel) {
+      if (instr.use_global_device_ids) {
+        return absl::InvalidArgumentError(
+            "use_global_device_ids=true needs a channel_id");
+      }
+      return GroupMode::kCrossReplica;
+    }
+    return instr.use_global_device_ids ? GroupMode::kFlattenedId
+                                       : GroupMode::kCrossReplicaAndPartition;
+  }
+  return channel ? GroupMode::kCrossPartition : GroupMode::kCrossReplica;
+}
+
+// Resolves every instance's group for `instr` into `plan`.
+absl::Status ResolveGroups(const HloInstruction& instr, CollectivePlan& plan) {
+  HLOVM_ASSIGN_OR_RETURN(GroupMode mode, ModeOf(instr));
+  const int64_t R = plan.replicas, P = plan.partitions, N = R * P;
+  plan.groups.assign(N, {});
+  plan.ranks.assign(N, 0);
+  plan.sources.assign(N, -1);
+  plan.in_group.assign(N, 0);
+  // The ids the groups name, and how many there are.
+  const int64_t id_space = mode == GroupMode::kCrossPartition ? P
+                           : mode == GroupMode::kFlattenedId ? N
+                                                             : R;
+  std::vector<std::vector<int64_t>> groups;
+  if (instr.replica_groups.has_value()) groups = instr.replica_groups->groups;
+  for (const auto& g : groups) {
+    for (int64_t id : g) {
+      if (id < 0 || id >= id_space) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "replica_groups names id ", id, " but there are only ", id_space,
+            mode == GroupMode::kCrossPartition ? " partitions"
+            : mode == GroupMode::kFlattenedId  ? " devices"
+                                               : " replicas"));
+      }
+    }
+  }
+  const bool permute = plan.kind == CollectiveKind::kCollectivePermute;
+  if (groups.empty() || permute) {
+    std::vector<int64_t> all(id_space);
+    for (int64_t i = 0; i < id_space; ++i) all[i] = i;
+    groups = {all};
+  }
+  for (int64_t self = 0; self < N; ++self) {
+    const int64_t r = self / P, p = self % P;
+    const int64_t my_id = mode == GroupMode::kCrossPartition ? p
+                          : mode == GroupMode::kFlattenedId  ? self
+                                                             : r;
+    const std::vector<int64_t>* mine = nullptr;
+    for (const auto& g : groups) {
+      if (std::find(g.begin(), g.end(), my_id) != g.end()) mine = &g;
+    }
+    std::vector<int64_t> members;
+    if (mine == nullptr) {
+      members = {self};
+    } else {
+      plan.in_group[self] = 1;
+      if (mode == GroupMode::kCrossReplicaAndPartition) {
+        // Partition-major, as XLA orders the participants.
+        for (int64_t q = 0; q < P; ++q) {
+          for (int64_t id : *mine) members.push_back(id * P + q);
+        }
+      }
+      for (int64_t id : *mine) {
+        switch (mode) {
+          case GroupMode::kCrossReplica:
+            members.push_back(id * P + p);
+            break;
+          case GroupMode::kCrossPartition:
+            members.push_back(r * P + id);
+            break;
+          case GroupMode::kCrossReplicaAndPartition:
+            break;
+          case GroupMode::kFlattenedId:
+            members.push_back(id);
+            break;
+        }
+      }
+    }
+    plan.ranks[self] = std::find(members.begin(), members.end(), self) - members.begin();
+    if (permute) {
+      for (const auto& [s, t] : instr.source_target_pairs) {
+        if (s < 0 || t < 0 || s >= id_space || t >= id_space) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "source_target_pairs names {", s, ",", t, "} but there are only ", id_space,
+              mode == GroupMode::kCrossPartition ? " partitions" : " replicas"));
+        }
+        if (t == my_id) {
+          plan.sources[self] = mode == GroupMode::kCrossPartition ? r * P + s : s * P + p;
+        }
+      }
+    }
+    plan.groups[self] = std::move(members);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status BuildReducer(FunctionBuilder& b, const HloInstruction& instr, ElementType type,
+                          CollectiveReducer& reducer) {
+  const HloComputation* computation = instr.to_apply();
+  if (computation == nullptr) {
+    return absl::InvalidArgumentError("the collective has no to_apply computation");
+  }
+  std::optional<HloOpcode> op = MatchBinaryReducer(*computation);
+  if (op.has_value() && computation->root()->shape().element_type() == type) {
+    auto kernel = SelectBinaryKernel(*op, type, type);
+    if (kernel.ok()) {
+      reducer.kernel = *kernel;
+      return absl::OkStatus();
+    }
+  }
+  HLOVM_ASSIGN_OR_RETURN(reducer.fn, b.compiler().CompileFunction(*computation, false));
+  return absl::OkStatus();
+}
+
+// Emits the collective `kind` of `instr` over the leaves `in` into new
+// registers, appended to `out_desc`.
+absl::Status EmitCollective(FunctionBuilder& b, const HloInstruction& instr, CollectiveKind kind,
+                            const ValueDesc& in, const std::vector<const Shape*>& out_leaves,
+                            ValueDesc* out_desc) {
+  CollectivePlan plan;
+  plan.kind = kind;
+  plan.hlo = &instr;
+  const HloModule* module = &b.compiler().module();
+  plan.replicas = std::max<int64_t>(1, module->replica_count);
+  plan.partitions = std::max<int64_t>(1, module->num_partitions);
+  if (in.size() > 64 || out_leaves.size() > 64) {
+    return absl::UnimplementedError("collectives of more than 64 arrays");
+  }
+  // Registers may hold aliases (reshape): the shapes come from the HLO.
+  std::vector<const Shape*> in_leaves;
+  for (const HloInstruction* o : instr.operands()) FlattenShape(o->shape(), &in_leaves);
+  if (in_leaves.size() != in.size()) {
+    return absl::InternalError("collective operand leaves do not match their registers");
+  }
+  for (const Shape* s : in_leaves) {
+    if (!s->IsArray()) return absl::InvalidArgumentError("collective operands must be arrays");
+    plan.in_shapes.push_back(RowMajorShape(*s));
+  }
+  for (const Shape* s : out_leaves) {
+    if (!s->IsArray()) return absl::InvalidArgumentError("collective results must be arrays");
+    plan.out_shapes.push_back(RowMajorShape(*s));
+  }
+  if (!instr.dimensions.empty()) plan.dimension = instr.dimensions[0];
+  if (kind == CollectiveKind::kAllToAll && instr.dimensions.empty()) plan.tuple_form = true;
+  if (kind == CollectiveKind::kRaggedAllToAll) {
+    if (plan.in_shapes.size() != 6 || plan.out_shapes.size() != 1 ||
+        plan.in_shapes[0].rank() < 1 || plan.in_shapes[1].rank() < 1) {
+      return absl::InvalidArgumentError(
+          "ragged-all-to-all takes (input, output, input_offsets, send_sizes, output_offsets, "
+          "recv_sizes) and returns the output");
+    }
+    for (int i = 2; i < 6; ++i) {
+      const ElementType t = plan.in_shapes[i].element_type();
+      if (t != ElementType::kS32 && t != ElementType::kS64) {
+        return absl::InvalidArgumentError("ragged-all-to-all offsets and sizes must be s32 or s64");
+      }
+    }
+  }
+  if (kind == CollectiveKind::kAllReduce || kind == CollectiveKind::kReduceScatter) {
+    if (plan.in_shapes.empty()) return absl::InvalidArgumentError("no operands");
+    const ElementType type = plan.in_shapes[0].element_type();
+    for (const Shape& s : plan.in_shapes) {
+      if (s.element_type() != type) {
+        return absl::UnimplementedError("a reduction over operands of different element types");
+      }
+    }
+    HLOVM_RETURN_IF_ERROR(BuildReducer(b, instr, type, plan.reducer));
+  }
+  HLOVM_RETURN_IF_ERROR(ResolveGroups(instr, plan));
+  // Shape checks of the data movement (the verifier checks the rest).
+  for (int64_t self = 0; self < plan.replicas * plan.partitions; ++self) {
+    const int64_t n = static_cast<int64_t>(plan.groups[self].size());
+    if (kind == CollectiveKind::kAllToAll && plan.tuple_form &&
+        (static_cast<int64_t>(in.size()) != n || out_leaves.size() != in.size())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "all-to-all of ", in.size(), " operands in a group of ", n));
+    }
+    if (kind == CollectiveKind::kAllToAll && !plan.tuple_form) {
+      for (const Shape& s : plan.in_shapes) {
+        if (plan.dimension < 0 || plan.dimension >= s.rank() || s.dimensions(plan.dimension) % n) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "all-to-all cannot split ", s.ToString(), " along dimension ", plan.dimension,
+              " into ", n, " parts"));
+        }
+      }
+    }
+    if (kind == CollectiveKind::kAllGather || kind == CollectiveKind::kReduceScatter) {
+      for (size_t a = 0; a < plan.in_shapes.size() && a < plan.out_shapes.size(); ++a) {
+        const Shape& small = kind == CollectiveKind::kAllGather ? plan.in_shapes[a]
+                                                                : plan.out_shapes[a];
+        const Shape& big = kind == CollectiveKind::kAllGather ? plan.out_shapes[a]
+                                                              : plan.in_shapes[a];
+        if (plan.dimension < 0 || plan.dimension >= small.rank() ||
+            small.dimensions(plan.dimension) * n != big.dimensions(plan.dimension)) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              CollectiveKindName(kind), " from ", plan.in_shapes[a].ToString(), " to ",
+              plan.out_shapes[a].ToString(), " does not fit a group of ", n));
+        }
+      }
+    }
+  }
+  int64_t bytes = 0;
+  FunctionBuilder::EmitSpec spec;
+  for (const Shape* s : out_leaves) {
+    HLOVM_ASSIGN_OR_RETURN(Reg r, b.NewReg(RegKind::kOwned, *s));
+    spec.out.push_back(r);
+    out_desc->push_back(r);
+    bytes += b.function().regs[r].bytes;
+  }
+  for (auto& s : plan.in_shapes) plan.in_ptrs.push_back(&s);
+  for (auto& s : plan.out_shapes) plan.out_ptrs.push_back(&s);
+  // The pointers above refer into the plan; AddPlan moves it, so rebuild
+  // them in its final place.
+  const CollectivePlan* stored = b.program().AddPlan(std::move(plan));
+  auto* fix = const_cast<CollectivePlan*>(stored);
+  fix->in_ptrs.clear();
+  fix->out_ptrs.clear();
+  for (auto& s : fix->in_shapes) fix->in_ptrs.push_back(&s);
+  for (auto& s : fix->out_shapes) fix->out_ptrs.push_back(&s);
+  spec.handler = &CollectiveHandler;
+  spec.plan = stored;
+  spec.in = in;
+  spec.cost = 2 * bytes + 64;
+  spec.mnemonic = std::string(CollectiveKindName(kind));
+  spec.side_effect = true;
+  b.Emit(&instr, std::move(spec));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<CollectiveKind> KindOf(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kAllReduce:
+    case HloOpcode::kAllReduceStart:
+      return CollectiveKind::kAllReduce;
+    case HloOpcode::kAllGather:
+    case HloOpcode::kAllGatherStart:
+      return CollectiveKind::kAllGather;
+    case HloOpcode::kReduceScatter:
+      return CollectiveKind::kReduceScatter;
+    case HloOpcode::kAllToAll:
+      return CollectiveKind::kAllToAll;
+    case HloOpcode::kCollectivePermute:
+    case HloOpcode::kCollectivePermuteStart:
+      return CollectiveKind::kCollectivePermute;
+    case HloOpcode::kCollectiveBroadcast:
+      return CollectiveKind::kCollectiveBroadcast;
+    case HloOpcode::kRaggedAllToAll:
+      return CollectiveKind::kRaggedAllToAll;
+    default:
+      return absl::UnimplementedError(
+          absl::StrCat("collective '", std::string(HloOpcodeName(op)), "' is not implemented yet"));
+  }
+}
+
+ValueDesc Concat(absl::Span<const ValueDesc* const> operands) {
+  ValueDesc all;
+  for (const ValueDesc* d : operands) all.insert(all.end(), d->begin(), d->end());
+  return all;
+}
+
+// all-reduce, all-gather, reduce-scatter, all-to-all, collective-permute,
+// collective-broadcast.
+absl::Status LowerCollective(FunctionBuilder& b, const HloInstruction& instr,
+                             absl::Span<const ValueDesc* const> operands, ValueDesc* result) {
+  HLOVM_ASSIGN_OR_RETURN(CollectiveKind kind, KindOf(instr.opcode()));
+  if (!instr.collective_slice_sizes.empty()) {
+    return absl::UnimplementedError("collective-permute with slice_sizes (in-place form)");
+  }
+  std::vector<const Shape*> leaves;
+  FlattenShape(instr.shape(), &leaves);
+  return EmitCollective(b, instr, kind, Concat(operands), leaves, result);
+}
+
+// The leaves of tuple element `index` of `shape` within `desc`.
+ValueDesc TupleElementLeaves(const Shape& shape, const ValueDesc& desc, int64_t index) {
+  if (!shape.IsTuple()) return desc;
+  int64_t first = 0;
+  for (int64_t i = 0; i < index; ++i) first += LeafCount(shape.tuple_shapes()[i]);
+  const int64_t count = LeafCount(shape.tuple_shapes()[index]);
+  return ValueDesc(desc.begin() + first, desc.begin() + first + count);
+}
+
+// Allocates registers for the leaves of `shape` that are not data (the
+// u32[] contexts of collective-permute-start).
+absl::Status AppendOwned(FunctionBuilder& b, const Shape& shape, ValueDesc* result) {
+  HLOVM_ASSIGN_OR_RETURN(ValueDesc extra, b.NewOwnedValue(shape));
+  result->insert(result->end(), extra.begin(), extra.end());
+  return absl::OkStatus();
+}
+
+// all-reduce-start: the result itself. all-gather-start and
+// collective-permute-start: (operands, results, contexts...).
+absl::Status LowerCollectiveStart(FunctionBuilder& b, const HloInstruction& instr,
+                                  absl::Span<const ValueDesc* const> operands,
+                                  ValueDesc* result) {
+  HLOVM_ASSIGN_OR_RETURN(CollectiveKind kind, KindOf(instr.opcode()));
+  const Shape& shape = instr.shape();
+  const ValueDesc in = Concat(operands);
+  if (instr.opcode() == HloOpcode::kAllReduceStart) {
+    std::vector<const Shape*> leaves;
+    FlattenShape(shape, &leaves);
+    return EmitCollective(b, instr, kind, in, leaves, result);
+  }
+  if (!shape.IsTuple() || shape.tuple_shapes().size() < 2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        std::string(HloOpcodeName(instr.opcode())), " must produce a tuple (operands, results, ...)"));
+  }
+  result->insert(result->end(), in.begin(), in.end());
+  std::vector<const Shape*> leaves;
+  FlattenShape(shape.tuple_shapes()[1], &leaves);
+  HLOVM_RETURN_IF_ERROR(EmitCollective(b, instr, kind, in, leaves, result));
+  for (size_t i = 2; i < shape.tuple_shapes().size(); ++i) {
+    HLOVM_RETURN_IF_ERROR(AppendOwned(b, shape.tuple_shapes()[i], result));
+  }
+  return absl::OkStatus();
+}
+
+// -done: the start's results (the data moved at the start).
+absl::Status LowerCollectiveDone(FunctionBuilder& b, const HloInstruction& instr,
+                                 absl::Span<const ValueDesc* const> operands, ValueDesc* result) {
+  const HloInstruction* start = instr.operand(0);
+  if (start->opcode() == HloOpcode::kAllReduceStart || !start->shape().IsTuple()) {
+    *result = *operands[0];
+    return absl::OkStatus();
+  }
+  *result = TupleElementLeaves(start->shape(), *operands[0], 1);
+  return absl::OkStatus();
+}
+
+// async-start wrapping a computation: lowered inline at the start; the
+// value is ((operands), results, contexts...).
+absl::Status LowerAsyncStart(FunctionBuilder& b, const HloInstruction& instr,
+                             absl::Span<const ValueDesc* const> operands, ValueDesc* result) {
+  const HloComputation* wrapped = instr.to_apply();
+  if (wrapped == nullptr) return absl::InvalidArgumentError("async-start wraps no computation");
+  std::vector<ValueDesc> args;
+  for (const ValueDesc* d : operands) args.push_back(*d);
+  ValueDesc value;
+  HLOVM_RETURN_IF_ERROR(b.compiler().LowerComputation(b, *wrapped, args, &value));
+  const Shape& shape = instr.shape();
+  if (!shape.IsTuple() || shape.tuple_shapes().size() < 2) {
+    return absl::InvalidArgumentError("async-start must produce a tuple (operands, results, ...)");
+  }
+  ValueDesc in = Concat(operands);
+  result->insert(result->end(), in.begin(), in.end());
+  result->insert(result->end(), value.begin(), value.end());
+  for (size_t i = 2; i < shape.tuple_shapes().size(); ++i) {
+    HLOVM_RETURN_IF_ERROR(AppendOwned(b, shape.tuple_shapes()[i], result));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LowerAsyncUpdate(FunctionBuilder& b, const HloInstruction& instr,
+                              absl::Span<const ValueDesc* const> operands, ValueDesc* result) {
+  *result = *operands[0];
+  return absl::OkStatus();
+}
+
+absl::Status LowerAsyncDone(FunctionBuilder& b, const HloInstruction& instr,
+                            absl::Span<const ValueDesc* const> operands, ValueDesc* result) {
+  *result = TupleElementLeaves(instr.operand(0)->shape(), *operands[0], 1);
+  return absl::OkStatus();
+}
+
+//===----------------------------------------------------------------------===//
+// send / recv and their -done forms.
+//===----------------------------------------------------------------------===//
+
+struct PointToPointPlan {
+  int64_t channel = 0;
+  int64_t partitions = 1, replicas = 1;
+  int64_t bytes = 0;
+  // Per instance: the peer it sends to / receives from (-1: none).
+  std::vector<int64_t> peer;
+  const HloInstruction* hlo = nullptr;
+};
+
+template <bool kSend>
+bool PointToPointHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
+  const auto& p = *static_cast<const PointToPointPlan*>(instr.plan);
+  const int64_t self = ctx.replica_id * p.partitions + ctx.partition_id;
+  if (self < 0 || self >= static_cast<int64_t>(p.peer.size())) {
+    return ctx.Fail(absl::InvalidArgumentError("instance outside the module's devices"));
+  }
+  const int64_t peer = p.peer[self];
+  if (peer < 0) {
+    if (!kSend) std::memset(regs[instr.out[0]], 0, p.bytes);
+    return true;
+  }
+  if (ctx.bus == nullptr) {
+    return ctx.Fail(absl::FailedPreconditionError(
+        "send/recv between instances needs a collective bus; run the module with its replicas"));
+  }
+  absl::Status status =
+      kSend ? ctx.bus->Send(self, peer, p.channel, p.hlo, regs[instr.in[0]], p.bytes)
+            : ctx.bus->Recv(self, peer, p.channel, p.hlo, regs[instr.out[0]], p.bytes);
+  if (!status.ok()) return ctx.Fail(std::move(status));
+  return true;
+}
+
+// The pairs of frontend_attributes={_xla_send_recv_source_target_pairs="{{0,1},...}"}.
+absl::StatusOr<std::vector<std::pair<int64_t, int64_t>>> SendRecvPairs(
+    const HloInstruction& instr) {
+  for (const auto& [name, value] : instr.raw_attributes()) {
+    if (name != "frontend_attributes") continue;
+    const size_t at = value.find("_xla_send_recv_source_target_pairs");
+    if (at == std::string::npos) continue;
+    const size_t open = value.find('"', at);
+    const size_t close = open == std::string::npos ? open : value.find('"', open + 1);
+    if (close == std::string::npos) break;
+    std::vector<std::pair<int64_t, int64_t>> pairs;
+    std::vector<int64_t> numbers;
+    int64_t current = -1;
+    for (size_t i = open + 1; i <= close; ++i) {
+      const char c = value[i];
+      if (c >= '0' && c <= '9') {
+        current = (current < 0 ? 0 : current * 10) + (c - '0');
+      } else if (current >= 0) {
+        numbers.push_back(current);
+        current = -1;
+      }
+    }
+    if (numbers.size() % 2 != 0) break;
+    for (size_t i = 0; i < numbers.size(); i += 2) pairs.push_back({numbers[i], numbers[i + 1]});
+    return pairs;
+  }
+  if (instr.is_host_transfer) {
+    return absl::UnimplementedError("send/recv to the host (is_host_transfer=true)");
+  }
+  return absl::InvalidArgumentError(
+      "send/recv needs frontend_attributes={_xla_send_recv_source_target_pairs=\"{{s,t},...}\"}");
+}
+
+absl::StatusOr<PointToPointPlan> MakePointToPointPlan(FunctionBuilder& b,
+                                                      const HloInstruction& instr,
+                                                      const Shape& data, bool send) {
+  PointToPointPlan plan;
+  plan.hlo = &instr;
+  plan.channel = instr.channel_id.value_or(0);
+  const HloModule& module = b.compiler().module();
+  plan.replicas = std::max<int64_t>(1, module.replica_count);
+  plan.partitions = std::max<int64_t>(1, module.num_partitions);
+  if (!data.IsArray()) return absl::UnimplementedError("send/recv of a tuple");
+  plan.bytes = ByteWidth(data.element_type());
+  for (int64_t i = 0; i < data.rank(); ++i) plan.bytes *= data.dimensions(i);
+  HLOVM_ASSIGN_OR_RETURN(auto pairs, SendRecvPairs(instr));
+  // Pairs name partitions when the module has several, else replicas.
+  const bool by_partition = plan.partitions > 1;
+  const int64_t n = plan.replicas * plan.partitions;
+  plan.peer.assign(n, -1);
+  for (int64_t self = 0; self < n; ++self) {
+    const int64_t r = self / plan.partitions, q = self % plan.partitions;
+    const int64_t me = by_partition ? q : r;
+    for (const auto& [s, t] : pairs) {
+      const int64_t other = send ? t : s;
+      if ((send ? s : t) != me) continue;
+      if (other < 0 || other >= (by_partition ? plan.partitions : plan.replicas)) {
+        return absl::InvalidArgumentError(absl::StrCat("send/recv pair names device ", other));
+      }
+      plan.peer[self] = by_partition ? r * plan.partitions + other : other * plan.partitions + q;
+    }
+  }
+  return plan;
+}
+
+// send(data, token) -> (data, u32[], token): the data leaves at once.
+absl::Status LowerSend(FunctionBuilder& b, const HloInstruction& instr,
+                       absl::Span<const ValueDesc* const> operands, ValueDesc* result) {
+  if (operands.size() != 2 || operands[0]->size() != 1) {
+    return absl::InvalidArgumentError("send takes (array, token)");
+  }
+  HLOVM_ASSIGN_OR_RETURN(PointToPointPlan plan,
+                         MakePointToPointPlan(b, instr, instr.operand(0)->shape(), true));
+  FunctionBuilder::EmitSpec spec;
+  spec.handler = &PointToPointHandler<true>;
+  spec.cost = plan.bytes + 64;
+  spec.plan = b.program().AddPlan(std::move(plan));
+  spec.in = {(*operands[0])[0]};
+  spec.mnemonic = "send";
+  spec.side_effect = true;
+  b.Emit(&instr, std::move(spec));
+  result->push_back((*operands[0])[0]);
+  const Shape& shape = instr.shape();
+  for (size_t i = 1; shape.IsTuple() && i < shape.tuple_shapes().size(); ++i) {
+    HLOVM_RETURN_IF_ERROR(AppendOwned(b, shape.tuple_shapes()[i], result));
+  }
+  return absl::OkStatus();
+}
+
+// send-done(send) -> token.
+absl::Status LowerSendDone(FunctionBuilder& b, const HloInstruction& instr,
+                           absl::Span<const ValueDesc* const> operands, ValueDesc* result) {
+  result->push_back(operands[0]->back());
+  return absl::OkStatus();
+}
+
+// recv(token) -> (data, u32[], token): only registers; the data arrives at
+// recv-done, so that a recv issued before the peer's send cannot block it.
+absl::Status LowerRecv(FunctionBuilder& b, const HloInstruction& instr,
+                       absl::Span<const ValueDesc* const> operands, ValueDesc* result) {
+  return AppendOwned(b, instr.shape(), result);
+}
+
+// recv-done(recv) -> (data, token).
+absl::Status LowerRecvDone(FunctionBuilder& b, const HloInstruction& instr,
+                           absl::Span<const ValueDesc* const> operands, ValueDesc* result) {
+  const HloInstruction& recv = *instr.operand(0);
+  if (recv.opcode() != HloOpcode::kRecv || !recv.shape().IsTuple()) {
+    return absl::InvalidArgumentError("recv-done takes a recv");
+  }
+  const Shape& data = recv.shape().tuple_shapes()[0];
+  HLOVM_ASSIGN_OR_RETURN(PointToPointPlan plan, MakePointToPointPlan(b, recv, data, false));
+  HLOVM_ASSIGN_OR_RETURN(Reg out, b.NewReg(RegKind::kOwned, data));
+  FunctionBuilder::EmitSpec spec;
+  spec.handler = &PointToPointHandler<false>;
+  spec.cost = plan.bytes + 64;
+  spec.plan = b.program().AddPlan(std::move(plan));
+  spec.out = {out};
+  spec.mnemonic = "recv";
+  spec.side_effect = true;
+  b.Emit(&instr, std::move(spec));
+  result->push_back(out);
+  result->push_back(operands[0]->back());
+  return absl::OkStatus();
+}
+
+//===----------------------------------------------------------------------===//
+// infeed / outfeed.
+//===----------------------------------------------------------------------===//
+
+struct FeedPlan {
+  std::vector<Shape> leaves;  // row-major
+  Shape shape;                // the fed value's shape
+  const HloInstruction* hlo = nullptr;
+};
+
+void FlattenLiteral(Literal& value, std::vector<Literal*>* leaves) {
+  if (value.shape().IsTuple()) {
+    for (Literal& e : value.tuple_elements()) FlattenLiteral(e, leaves);
+  } else {
+    leaves->push_back(&value);
+  }
+}
+
+bool InfeedHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
+  const auto& p = *static_cast<const FeedPlan*>(instr.plan);
+  if (ctx.feeds == nullptr) {
+    return ctx.Fail(absl::FailedPreconditionError(
+        absl::StrCat("infeed of ", p.shape.ToString(), " but no infeed was given (--infeed=FILE.npy)")));
+  }
+  Literal value;
+  {
+    absl::MutexLock lock(&ctx.feeds->mu);
+    if (ctx.feeds->infeed.empty()) {
+      return ctx.Fail(absl::FailedPreconditionError(absl::StrCat(
+          "infeed of ", p.shape.ToString(), " but the infeed queue is empty")));
+    }
+    value = std::move(ctx.feeds->infeed.front());
+    ctx.feeds->infeed.pop_front();
+  }
+  std::vector<Literal*> leaves;
+  FlattenLiteral(value, &leaves);
+  if (leaves.size() != p.leaves.size()) {
+    return ctx.Fail(absl::InvalidArgumentError(absl::StrCat(
+        "infeed of ", p.shape.ToString(), " got ", value.shape().ToString())));
+  }
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    if (!leaves[i]->shape().Compatible(p.leaves[i])) {
+      return ctx.Fail(absl::InvalidArgumentError(absl::StrCat(
+          "infeed of ", p.shape.ToString(), " got ", value.shape().ToString())));
+    }
+    auto row_major = leaves[i]->Relayout(p.leaves[i].layout());
+    if (!row_major.ok()) return ctx.Fail(row_major.status());
+    std::memcpy(regs[instr.out[i]], row_major->untyped_data(), row_major->size_bytes());
+  }
+  return true;
+}
+
+absl::StatusOr<Literal> LeavesToLiteral(const Shape& shape, uint8_t* const* regs, const Reg*& leaf) {
+  if (shape.IsTuple()) {
+    std::vector<Literal> elements;
+    for (const Shape& s : shape.tuple_shapes()) {
+      HLOVM_ASSIGN_OR_RETURN(Literal e, LeavesToLiteral(s, regs, leaf));
+      elements.push_back(std::move(e));
+    }
+    return Literal::Tuple(std::move(elements));
+  }
+  HLOVM_ASSIGN_OR_RETURN(Literal lit, Literal::Create(RowMajorShape(shape)));
+  std::memcpy(lit.untyped_data(), regs[*leaf++], lit.size_bytes());
+  return lit;
+}
+
+bool OutfeedHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
+  const auto& p = *static_cast<const FeedPlan*>(instr.plan);
+  if (ctx.feeds == nullptr) return true;
+  const Reg* leaf = instr.in;
+  auto value = LeavesToLiteral(p.shape, regs, leaf);
+  if (!value.ok()) return ctx.Fail(value.status());
+  absl::MutexLock lock(&ctx.feeds->mu);
+  ctx.feeds->outfeed.push_back(std::move(*value));
+  return true;
+}
+
+// infeed(token) -> (value, token).
+absl::Status LowerInfeed(FunctionBuilder& b, const HloInstruction& instr,
+                         absl::Span<const ValueDesc* const> operands, ValueDesc* result) {
+  const Shape& shape = instr.shape();
+  if (!shape.IsTuple() || shape.tuple_shapes().size() != 2) {
+    return absl::InvalidArgumentError("infeed must produce (value, token)");
+  }
+  FeedPlan plan;
+  plan.hlo = &instr;
+  plan.shape = shape.tuple_shapes()[0];
+  std::vector<const Shape*> leaves;
+  FlattenShape(plan.shape, &leaves);
+  FunctionBuilder::EmitSpec spec;
+  for (const Shape* s : leaves) {
+    if (!s->IsArray()) return absl::UnimplementedError("infeed of a token");
+    plan.leaves.push_back(RowMajorShape(*s));
+    HLOVM_ASSIGN_OR_RETURN(Reg r, b.NewReg(RegKind::kOwned, *s));
+    spec.out.push_back(r);
+    result->push_back(r);
+  }
+  spec.handler = &InfeedHandler;
+  spec.plan = b.program().AddPlan(std::move(plan));
+  spec.cost = 64;
+  spec.mnemonic = "infeed";
+  spec.side_effect = true;
+  b.Emit(&instr, std::move(spec));
+  result->push_back(operands[0]->back());
+  return absl::OkStatus();
+}
+
+// outfeed(value, token) -> token.
+absl::Status LowerOutfeed(FunctionBuilder& b, const HloInstruction& instr,
+                          absl::Span<const ValueDesc* const> operands, ValueDesc* result) {
+  FeedPlan plan;
+  plan.hlo = &instr;
+  plan.shape = instr.operand(0)->shape();
+  FunctionBuilder::EmitSpec spec;
+  spec.in = *operands[0];
+  spec.handler = &OutfeedHandler;
+  spec.plan = b.program().AddPlan(std::move(plan));
+  spec.cost = 64;
+  spec.mnemonic = "outfeed";
+  spec.side_effect = true;
+  b.Emit(&instr, std::move(spec));
+  result->push_back(operands[1]->back());
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterCollectiveLowerings(LoweringTable& table) {
+  auto set = [&](HloOpcode op, LowerFn fn) { table[static_cast<int>(op)] = fn; };
+  for (HloOpcode op : {HloOpcode::kAllReduce, HloOpcode::kAllGather, HloOpcode::kReduceScatter,
+                       HloOpcode::kAllToAll, HloOpcode::kCollectivePermute,
+                       HloOpcode::kCollectiveBroadcast, HloOpcode::kRaggedAllToAll}) {
+    set(op, &LowerCollective);
+  }
+  for (HloOpcode op : {HloOpcode::kAllReduceStart, HloOpcode::kAllGatherStart,
+                       HloOpcode::kCollectivePermuteStart}) {
+    set(op, &LowerCollectiveStart);
+  }
+  for (HloOpcode op : {HloOpcode::kAllReduceDone, HloOpcode::kAllGatherDone,
+                       HloOpcode::kCollectivePermuteDone}) {
+    set(op, &LowerCollectiveDone);
+  }
+  set(HloOpcode::kAsyncStart, &LowerAsyncStart);
+  set(HloOpcode::kAsyncUpdate, &LowerAsyncUpdate);
+  set(HloOpcode::kAsyncDone, &LowerAsyncDone);
+  set(HloOpcode::kSend, &LowerSend);
+  set(HloOpcode::kSendDone, &LowerSendDone);
+  set(HloOpcode::kRecv, &LowerRecv);
+  set(HloOpcode::kRecvDone, &LowerRecvDone);
+  set(HloOpcode::kInfeed, &LowerInfeed);
+  set(HloOpcode::kOutfeed, &LowerOutfeed);
+}
+
+}  // namespace vm
+}  // namespace hlovm

@@ -1,0 +1,447 @@
+// Multi-instance runs on the in-memory collective bus: results, per-instance
+// arguments, group forms, and the faults (a skipped collective, a shape
+// mismatch, a late peer) that must fail every instance without a hang.
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+#include "vm/api.h"
+#include "vm/vm_test_util.h"
+
+namespace hlovm {
+namespace {
+
+using vm_test::Array;
+using vm_test::Build;
+using vm_test::Values;
+
+std::vector<absl::StatusOr<Literal>> RunAll(const Executable& exe,
+                                         std::vector<std::vector<const Literal*>> args,
+                                         double timeout = 10, int threads = 1) {
+  ReplicatedOptions options;
+  options.threads = threads;
+  options.collective_timeout_seconds = timeout;
+  return ExecuteReplicated(exe, args, options);
+}
+
+constexpr char kAllReduceF32[] = R"(
+HloModule ar, replica_count=4
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  p = f32[5000] parameter(0)
+  ROOT r = f32[5000] all-reduce(p), replica_groups={}, to_apply=add
+})";
+
+TEST(ReplicasTest, AllReduceOfPerInstanceArgumentsIsIdenticalEverywhere) {
+  auto exe = Build(kAllReduceF32);
+  ASSERT_NE(exe, nullptr);
+  std::vector<Literal> inputs;
+  for (int r = 0; r < 4; ++r) {
+    std::vector<float> v(5000);
+    for (int i = 0; i < 5000; ++i) v[i] = 0.1f * static_cast<float>(i % 17) + 1.0f / (r + 1);
+    inputs.push_back(Array<float>(ElementType::kF32, {5000}, v));
+  }
+  std::vector<std::vector<const Literal*>> args;
+  for (auto& l : inputs) args.push_back({&l});
+  for (int threads : {1, 2}) {
+    auto results = RunAll(*exe, args, 10, threads);
+    ASSERT_EQ(results.size(), 4u);
+    for (auto& r : results) ASSERT_TRUE(r.ok()) << r.status();
+    // Summed in replica order, as the bus does.
+    std::vector<float> expect(5000);
+    for (int i = 0; i < 5000; ++i) {
+      float s = inputs[0].data<float>()[i];
+      for (int r = 1; r < 4; ++r) s += inputs[r].data<float>()[i];
+      expect[i] = s;
+    }
+    for (int r = 0; r < 4; ++r) {
+      EXPECT_EQ(Values<float>(*results[r]), expect) << "replica " << r;
+      EXPECT_TRUE(results[r]->BitwiseEqual(*results[0]));
+    }
+  }
+}
+
+TEST(ReplicasTest, IotaGroupsAndCustomReducer) {
+  // [2,2]<=[2,2]T(1,0): groups {0,2},{1,3}; the reducer is not a single op.
+  auto exe = Build(R"(
+HloModule g, replica_count=4
+f {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  m = s32[] multiply(a, b)
+  ROOT s = s32[] add(m, a)
+}
+ENTRY e {
+  id = u32[] replica-id()
+  c = s32[] convert(id)
+  one = s32[] constant(1)
+  x = s32[] add(c, one)
+  ROOT r = s32[] all-reduce(x), replica_groups=[2,2]<=[2,2]T(1,0), to_apply=f
+})");
+  ASSERT_NE(exe, nullptr);
+  auto results = RunAll(*exe, {{}});
+  // f(a, b) = a*b + a in rank order: {0,2}: x=1,3 -> 1*3+1 = 4; {1,3}: 2,4 -> 10.
+  const std::vector<int32_t> expect = {4, 10, 4, 10};
+  for (int r = 0; r < 4; ++r) {
+    ASSERT_TRUE(results[r].ok()) << results[r].status();
+    EXPECT_EQ(Values<int32_t>(*results[r]), std::vector<int32_t>{expect[r]}) << r;
+  }
+}
+
+TEST(ReplicasTest, WrongArgumentCountIsRefused) {
+  auto exe = Build(kAllReduceF32);
+  ASSERT_NE(exe, nullptr);
+  auto results = RunAll(*exe, {{}, {}});
+  for (auto& r : results) EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// Replica 1 takes the other branch and never joins the all-reduce.
+constexpr char kSkip[] = R"(
+HloModule skip, replica_count=2
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+reduce_it {
+  p = f32[4] parameter(0)
+  ROOT r = f32[4] all-reduce(p), replica_groups={{0,1}}, to_apply=add
+}
+keep {
+  ROOT p = f32[4] parameter(0)
+}
+ENTRY e {
+  id = u32[] replica-id()
+  zero = u32[] constant(0)
+  is0 = pred[] compare(id, zero), direction=EQ
+  x = f32[4] constant({1, 2, 3, 4})
+  ROOT c = f32[4] conditional(is0, x, x), true_computation=reduce_it, false_computation=keep
+})";
+
+TEST(ReplicasTest, SkippedCollectiveFailsAtOnceWhenThePeerHasExited) {
+  auto exe = Build(kSkip);
+  ASSERT_NE(exe, nullptr);
+  const auto start = std::chrono::steady_clock::now();
+  auto results = RunAll(*exe, {{}}, /*timeout=*/30);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(seconds, 5.0);  // well inside the 30 s timeout
+  ASSERT_FALSE(results[0].ok());
+  const std::string message(results[0].status().message());
+  EXPECT_TRUE(absl::StrContains(message, "%r")) << message;
+  EXPECT_TRUE(absl::StrContains(message, "group {0,1}")) << message;
+  EXPECT_TRUE(absl::StrContains(message, "replica 1 has already finished")) << message;
+  EXPECT_EQ(ExitCodeForStatus(results[0].status()), 1);
+}
+
+TEST(ReplicasTest, LatePeerTimesOut) {
+  // Replica 1 runs a long loop before the all-reduce; the timeout is short.
+  auto exe = Build(R"(
+HloModule late, replica_count=2
+add {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT s = s32[] add(a, b)
+}
+cond {
+  s = (s32[], s32[]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] get-tuple-element(s), index=1
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], s32[]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  ROOT t = (s32[], s32[]) tuple(j, n)
+}
+ENTRY e {
+  id = u32[] replica-id()
+  c = s32[] convert(id)
+  big = s32[] constant(200000000)
+  n = s32[] multiply(c, big)
+  zero = s32[] constant(0)
+  init = (s32[], s32[]) tuple(zero, n)
+  w = (s32[], s32[]) while(init), condition=cond, body=body
+  i = s32[] get-tuple-element(w), index=0
+  ROOT r = s32[] all-reduce(i), replica_groups={}, to_apply=add
+})");
+  ASSERT_NE(exe, nullptr);
+  const auto start = std::chrono::steady_clock::now();
+  auto results = RunAll(*exe, {{}}, /*timeout=*/0.2);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_FALSE(results[0].ok());
+  const std::string message(results[0].status().message());
+  EXPECT_TRUE(absl::StrContains(message, "timed out")) << message;
+  EXPECT_TRUE(absl::StrContains(message, "replica 1 did not arrive")) << message;
+  // Replica 1 is cancelled rather than left running its loop.
+  EXPECT_FALSE(results[1].ok());
+  EXPECT_LT(seconds, 10.0);
+}
+
+TEST(ReplicasTest, ShapeMismatchFailsEveryInstanceAtOnce) {
+  // Replica 1 reduces a different array than replica 0 (different ops of
+  // different shapes in the two branches).
+  auto exe = Build(R"(
+HloModule mismatch, replica_count=2
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+four {
+  p = f32[4] parameter(0)
+  ROOT r = f32[4] all-reduce(p), replica_groups={{0,1}}, to_apply=add
+}
+two {
+  p = f32[4] parameter(0)
+  s = f32[2] slice(p), slice={[0:2]}
+  r = f32[2] all-reduce(s), replica_groups={{0,1}}, to_apply=add
+  ROOT o = f32[4] pad(r, f32[] constant(0)), padding=0_2
+}
+ENTRY e {
+  id = u32[] replica-id()
+  zero = u32[] constant(0)
+  is0 = pred[] compare(id, zero), direction=EQ
+  x = f32[4] constant({1, 2, 3, 4})
+  ROOT c = f32[4] conditional(is0, x, x), true_computation=four, false_computation=two
+})");
+  ASSERT_NE(exe, nullptr);
+  const auto start = std::chrono::steady_clock::now();
+  auto results = RunAll(*exe, {{}}, /*timeout=*/30);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(seconds, 5.0);
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_FALSE(results[r].ok());
+    const std::string message(results[r].status().message());
+    EXPECT_TRUE(absl::StrContains(message, "does not match")) << message;
+    EXPECT_TRUE(absl::StrContains(message, "group {0,1}")) << message;
+  }
+}
+
+TEST(ReplicasTest, CrossedCollectivesFailAtOnce) {
+  // Replica 0 waits at an all-reduce over {0,1}, replica 1 at one over
+  // {1,0}: each waits for the other, so both fail without the timeout.
+  auto exe = Build(R"(
+HloModule crossed, replica_count=2
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+first {
+  p = f32[4] parameter(0)
+  ROOT r = f32[4] all-reduce(p), replica_groups={{0,1}}, to_apply=add
+}
+second {
+  p = f32[4] parameter(0)
+  ROOT r = f32[4] all-reduce(p), replica_groups={{1,0}}, to_apply=add
+}
+ENTRY e {
+  id = u32[] replica-id()
+  zero = u32[] constant(0)
+  is0 = pred[] compare(id, zero), direction=EQ
+  x = f32[4] constant({1, 2, 3, 4})
+  ROOT c = f32[4] conditional(is0, x, x), true_computation=first, false_computation=second
+})");
+  ASSERT_NE(exe, nullptr);
+  const auto start = std::chrono::steady_clock::now();
+  auto results = RunAll(*exe, {{}}, /*timeout=*/30);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
+  ASSERT_FALSE(results[0].ok());
+  ASSERT_FALSE(results[1].ok());
+  const std::string both =
+      std::string(results[0].status().message()) + " | " + std::string(results[1].status().message());
+  EXPECT_TRUE(absl::StrContains(both, "waits for this instance at another collective")) << both;
+}
+
+TEST(ReplicasTest, ManyRoundsOfSmallAndLargeCollectives) {
+  // 8 replicas, 300 loop iterations, each a staged scalar all-reduce (min)
+  // and a large one (max, split across the instances): v += 7, s -= 7.
+  auto exe = Build(R"(
+HloModule rounds, replica_count=8
+mx {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT m = s32[] maximum(a, b)
+}
+mn {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT m = s32[] minimum(a, b)
+}
+cond {
+  st = (s32[], s32[], s32[5000]) parameter(0)
+  i = s32[] get-tuple-element(st), index=0
+  n = s32[] constant(300)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  st = (s32[], s32[], s32[5000]) parameter(0)
+  i = s32[] get-tuple-element(st), index=0
+  s = s32[] get-tuple-element(st), index=1
+  v = s32[5000] get-tuple-element(st), index=2
+  id = u32[] replica-id()
+  c = s32[] convert(id)
+  sd = s32[] subtract(s, c)
+  s2 = s32[] all-reduce(sd), replica_groups={}, to_apply=mn
+  cb = s32[5000] broadcast(c), dimensions={}
+  va = s32[5000] add(v, cb)
+  v2 = s32[5000] all-reduce(va), replica_groups={}, to_apply=mx
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  ROOT t = (s32[], s32[], s32[5000]) tuple(j, s2, v2)
+}
+ENTRY e {
+  z = s32[] constant(0)
+  zv = s32[5000] broadcast(z), dimensions={}
+  init = (s32[], s32[], s32[5000]) tuple(z, z, zv)
+  w = (s32[], s32[], s32[5000]) while(init), condition=cond, body=body
+  s = s32[] get-tuple-element(w), index=1
+  v = s32[5000] get-tuple-element(w), index=2
+  ROOT out = (s32[], s32[5000]) tuple(s, v)
+})");
+  ASSERT_NE(exe, nullptr);
+  auto results = RunAll(*exe, {{}}, 10, /*threads=*/2);
+  for (int r = 0; r < 8; ++r) {
+    ASSERT_TRUE(results[r].ok()) << results[r].status();
+    const auto& parts = results[r]->tuple_elements();
+    EXPECT_EQ(Values<int32_t>(parts[0]), std::vector<int32_t>{-2100}) << r;
+    EXPECT_EQ(Values<int32_t>(parts[1]), std::vector<int32_t>(5000, 2100)) << r;
+  }
+}
+
+TEST(ReplicasTest, CollectiveWithoutBusNeedsReplicas) {
+  auto exe = Build(kAllReduceF32);
+  ASSERT_NE(exe, nullptr);
+  Literal x = Array<float>(ElementType::kF32, {5000}, std::vector<float>(5000, 1.0f));
+  auto result = exe->Execute({&x});
+  ASSERT_FALSE(result.ok());
+  EXPECT_TRUE(absl::StrContains(result.status().message(), "collective bus"));
+}
+
+constexpr char kSendRecv[] = R"(
+HloModule sr, replica_count=3
+ENTRY e {
+  id = u32[] replica-id()
+  x = u32[3] broadcast(id), dimensions={}
+  t = token[] after-all()
+  r = (u32[3], u32[], token[]) recv(t), channel_id=1, frontend_attributes={_xla_send_recv_source_target_pairs="{{0,1},{1,2},{2,0}}"}
+  s = (u32[3], u32[], token[]) send(x, t), channel_id=1, frontend_attributes={_xla_send_recv_source_target_pairs="{{0,1},{1,2},{2,0}}"}
+  rd = (u32[3], token[]) recv-done(r), channel_id=1
+  sd = token[] send-done(s), channel_id=1
+  ROOT v = u32[3] get-tuple-element(rd), index=0
+})";
+
+TEST(ReplicasTest, SendRecvRing) {
+  auto exe = Build(kSendRecv);
+  ASSERT_NE(exe, nullptr);
+  auto results = RunAll(*exe, {{}});
+  for (uint32_t r = 0; r < 3; ++r) {
+    ASSERT_TRUE(results[r].ok()) << results[r].status();
+    const uint32_t from = (r + 2) % 3;
+    EXPECT_EQ(Values<uint32_t>(*results[r]), (std::vector<uint32_t>{from, from, from})) << r;
+  }
+}
+
+TEST(ReplicasTest, RecvFromAFinishedPeerFailsAtOnce) {
+  // Replica 1 receives from replica 0, which never sends.
+  auto exe = Build(R"(
+HloModule r, replica_count=2
+ENTRY e {
+  t = token[] after-all()
+  r = (f32[2], u32[], token[]) recv(t), channel_id=3, frontend_attributes={_xla_send_recv_source_target_pairs="{{0,1}}"}
+  rd = (f32[2], token[]) recv-done(r), channel_id=3
+  ROOT v = f32[2] get-tuple-element(rd), index=0
+})");
+  ASSERT_NE(exe, nullptr);
+  const auto start = std::chrono::steady_clock::now();
+  auto results = RunAll(*exe, {{}}, /*timeout=*/30);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
+  ASSERT_FALSE(results[1].ok());
+  EXPECT_TRUE(absl::StrContains(results[1].status().message(), "replica 0 has already finished"))
+      << results[1].status();
+}
+
+TEST(ReplicasTest, InfeedAndOutfeed) {
+  auto exe = Build(R"(
+HloModule feed, replica_count=2
+ENTRY e {
+  t = token[] after-all()
+  in = (s32[2], token[]) infeed(t)
+  v = s32[2] get-tuple-element(in), index=0
+  id = u32[] replica-id()
+  c = s32[] convert(id)
+  b = s32[2] broadcast(c), dimensions={}
+  s = s32[2] add(v, b)
+  o = token[] outfeed(s, t), outfeed_shape=s32[2]{0}
+  ROOT r = s32[2] multiply(s, s)
+})");
+  ASSERT_NE(exe, nullptr);
+  Literal fed = Array<int32_t>(ElementType::kS32, {2}, std::vector<int32_t>{3, 4});
+  ReplicatedOptions options;
+  options.infeed = {&fed};
+  std::vector<std::vector<Literal>> outfeed;
+  options.outfeed = &outfeed;
+  auto results = ExecuteReplicated(*exe, {std::vector<const Literal*>{}}, options);
+  ASSERT_EQ(outfeed.size(), 2u);
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_TRUE(results[r].ok()) << results[r].status();
+    ASSERT_EQ(outfeed[r].size(), 1u);
+    EXPECT_EQ(Values<int32_t>(outfeed[r][0]), (std::vector<int32_t>{3 + r, 4 + r}));
+    EXPECT_EQ(Values<int32_t>(*results[r]), (std::vector<int32_t>{(3 + r) * (3 + r), (4 + r) * (4 + r)}));
+  }
+  // An empty queue is an error naming the instruction.
+  auto empty = ExecuteReplicated(*exe, {std::vector<const Literal*>{}}, {});
+  // (The other instance may be cancelled first.)
+  ASSERT_FALSE(empty[0].ok());
+  ASSERT_FALSE(empty[1].ok());
+  EXPECT_TRUE(absl::StrContains(empty[0].status().message(), "infeed queue is empty") ||
+              absl::StrContains(empty[1].status().message(), "infeed queue is empty"));
+}
+
+TEST(ReplicasTest, RaggedAllToAll) {
+  auto exe = Build(R"(
+HloModule ragged, replica_count=2
+ENTRY e {
+  in = s32[4] parameter(0)
+  io = s32[2] parameter(1)
+  ss = s32[2] parameter(2)
+  oo = s32[2] parameter(3)
+  rs = s32[2] parameter(4)
+  out = s32[4] constant({-1, -1, -1, -1})
+  ROOT r = s32[4] ragged-all-to-all(in, out, io, ss, oo, rs), replica_groups={{0,1}}
+})");
+  ASSERT_NE(exe, nullptr);
+  auto v = [](std::vector<int32_t> x) {
+    return Array<int32_t>(ElementType::kS32, {static_cast<int64_t>(x.size())}, x);
+  };
+  // Replica 0 sends row 0 to itself (at 0) and rows 1..3 to replica 1 (at
+  // 0); replica 1 sends rows 0..1 to replica 0 (at 1) and row 2 to itself (at 3).
+  std::vector<Literal> a, b;
+  for (auto x : {std::vector<int32_t>{0, 1, 2, 3}, {0, 1}, {1, 3}, {0, 0}, {1, 3}}) a.push_back(v(x));
+  for (auto x : {std::vector<int32_t>{10, 11, 12, 13}, {0, 2}, {2, 1}, {1, 3}, {3, 1}}) {
+    b.push_back(v(x));
+  }
+  std::vector<const Literal*> pa, pb;
+  for (auto& l : a) pa.push_back(&l);
+  for (auto& l : b) pb.push_back(&l);
+  auto results = RunAll(*exe, {pa, pb});
+  ASSERT_TRUE(results[0].ok()) << results[0].status();
+  ASSERT_TRUE(results[1].ok()) << results[1].status();
+  EXPECT_EQ(Values<int32_t>(*results[0]), (std::vector<int32_t>{0, 10, 11, -1}));
+  EXPECT_EQ(Values<int32_t>(*results[1]), (std::vector<int32_t>{1, 2, 3, 12}));
+}
+
+}  // namespace
+}  // namespace hlovm
