@@ -13,6 +13,7 @@
 #include "frontend/parser.h"
 #include "frontend/verifier.h"
 #include "oneapi/tbb/info.h"
+#include "passes/pipeline.h"
 #include "oneapi/tbb/task_arena.h"
 #include "ops/shape/strided_copy.h"
 #include "vm/compiler.h"
@@ -75,8 +76,11 @@ absl::StatusOr<int64_t> FillElidedConstants(HloModule& module, ElidedFill how) {
 class VmExecutable : public Executable {
  public:
   VmExecutable(std::unique_ptr<HloModule> module, std::unique_ptr<Program> program,
-               int64_t elided)
-      : module_(std::move(module)), program_(std::move(program)), elided_(elided) {
+               int64_t elided, std::string pass_report)
+      : module_(std::move(module)),
+        program_(std::move(program)),
+        elided_(elided),
+        pass_report_(std::move(pass_report)) {
     const HloComputation& entry = *module_->entry();
     for (int64_t i = 0; i < entry.parameter_count(); ++i) {
       Shape s = entry.parameter(i)->shape();
@@ -99,6 +103,7 @@ class VmExecutable : public Executable {
   const Shape& result_shape() const override { return result_shape_; }
   int64_t elided_constants_filled() const override { return elided_; }
   std::string Disassemble() const override { return vm::DisassembleProgram(*program_); }
+  std::string PassReport() const override { return pass_report_; }
 
   absl::StatusOr<Literal> Execute(absl::Span<const Literal* const> arguments,
                                   const ExecuteOptions& options) const override;
@@ -112,6 +117,7 @@ class VmExecutable : public Executable {
   std::unique_ptr<HloModule> module_;
   std::unique_ptr<Program> program_;
   int64_t elided_;
+  std::string pass_report_;
   mutable absl::Mutex frames_mu_;
   mutable std::vector<std::unique_ptr<Frame>> frames_ ABSL_GUARDED_BY(frames_mu_);
   std::vector<Shape> parameter_shapes_;
@@ -262,9 +268,15 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::FromModule(
   }
   HLOVM_ASSIGN_OR_RETURN(int64_t elided, FillElidedConstants(*module, options.elided));
   if (options.verify) HLOVM_RETURN_IF_ERROR(VerifyModule(*module));
+  std::string pass_report = "// passes: none\n";
+  if (!options.passes.empty() && options.passes != "none") {
+    HLOVM_ASSIGN_OR_RETURN(passes::PipelineReport report,
+                           passes::RunPipeline(*module, options.passes));
+    pass_report = report.ToString();
+  }
   HLOVM_ASSIGN_OR_RETURN(std::unique_ptr<Program> program, vm::CompileModule(*module));
   return std::unique_ptr<Executable>(
-      new VmExecutable(std::move(module), std::move(program), elided));
+      new VmExecutable(std::move(module), std::move(program), elided, std::move(pass_report)));
 }
 
 }  // namespace hlovm

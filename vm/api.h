@@ -38,6 +38,9 @@ struct CompileOptions {
   std::string file_name;  // for error messages
   ElidedFill elided = ElidedFill::kXla;
   bool verify = true;     // run the verifier before compiling
+  // The pass pipeline run between the verifier and the compiler (see
+  // passes/pipeline.h): "none", "default" or a comma-separated list.
+  std::string passes = "default";
 };
 
 // Stepping, for the REPL's debugger: while an observer is set, Execute runs
@@ -107,6 +110,10 @@ class Executable {
 
   // Readable bytecode (`hlovm dis`).
   virtual std::string Disassemble() const = 0;
+
+  // Which passes ran and what they changed, as `//` comment lines (the
+  // disassembly header); "// passes: none" when none ran.
+  virtual std::string PassReport() const { return "// passes: none\n"; }
 };
 
 }  // namespace hlovm

@@ -1,0 +1,60 @@
+#include "passes/inline_calls.h"
+
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "passes/ir_util.h"
+
+namespace hlovm::passes {
+
+absl::StatusOr<PassResult> RunInlineCalls(HloModule& module) {
+  EffectAnalysis effects;
+  NameUniquer names(module);
+  int64_t inlined = 0;
+  std::vector<HloComputation*> computations;
+  for (const auto& c : module.computations()) computations.push_back(c.get());
+  for (HloComputation* caller : computations) {
+    // Calls added by inlining are handled in the next round of the pipeline.
+    std::vector<HloInstruction*> calls;
+    for (const auto& i : caller->instructions()) {
+      if (i->opcode() == HloOpcode::kCall && i->called_computations().size() == 1 &&
+          i->control_predecessors().empty()) {
+        calls.push_back(i.get());
+      }
+    }
+    for (HloInstruction* call : calls) {
+      HloComputation* callee = call->to_apply();
+      if (callee == nullptr || callee == caller || callee->root() == nullptr ||
+          effects.ComputationHasEffect(*callee) || HasControlDependencies(*callee) ||
+          callee->parameter_count() != call->operand_count()) {
+        continue;
+      }
+      bool users_control = false;
+      for (const auto& i : caller->instructions()) {
+        for (const HloInstruction* p : i->control_predecessors()) users_control |= p == call;
+      }
+      if (users_control) continue;
+      absl::flat_hash_map<const HloInstruction*, HloInstruction*> map;
+      for (int64_t p = 0; p < callee->parameter_count(); ++p) {
+        map[callee->parameter(p)] = call->operand(p);
+      }
+      for (HloInstruction* i : PostOrder(*callee)) {
+        if (map.contains(i)) continue;
+        auto copy = CloneInstruction(*i, names.Get(i->name()));
+        for (int64_t k = 0; k < copy->operand_count(); ++k) {
+          copy->ReplaceOperand(k, map.at(copy->operand(k)));
+        }
+        map[i] = caller->AddInstruction(std::move(copy));
+      }
+      ReplaceAllUses(*caller, call, map.at(callee->root()));
+      ++inlined;
+    }
+  }
+  PassResult result;
+  result.changes = inlined;
+  result.detail = absl::StrCat("inlined ", inlined, " calls");
+  return result;
+}
+
+}  // namespace hlovm::passes

@@ -1,0 +1,120 @@
+#include "passes/pipeline.h"
+
+#include <chrono>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "core/status_macros.h"
+#include "passes/algsimp.h"
+#include "passes/cse.h"
+#include "passes/dce.h"
+#include "passes/inline_calls.h"
+#include "passes/pass.h"
+#include "passes/while_licm.h"
+
+namespace hlovm::passes {
+namespace {
+
+using PassFn = absl::StatusOr<PassResult> (*)(HloModule&);
+
+struct PassInfo {
+  const char* name;
+  PassFn run;
+};
+
+constexpr PassInfo kPasses[] = {
+    {"inline", &RunInlineCalls}, {"algsimp", &RunAlgebraicSimplifier},
+    {"cse", &RunCse},           {"licm", &RunWhileLicm},
+    {"dce", &RunDce},
+};
+
+const PassInfo* Find(std::string_view name) {
+  for (const PassInfo& p : kPasses) {
+    if (name == p.name) return &p;
+  }
+  return nullptr;
+}
+
+absl::StatusOr<std::vector<const PassInfo*>> Parse(std::string_view spec) {
+  std::vector<const PassInfo*> list;
+  if (spec.empty() || spec == "none") return list;
+  if (spec == "default") {
+    for (const PassInfo& p : kPasses) list.push_back(&p);
+    return list;
+  }
+  for (absl::string_view piece :
+       absl::StrSplit(absl::string_view(spec.data(), spec.size()), ',', absl::SkipEmpty())) {
+    const std::string name(piece);
+    const PassInfo* p = Find(name);
+    if (p == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat("unknown pass '", name, "' in --passes=",
+                                                     std::string(spec), "; use none, default or a list of ",
+                                                     absl::StrJoin(PassNames(), ",")));
+    }
+    list.push_back(p);
+  }
+  return list;
+}
+
+}  // namespace
+
+std::vector<std::string> PassNames() {
+  std::vector<std::string> names;
+  for (const PassInfo& p : kPasses) names.push_back(p.name);
+  return names;
+}
+
+absl::Status ValidatePassSpec(std::string_view spec) { return Parse(spec).status(); }
+
+absl::StatusOr<PipelineReport> RunPipeline(HloModule& module, std::string_view spec) {
+  HLOVM_ASSIGN_OR_RETURN(std::vector<const PassInfo*> list, Parse(spec));
+  PipelineReport report;
+  const auto start = std::chrono::steady_clock::now();
+  const int rounds = spec == "default" ? 4 : 1;
+  for (int round = 0; round < rounds; ++round) {
+    int64_t changes = 0;
+    for (const PassInfo* p : list) {
+      const auto t0 = std::chrono::steady_clock::now();
+      HLOVM_ASSIGN_OR_RETURN(PassResult r, p->run(module));
+      const auto t1 = std::chrono::steady_clock::now();
+      report.entries.push_back(
+          {p->name, r.changes, r.detail, std::chrono::duration<double>(t1 - t0).count()});
+      changes += r.changes;
+    }
+    if (changes == 0) break;
+  }
+  report.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+std::string PipelineReport::ToString() const {
+  if (entries.empty()) return "// passes: none\n";
+  std::string out;
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<const Entry*>> by_pass;
+  for (const Entry& e : entries) {
+    if (!by_pass.contains(e.pass)) order.push_back(e.pass);
+    by_pass[e.pass].push_back(&e);
+  }
+  absl::StrAppendFormat(&out, "// passes: %s (%.3f ms)\n", absl::StrJoin(order, ","),
+                        seconds * 1e3);
+  for (const std::string& name : order) {
+    // The runs that changed something (or the first, when none did).
+    std::vector<std::string> details;
+    double t = 0;
+    for (const Entry* e : by_pass[name]) {
+      if (e->changes > 0) details.push_back(e->detail);
+      t += e->seconds;
+    }
+    if (details.empty()) details.push_back(by_pass[name].front()->detail);
+    absl::StrAppendFormat(&out, "//   %-8s %s (%d runs, %.3f ms)\n", name,
+                          absl::StrJoin(details, "; "), by_pass[name].size(), t * 1e3);
+  }
+  return out;
+}
+
+}  // namespace hlovm::passes
