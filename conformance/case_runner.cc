@@ -52,6 +52,52 @@ void Classify(const absl::Status& status, CaseResult* result) {
   }
 }
 
+// --compare-passes: the module compiled without passes must give the same
+// ROOT bits on every device as the one with them (`with`).
+void ComparePasses(const std::string& text, const CaseInfo& info, int64_t partitions,
+                   const SingleCaseOptions& options,
+                   const std::vector<std::optional<Literal>>& with, CaseResult* result) {
+  CompileOptions plain;
+  plain.file_name = info.path;
+  plain.passes = "none";
+  auto exe = Executable::FromText(text, plain);
+  if (!exe.ok()) {
+    result->outcome = CaseOutcome::kErrored;
+    result->message = absl::StrCat("compiling with --passes=none failed: ", exe.status().message());
+    return;
+  }
+  const int64_t devices = static_cast<int64_t>(with.size());
+  std::vector<absl::StatusOr<Literal>> without;
+  for (int64_t d = 0; d < devices; ++d) without.emplace_back(absl::UnknownError("not run"));
+  std::vector<std::thread> threads;
+  for (int64_t d = 0; d < devices; ++d) {
+    threads.emplace_back([&, d] {
+      ExecuteOptions execute_options;
+      execute_options.threads = options.threads;
+      execute_options.replica_id = d / partitions;
+      execute_options.partition_id = d % partitions;
+      without[d] = (*exe)->Execute({}, execute_options);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (int64_t d = 0; d < devices; ++d) {
+    if (!with[d].has_value()) continue;
+    if (!without[d].ok()) {
+      result->outcome = CaseOutcome::kFailed;
+      result->message = absl::StrCat("with --passes=none the run fails: ",
+                                     without[d].status().message());
+      return;
+    }
+    if (!without[d]->BitwiseEqual(*with[d])) {
+      result->outcome = CaseOutcome::kFailed;
+      result->message = absl::StrCat("ROOT of device ", d, " differs between passes and --passes=none");
+      result->root = absl::StrCat("passes: ", with[d]->ToString().substr(0, 1000),
+                                  "\nnone: ", without[d]->ToString().substr(0, 1000));
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 CaseResult RunCaseInProcess(const CaseInfo& info, const SingleCaseOptions& options) {
@@ -90,6 +136,7 @@ CaseResult RunCaseInProcess(const CaseInfo& info, const SingleCaseOptions& optio
   std::vector<absl::Status> statuses(devices);
   std::vector<std::string> roots(devices);
   std::optional<Literal> first_root;
+  std::vector<std::optional<Literal>> pass_roots(options.compare_passes ? devices : 0);
   auto run_device = [&](int64_t device) {
     ExecuteOptions execute_options;
     execute_options.threads = options.threads;
@@ -99,6 +146,7 @@ CaseResult RunCaseInProcess(const CaseInfo& info, const SingleCaseOptions& optio
     statuses[device] = value.status();
     if (value.ok()) {
       roots[device] = value->ToString();
+      if (options.compare_passes) pass_roots[device] = value->Clone();
       if (device == 0 && options.compare_threads) first_root = std::move(*value);
     }
   };
@@ -133,6 +181,9 @@ CaseResult RunCaseInProcess(const CaseInfo& info, const SingleCaseOptions& optio
       result.message = "ROOT differs between --threads=1 and --threads=2";
       result.root = absl::StrCat("1 thread: ", a->ToString(), "\n2 threads: ", b->ToString());
     }
+  }
+  if (result.outcome == CaseOutcome::kPassed && options.compare_passes) {
+    ComparePasses(text, info, partitions, options, pass_roots, &result);
   }
   if (result.outcome != CaseOutcome::kPassed && !roots[0].empty()) {
     result.root = roots[0].size() > 2000 ? roots[0].substr(0, 2000) + "..." : roots[0];
