@@ -18,17 +18,28 @@
 namespace hlovm::passes {
 namespace {
 
-using PassFn = absl::StatusOr<PassResult> (*)(HloModule&);
+using PassFn = absl::StatusOr<PassResult> (*)(HloModule&, const PipelineOptions&);
 
 struct PassInfo {
   const char* name;
   PassFn run;
 };
 
+template <absl::StatusOr<PassResult> (*F)(HloModule&)>
+absl::StatusOr<PassResult> Plain(HloModule& module, const PipelineOptions&) {
+  return F(module);
+}
+
+absl::StatusOr<PassResult> Fold(HloModule& module, const PipelineOptions& options) {
+  ConstantFoldingOptions fold;
+  fold.evaluate = options.evaluate;
+  return RunConstantFolding(module, fold);
+}
+
 constexpr PassInfo kPasses[] = {
-    {"inline", &RunInlineCalls}, {"algsimp", &RunAlgebraicSimplifier},
-    {"cse", &RunCse},           {"licm", &RunWhileLicm},
-    {"dce", &RunDce},
+    {"inline", &Plain<&RunInlineCalls>}, {"algsimp", &Plain<&RunAlgebraicSimplifier>},
+    {"fold", &Fold},                     {"cse", &Plain<&RunCse>},
+    {"licm", &Plain<&RunWhileLicm>},     {"dce", &Plain<&RunDce>},
 };
 
 const PassInfo* Find(std::string_view name) {
@@ -69,7 +80,8 @@ std::vector<std::string> PassNames() {
 
 absl::Status ValidatePassSpec(std::string_view spec) { return Parse(spec).status(); }
 
-absl::StatusOr<PipelineReport> RunPipeline(HloModule& module, std::string_view spec) {
+absl::StatusOr<PipelineReport> RunPipeline(HloModule& module, std::string_view spec,
+                                           const PipelineOptions& options) {
   HLOVM_ASSIGN_OR_RETURN(std::vector<const PassInfo*> list, Parse(spec));
   PipelineReport report;
   const auto start = std::chrono::steady_clock::now();
@@ -78,7 +90,7 @@ absl::StatusOr<PipelineReport> RunPipeline(HloModule& module, std::string_view s
     int64_t changes = 0;
     for (const PassInfo* p : list) {
       const auto t0 = std::chrono::steady_clock::now();
-      HLOVM_ASSIGN_OR_RETURN(PassResult r, p->run(module));
+      HLOVM_ASSIGN_OR_RETURN(PassResult r, p->run(module, options));
       const auto t1 = std::chrono::steady_clock::now();
       report.entries.push_back(
           {p->name, r.changes, r.detail, std::chrono::duration<double>(t1 - t0).count()});

@@ -1,8 +1,8 @@
 // The pass pipeline between the verifier and the compiler.
 //
 //   --passes=none      nothing runs
-//   --passes=default   inline, algsimp, cse, licm, dce, repeated (at most
-//                      four rounds) while any of them changes something
+//   --passes=default   inline, algsimp, fold, cse, licm, dce, repeated (at
+//                      most four rounds) while any of them changes something
 //   --passes=a,b,...   those passes once each, in that order
 //
 // Every pass keeps the module's results bit-identical to the op-by-op run.
@@ -17,6 +17,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "core/hlo_ir.h"
+#include "passes/constant_folding.h"
 
 namespace hlovm::passes {
 
@@ -42,7 +43,14 @@ std::vector<std::string> PassNames();
 // Checks a --passes= value without running anything.
 absl::Status ValidatePassSpec(std::string_view spec);
 
-absl::StatusOr<PipelineReport> RunPipeline(HloModule& module, std::string_view spec);
+struct PipelineOptions {
+  // Evaluates one instruction with constant operands (for `fold`); without
+  // one, fold changes nothing.
+  ConstantEvaluator evaluate;
+};
+
+absl::StatusOr<PipelineReport> RunPipeline(HloModule& module, std::string_view spec,
+                                           const PipelineOptions& options = {});
 
 }  // namespace hlovm::passes
 

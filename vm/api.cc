@@ -13,6 +13,7 @@
 #include "frontend/parser.h"
 #include "frontend/verifier.h"
 #include "oneapi/tbb/info.h"
+#include "passes/ir_util.h"
 #include "passes/pipeline.h"
 #include "oneapi/tbb/task_arena.h"
 #include "ops/shape/strided_copy.h"
@@ -251,6 +252,30 @@ void VmExecutable::ReturnFrame(std::unique_ptr<Frame> frame) const {
   if (frames_.size() < 4) frames_.push_back(std::move(frame));
 }
 
+// The pipeline's constant evaluator: compiles `instr` (all operands
+// constants) as a module of its own and runs it, so folded values are the
+// bits this VM computes at run time.
+absl::StatusOr<Literal> EvaluateConstantInstruction(const HloInstruction& instr) {
+  auto module = std::make_unique<HloModule>("fold");
+  auto computation = std::make_unique<HloComputation>("fold.entry");
+  computation->set_is_entry(true);
+  auto root = passes::CloneInstruction(instr, "fold.root");
+  for (int64_t k = 0; k < instr.operand_count(); ++k) {
+    HloInstruction* op = computation->AddInstruction(
+        passes::CloneInstruction(*instr.operand(k), absl::StrCat("fold.operand.", k)));
+    root->ReplaceOperand(k, op);
+  }
+  computation->set_root(computation->AddInstruction(std::move(root)));
+  module->set_entry(module->AddComputation(std::move(computation)));
+  CompileOptions options;
+  options.passes = "none";
+  HLOVM_ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe,
+                         Executable::FromModule(std::move(module), options));
+  ExecuteOptions execute;
+  execute.threads = 1;
+  return exe->Execute({}, execute);
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Executable>> Executable::FromText(std::string_view text,
@@ -271,7 +296,8 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::FromModule(
   std::string pass_report = "// passes: none\n";
   if (!options.passes.empty() && options.passes != "none") {
     HLOVM_ASSIGN_OR_RETURN(passes::PipelineReport report,
-                           passes::RunPipeline(*module, options.passes));
+                           passes::RunPipeline(*module, options.passes,
+                                               {.evaluate = &EvaluateConstantInstruction}));
     pass_report = report.ToString();
   }
   HLOVM_ASSIGN_OR_RETURN(std::unique_ptr<Program> program, vm::CompileModule(*module));
