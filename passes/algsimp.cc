@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "passes/ir_util.h"
 
@@ -81,13 +82,17 @@ HloInstruction* Simplified(HloInstruction* i) {
 absl::StatusOr<PassResult> RunAlgebraicSimplifier(HloModule& module) {
   int64_t rewrites = 0;
   for (const auto& computation : module.computations()) {
+    absl::flat_hash_set<const HloInstruction*> control;
+    for (const auto& i : computation->instructions()) {
+      for (const HloInstruction* p : i->control_predecessors()) control.insert(p);
+    }
     absl::flat_hash_map<HloInstruction*, HloInstruction*> replaced;
     for (HloInstruction* i : PostOrder(*computation)) {
       for (int64_t k = 0; k < i->operand_count(); ++k) {
         auto it = replaced.find(i->operand(k));
         if (it != replaced.end()) i->ReplaceOperand(k, it->second);
       }
-      if (!i->control_predecessors().empty()) continue;
+      if (!i->control_predecessors().empty() || control.contains(i)) continue;
       if (HloInstruction* to = Simplified(i); to != nullptr && to != i && to->shape() == i->shape()) {
         replaced[i] = to;
         ++rewrites;
@@ -104,6 +109,11 @@ absl::StatusOr<PassResult> RunAlgebraicSimplifier(HloModule& module) {
       auto it = replaced.find(root);
       if (it != replaced.end()) computation->set_root(it->second);
     }
+    // Every user now reads the replacement (users follow their operands in
+    // post order), so the replaced instructions go.
+    absl::flat_hash_set<const HloInstruction*> gone;
+    for (const auto& [from, to] : replaced) gone.insert(from);
+    RemoveInstructions(*computation, gone);
   }
   PassResult result;
   result.changes = rewrites;

@@ -55,7 +55,15 @@ absl::StatusOr<PassResult> RunConstantFolding(HloModule& module,
   NameUniquer names(module);
   int64_t folded = 0;
   for (const auto& computation : module.computations()) {
+    // Folded values replace their instruction as operands of later ones
+    // (operands come first in post order), and everywhere in one sweep at
+    // the end.
+    absl::flat_hash_map<const HloInstruction*, HloInstruction*> replaced;
     for (HloInstruction* i : PostOrder(*computation)) {
+      for (int64_t k = 0; k < i->operand_count(); ++k) {
+        auto it = replaced.find(i->operand(k));
+        if (it != replaced.end()) i->ReplaceOperand(k, it->second);
+      }
       if (!Foldable(*i, effects)) continue;
       const int64_t bytes = i->shape().element_count() * ByteWidth(i->shape().element_type());
       if (bytes > options.max_result_bytes) continue;
@@ -65,9 +73,10 @@ absl::StatusOr<PassResult> RunConstantFolding(HloModule& module,
                                                        names.Get(i->name() + ".folded"), i->shape());
       constant->literal = std::move(*value);
       HloInstruction* c = computation->AddInstruction(std::move(constant));
-      ReplaceAllUses(*computation, i, c);
+      replaced[i] = c;
       ++folded;
     }
+    ReplaceUses(*computation, replaced);
   }
   result.changes = folded;
   result.detail = absl::StrCat("folded ", folded, " instructions");

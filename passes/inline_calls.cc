@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "passes/ir_util.h"
 
@@ -23,6 +24,11 @@ absl::StatusOr<PassResult> RunInlineCalls(HloModule& module) {
         calls.push_back(i.get());
       }
     }
+    absl::flat_hash_set<const HloInstruction*> control;
+    for (const auto& i : caller->instructions()) {
+      for (const HloInstruction* p : i->control_predecessors()) control.insert(p);
+    }
+    absl::flat_hash_map<const HloInstruction*, HloInstruction*> results;
     for (HloInstruction* call : calls) {
       HloComputation* callee = call->to_apply();
       if (callee == nullptr || callee == caller || callee->root() == nullptr ||
@@ -30,14 +36,13 @@ absl::StatusOr<PassResult> RunInlineCalls(HloModule& module) {
           callee->parameter_count() != call->operand_count()) {
         continue;
       }
-      bool users_control = false;
-      for (const auto& i : caller->instructions()) {
-        for (const HloInstruction* p : i->control_predecessors()) users_control |= p == call;
-      }
-      if (users_control) continue;
+      if (control.contains(call)) continue;
       absl::flat_hash_map<const HloInstruction*, HloInstruction*> map;
       for (int64_t p = 0; p < callee->parameter_count(); ++p) {
-        map[callee->parameter(p)] = call->operand(p);
+        // An operand that is itself an inlined call reads that call's result.
+        HloInstruction* op = call->operand(p);
+        auto it = results.find(op);
+        map[callee->parameter(p)] = it == results.end() ? op : it->second;
       }
       for (HloInstruction* i : PostOrder(*callee)) {
         if (map.contains(i)) continue;
@@ -47,9 +52,10 @@ absl::StatusOr<PassResult> RunInlineCalls(HloModule& module) {
         }
         map[i] = caller->AddInstruction(std::move(copy));
       }
-      ReplaceAllUses(*caller, call, map.at(callee->root()));
+      results[call] = map.at(callee->root());
       ++inlined;
     }
+    ReplaceUses(*caller, results);
   }
   PassResult result;
   result.changes = inlined;

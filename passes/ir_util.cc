@@ -69,35 +69,43 @@ absl::flat_hash_map<const HloInstruction*, std::vector<HloInstruction*>> Compute
 }
 
 std::vector<HloInstruction*> PostOrder(const HloComputation& computation) {
+  const auto& list = computation.instructions();
+  const size_t n_instr = list.size();
+  absl::flat_hash_map<const HloInstruction*, uint32_t> index;
+  index.reserve(n_instr);
+  for (size_t k = 0; k < n_instr; ++k) index.emplace(list[k].get(), static_cast<uint32_t>(k));
+  std::vector<uint8_t> state(n_instr, 0);  // 0 new, 1 on the stack, 2 done
   std::vector<HloInstruction*> order;
-  order.reserve(computation.instructions().size());
-  absl::flat_hash_map<const HloInstruction*, int> state;
+  order.reserve(n_instr);
   struct Item {
     HloInstruction* instr;
-    size_t next;
+    uint32_t index;
+    uint32_t next;
   };
-  for (const auto& start : computation.instructions()) {
-    if (state[start.get()] != 0) continue;
-    std::vector<Item> stack{{start.get(), 0}};
-    state[start.get()] = 1;
+  std::vector<Item> stack;
+  for (size_t s = 0; s < n_instr; ++s) {
+    if (state[s] != 0) continue;
+    stack.push_back({list[s].get(), static_cast<uint32_t>(s), 0});
+    state[s] = 1;
     while (!stack.empty()) {
       Item& top = stack.back();
       HloInstruction* i = top.instr;
       const size_t n_ops = i->operands().size();
       const size_t n = n_ops + i->control_predecessors().size();
       if (top.next == n) {
-        state[i] = 2;
+        state[top.index] = 2;
         order.push_back(i);
         stack.pop_back();
         continue;
       }
       const size_t k = top.next++;
+      // Parameters and constants have no operands: nothing to look up.
       HloInstruction* d = k < n_ops ? i->operand(k) : i->control_predecessors()[k - n_ops];
-      if (d == nullptr || d->parent() != &computation) continue;
-      int& s = state[d];
-      if (s != 0) continue;
-      s = 1;
-      stack.push_back({d, 0});
+      if (d == nullptr) continue;
+      auto it = index.find(d);
+      if (it == index.end() || state[it->second] != 0) continue;
+      state[it->second] = 1;
+      stack.push_back({d, it->second, 0});
     }
   }
   return order;
@@ -112,6 +120,20 @@ void ReplaceAllUses(HloComputation& computation, HloInstruction* from, HloInstru
     }
   }
   if (computation.root() == from) computation.set_root(to);
+}
+
+void ReplaceUses(HloComputation& computation,
+                 const absl::flat_hash_map<const HloInstruction*, HloInstruction*>& map,
+                 const absl::flat_hash_set<const HloInstruction*>& except) {
+  if (map.empty()) return;
+  for (const auto& instr : computation.instructions()) {
+    if (except.contains(instr.get())) continue;
+    for (int64_t k = 0; k < instr->operand_count(); ++k) {
+      auto it = map.find(instr->operand(k));
+      if (it != map.end()) instr->ReplaceOperand(k, it->second);
+    }
+  }
+  if (auto it = map.find(computation.root()); it != map.end()) computation.set_root(it->second);
 }
 
 void RemoveInstructions(HloComputation& computation,
@@ -239,14 +261,14 @@ std::unique_ptr<HloInstruction> MakeTuple(const std::vector<HloInstruction*>& el
   return tuple;
 }
 
-NameUniquer::NameUniquer(const HloModule& module) {
-  for (const auto& c : module.computations()) {
-    used_.insert(c->name());
-    for (const auto& i : c->instructions()) used_.insert(i->name());
-  }
-}
-
 std::string NameUniquer::Get(std::string_view base) {
+  if (!filled_) {
+    filled_ = true;
+    for (const auto& c : module_->computations()) {
+      used_.insert(c->name());
+      for (const auto& i : c->instructions()) used_.insert(i->name());
+    }
+  }
   std::string name(base);
   for (int64_t n = 1; !used_.insert(name).second; ++n) name = absl::StrCat(std::string(base), ".", n);
   return name;

@@ -49,6 +49,13 @@ std::vector<HloInstruction*> PostOrder(const HloComputation& computation);
 void ReplaceAllUses(HloComputation& computation, HloInstruction* from, HloInstruction* to,
                     const absl::flat_hash_set<const HloInstruction*>& except = {});
 
+// ReplaceAllUses for many instructions at once, in one sweep: every operand
+// slot and the root that name a key of `map` then name its value (values are
+// not looked up again).
+void ReplaceUses(HloComputation& computation,
+                 const absl::flat_hash_map<const HloInstruction*, HloInstruction*>& map,
+                 const absl::flat_hash_set<const HloInstruction*>& except = {});
+
 // Removes the instructions of `dead` (never parameters) from the computation.
 void RemoveInstructions(HloComputation& computation,
                         const absl::flat_hash_set<const HloInstruction*>& dead);
@@ -71,10 +78,13 @@ std::unique_ptr<HloInstruction> MakeTuple(const std::vector<HloInstruction*>& el
 // Names unique across the module (instructions and computations).
 class NameUniquer {
  public:
-  explicit NameUniquer(const HloModule& module);
+  // The module's names are collected on the first Get.
+  explicit NameUniquer(const HloModule& module) : module_(&module) {}
   std::string Get(std::string_view base);
 
  private:
+  const HloModule* module_;
+  bool filled_ = false;
   absl::flat_hash_set<std::string> used_;
 };
 

@@ -1,8 +1,8 @@
 // The pass pipeline between the verifier and the compiler.
 //
 //   --passes=none      nothing runs
-//   --passes=default   inline, algsimp, fold, cse, licm, dce, repeated (at
-//                      most four rounds) while any of them changes something
+//   --passes=default   inline, algsimp, fold, cse, licm, dce (cse again
+//                      after licm when licm moved something)
 //   --passes=a,b,...   those passes once each, in that order
 //
 // Every pass keeps the module's results bit-identical to the op-by-op run.
@@ -27,7 +27,7 @@ struct PipelineReport {
     std::string pass;
     int64_t changes = 0;
     std::string detail;
-    double seconds = 0;
+    double seconds = 0;  // CPU time of the thread
   };
   std::vector<Entry> entries;
   double seconds = 0;

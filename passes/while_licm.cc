@@ -206,12 +206,16 @@ int64_t HoistOutOf(HloInstruction* loop, HloComputation* caller, EffectAnalysis&
 
   *body->parameter(0)->mutable_shape() = new_shape;
   *cond->parameter(0)->mutable_shape() = new_shape;
+  absl::flat_hash_map<const HloInstruction*, HloInstruction*> carried;
+  std::vector<HloInstruction*> gtes;
   for (size_t k = 0; k < frontier.size(); ++k) {
-    HloInstruction* gte = body->AddInstruction(
-        MakeGetTupleElement(param, n + static_cast<int64_t>(k), names.Get(frontier[k]->name() + ".hoisted")));
-    ReplaceAllUses(*body, frontier[k], gte, {gte});
-    root->AppendOperand(gte);
+    HloInstruction* gte = body->AddInstruction(MakeGetTupleElement(
+        param, n + static_cast<int64_t>(k), names.Get(frontier[k]->name() + ".hoisted")));
+    carried[frontier[k]] = gte;
+    gtes.push_back(gte);
   }
+  ReplaceUses(*body, carried);
+  for (HloInstruction* gte : gtes) root->AppendOperand(gte);
   *root->mutable_shape() = new_shape;
   return moved;
 }
