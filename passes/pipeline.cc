@@ -15,6 +15,7 @@
 #include "passes/inline_calls.h"
 #include "passes/pass.h"
 #include "passes/while_licm.h"
+#include "passes/while_zero_trip.h"
 
 namespace hlovm::passes {
 namespace {
@@ -45,10 +46,15 @@ absl::StatusOr<PassResult> Fold(HloModule& module, const PipelineOptions& option
   return RunConstantFolding(module, fold);
 }
 
+absl::StatusOr<PassResult> ZeroTrip(HloModule& module, const PipelineOptions& options) {
+  return RunWhileZeroTrip(module, options.evaluate);
+}
+
 constexpr PassInfo kPasses[] = {
     {"inline", &Plain<&RunInlineCalls>}, {"algsimp", &Plain<&RunAlgebraicSimplifier>},
     {"fold", &Fold},                     {"cse", &Plain<&RunCse>},
-    {"licm", &Plain<&RunWhileLicm>},     {"dce", &Plain<&RunDce>},
+    {"zerotrip", &ZeroTrip},             {"licm", &Plain<&RunWhileLicm>},
+    {"dce", &Plain<&RunDce>},
 };
 
 const PassInfo* Find(std::string_view name) {

@@ -16,7 +16,7 @@
 
 ABSL_FLAG(std::string, passes, "default",
           "run, dis, opt: the passes between verifier and compiler: none, default or a list "
-          "of inline,algsimp,fold,cse,licm,dce");
+          "of inline,algsimp,fold,cse,zerotrip,licm,dce");
 ABSL_FLAG(bool, dump_after_passes, false,
           "run, dis: print the module after the passes (to stderr for run)");
 
