@@ -55,6 +55,15 @@ absl::StatusOr<PassResult> RunConstantFolding(HloModule& module,
   NameUniquer names(module);
   int64_t folded = 0;
   for (const auto& computation : module.computations()) {
+    bool any = false;  // most computations have nothing to fold: skip them cheaply
+    for (const auto& i : computation->instructions()) {
+      if (i->operand_count() > 0 && i->operand(0)->opcode() == HloOpcode::kConstant &&
+          Foldable(*i, effects)) {
+        any = true;
+        break;
+      }
+    }
+    if (!any) continue;
     // Folded values replace their instruction as operands of later ones
     // (operands come first in post order), and everywhere in one sweep at
     // the end.

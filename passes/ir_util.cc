@@ -264,13 +264,18 @@ std::unique_ptr<HloInstruction> MakeTuple(const std::vector<HloInstruction*>& el
 std::string NameUniquer::Get(std::string_view base) {
   if (!filled_) {
     filled_ = true;
+    size_t n = 0;
+    for (const auto& c : module_->computations()) n += 1 + c->instructions().size();
+    used_.reserve(n);
     for (const auto& c : module_->computations()) {
       used_.insert(c->name());
       for (const auto& i : c->instructions()) used_.insert(i->name());
     }
   }
   std::string name(base);
-  for (int64_t n = 1; !used_.insert(name).second; ++n) name = absl::StrCat(std::string(base), ".", n);
+  for (int64_t n = 1; used_.contains(name); ++n) name = absl::StrCat(std::string(base), ".", n);
+  made_.push_back(name);
+  used_.insert(made_.back());
   return name;
 }
 

@@ -9,6 +9,7 @@
 #define HLOVM_PASSES_IR_UTIL_H_
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -85,7 +86,10 @@ class NameUniquer {
  private:
   const HloModule* module_;
   bool filled_ = false;
-  absl::flat_hash_set<std::string> used_;
+  // Views of the module's names (which outlive the uniquer: passes remove
+  // nothing while they name things) and of the names handed out.
+  absl::flat_hash_set<std::string_view> used_;
+  std::deque<std::string> made_;
 };
 
 // How many instructions of the module call `computation`.
