@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "passes/dce.h"
 #include "passes/ir_util.h"
@@ -44,7 +45,7 @@ absl::StatusOr<PassResult> RunWithVm(HloModule& m) {
     c->set_is_entry(true);
     auto root = CloneInstruction(i, "r");
     for (int64_t k = 0; k < i.operand_count(); ++k) {
-      root->ReplaceOperand(k, c->AddInstruction(CloneInstruction(*i.operand(k), "o" + std::to_string(k))));
+      root->ReplaceOperand(k, c->AddInstruction(CloneInstruction(*i.operand(k), absl::StrCat("o", k))));
     }
     c->set_root(c->AddInstruction(std::move(root)));
     module->set_entry(module->AddComputation(std::move(c)));
