@@ -52,6 +52,44 @@ void Classify(const absl::Status& status, CaseResult* result) {
   }
 }
 
+// --compare-passes: the module compiled without passes must give the same
+// ROOT bits on every device as the one with them (`with`).
+void ComparePasses(const std::string& text, const CaseInfo& info, const SingleCaseOptions& options,
+                   const std::vector<std::optional<Literal>>& with, CaseResult* result) {
+  CompileOptions plain;
+  plain.file_name = info.path;
+  plain.passes = "none";
+  auto exe = Executable::FromText(text, plain);
+  if (!exe.ok()) {
+    result->outcome = CaseOutcome::kErrored;
+    result->message = absl::StrCat("compiling with --passes=none failed: ", exe.status().message());
+    return;
+  }
+  const int64_t devices = static_cast<int64_t>(with.size());
+  // The same devices on a collective bus of their own.
+  ReplicatedOptions replicated;
+  replicated.threads = options.threads;
+  const std::vector<const Literal*> no_arguments;
+  std::vector<absl::StatusOr<Literal>> without =
+      ExecuteReplicated(**exe, absl::MakeConstSpan(&no_arguments, 1), replicated);
+  for (int64_t d = 0; d < devices; ++d) {
+    if (!with[d].has_value()) continue;
+    if (!without[d].ok()) {
+      result->outcome = CaseOutcome::kFailed;
+      result->message = absl::StrCat("with --passes=none the run fails: ",
+                                     without[d].status().message());
+      return;
+    }
+    if (!without[d]->BitwiseEqual(*with[d])) {
+      result->outcome = CaseOutcome::kFailed;
+      result->message = absl::StrCat("ROOT of device ", d, " differs between passes and --passes=none");
+      result->root = absl::StrCat("passes: ", with[d]->ToString().substr(0, 1000),
+                                  "\nnone: ", without[d]->ToString().substr(0, 1000));
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 CaseResult RunCaseInProcess(const CaseInfo& info, const SingleCaseOptions& options) {
@@ -90,6 +128,7 @@ CaseResult RunCaseInProcess(const CaseInfo& info, const SingleCaseOptions& optio
   std::vector<absl::Status> statuses(devices);
   std::vector<std::string> roots(devices);
   std::optional<Literal> first_root;
+  std::vector<std::optional<Literal>> pass_roots(options.compare_passes ? devices : 0);
   {
     // Every device is an instance of its own on one collective bus.
     ReplicatedOptions replicated;
@@ -101,6 +140,7 @@ CaseResult RunCaseInProcess(const CaseInfo& info, const SingleCaseOptions& optio
       statuses[device] = values[device].status();
       if (!values[device].ok()) continue;
       roots[device] = values[device]->ToString();
+      if (options.compare_passes) pass_roots[device] = values[device]->Clone();
       if (device == 0 && options.compare_threads) first_root = std::move(*values[device]);
     }
   }
@@ -131,6 +171,9 @@ CaseResult RunCaseInProcess(const CaseInfo& info, const SingleCaseOptions& optio
       result.message = "ROOT differs between --threads=1 and --threads=2";
       result.root = absl::StrCat("1 thread: ", a->ToString(), "\n2 threads: ", b->ToString());
     }
+  }
+  if (result.outcome == CaseOutcome::kPassed && options.compare_passes) {
+    ComparePasses(text, info, options, pass_roots, &result);
   }
   if (result.outcome != CaseOutcome::kPassed && !roots[0].empty()) {
     result.root = roots[0].size() > 2000 ? roots[0].substr(0, 2000) + "..." : roots[0];

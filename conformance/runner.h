@@ -83,6 +83,10 @@ struct SingleCaseOptions {
   // Runs a passing single-device case again with 1 and 2 threads and fails
   // it unless the two ROOT values are bitwise identical.
   bool compare_threads = false;
+  // Compiles a passing case again without the pass pipeline
+  // (--passes=none) and fails it unless every device's ROOT value is
+  // bitwise identical to the one with passes.
+  bool compare_passes = false;
 };
 
 // Compiles and runs one case in this process and evaluates its checks.

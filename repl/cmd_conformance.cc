@@ -33,6 +33,9 @@ ABSL_FLAG(bool, verbose, false, "conformance: also print a line for every passin
 ABSL_FLAG(bool, compare_threads, false,
           "conformance: also run each passing case with 1 and 2 threads and fail it unless the "
           "results are bitwise identical");
+ABSL_FLAG(bool, compare_passes, false,
+          "conformance: also run each passing case compiled with --passes=none and fail it "
+          "unless the results are bitwise identical");
 ABSL_FLAG(bool, exec_children, false,
           "conformance: run each case by executing hlovm anew instead of in a fork");
 ABSL_FLAG(bool, conformance_child, false, "(internal) run the one case given and print its result");
@@ -61,6 +64,7 @@ int RunChild(const std::vector<std::string>& args) {
   options.replicas = absl::GetFlag(FLAGS_replicas);
   options.threads = absl::GetFlag(FLAGS_threads);
   options.compare_threads = absl::GetFlag(FLAGS_compare_threads);
+  options.compare_passes = absl::GetFlag(FLAGS_compare_passes);
   CaseResult result = RunCaseInProcess(info, options);
   const std::string text = SerializeCaseResult(result);
   std::fwrite(text.data(), 1, text.size(), stdout);
@@ -132,12 +136,15 @@ int RunConformance(const std::vector<std::string>& args) {
                            absl::StrCat("--replicas=", absl::GetFlag(FLAGS_replicas)),
                            absl::StrCat("--threads=", threads),
                            absl::StrCat("--compare_threads=", absl::GetFlag(FLAGS_compare_threads))};
+  options.child_command.push_back(
+      absl::StrCat("--compare_passes=", absl::GetFlag(FLAGS_compare_passes)));
   // By default each case runs in a fork of this process (no exec: about
   // 40 ms less per case); --exec_children runs the binary anew instead.
   SingleCaseOptions single;
   single.replicas = absl::GetFlag(FLAGS_replicas);
   single.threads = threads;
   single.compare_threads = absl::GetFlag(FLAGS_compare_threads);
+  single.compare_passes = absl::GetFlag(FLAGS_compare_passes);
   if (!absl::GetFlag(FLAGS_exec_children)) {
     options.fork_function = [single](const CaseInfo& info) { return RunCaseInProcess(info, single); };
   }

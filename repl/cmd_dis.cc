@@ -6,9 +6,16 @@
 #include <string>
 #include <vector>
 
+#include "absl/flags/declare.h"
+#include "absl/flags/flag.h"
+#include "frontend/printer.h"
+#include "passes/pipeline.h"
 #include "repl/command.h"
 #include "repl/source_file.h"
 #include "vm/api.h"
+
+ABSL_DECLARE_FLAG(std::string, passes);
+ABSL_DECLARE_FLAG(bool, dump_after_passes);
 
 namespace hlovm {
 namespace {
@@ -26,17 +33,26 @@ int RunDis(const std::vector<std::string>& args) {
   CompileOptions options;
   options.file_name = args[0];
   options.elided = ElidedFill::kZeros;  // values do not matter for the listing
+  options.passes = absl::GetFlag(FLAGS_passes);
+  if (absl::Status s = passes::ValidatePassSpec(options.passes); !s.ok()) {
+    std::fprintf(stderr, "hlovm dis: %s\n", std::string(s.message()).c_str());
+    return kExitBadInput;
+  }
   auto exe = Executable::FromText(*text, options);
   if (!exe.ok()) {
     std::fprintf(stderr, "hlovm: %s\n", std::string(exe.status().message()).c_str());
     return ExitCodeForStatus(exe.status()) == 1 ? kExitFailed : kExitBadInput;
   }
-  const std::string listing = (*exe)->Disassemble();
+  std::string listing = (*exe)->PassReport();
+  if (absl::GetFlag(FLAGS_dump_after_passes)) {
+    listing += PrintModule((*exe)->module(), PrintOptions::Default());
+  }
+  listing += (*exe)->Disassemble();
   std::fwrite(listing.data(), 1, listing.size(), stdout);
   return kExitOk;
 }
 
-HLOVM_REGISTER_COMMAND(dis, "dis", "hlovm dis FILE.hlo",
+HLOVM_REGISTER_COMMAND(dis, "dis", "hlovm dis [--passes=none|default|LIST] [--dump-after-passes] FILE.hlo",
                        "print the compiled bytecode: registers, shapes, kernels, buffers", &RunDis);
 
 }  // namespace

@@ -83,12 +83,13 @@ int RunInteractive(repl::Session& session) {
   std::printf("hlovm: type HLO (x = f32[2] constant({1, 2})), :help for commands, Ctrl-D to leave\n");
   std::string buffer;
   bool last_interrupted = false;
+  // Outside a running program a Ctrl-C belongs to the line editor, also one
+  // that arrives while the previous one is being answered.
+  g_reading.store(true);
   while (!session.quit_requested()) {
     bool interrupted = false;
-    g_reading.store(true);
     std::optional<std::string> line = editor.ReadLine(buffer.empty() ? session.Prompt() : "...> ",
                                                       &interrupted);
-    g_reading.store(false);
     if (interrupted) {
       std::printf("^C\n");
       const bool was_empty = buffer.empty() && line.has_value() && line->empty();
@@ -113,7 +114,9 @@ int RunInteractive(repl::Session& session) {
     while (!entry.empty() && entry.back() == '\n') entry.pop_back();
     if (entry.find_first_not_of(" \t\n") != std::string::npos) editor.AddHistory(entry);
     session.cancel().store(false);
+    g_reading.store(false);  // Ctrl-C now stops the program
     session.Handle(buffer);
+    g_reading.store(true);
     buffer.clear();
   }
   return kExitOk;

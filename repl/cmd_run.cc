@@ -14,6 +14,8 @@
 
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
+#include "frontend/printer.h"
+#include "passes/pipeline.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -52,6 +54,9 @@ ABSL_FLAG(std::string, infeed, "",
           "separated by ';' (or by ',' between .npy files); every instance gets the same queue");
 ABSL_FLAG(std::string, output, "",
           "run: write the results as .npy files into this directory instead of printing them");
+
+ABSL_DECLARE_FLAG(std::string, passes);
+ABSL_DECLARE_FLAG(bool, dump_after_passes);
 
 namespace hlovm {
 namespace {
@@ -199,7 +204,7 @@ int RunInstances(const Executable& exe, const std::vector<Literal>& arguments, i
 
 int Run(const std::vector<std::string>& args) {
   if (args.empty()) {
-    std::fprintf(stderr, "usage: hlovm run [--random] [--seed=N] [--elided=xla|zeros|error] "
+    std::fprintf(stderr, "usage: hlovm run [--random] [--seed=N] [--elided=xla|zeros|error] [--passes=none|default|LIST] "
                          "[--threads=N] [--output=DIR] FILE.hlo [INPUT...]\n");
     return kExitBadInput;
   }
@@ -231,12 +236,21 @@ int Run(const std::vector<std::string>& args) {
   SetFftPlanMode(*fft_plan);
   compile_options.replica_count = absl::GetFlag(FLAGS_replicas);
   compile_options.num_partitions = absl::GetFlag(FLAGS_partitions);
+  compile_options.passes = absl::GetFlag(FLAGS_passes);
+  if (absl::Status s = passes::ValidatePassSpec(compile_options.passes); !s.ok()) {
+    PrintError(s);
+    return kExitBadInput;
+  }
   auto executable = Executable::FromText(*text, compile_options);
   if (!executable.ok()) {
     PrintError(executable.status());
     return ExitCodeFor(executable.status(), /*during_execution=*/false);
   }
   const Executable& exe = **executable;
+  if (absl::GetFlag(FLAGS_dump_after_passes)) {
+    const std::string dump = exe.PassReport() + PrintModule(exe.module(), PrintOptions::Default());
+    std::fwrite(dump.data(), 1, dump.size(), stderr);
+  }
   if (const int64_t filled = exe.elided_constants_filled(); filled > 0) {
     std::fprintf(stderr,
                  "hlovm: warning: %s: %lld elided constant%s ({...}) filled with %s; results "

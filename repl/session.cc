@@ -227,6 +227,11 @@ std::string Signature(const HloComputation& c) {
                       c.root() != nullptr ? PrintShape(c.root()->shape(), false) : "?");
 }
 
+// The REPL runs programs as written: every instruction typed or loaded
+// exists in the bytecode, so breakpoints, :step, :print and :dis see it
+// (`hlovm run` and `hlovm bench` apply the pass pipeline).
+constexpr char kReplPasses[] = "none";
+
 double Millis(std::chrono::steady_clock::duration d) {
   return std::chrono::duration<double, std::milli>(d).count();
 }
@@ -480,6 +485,7 @@ bool Session::PrepareInstruction(absl::string_view input, Prepared* prepared) {
       (*module)->source_text = std::make_shared<const std::string>(text);
       CompileOptions compile_options;
       compile_options.file_name = "repl";
+      compile_options.passes = kReplPasses;
       absl::StatusOr<std::unique_ptr<Executable>> exe =
           Executable::FromModule(std::move(*module), compile_options);
       if (!exe.ok()) {
@@ -571,6 +577,7 @@ bool Session::HandleComputation(absl::string_view input) {
   absl::StrAppend(&module_text, "ENTRY ", text, "\n");
   CompileOptions options;
   options.file_name = "repl";
+  options.passes = kReplPasses;
   ParseOptions parse_options;
   parse_options.file_name = "repl";
   parse_options.keep_source = true;
@@ -602,6 +609,7 @@ bool Session::HandleComputation(absl::string_view input) {
 bool Session::HandleModuleText(absl::string_view text, absl::string_view file_name) {
   CompileOptions options;
   options.file_name = std::string(file_name);
+  options.passes = kReplPasses;
   absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::FromText(std::string(text), options);
   if (!exe.ok()) {
     Error(exe.status().message());
@@ -651,6 +659,7 @@ bool Session::PrepareRun(absl::string_view args, Prepared* prepared) {
                                    ReducersText(c->text, "f32"), "ENTRY ", c->text, "\n");
   CompileOptions options;
   options.file_name = "repl";
+  options.passes = kReplPasses;
   absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::FromText(std::string(text), options);
   if (!exe.ok()) {
     Error(exe.status().message());
@@ -835,9 +844,12 @@ bool Session::CmdDis(absl::string_view args) {
     return false;
   }
   const Computation* c = FindComputation(name);
+  CompileOptions options;
+  options.passes = kReplPasses;
   absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::FromText(
       absl::StrCat("HloModule repl\n\n", ComputationsText(name), ReducersText(c->text, "f32"), "ENTRY ",
-                   c->text, "\n"));
+                   c->text, "\n"),
+      options);
   if (!exe.ok()) {
     Error(exe.status().message());
     return false;

@@ -13,6 +13,8 @@
 #include "frontend/parser.h"
 #include "frontend/verifier.h"
 #include "oneapi/tbb/info.h"
+#include "passes/ir_util.h"
+#include "passes/pipeline.h"
 #include "oneapi/tbb/task_arena.h"
 #include "ops/shape/strided_copy.h"
 #include "vm/compiler.h"
@@ -75,8 +77,11 @@ absl::StatusOr<int64_t> FillElidedConstants(HloModule& module, ElidedFill how) {
 class VmExecutable : public Executable {
  public:
   VmExecutable(std::unique_ptr<HloModule> module, std::unique_ptr<Program> program,
-               int64_t elided)
-      : module_(std::move(module)), program_(std::move(program)), elided_(elided) {
+               int64_t elided, std::string pass_report)
+      : module_(std::move(module)),
+        program_(std::move(program)),
+        elided_(elided),
+        pass_report_(std::move(pass_report)) {
     const HloComputation& entry = *module_->entry();
     for (int64_t i = 0; i < entry.parameter_count(); ++i) {
       Shape s = entry.parameter(i)->shape();
@@ -100,6 +105,7 @@ class VmExecutable : public Executable {
   int64_t elided_constants_filled() const override { return elided_; }
   std::string Disassemble() const override { return vm::DisassembleProgram(*program_); }
   MemoryStats memory_stats() const override;
+  std::string PassReport() const override { return pass_report_; }
 
   absl::StatusOr<Literal> Execute(absl::Span<const Literal* const> arguments,
                                   const ExecuteOptions& options) const override;
@@ -113,6 +119,7 @@ class VmExecutable : public Executable {
   std::unique_ptr<HloModule> module_;
   std::unique_ptr<Program> program_;
   int64_t elided_;
+  std::string pass_report_;
   mutable absl::Mutex frames_mu_;
   mutable std::vector<std::unique_ptr<Frame>> frames_ ABSL_GUARDED_BY(frames_mu_);
   std::vector<Shape> parameter_shapes_;
@@ -276,6 +283,30 @@ void VmExecutable::ReturnFrame(std::unique_ptr<Frame> frame) const {
   if (frames_.size() < keep) frames_.push_back(std::move(frame));
 }
 
+// The pipeline's constant evaluator: compiles `instr` (all operands
+// constants) as a module of its own and runs it, so folded values are the
+// bits this VM computes at run time.
+absl::StatusOr<Literal> EvaluateConstantInstruction(const HloInstruction& instr) {
+  auto module = std::make_unique<HloModule>("fold");
+  auto computation = std::make_unique<HloComputation>("fold.entry");
+  computation->set_is_entry(true);
+  auto root = passes::CloneInstruction(instr, "fold.root");
+  for (int64_t k = 0; k < instr.operand_count(); ++k) {
+    HloInstruction* op = computation->AddInstruction(
+        passes::CloneInstruction(*instr.operand(k), absl::StrCat("fold.operand.", k)));
+    root->ReplaceOperand(k, op);
+  }
+  computation->set_root(computation->AddInstruction(std::move(root)));
+  module->set_entry(module->AddComputation(std::move(computation)));
+  CompileOptions options;
+  options.passes = "none";
+  HLOVM_ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe,
+                         Executable::FromModule(std::move(module), options));
+  ExecuteOptions execute;
+  execute.threads = 1;
+  return exe->Execute({}, execute);
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Executable>> Executable::FromText(std::string_view text,
@@ -295,9 +326,16 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::FromModule(
   if (options.num_partitions > 0) module->num_partitions = options.num_partitions;
   HLOVM_ASSIGN_OR_RETURN(int64_t elided, FillElidedConstants(*module, options.elided));
   if (options.verify) HLOVM_RETURN_IF_ERROR(VerifyModule(*module));
+  std::string pass_report = "// passes: none\n";
+  if (!options.passes.empty() && options.passes != "none") {
+    HLOVM_ASSIGN_OR_RETURN(passes::PipelineReport report,
+                           passes::RunPipeline(*module, options.passes,
+                                               {.evaluate = &EvaluateConstantInstruction}));
+    pass_report = report.ToString();
+  }
   HLOVM_ASSIGN_OR_RETURN(std::unique_ptr<Program> program, vm::CompileModule(*module));
   return std::unique_ptr<Executable>(
-      new VmExecutable(std::move(module), std::move(program), elided));
+      new VmExecutable(std::move(module), std::move(program), elided, std::move(pass_report)));
 }
 
 }  // namespace hlovm

@@ -45,6 +45,9 @@ struct CompileOptions {
   // > 0: replace the module header's replica_count / num_partitions.
   int64_t replica_count = 0;
   int64_t num_partitions = 0;
+  // The pass pipeline run between the verifier and the compiler (see
+  // passes/pipeline.h): "none", "default" or a comma-separated list.
+  std::string passes = "default";
 };
 
 // Stepping, for the REPL's debugger: while an observer is set, Execute runs
@@ -140,6 +143,9 @@ class Executable {
     int64_t parameter_bytes = 0;     // the entry parameters
   };
   virtual MemoryStats memory_stats() const = 0;
+  // Which passes ran and what they changed, as `//` comment lines (the
+  // disassembly header); "// passes: none" when none ran.
+  virtual std::string PassReport() const { return "// passes: none\n"; }
 };
 
 // Multi-device runs: the module's replica_count x num_partitions instances,

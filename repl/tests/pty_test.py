@@ -67,8 +67,9 @@ class Repl:
             if pid:
                 return os.waitstatus_to_exitcode(status)
             try:
-                select.select([self.fd], [], [], 0.05)
-                os.read(self.fd, 65536)
+                r, _, _ = select.select([self.fd], [], [], 0.05)
+                if r:
+                    os.read(self.fd, 65536)
             except OSError:
                 pass
         os.kill(self.pid, signal.SIGKILL)

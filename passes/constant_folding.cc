@@ -1,0 +1,95 @@
+#include "passes/constant_folding.h"
+
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "passes/ir_util.h"
+
+namespace hlovm::passes {
+namespace {
+
+bool Foldable(const HloInstruction& i, EffectAnalysis& effects) {
+  if (i.operand_count() == 0 || !i.called_computations().empty() ||
+      !i.control_predecessors().empty() || effects.HasEffect(i) || !i.shape().IsArray() ||
+      !i.shape().is_static()) {
+    return false;
+  }
+  switch (i.opcode()) {
+    case HloOpcode::kBroadcast:
+    case HloOpcode::kTuple:
+    case HloOpcode::kGetTupleElement:
+    case HloOpcode::kCustomCall:
+    case HloOpcode::kParameter:
+    case HloOpcode::kReplicaId:
+    case HloOpcode::kPartitionId:
+    case HloOpcode::kAsyncStart:
+    case HloOpcode::kAsyncUpdate:
+    case HloOpcode::kAsyncDone:
+    case HloOpcode::kSetDimensionSize:
+    case HloOpcode::kGetDimensionSize:
+    case HloOpcode::kDynamicReshape:
+      return false;
+    default:
+      break;
+  }
+  for (const HloInstruction* o : i.operands()) {
+    if (o->opcode() != HloOpcode::kConstant || !o->literal.has_value() || o->literal->elided() ||
+        !o->shape().IsArray() || !o->shape().is_static()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<PassResult> RunConstantFolding(HloModule& module,
+                                              const ConstantFoldingOptions& options) {
+  PassResult result;
+  if (!options.evaluate) {
+    result.detail = "no evaluator";
+    return result;
+  }
+  EffectAnalysis effects;
+  NameUniquer names(module);
+  int64_t folded = 0;
+  for (const auto& computation : module.computations()) {
+    bool any = false;  // most computations have nothing to fold: skip them cheaply
+    for (const auto& i : computation->instructions()) {
+      if (i->operand_count() > 0 && i->operand(0)->opcode() == HloOpcode::kConstant &&
+          Foldable(*i, effects)) {
+        any = true;
+        break;
+      }
+    }
+    if (!any) continue;
+    // Folded values replace their instruction as operands of later ones
+    // (operands come first in post order), and everywhere in one sweep at
+    // the end.
+    absl::flat_hash_map<const HloInstruction*, HloInstruction*> replaced;
+    for (HloInstruction* i : PostOrder(*computation)) {
+      for (int64_t k = 0; k < i->operand_count(); ++k) {
+        auto it = replaced.find(i->operand(k));
+        if (it != replaced.end()) i->ReplaceOperand(k, it->second);
+      }
+      if (!Foldable(*i, effects)) continue;
+      const int64_t bytes = i->shape().element_count() * ByteWidth(i->shape().element_type());
+      if (bytes > options.max_result_bytes) continue;
+      absl::StatusOr<Literal> value = options.evaluate(*i);
+      if (!value.ok() || !value->shape().Compatible(i->shape())) continue;  // leave it to the run
+      auto constant = std::make_unique<HloInstruction>(HloOpcode::kConstant,
+                                                       names.Get(i->name() + ".folded"), i->shape());
+      constant->literal = std::move(*value);
+      HloInstruction* c = computation->AddInstruction(std::move(constant));
+      replaced[i] = c;
+      ++folded;
+    }
+    ReplaceUses(*computation, replaced);
+  }
+  result.changes = folded;
+  result.detail = absl::StrCat("folded ", folded, " instructions");
+  return result;
+}
+
+}  // namespace hlovm::passes

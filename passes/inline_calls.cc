@@ -1,0 +1,66 @@
+#include "passes/inline_calls.h"
+
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "passes/ir_util.h"
+
+namespace hlovm::passes {
+
+absl::StatusOr<PassResult> RunInlineCalls(HloModule& module) {
+  EffectAnalysis effects;
+  NameUniquer names(module);
+  int64_t inlined = 0;
+  std::vector<HloComputation*> computations;
+  for (const auto& c : module.computations()) computations.push_back(c.get());
+  for (HloComputation* caller : computations) {
+    // Calls added by inlining are handled in the next round of the pipeline.
+    std::vector<HloInstruction*> calls;
+    for (const auto& i : caller->instructions()) {
+      if (i->opcode() == HloOpcode::kCall && i->called_computations().size() == 1 &&
+          i->control_predecessors().empty()) {
+        calls.push_back(i.get());
+      }
+    }
+    absl::flat_hash_set<const HloInstruction*> control;
+    for (const auto& i : caller->instructions()) {
+      for (const HloInstruction* p : i->control_predecessors()) control.insert(p);
+    }
+    absl::flat_hash_map<const HloInstruction*, HloInstruction*> results;
+    for (HloInstruction* call : calls) {
+      HloComputation* callee = call->to_apply();
+      if (callee == nullptr || callee == caller || callee->root() == nullptr ||
+          effects.ComputationHasEffect(*callee) || HasControlDependencies(*callee) ||
+          callee->parameter_count() != call->operand_count()) {
+        continue;
+      }
+      if (control.contains(call)) continue;
+      absl::flat_hash_map<const HloInstruction*, HloInstruction*> map;
+      for (int64_t p = 0; p < callee->parameter_count(); ++p) {
+        // An operand that is itself an inlined call reads that call's result.
+        HloInstruction* op = call->operand(p);
+        auto it = results.find(op);
+        map[callee->parameter(p)] = it == results.end() ? op : it->second;
+      }
+      for (HloInstruction* i : PostOrder(*callee)) {
+        if (map.contains(i)) continue;
+        auto copy = CloneInstruction(*i, names.Get(i->name()));
+        for (int64_t k = 0; k < copy->operand_count(); ++k) {
+          copy->ReplaceOperand(k, map.at(copy->operand(k)));
+        }
+        map[i] = caller->AddInstruction(std::move(copy));
+      }
+      results[call] = map.at(callee->root());
+      ++inlined;
+    }
+    ReplaceUses(*caller, results);
+  }
+  PassResult result;
+  result.changes = inlined;
+  result.detail = absl::StrCat("inlined ", inlined, " calls");
+  return result;
+}
+
+}  // namespace hlovm::passes

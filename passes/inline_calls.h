@@ -1,0 +1,19 @@
+// Inlines `call` instructions: the callee's instructions are copied into the
+// caller with its parameters replaced by the call's operands, and the call's
+// users read the copy of the callee's root. Calls whose callee has side
+// effects or control dependencies stay (their order among the caller's
+// effects would otherwise change). The call itself becomes dead (see DCE).
+#ifndef HLOVM_PASSES_INLINE_CALLS_H_
+#define HLOVM_PASSES_INLINE_CALLS_H_
+
+#include "absl/status/statusor.h"
+#include "core/hlo_ir.h"
+#include "passes/pass.h"
+
+namespace hlovm::passes {
+
+absl::StatusOr<PassResult> RunInlineCalls(HloModule& module);
+
+}  // namespace hlovm::passes
+
+#endif  // HLOVM_PASSES_INLINE_CALLS_H_

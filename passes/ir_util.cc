@@ -1,0 +1,299 @@
+#include "passes/ir_util.h"
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace hlovm::passes {
+
+bool IsDirectlyEffectful(const HloInstruction& instr) {
+  if (HloOpcodeHasSideEffect(instr.opcode())) return true;
+  switch (instr.opcode()) {
+    case HloOpcode::kRng:
+    case HloOpcode::kRngBitGenerator:
+    case HloOpcode::kRngGetAndUpdateState:
+    case HloOpcode::kOptimizationBarrier:
+    case HloOpcode::kInfeed:
+    case HloOpcode::kOutfeed:
+    case HloOpcode::kSend:
+    case HloOpcode::kSendDone:
+    case HloOpcode::kRecv:
+    case HloOpcode::kRecvDone:
+    case HloOpcode::kAfterAll:
+    case HloOpcode::kAddDependency:
+      return true;
+    case HloOpcode::kCustomCall:
+      return instr.custom_call_has_side_effect || instr.custom_call_target.rfind("check.", 0) == 0;
+    default:
+      break;
+  }
+  if (HloOpcodeFamily(instr.opcode()) == OpFamily::kCollective) return true;
+  return false;
+}
+
+bool EffectAnalysis::ComputationHasEffect(const HloComputation& computation) {
+  auto it = memo_.find(&computation);
+  if (it != memo_.end()) return it->second;
+  memo_[&computation] = false;  // recursion guard (the IR has no recursion)
+  bool effect = false;
+  for (const auto& instr : computation.instructions()) {
+    if (HasEffect(*instr)) {
+      effect = true;
+      break;
+    }
+  }
+  memo_[&computation] = effect;
+  return effect;
+}
+
+bool EffectAnalysis::HasEffect(const HloInstruction& instr) {
+  if (IsDirectlyEffectful(instr)) return true;
+  for (const HloComputation* c : instr.called_computations()) {
+    if (c != nullptr && ComputationHasEffect(*c)) return true;
+  }
+  return false;
+}
+
+absl::flat_hash_map<const HloInstruction*, std::vector<HloInstruction*>> ComputeUsers(
+    const HloComputation& computation) {
+  absl::flat_hash_map<const HloInstruction*, std::vector<HloInstruction*>> users;
+  for (const auto& instr : computation.instructions()) {
+    for (const HloInstruction* op : instr->operands()) {
+      auto& list = users[op];
+      if (list.empty() || list.back() != instr.get()) list.push_back(instr.get());
+    }
+  }
+  return users;
+}
+
+std::vector<HloInstruction*> PostOrder(const HloComputation& computation) {
+  const auto& list = computation.instructions();
+  const size_t n_instr = list.size();
+  absl::flat_hash_map<const HloInstruction*, uint32_t> index;
+  index.reserve(n_instr);
+  for (size_t k = 0; k < n_instr; ++k) index.emplace(list[k].get(), static_cast<uint32_t>(k));
+  std::vector<uint8_t> state(n_instr, 0);  // 0 new, 1 on the stack, 2 done
+  std::vector<HloInstruction*> order;
+  order.reserve(n_instr);
+  struct Item {
+    HloInstruction* instr;
+    uint32_t index;
+    uint32_t next;
+  };
+  std::vector<Item> stack;
+  for (size_t s = 0; s < n_instr; ++s) {
+    if (state[s] != 0) continue;
+    stack.push_back({list[s].get(), static_cast<uint32_t>(s), 0});
+    state[s] = 1;
+    while (!stack.empty()) {
+      Item& top = stack.back();
+      HloInstruction* i = top.instr;
+      const size_t n_ops = i->operands().size();
+      const size_t n = n_ops + i->control_predecessors().size();
+      if (top.next == n) {
+        state[top.index] = 2;
+        order.push_back(i);
+        stack.pop_back();
+        continue;
+      }
+      const size_t k = top.next++;
+      // Parameters and constants have no operands: nothing to look up.
+      HloInstruction* d = k < n_ops ? i->operand(k) : i->control_predecessors()[k - n_ops];
+      if (d == nullptr) continue;
+      auto it = index.find(d);
+      if (it == index.end() || state[it->second] != 0) continue;
+      state[it->second] = 1;
+      stack.push_back({d, it->second, 0});
+    }
+  }
+  return order;
+}
+
+void ReplaceAllUses(HloComputation& computation, HloInstruction* from, HloInstruction* to,
+                    const absl::flat_hash_set<const HloInstruction*>& except) {
+  for (const auto& instr : computation.instructions()) {
+    if (except.contains(instr.get())) continue;
+    for (int64_t k = 0; k < instr->operand_count(); ++k) {
+      if (instr->operand(k) == from) instr->ReplaceOperand(k, to);
+    }
+  }
+  if (computation.root() == from) computation.set_root(to);
+}
+
+void ReplaceUses(HloComputation& computation,
+                 const absl::flat_hash_map<const HloInstruction*, HloInstruction*>& map,
+                 const absl::flat_hash_set<const HloInstruction*>& except) {
+  if (map.empty()) return;
+  for (const auto& instr : computation.instructions()) {
+    if (except.contains(instr.get())) continue;
+    for (int64_t k = 0; k < instr->operand_count(); ++k) {
+      auto it = map.find(instr->operand(k));
+      if (it != map.end()) instr->ReplaceOperand(k, it->second);
+    }
+  }
+  if (auto it = map.find(computation.root()); it != map.end()) computation.set_root(it->second);
+}
+
+void RemoveInstructions(HloComputation& computation,
+                        const absl::flat_hash_set<const HloInstruction*>& dead) {
+  if (dead.empty()) return;
+  auto& list = const_cast<std::vector<std::unique_ptr<HloInstruction>>&>(computation.instructions());
+  list.erase(std::remove_if(list.begin(), list.end(),
+                            [&](const std::unique_ptr<HloInstruction>& i) {
+                              return i->opcode() != HloOpcode::kParameter && dead.contains(i.get());
+                            }),
+             list.end());
+}
+
+void RemoveComputations(HloModule& module,
+                        const absl::flat_hash_set<const HloComputation*>& dead) {
+  if (dead.empty()) return;
+  auto& list =
+      const_cast<std::vector<std::unique_ptr<HloComputation>>&>(module.computations());
+  list.erase(std::remove_if(list.begin(), list.end(),
+                            [&](const std::unique_ptr<HloComputation>& c) {
+                              return c.get() != module.entry() && dead.contains(c.get());
+                            }),
+             list.end());
+}
+
+std::unique_ptr<HloInstruction> CloneInstruction(const HloInstruction& instr, std::string name) {
+  // Literals are move-only, so the instruction is copied field by field
+  // (every typed attribute of core/hlo_ir.h; a new field needs a line here).
+  auto copy = std::make_unique<HloInstruction>(instr.opcode(), std::move(name), instr.shape());
+  for (HloInstruction* o : instr.operands()) copy->AppendOperand(o);
+  for (HloComputation* c : instr.called_computations()) copy->AppendCalledComputation(c);
+  for (HloInstruction* p : instr.control_predecessors()) copy->AddControlPredecessor(p);
+  copy->set_location(instr.location());
+  copy->raw_attributes() = instr.raw_attributes();
+  copy->parameter_number = instr.parameter_number;
+  copy->tuple_index = instr.tuple_index;
+  copy->dimensions = instr.dimensions;
+  copy->iota_dimension = instr.iota_dimension;
+  copy->slice = instr.slice;
+  copy->dynamic_slice_sizes = instr.dynamic_slice_sizes;
+  copy->window = instr.window;
+  copy->padding = instr.padding;
+  copy->convolution_dimension_numbers = instr.convolution_dimension_numbers;
+  copy->feature_group_count = instr.feature_group_count;
+  copy->batch_group_count = instr.batch_group_count;
+  copy->dot_dimension_numbers = instr.dot_dimension_numbers;
+  copy->operand_precision = instr.operand_precision;
+  copy->gather_dimension_numbers = instr.gather_dimension_numbers;
+  copy->gather_slice_sizes = instr.gather_slice_sizes;
+  copy->scatter_dimension_numbers = instr.scatter_dimension_numbers;
+  copy->indices_are_sorted = instr.indices_are_sorted;
+  copy->unique_indices = instr.unique_indices;
+  copy->comparison_direction = instr.comparison_direction;
+  copy->comparison_type = instr.comparison_type;
+  copy->distribution = instr.distribution;
+  copy->rng_algorithm = instr.rng_algorithm;
+  copy->exponent_bits = instr.exponent_bits;
+  copy->mantissa_bits = instr.mantissa_bits;
+  copy->fft_type = instr.fft_type;
+  copy->fft_length = instr.fft_length;
+  copy->is_stable = instr.is_stable;
+  copy->k = instr.k;
+  copy->largest = instr.largest;
+  copy->replica_groups = instr.replica_groups;
+  copy->channel_id = instr.channel_id;
+  copy->use_global_device_ids = instr.use_global_device_ids;
+  copy->source_target_pairs = instr.source_target_pairs;
+  copy->split_dimension = instr.split_dimension;
+  copy->custom_call_target = instr.custom_call_target;
+  copy->custom_call_has_side_effect = instr.custom_call_has_side_effect;
+  copy->backend_config = instr.backend_config;
+  copy->fusion_kind = instr.fusion_kind;
+  copy->left_side = instr.left_side;
+  copy->lower = instr.lower;
+  copy->unit_diagonal = instr.unit_diagonal;
+  copy->transpose_a = instr.transpose_a;
+  copy->epsilon = instr.epsilon;
+  copy->feature_index = instr.feature_index;
+  copy->is_host_transfer = instr.is_host_transfer;
+  copy->async_wrapped_opcode = instr.async_wrapped_opcode;
+  copy->async_execution_thread = instr.async_execution_thread;
+  copy->output_to_operand_aliasing = instr.output_to_operand_aliasing;
+  copy->custom_call_schedule = instr.custom_call_schedule;
+  copy->custom_call_api_version = instr.custom_call_api_version;
+  copy->operand_layout_constraints = instr.operand_layout_constraints;
+  copy->precision_algorithm = instr.precision_algorithm;
+  copy->constrain_layout = instr.constrain_layout;
+  copy->inferred_dimension = instr.inferred_dimension;
+  copy->num_carries = instr.num_carries;
+  copy->is_reverse = instr.is_reverse;
+  copy->is_associative = instr.is_associative;
+  copy->is_composite = instr.is_composite;
+  copy->rng_delta = instr.rng_delta;
+  copy->infeed_config = instr.infeed_config;
+  copy->outfeed_config = instr.outfeed_config;
+  copy->outfeed_shape = instr.outfeed_shape;
+  copy->collective_slice_sizes = instr.collective_slice_sizes;
+  copy->cross_program_prefetch_index = instr.cross_program_prefetch_index;
+  copy->parameter_replication = instr.parameter_replication;
+  copy->sharding = instr.sharding;
+  if (instr.literal.has_value()) copy->literal = instr.literal->Clone();
+  if (instr.custom_call_literal.has_value()) {
+    copy->custom_call_literal = instr.custom_call_literal->Clone();
+  }
+  return copy;
+}
+
+std::unique_ptr<HloInstruction> MakeGetTupleElement(HloInstruction* tuple, int64_t index,
+                                                    std::string name) {
+  auto gte = std::make_unique<HloInstruction>(HloOpcode::kGetTupleElement, std::move(name),
+                                              tuple->shape().tuple_shapes()[index]);
+  gte->AppendOperand(tuple);
+  gte->tuple_index = index;
+  return gte;
+}
+
+std::unique_ptr<HloInstruction> MakeTuple(const std::vector<HloInstruction*>& elements,
+                                          std::string name) {
+  std::vector<Shape> shapes;
+  shapes.reserve(elements.size());
+  for (const HloInstruction* e : elements) shapes.push_back(e->shape());
+  auto tuple =
+      std::make_unique<HloInstruction>(HloOpcode::kTuple, std::move(name), Shape::Tuple(shapes));
+  for (HloInstruction* e : elements) tuple->AppendOperand(e);
+  return tuple;
+}
+
+std::string NameUniquer::Get(std::string_view base) {
+  if (!filled_) {
+    filled_ = true;
+    size_t n = 0;
+    for (const auto& c : module_->computations()) n += 1 + c->instructions().size();
+    used_.reserve(n);
+    for (const auto& c : module_->computations()) {
+      used_.insert(c->name());
+      for (const auto& i : c->instructions()) used_.insert(i->name());
+    }
+  }
+  std::string name(base);
+  for (int64_t n = 1; used_.contains(name); ++n) name = absl::StrCat(std::string(base), ".", n);
+  made_.push_back(name);
+  used_.insert(made_.back());
+  return name;
+}
+
+absl::flat_hash_map<const HloComputation*, int64_t> CallSiteCounts(const HloModule& module) {
+  absl::flat_hash_map<const HloComputation*, int64_t> counts;
+  for (const auto& c : module.computations()) {
+    for (const auto& i : c->instructions()) {
+      for (const HloComputation* callee : i->called_computations()) ++counts[callee];
+    }
+  }
+  return counts;
+}
+
+bool HasControlDependencies(const HloComputation& computation) {
+  for (const auto& i : computation.instructions()) {
+    if (!i->control_predecessors().empty()) return true;
+  }
+  return false;
+}
+
+}  // namespace hlovm::passes

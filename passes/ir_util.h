@@ -1,0 +1,102 @@
+// Editing helpers the passes share: side-effect analysis, users, replacing
+// uses, removing instructions and computations, cloning, fresh names.
+//
+// The IR (core/hlo_ir.h) exposes instruction and computation lists read-only;
+// removal here edits those lists in place (the objects themselves are not
+// const), keeping the invariants the IR documents: parameters are never
+// removed and nothing left refers to a removed instruction or computation.
+#ifndef HLOVM_PASSES_IR_UTIL_H_
+#define HLOVM_PASSES_IR_UTIL_H_
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "core/hlo_ir.h"
+
+namespace hlovm::passes {
+
+// Whether an instruction must run even when nothing uses its value, or must
+// not be merged with an identical one: side-effecting opcodes (outfeed,
+// send/recv, collectives, ...), custom-calls with side effects and check.*
+// calls, rng ops, and any instruction whose called computations contain one.
+class EffectAnalysis {
+ public:
+  bool HasEffect(const HloInstruction& instr);
+  bool ComputationHasEffect(const HloComputation& computation);
+
+ private:
+  absl::flat_hash_map<const HloComputation*, bool> memo_;
+};
+
+// True for the opcodes that are effects by themselves (no callee lookup).
+bool IsDirectlyEffectful(const HloInstruction& instr);
+
+// Users of every instruction of a computation (an operand used twice by one
+// user lists that user once).
+absl::flat_hash_map<const HloInstruction*, std::vector<HloInstruction*>> ComputeUsers(
+    const HloComputation& computation);
+
+// Operands before users (every instruction, dead ones included).
+std::vector<HloInstruction*> PostOrder(const HloComputation& computation);
+
+// Points every operand slot and the root that name `from` at `to`, except in
+// the instructions of `except`.
+void ReplaceAllUses(HloComputation& computation, HloInstruction* from, HloInstruction* to,
+                    const absl::flat_hash_set<const HloInstruction*>& except = {});
+
+// ReplaceAllUses for many instructions at once, in one sweep: every operand
+// slot and the root that name a key of `map` then name its value (values are
+// not looked up again).
+void ReplaceUses(HloComputation& computation,
+                 const absl::flat_hash_map<const HloInstruction*, HloInstruction*>& map,
+                 const absl::flat_hash_set<const HloInstruction*>& except = {});
+
+// Removes the instructions of `dead` (never parameters) from the computation.
+void RemoveInstructions(HloComputation& computation,
+                        const absl::flat_hash_set<const HloInstruction*>& dead);
+
+// Removes computations from the module.
+void RemoveComputations(HloModule& module,
+                        const absl::flat_hash_set<const HloComputation*>& dead);
+
+// A copy of `instr` (attributes, operands, callees) without a parent; the
+// caller remaps operands. Control predecessors are copied too, so callers
+// clone only instructions without them.
+std::unique_ptr<HloInstruction> CloneInstruction(const HloInstruction& instr, std::string name);
+
+// Fresh instructions built in code.
+std::unique_ptr<HloInstruction> MakeGetTupleElement(HloInstruction* tuple, int64_t index,
+                                                    std::string name);
+std::unique_ptr<HloInstruction> MakeTuple(const std::vector<HloInstruction*>& elements,
+                                          std::string name);
+
+// Names unique across the module (instructions and computations).
+class NameUniquer {
+ public:
+  // The module's names are collected on the first Get.
+  explicit NameUniquer(const HloModule& module) : module_(&module) {}
+  std::string Get(std::string_view base);
+
+ private:
+  const HloModule* module_;
+  bool filled_ = false;
+  // Views of the module's names (which outlive the uniquer: passes remove
+  // nothing while they name things) and of the names handed out.
+  absl::flat_hash_set<std::string_view> used_;
+  std::deque<std::string> made_;
+};
+
+// How many instructions of the module call `computation`.
+absl::flat_hash_map<const HloComputation*, int64_t> CallSiteCounts(const HloModule& module);
+
+bool HasControlDependencies(const HloComputation& computation);
+
+}  // namespace hlovm::passes
+
+#endif  // HLOVM_PASSES_IR_UTIL_H_

@@ -1,0 +1,18 @@
+// What every pass returns: how many rewrites it made and a short account for
+// the disassembly header ("removed 12 instructions, 1 computation").
+#ifndef HLOVM_PASSES_PASS_H_
+#define HLOVM_PASSES_PASS_H_
+
+#include <cstdint>
+#include <string>
+
+namespace hlovm::passes {
+
+struct PassResult {
+  int64_t changes = 0;
+  std::string detail;
+};
+
+}  // namespace hlovm::passes
+
+#endif  // HLOVM_PASSES_PASS_H_

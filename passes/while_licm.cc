@@ -1,0 +1,249 @@
+#include "passes/while_licm.h"
+
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "passes/ir_util.h"
+
+namespace hlovm::passes {
+namespace {
+
+// Opcodes not worth a loop-carried buffer by themselves: moving them saves
+// (almost) nothing.
+bool IsCheap(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kConstant:
+    case HloOpcode::kGetTupleElement:
+    case HloOpcode::kTuple:
+    case HloOpcode::kBitcast:
+    case HloOpcode::kReshape:
+    case HloOpcode::kBroadcast:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool OnlyTupleIndexUsers(const HloInstruction* param,
+                         const absl::flat_hash_map<const HloInstruction*,
+                                                   std::vector<HloInstruction*>>& users) {
+  auto it = users.find(param);
+  if (it == users.end()) return true;
+  for (const HloInstruction* u : it->second) {
+    if (u->opcode() != HloOpcode::kGetTupleElement) return false;
+  }
+  return true;
+}
+
+bool ShapeHasToken(const Shape& shape) {
+  if (shape.IsToken() || shape.IsOpaque()) return true;
+  if (shape.IsTuple()) {
+    for (const Shape& s : shape.tuple_shapes()) {
+      if (ShapeHasToken(s)) return true;
+    }
+  }
+  return false;
+}
+
+// Hoists out of one while loop; returns how many instructions moved.
+int64_t HoistOutOf(HloInstruction* loop, HloComputation* caller, EffectAnalysis& effects,
+                   NameUniquer& names,
+                   const absl::flat_hash_map<const HloComputation*, int64_t>& call_sites) {
+  if (loop->called_computations().size() != 2 || loop->operand_count() != 1) return 0;
+  HloComputation* cond = loop->called_computations()[0];
+  HloComputation* body = loop->called_computations()[1];
+  if (cond == nullptr || body == nullptr || cond == body) return 0;
+  auto count = [&](const HloComputation* c) {
+    auto it = call_sites.find(c);
+    return it == call_sites.end() ? 0 : it->second;
+  };
+  if (count(cond) != 1 || count(body) != 1) return 0;
+  if (!loop->shape().IsTuple() || body->parameter_count() != 1 || cond->parameter_count() != 1)
+    return 0;
+  HloInstruction* root = body->root();
+  if (root == nullptr || root->opcode() != HloOpcode::kTuple) return 0;
+  if (HasControlDependencies(*body) || HasControlDependencies(*cond) ||
+      !loop->control_predecessors().empty()) {
+    return 0;
+  }
+  HloInstruction* param = body->parameter(0);
+  const auto body_users = ComputeUsers(*body);
+  if (!OnlyTupleIndexUsers(param, body_users)) return 0;
+  if (!OnlyTupleIndexUsers(cond->parameter(0), ComputeUsers(*cond))) return 0;
+  const int64_t n = loop->shape().tuple_size();
+  if (root->operand_count() != n) return 0;
+
+  // Tuple elements the body passes through unchanged.
+  std::vector<bool> passthrough(n, false);
+  for (int64_t i = 0; i < n; ++i) {
+    const HloInstruction* op = root->operand(i);
+    passthrough[i] = op->opcode() == HloOpcode::kGetTupleElement && op->operand(0) == param &&
+                     op->tuple_index == i;
+  }
+
+  const std::vector<HloInstruction*> order = PostOrder(*body);
+  absl::flat_hash_set<const HloInstruction*> invariant;
+  bool worth = false;
+  for (HloInstruction* i : order) {
+    if (i == param || i == root) continue;
+    if (i->opcode() == HloOpcode::kGetTupleElement && i->operand(0) == param) {
+      if (passthrough[i->tuple_index]) invariant.insert(i);
+      continue;
+    }
+    if (i->opcode() == HloOpcode::kParameter || effects.HasEffect(*i) ||
+        i->opcode() == HloOpcode::kCustomCall || ShapeHasToken(i->shape())) {
+      continue;
+    }
+    bool all = true;
+    for (const HloInstruction* o : i->operands()) all &= invariant.contains(o);
+    if (!all) continue;
+    invariant.insert(i);
+    if (!IsCheap(i->opcode())) worth = true;
+  }
+  if (!worth) return 0;
+
+  // The invariant values some variant instruction (or the root) reads.
+  std::vector<HloInstruction*> frontier;
+  absl::flat_hash_set<const HloInstruction*> in_frontier;
+  for (HloInstruction* i : order) {
+    if (invariant.contains(i)) continue;
+    for (HloInstruction* o : i->operands()) {
+      if (!invariant.contains(o) || in_frontier.contains(o)) continue;
+      // Constants and pass-through elements are as cheap inside the loop.
+      if (o->opcode() == HloOpcode::kConstant ||
+          (o->opcode() == HloOpcode::kGetTupleElement && o->operand(0) == param)) {
+        continue;
+      }
+      in_frontier.insert(o);
+      frontier.push_back(o);
+    }
+  }
+  if (frontier.empty()) return 0;
+  bool frontier_worth = false;
+  // Needed invariant instructions: everything the frontier reads.
+  absl::flat_hash_set<const HloInstruction*> needed;
+  std::vector<const HloInstruction*> stack(frontier.begin(), frontier.end());
+  for (const HloInstruction* f : frontier) needed.insert(f);
+  while (!stack.empty()) {
+    const HloInstruction* i = stack.back();
+    stack.pop_back();
+    if (!IsCheap(i->opcode())) frontier_worth = true;
+    for (const HloInstruction* o : i->operands()) {
+      if (o != param && needed.insert(o).second) stack.push_back(o);
+    }
+  }
+  if (!frontier_worth) return 0;
+
+  // The loop's initial elements, in the caller.
+  HloInstruction* init = loop->operand(0);
+  std::vector<HloInstruction*> elements;
+  if (init->opcode() == HloOpcode::kTuple && init->operand_count() == n) {
+    elements = init->operands();
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      elements.push_back(
+          caller->AddInstruction(MakeGetTupleElement(init, i, names.Get(init->name() + ".elt"))));
+    }
+  }
+  // Copies of the needed invariant instructions in the caller.
+  absl::flat_hash_map<const HloInstruction*, HloInstruction*> map;
+  int64_t moved = 0;
+  for (HloInstruction* i : order) {
+    if (!needed.contains(i)) continue;
+    if (i->opcode() == HloOpcode::kGetTupleElement && i->operand(0) == param) {
+      map[i] = elements[i->tuple_index];
+      continue;
+    }
+    auto copy = CloneInstruction(*i, names.Get(i->name()));
+    for (int64_t k = 0; k < copy->operand_count(); ++k) {
+      copy->ReplaceOperand(k, map.at(copy->operand(k)));
+    }
+    map[i] = caller->AddInstruction(std::move(copy));
+    if (i->opcode() != HloOpcode::kConstant) ++moved;
+  }
+
+  // The loop carries the frontier values as new trailing elements.
+  std::vector<HloInstruction*> new_elements = elements;
+  for (HloInstruction* f : frontier) new_elements.push_back(map.at(f));
+  HloInstruction* new_init =
+      caller->AddInstruction(MakeTuple(new_elements, names.Get(loop->name() + ".init")));
+  const Shape old_shape = loop->shape();
+  const Shape new_shape = new_init->shape();
+
+  // Users of the loop value itself (not through get-tuple-element) keep the
+  // old shape through a tuple of its first n elements.
+  const auto caller_users = ComputeUsers(*caller);
+  bool whole_used = caller->root() == loop;
+  if (auto it = caller_users.find(loop); it != caller_users.end()) {
+    for (const HloInstruction* u : it->second) {
+      whole_used |= u->opcode() != HloOpcode::kGetTupleElement;
+    }
+  }
+  loop->ReplaceOperand(0, new_init);
+  *loop->mutable_shape() = new_shape;
+  if (whole_used) {
+    std::vector<HloInstruction*> parts;
+    absl::flat_hash_set<const HloInstruction*> except;
+    for (int64_t i = 0; i < n; ++i) {
+      parts.push_back(
+          caller->AddInstruction(MakeGetTupleElement(loop, i, names.Get(loop->name() + ".elt"))));
+      except.insert(parts.back());
+    }
+    HloInstruction* restore =
+        caller->AddInstruction(MakeTuple(parts, names.Get(loop->name() + ".result")));
+    except.insert(restore);
+    absl::flat_hash_set<const HloInstruction*> gte_users;
+    if (auto it = caller_users.find(loop); it != caller_users.end()) {
+      for (const HloInstruction* u : it->second) {
+        if (u->opcode() == HloOpcode::kGetTupleElement) except.insert(u);
+      }
+    }
+    ReplaceAllUses(*caller, loop, restore, except);
+    (void)old_shape;
+  }
+
+  *body->parameter(0)->mutable_shape() = new_shape;
+  *cond->parameter(0)->mutable_shape() = new_shape;
+  absl::flat_hash_map<const HloInstruction*, HloInstruction*> carried;
+  std::vector<HloInstruction*> gtes;
+  for (size_t k = 0; k < frontier.size(); ++k) {
+    HloInstruction* gte = body->AddInstruction(MakeGetTupleElement(
+        param, n + static_cast<int64_t>(k), names.Get(frontier[k]->name() + ".hoisted")));
+    carried[frontier[k]] = gte;
+    gtes.push_back(gte);
+  }
+  ReplaceUses(*body, carried);
+  for (HloInstruction* gte : gtes) root->AppendOperand(gte);
+  *root->mutable_shape() = new_shape;
+  return moved;
+}
+
+}  // namespace
+
+absl::StatusOr<PassResult> RunWhileLicm(HloModule& module) {
+  EffectAnalysis effects;
+  NameUniquer names(module);
+  int64_t moved = 0, loops = 0;
+  std::vector<HloComputation*> computations;
+  for (const auto& c : module.computations()) computations.push_back(c.get());
+  for (HloComputation* caller : computations) {
+    std::vector<HloInstruction*> whiles;
+    for (const auto& i : caller->instructions()) {
+      if (i->opcode() == HloOpcode::kWhile) whiles.push_back(i.get());
+    }
+    for (HloInstruction* w : whiles) {
+      const auto call_sites = CallSiteCounts(module);
+      const int64_t m = HoistOutOf(w, caller, effects, names, call_sites);
+      moved += m;
+      loops += m > 0;
+    }
+  }
+  PassResult result;
+  result.changes = moved;
+  result.detail = absl::StrCat("hoisted ", moved, " instructions out of ", loops, " loops");
+  return result;
+}
+
+}  // namespace hlovm::passes
