@@ -27,6 +27,7 @@ const LoweringTable& Lowerings() {
     RegisterSortLowerings(*t);
     RegisterReduceLowerings(*t);
     RegisterDotLowerings(*t);
+    RegisterConvLowerings(*t);
     RegisterCustomCallLowering(*t);
     return t;
   }();

@@ -87,6 +87,7 @@ void RegisterIndexingLowerings(LoweringTable& table);
 void RegisterSortLowerings(LoweringTable& table);
 void RegisterReduceLowerings(LoweringTable& table);
 void RegisterDotLowerings(LoweringTable& table);
+void RegisterConvLowerings(LoweringTable& table);
 void RegisterCustomCallLowering(LoweringTable& table);
 
 // Splits [0, n) into chunks of `chunk` and runs fn(begin, end) for each, in
