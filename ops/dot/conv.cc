@@ -161,6 +161,56 @@ void RunUnitsT(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin, i
   }
 }
 
+void DepthwiseUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
+                    int64_t unit_end) {
+  const int64_t channels = p.channels();
+  const float* lhs = reinterpret_cast<const float*>(bufs.lhs);
+  const float* kernel = reinterpret_cast<const float*>(bufs.packed);
+  const float* zeros = kernel + p.ksp * channels;
+  float* out = reinterpret_cast<float*>(bufs.out);
+  std::vector<const float*> rows(static_cast<size_t>(p.ksp));
+  for (int64_t u = unit_begin; u < unit_end; ++u) {
+    const int64_t tile = u % p.tiles;
+    const int64_t n = u / p.tiles;
+    const int64_t row0 = tile * p.rows_per_tile;
+    const int64_t count = std::min(p.rows_per_tile, p.s_out - row0);
+    int64_t op[8];
+    int64_t rem = row0;
+    for (int d = p.nsp - 1; d >= 0; --d) {
+      op[d] = rem % p.out_sp_size[d];
+      rem /= p.out_sp_size[d];
+    }
+    const float* in_n = lhs + n * p.in_batch_stride;
+    for (int64_t r = 0; r < count; ++r) {
+      int64_t ks[8] = {0};
+      for (int64_t w = 0; w < p.ksp; ++w) {
+        int64_t off = 0;
+        bool valid = true;
+        for (int d = 0; d < p.nsp; ++d) {
+          const int64_t ix = p.in_index[d][op[d] * p.k_sp_size[d] + ks[d]];
+          if (ix < 0) {
+            valid = false;
+            break;
+          }
+          off += ix * p.in_sp_stride[d];
+        }
+        rows[static_cast<size_t>(w)] = valid ? in_n + off : zeros;
+        for (int d = p.nsp - 1; d >= 0; --d) {
+          if (++ks[d] < p.k_sp_size[d]) break;
+          ks[d] = 0;
+        }
+      }
+      int64_t ooff = n * p.out_batch_stride;
+      for (int d = 0; d < p.nsp; ++d) ooff += op[d] * p.out_sp_stride[d];
+      conv_internal::HwyDepthwiseF32(rows.data(), kernel, p.ksp, channels, out + ooff);
+      for (int d = p.nsp - 1; d >= 0; --d) {
+        if (++op[d] < p.out_sp_size[d]) break;
+        op[d] = 0;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<ConvPlan> MakeConvPlan(const Shape& lhs, const Shape& rhs, const Shape& result,
@@ -255,6 +305,21 @@ absl::StatusOr<ConvPlan> MakeConvPlan(const Shape& lhs, const Shape& rhs, const 
     p.s_out *= o_size;
   }
   p.kdim = p.ksp * p.cg;
+  p.depthwise = p.compute_type == ElementType::kF32 && !p.batch_groups && p.groups > 1 &&
+                p.cg == 1 && p.og == 1 && p.in_feat_stride == 1 && p.out_feat_stride == 1 &&
+                nsp >= 1;
+  if (p.depthwise) {
+    p.rows_per_tile = std::max<int64_t>(1, std::min<int64_t>(64, p.s_out));
+    p.tiles = (p.s_out + p.rows_per_tile - 1) / p.rows_per_tile;
+    p.units = p.out_count == 0 ? 0 : p.out_batch * p.tiles;
+    p.tile_bytes = 0;
+    int64_t s = 0;
+    if (p.lhs_convert != nullptr) s += AlignUp(p.lhs_count * p.csize);
+    s += AlignUp((p.ksp + 1) * p.channels() * p.csize);
+    if (p.result_convert != nullptr) s += AlignUp(p.out_count * p.csize);
+    p.scratch_bytes = s;
+    return p;
+  }
   const int64_t row_bytes = std::max<int64_t>(p.kdim, 1) * p.csize;
   p.rows_per_tile = std::clamp<int64_t>(kTileBytes / row_bytes, 8, 1024);
   p.rows_per_tile = std::max<int64_t>(1, std::min(p.rows_per_tile, p.s_out));
@@ -281,7 +346,8 @@ ConvBuffers ConvPrepare(const ConvPlan& p, const void* lhs, const void* rhs, voi
     b.lhs = static_cast<const uint8_t*>(lhs);
   }
   b.packed = cur;
-  cur += AlignUp(p.groups * p.kdim * p.og * p.csize);
+  cur += p.depthwise ? AlignUp((p.ksp + 1) * p.channels() * p.csize)
+                     : AlignUp(p.groups * p.kdim * p.og * p.csize);
   const uint8_t* k = static_cast<const uint8_t*>(rhs);
   hwy::AlignedFreeUniquePtr<uint8_t[]> kconv;
   if (p.rhs_convert != nullptr && p.rhs_count > 0) {
@@ -289,7 +355,23 @@ ConvBuffers ConvPrepare(const ConvPlan& p, const void* lhs, const void* rhs, voi
     p.rhs_convert(rhs, kconv.get(), p.rhs_count);
     k = kconv.get();
   }
-  if (p.kdim > 0 && p.og > 0) {
+  if (p.depthwise) {
+    // [window position][feature], then a row of zeros.
+    const float* kf = reinterpret_cast<const float*>(k);
+    float* dst = reinterpret_cast<float*>(b.packed);
+    const int64_t channels = p.channels();
+    int64_t ks[8] = {0};
+    for (int64_t w = 0; w < p.ksp; ++w) {
+      int64_t off = 0;
+      for (int d = 0; d < p.nsp; ++d) off += p.k_index[d][ks[d]] * p.k_sp_stride[d];
+      for (int64_t c = 0; c < channels; ++c) dst[w * channels + c] = kf[off + c * p.k_out_stride];
+      for (int d = p.nsp - 1; d >= 0; --d) {
+        if (++ks[d] < p.k_sp_size[d]) break;
+        ks[d] = 0;
+      }
+    }
+    std::fill(dst + p.ksp * channels, dst + (p.ksp + 1) * channels, 0.0f);
+  } else if (p.kdim > 0 && p.og > 0) {
     switch (p.csize) {
       case 1: PackKernel<uint8_t>(p, k, b.packed); break;
       case 2: PackKernel<uint16_t>(p, k, b.packed); break;
@@ -304,6 +386,10 @@ ConvBuffers ConvPrepare(const ConvPlan& p, const void* lhs, const void* rhs, voi
 
 void ConvUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin, int64_t unit_end) {
   if (unit_begin >= unit_end) return;
+  if (p.depthwise) {
+    DepthwiseUnits(p, bufs, unit_begin, unit_end);
+    return;
+  }
   switch (p.csize) {
     case 1: RunUnitsT<uint8_t>(p, bufs, unit_begin, unit_end); break;
     case 2: RunUnitsT<uint16_t>(p, bufs, unit_begin, unit_end); break;

@@ -4,7 +4,9 @@
 // positions gather their input windows into a row block (im2col in a
 // cache-sized tile) that the GEMM of ops/dot/gemm.h multiplies by the
 // kernel, packed once per call as [group][window x input feature, output
-// feature].
+// feature]. Depthwise f32 convolutions (one input and one output feature
+// per group, features innermost in input and result) run a direct kernel
+// vectorised over the features instead, with the same summation order.
 //
 // Compute types are dot's (DotComputeType): integers wrap around in 32 or 64
 // bits, f16/bf16 and the narrow floats accumulate in f32 and round the
@@ -60,11 +62,16 @@ struct ConvPlan {
   int64_t tiles = 0;
   int64_t units = 0;           // groups * out_batch * tiles
   GemmKernel gemm;
+  // Depthwise direct path: units are (output batch, tile of positions) and
+  // `packed` holds the kernel as [window position][feature] followed by a
+  // row of zeros (the padding).
+  bool depthwise = false;
 
   int64_t scratch_bytes = 0;  // converted operands, packed kernel, compute-type result
   int64_t tile_bytes = 0;     // per-thread im2col + result tile
 
   int64_t flops() const { return 2 * groups * out_batch * s_out * og * kdim; }
+  int64_t channels() const { return groups * og; }
 };
 
 // `lhs`, `rhs` and `result` are the instruction's verified shapes (arrays
@@ -89,6 +96,12 @@ void ConvFinish(const ConvPlan& plan, const ConvBuffers& bufs, void* out);
 
 // All steps on the calling thread (tests).
 absl::Status RunConv(const ConvPlan& plan, const void* lhs, const void* rhs, void* out);
+
+namespace conv_internal {
+// out[c] = sum_w rows[w][c] * kernel[w * channels + c] (conv_hwy.cc).
+void HwyDepthwiseF32(const float* const* rows, const float* kernel, int64_t ksp,
+                     int64_t channels, float* out);
+}  // namespace conv_internal
 
 }  // namespace hlovm
 

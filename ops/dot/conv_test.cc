@@ -136,6 +136,15 @@ TEST(ConvTest, FeatureGroupsAndDepthwise) {
   CheckConv<int32_t>(d, ElementType::kS32);
 }
 
+TEST(ConvTest, DepthwiseDirectKernel) {
+  for (int64_t channels : {1, 7, 37, 64}) {
+    Conv2D c;
+    c.n = 2, c.h = 9, c.w = 11, c.c = channels, c.o = channels, c.fgc = channels;
+    c.stride = 2, c.pad_lo = 1, c.pad_hi = 2;
+    CheckConv<float>(c, ElementType::kF32);
+  }
+}
+
 TEST(ConvTest, BatchGroups) {
   Conv2D c;
   c.n = 4, c.o = 6, c.bgc = 2;
