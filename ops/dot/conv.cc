@@ -168,7 +168,8 @@ void DepthwiseUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_beg
   const float* kernel = reinterpret_cast<const float*>(bufs.packed);
   const float* zeros = kernel + p.ksp * channels;
   float* out = reinterpret_cast<float*>(bufs.out);
-  std::vector<const float*> rows(static_cast<size_t>(p.ksp));
+  std::vector<const float*> rows(static_cast<size_t>(p.ksp * p.rows_per_tile));
+  std::vector<float*> outs(static_cast<size_t>(p.rows_per_tile));
   for (int64_t u = unit_begin; u < unit_end; ++u) {
     const int64_t tile = u % p.tiles;
     const int64_t n = u / p.tiles;
@@ -194,7 +195,7 @@ void DepthwiseUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_beg
           }
           off += ix * p.in_sp_stride[d];
         }
-        rows[static_cast<size_t>(w)] = valid ? in_n + off : zeros;
+        rows[static_cast<size_t>(r * p.ksp + w)] = valid ? in_n + off : zeros;
         for (int d = p.nsp - 1; d >= 0; --d) {
           if (++ks[d] < p.k_sp_size[d]) break;
           ks[d] = 0;
@@ -202,12 +203,13 @@ void DepthwiseUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_beg
       }
       int64_t ooff = n * p.out_batch_stride;
       for (int d = 0; d < p.nsp; ++d) ooff += op[d] * p.out_sp_stride[d];
-      conv_internal::HwyDepthwiseF32(rows.data(), kernel, p.ksp, channels, out + ooff);
+      outs[static_cast<size_t>(r)] = out + ooff;
       for (int d = p.nsp - 1; d >= 0; --d) {
         if (++op[d] < p.out_sp_size[d]) break;
         op[d] = 0;
       }
     }
+    conv_internal::HwyDepthwiseF32(rows.data(), kernel, p.ksp, channels, count, outs.data());
   }
 }
 
@@ -288,6 +290,11 @@ absl::StatusOr<ConvPlan> MakeConvPlan(const Shape& lhs, const Shape& rhs, const 
     p.k_sp_size.push_back(k_size);
     p.out_sp_stride.push_back(os[dn.output_spatial_dimensions[d]]);
     p.out_sp_size.push_back(o_size);
+    if (o_size > 0 && k_size > (int64_t{1} << 26) / o_size) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "convolution: spatial dimension ", d, " has ", o_size, " output positions and a window of ",
+          k_size, "; their product exceeds the index table limit of 2^26"));
+    }
     std::vector<int64_t> idx(static_cast<size_t>(o_size * k_size), -1);
     for (int64_t o = 0; o < o_size; ++o) {
       for (int64_t k = 0; k < k_size; ++k) {

@@ -98,9 +98,11 @@ void ConvFinish(const ConvPlan& plan, const ConvBuffers& bufs, void* out);
 absl::Status RunConv(const ConvPlan& plan, const void* lhs, const void* rhs, void* out);
 
 namespace conv_internal {
-// out[c] = sum_w rows[w][c] * kernel[w * channels + c] (conv_hwy.cc).
+// For each of `npos` positions p: outs[p][c] = sum_w rows[p * ksp + w][c] *
+// kernel[w * channels + c], one fused multiply-add per term in window order
+// (conv_hwy.cc).
 void HwyDepthwiseF32(const float* const* rows, const float* kernel, int64_t ksp,
-                     int64_t channels, float* out);
+                     int64_t channels, int64_t npos, float* const* outs);
 }  // namespace conv_internal
 
 }  // namespace hlovm
