@@ -68,7 +68,8 @@ absl::Status LowerConvolution(FunctionBuilder& b, const HloInstruction& instr,
       std::string(ElementTypeName(instr.operand(1)->shape().element_type())), "->",
       std::string(ElementTypeName(plan.result_type)), " via ",
       std::string(ElementTypeName(plan.compute_type)), " groups=", plan.groups,
-      " m=", plan.s_out, " k=", plan.kdim, " n=", plan.og, " tile=", plan.rows_per_tile);
+      " m=", plan.s_out, " k=", plan.kdim, " n=", plan.og, " tile=", plan.rows_per_tile,
+      plan.depthwise ? " depthwise" : "");
   spec.plan = b.program().AddPlan(std::move(plan));
   b.Emit(&instr, std::move(spec));
   result->push_back(out);
