@@ -28,6 +28,7 @@ const LoweringTable& Lowerings() {
     RegisterSortLowerings(*t);
     RegisterReduceLowerings(*t);
     RegisterDotLowerings(*t);
+    RegisterConvLowerings(*t);
     RegisterCustomCallLowering(*t);
     RegisterFftLowerings(*t);
     RegisterNormLowerings(*t);

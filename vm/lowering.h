@@ -87,6 +87,7 @@ void RegisterIndexingLowerings(LoweringTable& table);
 void RegisterSortLowerings(LoweringTable& table);
 void RegisterReduceLowerings(LoweringTable& table);
 void RegisterDotLowerings(LoweringTable& table);
+void RegisterConvLowerings(LoweringTable& table);
 void RegisterCustomCallLowering(LoweringTable& table);
 void RegisterFftLowerings(LoweringTable& table);
 void RegisterNormLowerings(LoweringTable& table);

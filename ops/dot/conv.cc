@@ -1,0 +1,425 @@
+#include "ops/dot/conv.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
+#include "hwy/aligned_allocator.h"
+#include "ops/dot/dot.h"
+
+namespace hlovm {
+namespace {
+
+// Target bytes of one im2col tile (an L2-sized block of rows).
+constexpr int64_t kTileBytes = 512 * 1024;
+
+int64_t AlignUp(int64_t n) { return (n + 63) / 64 * 64; }
+
+std::vector<int64_t> RowMajorStrides(const Shape& s) {
+  std::vector<int64_t> st(s.rank(), 1);
+  for (int64_t i = s.rank() - 2; i >= 0; --i) st[i] = st[i + 1] * s.dimensions(i + 1);
+  return st;
+}
+
+// Copies of one compute-type element.
+struct Bytes16 {
+  uint64_t w[2];
+};
+
+template <typename T>
+void GatherRow(const ConvPlan& p, const uint8_t* lhs_base, const int64_t* op, uint8_t* dst_bytes) {
+  // lhs_base points at (batch, first feature of the group) of the lhs.
+  T* dst = reinterpret_cast<T*>(dst_bytes);
+  const T* src = reinterpret_cast<const T*>(lhs_base);
+  int64_t ks[8] = {0};
+  const int nsp = p.nsp;
+  for (int64_t w = 0; w < p.ksp; ++w) {
+    int64_t off = 0;
+    bool valid = true;
+    for (int d = 0; d < nsp; ++d) {
+      const int64_t ix = p.in_index[d][op[d] * p.k_sp_size[d] + ks[d]];
+      if (ix < 0) {
+        valid = false;
+        break;
+      }
+      off += ix * p.in_sp_stride[d];
+    }
+    T* row = dst + w * p.cg;
+    if (!valid) {
+      std::memset(static_cast<void*>(row), 0, sizeof(T) * p.cg);
+    } else if (p.in_feat_stride == 1) {
+      std::memcpy(static_cast<void*>(row), src + off, sizeof(T) * p.cg);
+    } else {
+      const T* s = src + off;
+      for (int64_t c = 0; c < p.cg; ++c) row[c] = s[c * p.in_feat_stride];
+    }
+    for (int d = nsp - 1; d >= 0; --d) {
+      if (++ks[d] < p.k_sp_size[d]) break;
+      ks[d] = 0;
+    }
+  }
+}
+
+template <typename T>
+void PackKernel(const ConvPlan& p, const uint8_t* rhs_bytes, uint8_t* packed_bytes) {
+  const T* rhs = reinterpret_cast<const T*>(rhs_bytes);
+  T* packed = reinterpret_cast<T*>(packed_bytes);
+  int64_t ks[8] = {0};
+  for (int64_t w = 0; w < p.ksp; ++w) {
+    int64_t off = 0;
+    for (int d = 0; d < p.nsp; ++d) off += p.k_index[d][ks[d]] * p.k_sp_stride[d];
+    for (int64_t t = 0; t < p.groups; ++t) {
+      for (int64_t c = 0; c < p.cg; ++c) {
+        T* dst = packed + (t * p.kdim + w * p.cg + c) * p.og;
+        const T* src = rhs + off + c * p.k_in_stride + t * p.og * p.k_out_stride;
+        for (int64_t j = 0; j < p.og; ++j) dst[j] = src[j * p.k_out_stride];
+      }
+    }
+    for (int d = p.nsp - 1; d >= 0; --d) {
+      if (++ks[d] < p.k_sp_size[d]) break;
+      ks[d] = 0;
+    }
+  }
+}
+
+template <typename T>
+void ScatterTile(const ConvPlan& p, const uint8_t* tile_bytes, int64_t rows, int64_t row0,
+                 uint8_t* out_bytes, int64_t out_base) {
+  const T* tile = reinterpret_cast<const T*>(tile_bytes);
+  T* out = reinterpret_cast<T*>(out_bytes) + out_base;
+  int64_t op[8];
+  int64_t rem = row0;
+  for (int d = p.nsp - 1; d >= 0; --d) {
+    op[d] = rem % p.out_sp_size[d];
+    rem /= p.out_sp_size[d];
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t off = 0;
+    for (int d = 0; d < p.nsp; ++d) off += op[d] * p.out_sp_stride[d];
+    const T* src = tile + r * p.og;
+    T* dst = out + off;
+    if (p.out_feat_stride == 1) {
+      std::memcpy(static_cast<void*>(dst), src, sizeof(T) * p.og);
+    } else {
+      for (int64_t j = 0; j < p.og; ++j) dst[j * p.out_feat_stride] = src[j];
+    }
+    for (int d = p.nsp - 1; d >= 0; --d) {
+      if (++op[d] < p.out_sp_size[d]) break;
+      op[d] = 0;
+    }
+  }
+}
+
+template <typename T>
+void RunUnitsT(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin, int64_t unit_end) {
+  const int64_t a_bytes = AlignUp(p.rows_per_tile * std::max<int64_t>(p.kdim, 1) * p.csize);
+  thread_local hwy::AlignedFreeUniquePtr<uint8_t[]> tile_buf;
+  thread_local int64_t tile_cap = 0;
+  if (tile_cap < p.tile_bytes) {
+    tile_buf = hwy::AllocateAligned<uint8_t>(static_cast<size_t>(p.tile_bytes));
+    tile_cap = p.tile_bytes;
+  }
+  uint8_t* a = tile_buf.get();
+  uint8_t* c = a + a_bytes;
+  for (int64_t u = unit_begin; u < unit_end; ++u) {
+    const int64_t tile = u % p.tiles;
+    const int64_t n = (u / p.tiles) % p.out_batch;
+    const int64_t t = u / (p.tiles * p.out_batch);
+    const int64_t row0 = tile * p.rows_per_tile;
+    const int64_t rows = std::min(p.rows_per_tile, p.s_out - row0);
+    const int64_t in_batch = p.batch_groups ? t * p.out_batch + n : n;
+    const int64_t feat0 = p.batch_groups ? 0 : t * p.cg;
+    const uint8_t* lhs_base =
+        bufs.lhs + (in_batch * p.in_batch_stride + feat0 * p.in_feat_stride) * p.csize;
+    if (p.kdim == 0) {
+      std::memset(c, 0, static_cast<size_t>(rows * p.og * p.csize));
+    } else {
+      int64_t op[8];
+      int64_t rem = row0;
+      for (int d = p.nsp - 1; d >= 0; --d) {
+        op[d] = rem % p.out_sp_size[d];
+        rem /= p.out_sp_size[d];
+      }
+      for (int64_t r = 0; r < rows; ++r) {
+        GatherRow<T>(p, lhs_base, op, a + r * p.kdim * p.csize);
+        for (int d = p.nsp - 1; d >= 0; --d) {
+          if (++op[d] < p.out_sp_size[d]) break;
+          op[d] = 0;
+        }
+      }
+      GemmDims dims;
+      dims.batch = 1;
+      dims.m = rows;
+      dims.k = p.kdim;
+      dims.n = p.og;
+      p.gemm.fn(a, bufs.packed + t * p.kdim * p.og * p.csize, c, dims, 0, p.gemm.Units(dims));
+    }
+    ScatterTile<T>(p, c, rows, row0, bufs.out,
+                   n * p.out_batch_stride + t * p.og * p.out_feat_stride);
+  }
+}
+
+void DepthwiseUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
+                    int64_t unit_end) {
+  const int64_t channels = p.channels();
+  const float* lhs = reinterpret_cast<const float*>(bufs.lhs);
+  const float* kernel = reinterpret_cast<const float*>(bufs.packed);
+  const float* zeros = kernel + p.ksp * channels;
+  float* out = reinterpret_cast<float*>(bufs.out);
+  std::vector<const float*> rows(static_cast<size_t>(p.ksp * p.rows_per_tile));
+  std::vector<float*> outs(static_cast<size_t>(p.rows_per_tile));
+  for (int64_t u = unit_begin; u < unit_end; ++u) {
+    const int64_t tile = u % p.tiles;
+    const int64_t n = u / p.tiles;
+    const int64_t row0 = tile * p.rows_per_tile;
+    const int64_t count = std::min(p.rows_per_tile, p.s_out - row0);
+    int64_t op[8];
+    int64_t rem = row0;
+    for (int d = p.nsp - 1; d >= 0; --d) {
+      op[d] = rem % p.out_sp_size[d];
+      rem /= p.out_sp_size[d];
+    }
+    const float* in_n = lhs + n * p.in_batch_stride;
+    for (int64_t r = 0; r < count; ++r) {
+      int64_t ks[8] = {0};
+      for (int64_t w = 0; w < p.ksp; ++w) {
+        int64_t off = 0;
+        bool valid = true;
+        for (int d = 0; d < p.nsp; ++d) {
+          const int64_t ix = p.in_index[d][op[d] * p.k_sp_size[d] + ks[d]];
+          if (ix < 0) {
+            valid = false;
+            break;
+          }
+          off += ix * p.in_sp_stride[d];
+        }
+        rows[static_cast<size_t>(r * p.ksp + w)] = valid ? in_n + off : zeros;
+        for (int d = p.nsp - 1; d >= 0; --d) {
+          if (++ks[d] < p.k_sp_size[d]) break;
+          ks[d] = 0;
+        }
+      }
+      int64_t ooff = n * p.out_batch_stride;
+      for (int d = 0; d < p.nsp; ++d) ooff += op[d] * p.out_sp_stride[d];
+      outs[static_cast<size_t>(r)] = out + ooff;
+      for (int d = p.nsp - 1; d >= 0; --d) {
+        if (++op[d] < p.out_sp_size[d]) break;
+        op[d] = 0;
+      }
+    }
+    conv_internal::HwyDepthwiseF32(rows.data(), kernel, p.ksp, channels, count, outs.data());
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<ConvPlan> MakeConvPlan(const Shape& lhs, const Shape& rhs, const Shape& result,
+                                      const Window& window,
+                                      const ConvolutionDimensionNumbers& dn,
+                                      int64_t feature_group_count, int64_t batch_group_count) {
+  if (!lhs.IsArray() || !rhs.IsArray() || !result.IsArray()) {
+    return absl::InvalidArgumentError("convolution needs array operands and result");
+  }
+  const int nsp = static_cast<int>(dn.input_spatial_dimensions.size());
+  if (nsp > 8 || dn.kernel_spatial_dimensions.size() != static_cast<size_t>(nsp) ||
+      dn.output_spatial_dimensions.size() != static_cast<size_t>(nsp) ||
+      window.size() != static_cast<size_t>(nsp) || lhs.rank() != nsp + 2 ||
+      rhs.rank() != nsp + 2 || result.rank() != nsp + 2) {
+    return absl::InvalidArgumentError(
+        "convolution: dimension numbers, window and ranks disagree (at most 8 spatial dimensions)");
+  }
+  if (feature_group_count < 1 || batch_group_count < 1 ||
+      (feature_group_count > 1 && batch_group_count > 1)) {
+    return absl::InvalidArgumentError(
+        "convolution: feature_group_count and batch_group_count must be >= 1 and not both > 1");
+  }
+  ConvPlan p;
+  p.result_type = result.element_type();
+  p.compute_type = DotComputeType(p.result_type);
+  p.csize = ByteWidth(p.compute_type);
+  p.lhs_count = lhs.element_count();
+  p.rhs_count = rhs.element_count();
+  p.out_count = result.element_count();
+  if (lhs.element_type() != p.compute_type) {
+    HLOVM_ASSIGN_OR_RETURN(p.lhs_convert, SelectConvertKernel(lhs.element_type(), p.compute_type));
+  }
+  if (rhs.element_type() != p.compute_type) {
+    HLOVM_ASSIGN_OR_RETURN(p.rhs_convert, SelectConvertKernel(rhs.element_type(), p.compute_type));
+  }
+  if (p.result_type != p.compute_type) {
+    HLOVM_ASSIGN_OR_RETURN(p.result_convert, SelectConvertKernel(p.compute_type, p.result_type));
+  }
+  HLOVM_ASSIGN_OR_RETURN(p.gemm, SelectGemmKernel(p.compute_type));
+
+  const std::vector<int64_t> ls = RowMajorStrides(lhs), ks = RowMajorStrides(rhs),
+                             os = RowMajorStrides(result);
+  p.nsp = nsp;
+  p.in_batch_stride = ls[dn.input_batch_dimension];
+  p.in_feat_stride = ls[dn.input_feature_dimension];
+  p.k_in_stride = ks[dn.kernel_input_feature_dimension];
+  p.k_out_stride = ks[dn.kernel_output_feature_dimension];
+  p.out_batch_stride = os[dn.output_batch_dimension];
+  p.out_feat_stride = os[dn.output_feature_dimension];
+  const int64_t in_batch = lhs.dimensions(dn.input_batch_dimension);
+  const int64_t in_feat = lhs.dimensions(dn.input_feature_dimension);
+  const int64_t out_feat = rhs.dimensions(dn.kernel_output_feature_dimension);
+  p.out_batch = result.dimensions(dn.output_batch_dimension);
+  p.groups = feature_group_count * batch_group_count;
+  p.batch_groups = batch_group_count > 1;
+  p.cg = p.batch_groups ? in_feat : in_feat / feature_group_count;
+  p.og = out_feat / p.groups;
+  if (p.og * p.groups != out_feat || p.og * p.groups != result.dimensions(dn.output_feature_dimension) ||
+      rhs.dimensions(dn.kernel_input_feature_dimension) != p.cg ||
+      (p.batch_groups ? p.out_batch * batch_group_count != in_batch : p.out_batch != in_batch)) {
+    return absl::InvalidArgumentError("convolution: feature or batch sizes do not match the groups");
+  }
+  p.ksp = 1;
+  p.s_out = 1;
+  for (int d = 0; d < nsp; ++d) {
+    const WindowDimension& w = window[d];
+    const int64_t in_size = lhs.dimensions(dn.input_spatial_dimensions[d]);
+    const int64_t k_size = rhs.dimensions(dn.kernel_spatial_dimensions[d]);
+    const int64_t o_size = result.dimensions(dn.output_spatial_dimensions[d]);
+    if (w.size != k_size || w.stride < 1 || w.base_dilation < 1 || w.window_dilation < 1) {
+      return absl::InvalidArgumentError("convolution: window disagrees with the kernel");
+    }
+    p.in_sp_stride.push_back(ls[dn.input_spatial_dimensions[d]]);
+    p.k_sp_stride.push_back(ks[dn.kernel_spatial_dimensions[d]]);
+    p.k_sp_size.push_back(k_size);
+    p.out_sp_stride.push_back(os[dn.output_spatial_dimensions[d]]);
+    p.out_sp_size.push_back(o_size);
+    if (o_size > 0 && k_size > (int64_t{1} << 26) / o_size) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "convolution: spatial dimension ", d, " has ", o_size, " output positions and a window of ",
+          k_size, "; their product exceeds the index table limit of 2^26"));
+    }
+    std::vector<int64_t> idx(static_cast<size_t>(o_size * k_size), -1);
+    for (int64_t o = 0; o < o_size; ++o) {
+      for (int64_t k = 0; k < k_size; ++k) {
+        const int64_t x = o * w.stride + k * w.window_dilation - w.padding_low;
+        if (x < 0 || x % w.base_dilation != 0) continue;
+        const int64_t ix = x / w.base_dilation;
+        if (ix < in_size) idx[o * k_size + k] = ix;
+      }
+    }
+    p.in_index.push_back(std::move(idx));
+    std::vector<int64_t> kidx(static_cast<size_t>(k_size));
+    for (int64_t k = 0; k < k_size; ++k) kidx[k] = w.window_reversal ? k_size - 1 - k : k;
+    p.k_index.push_back(std::move(kidx));
+    p.ksp *= k_size;
+    p.s_out *= o_size;
+  }
+  p.kdim = p.ksp * p.cg;
+  p.depthwise = p.compute_type == ElementType::kF32 && !p.batch_groups && p.groups > 1 &&
+                p.cg == 1 && p.og == 1 && p.in_feat_stride == 1 && p.out_feat_stride == 1 &&
+                nsp >= 1;
+  if (p.depthwise) {
+    p.rows_per_tile = std::max<int64_t>(1, std::min<int64_t>(64, p.s_out));
+    p.tiles = (p.s_out + p.rows_per_tile - 1) / p.rows_per_tile;
+    p.units = p.out_count == 0 ? 0 : p.out_batch * p.tiles;
+    p.tile_bytes = 0;
+    int64_t s = 0;
+    if (p.lhs_convert != nullptr) s += AlignUp(p.lhs_count * p.csize);
+    s += AlignUp((p.ksp + 1) * p.channels() * p.csize);
+    if (p.result_convert != nullptr) s += AlignUp(p.out_count * p.csize);
+    p.scratch_bytes = s;
+    return p;
+  }
+  const int64_t row_bytes = std::max<int64_t>(p.kdim, 1) * p.csize;
+  p.rows_per_tile = std::clamp<int64_t>(kTileBytes / row_bytes, 8, 1024);
+  p.rows_per_tile = std::max<int64_t>(1, std::min(p.rows_per_tile, p.s_out));
+  p.tiles = (p.s_out + p.rows_per_tile - 1) / p.rows_per_tile;
+  p.units = p.out_count == 0 ? 0 : p.groups * p.out_batch * p.tiles;
+  p.tile_bytes = AlignUp(p.rows_per_tile * row_bytes) + AlignUp(p.rows_per_tile * p.og * p.csize) + 64;
+  int64_t s = 0;
+  if (p.lhs_convert != nullptr) s += AlignUp(p.lhs_count * p.csize);
+  s += AlignUp(p.groups * p.kdim * p.og * p.csize);
+  if (p.result_convert != nullptr) s += AlignUp(p.out_count * p.csize);
+  p.scratch_bytes = s;
+  return p;
+}
+
+ConvBuffers ConvPrepare(const ConvPlan& p, const void* lhs, const void* rhs, void* out,
+                        void* scratch) {
+  uint8_t* cur = static_cast<uint8_t*>(scratch);
+  ConvBuffers b;
+  if (p.lhs_convert != nullptr) {
+    p.lhs_convert(lhs, cur, p.lhs_count);
+    b.lhs = cur;
+    cur += AlignUp(p.lhs_count * p.csize);
+  } else {
+    b.lhs = static_cast<const uint8_t*>(lhs);
+  }
+  b.packed = cur;
+  cur += p.depthwise ? AlignUp((p.ksp + 1) * p.channels() * p.csize)
+                     : AlignUp(p.groups * p.kdim * p.og * p.csize);
+  const uint8_t* k = static_cast<const uint8_t*>(rhs);
+  hwy::AlignedFreeUniquePtr<uint8_t[]> kconv;
+  if (p.rhs_convert != nullptr && p.rhs_count > 0) {
+    kconv = hwy::AllocateAligned<uint8_t>(static_cast<size_t>(p.rhs_count * p.csize));
+    p.rhs_convert(rhs, kconv.get(), p.rhs_count);
+    k = kconv.get();
+  }
+  if (p.depthwise) {
+    // [window position][feature], then a row of zeros.
+    const float* kf = reinterpret_cast<const float*>(k);
+    float* dst = reinterpret_cast<float*>(b.packed);
+    const int64_t channels = p.channels();
+    int64_t ks[8] = {0};
+    for (int64_t w = 0; w < p.ksp; ++w) {
+      int64_t off = 0;
+      for (int d = 0; d < p.nsp; ++d) off += p.k_index[d][ks[d]] * p.k_sp_stride[d];
+      for (int64_t c = 0; c < channels; ++c) dst[w * channels + c] = kf[off + c * p.k_out_stride];
+      for (int d = p.nsp - 1; d >= 0; --d) {
+        if (++ks[d] < p.k_sp_size[d]) break;
+        ks[d] = 0;
+      }
+    }
+    std::fill(dst + p.ksp * channels, dst + (p.ksp + 1) * channels, 0.0f);
+  } else if (p.kdim > 0 && p.og > 0) {
+    switch (p.csize) {
+      case 1: PackKernel<uint8_t>(p, k, b.packed); break;
+      case 2: PackKernel<uint16_t>(p, k, b.packed); break;
+      case 4: PackKernel<uint32_t>(p, k, b.packed); break;
+      case 8: PackKernel<uint64_t>(p, k, b.packed); break;
+      default: PackKernel<Bytes16>(p, k, b.packed); break;
+    }
+  }
+  b.out = p.result_convert != nullptr ? cur : static_cast<uint8_t*>(out);
+  return b;
+}
+
+void ConvUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin, int64_t unit_end) {
+  if (unit_begin >= unit_end) return;
+  if (p.depthwise) {
+    DepthwiseUnits(p, bufs, unit_begin, unit_end);
+    return;
+  }
+  switch (p.csize) {
+    case 1: RunUnitsT<uint8_t>(p, bufs, unit_begin, unit_end); break;
+    case 2: RunUnitsT<uint16_t>(p, bufs, unit_begin, unit_end); break;
+    case 4: RunUnitsT<uint32_t>(p, bufs, unit_begin, unit_end); break;
+    case 8: RunUnitsT<uint64_t>(p, bufs, unit_begin, unit_end); break;
+    default: RunUnitsT<Bytes16>(p, bufs, unit_begin, unit_end); break;
+  }
+}
+
+void ConvFinish(const ConvPlan& p, const ConvBuffers& bufs, void* out) {
+  if (p.result_convert != nullptr && p.out_count > 0) p.result_convert(bufs.out, out, p.out_count);
+}
+
+absl::Status RunConv(const ConvPlan& p, const void* lhs, const void* rhs, void* out) {
+  hwy::AlignedFreeUniquePtr<uint8_t[]> scratch;
+  if (p.scratch_bytes > 0) {
+    scratch = hwy::AllocateAligned<uint8_t>(static_cast<size_t>(p.scratch_bytes));
+    if (scratch == nullptr) return absl::ResourceExhaustedError("convolution: out of memory");
+  }
+  const ConvBuffers b = ConvPrepare(p, lhs, rhs, out, scratch.get());
+  ConvUnits(p, b, 0, p.units);
+  ConvFinish(p, b, out);
+  return absl::OkStatus();
+}
+
+}  // namespace hlovm

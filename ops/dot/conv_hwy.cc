@@ -1,0 +1,147 @@
+// Vectorised depthwise convolution kernel (Highway, dynamic dispatch): for
+// each output position p,
+// outs[p][c] = sum over window positions w of rows[p][w][c] * kernel[w * channels + c],
+// one fused multiply-add per term in window order (as the GEMM path sums),
+// channels vectorised.
+#include "ops/elementwise/elementwise_hwy_targets.h"  // must precede Highway
+
+// clang-format off
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "ops/dot/conv_hwy.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+// clang-format on
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "hwy/highway.h"
+#include "ops/dot/conv.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace hlovm {
+namespace conv_internal {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// `count` channels of one position; the kernel's rows are `stride` apart.
+void DepthwiseOneTail(const float* const* rows, const float* kernel, int64_t ksp, int64_t stride,
+                      int64_t count, float* out) {
+  const hn::ScalableTag<float> d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  int64_t c = 0;
+  for (; c + N <= count; c += N) {
+    auto a = hn::Zero(d);
+    for (int64_t w = 0; w < ksp; ++w) {
+      a = hn::MulAdd(hn::LoadU(d, rows[w] + c), hn::LoadU(d, kernel + w * stride + c), a);
+    }
+    hn::StoreU(a, d, out + c);
+  }
+  for (; c < count; ++c) {
+    float a = 0.0f;
+    for (int64_t w = 0; w < ksp; ++w) a = std::fma(rows[w][c], kernel[w * stride + c], a);
+    out[c] = a;
+  }
+}
+
+// One output position.
+void DepthwiseOne(const float* const* rows, const float* kernel, int64_t ksp, int64_t channels,
+                  float* out) {
+  const hn::ScalableTag<float> d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  int64_t c = 0;
+  for (; c + 2 * N <= channels; c += 2 * N) {
+    auto a0 = hn::Zero(d), a1 = hn::Zero(d);
+    for (int64_t w = 0; w < ksp; ++w) {
+      const float* r = rows[w] + c;
+      const float* k = kernel + w * channels + c;
+      a0 = hn::MulAdd(hn::LoadU(d, r), hn::LoadU(d, k), a0);
+      a1 = hn::MulAdd(hn::LoadU(d, r + N), hn::LoadU(d, k + N), a1);
+    }
+    hn::StoreU(a0, d, out + c);
+    hn::StoreU(a1, d, out + c + N);
+  }
+  for (; c + N <= channels; c += N) {
+    auto a = hn::Zero(d);
+    for (int64_t w = 0; w < ksp; ++w) {
+      a = hn::MulAdd(hn::LoadU(d, rows[w] + c), hn::LoadU(d, kernel + w * channels + c), a);
+    }
+    hn::StoreU(a, d, out + c);
+  }
+  for (; c < channels; ++c) {
+    float a = 0.0f;
+    for (int64_t w = 0; w < ksp; ++w) a = std::fma(rows[w][c], kernel[w * channels + c], a);
+    out[c] = a;
+  }
+}
+
+// `npos` output positions: rows[p * ksp + w] is the input row of position p
+// at window position w; outs[p] its output. Four positions share each kernel
+// load.
+void DepthwiseF32(const float* const* rows, const float* kernel, int64_t ksp, int64_t channels,
+                  int64_t npos, float* const* outs) {
+  const hn::ScalableTag<float> d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  int64_t p = 0;
+  for (; p + 4 <= npos; p += 4) {
+    const float* const* r0 = rows + p * ksp;
+    const float* const* r1 = r0 + ksp;
+    const float* const* r2 = r1 + ksp;
+    const float* const* r3 = r2 + ksp;
+    int64_t c = 0;
+    for (; c + 2 * N <= channels; c += 2 * N) {
+      auto a00 = hn::Zero(d), a01 = hn::Zero(d), a10 = hn::Zero(d), a11 = hn::Zero(d);
+      auto a20 = hn::Zero(d), a21 = hn::Zero(d), a30 = hn::Zero(d), a31 = hn::Zero(d);
+      for (int64_t w = 0; w < ksp; ++w) {
+        const float* k = kernel + w * channels + c;
+        const auto k0 = hn::LoadU(d, k), k1 = hn::LoadU(d, k + N);
+        a00 = hn::MulAdd(hn::LoadU(d, r0[w] + c), k0, a00);
+        a01 = hn::MulAdd(hn::LoadU(d, r0[w] + c + N), k1, a01);
+        a10 = hn::MulAdd(hn::LoadU(d, r1[w] + c), k0, a10);
+        a11 = hn::MulAdd(hn::LoadU(d, r1[w] + c + N), k1, a11);
+        a20 = hn::MulAdd(hn::LoadU(d, r2[w] + c), k0, a20);
+        a21 = hn::MulAdd(hn::LoadU(d, r2[w] + c + N), k1, a21);
+        a30 = hn::MulAdd(hn::LoadU(d, r3[w] + c), k0, a30);
+        a31 = hn::MulAdd(hn::LoadU(d, r3[w] + c + N), k1, a31);
+      }
+      hn::StoreU(a00, d, outs[p] + c);
+      hn::StoreU(a01, d, outs[p] + c + N);
+      hn::StoreU(a10, d, outs[p + 1] + c);
+      hn::StoreU(a11, d, outs[p + 1] + c + N);
+      hn::StoreU(a20, d, outs[p + 2] + c);
+      hn::StoreU(a21, d, outs[p + 2] + c + N);
+      hn::StoreU(a30, d, outs[p + 3] + c);
+      hn::StoreU(a31, d, outs[p + 3] + c + N);
+    }
+    if (c < channels) {
+      // Remaining channels one position at a time (same order per element).
+      for (int64_t q = 0; q < 4; ++q) {
+        const float* const* rq = rows + (p + q) * ksp;
+        std::vector<const float*> shifted(static_cast<size_t>(ksp));
+        for (int64_t w = 0; w < ksp; ++w) shifted[static_cast<size_t>(w)] = rq[w] + c;
+        DepthwiseOneTail(shifted.data(), kernel + c, ksp, channels, channels - c, outs[p + q] + c);
+      }
+    }
+  }
+  for (; p < npos; ++p) DepthwiseOne(rows + p * ksp, kernel, ksp, channels, outs[p]);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace conv_internal
+}  // namespace hlovm
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace hlovm {
+namespace conv_internal {
+
+HWY_EXPORT(DepthwiseF32);
+
+void HwyDepthwiseF32(const float* const* rows, const float* kernel, int64_t ksp,
+                     int64_t channels, int64_t npos, float* const* outs) {
+  HWY_DYNAMIC_DISPATCH(DepthwiseF32)(rows, kernel, ksp, channels, npos, outs);
+}
+
+}  // namespace conv_internal
+}  // namespace hlovm
+#endif  // HWY_ONCE

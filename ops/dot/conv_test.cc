@@ -1,0 +1,165 @@
+#include "ops/dot/conv.h"
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "hwy/aligned_allocator.h"
+#include "ops/dot/dot_conv_shape.h"
+
+namespace hlovm {
+namespace {
+
+struct Conv2D {
+  int64_t n = 1, h = 5, w = 5, c = 3, kh = 3, kw = 3, o = 4;
+  int64_t stride = 1, pad_lo = 1, pad_hi = 1, lhs_dil = 1, rhs_dil = 1;
+  bool reverse = false;
+  int64_t fgc = 1, bgc = 1;
+};
+
+ConvolutionDimensionNumbers Nhwc() {
+  ConvolutionDimensionNumbers d;  // b01f_01io->b01f
+  d.input_batch_dimension = 0;
+  d.input_feature_dimension = 3;
+  d.input_spatial_dimensions = {1, 2};
+  d.kernel_input_feature_dimension = 2;
+  d.kernel_output_feature_dimension = 3;
+  d.kernel_spatial_dimensions = {0, 1};
+  d.output_batch_dimension = 0;
+  d.output_feature_dimension = 3;
+  d.output_spatial_dimensions = {1, 2};
+  return d;
+}
+
+Window MakeWindow(const Conv2D& c) {
+  Window win(2);
+  for (int d = 0; d < 2; ++d) {
+    win[d].size = d == 0 ? c.kh : c.kw;
+    win[d].stride = c.stride;
+    win[d].padding_low = c.pad_lo;
+    win[d].padding_high = c.pad_hi;
+    win[d].base_dilation = c.lhs_dil;
+    win[d].window_dilation = c.rhs_dil;
+    win[d].window_reversal = c.reverse;
+  }
+  return win;
+}
+
+// Obvious NHWC reference, written from the operation's definition.
+template <typename T>
+std::vector<T> Reference(const Conv2D& c, const std::vector<T>& in, const std::vector<T>& k,
+                         const Shape& out) {
+  const int64_t on = out.dimensions(0), oh = out.dimensions(1), ow = out.dimensions(2),
+                of = out.dimensions(3);
+  const int64_t cin_k = c.bgc > 1 ? c.c : c.c / c.fgc;
+  const int64_t og = c.o / (c.fgc * c.bgc);
+  std::vector<T> r(static_cast<size_t>(on * oh * ow * of), T(0));
+  for (int64_t b = 0; b < on; ++b)
+    for (int64_t y = 0; y < oh; ++y)
+      for (int64_t x = 0; x < ow; ++x)
+        for (int64_t f = 0; f < of; ++f) {
+          const int64_t g = f / og;
+          const int64_t ib = c.bgc > 1 ? g * on + b : b;
+          const int64_t c0 = c.bgc > 1 ? 0 : g * cin_k;
+          T acc = T(0);
+          for (int64_t ky = 0; ky < c.kh; ++ky)
+            for (int64_t kx = 0; kx < c.kw; ++kx) {
+              const int64_t py = y * c.stride + ky * c.rhs_dil - c.pad_lo;
+              const int64_t px = x * c.stride + kx * c.rhs_dil - c.pad_lo;
+              if (py < 0 || px < 0 || py % c.lhs_dil || px % c.lhs_dil) continue;
+              const int64_t iy = py / c.lhs_dil, ix = px / c.lhs_dil;
+              if (iy >= c.h || ix >= c.w) continue;
+              const int64_t uy = c.reverse ? c.kh - 1 - ky : ky;
+              const int64_t ux = c.reverse ? c.kw - 1 - kx : kx;
+              for (int64_t ci = 0; ci < cin_k; ++ci) {
+                acc += in[((ib * c.h + iy) * c.w + ix) * c.c + c0 + ci] *
+                       k[((uy * c.kw + ux) * cin_k + ci) * c.o + f];
+              }
+            }
+          r[((b * oh + y) * ow + x) * of + f] = acc;
+        }
+  return r;
+}
+
+template <typename T>
+void CheckConv(const Conv2D& c, ElementType type) {
+  const int64_t cin_k = c.bgc > 1 ? c.c : c.c / c.fgc;
+  const Shape lhs(type, {c.n, c.h, c.w, c.c});
+  const Shape rhs(type, {c.kh, c.kw, cin_k, c.o});
+  const Window win = MakeWindow(c);
+  auto out = InferConvolutionShape(lhs, rhs, c.fgc, c.bgc, win, Nhwc());
+  ASSERT_TRUE(out.ok()) << out.status();
+  std::mt19937 gen(7);
+  std::uniform_int_distribution<int> dist(-4, 4);  // exact in every type
+  std::vector<T> in(static_cast<size_t>(lhs.element_count())), k(static_cast<size_t>(rhs.element_count()));
+  for (T& v : in) v = static_cast<T>(dist(gen));
+  for (T& v : k) v = static_cast<T>(dist(gen));
+  auto plan = MakeConvPlan(lhs, rhs, *out, win, Nhwc(), c.fgc, c.bgc);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  std::vector<T> got(static_cast<size_t>(out->element_count()), T(-99));
+  ASSERT_TRUE(RunConv(*plan, in.data(), k.data(), got.data()).ok());
+  EXPECT_EQ(got, Reference(c, in, k, *out));
+
+  // Any split of the units gives the same bits.
+  std::vector<T> split(got.size(), T(-99));
+  hwy::AlignedFreeUniquePtr<uint8_t[]> scratch =
+      hwy::AllocateAligned<uint8_t>(static_cast<size_t>(std::max<int64_t>(plan->scratch_bytes, 1)));
+  const ConvBuffers b = ConvPrepare(*plan, in.data(), k.data(), split.data(), scratch.get());
+  for (int64_t u = plan->units; u > 0; --u) ConvUnits(*plan, b, u - 1, u);
+  ConvFinish(*plan, b, split.data());
+  EXPECT_EQ(0, std::memcmp(split.data(), got.data(), got.size() * sizeof(T)));
+}
+
+TEST(ConvTest, PlainSamePadding) { CheckConv<float>(Conv2D{}, ElementType::kF32); }
+
+TEST(ConvTest, ManyTilesOfOutputPositions) {
+  Conv2D c;
+  c.n = 2, c.h = 40, c.w = 37, c.c = 64, c.o = 16;  // several im2col tiles
+  CheckConv<float>(c, ElementType::kF32);
+}
+
+TEST(ConvTest, StrideDilationReversal) {
+  Conv2D c;
+  c.h = 9, c.w = 8, c.stride = 2, c.pad_lo = 2, c.pad_hi = -1, c.lhs_dil = 2, c.rhs_dil = 2;
+  c.reverse = true;
+  CheckConv<double>(c, ElementType::kF64);
+}
+
+TEST(ConvTest, FeatureGroupsAndDepthwise) {
+  Conv2D g;
+  g.c = 6, g.o = 9, g.fgc = 3;
+  CheckConv<float>(g, ElementType::kF32);
+  Conv2D d;
+  d.c = 8, d.o = 16, d.fgc = 8;
+  CheckConv<int32_t>(d, ElementType::kS32);
+}
+
+TEST(ConvTest, DepthwiseDirectKernel) {
+  for (int64_t channels : {1, 7, 37, 64}) {
+    Conv2D c;
+    c.n = 2, c.h = 9, c.w = 11, c.c = channels, c.o = channels, c.fgc = channels;
+    c.stride = 2, c.pad_lo = 1, c.pad_hi = 2;
+    CheckConv<float>(c, ElementType::kF32);
+  }
+}
+
+TEST(ConvTest, BatchGroups) {
+  Conv2D c;
+  c.n = 4, c.o = 6, c.bgc = 2;
+  CheckConv<int64_t>(c, ElementType::kS64);
+}
+
+TEST(ConvTest, RejectsMismatchedGroups) {
+  const Shape lhs(ElementType::kF32, {1, 4, 4, 3});
+  const Shape rhs(ElementType::kF32, {3, 3, 3, 4});
+  const Shape out(ElementType::kF32, {1, 2, 2, 4});
+  Conv2D c;
+  c.pad_lo = c.pad_hi = 0;
+  EXPECT_FALSE(MakeConvPlan(lhs, rhs, out, MakeWindow(c), Nhwc(), 2, 1).ok());
+  EXPECT_FALSE(MakeConvPlan(lhs, rhs, out, MakeWindow(c), Nhwc(), 2, 2).ok());
+}
+
+}  // namespace
+}  // namespace hlovm
