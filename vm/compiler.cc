@@ -28,6 +28,7 @@ const LoweringTable& Lowerings() {
     RegisterReduceLowerings(*t);
     RegisterDotLowerings(*t);
     RegisterCustomCallLowering(*t);
+    RegisterRngLowerings(*t);
     return t;
   }();
   return *table;

@@ -88,6 +88,7 @@ void RegisterSortLowerings(LoweringTable& table);
 void RegisterReduceLowerings(LoweringTable& table);
 void RegisterDotLowerings(LoweringTable& table);
 void RegisterCustomCallLowering(LoweringTable& table);
+void RegisterRngLowerings(LoweringTable& table);
 
 // Splits [0, n) into chunks of `chunk` and runs fn(begin, end) for each, in
 // parallel when the context has several threads and there is more than one
