@@ -177,9 +177,114 @@ def make_case(alg, state, dims, bits, t=None, name_extra=''):
     return c
 
 
+STATE0 = 0x7012395  # XLA's CPU initial generator state (128-bit)
+NP = {'f16': np.float16, 'f32': np.float32, 'f64': np.float64, 's32': np.int32,
+      'u32': np.uint32, 's64': np.int64, 'u64': np.uint64}
+
+
+def philox_words(ctr, count, bits):
+    """`count` elements of `bits` (32 or 64) with key 0 from counter ctr."""
+    n64 = count * (2 if bits == 64 else 1)
+    blocks = (n64 + 3) // 4
+    w = []
+    for j in range(blocks):
+        c = (ctr + j) & ((1 << 128) - 1)
+        w.extend(philox4x32([0, 0], [(c >> s) & M32 for s in (0, 32, 64, 96)]))
+    if bits == 64:
+        return [w[2 * k] | (w[2 * k + 1] << 32) for k in range(count)]
+    return w[:count]
+
+
+def unit(t, v):
+    if t == 'f64':
+        return np.float64(v >> 12) * np.float64(2.0 ** -52)
+    return np.float32(v >> 9) * np.float32(2.0 ** -23)
+
+
+def rng_uniform(t, ctr, dims, a, b):
+    n = int(np.prod(dims, dtype=np.int64)) if dims else 1
+    if t in ('f16', 'f32', 'f64'):
+        ct = np.float64 if t == 'f64' else np.float32
+        words = philox_words(ctr, n, 64 if t == 'f64' else 32)
+        fa, fb = ct(a), ct(b)
+        vals = [unit('f64' if t == 'f64' else 'f32', w) * (fb - fa) + fa for w in words]
+        return np.array(vals, dtype=ct).astype(NP[t]).reshape(dims)
+    bits = 64 if t in ('s64', 'u64') else 32
+    mask = (1 << bits) - 1
+    words = philox_words(ctr, n, bits)
+    rng = ((b & mask) - (a & mask)) & mask
+    out = []
+    for w in words:
+        d = w if rng == 0 else w % rng
+        h = d >> 1
+        v = ((a & mask) + h + (d - h)) & mask
+        if t[0] == 's' and v >> (bits - 1):
+            v -= 1 << bits
+        out.append(v)
+    return np.array(out, dtype=NP[t]).reshape(dims)
+
+
+def rng_normal(t, ctr, dims, mean, sigma):
+    ct = np.float64 if t == 'f64' else np.float32
+    if not dims:
+        outer, d, inner = 1, 1, 1
+    else:
+        split = next((i for i, x in enumerate(dims) if x % 2 == 0), None)
+        if split is None:
+            split = max(range(len(dims)), key=lambda i: (dims[i], -i))
+        outer = int(np.prod(dims[:split], dtype=np.int64))
+        d = dims[split]
+        inner = int(np.prod(dims[split + 1:], dtype=np.int64))
+    half = (d + 1) // 2
+    words = philox_words(ctr, outer * half * 2 * inner, 64 if t == 'f64' else 32)
+    u = np.array([unit('f64' if t == 'f64' else 'f32', w) for w in words],
+                 dtype=ct).reshape(outer, half, 2, inner)
+    u1 = np.maximum(u[:, :, 0, :], ct(np.float32(1e-7)))
+    v1 = ct(np.float32(2 * np.pi)) * u[:, :, 1, :]
+    u2 = np.sqrt(ct(-2) * np.log(u1))
+    pair = np.stack([np.sin(v1) * u2, np.cos(v1) * u2], axis=2).reshape(outer, 2 * half, inner)
+    out = ct(mean) + ct(sigma) * pair[:, :d, :]
+    return out.astype(NP[t]).reshape(dims)
+
+
+def rng_case(dist, t, dims, a, b, extra=''):
+    name = 'rng_%s_%s_%s%s' % (dist, t, 'x'.join(map(str, dims)) or 'scalar', extra)
+    c = RngCase('rng', 'rng', name)
+    ca = c.const(t, np.array(a, dtype=NP[t]))
+    cb = c.const(t, np.array(b, dtype=NP[t]))
+    out_shape = shape(t, dims)
+    first = c.op(out_shape, 'rng(%s, %s), distribution=rng_%s' % (ref(ca), ref(cb), dist))
+    # A second call continues from the state the first one advanced.
+    second = c.op(out_shape, 'rng(%s, %s), distribution=rng_%s' % (ref(ca), ref(cb), dist))
+    st = c.op(shape('u64', [2]), 'rng-get-and-update-state(), delta=5')
+    c.op(tuple_shape(out_shape, out_shape, shape('u64', [2])),
+         'tuple(%s, %s, %s)' % (ref(first), ref(second), ref(st)), root=True)
+    n = int(np.prod(dims, dtype=np.int64)) if dims else 1
+    delta = n * (2 if t in ('f64', 's64', 'u64') else 1)
+    gen = rng_normal if dist == 'normal' else rng_uniform
+    for k, v in enumerate((first, second)):
+        expected = gen(t, STATE0 + k * delta, list(dims), a, b)
+        if dist == 'normal':
+            # sin, cos and log are not correctly rounded anywhere: a tolerance.
+            c.check_almost(v, t, expected, {'f16': 1e-2, 'f32': 1e-4, 'f64': 1e-5}[t])
+        else:
+            c.check(v, t, expected)
+    c.check(st, 'u64', np.array([STATE0 + 2 * delta, 0], dtype=np.uint64))
+    return c
+
+
 def main():
     check_known_answers()
     cases = []
+    for t, a, b in (('f16', -1.5, 2.25), ('f32', -1.5, 2.25), ('f64', -3.0, 7.5), ('s32', -50, 1000),
+                    ('u32', 7, 4000000000), ('s64', -(1 << 40), 1 << 50),
+                    ('u64', 3, 3), ('s32', 5, -5)):
+        extra = '_empty_range' if a == b else ('_reversed' if a > b else '')
+        for dims in ([], [7], [3, 5], [4, 3]):
+            cases.append(rng_case('uniform', t, dims, a, b, extra))
+    for t in ('f16', 'f32', 'f64'):
+        for dims in ([], [1], [7], [4, 3], [3, 5], [3, 1, 5]):
+            cases.append(rng_case('normal', t, dims, 0.5, 2.0))
     shapes = [[], [1], [7], [8], [3, 5], [5, 3], [4, 5], [3, 4, 5], [2, 3, 1, 7], [9, 1, 3], [0, 3]]
     tf_state = [0x0123456789ABCDEF, 0xFFFFFFFFFFFFFFF0]  # counter crosses 2^64
     ph_state3 = [0x243F6A8885A308D3, 0xFFFFFFFFFFFFFFFE, 0x13198A2E03707344]  # carry into high
