@@ -19,6 +19,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
+#include "ops/rng/rng_hwy.h"
 
 namespace hlovm {
 namespace {
@@ -54,9 +55,8 @@ inline void Inject(uint32_t* __restrict x0, uint32_t* __restrict x1, int64_t n, 
   }
 }
 
-}  // namespace
-
-void ThreeFry2x32Batch(uint32_t k0, uint32_t k1, uint32_t* x0, uint32_t* x1, int64_t n) {
+// Scalar definitions: the reference the vector kernels are tested against.
+void ScalarThreeFry2x32(uint32_t k0, uint32_t k1, uint32_t* x0, uint32_t* x1, int64_t n) {
   const uint32_t k2 = kThreeFryParity ^ k0 ^ k1;
   const uint32_t ks[3] = {k0, k1, k2};
   Inject(x0, x1, n, ks[0], ks[1]);
@@ -70,8 +70,8 @@ void ThreeFry2x32Batch(uint32_t k0, uint32_t k1, uint32_t* x0, uint32_t* x1, int
   }
 }
 
-void Philox4x32Batch(uint32_t k0, uint32_t k1, uint32_t* x0, uint32_t* x1, uint32_t* x2,
-                     uint32_t* x3, int64_t n) {
+void ScalarPhilox4x32(uint32_t k0, uint32_t k1, uint32_t* x0, uint32_t* x1, uint32_t* x2,
+                      uint32_t* x3, int64_t n) {
   for (int round = 0; round < 10; ++round) {
     for (int64_t i = 0; i < n; ++i) {
       const uint64_t p0 = static_cast<uint64_t>(x0[i]) * kPhiloxM0;
@@ -88,15 +88,26 @@ void Philox4x32Batch(uint32_t k0, uint32_t k1, uint32_t* x0, uint32_t* x1, uint3
   }
 }
 
+}  // namespace
+
+void ThreeFry2x32Batch(uint32_t k0, uint32_t k1, uint32_t* x0, uint32_t* x1, int64_t n) {
+  rng_internal::HwyThreeFry2x32(k0, k1, x0, x1, n);
+}
+
+void Philox4x32Batch(uint32_t k0, uint32_t k1, uint32_t* x0, uint32_t* x1, uint32_t* x2,
+                     uint32_t* x3, int64_t n) {
+  rng_internal::HwyPhilox4x32(k0, k1, x0, x1, x2, x3, n);
+}
+
 std::array<uint32_t, 2> ThreeFry2x32Block(std::array<uint32_t, 2> key,
                                           std::array<uint32_t, 2> counter) {
-  ThreeFry2x32Batch(key[0], key[1], &counter[0], &counter[1], 1);
+  ScalarThreeFry2x32(key[0], key[1], &counter[0], &counter[1], 1);
   return counter;
 }
 
 std::array<uint32_t, 4> Philox4x32Block(std::array<uint32_t, 2> key,
                                         std::array<uint32_t, 4> counter) {
-  Philox4x32Batch(key[0], key[1], &counter[0], &counter[1], &counter[2], &counter[3], 1);
+  ScalarPhilox4x32(key[0], key[1], &counter[0], &counter[1], &counter[2], &counter[3], 1);
   return counter;
 }
 

@@ -14,13 +14,14 @@
 
 namespace hlovm {
 
-// One block of each generator (the Random123 definitions).
+// One block of each generator (the Random123 definitions; plain scalar code,
+// the reference for the vector kernels).
 std::array<uint32_t, 2> ThreeFry2x32Block(std::array<uint32_t, 2> key,
                                           std::array<uint32_t, 2> counter);
 std::array<uint32_t, 4> Philox4x32Block(std::array<uint32_t, 2> key,
                                         std::array<uint32_t, 4> counter);
 
-// Batched ThreeFry-2x32 over counters (x0[i], x1[i]), in place.
+// Batched ThreeFry-2x32 over counters (x0[i], x1[i]), in place (Highway).
 void ThreeFry2x32Batch(uint32_t k0, uint32_t k1, uint32_t* x0, uint32_t* x1, int64_t n);
 // Batched Philox-4x32 over counters (x0..x3)[i], in place.
 void Philox4x32Batch(uint32_t k0, uint32_t k1, uint32_t* x0, uint32_t* x1, uint32_t* x2,
