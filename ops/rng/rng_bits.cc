@@ -183,15 +183,31 @@ void ThreeFryNarrow(const RngBitsPlan& p, uint32_t k0, uint32_t k1, uint64_t bas
       x1[i] = static_cast<uint32_t>(c >> 32);
     }
     ThreeFry2x32Batch(k0, k1, x0, x1, n);
-    // Position of block b in the half shape [outer, half, inner].
+    if (p.inner == 1 && p.dim % 2 == 0) {
+      // Neighbours along the last dimension: element 2h and 2h + 1.
+      T* dst = reinterpret_cast<T*>(out) + 2 * b;
+      for (int64_t i = 0; i < n; ++i) {
+        dst[2 * i] = static_cast<T>(x0[i]);
+        dst[2 * i + 1] = static_cast<T>(x1[i]);
+      }
+      continue;
+    }
+    // Position of block b in the half shape [outer, half, inner]; runs of
+    // consecutive n go to two contiguous row segments.
     int64_t nn = b % p.inner;
     int64_t j = (b / p.inner) % half;
     int64_t o = b / (p.inner * half);
-    for (int64_t i = 0; i < n; ++i) {
-      const int64_t dst = (o * p.dim + 2 * j) * p.inner + nn;
-      Put<T>(out, dst, x0[i]);
-      if (2 * j + 1 < p.dim) Put<T>(out, dst + p.inner, x1[i]);
-      if (++nn == p.inner) {
+    for (int64_t i = 0; i < n;) {
+      const int64_t len = std::min(n - i, p.inner - nn);
+      T* row0 = reinterpret_cast<T*>(out) + (o * p.dim + 2 * j) * p.inner + nn;
+      for (int64_t t = 0; t < len; ++t) row0[t] = static_cast<T>(x0[i + t]);
+      if (2 * j + 1 < p.dim) {
+        T* row1 = row0 + p.inner;
+        for (int64_t t = 0; t < len; ++t) row1[t] = static_cast<T>(x1[i + t]);
+      }
+      i += len;
+      nn += len;
+      if (nn == p.inner) {
         nn = 0;
         if (++j == half) {
           j = 0;
@@ -256,7 +272,15 @@ void PhiloxRun(const RngBitsPlan& p, uint32_t k0, uint32_t k1, uint64_t lo, uint
         }
       }
     } else {
-      for (int64_t i = 0; i < n; ++i) {
+      const int64_t full = std::min<int64_t>(n, words_total / 4 - b);
+      T* dst = reinterpret_cast<T*>(out) + 4 * b;
+      for (int64_t i = 0; i < full; ++i) {
+        dst[4 * i] = static_cast<T>(x[0][i]);
+        dst[4 * i + 1] = static_cast<T>(x[1][i]);
+        dst[4 * i + 2] = static_cast<T>(x[2][i]);
+        dst[4 * i + 3] = static_cast<T>(x[3][i]);
+      }
+      for (int64_t i = std::max<int64_t>(full, 0); i < n; ++i) {
         const int64_t e = 4 * (b + i);
         const int64_t m = std::min<int64_t>(4, words_total - e);
         for (int64_t w = 0; w < m; ++w) Put<T>(out, e + w, x[w][i]);

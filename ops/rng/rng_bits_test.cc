@@ -103,7 +103,9 @@ TEST(RngBitsTest, RangesAreIndependent) {
   const uint64_t state[3] = {0x1234, 0x5678, 0x9abc};
   for (auto alg : {RngBitsAlgorithm::kThreeFry, RngBitsAlgorithm::kPhilox}) {
     for (int bytes : {1, 2, 4, 8}) {
-      auto plan = MakeRngBitsPlan(alg, bytes, {7, 301, 3}, alg == RngBitsAlgorithm::kPhilox ? 3 : 2);
+     for (const std::vector<int64_t>& dims :
+          {std::vector<int64_t>{7, 301, 3}, std::vector<int64_t>{5, 3, 402}}) {
+      auto plan = MakeRngBitsPlan(alg, bytes, dims, alg == RngBitsAlgorithm::kPhilox ? 3 : 2);
       ASSERT_TRUE(plan.ok());
       std::vector<uint8_t> whole(plan->elements * bytes), parts(plan->elements * bytes);
       RunRngBits(*plan, state, whole.data(), 0, plan->blocks);
@@ -111,6 +113,7 @@ TEST(RngBitsTest, RangesAreIndependent) {
         RunRngBits(*plan, state, parts.data(), b, std::min<int64_t>(plan->blocks, b + 97));
       }
       EXPECT_EQ(whole, parts);
+     }
     }
   }
 }
