@@ -35,7 +35,8 @@ void ForChunks(int threads, int64_t n, int64_t chunk,
     tbb::parallel_for(
         tbb::blocked_range<int64_t>(0, chunks, 1),
         [&](const tbb::blocked_range<int64_t>& r) {
-          for (int64_t c = r.begin(); c < r.end(); ++c) body(c * chunk, std::min(n, (c + 1) * chunk));
+          for (int64_t c = r.begin(); c < r.end(); ++c)
+            body(c * chunk, std::min(n, (c + 1) * chunk));
         },
         tbb::simple_partitioner());
   });
@@ -49,7 +50,8 @@ double Seconds(const std::function<void()>& f) {
 
 void BM_RngBitGeneratorU32VsMemset(benchmark::State& state) {
   const int threads = static_cast<int>(state.range(0));
-  const auto algorithm = state.range(1) == 0 ? RngBitsAlgorithm::kThreeFry : RngBitsAlgorithm::kPhilox;
+  const auto algorithm =
+      state.range(1) == 0 ? RngBitsAlgorithm::kThreeFry : RngBitsAlgorithm::kPhilox;
   std::vector<uint32_t> out(kElements), ref(kElements);
   const int64_t dims[] = {kElements};
   auto plan_or = MakeRngBitsPlan(algorithm, 4, dims, 2);

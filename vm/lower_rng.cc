@@ -15,11 +15,10 @@
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/synchronization/mutex.h"
-
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/synchronization/mutex.h"
 #include "core/status_macros.h"
 #include "ops/common/common_shape.h"
 #include "ops/rng/rng_bits.h"
@@ -48,29 +47,26 @@ absl::Status LowerRngBitGenerator(FunctionBuilder& b, const HloInstruction& inst
   const Shape& state = instr.operand(0)->shape();
   const Shape& out = instr.shape();
   if (!state.IsArray() || state.element_type() != ElementType::kU64 || state.rank() != 1) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "rng-bit-generator needs a u64 vector state, got %s.", ShapeText(state)));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("rng-bit-generator needs a u64 vector state, got %s.", ShapeText(state)));
   }
   if (!out.IsTuple() || out.tuple_size() != 2 || !out.tuple_shape(1).IsArray() ||
-      !out.tuple_shape(0).IsArray() ||
-      out.tuple_shape(0).dimensions() != state.dimensions()) {
+      !out.tuple_shape(0).IsArray() || out.tuple_shape(0).dimensions() != state.dimensions()) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "rng-bit-generator returns (state, bits) with the state's shape, got %s.",
-        ShapeText(out)));
+        "rng-bit-generator returns (state, bits) with the state's shape, got %s.", ShapeText(out)));
   }
   const Shape& bits = out.tuple_shape(1);
   const ElementType et = bits.element_type();
   if (et == ElementType::kPred || IsComplex(et)) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "rng-bit-generator cannot produce %s elements.", ElementTypeName(et)));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("rng-bit-generator cannot produce %s elements.", ElementTypeName(et)));
   }
   const RngBitsAlgorithm algorithm = instr.rng_algorithm == RngAlgorithm::kThreeFry
                                          ? RngBitsAlgorithm::kThreeFry
                                          : RngBitsAlgorithm::kPhilox;
-  HLOVM_ASSIGN_OR_RETURN(
-      RngBitsPlan plan,
-      MakeRngBitsPlan(algorithm, ByteWidth(et), bits.dimensions(),
-                      static_cast<int>(state.dimensions()[0])));
+  HLOVM_ASSIGN_OR_RETURN(RngBitsPlan plan,
+                         MakeRngBitsPlan(algorithm, ByteWidth(et), bits.dimensions(),
+                                         static_cast<int>(state.dimensions()[0])));
   HLOVM_ASSIGN_OR_RETURN(ValueDesc outs, b.NewOwnedValue(out));
   FunctionBuilder::EmitSpec spec;
   spec.handler = &RngBitGeneratorHandler;
@@ -78,9 +74,8 @@ absl::Status LowerRngBitGenerator(FunctionBuilder& b, const HloInstruction& inst
   spec.out = outs;
   spec.cost = plan.blocks * (algorithm == RngBitsAlgorithm::kThreeFry ? 40 : 60);
   spec.mnemonic = "rng-bit-generator";
-  spec.variant = absl::StrCat(
-      algorithm == RngBitsAlgorithm::kThreeFry ? "three_fry " : "philox ",
-      std::string(ElementTypeName(et)), " blocks=", plan.blocks);
+  spec.variant = absl::StrCat(algorithm == RngBitsAlgorithm::kThreeFry ? "three_fry " : "philox ",
+                              std::string(ElementTypeName(et)), " blocks=", plan.blocks);
   spec.plan = b.program().AddPlan(std::move(plan));
   b.Emit(&instr, std::move(spec));
   *result = std::move(outs);
@@ -108,8 +103,7 @@ struct RngProgramState {
 // as long as the program.
 std::shared_ptr<RngProgramState> StateOf(const Program* program) {
   static absl::Mutex mu(absl::kConstInit);
-  static auto* states =
-      new absl::flat_hash_map<const Program*, std::weak_ptr<RngProgramState>>();
+  static auto* states = new absl::flat_hash_map<const Program*, std::weak_ptr<RngProgramState>>();
   absl::MutexLock lock(&mu);
   std::weak_ptr<RngProgramState>& slot = (*states)[program];
   std::shared_ptr<RngProgramState> state = slot.lock();
@@ -145,8 +139,8 @@ absl::Status LowerRngGetAndUpdateState(FunctionBuilder& b, const HloInstruction&
   const Shape& out = instr.shape();
   if (!out.IsArray() || out.element_type() != ElementType::kU64 || out.rank() != 1 ||
       out.dimensions()[0] != 2) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "rng-get-and-update-state returns u64[2], got %s.", ShapeText(out)));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("rng-get-and-update-state returns u64[2], got %s.", ShapeText(out)));
   }
   if (instr.rng_delta < 0) {
     return absl::InvalidArgumentError("rng-get-and-update-state needs delta >= 0.");
@@ -175,8 +169,7 @@ bool RngHandler(const Instr& instr, uint8_t* const* regs, ExecContext&) {
   const auto& p = *static_cast<const RngOpPlan*>(instr.plan);
   uint64_t lo, hi;
   p.state->GetAndAdd(p.dist.delta, &lo, &hi);
-  RunRngDist(p.dist, /*key=*/0, lo, hi, regs[instr.in[0]], regs[instr.in[1]],
-             regs[instr.out[0]]);
+  RunRngDist(p.dist, /*key=*/0, lo, hi, regs[instr.in[0]], regs[instr.in[1]], regs[instr.out[0]]);
   return true;
 }
 
@@ -190,13 +183,11 @@ absl::Status LowerRng(FunctionBuilder& b, const HloInstruction& instr,
     const Shape& s = instr.operand(i)->shape();
     if (!s.IsArray() || s.rank() != 0 || s.element_type() != out.element_type()) {
       return absl::InvalidArgumentError(absl::StrFormat(
-          "rng's parameters must be scalars of the result's element type, got %s.",
-          ShapeText(s)));
+          "rng's parameters must be scalars of the result's element type, got %s.", ShapeText(s)));
     }
   }
   HLOVM_ASSIGN_OR_RETURN(RngDistPlan dist,
-                         MakeRngDistPlan(instr.distribution, out.element_type(),
-                                         out.dimensions()));
+                         MakeRngDistPlan(instr.distribution, out.element_type(), out.dimensions()));
   HLOVM_ASSIGN_OR_RETURN(Reg reg, b.NewReg(RegKind::kOwned, out));
   FunctionBuilder::EmitSpec spec;
   spec.handler = &RngHandler;
@@ -204,9 +195,9 @@ absl::Status LowerRng(FunctionBuilder& b, const HloInstruction& instr,
   spec.out = {reg};
   spec.cost = dist.elements * 20;
   spec.mnemonic = "rng";
-  spec.variant = absl::StrCat(
-      instr.distribution == RandomDistribution::kNormal ? "normal " : "uniform ",
-      std::string(ElementTypeName(out.element_type())));
+  spec.variant =
+      absl::StrCat(instr.distribution == RandomDistribution::kNormal ? "normal " : "uniform ",
+                   std::string(ElementTypeName(out.element_type())));
   spec.side_effect = true;
   spec.plan = b.program().AddPlan(RngOpPlan{dist, StateOf(&b.program())});
   b.Emit(&instr, std::move(spec));

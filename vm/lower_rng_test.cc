@@ -21,7 +21,8 @@ TEST(LowerRng, BitGeneratorSameForAnyThreadCount) {
 HloModule m
 ENTRY e {
   s = u64[2] constant({12345, 678})
-  ROOT r = (u64[2], u32[301,1001]) rng-bit-generator(s), algorithm=)") + alg + "\n}\n";
+  ROOT r = (u64[2], u32[301,1001]) rng-bit-generator(s), algorithm=)") +
+                            alg + "\n}\n";
     auto exe = Build(hlo);
     ASSERT_NE(exe, nullptr);
     Literal one = RunWith(*exe, {}, 1);
@@ -94,7 +95,8 @@ ENTRY e {
   s = u64[3] constant({1, 2, 3})
   ROOT r = (u64[3], u32[4]) rng-bit-generator(s), algorithm=rng_three_fry
 }
-)").ok());
+)")
+                   .ok());
   EXPECT_FALSE(Executable::FromText(R"(
 HloModule m
 ENTRY e {
@@ -102,7 +104,8 @@ ENTRY e {
   b = s8[] constant(5)
   ROOT r = s8[4] rng(a, b), distribution=rng_uniform
 }
-)").ok());
+)")
+                   .ok());
 }
 
 }  // namespace

@@ -38,10 +38,14 @@ template <int R0, int R1, int R2, int R3>
 inline void FourRounds(uint32_t* __restrict x0, uint32_t* __restrict x1, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     uint32_t a = x0[i], b = x1[i];
-    a += b; b = Rotl(b, R0) ^ a;
-    a += b; b = Rotl(b, R1) ^ a;
-    a += b; b = Rotl(b, R2) ^ a;
-    a += b; b = Rotl(b, R3) ^ a;
+    a += b;
+    b = Rotl(b, R0) ^ a;
+    a += b;
+    b = Rotl(b, R1) ^ a;
+    a += b;
+    b = Rotl(b, R2) ^ a;
+    a += b;
+    b = Rotl(b, R3) ^ a;
     x0[i] = a;
     x1[i] = b;
   }
@@ -115,8 +119,7 @@ absl::StatusOr<RngBitsPlan> MakeRngBitsPlan(RngBitsAlgorithm algorithm, int elem
                                             absl::Span<const int64_t> dims, int state_size) {
   if (elem_bytes != 1 && elem_bytes != 2 && elem_bytes != 4 && elem_bytes != 8) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "rng-bit-generator produces elements of 8, 16, 32 or 64 bits, not %d bytes.",
-        elem_bytes));
+        "rng-bit-generator produces elements of 8, 16, 32 or 64 bits, not %d bytes.", elem_bytes));
   }
   const bool threefry = algorithm == RngBitsAlgorithm::kThreeFry;
   if (threefry ? state_size != 2 : (state_size != 2 && state_size != 3)) {
@@ -298,19 +301,27 @@ void RunRngBits(const RngBitsPlan& p, const uint64_t* state, uint8_t* out, int64
   const uint32_t k1 = static_cast<uint32_t>(state[0] >> 32);
   if (p.algorithm == RngBitsAlgorithm::kThreeFry) {
     switch (p.elem_bytes) {
-      case 1: return ThreeFryNarrow<uint8_t>(p, k0, k1, state[1], out, begin, end);
-      case 2: return ThreeFryNarrow<uint16_t>(p, k0, k1, state[1], out, begin, end);
-      case 4: return ThreeFryNarrow<uint32_t>(p, k0, k1, state[1], out, begin, end);
-      default: return ThreeFryWide(k0, k1, state[1], out, begin, end);
+      case 1:
+        return ThreeFryNarrow<uint8_t>(p, k0, k1, state[1], out, begin, end);
+      case 2:
+        return ThreeFryNarrow<uint16_t>(p, k0, k1, state[1], out, begin, end);
+      case 4:
+        return ThreeFryNarrow<uint32_t>(p, k0, k1, state[1], out, begin, end);
+      default:
+        return ThreeFryWide(k0, k1, state[1], out, begin, end);
     }
   }
   const uint64_t lo = state[1];
   const uint64_t hi = p.state_size >= 3 ? state[2] : state[0];
   switch (p.elem_bytes) {
-    case 1: return PhiloxRun<uint8_t>(p, k0, k1, lo, hi, out, begin, end);
-    case 2: return PhiloxRun<uint16_t>(p, k0, k1, lo, hi, out, begin, end);
-    case 4: return PhiloxRun<uint32_t>(p, k0, k1, lo, hi, out, begin, end);
-    default: return PhiloxRun<uint64_t>(p, k0, k1, lo, hi, out, begin, end);
+    case 1:
+      return PhiloxRun<uint8_t>(p, k0, k1, lo, hi, out, begin, end);
+    case 2:
+      return PhiloxRun<uint16_t>(p, k0, k1, lo, hi, out, begin, end);
+    case 4:
+      return PhiloxRun<uint32_t>(p, k0, k1, lo, hi, out, begin, end);
+    default:
+      return PhiloxRun<uint64_t>(p, k0, k1, lo, hi, out, begin, end);
   }
 }
 

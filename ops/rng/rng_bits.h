@@ -32,14 +32,14 @@ enum class RngBitsAlgorithm { kThreeFry, kPhilox };
 // How one rng-bit-generator fills its output.
 struct RngBitsPlan {
   RngBitsAlgorithm algorithm = RngBitsAlgorithm::kThreeFry;
-  int elem_bytes = 4;      // 1, 2, 4 or 8; narrow outputs keep the low bits of u32
-  int64_t elements = 0;    // output elements
-  int state_size = 2;      // u64 words of the state
+  int elem_bytes = 4;    // 1, 2, 4 or 8; narrow outputs keep the low bits of u32
+  int64_t elements = 0;  // output elements
+  int state_size = 2;    // u64 words of the state
   // ThreeFry with 32-bit or narrower outputs: the output is viewed as
   // [outer, dim, inner]; element (o, i, n) takes word i%2 of the block at
   // half index (o*ceil(dim/2) + i/2)*inner + n.
   int64_t outer = 1, dim = 1, inner = 1;
-  int64_t blocks = 0;      // generator blocks the output needs
+  int64_t blocks = 0;  // generator blocks the output needs
   int64_t blocks_per_chunk = 1;
 };
 

@@ -24,9 +24,9 @@ TEST(RngBitsTest, PhiloxKnownAnswers) {
             (std::array<uint32_t, 4>{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}));
   EXPECT_EQ(Philox4x32Block({kM, kM}, {kM, kM, kM, kM}),
             (std::array<uint32_t, 4>{0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}));
-  EXPECT_EQ(Philox4x32Block({0xa4093822, 0x299f31d0},
-                            {0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}),
-            (std::array<uint32_t, 4>{0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}));
+  EXPECT_EQ(
+      Philox4x32Block({0xa4093822, 0x299f31d0}, {0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}),
+      (std::array<uint32_t, 4>{0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}));
 }
 
 // The batched kernels agree with single blocks for lengths around the
@@ -103,17 +103,17 @@ TEST(RngBitsTest, RangesAreIndependent) {
   const uint64_t state[3] = {0x1234, 0x5678, 0x9abc};
   for (auto alg : {RngBitsAlgorithm::kThreeFry, RngBitsAlgorithm::kPhilox}) {
     for (int bytes : {1, 2, 4, 8}) {
-     for (const std::vector<int64_t>& dims :
-          {std::vector<int64_t>{7, 301, 3}, std::vector<int64_t>{5, 3, 402}}) {
-      auto plan = MakeRngBitsPlan(alg, bytes, dims, alg == RngBitsAlgorithm::kPhilox ? 3 : 2);
-      ASSERT_TRUE(plan.ok());
-      std::vector<uint8_t> whole(plan->elements * bytes), parts(plan->elements * bytes);
-      RunRngBits(*plan, state, whole.data(), 0, plan->blocks);
-      for (int64_t b = 0; b < plan->blocks; b += 97) {
-        RunRngBits(*plan, state, parts.data(), b, std::min<int64_t>(plan->blocks, b + 97));
+      for (const std::vector<int64_t>& dims :
+           {std::vector<int64_t>{7, 301, 3}, std::vector<int64_t>{5, 3, 402}}) {
+        auto plan = MakeRngBitsPlan(alg, bytes, dims, alg == RngBitsAlgorithm::kPhilox ? 3 : 2);
+        ASSERT_TRUE(plan.ok());
+        std::vector<uint8_t> whole(plan->elements * bytes), parts(plan->elements * bytes);
+        RunRngBits(*plan, state, whole.data(), 0, plan->blocks);
+        for (int64_t b = 0; b < plan->blocks; b += 97) {
+          RunRngBits(*plan, state, parts.data(), b, std::min<int64_t>(plan->blocks, b + 97));
+        }
+        EXPECT_EQ(whole, parts);
       }
-      EXPECT_EQ(whole, parts);
-     }
     }
   }
 }

@@ -57,8 +57,7 @@ void UniformInt(uint64_t key, uint64_t lo, uint64_t hi, int64_t n, T a, T b, T* 
 }
 
 template <typename F, typename U>
-void Normal(const RngDistPlan& p, uint64_t key, uint64_t lo, uint64_t hi, F mean, F sigma,
-            F* out) {
+void Normal(const RngDistPlan& p, uint64_t key, uint64_t lo, uint64_t hi, F mean, F sigma, F* out) {
   const int64_t half = (p.dim + 1) / 2;
   const int64_t m = p.outer * half * 2 * p.inner;  // the split shape [outer, half, 2, inner]
   std::vector<U> bits(m);
@@ -103,8 +102,8 @@ absl::StatusOr<RngDistPlan> MakeRngDistPlan(RandomDistribution distribution, Ele
   p.type = type;
   p.elements = 1;
   for (int64_t d : dims) p.elements *= d;
-  const bool is_float = type == ElementType::kF32 || type == ElementType::kF64 ||
-                        IsHalfWidthFloat(type);
+  const bool is_float =
+      type == ElementType::kF32 || type == ElementType::kF64 || IsHalfWidthFloat(type);
   const bool is_int = type == ElementType::kS32 || type == ElementType::kU32 ||
                       type == ElementType::kS64 || type == ElementType::kU64;
   if (distribution == RandomDistribution::kNormal ? !is_float : !(is_float || is_int)) {

@@ -37,8 +37,8 @@ absl::StatusOr<RngDistPlan> MakeRngDistPlan(RandomDistribution distribution, Ele
 
 // Fills `out` (row-major, plan.type) from key, the 128-bit counter
 // (lo, hi) and the scalar parameters a and b (plan.type).
-void RunRngDist(const RngDistPlan& plan, uint64_t key, uint64_t lo, uint64_t hi,
-                const uint8_t* a, const uint8_t* b, uint8_t* out);
+void RunRngDist(const RngDistPlan& plan, uint64_t key, uint64_t lo, uint64_t hi, const uint8_t* a,
+                const uint8_t* b, uint8_t* out);
 
 }  // namespace hlovm
 

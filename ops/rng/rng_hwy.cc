@@ -101,8 +101,7 @@ template <class D>
 HWY_INLINE void PhiloxVec(D d, uint32_t k0, uint32_t k1, uint32_t* HWY_RESTRICT p0,
                           uint32_t* HWY_RESTRICT p1, uint32_t* HWY_RESTRICT p2,
                           uint32_t* HWY_RESTRICT p3) {
-  auto x0 = hn::LoadU(d, p0), x1 = hn::LoadU(d, p1), x2 = hn::LoadU(d, p2),
-       x3 = hn::LoadU(d, p3);
+  auto x0 = hn::LoadU(d, p0), x1 = hn::LoadU(d, p1), x2 = hn::LoadU(d, p2), x3 = hn::LoadU(d, p3);
   const auto m0 = hn::Set(d, 0xD2511F53u), m1 = hn::Set(d, 0xCD9E8D57u);
   for (int round = 0; round < 10; ++round) {
     decltype(x0) hi0, lo0, hi1, lo1;
@@ -154,8 +153,8 @@ HWY_EXPORT(Target);
 void HwyThreeFry2x32(uint32_t k0, uint32_t k1, uint32_t* x0, uint32_t* x1, int64_t n) {
   HWY_DYNAMIC_DISPATCH(ThreeFry2x32)(k0, k1, x0, x1, n);
 }
-void HwyPhilox4x32(uint32_t k0, uint32_t k1, uint32_t* x0, uint32_t* x1, uint32_t* x2,
-                   uint32_t* x3, int64_t n) {
+void HwyPhilox4x32(uint32_t k0, uint32_t k1, uint32_t* x0, uint32_t* x1, uint32_t* x2, uint32_t* x3,
+                   int64_t n) {
   HWY_DYNAMIC_DISPATCH(Philox4x32)(k0, k1, x0, x1, x2, x3, n);
 }
 const char* HwyRngTarget() { return HWY_DYNAMIC_DISPATCH(Target)(); }
