@@ -240,18 +240,32 @@ def rng_normal(t, ctr, dims, mean, sigma):
     u = np.array([unit('f64' if t == 'f64' else 'f32', w) for w in words],
                  dtype=ct).reshape(outer, half, 2, inner)
     u1 = np.maximum(u[:, :, 0, :], ct(np.float32(1e-7)))
-    v1 = ct(np.float32(2 * np.pi)) * u[:, :, 1, :]
+    v1 = ct(2 * np.pi) * u[:, :, 1, :]  # 2.0f * M_PI is a double
     u2 = np.sqrt(ct(-2) * np.log(u1))
     pair = np.stack([np.sin(v1) * u2, np.cos(v1) * u2], axis=2).reshape(outer, 2 * half, inner)
     out = ct(mean) + ct(sigma) * pair[:, :d, :]
     return out.astype(NP[t]).reshape(dims)
 
 
+def f32_to_bf16_as_f32(x):
+    """Rounds float32 values to bfloat16 (nearest even), returned as float32."""
+    bits = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    bits = ((bits + np.uint64(0x7FFF) + ((bits >> np.uint64(16)) & np.uint64(1)))
+            >> np.uint64(16)) << np.uint64(16)
+    return bits.astype(np.uint32).view(np.float32)
+
+
 def rng_case(dist, t, dims, a, b, extra=''):
     name = 'rng_%s_%s_%s%s' % (dist, t, 'x'.join(map(str, dims)) or 'scalar', extra)
     c = RngCase('rng', 'rng', name)
-    ca = c.const(t, np.array(a, dtype=NP[t]))
-    cb = c.const(t, np.array(b, dtype=NP[t]))
+    if t == 'bf16':
+        # a and b are exact in bf16; results are compared after an exact
+        # bf16 -> f32 convert.
+        ca = c.op('bf16[]', 'constant(%r)' % float(a))
+        cb = c.op('bf16[]', 'constant(%r)' % float(b))
+    else:
+        ca = c.const(t, np.array(a, dtype=NP[t]))
+        cb = c.const(t, np.array(b, dtype=NP[t]))
     out_shape = shape(t, dims)
     first = c.op(out_shape, 'rng(%s, %s), distribution=rng_%s' % (ref(ca), ref(cb), dist))
     # A second call continues from the state the first one advanced.
@@ -263,6 +277,14 @@ def rng_case(dist, t, dims, a, b, extra=''):
     delta = n * (2 if t in ('f64', 's64', 'u64') else 1)
     gen = rng_normal if dist == 'normal' else rng_uniform
     for k, v in enumerate((first, second)):
+        if t == 'bf16':
+            expected = f32_to_bf16_as_f32(gen('f32', STATE0 + k * delta, list(dims), a, b))
+            v = c.op(shape('f32', dims), 'convert(%s)' % ref(v))
+            if dist == 'normal':
+                c.check_almost(v, 'f32', expected, 5e-2)
+            else:
+                c.check(v, 'f32', expected)
+            continue
         expected = gen(t, STATE0 + k * delta, list(dims), a, b)
         if dist == 'normal':
             # sin, cos and log are not correctly rounded anywhere: a tolerance.
@@ -276,13 +298,13 @@ def rng_case(dist, t, dims, a, b, extra=''):
 def main():
     check_known_answers()
     cases = []
-    for t, a, b in (('f16', -1.5, 2.25), ('f32', -1.5, 2.25), ('f64', -3.0, 7.5), ('s32', -50, 1000),
+    for t, a, b in (('f16', -1.5, 2.25), ('bf16', -1.5, 2.25), ('f32', -1.5, 2.25), ('f64', -3.0, 7.5), ('s32', -50, 1000),
                     ('u32', 7, 4000000000), ('s64', -(1 << 40), 1 << 50),
                     ('u64', 3, 3), ('s32', 5, -5)):
         extra = '_empty_range' if a == b else ('_reversed' if a > b else '')
         for dims in ([], [7], [3, 5], [4, 3]):
             cases.append(rng_case('uniform', t, dims, a, b, extra))
-    for t in ('f16', 'f32', 'f64'):
+    for t in ('f16', 'bf16', 'f32', 'f64'):
         for dims in ([], [1], [7], [4, 3], [3, 5], [3, 1, 5]):
             cases.append(rng_case('normal', t, dims, 0.5, 2.0))
     shapes = [[], [1], [7], [8], [3, 5], [5, 3], [4, 5], [3, 4, 5], [2, 3, 1, 7], [9, 1, 3], [0, 3]]
