@@ -57,9 +57,12 @@ absl::Status LowerRngBitGenerator(FunctionBuilder& b, const HloInstruction& inst
   }
   const Shape& bits = out.tuple_shape(1);
   const ElementType et = bits.element_type();
-  if (et == ElementType::kPred || IsComplex(et)) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("rng-bit-generator cannot produce %s elements.", ElementTypeName(et)));
+  if (et == ElementType::kPred || IsComplex(et) || IsSubByte(et) || et == ElementType::kF6E2M3FN ||
+      et == ElementType::kF6E3M2FN || et == ElementType::kF4E2M1FN) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "rng-bit-generator produces elements of 8 to 64 bits, not %s (pred, complex and "
+        "sub-byte types are not supported).",
+        ElementTypeName(et)));
   }
   const RngBitsAlgorithm algorithm = instr.rng_algorithm == RngAlgorithm::kThreeFry
                                          ? RngBitsAlgorithm::kThreeFry

@@ -100,6 +100,14 @@ ENTRY e {
   EXPECT_FALSE(Executable::FromText(R"(
 HloModule m
 ENTRY e {
+  s = u64[2] constant({1, 2})
+  ROOT r = (u64[2], u4[4]) rng-bit-generator(s), algorithm=rng_philox
+}
+)")
+                   .ok());
+  EXPECT_FALSE(Executable::FromText(R"(
+HloModule m
+ENTRY e {
   a = s8[] constant(1)
   b = s8[] constant(5)
   ROOT r = s8[4] rng(a, b), distribution=rng_uniform
