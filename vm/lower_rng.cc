@@ -168,11 +168,23 @@ struct RngOpPlan {
   std::shared_ptr<RngProgramState> state;
 };
 
-bool RngHandler(const Instr& instr, uint8_t* const* regs, ExecContext&) {
+constexpr int64_t kRngUniformChunk = 16384;  // a multiple of kRngDistAlign
+
+bool RngHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
   const auto& p = *static_cast<const RngOpPlan*>(instr.plan);
   uint64_t lo, hi;
   p.state->GetAndAdd(p.dist.delta, &lo, &hi);
-  RunRngDist(p.dist, /*key=*/0, lo, hi, regs[instr.in[0]], regs[instr.in[1]], regs[instr.out[0]]);
+  const uint8_t* a = regs[instr.in[0]];
+  const uint8_t* b = regs[instr.in[1]];
+  uint8_t* out = regs[instr.out[0]];
+  if (p.dist.distribution == RandomDistribution::kNormal) {
+    RunRngDist(p.dist, /*key=*/0, lo, hi, a, b, out, 0, p.dist.elements);
+  } else {
+    // Fixed chunks of whole Philox blocks: the same bits for any thread count.
+    ForEachChunk(ctx, p.dist.elements, kRngUniformChunk, [&](int64_t begin, int64_t end) {
+      RunRngDist(p.dist, /*key=*/0, lo, hi, a, b, out, begin, end);
+    });
+  }
   return true;
 }
 

@@ -4,6 +4,7 @@
 
 #include "gtest/gtest.h"
 #include "ops/rng/rng_bits.h"
+#include "ops/rng/rng_dist.h"
 #include "vm/vm_test_util.h"
 
 namespace hlovm {
@@ -86,6 +87,60 @@ ENTRY e {
     EXPECT_GE(v, -7);
     EXPECT_LT(v, 9);
   }
+}
+
+// Uniform values over many chunks: the same with 1 and 2 threads, and equal
+// to the kernel run over the whole output at once from the initial state.
+TEST(LowerRng, UniformChunksMatchWholeRun) {
+  auto exe = Build(R"(
+HloModule m
+ENTRY e {
+  a = f32[] constant(-2)
+  b = f32[] constant(3)
+  ia = s64[] constant(-7)
+  ib = s64[] constant(900)
+  u = f32[100003] rng(a, b), distribution=rng_uniform
+  i = s64[50001] rng(ia, ib), distribution=rng_uniform
+  ROOT t = (f32[100003], s64[50001]) tuple(u, i)
+}
+)");
+  ASSERT_NE(exe, nullptr);
+  Literal one = RunWith(*exe, {}, 1);
+  auto again = Build(R"(
+HloModule m
+ENTRY e {
+  a = f32[] constant(-2)
+  b = f32[] constant(3)
+  ia = s64[] constant(-7)
+  ib = s64[] constant(900)
+  u = f32[100003] rng(a, b), distribution=rng_uniform
+  i = s64[50001] rng(ia, ib), distribution=rng_uniform
+  ROOT t = (f32[100003], s64[50001]) tuple(u, i)
+}
+)");
+  ASSERT_NE(again, nullptr);
+  Literal two = RunWith(*again, {}, 2);
+  const auto f1 = Values<float>(one.tuple_elements()[0]);
+  const auto i1 = Values<int64_t>(one.tuple_elements()[1]);
+  EXPECT_EQ(f1, Values<float>(two.tuple_elements()[0]));
+  EXPECT_EQ(i1, Values<int64_t>(two.tuple_elements()[1]));
+
+  auto fplan = MakeRngDistPlan(RandomDistribution::kUniform, ElementType::kF32, {100003});
+  ASSERT_TRUE(fplan.ok());
+  std::vector<float> want(100003);
+  const float fa = -2, fb = 3;
+  RunRngDist(*fplan, 0, 0x7012395, 0, reinterpret_cast<const uint8_t*>(&fa),
+             reinterpret_cast<const uint8_t*>(&fb), reinterpret_cast<uint8_t*>(want.data()), 0,
+             100003);
+  EXPECT_EQ(f1, want);
+  auto iplan = MakeRngDistPlan(RandomDistribution::kUniform, ElementType::kS64, {50001});
+  ASSERT_TRUE(iplan.ok());
+  std::vector<int64_t> iwant(50001);
+  const int64_t ia = -7, ib = 900;
+  RunRngDist(*iplan, 0, 0x7012395 + 100003, 0, reinterpret_cast<const uint8_t*>(&ia),
+             reinterpret_cast<const uint8_t*>(&ib), reinterpret_cast<uint8_t*>(iwant.data()), 0,
+             50001);
+  EXPECT_EQ(i1, iwant);
 }
 
 TEST(LowerRng, RejectsBadInput) {

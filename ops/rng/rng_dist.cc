@@ -137,50 +137,66 @@ absl::StatusOr<RngDistPlan> MakeRngDistPlan(RandomDistribution distribution, Ele
 }
 
 void RunRngDist(const RngDistPlan& p, uint64_t key, uint64_t lo, uint64_t hi, const uint8_t* a,
-                const uint8_t* b, uint8_t* out) {
-  if (p.elements == 0) return;
+                const uint8_t* b, uint8_t* out, int64_t begin, int64_t end) {
   const bool normal = p.distribution == RandomDistribution::kNormal;
+  if (normal) {
+    begin = 0;
+    end = p.elements;
+  }
+  if (end <= begin) return;
+  // Elements [begin, end): begin is a multiple of 4, so it starts a Philox
+  // block for 32-bit and 64-bit elements alike.
+  const int elem_width =
+      (p.type == ElementType::kF64 || p.type == ElementType::kS64 || p.type == ElementType::kU64)
+          ? 8
+          : 4;
+  const uint64_t first_block = static_cast<uint64_t>(begin) / (16 / elem_width);
+  const uint64_t old_lo = lo;
+  lo += first_block;
+  if (lo < old_lo) ++hi;
+  out += begin * ByteWidth(p.type);
+  const int64_t n = end - begin;
   switch (p.type) {
     case ElementType::kF32: {
       float* o = reinterpret_cast<float*>(out);
       const float fa = Load<float>(a), fb = Load<float>(b);
       if (normal) return Normal<float, uint32_t>(p, key, lo, hi, fa, fb, o);
-      return UniformFloat<float, uint32_t>(key, lo, hi, p.elements, fa, fb, o);
+      return UniformFloat<float, uint32_t>(key, lo, hi, n, fa, fb, o);
     }
     case ElementType::kF64: {
       double* o = reinterpret_cast<double*>(out);
       const double fa = Load<double>(a), fb = Load<double>(b);
       if (normal) return Normal<double, uint64_t>(p, key, lo, hi, fa, fb, o);
-      return UniformFloat<double, uint64_t>(key, lo, hi, p.elements, fa, fb, o);
+      return UniformFloat<double, uint64_t>(key, lo, hi, n, fa, fb, o);
     }
     case ElementType::kF16:
     case ElementType::kBF16: {
       // As XLA: computed in f32 from the converted parameters, then rounded.
-      std::vector<float> tmp(p.elements);
+      std::vector<float> tmp(n);
       const float fa = LoadNarrowAsFloat(p.type, a), fb = LoadNarrowAsFloat(p.type, b);
       if (normal) {
         Normal<float, uint32_t>(p, key, lo, hi, fa, fb, tmp.data());
       } else {
-        UniformFloat<float, uint32_t>(key, lo, hi, p.elements, fa, fb, tmp.data());
+        UniformFloat<float, uint32_t>(key, lo, hi, n, fa, fb, tmp.data());
       }
       uint16_t* o = reinterpret_cast<uint16_t*>(out);
-      for (int64_t i = 0; i < p.elements; ++i) {
+      for (int64_t i = 0; i < n; ++i) {
         o[i] = p.type == ElementType::kF16 ? FloatToHalf(tmp[i]) : FloatToBFloat16(tmp[i]);
       }
       return;
     }
     case ElementType::kS32:
-      return UniformInt<int32_t, uint32_t>(key, lo, hi, p.elements, Load<int32_t>(a),
-                                           Load<int32_t>(b), reinterpret_cast<int32_t*>(out));
+      return UniformInt<int32_t, uint32_t>(key, lo, hi, n, Load<int32_t>(a), Load<int32_t>(b),
+                                           reinterpret_cast<int32_t*>(out));
     case ElementType::kU32:
-      return UniformInt<uint32_t, uint32_t>(key, lo, hi, p.elements, Load<uint32_t>(a),
-                                            Load<uint32_t>(b), reinterpret_cast<uint32_t*>(out));
+      return UniformInt<uint32_t, uint32_t>(key, lo, hi, n, Load<uint32_t>(a), Load<uint32_t>(b),
+                                            reinterpret_cast<uint32_t*>(out));
     case ElementType::kS64:
-      return UniformInt<int64_t, uint64_t>(key, lo, hi, p.elements, Load<int64_t>(a),
-                                           Load<int64_t>(b), reinterpret_cast<int64_t*>(out));
+      return UniformInt<int64_t, uint64_t>(key, lo, hi, n, Load<int64_t>(a), Load<int64_t>(b),
+                                           reinterpret_cast<int64_t*>(out));
     case ElementType::kU64:
-      return UniformInt<uint64_t, uint64_t>(key, lo, hi, p.elements, Load<uint64_t>(a),
-                                            Load<uint64_t>(b), reinterpret_cast<uint64_t*>(out));
+      return UniformInt<uint64_t, uint64_t>(key, lo, hi, n, Load<uint64_t>(a), Load<uint64_t>(b),
+                                            reinterpret_cast<uint64_t*>(out));
     default:
       return;
   }

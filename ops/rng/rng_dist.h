@@ -35,10 +35,13 @@ struct RngDistPlan {
 absl::StatusOr<RngDistPlan> MakeRngDistPlan(RandomDistribution distribution, ElementType type,
                                             absl::Span<const int64_t> dims);
 
-// Fills `out` (row-major, plan.type) from key, the 128-bit counter
-// (lo, hi) and the scalar parameters a and b (plan.type).
+// Fills elements [begin, end) of `out` (row-major, plan.type) from key, the
+// 128-bit counter (lo, hi) of the whole call and the scalar parameters a and
+// b (plan.type). `begin` must be a multiple of kRngDistAlign; rng_normal
+// always fills the whole output.
+inline constexpr int64_t kRngDistAlign = 4;
 void RunRngDist(const RngDistPlan& plan, uint64_t key, uint64_t lo, uint64_t hi, const uint8_t* a,
-                const uint8_t* b, uint8_t* out);
+                const uint8_t* b, uint8_t* out, int64_t begin, int64_t end);
 
 }  // namespace hlovm
 
