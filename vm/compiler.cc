@@ -33,6 +33,7 @@ const LoweringTable& Lowerings() {
     RegisterFftLowerings(*t);
     RegisterNormLowerings(*t);
     RegisterCollectiveLowerings(*t);
+    RegisterRngLowerings(*t);
     return t;
   }();
   return *table;

@@ -92,6 +92,7 @@ void RegisterCustomCallLowering(LoweringTable& table);
 void RegisterFftLowerings(LoweringTable& table);
 void RegisterNormLowerings(LoweringTable& table);
 void RegisterCollectiveLowerings(LoweringTable& table);
+void RegisterRngLowerings(LoweringTable& table);
 
 // Splits [0, n) into chunks of `chunk` and runs fn(begin, end) for each, in
 // parallel when the context has several threads and there is more than one
