@@ -157,11 +157,17 @@ CaseResult RunCaseInProcess(const CaseInfo& info, const SingleCaseOptions& optio
   if (result.outcome == CaseOutcome::kPassed && options.compare_threads && devices == 1 &&
       first_root.has_value()) {
     // The same module must give the same bits whatever the thread count.
+    // Each rerun compiles afresh: a program's rng state carries over from
+    // one run of an executable to the next.
     ExecuteOptions one, two;
     one.threads = 1;
     two.threads = 2;
-    auto a = exe.Execute({}, one);
-    auto b = exe.Execute({}, two);
+    auto exe_one = Executable::FromText(text, compile_options);
+    auto exe_two = Executable::FromText(text, compile_options);
+    absl::StatusOr<Literal> a = exe_one.ok() ? (*exe_one)->Execute({}, one)
+                                             : absl::StatusOr<Literal>(exe_one.status());
+    absl::StatusOr<Literal> b = exe_two.ok() ? (*exe_two)->Execute({}, two)
+                                             : absl::StatusOr<Literal>(exe_two.status());
     if (!a.ok() || !b.ok()) {
       result.outcome = CaseOutcome::kErrored;
       result.message = absl::StrCat("rerun with 1 or 2 threads failed: ",
