@@ -9,9 +9,9 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
-#include "hwy/aligned_allocator.h"
 #include "ops/dot/conv.h"
 #include "vm/lowering.h"
+#include "vm/unit_kernel.h"
 
 namespace hlovm {
 namespace vm {
@@ -23,22 +23,13 @@ constexpr int64_t kParallelConvFlops = 2 * 1024 * 1024;
 bool ConvHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
   const auto& p = *static_cast<const ConvPlan*>(instr.plan);
   uint8_t* out = regs[instr.out[0]];
-  hwy::AlignedFreeUniquePtr<uint8_t[]> scratch;
-  if (p.scratch_bytes > 0) {
-    scratch = hwy::AllocateAligned<uint8_t>(static_cast<size_t>(p.scratch_bytes));
-    if (scratch == nullptr) {
-      return ctx.Fail(absl::ResourceExhaustedError(
-          absl::StrCat("convolution: cannot allocate ", p.scratch_bytes, " bytes of scratch")));
-    }
-  }
-  const ConvBuffers bufs = ConvPrepare(p, regs[instr.in[0]], regs[instr.in[1]], out, scratch.get());
-  if (p.flops() < kParallelConvFlops) {
-    ConvUnits(p, bufs, 0, p.units);
-  } else {
-    ForEachChunk(ctx, p.units, 1, [&](int64_t b, int64_t e) { ConvUnits(p, bufs, b, e); });
-  }
-  ConvFinish(p, bufs, out);
-  return true;
+  const uint8_t* lhs = regs[instr.in[0]];
+  const uint8_t* rhs = regs[instr.in[1]];
+  return RunUnitKernel(
+      ctx, p, "convolution", kParallelConvFlops,
+      [&](uint8_t* scratch) { return ConvPrepare(p, lhs, rhs, out, scratch); },
+      [&](const auto& bufs, int64_t b, int64_t e) { ConvUnits(p, bufs, b, e); },
+      [&](const auto& bufs) { ConvFinish(p, bufs, out); });
 }
 
 absl::Status LowerConvolution(FunctionBuilder& b, const HloInstruction& instr,

@@ -8,9 +8,9 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
-#include "hwy/aligned_allocator.h"
 #include "ops/dot/dot.h"
 #include "vm/lowering.h"
+#include "vm/unit_kernel.h"
 
 namespace hlovm {
 namespace vm {
@@ -22,22 +22,13 @@ constexpr int64_t kParallelDotFlops = 4 * 1024 * 1024;
 bool DotHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
   const auto& p = *static_cast<const DotPlan*>(instr.plan);
   uint8_t* out = regs[instr.out[0]];
-  hwy::AlignedFreeUniquePtr<uint8_t[]> scratch;
-  if (p.scratch_bytes > 0) {
-    scratch = hwy::AllocateAligned<uint8_t>(static_cast<size_t>(p.scratch_bytes));
-    if (scratch == nullptr) {
-      return ctx.Fail(absl::ResourceExhaustedError(
-          absl::StrCat("dot: cannot allocate ", p.scratch_bytes, " bytes of scratch")));
-    }
-  }
-  const DotBuffers bufs = DotPrepare(p, regs[instr.in[0]], regs[instr.in[1]], out, scratch.get());
-  if (p.flops() < kParallelDotFlops) {
-    DotGemmUnits(p, bufs, 0, p.units);
-  } else {
-    ForEachChunk(ctx, p.units, 1, [&](int64_t b, int64_t e) { DotGemmUnits(p, bufs, b, e); });
-  }
-  DotFinish(p, bufs, out);
-  return true;
+  const uint8_t* lhs = regs[instr.in[0]];
+  const uint8_t* rhs = regs[instr.in[1]];
+  return RunUnitKernel(
+      ctx, p, "dot", kParallelDotFlops,
+      [&](uint8_t* scratch) { return DotPrepare(p, lhs, rhs, out, scratch); },
+      [&](const auto& bufs, int64_t b, int64_t e) { DotGemmUnits(p, bufs, b, e); },
+      [&](const auto& bufs) { DotFinish(p, bufs, out); });
 }
 
 absl::Status LowerDot(FunctionBuilder& b, const HloInstruction& instr,

@@ -199,7 +199,9 @@ def tuple_shape(*shapes):
     return '(' + ', '.join(shapes) + ')'
 
 
-def write_cases(cases, root_dir):
+def write_cases(cases, root_dir, source=None):
+    """Writes each case to ROOT/GROUP/NAME.hlo; `source` (e.g. 'numpy,
+    conformance/tools/gen_x.py') replaces the default source line."""
     names = set()
     counts = {}
     for c in cases:
@@ -208,8 +210,12 @@ def write_cases(cases, root_dir):
         names.add(key)
         d = os.path.join(root_dir, c.group)
         os.makedirs(d, exist_ok=True)
+        text = c.text()
+        if source is not None:
+            text = text.replace('// source: hand-computed, conformance/tools/gen_cases.py',
+                                '// source: ' + source, 1)
         with open(os.path.join(d, c.name + '.hlo'), 'w') as f:
-            f.write(c.text())
+            f.write(text)
         counts[c.group] = counts.get(c.group, 0) + 1
     return counts
 
