@@ -26,6 +26,15 @@ def read_goals(path):
             line = line.strip()
             if not line or line.startswith("#"):
                 continue
+            if line.startswith("pair "):
+                # pair A-REGEX B-REGEX COUNTER >=|<= VALUE what: counter(A) / counter(B)
+                fields = line.split(None, 6)
+                if len(fields) < 6 or fields[4] not in (">=", "<="):
+                    sys.exit(f"report.py: bad goal line: {line}")
+                goals.append({"pair": (re.compile(fields[1]), re.compile(fields[2])),
+                              "counter": fields[3], "op": fields[4], "value": float(fields[5]),
+                              "what": fields[6] if len(fields) > 6 else ""})
+                continue
             fields = line.split(None, 4)
             if len(fields) < 4 or fields[2] not in (">=", "<="):
                 sys.exit(f"report.py: bad goal line: {line}")
@@ -61,7 +70,7 @@ def main():
         sys.exit(f"report.py: no {bench_dir}: build the Release configuration first")
     goals = read_goals(os.path.join(HERE, "goals.txt"))
     binaries = sorted(f for f in os.listdir(bench_dir) if f.endswith("_bench"))
-    rows, everything, context = [], [], None
+    rows, everything, context, results = [], [], None, {}
     for name in binaries:
         print(f"running {name} ...", file=sys.stderr, flush=True)
         try:
@@ -79,12 +88,28 @@ def main():
             everything.append({"binary": name, "benchmark": b["name"], "label": b.get("label", ""),
                                "real_time": b.get("real_time"), "time_unit": b.get("time_unit"),
                                "counters": counters})
+            counters["real_time"] = b.get("real_time")
+            results[b["name"]] = counters
             for g in goals:
+                if "pair" in g:
+                    continue
                 if g["pattern"].search(b["name"]) and g["counter"] in counters:
                     v = counters[g["counter"]] * g["scale"]
                     met = v >= g["value"] if g["op"] == ">=" else v <= g["value"]
                     rows.append({"benchmark": b["name"], "counter": g["counter"], "value": v,
                                  "goal": f'{g["op"]} {g["value"]:g}', "met": met, "what": g["what"]})
+    for g in goals:
+        if "pair" not in g:
+            continue
+        a = [n for n in results if g["pair"][0].search(n)]
+        b = [n for n in results if g["pair"][1].search(n)]
+        if len(a) != 1 or len(b) != 1 or g["counter"] not in results[a[0]] or \
+                g["counter"] not in results[b[0]] or not results[b[0]][g["counter"]]:
+            continue
+        v = results[a[0]][g["counter"]] / results[b[0]][g["counter"]]
+        met = v >= g["value"] if g["op"] == ">=" else v <= g["value"]
+        rows.append({"benchmark": f"{a[0]} / {b[0]}", "counter": g["counter"], "value": v,
+                     "goal": f'{g["op"]} {g["value"]:g}', "met": met, "what": g["what"]})
     with open(out + ".json", "w") as f:
         json.dump({"context": context, "goals": rows, "benchmarks": everything}, f, indent=1)
     lines = ["| benchmark | figure | value | goal | met | measured against |",
