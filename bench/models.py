@@ -85,12 +85,12 @@ def main():
             f'{fmt_ms(first["compile_ms"])} | {fmt_ms(run["median"])} '
             f'({run["iterations"]}) | {fmt_bytes(mem["entry_arena"] + mem["nested_arenas"])} + '
             f'{fmt_bytes(mem["constants"] + mem["parameters"])} / {fmt_bytes(mem["peak_rss"])} | '
-            f'{top} | {100 * prof.get("roofline", 0):.1f}% | ({time.time() - t0:.0f} s) |')
+            f'{top} | {100 * prof.get("roofline", 0):.1f}% | measured in {time.time() - t0:.0f} s |')
     header = [
         "# The corpus models, measured",
         "",
-        "Made by `python3 bench/models.py` (Release build, `hlovm bench --random`) on "
-        f"{os.uname().nodename}, {os.cpu_count()} CPUs, {time.strftime('%Y-%m-%d')}.",
+        "Made by `python3 bench/models.py` (Release build, `hlovm bench --random`) on a "
+        f"{os.cpu_count()}-CPU machine, {time.strftime('%Y-%m-%d')}.",
         "Columns: parse+verify / compile time; median run time (runs timed); buffer plan +",
         "constants and inputs / the process's peak RSS; the three opcodes with the largest share",
         "of the profiled run; that run's work against the roofline (FLOP/s and bytes/s bound).",
