@@ -159,7 +159,12 @@ LineEditor::~LineEditor() {
 std::optional<std::string> LineEditor::ReadLine(const std::string& prompt, bool* interrupted) {
   impl_->prompt = prompt;
   impl_->interrupted = false;
-  g_interrupt.store(false);
+  // A Ctrl-C that came while the previous line was answered is not dropped
+  // here: it is still meant for this prompt. The terminal goes into editing
+  // mode before el_gets prints the prompt, so keys typed the moment the
+  // prompt shows (Ctrl-D above all, which a canonical-mode terminal would
+  // turn into a NUL byte) reach the editor as typed.
+  el_set(impl_->el, EL_PREP_TERM, 1);
   int count = 0;
   const char* line = el_gets(impl_->el, &count);
   *interrupted = impl_->interrupted;
