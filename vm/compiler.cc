@@ -34,6 +34,7 @@ const LoweringTable& Lowerings() {
     RegisterNormLowerings(*t);
     RegisterCollectiveLowerings(*t);
     RegisterRngLowerings(*t);
+    RegisterLinalgLowerings(*t);
     return t;
   }();
   return *table;

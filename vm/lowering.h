@@ -93,6 +93,7 @@ void RegisterFftLowerings(LoweringTable& table);
 void RegisterNormLowerings(LoweringTable& table);
 void RegisterCollectiveLowerings(LoweringTable& table);
 void RegisterRngLowerings(LoweringTable& table);
+void RegisterLinalgLowerings(LoweringTable& table);
 
 // Splits [0, n) into chunks of `chunk` and runs fn(begin, end) for each, in
 // parallel when the context has several threads and there is more than one

@@ -1,0 +1,178 @@
+"""Writes conformance/cases/linalg/*.hlo: triangular-solve and cholesky.
+
+triangular-solve: every combination of left_side, lower, transpose_a and
+unit_diagonal, batched and blocked sizes (more rows than one solve block,
+more right-hand sides than one work unit), f16/f32/f64/c64/c128. The
+triangle of `a` the op must not read holds NaN, and a unit diagonal holds
+7, so reading either shows in the result. Expected values: NumPy's
+np.linalg.solve on the triangular op(a), in double.
+cholesky: lower and upper, batched, blocked sizes, real and complex; the
+other triangle of the input holds garbage (the op reads one triangle and
+writes zeros to the other); a batch with a matrix that is not positive
+definite (XLA: that matrix comes out all NaN, the others are factored).
+Expected values: np.linalg.cholesky in double.
+Run from the repository root: /usr/bin/python3 conformance/tools/gen_linalg_cases.py
+"""
+
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hlo_case import Case, ref, shape, write_cases  # noqa: E402
+
+CASES = []
+WIDE = {'f16': np.float64, 'f32': np.float64, 'f64': np.float64,
+        'c64': np.complex128, 'c128': np.complex128}
+NP = {'f16': np.float16, 'f32': np.float32, 'f64': np.float64,
+      'c64': np.complex64, 'c128': np.complex128}
+
+
+def tol(t, want):
+    scale = max(1.0, float(np.max(np.abs(want))) if np.size(want) else 1.0)
+    return {'f16': 2e-2, 'f32': 1e-4, 'c64': 1e-4, 'f64': 1e-11, 'c128': 1e-11}[t] * scale
+
+
+def rand(rng, t, dims, lo=-1.0, hi=1.0):
+    x = rng.uniform(lo, hi, dims)
+    if t[0] == 'c':
+        x = x + 1j * rng.uniform(lo, hi, dims)
+    return x
+
+
+def triangular(rng, t, batch, m, lower, unit):
+    """A well-conditioned triangular a: diagonal 2..3 (7 when unit: the op
+    must not read it), small off-diagonal, NaN in the other triangle."""
+    a = rand(rng, t, batch + [m, m]) * (1.0 / max(1, m) ** 0.5)
+    diag = rng.uniform(2, 3, batch + [m])
+    idx = np.arange(m)
+    a[..., idx, idx] = 7.0 if unit else diag
+    keep = np.tril(np.ones((m, m), bool)) if lower else np.triu(np.ones((m, m), bool))
+    a = a.astype(NP[t])
+    a = np.where(keep, a, np.nan).astype(NP[t])
+    return a
+
+
+def trisolve_case(name, t, batch, m, n, left, lower, transpose, unit, rng):
+    a = triangular(rng, t, batch, m, lower, unit)
+    bdims = batch + ([m, n] if left else [n, m])
+    b = rand(rng, t, bdims, -2, 2).astype(NP[t])
+    aw = np.nan_to_num(a.astype(WIDE[t]), nan=0.0)
+    if unit:
+        idx = np.arange(m)
+        aw[..., idx, idx] = 1.0
+    op = aw
+    if transpose == 'TRANSPOSE':
+        op = np.swapaxes(aw, -1, -2)
+    elif transpose == 'ADJOINT':
+        op = np.conj(np.swapaxes(aw, -1, -2))
+    bw = b.astype(WIDE[t])
+    if left:
+        want = np.linalg.solve(op, bw)
+    else:  # x op = b  <=>  op^T x^T = b^T
+        want = np.swapaxes(np.linalg.solve(np.swapaxes(op, -1, -2), np.swapaxes(bw, -1, -2)), -1, -2)
+    c = Case('linalg', 'triangular_solve', name)
+    ac, bc = c.const(t, a), c.const(t, b)
+    attrs = []
+    if left:
+        attrs.append('left_side=true')
+    if lower:
+        attrs.append('lower=true')
+    if unit:
+        attrs.append('unit_diagonal=true')
+    attrs.append('transpose_a=%s' % transpose)
+    r = c.op(shape(t, bdims), 'triangular-solve(%s, %s), %s' % (ref(ac), ref(bc), ', '.join(attrs)),
+             root=True)
+    c.check_almost(r, t, want.astype(NP[t]), tol(t, want))
+    CASES.append(c)
+
+
+def spd(rng, t, batch, n):
+    x = rand(rng, t, batch + [n, n])
+    a = x @ np.conj(np.swapaxes(x, -1, -2)) / n + 2 * np.eye(n)
+    return a
+
+
+def cholesky_case(name, t, batch, n, lower, rng, bad=None):
+    a = spd(rng, t, batch, n)
+    if bad is not None:  # make one batch matrix indefinite
+        a.reshape([-1, n, n])[bad][n // 2, n // 2] = -5.0
+    keep = np.tril(np.ones((n, n), bool)) if lower else np.triu(np.ones((n, n), bool))
+    written = np.where(keep, a, 999.0).astype(NP[t])  # garbage in the unread triangle
+    aw = written.astype(WIDE[t])
+    full = np.where(keep, aw, np.conj(np.swapaxes(aw, -1, -2)))
+    flat = full.reshape([-1, n, n])
+    want = np.empty_like(flat)
+    for i in range(flat.shape[0]):
+        try:
+            l = np.linalg.cholesky(flat[i])
+            want[i] = l if lower else np.conj(l.T)
+        except np.linalg.LinAlgError:
+            want[i] = np.nan
+    want = want.reshape(full.shape)
+    # For upper, XLA factors the transpose of the upper triangle and
+    # transposes the factor back: u with a = u^H u and a real positive
+    # diagonal, which is unique, so conj(l)^T of NumPy's lower factor.
+    c = Case('linalg', 'cholesky', name)
+    ac = c.const(t, written)
+    r = c.op(shape(t, written.shape), 'cholesky(%s), lower=%s' % (ref(ac), 'true' if lower else 'false'),
+             root=True)
+    finite = want[np.isfinite(want)]
+    c.check_almost(r, t, want.astype(NP[t]), tol(t, finite))
+    CASES.append(c)
+
+
+def main():
+    rng = np.random.default_rng(20261125)
+    for left in (True, False):
+        for lower in (True, False):
+            for transpose in ('NO_TRANSPOSE', 'TRANSPOSE', 'ADJOINT'):
+                for unit in (False, True):
+                    name = 'trisolve_f32_%s_%s_%s%s' % ('left' if left else 'right',
+                                                        'lower' if lower else 'upper',
+                                                        transpose.lower(), '_unit' if unit else '')
+                    trisolve_case(name, 'f32', [], 5, 3, left, lower, transpose, unit, rng)
+    trisolve_case('trisolve_f64_batch_left_upper', 'f64', [2, 3], 6, 4, True, False, 'NO_TRANSPOSE',
+                  False, rng)
+    trisolve_case('trisolve_f64_batch_right_lower_t', 'f64', [3], 7, 2, False, True, 'TRANSPOSE',
+                  False, rng)
+    trisolve_case('trisolve_c64_left_lower_adjoint', 'c64', [2], 5, 3, True, True, 'ADJOINT', False, rng)
+    trisolve_case('trisolve_c64_right_upper_transpose', 'c64', [], 6, 4, False, False, 'TRANSPOSE',
+                  False, rng)
+    trisolve_case('trisolve_c128_right_lower_adjoint_unit', 'c128', [2], 4, 5, False, True, 'ADJOINT',
+                  True, rng)
+    trisolve_case('trisolve_c128_left_upper', 'c128', [], 9, 2, True, False, 'NO_TRANSPOSE', False, rng)
+    trisolve_case('trisolve_f16_left_lower', 'f16', [], 4, 3, True, True, 'NO_TRANSPOSE', False, rng)
+    trisolve_case('trisolve_f32_empty_rhs', 'f32', [2], 3, 0, True, True, 'NO_TRANSPOSE', False, rng)
+    # Blocked: more rows than a solve block (64), more columns than a unit (256).
+    trisolve_case('trisolve_f32_blocked_left_lower', 'f32', [], 150, 300, True, True, 'NO_TRANSPOSE',
+                  False, rng)
+    trisolve_case('trisolve_f64_blocked_left_lower_transpose', 'f64', [], 130, 20, True, True,
+                  'TRANSPOSE', False, rng)
+    trisolve_case('trisolve_f64_blocked_right_upper', 'f64', [2], 140, 70, False, False,
+                  'NO_TRANSPOSE', False, rng)
+    trisolve_case('trisolve_c64_blocked_left_upper_adjoint', 'c64', [], 100, 8, True, False, 'ADJOINT',
+                  False, rng)
+
+    for t in ('f32', 'f64', 'c64', 'c128'):
+        for lower in (True, False):
+            cholesky_case('cholesky_%s_%s' % (t, 'lower' if lower else 'upper'), t, [], 5, lower, rng)
+    cholesky_case('cholesky_f32_batch_lower', 'f32', [2, 3], 4, True, rng)
+    cholesky_case('cholesky_f64_batch_upper', 'f64', [3], 6, False, rng)
+    cholesky_case('cholesky_f16_lower', 'f16', [], 4, True, rng)
+    cholesky_case('cholesky_f32_one', 'f32', [2], 1, True, rng)
+    cholesky_case('cholesky_f32_not_positive_definite', 'f32', [3], 4, True, rng, bad=1)
+    cholesky_case('cholesky_c64_not_positive_definite_upper', 'c64', [2], 5, False, rng, bad=0)
+    # Blocked: more columns than one panel (64).
+    cholesky_case('cholesky_f32_blocked_lower', 'f32', [], 150, True, rng)
+    cholesky_case('cholesky_f64_blocked_upper', 'f64', [2], 130, False, rng)
+    cholesky_case('cholesky_c128_blocked_lower', 'c128', [], 80, True, rng)
+
+    counts = write_cases(CASES, os.path.join('conformance', 'cases'),
+                         source='numpy, conformance/tools/gen_linalg_cases.py')
+    print(counts)
+
+
+if __name__ == '__main__':
+    main()
