@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
 #include "ops/dot/dot.h"
+#include "ops/dot/ragged_dot.h"
 #include "vm/lowering.h"
 #include "vm/unit_kernel.h"
 
@@ -31,11 +32,9 @@ bool DotHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
       [&](const auto& bufs) { DotFinish(p, bufs, out); });
 }
 
-absl::Status LowerDot(FunctionBuilder& b, const HloInstruction& instr,
-                      absl::Span<const ValueDesc* const> ops, ValueDesc* result) {
-  if (instr.operand_count() != 2 || ops.size() != 2) {
-    return absl::InvalidArgumentError("dot takes two operands");
-  }
+// Emits the dot of `lhs` and `rhs` (operands 0 and 1 of `instr`).
+absl::Status EmitDot(FunctionBuilder& b, const HloInstruction& instr, Reg lhs, Reg rhs,
+                     ValueDesc* result) {
   const DotDimensionNumbers dnums = instr.dot_dimension_numbers.value_or(DotDimensionNumbers{});
   HLOVM_ASSIGN_OR_RETURN(DotPlan plan, MakeDotPlan(instr.operand(0)->shape(),
                                                    instr.operand(1)->shape(), instr.shape(),
@@ -43,7 +42,7 @@ absl::Status LowerDot(FunctionBuilder& b, const HloInstruction& instr,
   HLOVM_ASSIGN_OR_RETURN(Reg out, b.NewReg(RegKind::kOwned, instr.shape()));
   FunctionBuilder::EmitSpec spec;
   spec.handler = &DotHandler;
-  spec.in = {(*ops[0])[0], (*ops[1])[0]};
+  spec.in = {lhs, rhs};
   spec.out = {out};
   spec.cost = std::max<int64_t>(plan.flops(), b.function().regs[out].bytes);
   spec.mnemonic = "dot";
@@ -59,10 +58,54 @@ absl::Status LowerDot(FunctionBuilder& b, const HloInstruction& instr,
   return absl::OkStatus();
 }
 
+absl::Status LowerDot(FunctionBuilder& b, const HloInstruction& instr,
+                      absl::Span<const ValueDesc* const> ops, ValueDesc* result) {
+  if (instr.operand_count() != 2 || ops.size() != 2) {
+    return absl::InvalidArgumentError("dot takes two operands");
+  }
+  return EmitDot(b, instr, (*ops[0])[0], (*ops[1])[0], result);
+}
+
+bool RaggedDotHandler(const Instr& instr, uint8_t* const* regs, ExecContext& /*ctx*/) {
+  const auto& p = *static_cast<const RaggedDotPlan*>(instr.plan);
+  RunRaggedDot(p, regs[instr.in[0]], regs[instr.in[1]], regs[instr.in[2]], regs[instr.out[0]]);
+  return true;
+}
+
+absl::Status LowerRaggedDot(FunctionBuilder& b, const HloInstruction& instr,
+                            absl::Span<const ValueDesc* const> ops, ValueDesc* result) {
+  if (instr.operand_count() != 3 || ops.size() != 3) {
+    return absl::InvalidArgumentError("ragged-dot takes three operands");
+  }
+  const DotDimensionNumbers dnums = instr.dot_dimension_numbers.value_or(DotDimensionNumbers{});
+  // A ragged batch dimension changes nothing: the plain dot.
+  if (RaggedDotModeOf(dnums) == RaggedDotMode::kBatch) {
+    return EmitDot(b, instr, (*ops[0])[0], (*ops[1])[0], result);
+  }
+  HLOVM_ASSIGN_OR_RETURN(RaggedDotPlan plan,
+                         MakeRaggedDotPlan(instr.operand(0)->shape(), instr.operand(1)->shape(),
+                                           instr.operand(2)->shape(), instr.shape(), dnums));
+  HLOVM_ASSIGN_OR_RETURN(Reg out, b.NewReg(RegKind::kOwned, instr.shape()));
+  FunctionBuilder::EmitSpec spec;
+  spec.handler = &RaggedDotHandler;
+  spec.in = {(*ops[0])[0], (*ops[1])[0], (*ops[2])[0]};
+  spec.out = {out};
+  spec.cost = std::max<int64_t>(plan.flops(), b.function().regs[out].bytes);
+  spec.mnemonic = "ragged-dot";
+  spec.variant = absl::StrCat(plan.mode == RaggedDotMode::kContracting ? "contracting" : "non-contracting",
+                              " ", std::string(ElementTypeName(plan.result_type)), " b=", plan.batch,
+                              " m=", plan.m, " k=", plan.k, " n=", plan.n, " groups=", plan.groups);
+  spec.plan = b.program().AddPlan(std::move(plan));
+  b.Emit(&instr, std::move(spec));
+  result->push_back(out);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterDotLowerings(LoweringTable& table) {
   table[static_cast<int>(HloOpcode::kDot)] = &LowerDot;
+  table[static_cast<int>(HloOpcode::kRaggedDot)] = &LowerRaggedDot;
 }
 
 }  // namespace vm

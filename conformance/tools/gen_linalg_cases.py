@@ -1,4 +1,5 @@
-"""Writes conformance/cases/linalg/*.hlo: triangular-solve and cholesky.
+"""Writes conformance/cases/linalg/*.hlo: triangular-solve, cholesky and
+ragged-dot.
 
 triangular-solve: every combination of left_side, lower, transpose_a and
 unit_diagonal, batched and blocked sizes (more rows than one solve block,
@@ -11,6 +12,11 @@ other triangle of the input holds garbage (the op reads one triangle and
 writes zeros to the other); a batch with a matrix that is not positive
 definite (XLA: that matrix comes out all NaN, the others are factored).
 Expected values: np.linalg.cholesky in double.
+ragged-dot: the three modes (ragged non-contracting, contracting and batch
+dimension), batched, with per-batch group sizes, a ragged dimension that is
+not the outermost free one, groups that leave rows or contracting indices
+uncovered, empty groups, f32/f64/f16/s32. Expected values: per-group
+matrix products in NumPy, in double (int64 for s32).
 Run from the repository root: /usr/bin/python3 conformance/tools/gen_linalg_cases.py
 """
 
@@ -123,6 +129,114 @@ def cholesky_case(name, t, batch, n, lower, rng, bad=None):
     CASES.append(c)
 
 
+def dims_attr(name, dims):
+    return '%s={%s}' % (name, ','.join(str(d) for d in dims))
+
+
+def ragged_case(name, t, lhs_dims, rhs_dims, gs, want_fn, attrs, rng, gs_type='s64'):
+    if t == 's32':
+        lhs = rng.integers(-5, 6, lhs_dims).astype(np.int32)
+        rhs = rng.integers(-5, 6, rhs_dims).astype(np.int32)
+        wide = np.int64
+    else:
+        lhs = rng.uniform(-1, 1, lhs_dims).astype(NP[t])
+        rhs = rng.uniform(-1, 1, rhs_dims).astype(NP[t])
+        wide = np.float64
+    gs = np.asarray(gs)
+    want = want_fn(lhs.astype(wide), rhs.astype(wide), gs)
+    c = Case('linalg', 'ragged_dot', name)
+    lc, rc, gc = c.const(t, lhs), c.const(t, rhs), c.const(gs_type, gs)
+    r = c.op(shape(t, want.shape), 'ragged-dot(%s, %s, %s), %s' % (ref(lc), ref(rc), ref(gc), attrs),
+             root=True)
+    if t == 's32':
+        c.check(r, t, want.astype(np.int32))
+    else:
+        c.check_almost(r, t, want.astype(NP[t]), tol(t, want))
+    CASES.append(c)
+
+
+def group_of(index, sizes):
+    """The groups whose range [cumsum before, cumsum) holds `index`."""
+    ends = np.cumsum(sizes)
+    starts = ends - sizes
+    return [g for g in range(len(sizes)) if starts[g] <= index < ends[g]]
+
+
+def ragged_cases(rng):
+    # Mode 1: lhs [m, k], rhs [g, k, n]; rows 0..sum-1 grouped, the rest zero.
+    def m1(lhs, rhs, gs):
+        out = np.zeros((lhs.shape[0], rhs.shape[2]), lhs.dtype)
+        for i in range(lhs.shape[0]):
+            for g in group_of(i, gs):
+                out[i] += lhs[i] @ rhs[g]
+        return out
+    attrs1 = 'lhs_contracting_dims={1}, rhs_contracting_dims={1}, lhs_ragged_dims={0}, rhs_group_dims={0}'
+    ragged_case('ragged_noncontracting_f32', 'f32', [11, 5], [3, 5, 7], [4, 0, 5], m1, attrs1, rng)
+    ragged_case('ragged_noncontracting_f64_s32_sizes', 'f64', [8, 3], [2, 3, 4], [3, 5], m1, attrs1, rng,
+                gs_type='s32')
+    ragged_case('ragged_noncontracting_f16', 'f16', [6, 4], [2, 4, 3], [2, 3], m1, attrs1, rng)
+    ragged_case('ragged_noncontracting_s32', 's32', [7, 3], [3, 3, 2], [2, 2, 3], m1, attrs1, rng)
+
+    # Mode 1 with a batch dimension and per-batch group sizes: lhs [b, m, k],
+    # rhs [g, b, k, n] (group dimension first), group_sizes [b, g].
+    def m1b(lhs, rhs, gs):
+        out = np.zeros((lhs.shape[0], lhs.shape[1], rhs.shape[3]), lhs.dtype)
+        for b in range(lhs.shape[0]):
+            for i in range(lhs.shape[1]):
+                for g in group_of(i, gs[b]):
+                    out[b, i] += lhs[b, i] @ rhs[g, b]
+        return out
+    ragged_case('ragged_noncontracting_batch_per_batch_sizes', 'f32', [2, 9, 4], [3, 2, 4, 5],
+                [[2, 3, 4], [5, 0, 1]], m1b,
+                'lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={1}, '
+                'rhs_contracting_dims={2}, lhs_ragged_dims={1}, rhs_group_dims={0}', rng)
+
+    # Mode 1, the ragged dimension inside: lhs [p, m, k] with m ragged (p is
+    # a free dimension too), rhs [k, g, n] (group dimension in the middle).
+    def m1i(lhs, rhs, gs):
+        out = np.zeros((lhs.shape[0], lhs.shape[1], rhs.shape[2]), lhs.dtype)
+        for q in range(lhs.shape[0]):
+            for i in range(lhs.shape[1]):
+                for g in group_of(i, gs):
+                    out[q, i] += lhs[q, i] @ rhs[:, g, :]
+        return out
+    ragged_case('ragged_noncontracting_inner_dim', 'f32', [3, 6, 4], [4, 2, 5], [2, 3], m1i,
+                'lhs_contracting_dims={2}, rhs_contracting_dims={0}, lhs_ragged_dims={1}, '
+                'rhs_group_dims={1}', rng)
+
+    # Mode 2: ragged contracting dimension, lhs [m, k], rhs [k, n] -> [g, m, n].
+    def m2(lhs, rhs, gs):
+        out = np.zeros((len(gs), lhs.shape[0], rhs.shape[1]), lhs.dtype)
+        for g in range(len(gs)):
+            ks = [k for k in range(lhs.shape[1]) if g in group_of(k, gs)]
+            out[g] = lhs[:, ks] @ rhs[ks, :]
+        return out
+    ragged_case('ragged_contracting_f32', 'f32', [5, 10], [10, 3], [3, 0, 4, 2], m2,
+                'lhs_contracting_dims={1}, rhs_contracting_dims={0}, lhs_ragged_dims={1}', rng)
+    ragged_case('ragged_contracting_s32', 's32', [3, 6], [6, 2], [2, 4], m2,
+                'lhs_contracting_dims={1}, rhs_contracting_dims={0}, lhs_ragged_dims={1}', rng)
+
+    # Mode 2 with a batch dimension and two contracting dimensions, the
+    # ragged one second: lhs [b, m, c, k], rhs [b, c, k, n] -> [g, b, m, n].
+    def m2b(lhs, rhs, gs):
+        out = np.zeros((len(gs), lhs.shape[0], lhs.shape[1], rhs.shape[3]), lhs.dtype)
+        for g in range(len(gs)):
+            ks = [k for k in range(lhs.shape[3]) if g in group_of(k, gs)]
+            for b in range(lhs.shape[0]):
+                out[g, b] = np.einsum('mck,ckn->mn', lhs[b][:, :, ks], rhs[b][:, ks, :])
+        return out
+    ragged_case('ragged_contracting_batch_two_dims', 'f64', [2, 3, 2, 7], [2, 2, 7, 4], [3, 4], m2b,
+                'lhs_batch_dims={0}, lhs_contracting_dims={2,3}, rhs_batch_dims={0}, '
+                'rhs_contracting_dims={1,2}, lhs_ragged_dims={3}', rng)
+
+    # Mode 3: ragged batch dimension, the plain batched dot.
+    def m3(lhs, rhs, gs):
+        return np.einsum('bmk,bkn->bmn', lhs, rhs)
+    ragged_case('ragged_batch_f32', 'f32', [4, 3, 5], [4, 5, 2], [1, 3], m3,
+                'lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, '
+                'rhs_contracting_dims={1}, lhs_ragged_dims={0}', rng)
+
+
 def main():
     rng = np.random.default_rng(20261125)
     for left in (True, False):
@@ -168,6 +282,7 @@ def main():
     cholesky_case('cholesky_f32_blocked_lower', 'f32', [], 150, True, rng)
     cholesky_case('cholesky_f64_blocked_upper', 'f64', [2], 130, False, rng)
     cholesky_case('cholesky_c128_blocked_lower', 'c128', [], 80, True, rng)
+    ragged_cases(rng)
 
     counts = write_cases(CASES, os.path.join('conformance', 'cases'),
                          source='numpy, conformance/tools/gen_linalg_cases.py')
