@@ -10,6 +10,7 @@
 #include "core/status_macros.h"
 #include "ops/dot/dot.h"
 #include "ops/dot/ragged_dot.h"
+#include "ops/dot/scaled_dot.h"
 #include "vm/lowering.h"
 #include "vm/unit_kernel.h"
 
@@ -101,11 +102,47 @@ absl::Status LowerRaggedDot(FunctionBuilder& b, const HloInstruction& instr,
   return absl::OkStatus();
 }
 
+bool ScaledDotHandler(const Instr& instr, uint8_t* const* regs, ExecContext& /*ctx*/) {
+  const auto& p = *static_cast<const ScaledDotPlan*>(instr.plan);
+  RunScaledDot(p, regs[instr.in[0]], regs[instr.in[1]], regs[instr.in[2]], regs[instr.in[3]],
+               regs[instr.out[0]]);
+  return true;
+}
+
+// scaled-dot(lhs, rhs, lhs_scale, rhs_scale).
+absl::Status LowerScaledDot(FunctionBuilder& b, const HloInstruction& instr,
+                            absl::Span<const ValueDesc* const> ops, ValueDesc* result) {
+  if (instr.operand_count() != 4 || ops.size() != 4) {
+    return absl::InvalidArgumentError("scaled-dot takes four operands");
+  }
+  const DotDimensionNumbers dnums = instr.dot_dimension_numbers.value_or(DotDimensionNumbers{});
+  HLOVM_ASSIGN_OR_RETURN(ScaledDotPlan plan,
+                         MakeScaledDotPlan(instr.operand(0)->shape(), instr.operand(1)->shape(),
+                                           instr.operand(2)->shape(), instr.operand(3)->shape(),
+                                           instr.shape(), dnums));
+  HLOVM_ASSIGN_OR_RETURN(Reg out, b.NewReg(RegKind::kOwned, instr.shape()));
+  FunctionBuilder::EmitSpec spec;
+  spec.handler = &ScaledDotHandler;
+  for (const ValueDesc* v : ops) spec.in.push_back((*v)[0]);
+  spec.out = {out};
+  spec.cost = std::max<int64_t>(plan.flops(), b.function().regs[out].bytes);
+  spec.mnemonic = "scaled-dot";
+  spec.variant = absl::StrCat("dequantised to ",
+                              plan.lhs.active ? std::string(ElementTypeName(plan.lhs.type)) : "-", "/",
+                              plan.rhs.active ? std::string(ElementTypeName(plan.rhs.type)) : "-",
+                              " m=", plan.dot.dims.m, " k=", plan.dot.dims.k, " n=", plan.dot.dims.n);
+  spec.plan = b.program().AddPlan(std::move(plan));
+  b.Emit(&instr, std::move(spec));
+  result->push_back(out);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterDotLowerings(LoweringTable& table) {
   table[static_cast<int>(HloOpcode::kDot)] = &LowerDot;
   table[static_cast<int>(HloOpcode::kRaggedDot)] = &LowerRaggedDot;
+  table[static_cast<int>(HloOpcode::kScaledDot)] = &LowerScaledDot;
 }
 
 }  // namespace vm

@@ -17,6 +17,10 @@ dimension), batched, with per-batch group sizes, a ragged dimension that is
 not the outermost free one, groups that leave rows or contracting indices
 uncovered, empty groups, f32/f64/f16/s32. Expected values: per-group
 matrix products in NumPy, in double (int64 for s32).
+scaled-dot (written to cases/dot/): f32 block scales, an f16 operand with
+an f32 scale and a scalar scale, and MX-style f8e4m3fn operands with
+f8e8m0fnu scales; expected values: NumPy's dequantised operands multiplied
+in double.
 Run from the repository root: /usr/bin/python3 conformance/tools/gen_linalg_cases.py
 """
 
@@ -26,7 +30,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hlo_case import Case, ref, shape, write_cases  # noqa: E402
+from hlo_case import Case, fmt_literal, ref, shape, write_cases  # noqa: E402
 
 CASES = []
 WIDE = {'f16': np.float64, 'f32': np.float64, 'f64': np.float64,
@@ -237,6 +241,71 @@ def ragged_cases(rng):
                 'rhs_contracting_dims={1}, lhs_ragged_dims={0}', rng)
 
 
+def const_as(c, t, a):
+    """A constant of a type NumPy lacks (f8e4m3fn, f8e8m0fnu), written from
+    values the type holds exactly."""
+    a = np.asarray(a, dtype=np.float64)
+    n = c.fresh('c')
+    text = shape(t, a.shape)
+    c.lines.append('%%%s = %s constant(%s)' % (n, text, fmt_literal('f64', a)))
+    return ('%' + n, text)
+
+
+def expand(scale, dims):
+    """Each scale element repeated over its block of an operand of `dims`."""
+    out = scale
+    for i, d in enumerate(dims):
+        out = np.repeat(out, d // scale.shape[i], axis=i)
+    return out
+
+
+def scaled_cases(rng):
+    mm = 'lhs_contracting_dims={1}, rhs_contracting_dims={0}'
+    # f32 operands and scales: dequantised in f32, blocks of 32 along k.
+    lhs = rng.uniform(-1, 1, (4, 64)).astype(np.float32)
+    rhs = rng.uniform(-1, 1, (64, 3)).astype(np.float32)
+    ls = rng.uniform(0.5, 4, (4, 2)).astype(np.float32)
+    rs = rng.uniform(0.5, 4, (2, 3)).astype(np.float32)
+    want = (lhs * expand(ls, lhs.shape)).astype(np.float64) @ (rhs * expand(rs, rhs.shape)).astype(np.float64)
+    c = Case('dot', 'scaled_dot', 'scaled_dot_f32_blocks')
+    args = [c.const('f32', x) for x in (lhs, rhs, ls, rs)]
+    r = c.op(shape('f32', want.shape), 'scaled-dot(%s), %s' % (', '.join(ref(x) for x in args), mm),
+             root=True)
+    c.check_almost(r, 'f32', want.astype(np.float32), tol('f32', want))
+    CASES.append(c)
+
+    # f16 lhs with an f32 scale (dequantised in f32, the wider type); the
+    # rhs has a scalar scale, which leaves it as it is.
+    lhs = rng.uniform(-2, 2, (3, 32)).astype(np.float16)
+    rhs = rng.uniform(-2, 2, (32, 5)).astype(np.float16)
+    ls = rng.uniform(0.5, 4, (3, 1)).astype(np.float32)
+    want = (lhs.astype(np.float32) * expand(ls, lhs.shape)).astype(np.float64) @ rhs.astype(np.float64)
+    c = Case('dot', 'scaled_dot', 'scaled_dot_f16_f32_scale_scalar_rhs_scale')
+    lc, rc, lsc = c.const('f16', lhs), c.const('f16', rhs), c.const('f32', ls)
+    rsc = c.const('f32', np.float32(3.0))
+    r = c.op(shape('f32', want.shape), 'scaled-dot(%s, %s, %s, %s), %s' %
+             (ref(lc), ref(rc), ref(lsc), ref(rsc), mm), root=True)
+    c.check_almost(r, 'f32', want.astype(np.float32), tol('f32', want))
+    CASES.append(c)
+
+    # MX-style: f8e4m3fn operands, f8e8m0fnu (power of two) scales over
+    # blocks of 32, both contracting on dimension 1; dequantised in bf16
+    # (exact: a 4-bit significand times a power of two).
+    values = np.array([0.5, 0.75, 1, 1.25, 1.5, 2, 3, 0.875, -0.5, -1, -1.75, -3, 0, 0.125])
+    lhs = rng.choice(values, (2, 64))
+    rhs = rng.choice(values, (4, 64))
+    ls = 2.0 ** rng.integers(-3, 4, (2, 2))
+    rs = 2.0 ** rng.integers(-3, 4, (4, 2))
+    want = (lhs * expand(ls, lhs.shape)) @ (rhs * expand(rs, rhs.shape)).T
+    c = Case('dot', 'scaled_dot', 'scaled_dot_mx_f8e4m3fn_e8m0')
+    args = [const_as(c, 'f8e4m3fn', lhs), const_as(c, 'f8e4m3fn', rhs), const_as(c, 'f8e8m0fnu', ls),
+            const_as(c, 'f8e8m0fnu', rs)]
+    r = c.op(shape('f32', want.shape), 'scaled-dot(%s), lhs_contracting_dims={1}, rhs_contracting_dims={1}' %
+             ', '.join(ref(x) for x in args), root=True)
+    c.check_almost(r, 'f32', want.astype(np.float32), 1e-5)
+    CASES.append(c)
+
+
 def main():
     rng = np.random.default_rng(20261125)
     for left in (True, False):
@@ -283,6 +352,7 @@ def main():
     cholesky_case('cholesky_f64_blocked_upper', 'f64', [2], 130, False, rng)
     cholesky_case('cholesky_c128_blocked_lower', 'c128', [], 80, True, rng)
     ragged_cases(rng)
+    scaled_cases(rng)
 
     counts = write_cases(CASES, os.path.join('conformance', 'cases'),
                          source='numpy, conformance/tools/gen_linalg_cases.py')
