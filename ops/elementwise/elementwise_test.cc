@@ -951,6 +951,51 @@ TEST(ElementwiseTernaryTest, SelectAndClamp) {
   EXPECT_EQ(yi, (std::vector<int8_t>{-2, 1, 5}));
 }
 
+// bf16 and f16 clamp (decoded to f32 in blocks) gives the bits of the f32
+// clamp of the decoded values, rounded back, for every x bit pattern and
+// bounds that include NaN, signed zeros and infinities; scalar and array
+// bounds.
+TEST(ElementwiseTernaryTest, NarrowFloatClampMatchesF32ClampBitForBit) {
+  auto f32_clamp = SelectTernaryKernel(HloOpcode::kClamp, ET::kF32);
+  ASSERT_TRUE(f32_clamp.ok());
+  struct Narrow {
+    ET type;
+    float (*decode)(uint16_t);
+    uint16_t (*encode)(float);
+  };
+  for (const Narrow& t : {Narrow{ET::kBF16, &BFloat16ToFloat, &FloatToBFloat16},
+                          Narrow{ET::kF16, &HalfToFloat, &FloatToHalf}}) {
+    auto clamp = SelectTernaryKernel(HloOpcode::kClamp, t.type);
+    ASSERT_TRUE(clamp.ok());
+    std::vector<uint16_t> x(65536), y(65536), lo_arr(65536), hi_arr(65536);
+    std::vector<float> xf(65536), lof(65536), hif(65536), yf(65536);
+    for (int i = 0; i < 65536; ++i) x[i] = static_cast<uint16_t>(i), xf[i] = t.decode(x[i]);
+    const std::vector<std::pair<float, float>> bounds = {
+        {0, 6}, {-1, 2}, {-0.0f, 0.0f}, {NAN, 1}, {-1, NAN}, {-INFINITY, INFINITY}, {3, -3}};
+    for (const auto& [lo_v, hi_v] : bounds) {
+      const uint16_t lo = t.encode(lo_v), hi = t.encode(hi_v);
+      const float lo_f = t.decode(lo), hi_f = t.decode(hi);
+      (*clamp)(&lo, x.data(), &hi, y.data(), 65536, 5);
+      (*f32_clamp)(&lo_f, xf.data(), &hi_f, yf.data(), 65536, 5);
+      for (int i = 0; i < 65536; ++i) {
+        ASSERT_EQ(y[i], t.encode(yf[i])) << "x bits " << i << " bounds " << lo_v << ", " << hi_v;
+      }
+      // The same bounds as arrays, and x as the scalar operand.
+      std::fill(lo_arr.begin(), lo_arr.end(), lo);
+      std::fill(hi_arr.begin(), hi_arr.end(), hi);
+      std::vector<uint16_t> y_arr(65536);
+      (*clamp)(lo_arr.data(), x.data(), hi_arr.data(), y_arr.data(), 65536, 0);
+      EXPECT_EQ(y_arr, y);
+      for (int i = 0; i < 65536; ++i) lo_arr[i] = x[i], lof[i] = xf[i];
+      uint16_t one = t.encode(1.0f);
+      const float one_f = 1.0f;
+      (*clamp)(lo_arr.data(), &one, &hi, y_arr.data(), 65536, 6);
+      (*f32_clamp)(lof.data(), &one_f, &hi_f, yf.data(), 65536, 6);
+      for (int i = 0; i < 65536; ++i) ASSERT_EQ(y_arr[i], t.encode(yf[i])) << "lo bits " << i;
+    }
+  }
+}
+
 TEST(ElementwiseReducePrecisionTest, MatchesNarrowRounding) {
   std::mt19937 rng(11);
   std::vector<float> in;

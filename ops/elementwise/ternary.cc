@@ -1,6 +1,8 @@
 // select and clamp kernels. Operands flagged in scalar_mask are one element
 // applied at every position.
+#include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -39,12 +41,60 @@ void SelectKernel(const void* pred, const void* on_true, const void* on_false, v
   for (int64_t i = 0; i < n; ++i) y[i] = p[i * sp] ? t[i * st] : f[i * sf];
 }
 
+// clamp of a float type narrower than f32: blocks decoded to f32 (exactly),
+// clamped there with the same max and min, and encoded back (exactly: the
+// result is one of the inputs), instead of a conversion per element.
+template <ET kType>
+void ClampNarrowFloat(const void* lo, const void* x, const void* hi, void* out, int64_t n,
+                      unsigned scalar_mask) {
+  using F = Traits<ET::kF32>;
+  const int64_t width = ByteWidth(kType);
+  const void* src[3] = {lo, x, hi};
+  float buf[3][kWidenBlock], result[kWidenBlock];
+  float scalar[3] = {0, 0, 0};
+  for (int k = 0; k < 3; ++k) {
+    if (scalar_mask & (1u << k)) Decode<kType>(src[k], &scalar[k], 1);
+  }
+  for (int64_t i = 0; i < n; i += kWidenBlock) {
+    const int64_t m = std::min<int64_t>(kWidenBlock, n - i);
+    for (int k = 0; k < 3; ++k) {
+      if (!(scalar_mask & (1u << k))) Decode<kType>(static_cast<const uint8_t*>(src[k]) + i * width, buf[k], m);
+    }
+    if (scalar_mask == 5) {
+      const float lo_f = scalar[0], hi_f = scalar[2];
+      for (int64_t j = 0; j < m; ++j) {
+        result[j] = MinOp::Apply<F, F>(hi_f, MaxOp::Apply<F, F>(lo_f, buf[1][j]));
+      }
+    } else {
+      const float* a = (scalar_mask & 1) ? nullptr : buf[0];
+      const float* b = (scalar_mask & 2) ? nullptr : buf[1];
+      const float* c = (scalar_mask & 4) ? nullptr : buf[2];
+      for (int64_t j = 0; j < m; ++j) {
+        result[j] = MinOp::Apply<F, F>(c ? c[j] : scalar[2],
+                                       MaxOp::Apply<F, F>(a ? a[j] : scalar[0], b ? b[j] : scalar[1]));
+      }
+    }
+    uint8_t* dst = static_cast<uint8_t*>(out) + i * width;
+    Encode<kType>(result, dst, m);
+    // NaNs as the element-wise conversion writes them (the block encoder
+    // keeps payload bits).
+    using S = typename Traits<kType>::Storage;
+    for (int64_t j = 0; j < m; ++j) {
+      if (result[j] != result[j]) reinterpret_cast<S*>(dst)[j] = Traits<kType>::Store(result[j]);
+    }
+  }
+}
+
 // clamp(lo, x, hi) = min(hi, max(lo, x)) with the type's max and min.
 template <ET kType>
 void ClampKernel(const void* lo, const void* x, const void* hi, void* out, int64_t n,
                  unsigned scalar_mask) {
   using T = Traits<kType>;
   using S = typename T::Storage;
+  if constexpr (std::is_same_v<typename T::Compute, float> && sizeof(S) < 4) {
+    ClampNarrowFloat<kType>(lo, x, hi, out, n, scalar_mask);
+    return;
+  }
   const auto* a = static_cast<const S*>(lo);
   const auto* b = static_cast<const S*>(x);
   const auto* c = static_cast<const S*>(hi);
