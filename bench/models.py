@@ -83,7 +83,8 @@ def main():
         rows.append(
             f'| {name} | {fmt_ms(first["parse_ms"] + first["verify_ms"])} / '
             f'{fmt_ms(first["compile_ms"])} | {fmt_ms(run["median"])} '
-            f'({run["iterations"]}) | {fmt_bytes(mem["entry_arena"] + mem["nested_arenas"])} + '
+            f'({run["iterations"]}) | {fmt_bytes(mem["entry_arena"] + mem["nested_arenas"])} '
+            f'(live {fmt_bytes(mem.get("live_set", 0))}) + '
             f'{fmt_bytes(mem["constants"] + mem["parameters"])} / {fmt_bytes(mem["peak_rss"])} | '
             f'{top} | {100 * prof.get("roofline", 0):.1f}% | measured in {time.time() - t0:.0f} s |')
     header = [
@@ -91,11 +92,12 @@ def main():
         "",
         "Made by `python3 bench/models.py` (Release build, `hlovm bench --random`) on a "
         f"{os.cpu_count()}-CPU machine, {time.strftime('%Y-%m-%d')}.",
-        "Columns: parse+verify / compile time; median run time (runs timed); buffer plan +",
+        "Columns: parse+verify / compile time; median run time (runs timed); buffer plan (the",
+        "entry function's largest live set, which no plan of this order can go below) +",
         "constants and inputs / the process's peak RSS; the three opcodes with the largest share",
         "of the profiled run; that run's work against the roofline (FLOP/s and bytes/s bound).",
         "",
-        "| model | parse+verify / compile | run (runs) | buffers + constants,inputs / peak RSS "
+        "| model | parse+verify / compile | run (runs) | buffers (live set) + constants,inputs / peak RSS "
         "| top ops | roofline | notes |",
         "| --- | --- | --- | --- | --- | ---: | --- |",
     ]

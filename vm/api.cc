@@ -243,6 +243,42 @@ absl::StatusOr<Literal> VmExecutable::Execute(absl::Span<const Literal* const> a
   return MakeResult(result_shape_, result_leaf, regs, fn);
 }
 
+// The largest live set of `fn` (see MemoryStats::live_set_bytes): a sweep
+// over instructions; values sharing a slot while both live (an in-place
+// result and the operand it overwrites) count once.
+int64_t LiveSetBytes(const vm::Function& fn) {
+  const int32_t n = static_cast<int32_t>(fn.code.size());
+  std::vector<std::vector<int32_t>> born(n + 1), dies(n + 1);
+  for (int32_t r = 0; r < static_cast<int32_t>(fn.regs.size()); ++r) {
+    const vm::RegInfo& info = fn.regs[r];
+    if (info.kind != vm::RegKind::kOwned || info.def < 0 || info.slot < 0) continue;
+    const int32_t end = info.is_result ? n : std::max(info.def, info.last_use);
+    born[info.def].push_back(r);
+    dies[std::min(end, n)].push_back(r);
+  }
+  std::vector<int32_t> count(fn.slot_size.size(), 0);
+  std::vector<int64_t> held(fn.slot_size.size(), 0);
+  int64_t live = 0, peak = 0;
+  for (int32_t t = 0; t <= n; ++t) {
+    for (int32_t r : born[t]) {
+      const vm::RegInfo& info = fn.regs[r];
+      if (count[info.slot]++ == 0 || info.bytes > held[info.slot]) {
+        live += info.bytes - held[info.slot];
+        held[info.slot] = info.bytes;
+      }
+    }
+    peak = std::max(peak, live);
+    for (int32_t r : dies[t]) {
+      const int32_t slot = fn.regs[r].slot;
+      if (--count[slot] == 0) {
+        live -= held[slot];
+        held[slot] = 0;
+      }
+    }
+  }
+  return peak;
+}
+
 Executable::MemoryStats VmExecutable::memory_stats() const {
   MemoryStats stats;
   for (const auto& fn : program_->functions) {
@@ -255,6 +291,7 @@ Executable::MemoryStats VmExecutable::memory_stats() const {
       if (r.kind == vm::RegKind::kOwned) stats.value_bytes += r.bytes;
     }
   }
+  stats.live_set_bytes = LiveSetBytes(*program_->entry);
   stats.constant_bytes = program_->constant_bytes;
   for (const Shape& s : parameter_shapes_) {
     std::vector<const Shape*> leaves;

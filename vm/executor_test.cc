@@ -204,6 +204,25 @@ TEST(ExecutorTest, ResultsAreBitwiseIdenticalForAnyThreadCount) {
   EXPECT_EQ(Values<float>(e[3])[999], 0.0f);
 }
 
+// The largest live set: a and b (1 KiB each) are live together where c is
+// computed, and c written in place into one of them counts once; d is
+// computed after a and b are dead.
+TEST(ExecutorTest, MemoryStatsLiveSet) {
+  auto exe = Executable::FromText(R"hlo(HloModule m
+ENTRY main {
+  x = f32[256] parameter(0)
+  a = f32[256] negate(x)
+  b = f32[256] exponential(x)
+  c = f32[256] add(a, b)
+  ROOT d = f32[256] sine(c)
+})hlo");
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  const Executable::MemoryStats stats = (*exe)->memory_stats();
+  EXPECT_EQ(stats.live_set_bytes, 2048);
+  EXPECT_GE(stats.entry_arena_bytes, stats.live_set_bytes);
+  EXPECT_EQ(stats.parameter_bytes, 1024);
+}
+
 TEST(ExecutorTest, ManySmallIndependentOps) {
   std::string text = "HloModule small\nENTRY main {\n  p0 = f32[4] parameter(0)\n";
   std::string all;
