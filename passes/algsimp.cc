@@ -86,12 +86,9 @@ absl::StatusOr<PassResult> RunAlgebraicSimplifier(HloModule& module) {
     for (const auto& i : computation->instructions()) {
       for (const HloInstruction* p : i->control_predecessors()) control.insert(p);
     }
-    absl::flat_hash_map<HloInstruction*, HloInstruction*> replaced;
+    absl::flat_hash_map<const HloInstruction*, HloInstruction*> replaced;
     for (HloInstruction* i : PostOrder(*computation)) {
-      for (int64_t k = 0; k < i->operand_count(); ++k) {
-        auto it = replaced.find(i->operand(k));
-        if (it != replaced.end()) i->ReplaceOperand(k, it->second);
-      }
+      ForwardReplacedOperands(i, replaced);
       if (!i->control_predecessors().empty() || control.contains(i)) continue;
       if (HloInstruction* to = Simplified(i); to != nullptr && to != i && to->shape() == i->shape()) {
         replaced[i] = to;
@@ -105,15 +102,9 @@ absl::StatusOr<PassResult> RunAlgebraicSimplifier(HloModule& module) {
         ++rewrites;
       }
     }
-    if (HloInstruction* root = computation->root(); root != nullptr) {
-      auto it = replaced.find(root);
-      if (it != replaced.end()) computation->set_root(it->second);
-    }
     // Every user now reads the replacement (users follow their operands in
     // post order), so the replaced instructions go.
-    absl::flat_hash_set<const HloInstruction*> gone;
-    for (const auto& [from, to] : replaced) gone.insert(from);
-    RemoveInstructions(*computation, gone);
+    RemoveReplaced(*computation, replaced);
   }
   PassResult result;
   result.changes = rewrites;

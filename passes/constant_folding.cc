@@ -69,10 +69,7 @@ absl::StatusOr<PassResult> RunConstantFolding(HloModule& module,
     // the end.
     absl::flat_hash_map<const HloInstruction*, HloInstruction*> replaced;
     for (HloInstruction* i : PostOrder(*computation)) {
-      for (int64_t k = 0; k < i->operand_count(); ++k) {
-        auto it = replaced.find(i->operand(k));
-        if (it != replaced.end()) i->ReplaceOperand(k, it->second);
-      }
+      ForwardReplacedOperands(i, replaced);
       if (!Foldable(*i, effects)) continue;
       const int64_t bytes = i->shape().element_count() * ByteWidth(i->shape().element_type());
       if (bytes > options.max_result_bytes) continue;

@@ -111,14 +111,11 @@ absl::StatusOr<PassResult> RunCse(HloModule& module) {
       if (!i->control_predecessors().empty()) control.insert(i.get());
       for (const HloInstruction* p : i->control_predecessors()) control.insert(p);
     }
-    absl::flat_hash_map<HloInstruction*, HloInstruction*> replaced;
+    absl::flat_hash_map<const HloInstruction*, HloInstruction*> replaced;
     absl::flat_hash_map<uint64_t, HloInstruction*> seen;
     seen.reserve(computation->instructions().size());
     for (HloInstruction* i : PostOrder(*computation)) {
-      for (int64_t k = 0; k < i->operand_count(); ++k) {
-        auto it = replaced.find(i->operand(k));
-        if (it != replaced.end()) i->ReplaceOperand(k, it->second);
-      }
+      ForwardReplacedOperands(i, replaced);
       if (NeverMerged(i->opcode()) || control.contains(i) || effects.HasEffect(*i)) {
         continue;
       }
@@ -134,15 +131,9 @@ absl::StatusOr<PassResult> RunCse(HloModule& module) {
         ++merged;
       }
     }
-    if (HloInstruction* root = computation->root(); root != nullptr) {
-      auto it = replaced.find(root);
-      if (it != replaced.end()) computation->set_root(it->second);
-    }
     // Every user now reads the replacement (users follow their operands in
     // post order), so the replaced instructions go.
-    absl::flat_hash_set<const HloInstruction*> gone;
-    for (const auto& [from, to] : replaced) gone.insert(from);
-    RemoveInstructions(*computation, gone);
+    RemoveReplaced(*computation, replaced);
   }
   PassResult result;
   result.changes = merged;

@@ -136,6 +136,24 @@ void ReplaceUses(HloComputation& computation,
   if (auto it = map.find(computation.root()); it != map.end()) computation.set_root(it->second);
 }
 
+void ForwardReplacedOperands(HloInstruction* instr,
+                             const absl::flat_hash_map<const HloInstruction*, HloInstruction*>& replaced) {
+  for (int64_t k = 0; k < instr->operand_count(); ++k) {
+    auto it = replaced.find(instr->operand(k));
+    if (it != replaced.end()) instr->ReplaceOperand(k, it->second);
+  }
+}
+
+void RemoveReplaced(HloComputation& computation,
+                    const absl::flat_hash_map<const HloInstruction*, HloInstruction*>& replaced) {
+  if (auto it = replaced.find(computation.root()); it != replaced.end()) {
+    computation.set_root(it->second);
+  }
+  absl::flat_hash_set<const HloInstruction*> gone;
+  for (const auto& [from, to] : replaced) gone.insert(from);
+  RemoveInstructions(computation, gone);
+}
+
 void RemoveInstructions(HloComputation& computation,
                         const absl::flat_hash_set<const HloInstruction*>& dead) {
   if (dead.empty()) return;

@@ -57,6 +57,16 @@ void ReplaceUses(HloComputation& computation,
                  const absl::flat_hash_map<const HloInstruction*, HloInstruction*>& map,
                  const absl::flat_hash_set<const HloInstruction*>& except = {});
 
+// For passes that replace instructions while walking in post order: points
+// the operands of `instr` that name a key of `replaced` at its value.
+void ForwardReplacedOperands(HloInstruction* instr,
+                             const absl::flat_hash_map<const HloInstruction*, HloInstruction*>& replaced);
+
+// After such a walk, when every user has been forwarded: the root follows
+// its replacement and the replaced instructions are removed.
+void RemoveReplaced(HloComputation& computation,
+                    const absl::flat_hash_map<const HloInstruction*, HloInstruction*>& replaced);
+
 // Removes the instructions of `dead` (never parameters) from the computation.
 void RemoveInstructions(HloComputation& computation,
                         const absl::flat_hash_set<const HloInstruction*>& dead);
