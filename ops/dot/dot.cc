@@ -44,9 +44,12 @@ bool ViewStrides(const Shape& shape, const std::vector<int64_t>& g0,
          GroupStride(shape, strides, g2, s2);
 }
 
-absl::StatusOr<DotOperandPlan> MakeOperandPlan(const Shape& shape,
-                                               const std::vector<int64_t>& order,
-                                               ElementType compute, bool strided) {
+}  // namespace
+
+absl::StatusOr<DotOperandPlan> MakeDotOperandPlan(const Shape& shape,
+                                                  const std::vector<int64_t>& order,
+                                                  ElementType compute, bool strided,
+                                                  bool always_convert) {
   // bf16 / f16 operands of an f32 dot are converted by the GEMM while it
   // packs them (no conversion pass).
   DotOperandPlan p;
@@ -61,16 +64,14 @@ absl::StatusOr<DotOperandPlan> MakeOperandPlan(const Shape& shape,
     HLOVM_ASSIGN_OR_RETURN(TransposePlan t, MakeTransposePlan(p.elem_size, dims, order));
     p.transpose = std::move(t);
   }
-  if (p.type != compute && !GemmConvertsWhilePacking(compute, p.type)) {
+  if (p.type != compute && (always_convert || !GemmConvertsWhilePacking(compute, p.type))) {
     HLOVM_ASSIGN_OR_RETURN(p.convert, SelectConvertKernel(p.type, compute));
   }
   return p;
 }
 
-// Runs the operand's steps; returns where its [batch, rows, cols] data in
-// the compute type lives.
-const void* PrepareOperand(const DotOperandPlan& p, const void* src, uint8_t* t_buf,
-                           uint8_t* c_buf) {
+const void* PrepareDotOperand(const DotOperandPlan& p, const void* src, uint8_t* t_buf,
+                              uint8_t* c_buf) {
   const void* cur = src;
   if (p.transpose.has_value()) {
     RunTranspose(*p.transpose, cur, t_buf, 0, p.transpose->units());
@@ -82,8 +83,6 @@ const void* PrepareOperand(const DotOperandPlan& p, const void* src, uint8_t* t_
   }
   return cur;
 }
-
-}  // namespace
 
 ElementType DotComputeType(ElementType result) {
   switch (result) {
@@ -199,8 +198,8 @@ absl::StatusOr<DotPlan> MakeDotPlan(const Shape& lhs, const Shape& rhs, const Sh
   }
   plan.dims.a_source = GemmSourceOf(plan.compute_type, lhs.element_type());
   plan.dims.b_source = GemmSourceOf(plan.compute_type, rhs.element_type());
-  HLOVM_ASSIGN_OR_RETURN(plan.lhs, MakeOperandPlan(lhs, lorder, plan.compute_type, strided));
-  HLOVM_ASSIGN_OR_RETURN(plan.rhs, MakeOperandPlan(rhs, rorder, plan.compute_type, strided));
+  HLOVM_ASSIGN_OR_RETURN(plan.lhs, MakeDotOperandPlan(lhs, lorder, plan.compute_type, strided));
+  HLOVM_ASSIGN_OR_RETURN(plan.rhs, MakeDotOperandPlan(rhs, rorder, plan.compute_type, strided));
   if (plan.compute_type != plan.result_type) {
     HLOVM_ASSIGN_OR_RETURN(plan.result_convert,
                            SelectConvertKernel(plan.compute_type, plan.result_type));
@@ -231,7 +230,7 @@ DotBuffers DotPrepare(const DotPlan& plan, const void* lhs, const void* rhs, voi
     const DotOperandPlan& op = side == 0 ? plan.lhs : plan.rhs;
     uint8_t* t = take(op.transpose.has_value(), op.element_count * op.elem_size);
     uint8_t* c = take(op.convert != nullptr, op.element_count * plan.compute_size);
-    (side == 0 ? bufs.a : bufs.b) = PrepareOperand(op, side == 0 ? lhs : rhs, t, c);
+    (side == 0 ? bufs.a : bufs.b) = PrepareDotOperand(op, side == 0 ? lhs : rhs, t, c);
   }
   const int64_t out_count = plan.dims.batch * plan.dims.m * plan.dims.n;
   bufs.c = plan.result_convert != nullptr ? take(true, out_count * plan.compute_size) : out;

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "core/hlo_ir.h"
@@ -48,6 +49,20 @@ struct DotPlan {
   int64_t scratch_bytes = 0;
   int64_t flops() const { return 2 * dims.batch * dims.m * dims.n * dims.k; }
 };
+
+// How an operand is rearranged into `order` (a transpose, unless already in
+// that order or, with `strided`, read through strides) and converted to
+// `compute` (unless the GEMM converts it while packing and not
+// `always_convert`).
+absl::StatusOr<DotOperandPlan> MakeDotOperandPlan(const Shape& shape,
+                                                  const std::vector<int64_t>& order,
+                                                  ElementType compute, bool strided,
+                                                  bool always_convert = false);
+// Runs the operand's steps (into `t_buf`, element_count * elem_size bytes,
+// and `c_buf`, element_count compute elements); returns where its data in
+// the new order lives (`src` itself when there was nothing to do).
+const void* PrepareDotOperand(const DotOperandPlan& p, const void* src, uint8_t* t_buf,
+                              uint8_t* c_buf);
 
 // The element type dot computes in for a `result` type.
 ElementType DotComputeType(ElementType result);

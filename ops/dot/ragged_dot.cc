@@ -34,40 +34,13 @@ std::vector<int64_t> FreeDims(const Shape& s, std::initializer_list<const std::v
   return free;
 }
 
-absl::StatusOr<RaggedOperandPlan> MakeOperand(const Shape& s, const std::vector<int64_t>& order,
-                                              ElementType compute) {
-  RaggedOperandPlan p;
-  p.element_count = s.element_count();
-  p.elem_size = ByteWidth(s.element_type());
-  bool identity = true;
-  for (size_t i = 0; i < order.size(); ++i) identity &= order[i] == static_cast<int64_t>(i);
-  if (!identity) {
-    std::vector<int64_t> dims(s.dimensions().begin(), s.dimensions().end());
-    HLOVM_ASSIGN_OR_RETURN(TransposePlan t, MakeTransposePlan(p.elem_size, dims, order));
-    p.transpose = std::move(t);
-  }
-  if (s.element_type() != compute) {
-    HLOVM_ASSIGN_OR_RETURN(p.convert, SelectConvertKernel(s.element_type(), compute));
-  }
-  return p;
-}
-
-// The operand in the canonical order and the compute type.
-std::vector<uint8_t> Prepare(const RaggedOperandPlan& p, const void* src, int compute_size) {
-  std::vector<uint8_t> moved;
-  const void* cur = src;
-  if (p.transpose.has_value()) {
-    moved.resize(p.element_count * p.elem_size);
-    RunTranspose(*p.transpose, cur, moved.data(), 0, p.transpose->units());
-    cur = moved.data();
-  }
-  std::vector<uint8_t> out(p.element_count * compute_size);
-  if (p.convert != nullptr) {
-    p.convert(cur, out.data(), p.element_count);
-  } else if (p.element_count > 0) {
-    std::memcpy(out.data(), cur, out.size());
-  }
-  return out;
+// The operand in the canonical order and the compute type: in `src`
+// itself, or in `moved` or `converted`.
+const uint8_t* Prepare(const DotOperandPlan& p, const void* src, int compute_size,
+                       std::vector<uint8_t>& moved, std::vector<uint8_t>& converted) {
+  if (p.transpose.has_value()) moved.resize(p.element_count * p.elem_size);
+  if (p.convert != nullptr) converted.resize(p.element_count * compute_size);
+  return static_cast<const uint8_t*>(PrepareDotOperand(p, src, moved.data(), converted.data()));
 }
 
 std::vector<int64_t> ReadGroupSizes(ElementType type, const void* data, int64_t count) {
@@ -196,8 +169,10 @@ absl::StatusOr<RaggedDotPlan> MakeRaggedDotPlan(const Shape& lhs, const Shape& r
       p.row_set[row] = static_cast<int32_t>(set);
     }
   }
-  HLOVM_ASSIGN_OR_RETURN(p.lhs, MakeOperand(lhs, lorder, p.compute_type));
-  HLOVM_ASSIGN_OR_RETURN(p.rhs, MakeOperand(rhs, rorder, p.compute_type));
+  HLOVM_ASSIGN_OR_RETURN(p.lhs, MakeDotOperandPlan(lhs, lorder, p.compute_type, /*strided=*/false,
+                                                   /*always_convert=*/true));
+  HLOVM_ASSIGN_OR_RETURN(p.rhs, MakeDotOperandPlan(rhs, rorder, p.compute_type, /*strided=*/false,
+                                                   /*always_convert=*/true));
   if (p.compute_type != p.result_type) {
     HLOVM_ASSIGN_OR_RETURN(p.result_convert, SelectConvertKernel(p.compute_type, p.result_type));
   }
@@ -208,8 +183,9 @@ absl::StatusOr<RaggedDotPlan> MakeRaggedDotPlan(const Shape& lhs, const Shape& r
 void RunRaggedDot(const RaggedDotPlan& p, const void* lhs, const void* rhs, const void* group_sizes,
                   void* out) {
   const int cs = p.compute_size;
-  const std::vector<uint8_t> a = Prepare(p.lhs, lhs, cs);
-  const std::vector<uint8_t> b = Prepare(p.rhs, rhs, cs);
+  std::vector<uint8_t> a_moved, a_converted, b_moved, b_converted;
+  const uint8_t* a = Prepare(p.lhs, lhs, cs, a_moved, a_converted);
+  const uint8_t* b = Prepare(p.rhs, rhs, cs, b_moved, b_converted);
   const std::vector<int64_t> sizes = ReadGroupSizes(p.group_type, group_sizes, p.group_sets * p.groups);
   // Group g of set s covers ragged indices [start(s, g), end(s, g)).
   std::vector<int64_t> ends(sizes.size());
@@ -239,9 +215,9 @@ void RunRaggedDot(const RaggedDotPlan& p, const void* lhs, const void* rhs, cons
         a_rows.resize(nr * p.k * cs);
         c_rows.resize(nr * p.n * cs);
         for (int64_t i = 0; i < nr; ++i) {
-          std::memcpy(a_rows.data() + i * p.k * cs, a.data() + (bi * p.m + rows[i]) * p.k * cs, p.k * cs);
+          std::memcpy(a_rows.data() + i * p.k * cs, a + (bi * p.m + rows[i]) * p.k * cs, p.k * cs);
         }
-        Gemm(p.gemm, a_rows.data(), b.data() + (g * p.batch + bi) * p.k * p.n * cs, c_rows.data(), nr,
+        Gemm(p.gemm, a_rows.data(), b + (g * p.batch + bi) * p.k * p.n * cs, c_rows.data(), nr,
              p.k, p.n);
         for (int64_t i = 0; i < nr; ++i) {
           uint8_t* dst = c.data() + (bi * p.m + rows[i]) * p.n * cs;
@@ -260,9 +236,9 @@ void RunRaggedDot(const RaggedDotPlan& p, const void* lhs, const void* rhs, cons
         const int64_t kk = k1 - k0;
         a_cols.resize(p.m * kk * cs);
         for (int64_t mi = 0; mi < p.m; ++mi) {
-          std::memcpy(a_cols.data() + mi * kk * cs, a.data() + ((bi * p.m + mi) * p.k + k0) * cs, kk * cs);
+          std::memcpy(a_cols.data() + mi * kk * cs, a + ((bi * p.m + mi) * p.k + k0) * cs, kk * cs);
         }
-        Gemm(p.gemm, a_cols.data(), b.data() + (bi * p.k + k0) * p.n * cs,
+        Gemm(p.gemm, a_cols.data(), b + (bi * p.k + k0) * p.n * cs,
              c.data() + (g * p.batch + bi) * p.m * p.n * cs, p.m, kk, p.n);
       }
     }

@@ -18,28 +18,20 @@
 #define HLOVM_OPS_DOT_RAGGED_DOT_H_
 
 #include <cstdint>
-#include <optional>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "core/hlo_ir.h"
 #include "core/shape.h"
+#include "ops/dot/dot.h"
 #include "ops/dot/gemm.h"
 #include "ops/elementwise/elementwise.h"
-#include "ops/shape/transpose.h"
 
 namespace hlovm {
 
 enum class RaggedDotMode : uint8_t { kNonContracting, kContracting, kBatch };
 
 RaggedDotMode RaggedDotModeOf(const DotDimensionNumbers& dnums);
-
-struct RaggedOperandPlan {
-  int64_t element_count = 0;
-  int elem_size = 0;
-  std::optional<TransposePlan> transpose;
-  UnaryKernel convert = nullptr;
-};
 
 struct RaggedDotPlan {
   RaggedDotMode mode = RaggedDotMode::kNonContracting;
@@ -49,7 +41,7 @@ struct RaggedDotPlan {
   // lhs as [batch, m, k]; rhs as [groups, batch, k, n] (non-contracting) or
   // [batch, k, n] (contracting), the ragged contracting dimension outermost
   // among the contracting ones.
-  RaggedOperandPlan lhs, rhs;
+  DotOperandPlan lhs, rhs;
   UnaryKernel result_convert = nullptr;
   GemmKernel gemm;
   int64_t batch = 1, m = 0, k = 0, n = 0, groups = 0;
