@@ -154,7 +154,7 @@ void RunUnitsT(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin, i
       dims.m = rows;
       dims.k = p.kdim;
       dims.n = p.og;
-      p.gemm.fn(a, bufs.packed + t * p.kdim * p.og * p.csize, c, dims, 0, p.gemm.Units(dims));
+      p.gemm.RunAll(a, bufs.packed + t * p.kdim * p.og * p.csize, c, dims);
     }
     ScatterTile<T>(p, c, rows, row0, bufs.out,
                    n * p.out_batch_stride + t * p.og * p.out_feat_stride);

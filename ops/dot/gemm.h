@@ -50,6 +50,10 @@ struct GemmKernel {
   int64_t rows_per_unit = 1;  // rows of C per unit
   int64_t cols_per_unit = 0;  // columns of C per unit; 0: all of them
   int64_t Units(const GemmDims& d) const;
+  // Every unit, on the calling thread.
+  void RunAll(const void* a, const void* b, void* c, const GemmDims& d) const {
+    fn(a, b, c, d, 0, Units(d));
+  }
 };
 
 // Compute types: pred (or of ands), s32/u32 and s64/u64 (wrap-around), f32,

@@ -67,7 +67,7 @@ void Gemm(const GemmKernel& gemm, const void* a, const void* b, void* c, int64_t
   dims.m = m;
   dims.k = k;
   dims.n = n;
-  gemm.fn(a, b, c, dims, 0, gemm.Units(dims));
+  gemm.RunAll(a, b, c, dims);
 }
 
 }  // namespace

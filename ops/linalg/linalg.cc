@@ -94,7 +94,7 @@ void BlockGemm(const LinalgTypes& types, const T* a, int64_t lda, const T* b, in
   dims.a_sk = 1;
   dims.b_sk = b_sk;
   dims.b_sn = b_sn;
-  types.gemm.fn(a, b, c, dims, 0, types.gemm.Units(dims));
+  types.gemm.RunAll(a, b, c, dims);
 }
 
 absl::StatusOr<LinalgTypes> MakeTypes(ElementType type) {
