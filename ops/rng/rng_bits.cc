@@ -115,6 +115,26 @@ std::array<uint32_t, 4> Philox4x32Block(std::array<uint32_t, 2> key,
   return counter;
 }
 
+void SplitForPairs(absl::Span<const int64_t> dims, int64_t* outer, int64_t* dim, int64_t* inner) {
+  *outer = *dim = *inner = 1;
+  int split = -1;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] % 2 == 0) {
+      split = static_cast<int>(i);
+      break;
+    }
+  }
+  if (split < 0) {
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if (split < 0 || dims[i] > dims[split]) split = static_cast<int>(i);
+    }
+  }
+  if (split < 0) return;
+  *dim = dims[split];
+  for (int i = 0; i < split; ++i) *outer *= dims[i];
+  for (size_t i = split + 1; i < dims.size(); ++i) *inner *= dims[i];
+}
+
 absl::StatusOr<RngBitsPlan> MakeRngBitsPlan(RngBitsAlgorithm algorithm, int elem_bytes,
                                             absl::Span<const int64_t> dims, int state_size) {
   if (elem_bytes != 1 && elem_bytes != 2 && elem_bytes != 4 && elem_bytes != 8) {
@@ -137,23 +157,7 @@ absl::StatusOr<RngBitsPlan> MakeRngBitsPlan(RngBitsAlgorithm algorithm, int elem
     if (elem_bytes == 8) {
       p.blocks = p.elements;
     } else {
-      int split = -1;
-      for (size_t i = 0; i < dims.size(); ++i) {
-        if (dims[i] % 2 == 0) {
-          split = static_cast<int>(i);
-          break;
-        }
-      }
-      if (split < 0) {
-        for (size_t i = 0; i < dims.size(); ++i) {
-          if (split < 0 || dims[i] > dims[split]) split = static_cast<int>(i);
-        }
-      }
-      if (split >= 0) {
-        p.dim = dims[split];
-        for (int i = 0; i < split; ++i) p.outer *= dims[i];
-        for (size_t i = split + 1; i < dims.size(); ++i) p.inner *= dims[i];
-      }
+      SplitForPairs(dims, &p.outer, &p.dim, &p.inner);
       p.blocks = p.outer * ((p.dim + 1) / 2) * p.inner;
     }
   } else {

@@ -43,6 +43,11 @@ struct RngBitsPlan {
   int64_t blocks_per_chunk = 1;
 };
 
+// How XLA's generators pair the 32-bit outputs of a shape: the shape viewed
+// as [outer, dim, inner], split along its first dimension of even size, or
+// its largest one when none is even (1, 1, 1 for a scalar).
+void SplitForPairs(absl::Span<const int64_t> dims, int64_t* outer, int64_t* dim, int64_t* inner);
+
 // The plan for `dims` (row-major) and element byte width; fails for widths
 // the generators do not produce.
 absl::StatusOr<RngBitsPlan> MakeRngBitsPlan(RngBitsAlgorithm algorithm, int elem_bytes,

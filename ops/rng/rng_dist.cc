@@ -116,23 +116,7 @@ absl::StatusOr<RngDistPlan> MakeRngDistPlan(RandomDistribution distribution, Ele
   }
   const int width = IsHalfWidthFloat(type) ? 4 : ByteWidth(type);
   p.delta = static_cast<uint64_t>(p.elements) * (width / 4);
-  if (distribution == RandomDistribution::kNormal && !dims.empty()) {
-    int split = -1;
-    for (size_t i = 0; i < dims.size(); ++i) {
-      if (dims[i] % 2 == 0) {
-        split = static_cast<int>(i);
-        break;
-      }
-    }
-    if (split < 0) {
-      for (size_t i = 0; i < dims.size(); ++i) {
-        if (split < 0 || dims[i] > dims[split]) split = static_cast<int>(i);
-      }
-    }
-    p.dim = dims[split];
-    for (int i = 0; i < split; ++i) p.outer *= dims[i];
-    for (size_t i = split + 1; i < dims.size(); ++i) p.inner *= dims[i];
-  }
+  if (distribution == RandomDistribution::kNormal) SplitForPairs(dims, &p.outer, &p.dim, &p.inner);
   return p;
 }
 
