@@ -13,7 +13,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <vector>
 
 #include "hwy/highway.h"
 #include "ops/dot/conv.h"
@@ -24,20 +23,19 @@ namespace conv_internal {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// `count` channels of one position; the kernel's rows are `stride` apart.
+// Channels [c, end) of one position; the kernel's rows are `stride` apart.
 void DepthwiseOneTail(const float* const* rows, const float* kernel, int64_t ksp, int64_t stride,
-                      int64_t count, float* out) {
+                      int64_t c, int64_t end, float* out) {
   const hn::ScalableTag<float> d;
   const int64_t N = static_cast<int64_t>(hn::Lanes(d));
-  int64_t c = 0;
-  for (; c + N <= count; c += N) {
+  for (; c + N <= end; c += N) {
     auto a = hn::Zero(d);
     for (int64_t w = 0; w < ksp; ++w) {
       a = hn::MulAdd(hn::LoadU(d, rows[w] + c), hn::LoadU(d, kernel + w * stride + c), a);
     }
     hn::StoreU(a, d, out + c);
   }
-  for (; c < count; ++c) {
+  for (; c < end; ++c) {
     float a = 0.0f;
     for (int64_t w = 0; w < ksp; ++w) a = std::fma(rows[w][c], kernel[w * stride + c], a);
     out[c] = a;
@@ -61,18 +59,7 @@ void DepthwiseOne(const float* const* rows, const float* kernel, int64_t ksp, in
     hn::StoreU(a0, d, out + c);
     hn::StoreU(a1, d, out + c + N);
   }
-  for (; c + N <= channels; c += N) {
-    auto a = hn::Zero(d);
-    for (int64_t w = 0; w < ksp; ++w) {
-      a = hn::MulAdd(hn::LoadU(d, rows[w] + c), hn::LoadU(d, kernel + w * channels + c), a);
-    }
-    hn::StoreU(a, d, out + c);
-  }
-  for (; c < channels; ++c) {
-    float a = 0.0f;
-    for (int64_t w = 0; w < ksp; ++w) a = std::fma(rows[w][c], kernel[w * channels + c], a);
-    out[c] = a;
-  }
+  DepthwiseOneTail(rows, kernel, ksp, channels, c, channels, out);
 }
 
 // `npos` output positions: rows[p * ksp + w] is the input row of position p
@@ -116,10 +103,7 @@ void DepthwiseF32(const float* const* rows, const float* kernel, int64_t ksp, in
     if (c < channels) {
       // Remaining channels one position at a time (same order per element).
       for (int64_t q = 0; q < 4; ++q) {
-        const float* const* rq = rows + (p + q) * ksp;
-        std::vector<const float*> shifted(static_cast<size_t>(ksp));
-        for (int64_t w = 0; w < ksp; ++w) shifted[static_cast<size_t>(w)] = rq[w] + c;
-        DepthwiseOneTail(shifted.data(), kernel + c, ksp, channels, channels - c, outs[p + q] + c);
+        DepthwiseOneTail(rows + (p + q) * ksp, kernel, ksp, channels, c, channels, outs[p + q]);
       }
     }
   }
