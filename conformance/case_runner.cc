@@ -59,6 +59,7 @@ void ComparePasses(const std::string& text, const CaseInfo& info, const SingleCa
   CompileOptions plain;
   plain.file_name = info.path;
   plain.passes = "none";
+  plain.fusion = false;
   auto exe = Executable::FromText(text, plain);
   if (!exe.ok()) {
     result->outcome = CaseOutcome::kErrored;

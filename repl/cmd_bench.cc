@@ -22,6 +22,7 @@
 #include "frontend/parser.h"
 #include "frontend/verifier.h"
 #include "ops/fft/fft.h"
+#include "passes/pipeline.h"
 #include "repl/command.h"
 #include "repl/inputs.h"
 #include "repl/source_file.h"
@@ -34,6 +35,8 @@ ABSL_DECLARE_FLAG(bool, random);
 ABSL_DECLARE_FLAG(uint64_t, seed);
 ABSL_DECLARE_FLAG(int, threads);
 ABSL_DECLARE_FLAG(std::string, fft_plan);
+ABSL_DECLARE_FLAG(std::string, passes);
+ABSL_DECLARE_FLAG(bool, no_fusion);
 ABSL_DECLARE_FLAG(std::string, json);  // bench: the figures (and the profile's rows) as JSON
 
 ABSL_FLAG(int, iterations, 10, "bench: timed runs");
@@ -160,6 +163,11 @@ int Bench(const std::vector<std::string>& args) {
   CompileOptions compile_options;
   compile_options.file_name = file;
   compile_options.verify = false;  // just done
+  compile_options.passes = absl::GetFlag(FLAGS_passes);
+  compile_options.fusion = !absl::GetFlag(FLAGS_no_fusion);
+  if (absl::Status s = passes::ValidatePassSpec(compile_options.passes); !s.ok()) {
+    return Fail(s, false);
+  }
   auto executable = Executable::FromModule(std::move(*module), compile_options);
   if (!executable.ok()) return Fail(executable.status(), false);
   const Clock::time_point t3 = Clock::now();

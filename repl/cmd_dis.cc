@@ -15,6 +15,7 @@
 #include "vm/api.h"
 
 ABSL_DECLARE_FLAG(std::string, passes);
+ABSL_DECLARE_FLAG(bool, no_fusion);
 ABSL_DECLARE_FLAG(bool, dump_after_passes);
 
 namespace hlovm {
@@ -34,6 +35,7 @@ int RunDis(const std::vector<std::string>& args) {
   options.file_name = args[0];
   options.elided = ElidedFill::kZeros;  // values do not matter for the listing
   options.passes = absl::GetFlag(FLAGS_passes);
+  options.fusion = !absl::GetFlag(FLAGS_no_fusion);
   if (absl::Status s = passes::ValidatePassSpec(options.passes); !s.ok()) {
     std::fprintf(stderr, "hlovm dis: %s\n", std::string(s.message()).c_str());
     return kExitBadInput;

@@ -17,6 +17,8 @@
 ABSL_FLAG(std::string, passes, "default",
           "run, dis, opt: the passes between verifier and compiler: none, default or a list "
           "of inline,algsimp,fold,cse,zerotrip,licm,dce");
+ABSL_FLAG(bool, no_fusion, false,
+          "run, dis, bench: compile elementwise regions op by op instead of fusing them");
 ABSL_FLAG(bool, dump_after_passes, false,
           "run, dis: print the module after the passes (to stderr for run)");
 

@@ -56,6 +56,7 @@ ABSL_FLAG(std::string, output, "",
           "run: write the results as .npy files into this directory instead of printing them");
 
 ABSL_DECLARE_FLAG(std::string, passes);
+ABSL_DECLARE_FLAG(bool, no_fusion);
 ABSL_DECLARE_FLAG(bool, dump_after_passes);
 
 namespace hlovm {
@@ -237,6 +238,7 @@ int Run(const std::vector<std::string>& args) {
   compile_options.replica_count = absl::GetFlag(FLAGS_replicas);
   compile_options.num_partitions = absl::GetFlag(FLAGS_partitions);
   compile_options.passes = absl::GetFlag(FLAGS_passes);
+  compile_options.fusion = !absl::GetFlag(FLAGS_no_fusion);
   if (absl::Status s = passes::ValidatePassSpec(compile_options.passes); !s.ok()) {
     PrintError(s);
     return kExitBadInput;

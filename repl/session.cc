@@ -228,9 +228,15 @@ std::string Signature(const HloComputation& c) {
 }
 
 // The REPL runs programs as written: every instruction typed or loaded
-// exists in the bytecode, so breakpoints, :step, :print and :dis see it
-// (`hlovm run` and `hlovm bench` apply the pass pipeline).
-constexpr char kReplPasses[] = "none";
+// exists in the bytecode, unfused, so breakpoints, :step, :print and :dis
+// see it (`hlovm run` and `hlovm bench` apply the pass pipeline and fuse).
+CompileOptions ReplCompileOptions(std::string file_name) {
+  CompileOptions options;
+  options.file_name = std::move(file_name);
+  options.passes = "none";
+  options.fusion = false;
+  return options;
+}
 
 double Millis(std::chrono::steady_clock::duration d) {
   return std::chrono::duration<double, std::milli>(d).count();
@@ -483,9 +489,7 @@ bool Session::PrepareInstruction(absl::string_view input, Prepared* prepared) {
         *root->mutable_shape() = *shape;
       }
       (*module)->source_text = std::make_shared<const std::string>(text);
-      CompileOptions compile_options;
-      compile_options.file_name = "repl";
-      compile_options.passes = kReplPasses;
+      CompileOptions compile_options = ReplCompileOptions("repl");
       absl::StatusOr<std::unique_ptr<Executable>> exe =
           Executable::FromModule(std::move(*module), compile_options);
       if (!exe.ok()) {
@@ -575,9 +579,7 @@ bool Session::HandleComputation(absl::string_view input) {
   map.shift = 6;
   map.lines = absl::StrSplit(absl::string_view(text.data(), text.size()), '\n');
   absl::StrAppend(&module_text, "ENTRY ", text, "\n");
-  CompileOptions options;
-  options.file_name = "repl";
-  options.passes = kReplPasses;
+  CompileOptions options = ReplCompileOptions("repl");
   ParseOptions parse_options;
   parse_options.file_name = "repl";
   parse_options.keep_source = true;
@@ -607,9 +609,7 @@ bool Session::HandleComputation(absl::string_view input) {
 }
 
 bool Session::HandleModuleText(absl::string_view text, absl::string_view file_name) {
-  CompileOptions options;
-  options.file_name = std::string(file_name);
-  options.passes = kReplPasses;
+  CompileOptions options = ReplCompileOptions(std::string(file_name));
   absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::FromText(std::string(text), options);
   if (!exe.ok()) {
     Error(exe.status().message());
@@ -657,9 +657,7 @@ bool Session::PrepareRun(absl::string_view args, Prepared* prepared) {
   }
   std::string text = absl::StrCat("HloModule repl\n\n", ComputationsText(name),
                                    ReducersText(c->text, "f32"), "ENTRY ", c->text, "\n");
-  CompileOptions options;
-  options.file_name = "repl";
-  options.passes = kReplPasses;
+  CompileOptions options = ReplCompileOptions("repl");
   absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::FromText(std::string(text), options);
   if (!exe.ok()) {
     Error(exe.status().message());
@@ -844,8 +842,7 @@ bool Session::CmdDis(absl::string_view args) {
     return false;
   }
   const Computation* c = FindComputation(name);
-  CompileOptions options;
-  options.passes = kReplPasses;
+  CompileOptions options = ReplCompileOptions("");
   absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::FromText(
       absl::StrCat("HloModule repl\n\n", ComputationsText(name), ReducersText(c->text, "f32"), "ENTRY ",
                    c->text, "\n"),

@@ -337,6 +337,7 @@ absl::StatusOr<Literal> EvaluateConstantInstruction(const HloInstruction& instr)
   module->set_entry(module->AddComputation(std::move(computation)));
   CompileOptions options;
   options.passes = "none";
+  options.fusion = false;
   HLOVM_ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe,
                          Executable::FromModule(std::move(module), options));
   ExecuteOptions execute;
@@ -370,7 +371,7 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::FromModule(
                                                {.evaluate = &EvaluateConstantInstruction}));
     pass_report = report.ToString();
   }
-  HLOVM_ASSIGN_OR_RETURN(std::unique_ptr<Program> program, vm::CompileModule(*module));
+  HLOVM_ASSIGN_OR_RETURN(std::unique_ptr<Program> program, vm::CompileModule(*module, {.fusion = options.fusion}));
   return std::unique_ptr<Executable>(
       new VmExecutable(std::move(module), std::move(program), elided, std::move(pass_report)));
 }

@@ -48,6 +48,8 @@ struct CompileOptions {
   // The pass pipeline run between the verifier and the compiler (see
   // passes/pipeline.h): "none", "default" or a comma-separated list.
   std::string passes = "default";
+  // Fuse elementwise regions into tiled loops (vm/fusion.h); same results.
+  bool fusion = true;
 };
 
 // Stepping, for the REPL's debugger: while an observer is set, Execute runs

@@ -99,6 +99,9 @@ struct InstrInfo {
   // Operands whose buffer the result may share (elementwise in place).
   uint32_t inplace_mask = 0;
   bool side_effect = false;
+  // Lines the disassembler prints below the instruction (a fused region's
+  // micro-program); empty for most.
+  std::string detail;
 };
 
 enum class RegKind : uint8_t { kParam, kConst, kOwned, kToken };

@@ -11,6 +11,7 @@
 #include "core/status_macros.h"
 #include "vm/buffer_plan.h"
 #include "vm/executor.h"
+#include "vm/fusion.h"
 
 namespace hlovm {
 namespace vm {
@@ -248,6 +249,7 @@ int32_t FunctionBuilder::Emit(const HloInstruction* hlo, EmitSpec spec) {
   info.variant = std::move(spec.variant);
   info.inplace_mask = spec.inplace_mask;
   info.side_effect = spec.side_effect;
+  info.detail = std::move(spec.detail);
   info.in_offset = static_cast<uint32_t>(fn_->reg_pool.size());
   fn_->reg_pool.insert(fn_->reg_pool.end(), spec.in.begin(), spec.in.end());
   info.out_offset = static_cast<uint32_t>(fn_->reg_pool.size());
@@ -261,7 +263,8 @@ int32_t FunctionBuilder::Emit(const HloInstruction* hlo, EmitSpec spec) {
 // Compiler.
 //===----------------------------------------------------------------------===//
 
-Compiler::Compiler(const HloModule& module) : module_(module) {}
+Compiler::Compiler(const HloModule& module, const CompilerOptions& options)
+    : module_(module), options_(options) {}
 
 namespace {
 
@@ -297,11 +300,26 @@ absl::Status Compiler::LowerComputation(FunctionBuilder& b, const HloComputation
   absl::flat_hash_map<const HloInstruction*, std::pair<int32_t, int32_t>> ranges;
   const LoweringTable& table = Lowerings();
   Function& fn = b.function();
+  FusionPlan fusion;
+  if (options_.fusion) fusion = PlanFusion(order, computation);
   absl::Status status;
   for (const HloInstruction* instr : order) {
     ValueDesc desc;
     const int32_t first = static_cast<int32_t>(fn.code.size());
-    if (instr->opcode() == HloOpcode::kParameter) {
+    if (auto region = fusion.region_of.find(instr); region != fusion.region_of.end()) {
+      // A fused region is emitted whole at its ROOT, the last of its members.
+      const FusedRegion& r = fusion.regions[region->second];
+      if (instr != r.root) continue;
+      status = LowerFusedRegion(b, r, &values);
+      if (!status.ok()) {
+        status = AnnotateStatus(status, instr);
+        break;
+      }
+      desc = values.at(instr);
+      for (const HloInstruction* o : r.outputs) {
+        if (o != instr && !fn.values.contains(o)) fn.values[o] = values.at(o);
+      }
+    } else if (instr->opcode() == HloOpcode::kParameter) {
       if (instr->parameter_number < 0 || instr->parameter_number >= static_cast<int64_t>(args.size())) {
         status = absl::InvalidArgumentError(absl::StrCat(
             Where(*instr), ": parameter number ", instr->parameter_number, " out of range"));
@@ -441,8 +459,9 @@ absl::StatusOr<std::unique_ptr<Program>> Compiler::Compile() {
   return std::move(program_);
 }
 
-absl::StatusOr<std::unique_ptr<Program>> CompileModule(const HloModule& module) {
-  Compiler compiler(module);
+absl::StatusOr<std::unique_ptr<Program>> CompileModule(const HloModule& module,
+                                                       const CompilerOptions& options) {
+  Compiler compiler(module, options);
   return compiler.Compile();
 }
 

@@ -7,11 +7,9 @@
 // functions of their own), then plans buffers (vm/buffer_plan.h). Not
 // thread-safe; the Program it returns is immutable and shareable.
 //
-// Room for fusion: every elementwise instruction records its kernel, element
-// count and chunk size in its plan and may alias a dying operand, so a later
-// pass can replace a run of them (a chain whose intermediates die inside the
-// run) by one instruction whose plan lists the kernels and applies them
-// chunk by chunk in a tiled loop, with the buffer plan unchanged outside.
+// Fusion: unless turned off, regions of elementwise instructions (with the
+// reshapes and broadcasts they read) compile to one `fusion` instruction each
+// that runs them tile by tile with no intermediate array (vm/fusion.h).
 #ifndef HLOVM_VM_COMPILER_H_
 #define HLOVM_VM_COMPILER_H_
 
@@ -28,9 +26,13 @@
 namespace hlovm {
 namespace vm {
 
+struct CompilerOptions {
+  bool fusion = true;  // fuse elementwise regions (vm/fusion.h)
+};
+
 class Compiler {
  public:
-  explicit Compiler(const HloModule& module);
+  explicit Compiler(const HloModule& module, const CompilerOptions& options = {});
 
   // Compiles the entry computation and everything it calls.
   absl::StatusOr<std::unique_ptr<Program>> Compile();
@@ -50,6 +52,7 @@ class Compiler {
 
  private:
   const HloModule& module_;
+  CompilerOptions options_;
   std::unique_ptr<Program> program_;
   absl::flat_hash_map<std::pair<const HloComputation*, bool>, const Function*> compiled_;
   int64_t next_check_order_ = 0;
@@ -57,7 +60,8 @@ class Compiler {
 };
 
 // Compiles `module` (see Compiler).
-absl::StatusOr<std::unique_ptr<Program>> CompileModule(const HloModule& module);
+absl::StatusOr<std::unique_ptr<Program>> CompileModule(const HloModule& module,
+                                                       const CompilerOptions& options = {});
 
 // The execution order of `computation`'s instructions: every instruction
 // after its operands and control predecessors, side-effecting instructions

@@ -29,12 +29,12 @@ struct Compiled {
   }
 };
 
-absl::StatusOr<Compiled> Compile(std::string_view text) {
+absl::StatusOr<Compiled> Compile(std::string_view text, const CompilerOptions& options = {}) {
   Compiled c;
   auto module = ParseHloModule(text);
   if (!module.ok()) return module.status();
   c.module = std::move(*module);
-  auto program = CompileModule(*c.module);
+  auto program = CompileModule(*c.module, options);
   if (!program.ok()) return program.status();
   c.program = std::move(*program);
   return c;
@@ -70,7 +70,8 @@ ENTRY main {
   m = f32[1024] multiply(a, p1)
   n = f32[1024] negate(m)
   ROOT s = f32[1024] subtract(n, p0)
-})hlo");
+})hlo",
+                   {.fusion = false});
   ASSERT_TRUE(c.ok()) << c.status();
   const Function& fn = c->entry();
   EXPECT_THAT(Mnemonics(fn), ElementsAre("add", "multiply", "negate", "subtract"));
@@ -90,7 +91,8 @@ ENTRY main {
   c = f32[256] add(b, p0)
   d = pred[256] compare(c, a), direction=LT
   ROOT e = f32[256] select(d, c, b)
-})hlo");
+})hlo",
+                   {.fusion = false});
   ASSERT_TRUE(c.ok()) << c.status();
   const Function& fn = c->entry();
   EXPECT_THAT(Mnemonics(fn), ElementsAre("add", "multiply", "add", "compare", "select"));
@@ -213,7 +215,8 @@ ENTRY main {
   b = f32[2,3] broadcast(p0), dimensions={1}
   i = f32[2,3] iota(), iota_dimension=0
   ROOT a = f32[2,3] add(b, i)
-})hlo");
+})hlo",
+                   {.fusion = false});
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_THAT(Mnemonics(c->entry()), ElementsAre("bcast", "iota", "add"));
 }

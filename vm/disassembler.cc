@@ -70,6 +70,7 @@ void DisassembleFunction(const Program& program, const Function& fn, std::string
     }
     absl::StrAppend(out, absl::StrFormat("  %4d  %-36s %-20s %-28s %-28s ; %s\n", pc, text, shapes,
                                          info.variant, absl::StrJoin(buffers, " "), origin));
+    absl::StrAppend(out, info.detail);
   }
   std::vector<std::string> results;
   for (size_t i = 0; i < fn.result_regs.size(); ++i) {

@@ -215,7 +215,7 @@ ENTRY main {
   b = f32[256] exponential(x)
   c = f32[256] add(a, b)
   ROOT d = f32[256] sine(c)
-})hlo");
+})hlo", CompileOptions{.fusion = false});
   ASSERT_TRUE(exe.ok()) << exe.status();
   const Executable::MemoryStats stats = (*exe)->memory_stats();
   EXPECT_EQ(stats.live_set_bytes, 2048);
@@ -311,7 +311,8 @@ TEST(ExecutorTest, SteppingSeesEveryInstructionAndLiveValues) {
   Recorder rec;
   std::vector<Literal> args;
   args.push_back(Lit("f32[2] {1, 2}"));
-  auto result = RunHlo(kSteps, args, 2, nullptr, &rec);
+  // Compiled op by op (a fused region steps as one instruction).
+  auto result = RunHlo(kSteps, args, 2, nullptr, &rec, CompileOptions{.fusion = false});
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_THAT(rec.steps, ::testing::ElementsAre("before a", "after a", "before m", "after m",
                                                 "before b", "after b", "before r", "after r"));
@@ -325,7 +326,7 @@ TEST(ExecutorTest, ObserverCanStop) {
   rec.stop_at_b = true;
   std::vector<Literal> args;
   args.push_back(Lit("f32[2] {1, 2}"));
-  auto result = RunHlo(kSteps, args, 1, nullptr, &rec);
+  auto result = RunHlo(kSteps, args, 1, nullptr, &rec, CompileOptions{.fusion = false});
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().code(), absl::StatusCode::kCancelled);
 }

@@ -150,94 +150,45 @@ uint32_t InplaceMask(FunctionBuilder& b, const HloInstruction& instr,
 absl::Status LowerElementwise(FunctionBuilder& b, const HloInstruction& instr,
                               absl::Span<const ValueDesc* const> ops, ValueDesc* result) {
   const Shape& shape = instr.shape();
-  if (!shape.IsArray()) return absl::InvalidArgumentError("elementwise result must be an array");
-  HLOVM_RETURN_IF_ERROR(CheckSameDims(instr));
   for (const ValueDesc* op : ops) {
     if (op->size() != 1) return absl::InvalidArgumentError("elementwise operand must be an array");
   }
+  HLOVM_ASSIGN_OR_RETURN(ElementwiseKernel k, SelectElementwiseKernel(instr));
   HLOVM_ASSIGN_OR_RETURN(Reg out, b.NewReg(RegKind::kOwned, shape));
-  const ElementType rt = shape.element_type();
   const int64_t n = shape.element_count();
-  const int out_size = ByteWidth(rt);
   FunctionBuilder::EmitSpec spec;
   spec.out = {out};
   for (const ValueDesc* op : ops) spec.in.push_back((*op)[0]);
   spec.mnemonic = std::string(HloOpcodeName(instr.opcode()));
-  spec.inplace_mask = InplaceMask(b, instr, ops);
-  int64_t bytes = n * out_size;
-  const HloOpcode opcode = instr.opcode();
-  const OpFamily family = HloOpcodeFamily(opcode);
-  if (opcode == HloOpcode::kConvert) {
-    const ElementType from = instr.operand(0)->shape().element_type();
-    HLOVM_ASSIGN_OR_RETURN(UnaryKernel k, SelectConvertKernel(from, rt));
-    const int in_size = ByteWidth(from);
-    const int64_t chunk = ChunkFor(n, std::max(in_size, out_size));
-    spec.handler = &UnaryHandler;
-    spec.plan = b.program().AddPlan(UnaryPlan{k, n, chunk, in_size, out_size});
-    spec.variant = absl::StrCat(std::string(ElementTypeName(from)), "->", std::string(ElementTypeName(rt)));
-    bytes += n * in_size;
-    if (chunk < n) absl::StrAppend(&spec.variant, " chunks of ", chunk);
-  } else if (opcode == HloOpcode::kReducePrecision) {
-    HLOVM_ASSIGN_OR_RETURN(ReducePrecisionKernel k,
-                           SelectReducePrecisionKernel(rt, static_cast<int>(instr.exponent_bits),
-                                                       static_cast<int>(instr.mantissa_bits)));
-    const int64_t chunk = ChunkFor(n, out_size);
-    spec.handler = &ReducePrecisionHandler;
-    spec.plan = b.program().AddPlan(ReducePrecisionPlan{k, n, chunk, out_size});
-    spec.variant = absl::StrCat(std::string(ElementTypeName(rt)), " e", instr.exponent_bits, "m",
-                                instr.mantissa_bits);
-    bytes += n * out_size;
-    if (chunk < n) absl::StrAppend(&spec.variant, " chunks of ", chunk);
-  } else if (family == OpFamily::kUnary) {
-    const ElementType from = instr.operand(0)->shape().element_type();
-    HLOVM_ASSIGN_OR_RETURN(UnaryKernel k, SelectUnaryKernel(opcode, from, rt));
-    const int in_size = ByteWidth(from);
-    const int64_t chunk = ChunkFor(n, std::max(in_size, out_size));
-    spec.handler = &UnaryHandler;
-    spec.plan = b.program().AddPlan(UnaryPlan{k, n, chunk, in_size, out_size});
-    spec.variant = std::string(std::string(ElementTypeName(from)));
-    bytes += n * in_size;
-    if (chunk < n) absl::StrAppend(&spec.variant, " chunks of ", chunk);
-  } else if (family == OpFamily::kBinary) {
-    const ElementType from = instr.operand(0)->shape().element_type();
-    if (instr.operand(1)->shape().element_type() != from) {
-      return absl::InvalidArgumentError("binary operands must have the same element type");
-    }
-    HLOVM_ASSIGN_OR_RETURN(BinaryKernel k, SelectBinaryKernel(opcode, from, rt,
-                                                              instr.comparison_direction,
-                                                              instr.comparison_type));
-    const int in_size = ByteWidth(from);
-    const int64_t chunk = ChunkFor(n, std::max(in_size, out_size));
-    spec.handler = &BinaryHandler;
-    spec.plan = b.program().AddPlan(BinaryPlan{k, n, chunk, in_size, out_size});
-    spec.variant = std::string(std::string(ElementTypeName(from)));
-    if (opcode == HloOpcode::kCompare) {
-      static constexpr const char* kDir[] = {"EQ", "NE", "GE", "GT", "LE", "LT"};
-      absl::StrAppend(&spec.variant, " ", kDir[static_cast<int>(instr.comparison_direction)]);
-    }
-    bytes += 2 * n * in_size;
-    if (chunk < n) absl::StrAppend(&spec.variant, " chunks of ", chunk);
-  } else if (family == OpFamily::kTernary) {
-    // select(pred, a, b): the type is that of a; clamp(min, x, max): of x.
-    const ElementType type = instr.operand(1)->shape().element_type();
-    HLOVM_ASSIGN_OR_RETURN(TernaryKernel k, SelectTernaryKernel(opcode, type));
-    TernaryPlan plan{k, n, 0, {}, out_size, 0};
-    int max_size = out_size;
-    for (int i = 0; i < 3; ++i) {
-      const Shape& s = instr.operand(i)->shape();
-      plan.sizes[i] = ByteWidth(s.element_type());
-      max_size = std::max(max_size, plan.sizes[i]);
-      if (s.rank() == 0 && shape.rank() != 0) plan.scalar_mask |= 1u << i;
-      bytes += s.element_count() * plan.sizes[i];
-    }
-    plan.chunk = ChunkFor(n, max_size);
-    spec.handler = &TernaryHandler;
-    spec.variant = std::string(std::string(ElementTypeName(type)));
-    if (plan.chunk < n) absl::StrAppend(&spec.variant, " chunks of ", plan.chunk);
-    spec.plan = b.program().AddPlan(plan);
-    spec.inplace_mask &= ~plan.scalar_mask;
-  } else {
-    return absl::InternalError("not an elementwise opcode");
+  spec.inplace_mask = InplaceMask(b, instr, ops) & ~k.scalar_mask;
+  spec.variant = k.variant;
+  int max_size = k.out_size;
+  int64_t bytes = n * k.out_size;
+  for (int i = 0; i < k.arity; ++i) {
+    max_size = std::max(max_size, k.in_size[i]);
+    bytes += (k.scalar_mask >> i & 1 ? 1 : n) * k.in_size[i];
+  }
+  const int64_t chunk = ChunkFor(n, max_size);
+  if (chunk < n) absl::StrAppend(&spec.variant, " chunks of ", chunk);
+  switch (k.kind) {
+    case ElementwiseKernel::kUnary:
+      spec.handler = &UnaryHandler;
+      spec.plan = b.program().AddPlan(UnaryPlan{k.unary, n, chunk, k.in_size[0], k.out_size});
+      break;
+    case ElementwiseKernel::kReducePrecision:
+      spec.handler = &ReducePrecisionHandler;
+      spec.plan = b.program().AddPlan(ReducePrecisionPlan{k.reduce_precision, n, chunk, k.out_size});
+      break;
+    case ElementwiseKernel::kBinary:
+      spec.handler = &BinaryHandler;
+      spec.plan = b.program().AddPlan(BinaryPlan{k.binary, n, chunk, k.in_size[0], k.out_size});
+      break;
+    case ElementwiseKernel::kTernary:
+      spec.handler = &TernaryHandler;
+      spec.plan = b.program().AddPlan(TernaryPlan{k.ternary, n, chunk,
+                                                  {k.in_size[0], k.in_size[1], k.in_size[2]},
+                                                  k.out_size, k.scalar_mask});
+      break;
   }
   spec.cost = bytes;
   b.Emit(&instr, std::move(spec));
@@ -246,6 +197,63 @@ absl::Status LowerElementwise(FunctionBuilder& b, const HloInstruction& instr,
 }
 
 }  // namespace
+
+absl::StatusOr<ElementwiseKernel> SelectElementwiseKernel(const HloInstruction& instr) {
+  const Shape& shape = instr.shape();
+  if (!shape.IsArray()) return absl::InvalidArgumentError("elementwise result must be an array");
+  HLOVM_RETURN_IF_ERROR(CheckSameDims(instr));
+  ElementwiseKernel k;
+  const ElementType rt = shape.element_type();
+  k.out_size = ByteWidth(rt);
+  k.arity = static_cast<int>(instr.operand_count());
+  for (int i = 0; i < k.arity && i < 3; ++i) {
+    k.in_size[i] = ByteWidth(instr.operand(i)->shape().element_type());
+  }
+  const HloOpcode opcode = instr.opcode();
+  const OpFamily family = HloOpcodeFamily(opcode);
+  const ElementType from = instr.operand(0)->shape().element_type();
+  if (opcode == HloOpcode::kConvert) {
+    k.kind = ElementwiseKernel::kUnary;
+    HLOVM_ASSIGN_OR_RETURN(k.unary, SelectConvertKernel(from, rt));
+    k.variant = absl::StrCat(std::string(ElementTypeName(from)), "->", std::string(ElementTypeName(rt)));
+  } else if (opcode == HloOpcode::kReducePrecision) {
+    k.kind = ElementwiseKernel::kReducePrecision;
+    HLOVM_ASSIGN_OR_RETURN(k.reduce_precision,
+                           SelectReducePrecisionKernel(rt, static_cast<int>(instr.exponent_bits),
+                                                       static_cast<int>(instr.mantissa_bits)));
+    k.variant = absl::StrCat(std::string(ElementTypeName(rt)), " e", instr.exponent_bits, "m",
+                             instr.mantissa_bits);
+  } else if (family == OpFamily::kUnary) {
+    k.kind = ElementwiseKernel::kUnary;
+    HLOVM_ASSIGN_OR_RETURN(k.unary, SelectUnaryKernel(opcode, from, rt));
+    k.variant = std::string(ElementTypeName(from));
+  } else if (family == OpFamily::kBinary) {
+    if (instr.operand(1)->shape().element_type() != from) {
+      return absl::InvalidArgumentError("binary operands must have the same element type");
+    }
+    k.kind = ElementwiseKernel::kBinary;
+    HLOVM_ASSIGN_OR_RETURN(k.binary, SelectBinaryKernel(opcode, from, rt,
+                                                        instr.comparison_direction,
+                                                        instr.comparison_type));
+    k.variant = std::string(ElementTypeName(from));
+    if (opcode == HloOpcode::kCompare) {
+      static constexpr const char* kDir[] = {"EQ", "NE", "GE", "GT", "LE", "LT"};
+      absl::StrAppend(&k.variant, " ", kDir[static_cast<int>(instr.comparison_direction)]);
+    }
+  } else if (family == OpFamily::kTernary) {
+    // select(pred, a, b): the type is that of a; clamp(min, x, max): of x.
+    const ElementType type = instr.operand(1)->shape().element_type();
+    k.kind = ElementwiseKernel::kTernary;
+    HLOVM_ASSIGN_OR_RETURN(k.ternary, SelectTernaryKernel(opcode, type));
+    for (int i = 0; i < 3; ++i) {
+      if (instr.operand(i)->shape().rank() == 0 && shape.rank() != 0) k.scalar_mask |= 1u << i;
+    }
+    k.variant = std::string(ElementTypeName(type));
+  } else {
+    return absl::InternalError("not an elementwise opcode");
+  }
+  return k;
+}
 
 void RegisterElementwiseLowerings(LoweringTable& table) {
 #define HLOVM_ELEMENTWISE_(e, name, arity, family, effect)                  \

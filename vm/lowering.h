@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "core/hlo_ir.h"
+#include "ops/elementwise/elementwise.h"
 #include "vm/bytecode.h"
 
 namespace hlovm {
@@ -64,6 +65,7 @@ class FunctionBuilder {
     std::string variant;
     uint32_t inplace_mask = 0;
     bool side_effect = false;
+    std::string detail;  // extra disassembly lines (a fused region's program)
   };
   // Appends an instruction for `hlo`; returns its index.
   int32_t Emit(const HloInstruction* hlo, EmitSpec spec);
@@ -77,6 +79,27 @@ class FunctionBuilder {
 // Emits `to := from` (a buffer copy; loop state, materialised aliases).
 void EmitCopy(FunctionBuilder& b, const HloInstruction* hlo, Reg from, Reg to,
               std::string variant);
+
+// The kernel of one elementwise instruction (unary, binary, compare, select,
+// clamp, convert, reduce-precision), chosen for its element types. Both the
+// op-by-op handlers and fused regions (vm/fusion.h) call it, so a fused
+// region computes the same bits.
+struct ElementwiseKernel {
+  enum Kind : uint8_t { kUnary, kBinary, kTernary, kReducePrecision };
+  Kind kind = kUnary;
+  UnaryKernel unary = nullptr;  // also convert
+  BinaryKernel binary = nullptr;
+  TernaryKernel ternary = nullptr;
+  ReducePrecisionKernel reduce_precision;
+  int arity = 0;
+  int in_size[3] = {0, 0, 0};  // operand element widths in bytes
+  int out_size = 0;
+  unsigned scalar_mask = 0;  // ternary operands that are one element
+  std::string variant;       // for the disassembly, e.g. "f32 GT"
+};
+// Fails for an instruction that is not elementwise, whose operands do not
+// match its shape, or whose types have no kernel.
+absl::StatusOr<ElementwiseKernel> SelectElementwiseKernel(const HloInstruction& instr);
 
 // Registration of each op family's lowerings (one per vm/lower_*.cc file).
 void RegisterControlLowerings(LoweringTable& table);

@@ -63,7 +63,7 @@ std::vector<ProfileEvent> Profile(const Executable& exe, const Literal& x, Liter
 }
 
 TEST(ProfilerTest, RecordsEveryInstructionAndIteration) {
-  auto exe = Build(kLoop);
+  auto exe = Build(kLoop, CompileOptions{.fusion = false});
   ASSERT_NE(exe, nullptr);
   const Literal x = Array<float>(ElementType::kF32, {4}, {1, 2, 3, 4});
   Literal result;
@@ -103,7 +103,7 @@ TEST(ProfilerTest, RecordsEveryInstructionAndIteration) {
 }
 
 TEST(ProfilerTest, ResultsDoNotChangeWhenProfiled) {
-  auto exe = Build(kLoop);
+  auto exe = Build(kLoop, CompileOptions{.fusion = false});
   ASSERT_NE(exe, nullptr);
   const Literal x = Array<float>(ElementType::kF32, {4}, {0.5f, -2, 3e-3f, 7});
   Literal profiled;
@@ -113,7 +113,7 @@ TEST(ProfilerTest, ResultsDoNotChangeWhenProfiled) {
 }
 
 TEST(ProfilerTest, SelfTimesAddUpToTheBusyTime) {
-  auto exe = Build(kLoop);
+  auto exe = Build(kLoop, CompileOptions{.fusion = false});
   ASSERT_NE(exe, nullptr);
   const Literal x = Array<float>(ElementType::kF32, {4}, {1, 2, 3, 4});
   Literal result;
@@ -141,7 +141,7 @@ TEST(ProfilerTest, SelfTimesAddUpToTheBusyTime) {
 }
 
 TEST(ProfilerTest, GroupsByInstructionAndOpName) {
-  auto exe = Build(kLoop);
+  auto exe = Build(kLoop, CompileOptions{.fusion = false});
   ASSERT_NE(exe, nullptr);
   const Literal x = Array<float>(ElementType::kF32, {4}, {1, 2, 3, 4});
   Literal result;
@@ -199,7 +199,7 @@ ENTRY main {
 }
 
 TEST(ProfilerTest, ChromeTraceHasOneSlicePerEvent) {
-  auto exe = Build(kLoop);
+  auto exe = Build(kLoop, CompileOptions{.fusion = false});
   ASSERT_NE(exe, nullptr);
   const Literal x = Array<float>(ElementType::kF32, {4}, {1, 2, 3, 4});
   Literal result;

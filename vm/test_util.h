@@ -17,8 +17,10 @@ namespace testing_util {
 inline absl::StatusOr<Literal> RunHlo(std::string_view text, const std::vector<Literal>& args = {},
                                       int threads = 1,
                                       const std::atomic<bool>* cancel = nullptr,
-                                      StepObserver* observer = nullptr) {
-  HLOVM_ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, Executable::FromText(text));
+                                      StepObserver* observer = nullptr,
+                                      const CompileOptions& compile_options = {}) {
+  HLOVM_ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe,
+                         Executable::FromText(text, compile_options));
   std::vector<const Literal*> ptrs;
   for (const Literal& a : args) ptrs.push_back(&a);
   ExecuteOptions options;

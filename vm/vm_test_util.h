@@ -16,8 +16,9 @@ namespace hlovm {
 namespace vm_test {
 
 // Compiles `text`; nullptr (after a test failure) when it does not compile.
-inline std::unique_ptr<Executable> Build(const std::string& text) {
-  auto exe = Executable::FromText(text);
+inline std::unique_ptr<Executable> Build(const std::string& text,
+                                         const CompileOptions& options = {}) {
+  auto exe = Executable::FromText(text, options);
   EXPECT_TRUE(exe.ok()) << exe.status();
   return exe.ok() ? std::move(*exe) : nullptr;
 }

@@ -1,0 +1,66 @@
+// Internal to vm/: loop fusion of elementwise regions.
+//
+// A region is a connected set of instructions of one computation, all with
+// the same element count n: elementwise ops (unary, binary, compare, select,
+// clamp, convert, reduce-precision), reshapes of region values, and
+// broadcasts whose operand dimensions are a contiguous run of the result's
+// (a scalar, a row, a column, a channel vector), read as they are needed.
+// The region's ROOT is an elementwise op; any other member whose value is
+// also used outside becomes a further output (multi-output), provided every
+// such use comes after the ROOT in the schedule, which rules out cycles.
+//
+// A region compiles to one `fusion` instruction whose plan is a
+// micro-program over tile registers: the region runs as a loop over tiles of
+// a few thousand elements sized so that the live tiles stay in L1/L2, each
+// micro-op calling the same kernel as the op-by-op handler on one tile
+// (vm/lowering.h SelectElementwiseKernel), so a fused region computes the
+// same bits; no intermediate array is written to memory. Micro-ops whose
+// sources do not change from tile to tile (a broadcast scalar, a convert of
+// one) run once per chunk. Chunks of tiles run in parallel.
+//
+// Micro-program sources and destinations, as the disassembler prints them:
+//   inK   region input K at the tile's offset     (an array of n elements)
+//   sK    region input K, one element             (select/clamp scalars)
+//   outK  region output K at the tile's offset    (written, then readable)
+//   tK    tile register K                         (scratch, L1-resident)
+#ifndef HLOVM_VM_FUSION_H_
+#define HLOVM_VM_FUSION_H_
+
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/types/span.h"
+#include "core/hlo_ir.h"
+#include "vm/lowering.h"
+
+namespace hlovm {
+namespace vm {
+
+struct FusedRegion {
+  const HloInstruction* root = nullptr;
+  std::vector<const HloInstruction*> members;  // in schedule order, root last
+  std::vector<const HloInstruction*> outputs;  // root first, then members used outside
+};
+
+struct FusionPlan {
+  std::vector<FusedRegion> regions;
+  absl::flat_hash_map<const HloInstruction*, int> region_of;  // member -> region
+};
+
+// Finds the regions of a computation scheduled as `order` (see
+// ScheduleComputation); a region has at least two elementwise ops, or one
+// elementwise op and a broadcast it reads.
+FusionPlan PlanFusion(absl::Span<const HloInstruction* const> order,
+                      const HloComputation& computation);
+
+// Emits `region` as one instruction. `values` holds the registers of every
+// value the region reads from outside; on return it holds the registers of
+// the region's outputs.
+absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
+                              absl::flat_hash_map<const HloInstruction*, ValueDesc>* values);
+
+}  // namespace vm
+}  // namespace hlovm
+
+#endif  // HLOVM_VM_FUSION_H_
