@@ -1,6 +1,7 @@
 #include "vm/fusion.h"
 
 #include <algorithm>
+#include <optional>
 #include <cstring>
 #include <queue>
 #include <string>
@@ -8,7 +9,10 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "core/status_macros.h"
+#include "ops/elementwise/elementwise_hwy.h"
+#include "ops/elementwise/f32_program.h"
 
 namespace hlovm {
 namespace vm {
@@ -34,9 +38,9 @@ bool BroadcastPattern(const HloInstruction& bcast, int64_t* repeat, int64_t* per
   if (bcast.dimensions.size() != static_cast<size_t>(in.rank())) return false;
   int64_t last = -1;
   for (int64_t i = 0; i < in.rank(); ++i) {
-    if (in.dimensions(i) == 1) continue;
     const int64_t d = bcast.dimensions[i];
     if (d < 0 || d >= out.rank() || out.dimensions(d) != in.dimensions(i)) return false;
+    if (in.dimensions(i) == 1) continue;
     if (last >= 0) {
       if (d <= last) return false;
       for (int64_t g = last + 1; g < d; ++g) {
@@ -176,7 +180,10 @@ struct Src {
   uint32_t index = 0;   // tile value (then slot), input or output number
 };
 
-enum class MicroKind : uint8_t { kUnary, kBinary, kTernary, kReducePrecision, kBroadcast };
+enum class MicroKind : uint8_t {
+  kUnary, kBinary, kTernary, kReducePrecision, kBroadcast,
+  kProgram,  // a register program over f32 streams
+};
 
 struct MicroOp {
   MicroKind kind = MicroKind::kUnary;
@@ -189,6 +196,13 @@ struct MicroOp {
   Src src[3];
   Src dst;
   int64_t repeat = 1, period = 1;  // broadcast: element f reads (f / repeat) % period
+  int program = -1;                // kProgram: index into FusedPlan::programs
+};
+
+struct RegisterProgram {
+  std::vector<F32ProgramOp> code;
+  std::vector<Src> streams;  // stream k of the code
+  std::vector<const HloInstruction*> origin;  // per op of the code, for the listing
 };
 
 struct FusedPlan {
@@ -199,6 +213,7 @@ struct FusedPlan {
   int64_t chunk = 0;  // elements per parallel chunk (a multiple of tile)
   int64_t slot_bytes = 0;
   int num_slots = 0;
+  std::vector<RegisterProgram> programs;
 };
 
 template <typename T>
@@ -289,7 +304,7 @@ void RunTiles(const FusedPlan& p, const Instr& instr, uint8_t* const* regs, int6
     return nullptr;
   };
   auto apply = [&](const MicroOp& op, int64_t offset, int64_t len) {
-    uint8_t* d = at(op.dst, offset);
+    uint8_t* d = op.kind == MicroKind::kProgram ? nullptr : at(op.dst, offset);
     switch (op.kind) {
       case MicroKind::kUnary:
         op.unary(at(op.src[0], offset), d, len);
@@ -307,6 +322,15 @@ void RunTiles(const FusedPlan& p, const Instr& instr, uint8_t* const* regs, int6
       case MicroKind::kBroadcast:
         Broadcast(op.dst.size, at(op.src[0], offset), d, offset, len, op.repeat, op.period);
         break;
+      case MicroKind::kProgram: {
+        const RegisterProgram& rp = p.programs[op.program];
+        float* streams[kF32ProgramMaxStreams];
+        for (size_t k = 0; k < rp.streams.size(); ++k) {
+          streams[k] = reinterpret_cast<float*>(at(rp.streams[k], offset));
+        }
+        RunF32Program(rp.code.data(), static_cast<int>(rp.code.size()), streams, len);
+        break;
+      }
     }
   };
   const int64_t first = std::min(p.tile, end - begin);
@@ -340,6 +364,317 @@ std::string SrcText(const Src& s) {
   return "?";
 }
 
+//===----------------------------------------------------------------------===//
+// Register programs: runs of f32 micro-ops with their values in registers.
+//===----------------------------------------------------------------------===//
+
+// The register-program op of an elementwise instruction, when its op-by-op
+// kernel is that same f32 Highway function (or the f32 compare/select).
+std::optional<F32Code> F32CodeOf(const HloInstruction& instr, const ElementwiseKernel& k) {
+  namespace ei = elementwise_internal;
+  if (k.kind == ElementwiseKernel::kUnary) {
+    static const std::pair<UnaryKernel, F32Code> kUnary[] = {
+        {&ei::HwyAbsF32, F32Code::kAbs},         {&ei::HwyNegF32, F32Code::kNeg},
+        {&ei::HwySqrtF32, F32Code::kSqrt},       {&ei::HwyRsqrtF32, F32Code::kRsqrt},
+        {&ei::HwyFloorF32, F32Code::kFloor},     {&ei::HwyCeilF32, F32Code::kCeil},
+        {&ei::HwyRoundEvenF32, F32Code::kRoundEven}, {&ei::HwyExpF32K, F32Code::kExp},
+        {&ei::HwyLogisticF32, F32Code::kLogistic},   {&ei::HwyTanhF32, F32Code::kTanh}};
+    for (const auto& [kernel, code] : kUnary) {
+      if (k.unary == kernel) return code;
+    }
+    return std::nullopt;
+  }
+  if (k.kind == ElementwiseKernel::kBinary) {
+    if (instr.opcode() == HloOpcode::kCompare) {
+      if (instr.operand(0)->shape().element_type() != ElementType::kF32 ||
+          instr.comparison_type == ComparisonType::kTotalOrder) {
+        return std::nullopt;
+      }
+      switch (instr.comparison_direction) {
+        case ComparisonDirection::kEq: return F32Code::kEq;
+        case ComparisonDirection::kNe: return F32Code::kNe;
+        case ComparisonDirection::kGe: return F32Code::kGe;
+        case ComparisonDirection::kGt: return F32Code::kGt;
+        case ComparisonDirection::kLe: return F32Code::kLe;
+        case ComparisonDirection::kLt: return F32Code::kLt;
+      }
+      return std::nullopt;
+    }
+    static const std::pair<BinaryKernel, F32Code> kBinary[] = {
+        {&ei::HwyAddF32, F32Code::kAdd}, {&ei::HwySubF32, F32Code::kSub},
+        {&ei::HwyMulF32, F32Code::kMul}, {&ei::HwyDivF32, F32Code::kDiv},
+        {&ei::HwyMaxF32, F32Code::kMax}, {&ei::HwyMinF32, F32Code::kMin}};
+    for (const auto& [kernel, code] : kBinary) {
+      if (k.binary == kernel) return code;
+    }
+    return std::nullopt;
+  }
+  if (k.kind == ElementwiseKernel::kTernary && instr.opcode() == HloOpcode::kSelect &&
+      k.scalar_mask == 0 && instr.shape().element_type() == ElementType::kF32) {
+    return F32Code::kSelect;
+  }
+  return std::nullopt;
+}
+
+bool IsCompare(F32Code c) { return c >= F32Code::kEq && c <= F32Code::kLt; }
+
+// One key per value a micro-op reads or writes.
+int64_t KeyOf(const Src& s) {
+  return (static_cast<int64_t>(s.kind) << 32) | s.index;
+}
+
+struct Segment {
+  std::vector<int> ops;  // micro-ops (indices into the op list), in order
+  std::vector<uint32_t> tile_reads, tile_writes;
+  RegisterProgram program;
+};
+
+int segment_of_op(const std::vector<Segment>& segments, int op) {
+  for (size_t s = 0; s < segments.size(); ++s) {
+    if (!segments[s].ops.empty() && segments[s].ops.front() == op) return static_cast<int>(s);
+  }
+  return -1;
+}
+
+// Translates the micro-ops of `seg` to accumulator code. `needed_outside`:
+// values some micro-op outside the segment reads. False when the program
+// needs more spill slots or streams than the machine has.
+bool TranslateSegment(const std::vector<MicroOp>& ops, const std::vector<std::optional<F32Code>>& codes,
+                      const std::vector<const HloInstruction*>& origin,
+                      const absl::flat_hash_set<int64_t>& needed_outside, Segment* seg) {
+  RegisterProgram& rp = seg->program;
+  rp = RegisterProgram();
+  seg->tile_reads.clear();
+  seg->tile_writes.clear();
+  absl::flat_hash_set<int64_t> produced;
+  absl::flat_hash_map<int64_t, int> remaining;
+  for (int i : seg->ops) {
+    for (int j = 0; j < ops[i].arity; ++j) ++remaining[KeyOf(ops[i].src[j])];
+    produced.insert(KeyOf(ops[i].dst));
+  }
+  absl::flat_hash_map<int64_t, F32Operand> home;
+  absl::flat_hash_map<int64_t, int> stream_of;
+  std::vector<int> free_spills;
+  for (int j = kF32ProgramMaxSpills - 1; j >= 0; --j) free_spills.push_back(j);
+  bool ok = true;
+  auto stream = [&](const Src& src) -> F32Operand {
+    auto [it, added] = stream_of.try_emplace(KeyOf(src), static_cast<int>(rp.streams.size()));
+    if (added) {
+      rp.streams.push_back(src);
+      if (rp.streams.size() > static_cast<size_t>(kF32ProgramMaxStreams)) ok = false;
+      if (src.kind == Src::kTile && !produced.contains(KeyOf(src))) seg->tile_reads.push_back(src.index);
+    }
+    return F32Operand{F32Operand::kStream, static_cast<uint8_t>(it->second)};
+  };
+  int64_t acc = -1;
+  auto operand = [&](const Src& src) -> F32Operand {
+    const int64_t key = KeyOf(src);
+    if (key == acc) return F32Operand{F32Operand::kAcc, 0};
+    if (!produced.contains(key)) return stream(src);
+    auto it = home.find(key);
+    if (it == home.end()) {
+      ok = false;  // a value produced here but neither in a register nor stored
+      return F32Operand{};
+    }
+    return it->second;
+  };
+  auto emit = [&](F32ProgramOp op, const HloInstruction* hlo) {
+    rp.code.push_back(op);
+    rp.origin.push_back(hlo);
+  };
+  for (int i : seg->ops) {
+    const MicroOp& mop = ops[i];
+    const F32Code code = *codes[i];
+    const HloInstruction* hlo = origin[i];
+    int p = 0;  // the operand the accumulator holds
+    if (mop.arity == 2 && KeyOf(mop.src[0]) != acc && KeyOf(mop.src[1]) == acc) p = 1;
+    if (acc != -1) {
+      int uses_here = 0;
+      for (int j = 0; j < mop.arity; ++j) uses_here += KeyOf(mop.src[j]) == acc;
+      if (remaining[acc] - uses_here > 0 && !home.contains(acc)) {
+        if (free_spills.empty()) return false;
+        const int slot = free_spills.back();
+        free_spills.pop_back();
+        emit(F32ProgramOp{F32Code::kSpill, false, {F32Operand::kSpill, static_cast<uint8_t>(slot)}, {}},
+             hlo);
+        home[acc] = F32Operand{F32Operand::kSpill, static_cast<uint8_t>(slot)};
+      }
+    }
+    if (KeyOf(mop.src[p]) != acc) {
+      const F32Operand a = operand(mop.src[p]);
+      emit(F32ProgramOp{F32Code::kLoad, false, a, {}}, hlo);
+      acc = KeyOf(mop.src[p]);
+    }
+    F32ProgramOp op{code, p == 1, {}, {}};
+    if (code == F32Code::kSelect) {
+      op.a = operand(mop.src[1]);
+      op.b = operand(mop.src[2]);
+    } else if (mop.arity == 2) {
+      op.a = operand(mop.src[1 - p]);
+    }
+    emit(op, hlo);
+    for (int j = 0; j < mop.arity; ++j) {
+      const int64_t key = KeyOf(mop.src[j]);
+      if (--remaining[key] == 0) {
+        auto it = home.find(key);
+        if (it != home.end() && it->second.kind == F32Operand::kSpill) {
+          free_spills.push_back(it->second.index);
+        }
+      }
+    }
+    acc = KeyOf(mop.dst);
+    if (mop.dst.kind == Src::kOutput || needed_outside.contains(acc)) {
+      const F32Operand s = stream(mop.dst);
+      emit(F32ProgramOp{F32Code::kStore, false, s, {}}, hlo);
+      home[acc] = s;
+      if (mop.dst.kind == Src::kTile) seg->tile_writes.push_back(mop.dst.index);
+    }
+    if (!ok) return false;
+  }
+  return ok;
+}
+
+// Groups the runs of register-program micro-ops among the non-invariant ones
+// of `sequence` into segments of at least two, each translated; a run that
+// needs more spill slots than there are is split. A compare and the selects
+// reading its mask must land in one segment; otherwise they run as
+// micro-ops of their own.
+std::vector<Segment> FindSegments(const std::vector<MicroOp>& ops,
+                                  const std::vector<std::optional<F32Code>>& codes,
+                                  const std::vector<const HloInstruction*>& origin,
+                                  const std::vector<size_t>& sequence, int num_invariant) {
+  const size_t num_ops = ops.size();
+  std::vector<bool> eligible(num_ops, false);
+  absl::flat_hash_map<int64_t, std::vector<int>> readers;
+  for (size_t i = 0; i < num_ops; ++i) {
+    for (int j = 0; j < ops[i].arity; ++j) readers[KeyOf(ops[i].src[j])].push_back(static_cast<int>(i));
+  }
+  for (size_t s = num_invariant; s < sequence.size(); ++s) {
+    const size_t i = sequence[s];
+    const MicroOp& op = ops[i];
+    if (!codes[i].has_value()) continue;
+    bool ok = true;
+    for (int j = 0; j < op.arity; ++j) {
+      const bool mask = *codes[i] == F32Code::kSelect && j == 0;
+      if (op.src[j].kind == Src::kScalar) ok = false;
+      if (!mask && op.src[j].size != 4) ok = false;
+      if (mask && op.src[j].kind != Src::kTile) ok = false;
+    }
+    if (IsCompare(*codes[i])) {
+      // Its mask lives in registers only: every reader a select's predicate.
+      if (op.dst.kind != Src::kTile) ok = false;
+      for (int r : readers[KeyOf(op.dst)]) {
+        if (!codes[r].has_value() || *codes[r] != F32Code::kSelect ||
+            KeyOf(ops[r].src[0]) != KeyOf(op.dst) || KeyOf(ops[r].src[1]) == KeyOf(op.dst) ||
+            KeyOf(ops[r].src[2]) == KeyOf(op.dst)) {
+          ok = false;
+        }
+      }
+    }
+    eligible[i] = ok;
+  }
+  std::vector<bool> break_before(num_ops, false);  // a segment starts here
+  std::vector<Segment> segments;
+  for (int round = 0; round < 64; ++round) {
+    segments.clear();
+    std::vector<int> segment_of(num_ops, -1);
+    for (size_t s = num_invariant; s < sequence.size(); ++s) {
+      const int i = static_cast<int>(sequence[s]);
+      if (!eligible[i]) continue;
+      const bool continues = s > static_cast<size_t>(num_invariant) &&
+                             eligible[sequence[s - 1]] && !break_before[i];
+      if (!continues) segments.emplace_back();
+      segments.back().ops.push_back(i);
+      segment_of[i] = static_cast<int>(segments.size() - 1);
+    }
+    bool changed = false;
+    // A select whose mask comes from elsewhere, or a compare read across
+    // segments, leaves the programs.
+    for (size_t i = 0; i < num_ops; ++i) {
+      if (!eligible[i] || !codes[i].has_value()) continue;
+      if (*codes[i] == F32Code::kSelect) {
+        bool mask_here = false;
+        for (const Segment& seg : segments) {
+          for (int c : seg.ops) {
+            if (KeyOf(ops[c].dst) == KeyOf(ops[i].src[0]) && segment_of[c] == segment_of[i]) {
+              mask_here = true;
+            }
+          }
+        }
+        if (!mask_here) {
+          eligible[i] = false;
+          changed = true;
+        }
+      } else if (IsCompare(*codes[i])) {
+        for (int r : readers[KeyOf(ops[i].dst)]) {
+          if (!eligible[r] || segment_of[r] != segment_of[i]) {
+            eligible[i] = false;
+            changed = true;
+          }
+        }
+      }
+    }
+    if (changed) continue;
+    // Values read outside their segment are stored.
+    absl::flat_hash_set<int64_t> needed_outside;
+    for (size_t i = 0; i < num_ops; ++i) {
+      for (int j = 0; j < ops[i].arity; ++j) {
+        const int64_t key = KeyOf(ops[i].src[j]);
+        for (size_t p = 0; p < num_ops; ++p) {
+          if (KeyOf(ops[p].dst) == key && segment_of[p] != segment_of[i]) needed_outside.insert(key);
+          if (KeyOf(ops[p].dst) == key && segment_of[p] < 0) needed_outside.insert(key);
+        }
+      }
+    }
+    for (Segment& seg : segments) {
+      if (seg.ops.size() >= 2 && TranslateSegment(ops, codes, origin, needed_outside, &seg)) {
+        continue;
+      }
+      // Too many live values for the spill slots: split the run in two.
+      if (seg.ops.size() >= 4) {
+        break_before[seg.ops[seg.ops.size() / 2]] = true;
+      } else {
+        for (int i : seg.ops) eligible[i] = false;
+      }
+      changed = true;
+    }
+    if (!changed) return segments;
+  }
+  return {};
+}
+
+std::string OperandText(const F32Operand& o, const std::vector<Src>& streams) {
+  switch (o.kind) {
+    case F32Operand::kStream: return SrcText(streams[o.index]);
+    case F32Operand::kSpill: return absl::StrCat("spill", static_cast<int>(o.index));
+    case F32Operand::kAcc: return "acc";
+    case F32Operand::kNone: break;
+  }
+  return "?";
+}
+
+std::string ProgramOpText(const F32ProgramOp& op, const std::vector<Src>& streams) {
+  static constexpr const char* kNames[] = {
+      "load", "store", "spill", "abs", "negate", "sqrt", "rsqrt", "floor", "ceil",
+      "round-nearest-even", "exponential", "logistic", "tanh", "add", "subtract", "multiply",
+      "divide", "maximum", "minimum", "compare EQ", "compare NE", "compare GE", "compare GT",
+      "compare LE", "compare LT", "select"};
+  const std::string name = kNames[static_cast<int>(op.code)];
+  switch (op.code) {
+    case F32Code::kLoad: return absl::StrCat("acc = ", OperandText(op.a, streams));
+    case F32Code::kStore: return absl::StrCat(SrcText(streams[op.a.index]), " = acc");
+    case F32Code::kSpill: return absl::StrCat("spill", static_cast<int>(op.a.index), " = acc");
+    case F32Code::kSelect:
+      return absl::StrCat("acc = select acc, ", OperandText(op.a, streams), ", ",
+                          OperandText(op.b, streams));
+    default:
+      break;
+  }
+  if (op.a.kind == F32Operand::kNone) return absl::StrCat("acc = ", name, " acc");
+  return op.reversed ? absl::StrCat("acc = ", name, " ", OperandText(op.a, streams), ", acc")
+                     : absl::StrCat("acc = ", name, " acc, ", OperandText(op.a, streams));
+}
+
 }  // namespace
 
 absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
@@ -369,6 +704,7 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
   plan.n = n;
   std::vector<const HloInstruction*> origin;  // per micro-op, for the listing
   std::vector<std::string> names;             // per micro-op
+  std::vector<std::optional<F32Code>> f32_code;  // per micro-op
   absl::flat_hash_map<const HloInstruction*, Src> src_of;
   uint32_t tile_values = 0;
   for (const HloInstruction* m : region.members) {
@@ -410,6 +746,7 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
       src_of[m] = op.dst;
       plan.ops.push_back(op);
       origin.push_back(m);
+      f32_code.push_back(std::nullopt);
       names.push_back(op.period == 1 ? "broadcast (splat)"
                                      : absl::StrCat("broadcast (repeat ", op.repeat, ", period ",
                                                     op.period, ")"));
@@ -435,6 +772,7 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
     src_of[m] = op.dst;
     plan.ops.push_back(op);
     origin.push_back(m);
+    f32_code.push_back(F32CodeOf(*m, k));
     names.push_back(absl::StrCat(std::string(HloOpcodeName(m->opcode())), " ", k.variant));
   }
 
@@ -464,68 +802,101 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
     if (!invariant[i]) sequence.push_back(i);
   }
 
-  // Tile registers: a value's slot is free after its last reader (invariant
-  // values stay); a micro-op may write the slot of a same-width operand it
-  // reads last (the kernels allow in place).
-  std::vector<int64_t> last_use(tile_values, -1);
-  for (size_t s = 0; s < num_ops; ++s) {
-    const MicroOp& op = plan.ops[sequence[s]];
-    for (int j = 0; j < op.arity; ++j) {
-      if (op.src[j].kind == Src::kTile) last_use[op.src[j].index] = static_cast<int64_t>(s);
+  // Runs of f32 micro-ops become register programs (f32_program.h).
+  std::vector<Segment> segments =
+      FindSegments(plan.ops, f32_code, origin, sequence, plan.num_invariant);
+
+  // The steps of the tile loop: single micro-ops and register programs. Per
+  // step, the tile values it reads and writes.
+  struct Step {
+    int op = -1;       // index into plan.ops, or
+    int segment = -1;  // into segments
+    std::vector<uint32_t> reads, writes;
+    bool in_place_ok = false;  // a single op may overwrite a same-width operand
+  };
+  std::vector<Step> steps;
+  for (size_t s = 0; s < sequence.size();) {
+    const int seg = segment_of_op(segments, static_cast<int>(sequence[s]));
+    Step step;
+    if (seg >= 0) {
+      step.segment = seg;
+      step.reads = segments[seg].tile_reads;
+      step.writes = segments[seg].tile_writes;
+      s += segments[seg].ops.size();
+    } else {
+      const MicroOp& op = plan.ops[sequence[s]];
+      step.op = static_cast<int>(sequence[s]);
+      for (int j = 0; j < op.arity; ++j) {
+        if (op.src[j].kind == Src::kTile) step.reads.push_back(op.src[j].index);
+      }
+      if (op.dst.kind == Src::kTile) step.writes.push_back(op.dst.index);
+      step.in_place_ok = true;
+      ++s;
     }
+    steps.push_back(std::move(step));
+  }
+
+  // Tile registers: a value's slot is free after its last reader (invariant
+  // values stay); a single micro-op may write the slot of a same-width
+  // operand it reads last (the kernels allow in place).
+  std::vector<int64_t> last_use(tile_values, -1);
+  for (size_t s = 0; s < steps.size(); ++s) {
+    for (uint32_t v : steps[s].reads) last_use[v] = static_cast<int64_t>(s);
   }
   std::vector<int> slot_of(tile_values, -1);
+  std::vector<uint8_t> width_of(tile_values, 1);
+  for (const MicroOp& op : plan.ops) {
+    if (op.dst.kind == Src::kTile) width_of[op.dst.index] = op.dst.size;
+  }
   std::vector<int> free_slots;
   int max_width = 1;
-  for (size_t s = 0; s < num_ops; ++s) {
-    MicroOp& op = plan.ops[sequence[s]];
+  for (size_t s = 0; s < steps.size(); ++s) {
+    const Step& step = steps[s];
     auto release = [&](bool same_width_only) {
-      for (int j = 0; j < op.arity; ++j) {
-        const Src& src = op.src[j];
-        if (src.kind != Src::kTile || invariant_value[src.index] ||
-            last_use[src.index] != static_cast<int64_t>(s) || slot_of[src.index] < 0) {
+      for (uint32_t v : step.reads) {
+        if (invariant_value[v] || last_use[v] != static_cast<int64_t>(s) || slot_of[v] < 0) continue;
+        if (same_width_only &&
+            (!step.in_place_ok || step.writes.empty() || width_of[v] != width_of[step.writes[0]])) {
           continue;
         }
-        if (same_width_only && src.size != op.dst.size) continue;
-        free_slots.push_back(slot_of[src.index]);
-        last_use[src.index] = -2;  // released
+        free_slots.push_back(slot_of[v]);
+        last_use[v] = -2;  // released
       }
     };
     release(true);
-    if (op.dst.kind == Src::kTile) {
-      max_width = std::max<int>(max_width, op.dst.size);
+    for (uint32_t v : step.writes) {
+      max_width = std::max<int>(max_width, width_of[v]);
       if (free_slots.empty()) {
-        slot_of[op.dst.index] = plan.num_slots++;
+        slot_of[v] = plan.num_slots++;
       } else {
-        slot_of[op.dst.index] = free_slots.back();
+        slot_of[v] = free_slots.back();
         free_slots.pop_back();
-      }
-      // A value nobody reads (cannot happen for a needed member) frees at once.
-      if (last_use[op.dst.index] == -1 && !invariant_value[op.dst.index]) {
-        free_slots.push_back(slot_of[op.dst.index]);
       }
     }
     release(false);
-  }
-  for (MicroOp& op : plan.ops) {
-    for (int j = 0; j < op.arity; ++j) {
-      if (op.src[j].kind == Src::kTile) op.src[j].index = slot_of[op.src[j].index];
+    // A value nobody reads (cannot happen for a needed member) frees at once.
+    for (uint32_t v : step.writes) {
+      if (last_use[v] == -1 && !invariant_value[v]) free_slots.push_back(slot_of[v]);
     }
   }
-  for (size_t i = 0; i < num_ops; ++i) {
-    MicroOp& op = plan.ops[i];
-    if (op.dst.kind == Src::kTile) op.dst.index = slot_of[op.dst.index];
+  auto remap = [&](Src& src) {
+    if (src.kind == Src::kTile) src.index = static_cast<uint32_t>(slot_of[src.index]);
+  };
+  for (MicroOp& op : plan.ops) {
+    for (int j = 0; j < op.arity; ++j) remap(op.src[j]);
+    remap(op.dst);
+  }
+  for (Segment& seg : segments) {
+    for (Src& src : seg.program.streams) remap(src);
   }
 
   // Tile and chunk sizes.
   int64_t bytes_per_element = 0;  // streamed through memory
-  for (size_t i = 0; i < num_ops; ++i) {
-    const MicroOp& op = plan.ops[i];
-    for (int j = 0; j < op.arity; ++j) {
-      if (op.src[j].kind == Src::kInput) bytes_per_element += op.src[j].size;
-    }
-    if (op.dst.kind == Src::kOutput) bytes_per_element += op.dst.size;
+  for (Reg r : in_regs) {
+    const RegInfo& info = b.function().regs[r];
+    if (info.shape.element_count() == n) bytes_per_element += ByteWidth(info.shape.element_type());
   }
+  for (const HloInstruction* o : region.outputs) bytes_per_element += ByteWidth(o->shape().element_type());
   const int64_t tile_row = std::max<int64_t>(1, plan.num_slots) * max_width;
   int64_t tile = kTileBudgetBytes / tile_row / 64 * 64;
   tile = std::clamp(tile, kMinTile, kMaxTile);
@@ -539,18 +910,42 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
     plan.chunk = tiles * plan.tile;
   }
 
+  // The final micro-op list, with the listing.
   std::vector<MicroOp> ordered;
   std::string detail;
-  for (size_t s = 0; s < num_ops; ++s) {
-    const size_t i = sequence[s];
-    const MicroOp& op = plan.ops[i];
+  auto list = [&](const std::string& line, const HloInstruction* hlo) {
+    absl::StrAppend(&detail, absl::StrFormat("          %-62s ; %%%s\n", line, hlo->name()));
+  };
+  int listed = 0;
+  for (const Step& step : steps) {
+    if (step.op >= 0) {
+      const MicroOp& op = plan.ops[step.op];
+      ordered.push_back(op);
+      std::string args;
+      for (int j = 0; j < op.arity; ++j) absl::StrAppend(&args, j ? ", " : "", SrcText(op.src[j]));
+      list(absl::StrCat(SrcText(op.dst), " = ", names[step.op], " ", args,
+                        listed < plan.num_invariant ? "  (once per chunk)" : ""),
+           origin[step.op]);
+      ++listed;
+      continue;
+    }
+    Segment& seg = segments[step.segment];
+    MicroOp op;
+    op.kind = MicroKind::kProgram;
+    op.program = static_cast<int>(plan.programs.size());
     ordered.push_back(op);
-    std::string args;
-    for (int j = 0; j < op.arity; ++j) absl::StrAppend(&args, j ? ", " : "", SrcText(op.src[j]));
-    std::string line = absl::StrCat(SrcText(op.dst), " = ", names[i], " ", args,
-                                    static_cast<int>(s) < plan.num_invariant ? "  (once per chunk)"
-                                                                             : "");
-    absl::StrAppend(&detail, absl::StrFormat("          %-62s ; %%%s\n", line, origin[i]->name()));
+    std::vector<std::string> streams;
+    for (const Src& src : seg.program.streams) streams.push_back(SrcText(src));
+    absl::StrAppend(&detail, "          f32 register program over ", absl::StrJoin(streams, ", "),
+                    ":\n");
+    for (size_t pc = 0; pc < seg.program.code.size(); ++pc) {
+      absl::StrAppend(&detail,
+                      absl::StrFormat("            %-60s ; %%%s\n",
+                                      ProgramOpText(seg.program.code[pc], seg.program.streams),
+                                      seg.program.origin[pc]->name()));
+    }
+    plan.programs.push_back(std::move(seg.program));
+    listed += static_cast<int>(seg.ops.size());
   }
   plan.ops = std::move(ordered);
 
@@ -572,8 +967,9 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
     const int out_width = ByteWidth(region.root->shape().element_type());
     std::vector<bool> streamed(in_regs.size(), false), other_use(in_regs.size(), false);
     for (const MicroOp& op : plan.ops) {
-      for (int j = 0; j < op.arity; ++j) {
-        const Src& s = op.src[j];
+      std::vector<Src> reads(op.src, op.src + op.arity);
+      if (op.kind == MicroKind::kProgram) reads = plan.programs[op.program].streams;
+      for (const Src& s : reads) {
         if (s.kind == Src::kInput && s.size == out_width) {
           streamed[s.index] = true;
         } else if (s.kind == Src::kInput || s.kind == Src::kScalar) {

@@ -10,10 +10,12 @@
 
 #include "hwy/highway.h"
 #include "ops/elementwise/elementwise_hwy-inl.h"
+#include "ops/elementwise/f32_program-inl.h"
 
 #if HWY_ONCE
 #include "core/float_format.h"
 #include "ops/elementwise/elementwise_hwy.h"
+#include "ops/elementwise/f32_program.h"
 
 namespace hlovm {
 namespace elementwise_internal {
@@ -24,6 +26,7 @@ HLOVM_EW_HWY_UNARY_KERNELS(HLOVM_EW_EXPORT_)
 HWY_EXPORT(F32ToF16);
 HWY_EXPORT(F16ToF32);
 HWY_EXPORT(TargetId);
+HWY_EXPORT(RunF32ProgramImpl);
 #undef HLOVM_EW_EXPORT_
 
 #define HLOVM_EW_DEFINE_BINARY_(Name)                                   \
@@ -56,5 +59,9 @@ void HwyF16ToF32(const void* in, void* out, int64_t n) {
 int64_t HwyChosenTarget() { return HWY_DYNAMIC_DISPATCH(TargetId)(); }
 
 }  // namespace elementwise_internal
+
+void RunF32Program(const F32ProgramOp* code, int num_ops, float* const* streams, int64_t len) {
+  HWY_DYNAMIC_DISPATCH(elementwise_internal::RunF32ProgramImpl)(code, num_ops, streams, len);
+}
 }  // namespace hlovm
 #endif  // HWY_ONCE

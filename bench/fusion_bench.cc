@@ -1,0 +1,231 @@
+// Fused elementwise regions, run through the VM, each as a ratio to a
+// reference timed in the same run with the same thread count:
+//
+//   BM_Chain8VsTriad: a loop-carried chain of 8 cheap f32 ops over 16M
+//     elements (multiply, add, subtract, maximum, minimum, negate, abs,
+//     compare+select, scalars broadcast) as bandwidth (8 bytes an element:
+//     read the state, write it) against a STREAM triad loop (12 bytes an
+//     element). Fused, the chain moves its array once a trip; op by op
+//     (BM_Chain8UnfusedVsTriad, for comparison) it moves it 8 times.
+//   BM_GeluVsTanh: the GELU chain (tanh form: 9 ops around one tanh) against
+//     the tanh alone, both loop-carried over 16M elements: time of tanh /
+//     time of GELU.
+//
+// A trip's time is (time of 1 + D trips - time of 1 trip) / D, so passing
+// the argument and copying out the result do not count.
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "benchmark/benchmark.h"
+#include "oneapi/tbb/blocked_range.h"
+#include "oneapi/tbb/parallel_for.h"
+#include "oneapi/tbb/partitioner.h"
+#include "oneapi/tbb/task_arena.h"
+#include "vm/api.h"
+
+namespace hlovm {
+namespace {
+
+constexpr int64_t kElements = int64_t{1} << 24;  // 16M
+constexpr int kExtraTrips = 8;
+
+// A loop of `trips` trips (its first parameter) whose f32[16M] state goes
+// through BODY, which reads `x` and defines `y`.
+std::string LoopModule(const std::string& body) {
+  const std::string text = R"(HloModule loop
+cond {
+  s = (s32[], s32[], f32[N]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  t = s32[] get-tuple-element(s), index=1
+  ROOT lt = pred[] compare(i, t), direction=LT
+}
+body {
+  s = (s32[], s32[], f32[N]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  t = s32[] get-tuple-element(s), index=1
+  x = f32[N] get-tuple-element(s), index=2
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+BODY
+  ROOT next = (s32[], s32[], f32[N]) tuple(i1, t, y)
+}
+ENTRY main {
+  trips = s32[] parameter(0)
+  x0 = f32[N] parameter(1)
+  zero = s32[] constant(0)
+  init = (s32[], s32[], f32[N]) tuple(zero, trips, x0)
+  loop = (s32[], s32[], f32[N]) while(init), condition=cond, body=body
+  ROOT out = f32[N] get-tuple-element(loop), index=2
+}
+)";
+  return absl::StrReplaceAll(absl::StrReplaceAll(text, {{"BODY", body}}),
+                             {{"[N]", absl::StrCat("[", kElements, "]")}});
+}
+
+// A scalar constant broadcast to the state's shape, named `name`.
+std::string Splat(const std::string& name, const std::string& value) {
+  return absl::StrCat("  ", name, "_s = f32[] constant(", value, ")\n  ", name,
+                      " = f32[N] broadcast(", name, "_s), dimensions={}\n");
+}
+
+std::string Chain8() {
+  return Splat("c1", "1.0001") + Splat("c2", "0.5") + Splat("c3", "0.25") +
+         Splat("c4", "-100") + Splat("c5", "100") + Splat("c6", "50") + R"(
+  m = f32[N] multiply(x, c1)
+  a = f32[N] add(m, c2)
+  d = f32[N] subtract(a, c3)
+  hi = f32[N] maximum(d, c4)
+  lo = f32[N] minimum(hi, c5)
+  n = f32[N] negate(lo)
+  ab = f32[N] abs(n)
+  big = pred[N] compare(ab, c6), direction=GT
+  y = f32[N] select(big, n, ab)
+)";
+}
+
+std::string Gelu() {
+  return Splat("half", "0.5") + Splat("one_f", "1") + Splat("k", "0.044715") +
+         Splat("r", "0.797884583") + R"(
+  x2 = f32[N] multiply(x, x)
+  x3 = f32[N] multiply(x2, x)
+  kx3 = f32[N] multiply(k, x3)
+  inner = f32[N] add(x, kx3)
+  scaled = f32[N] multiply(r, inner)
+  th = f32[N] tanh(scaled)
+  onep = f32[N] add(one_f, th)
+  hx = f32[N] multiply(half, x)
+  y = f32[N] multiply(hx, onep)
+)";
+}
+
+std::string TanhOnly() { return "  y = f32[N] tanh(x)\n"; }
+
+class Loop {
+ public:
+  Loop(const std::string& body, bool fusion, int threads) : threads_(threads) {
+    CompileOptions options;
+    options.fusion = fusion;
+    auto exe = Executable::FromText(LoopModule(body), options);
+    if (exe.ok()) {
+      exe_ = std::move(*exe);
+    } else {
+      error_ = std::string(exe.status().message());
+    }
+    auto x = Literal::Create(Shape(ElementType::kF32, {kElements}));
+    if (x.ok()) {
+      float* p = reinterpret_cast<float*>(x->untyped_data());
+      for (int64_t i = 0; i < kElements; ++i) p[i] = static_cast<float>(i % 2001 - 1000) / 400.0f;
+      x_ = std::move(*x);
+    }
+  }
+  bool ok() const { return exe_ != nullptr; }
+  const std::string& error() const { return error_; }
+  double Seconds(int trips) const {
+    const Literal t = Literal::CreateR0<int32_t>(trips);
+    ExecuteOptions options;
+    options.threads = threads_;
+    const auto t0 = std::chrono::steady_clock::now();
+    auto r = exe_->Execute({&t, &x_}, options);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    benchmark::DoNotOptimize(r);
+    return s;
+  }
+  // Seconds of one trip.
+  double Trip() const {
+    return std::max(1e-9, (Seconds(1 + kExtraTrips) - Seconds(1)) / kExtraTrips);
+  }
+
+ private:
+  int threads_;
+  std::unique_ptr<Executable> exe_;
+  std::string error_;
+  Literal x_;
+};
+
+// One triad pass over 16M floats on `arena`; seconds.
+double TriadSeconds(tbb::task_arena& arena, std::vector<float>& a, const std::vector<float>& b,
+                    const std::vector<float>& c) {
+  const int64_t chunk = 1 << 16;
+  const auto t0 = std::chrono::steady_clock::now();
+  arena.execute([&] {
+    tbb::parallel_for(
+        tbb::blocked_range<int64_t>(0, kElements / chunk, 1),
+        [&](const tbb::blocked_range<int64_t>& r) {
+          for (int64_t i = r.begin() * chunk; i < r.end() * chunk; ++i) a[i] = b[i] + 3.0f * c[i];
+        },
+        tbb::simple_partitioner());
+  });
+  benchmark::DoNotOptimize(a.data());
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void ChainVsTriad(benchmark::State& state, bool fusion) {
+  const int threads = static_cast<int>(state.range(0));
+  Loop loop(Chain8(), fusion, threads);
+  if (!loop.ok()) {
+    state.SkipWithError(loop.error().c_str());
+    return;
+  }
+  tbb::task_arena arena(threads);
+  std::vector<float> a(kElements), b(kElements, 1.5f), c(kElements, 2.5f);
+  TriadSeconds(arena, a, b, c);
+  loop.Seconds(1);
+  double chain_s = 0, triad_s = 0;
+  for (auto _ : state) {
+    const double t = loop.Trip();
+    state.PauseTiming();
+    triad_s += TriadSeconds(arena, a, b, c);
+    state.ResumeTiming();
+    chain_s += t;
+    state.SetIterationTime(t);
+  }
+  const double n = static_cast<double>(state.iterations());
+  const double chain_gbps = 8.0 * kElements * n / chain_s / 1e9;
+  const double triad_gbps = 12.0 * kElements * n / triad_s / 1e9;
+  state.counters["chain_GBps"] = chain_gbps;
+  state.counters["triad_GBps"] = triad_gbps;
+  state.counters["ratio"] = chain_gbps / triad_gbps;
+}
+
+void BM_Chain8VsTriad(benchmark::State& state) { ChainVsTriad(state, true); }
+void BM_Chain8UnfusedVsTriad(benchmark::State& state) { ChainVsTriad(state, false); }
+
+void BM_GeluVsTanh(benchmark::State& state) {
+  const int threads = static_cast<int>(state.range(0));
+  Loop gelu(Gelu(), true, threads);
+  Loop tanh(TanhOnly(), true, threads);
+  if (!gelu.ok() || !tanh.ok()) {
+    state.SkipWithError((gelu.error() + tanh.error()).c_str());
+    return;
+  }
+  gelu.Seconds(1);
+  tanh.Seconds(1);
+  double gelu_s = 0, tanh_s = 0;
+  for (auto _ : state) {
+    const double t = gelu.Trip();
+    state.PauseTiming();
+    tanh_s += tanh.Trip();
+    state.ResumeTiming();
+    gelu_s += t;
+    state.SetIterationTime(t);
+  }
+  state.counters["gelu_ms"] = gelu_s / static_cast<double>(state.iterations()) * 1e3;
+  state.counters["tanh_ms"] = tanh_s / static_cast<double>(state.iterations()) * 1e3;
+  state.counters["ratio"] = tanh_s / gelu_s;
+}
+
+BENCHMARK(BM_Chain8VsTriad)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Chain8UnfusedVsTriad)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_GeluVsTanh)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace hlovm
+
+BENCHMARK_MAIN();

@@ -1,0 +1,144 @@
+// The register-program interpreter of f32_program.h, compiled once per SIMD
+// target by elementwise_hwy.cc next to the kernels whose element functions
+// it shares (elementwise_hwy-inl.h, included first).
+
+// Per-target include guard (see hwy/examples/skeleton-inl.h).
+#if defined(HLOVM_OPS_ELEMENTWISE_F32_PROGRAM_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef HLOVM_OPS_ELEMENTWISE_F32_PROGRAM_INL_H_
+#undef HLOVM_OPS_ELEMENTWISE_F32_PROGRAM_INL_H_
+#else
+#define HLOVM_OPS_ELEMENTWISE_F32_PROGRAM_INL_H_
+#endif
+
+#include <cstdint>
+
+#include "hwy/highway.h"
+#include "ops/elementwise/f32_program.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace hlovm {
+namespace elementwise_internal {
+namespace HWY_NAMESPACE {
+
+// The compare kernel's C++ operators on f32: only != holds for NaN.
+struct CmpEq { template <class V> HWY_INLINE auto operator()(V a, V b) const { return hn::Eq(a, b); } };
+struct CmpNe { template <class V> HWY_INLINE auto operator()(V a, V b) const { return hn::Not(hn::Eq(a, b)); } };
+struct CmpGe { template <class V> HWY_INLINE auto operator()(V a, V b) const { return hn::Ge(a, b); } };
+struct CmpGt { template <class V> HWY_INLINE auto operator()(V a, V b) const { return hn::Gt(a, b); } };
+struct CmpLe { template <class V> HWY_INLINE auto operator()(V a, V b) const { return hn::Le(a, b); } };
+struct CmpLt { template <class V> HWY_INLINE auto operator()(V a, V b) const { return hn::Lt(a, b); } };
+
+// An element function of two operands with its tag bound: f(a, b).
+template <class Op, class D>
+struct BoundOp {
+  D d;
+  template <class V>
+  HWY_INLINE V operator()(V a, V b) const { return Op()(d, a, b); }
+};
+template <class Op, class D>
+HWY_INLINE BoundOp<Op, D> Bound(D d) { return BoundOp<Op, D>{d}; }
+
+// One block of U vectors at element i: the accumulator stays in registers
+// from op to op; only spills and streams touch memory.
+template <size_t U, class D>
+HWY_INLINE void F32ProgramBlock(D d, const F32ProgramOp* code, int num_ops, float* const* streams,
+                                float* spill, int64_t i) {
+  using V = hn::Vec<D>;
+  const size_t n = hn::Lanes(d);
+  V acc[U];
+  for (size_t k = 0; k < U; ++k) acc[k] = hn::Zero(d);
+  // Where operand `o` of this block lives (not for the accumulator).
+  auto where = [&](const F32Operand& o) -> const float* {
+    return o.kind == F32Operand::kStream ? streams[o.index] + i : spill + o.index * U * n;
+  };
+#define HLOVM_F32P_UNARY_(code_name, Op)                              \
+  case F32Code::code_name:                                           \
+    for (size_t k = 0; k < U; ++k) acc[k] = Op()(d, acc[k]);         \
+    break;
+// f(acc, a), f(a, acc) or f(acc, acc).
+#define HLOVM_F32P_BINARY_(code_name, Op, Wrap)                                             \
+  case F32Code::code_name: {                                                               \
+    const auto f = Op;                                                                     \
+    if (op.a.kind == F32Operand::kAcc) {                                                   \
+      for (size_t k = 0; k < U; ++k) acc[k] = Wrap(f(acc[k], acc[k]));                     \
+    } else if (op.reversed) {                                                              \
+      const float* p = where(op.a);                                                        \
+      for (size_t k = 0; k < U; ++k) acc[k] = Wrap(f(hn::LoadU(d, p + k * n), acc[k])); \
+    } else {                                                                               \
+      const float* p = where(op.a);                                                        \
+      for (size_t k = 0; k < U; ++k) acc[k] = Wrap(f(acc[k], hn::LoadU(d, p + k * n))); \
+    }                                                                                      \
+    break;                                                                                 \
+  }
+  auto keep = [](V v) { return v; };
+  auto mask = [&](auto m) { return hn::VecFromMask(d, m); };
+  for (int pc = 0; pc < num_ops; ++pc) {
+    const F32ProgramOp& op = code[pc];
+    switch (op.code) {
+      case F32Code::kLoad: {
+        const float* p = where(op.a);
+        for (size_t k = 0; k < U; ++k) acc[k] = hn::LoadU(d, p + k * n);
+        break;
+      }
+      case F32Code::kStore:
+        for (size_t k = 0; k < U; ++k) hn::StoreU(acc[k], d, streams[op.a.index] + i + k * n);
+        break;
+      case F32Code::kSpill:
+        for (size_t k = 0; k < U; ++k) hn::Store(acc[k], d, spill + (op.a.index * U + k) * n);
+        break;
+      HLOVM_F32P_UNARY_(kAbs, AbsOp)
+      HLOVM_F32P_UNARY_(kNeg, NegOp)
+      HLOVM_F32P_UNARY_(kSqrt, SqrtOp)
+      HLOVM_F32P_UNARY_(kRsqrt, RsqrtOp)
+      HLOVM_F32P_UNARY_(kFloor, FloorOp)
+      HLOVM_F32P_UNARY_(kCeil, CeilOp)
+      HLOVM_F32P_UNARY_(kRoundEven, RoundEvenOp)
+      HLOVM_F32P_UNARY_(kExp, ExpF32Op)
+      HLOVM_F32P_UNARY_(kLogistic, LogisticF32Op)
+      HLOVM_F32P_UNARY_(kTanh, TanhF32Op)
+      HLOVM_F32P_BINARY_(kAdd, Bound<AddOp>(d), keep)
+      HLOVM_F32P_BINARY_(kSub, Bound<SubOp>(d), keep)
+      HLOVM_F32P_BINARY_(kMul, Bound<MulOp>(d), keep)
+      HLOVM_F32P_BINARY_(kDiv, Bound<DivOp>(d), keep)
+      HLOVM_F32P_BINARY_(kMax, Bound<MaxOp>(d), keep)
+      HLOVM_F32P_BINARY_(kMin, Bound<MinOp>(d), keep)
+      HLOVM_F32P_BINARY_(kEq, CmpEq(), mask)
+      HLOVM_F32P_BINARY_(kNe, CmpNe(), mask)
+      HLOVM_F32P_BINARY_(kGe, CmpGe(), mask)
+      HLOVM_F32P_BINARY_(kGt, CmpGt(), mask)
+      HLOVM_F32P_BINARY_(kLe, CmpLe(), mask)
+      HLOVM_F32P_BINARY_(kLt, CmpLt(), mask)
+      case F32Code::kSelect: {
+        const float* a = where(op.a);
+        const float* b = where(op.b);
+        for (size_t k = 0; k < U; ++k) {
+          acc[k] = hn::IfThenElse(hn::MaskFromVec(acc[k]), hn::LoadU(d, a + k * n),
+                                  hn::LoadU(d, b + k * n));
+        }
+        break;
+      }
+    }
+  }
+#undef HLOVM_F32P_UNARY_
+#undef HLOVM_F32P_BINARY_
+}
+
+void RunF32ProgramImpl(const F32ProgramOp* code, int num_ops, float* const* streams, int64_t len) {
+  constexpr size_t kUnroll = 4;
+  const hn::ScalableTag<float> d;
+  const int64_t block = static_cast<int64_t>(kUnroll * hn::Lanes(d));
+  HWY_ALIGN float spill[kF32ProgramMaxSpills * kUnroll * (HWY_MAX_BYTES / sizeof(float))];
+  int64_t i = 0;
+  for (; i + block <= len; i += block) {
+    F32ProgramBlock<kUnroll>(d, code, num_ops, streams, spill, i);
+  }
+  const hn::CappedTag<float, 1> d1;
+  for (; i < len; ++i) F32ProgramBlock<1>(d1, code, num_ops, streams, spill, i);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace elementwise_internal
+}  // namespace hlovm
+HWY_AFTER_NAMESPACE();
+
+#endif  // include guard

@@ -1,0 +1,55 @@
+// Register programs over f32 vectors: a chain of elementwise f32 ops run
+// vector by vector with the intermediate values in registers, for fused
+// regions (vm/fusion.h). Every op is the same Highway element function the
+// op-by-op kernel of that op runs (elementwise_hwy-inl.h), so a program gives
+// the bits of running its ops one kernel at a time.
+//
+// The machine has one accumulator (a few vectors, unrolled), numbered spill
+// slots and streams: arrays that the caller points at element `begin` of
+// the range (a program runs over elements [0, len) of each stream).
+//
+//   load a            acc := a
+//   store k           stream k := acc
+//   spill j           spill j := acc
+//   <unary>           acc := f(acc)                    abs ... tanh
+//   <binary> a        acc := f(acc, a)  or f(a, acc)   (reversed)
+//   <compare> a       acc := mask of (acc DIR a)        or (a DIR acc)
+//   select a, b       acc := mask acc ? a : b
+//
+// Operands a, b are a stream, a spill slot or the accumulator itself.
+#ifndef HLOVM_OPS_ELEMENTWISE_F32_PROGRAM_H_
+#define HLOVM_OPS_ELEMENTWISE_F32_PROGRAM_H_
+
+#include <cstdint>
+
+namespace hlovm {
+
+enum class F32Code : uint8_t {
+  kLoad, kStore, kSpill,
+  kAbs, kNeg, kSqrt, kRsqrt, kFloor, kCeil, kRoundEven, kExp, kLogistic, kTanh,
+  kAdd, kSub, kMul, kDiv, kMax, kMin,
+  kEq, kNe, kGe, kGt, kLe, kLt,
+  kSelect,
+};
+
+struct F32Operand {
+  enum Kind : uint8_t { kNone, kStream, kSpill, kAcc };
+  Kind kind = kNone;
+  uint8_t index = 0;
+};
+
+struct F32ProgramOp {
+  F32Code code = F32Code::kLoad;
+  bool reversed = false;  // binary and compare: the operand comes first
+  F32Operand a, b;        // store: a.index is the stream; spill: a.index the slot
+};
+
+inline constexpr int kF32ProgramMaxSpills = 8;
+inline constexpr int kF32ProgramMaxStreams = 32;
+
+// Runs `code` over elements [0, len) of `streams`.
+void RunF32Program(const F32ProgramOp* code, int num_ops, float* const* streams, int64_t len);
+
+}  // namespace hlovm
+
+#endif  // HLOVM_OPS_ELEMENTWISE_F32_PROGRAM_H_

@@ -1,0 +1,331 @@
+// Fusion: which instructions form a region, and that a fused region gives
+// the bits of the op-by-op run, for every element type and op the regions
+// take, special values included, over several tiles and chunks, on 1 and 2
+// threads.
+#include "vm/fusion.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "frontend/parser.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "vm/api.h"
+#include "vm/compiler.h"
+#include "vm/test_util.h"
+
+namespace hlovm {
+namespace vm {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// Mnemonics of the entry function of `text` compiled with fusion.
+std::vector<std::string> EntryMnemonics(const std::string& text, std::string* listing = nullptr) {
+  auto module = ParseHloModule(text);
+  EXPECT_TRUE(module.ok()) << module.status();
+  if (!module.ok()) return {};
+  auto program = CompileModule(**module);
+  EXPECT_TRUE(program.ok()) << program.status();
+  if (!program.ok()) return {};
+  if (listing != nullptr) *listing = DisassembleProgram(**program);
+  return Mnemonics(*(*program)->entry);
+}
+
+// Random values of `type` (raw bits) with the special values mixed in.
+Literal RandomArray(ElementType type, const std::vector<int64_t>& dims, uint32_t seed) {
+  auto lit = Literal::Create(Shape(type, dims));
+  EXPECT_TRUE(lit.ok());
+  std::mt19937 rng(seed);
+  const int64_t n = lit->shape().element_count();
+  uint8_t* data = lit->untyped_data();
+  std::uniform_real_distribution<float> uniform(-4.0f, 4.0f);
+  const float special[] = {0.0f, -0.0f, std::numeric_limits<float>::infinity(),
+                           -std::numeric_limits<float>::infinity(),
+                           std::numeric_limits<float>::quiet_NaN(), 1e-40f, -1e-40f, 1e30f,
+                           -1e30f, 88.8f, -104.5f, 0.5f, -0.5f, 2.5f};
+  for (int64_t i = 0; i < n; ++i) {
+    const bool pick_special = rng() % 8 == 0;
+    const float f = pick_special ? special[rng() % std::size(special)] : uniform(rng);
+    switch (type) {
+      case ElementType::kF32:
+        std::memcpy(data + 4 * i, &f, 4);
+        break;
+      case ElementType::kBF16: {
+        uint32_t bits;
+        std::memcpy(&bits, &f, 4);
+        const uint16_t h = static_cast<uint16_t>(bits >> 16);
+        std::memcpy(data + 2 * i, &h, 2);
+        break;
+      }
+      case ElementType::kF64: {
+        const double d = f;
+        std::memcpy(data + 8 * i, &d, 8);
+        break;
+      }
+      case ElementType::kS32: {
+        const int32_t v = static_cast<int32_t>(rng());
+        std::memcpy(data + 4 * i, &v, 4);
+        break;
+      }
+      case ElementType::kPred:
+        data[i] = rng() & 1;
+        break;
+      default:
+        for (int b = 0; b < ByteWidth(type); ++b) data[ByteWidth(type) * i + b] = rng() & 0xff;
+    }
+  }
+  return std::move(*lit);
+}
+
+// Runs `text` fused on 1 and 2 threads and unfused; all must agree bit for bit.
+void ExpectFusedMatchesUnfused(const std::string& text, const std::vector<Literal>& args) {
+  CompileOptions fused, plain;
+  plain.fusion = false;
+  auto one = testing_util::RunHlo(text, args, 1, nullptr, nullptr, fused);
+  auto two = testing_util::RunHlo(text, args, 2, nullptr, nullptr, fused);
+  auto ref = testing_util::RunHlo(text, args, 1, nullptr, nullptr, plain);
+  ASSERT_TRUE(one.ok()) << one.status();
+  ASSERT_TRUE(two.ok()) << two.status();
+  ASSERT_TRUE(ref.ok()) << ref.status();
+  EXPECT_TRUE(one->BitwiseEqual(*ref)) << "fused on 1 thread differs from op by op";
+  EXPECT_TRUE(two->BitwiseEqual(*ref)) << "fused on 2 threads differs from op by op";
+}
+
+TEST(FusionTest, ChainBecomesOneInstruction) {
+  std::string listing;
+  EXPECT_THAT(EntryMnemonics(R"(HloModule m
+ENTRY main {
+  x = f32[1000] parameter(0)
+  c = f32[] constant(2)
+  cb = f32[1000] broadcast(c), dimensions={}
+  m = f32[1000] multiply(x, cb)
+  e = f32[1000] exponential(m)
+  ROOT a = f32[1000] add(e, x)
+})",
+                             &listing),
+              ElementsAre("fusion"));
+  EXPECT_THAT(listing, HasSubstr("broadcast (splat)"));
+  EXPECT_THAT(listing, HasSubstr("f32 register program"));
+  EXPECT_THAT(listing, HasSubstr("acc = exponential acc"));
+}
+
+TEST(FusionTest, ValueUsedLaterOutsideIsASecondOutput) {
+  EXPECT_THAT(EntryMnemonics(R"(HloModule m
+ENTRY main {
+  x = f32[64,64] parameter(0)
+  n = f32[64,64] negate(x)
+  e = f32[64,64] exponential(n)
+  t = f32[64,64] transpose(n), dimensions={1,0}
+  ROOT r = (f32[64,64], f32[64,64]) tuple(e, t)
+})"),
+              ElementsAre("fusion", "transpose"));
+}
+
+TEST(FusionTest, ValueUsedBeforeTheRootIsNotFusedIntoIt) {
+  // n is read by the dot, which the add needs: fusing n into the add's region
+  // would make a cycle through the dot.
+  const std::vector<std::string> m = EntryMnemonics(R"(HloModule m
+ENTRY main {
+  x = f32[8,8] parameter(0)
+  n = f32[8,8] negate(x)
+  d = f32[8,8] dot(n, n), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  e = f32[8,8] exponential(d)
+  ROOT a = f32[8,8] add(e, n)
+})");
+  ASSERT_EQ(m.size(), 3u);
+  EXPECT_EQ(m[0], "negate");
+  EXPECT_EQ(m[2], "fusion");
+}
+
+TEST(FusionTest, TransposedBroadcastStaysOutside) {
+  // [2,3] -> [3,4,2] with dimensions={2,0} is not a contiguous run.
+  EXPECT_THAT(EntryMnemonics(R"(HloModule m
+ENTRY main {
+  x = f32[2,3] parameter(0)
+  y = f32[3,4,2] parameter(1)
+  b = f32[3,4,2] broadcast(x), dimensions={2,0}
+  n = f32[3,4,2] negate(y)
+  ROOT a = f32[3,4,2] add(b, n)
+})"),
+              ElementsAre("bcast", "fusion"));
+}
+
+TEST(FusionTest, EveryF32ProgramOpMatchesItsKernel) {
+  const std::string text = R"(HloModule m
+ENTRY main {
+  x = f32[5003] parameter(0)
+  y = f32[5003] parameter(1)
+  ab = f32[5003] abs(x)
+  sq = f32[5003] sqrt(ab)
+  rs = f32[5003] rsqrt(y)
+  fl = f32[5003] floor(x)
+  ce = f32[5003] ceil(y)
+  rn = f32[5003] round-nearest-even(x)
+  ex = f32[5003] exponential(y)
+  lg = f32[5003] logistic(x)
+  th = f32[5003] tanh(y)
+  ng = f32[5003] negate(th)
+  s1 = f32[5003] add(sq, rs)
+  s2 = f32[5003] subtract(fl, s1)
+  s3 = f32[5003] multiply(ce, s2)
+  s4 = f32[5003] divide(rn, s3)
+  s5 = f32[5003] maximum(ex, s4)
+  s6 = f32[5003] minimum(s5, lg)
+  s7 = f32[5003] multiply(s6, s6)
+  s8 = f32[5003] subtract(ng, s7)
+  ceq = pred[5003] compare(x, y), direction=EQ
+  v1 = f32[5003] select(ceq, x, s8)
+  cne = pred[5003] compare(v1, x), direction=NE
+  v2 = f32[5003] select(cne, v1, y)
+  cge = pred[5003] compare(y, v2), direction=GE
+  v3 = f32[5003] select(cge, s7, v2)
+  cgt = pred[5003] compare(v3, y), direction=GT
+  v4 = f32[5003] select(cgt, v3, s6)
+  cle = pred[5003] compare(x, v4), direction=LE
+  v5 = f32[5003] select(cle, s5, v4)
+  clt = pred[5003] compare(v5, s8), direction=LT
+  v6 = f32[5003] select(clt, v5, s4)
+  ROOT r = (f32[5003], f32[5003], f32[5003]) tuple(v6, s8, s3)
+})";
+  std::vector<Literal> args;
+  args.push_back(RandomArray(ElementType::kF32, {5003}, 1));
+  args.push_back(RandomArray(ElementType::kF32, {5003}, 2));
+  ExpectFusedMatchesUnfused(text, args);
+  std::string listing;
+  EntryMnemonics(text, &listing);
+  EXPECT_THAT(listing, HasSubstr("acc = compare NE"));
+  EXPECT_THAT(listing, HasSubstr("acc = select acc"));
+}
+
+TEST(FusionTest, OtherTypesRunTileByTile) {
+  const std::string text = R"(HloModule m
+ENTRY main {
+  h = bf16[3000] parameter(0)
+  i = s32[3000] parameter(1)
+  p = pred[3000] parameter(2)
+  d = f64[3000] parameter(3)
+  lo = bf16[] constant(-1)
+  hi = bf16[] constant(2)
+  f = f32[3000] convert(h)
+  e = f32[3000] exponential(f)
+  sn = f32[3000] sine(e)
+  back = bf16[3000] convert(sn)
+  cl = bf16[3000] clamp(lo, back, hi)
+  rp = bf16[3000] reduce-precision(cl), exponent_bits=5, mantissa_bits=2
+  i2 = s32[3000] multiply(i, i)
+  i3 = s32[3000] shift-right-arithmetic(i2, i)
+  pi = pred[3000] compare(i3, i), direction=LT
+  q = pred[3000] and(pi, p)
+  sc = pred[] constant(true)
+  sel = s32[3000] select(sc, i3, i2)
+  w = s32[3000] select(q, sel, i)
+  dd = f64[3000] multiply(d, d)
+  dl = f64[3000] log(dd)
+  ROOT r = (bf16[3000], s32[3000], f64[3000]) tuple(rp, w, dl)
+})";
+  std::vector<Literal> args;
+  args.push_back(RandomArray(ElementType::kBF16, {3000}, 3));
+  args.push_back(RandomArray(ElementType::kS32, {3000}, 4));
+  args.push_back(RandomArray(ElementType::kPred, {3000}, 5));
+  args.push_back(RandomArray(ElementType::kF64, {3000}, 6));
+  ExpectFusedMatchesUnfused(text, args);
+}
+
+TEST(FusionTest, BroadcastPatterns) {
+  const std::string text = R"(HloModule m
+ENTRY main {
+  x = f32[4,96,5,7] parameter(0)
+  ch = f32[96] parameter(1)
+  row = f32[5,7] parameter(2)
+  col = f32[4] parameter(3)
+  deg = f32[4,1] parameter(4)
+  y = f32[4,1,96] parameter(6)
+  s = f32[] parameter(5)
+  b1 = f32[4,96,5,7] broadcast(ch), dimensions={1}
+  b2 = f32[4,96,5,7] broadcast(row), dimensions={2,3}
+  b3 = f32[4,96,5,7] broadcast(col), dimensions={0}
+  b4 = f32[4,96,5,7] broadcast(col), dimensions={0}
+  bd = f32[4,1,96] broadcast(deg), dimensions={0,1}
+  yd = f32[4,1,96] add(y, bd)
+  ydr = f32[4,96] reshape(yd)
+  b6 = f32[4,96,5,7] broadcast(ydr), dimensions={0,1}
+  b5 = f32[4,96,5,7] broadcast(s), dimensions={}
+  a1 = f32[4,96,5,7] add(x, b1)
+  a2 = f32[4,96,5,7] multiply(a1, b2)
+  a3 = f32[4,96,5,7] subtract(a2, b3)
+  a4 = f32[4,96,5,7] maximum(a3, b4)
+  a6 = f32[4,96,5,7] add(a4, b6)
+  rs = f32[4,96,35] reshape(a6)
+  b5r = f32[4,96,35] reshape(b5)
+  ROOT a5 = f32[4,96,35] divide(rs, b5r)
+})";
+  std::vector<Literal> args;
+  args.push_back(RandomArray(ElementType::kF32, {4, 96, 5, 7}, 7));
+  args.push_back(RandomArray(ElementType::kF32, {96}, 8));
+  args.push_back(RandomArray(ElementType::kF32, {5, 7}, 9));
+  args.push_back(RandomArray(ElementType::kF32, {4}, 10));
+  args.push_back(RandomArray(ElementType::kF32, {4, 1}, 11));
+  args.push_back(testing_util::Lit("f32[] 1.5"));
+  args.push_back(RandomArray(ElementType::kF32, {4, 1, 96}, 14));
+  ExpectFusedMatchesUnfused(text, args);
+  // yd is a region of its own (96 x 4 elements), read by the big one.
+  EXPECT_THAT(EntryMnemonics(text), ElementsAre("fusion", "fusion"));
+}
+
+TEST(FusionTest, LargeLoopStateInPlaceOnTwoThreads) {
+  // 1M elements: many chunks; the loop writes its state in place.
+  const std::string text = R"(HloModule m
+cond {
+  s = (s32[], f32[1048576]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  three = s32[] constant(3)
+  ROOT lt = pred[] compare(i, three), direction=LT
+}
+body {
+  s = (s32[], f32[1048576]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[1048576] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  k = f32[] constant(0.75)
+  kb = f32[1048576] broadcast(k), dimensions={}
+  m = f32[1048576] multiply(x, kb)
+  t = f32[1048576] tanh(m)
+  y = f32[1048576] add(t, x)
+  ROOT next = (s32[], f32[1048576]) tuple(i1, y)
+}
+ENTRY main {
+  x0 = f32[1048576] parameter(0)
+  zero = s32[] constant(0)
+  init = (s32[], f32[1048576]) tuple(zero, x0)
+  loop = (s32[], f32[1048576]) while(init), condition=cond, body=body
+  ROOT out = f32[1048576] get-tuple-element(loop), index=1
+})";
+  std::vector<Literal> args;
+  args.push_back(RandomArray(ElementType::kF32, {1048576}, 12));
+  ExpectFusedMatchesUnfused(text, args);
+}
+
+TEST(FusionTest, EmptyArrays) {
+  const std::string text = R"(HloModule m
+ENTRY main {
+  x = f32[0,3] parameter(0)
+  n = f32[0,3] negate(x)
+  ROOT e = f32[0,3] exponential(n)
+})";
+  std::vector<Literal> args;
+  args.push_back(RandomArray(ElementType::kF32, {0, 3}, 13));
+  ExpectFusedMatchesUnfused(text, args);
+}
+
+}  // namespace
+}  // namespace vm
+}  // namespace hlovm
