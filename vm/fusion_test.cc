@@ -314,6 +314,26 @@ ENTRY main {
   ExpectFusedMatchesUnfused(text, args);
 }
 
+TEST(FusionTest, XlaFusionInstructionsCompileTheSameWay) {
+  std::string listing;
+  EXPECT_THAT(EntryMnemonics(R"(HloModule m
+fused_computation {
+  p0 = f32[1024] parameter(0)
+  p1 = f32[1024] parameter(1)
+  m = f32[1024] multiply(p0, p1)
+  e = f32[1024] exponential(m)
+  ROOT a = f32[1024] add(e, p0)
+}
+ENTRY main {
+  x = f32[1024] parameter(0)
+  y = f32[1024] parameter(1)
+  ROOT f = f32[1024] fusion(x, y), kind=kLoop, calls=fused_computation
+})",
+                             &listing),
+              ElementsAre("fusion"));
+  EXPECT_THAT(listing, HasSubstr("acc = multiply acc, in1"));
+}
+
 TEST(FusionTest, EmptyArrays) {
   const std::string text = R"(HloModule m
 ENTRY main {
