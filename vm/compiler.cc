@@ -307,9 +307,9 @@ absl::Status Compiler::LowerComputation(FunctionBuilder& b, const HloComputation
     ValueDesc desc;
     const int32_t first = static_cast<int32_t>(fn.code.size());
     if (auto region = fusion.region_of.find(instr); region != fusion.region_of.end()) {
-      // A fused region is emitted whole at its ROOT, the last of its members.
+      // A fused region is emitted whole at the last of its members.
       const FusedRegion& r = fusion.regions[region->second];
-      if (instr != r.root) continue;
+      if (instr != r.emit_at()) continue;
       status = LowerFusedRegion(b, r, &values);
       if (!status.ok()) {
         status = AnnotateStatus(status, instr);

@@ -84,6 +84,10 @@ Role RoleOf(const HloInstruction& instr) {
   return SelectElementwiseKernel(instr).ok() ? Role::kCompute : Role::kNone;
 }
 
+// Rows longer than this are reduced op by op (the fused form keeps a chunk
+// of rows in a scratch buffer).
+constexpr int64_t kMaxFusedRowBytes = 1 << 20;
+
 }  // namespace
 
 FusionPlan PlanFusion(absl::Span<const HloInstruction* const> order,
@@ -149,7 +153,35 @@ FusionPlan PlanFusion(absl::Span<const HloInstruction* const> order,
         push_operands(i);
       }
     }
-    if (computes < 2 && broadcasts == 0) continue;
+    // A row reduce of the ROOT takes the rows as the region computes them,
+    // when every other outside use comes after the reduce.
+    int64_t reduce = -1;
+    bool root_stored = false;
+    for (int64_t u : users[r]) {
+      if (u >= count || pinned[u] || region_of[u] != -1 || order[u]->operand(0) != order[r]) {
+        continue;
+      }
+      const std::optional<RowReduce> row_reduce = SelectRowReduce(*order[u]);
+      auto init = pos.find(order[u]->operand(1));
+      if (row_reduce.has_value() && (init == pos.end() || !in_region.contains(init->second)) &&
+          row_reduce->g.inner * ByteWidth(order[r]->shape().element_type()) <= kMaxFusedRowBytes) {
+        reduce = u;
+        break;
+      }
+    }
+    if (reduce >= 0) {
+      for (int64_t u : users[r]) {
+        if (u == reduce) continue;
+        if (u <= reduce) reduce = -1;
+        root_stored = true;
+      }
+      for (int64_t o : outputs) {
+        for (int64_t u : users[o]) {
+          if (!in_region.contains(u) && u <= reduce) reduce = -1;
+        }
+      }
+    }
+    if (reduce < 0 && computes < 2 && broadcasts == 0) continue;
     const int id = static_cast<int>(plan.regions.size());
     FusedRegion region;
     region.root = order[r];
@@ -160,8 +192,13 @@ FusionPlan PlanFusion(absl::Span<const HloInstruction* const> order,
       region.members.push_back(order[m]);
       plan.region_of[order[m]] = id;
     }
-    region.outputs.push_back(order[r]);
+    if (reduce < 0 || root_stored) region.outputs.push_back(order[r]);
     for (int64_t o : outputs) region.outputs.push_back(order[o]);
+    if (reduce >= 0) {
+      region.reduce = order[reduce];
+      region_of[reduce] = id;
+      plan.region_of[order[reduce]] = id;
+    }
     plan.regions.push_back(std::move(region));
   }
   return plan;
@@ -174,7 +211,8 @@ FusionPlan PlanFusion(absl::Span<const HloInstruction* const> order,
 namespace {
 
 struct Src {
-  enum Kind : uint8_t { kTile, kInput, kScalar, kOutput };
+  // kRows: the root's rows a fused reduce reads, in a per-chunk scratch.
+  enum Kind : uint8_t { kTile, kInput, kScalar, kOutput, kRows };
   Kind kind = kTile;
   uint8_t size = 0;     // element width in bytes
   uint32_t index = 0;   // tile value (then slot), input or output number
@@ -214,6 +252,15 @@ struct FusedPlan {
   int64_t slot_bytes = 0;
   int num_slots = 0;
   std::vector<RegisterProgram> programs;
+  // A fused row reduce of the root: output rows per chunk, where the rows
+  // are (an output of the region, or -1: the scratch), the init's input
+  // number and the reduce's output number.
+  std::optional<RowReduce> reduce;
+  int64_t rows_per_chunk = 0;
+  int rows_output = -1;
+  uint32_t init_input = 0;
+  uint32_t reduce_output = 0;
+  int root_size = 0;
 };
 
 template <typename T>
@@ -291,8 +338,10 @@ uint8_t* TileScratch(int64_t bytes) {
   return scratch.data;
 }
 
+// Elements [begin, end) of the region; `rows` holds the root's elements
+// from `rows_origin` on (fused reduce).
 void RunTiles(const FusedPlan& p, const Instr& instr, uint8_t* const* regs, int64_t begin,
-              int64_t end) {
+              int64_t end, uint8_t* rows = nullptr, int64_t rows_origin = 0) {
   uint8_t* scratch = TileScratch(p.num_slots * p.slot_bytes);
   auto at = [&](const Src& s, int64_t offset) -> uint8_t* {
     switch (s.kind) {
@@ -300,6 +349,7 @@ void RunTiles(const FusedPlan& p, const Instr& instr, uint8_t* const* regs, int6
       case Src::kInput: return regs[instr.in[s.index]] + offset * s.size;
       case Src::kScalar: return regs[instr.in[s.index]];
       case Src::kOutput: return regs[instr.out[s.index]] + offset * s.size;
+      case Src::kRows: return rows + (offset - rows_origin) * s.size;
     }
     return nullptr;
   };
@@ -349,6 +399,39 @@ bool FusedHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
   return true;
 }
 
+// Per-thread scratch for the rows of a fused reduce.
+uint8_t* RowScratch(int64_t bytes) {
+  thread_local std::vector<uint8_t> scratch;
+  if (static_cast<int64_t>(scratch.size()) < bytes) scratch.resize(bytes);
+  return scratch.data();
+}
+
+// A region whose root feeds a row reduce: per chunk of output rows, the
+// region computes the rows, then each row folds as the op-by-op reduce
+// folds it.
+bool FusedReduceHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
+  const auto& p = *static_cast<const FusedPlan*>(instr.plan);
+  const RowReduce& r = *p.reduce;
+  const int64_t inner = r.g.inner;
+  const uint8_t* init = regs[instr.in[p.init_input]];
+  uint8_t* out = regs[instr.out[p.reduce_output]];
+  ForEachChunk(ctx, r.g.out_count, p.rows_per_chunk, [&](int64_t b, int64_t e) {
+    if (p.rows_output >= 0) {
+      RunTiles(p, instr, regs, b * inner, e * inner);
+      ReduceRunsBlock(r.g, r.elem_size, r.op, r.fold, regs[instr.out[p.rows_output]], init, out,
+                      b, e);
+      return;
+    }
+    uint8_t* rows = RowScratch((e - b) * inner * p.root_size);
+    RunTiles(p, instr, regs, b * inner, e * inner, rows, b * inner);
+    ReduceGeometry g = r.g;
+    if (!g.kept_sizes.empty()) g.kept_sizes[0] = e - b;
+    g.outer = g.out_count = e - b;
+    ReduceRunsBlock(g, r.elem_size, r.op, r.fold, rows, init, out + b * r.elem_size, 0, e - b);
+  });
+  return true;
+}
+
 // Bytes of tile registers the live tiles of a region may take: small enough
 // for L1 next to the tiles of the arrays the region streams.
 constexpr int64_t kTileBudgetBytes = 24 * 1024;
@@ -360,6 +443,7 @@ std::string SrcText(const Src& s) {
     case Src::kInput: return absl::StrCat("in", s.index);
     case Src::kScalar: return absl::StrCat("s", s.index);
     case Src::kOutput: return absl::StrCat("out", s.index);
+    case Src::kRows: return "rows";
   }
   return "?";
 }
@@ -523,7 +607,8 @@ bool TranslateSegment(const std::vector<MicroOp>& ops, const std::vector<std::op
       }
     }
     acc = KeyOf(mop.dst);
-    if (mop.dst.kind == Src::kOutput || needed_outside.contains(acc)) {
+    if (mop.dst.kind == Src::kOutput || mop.dst.kind == Src::kRows ||
+        needed_outside.contains(acc)) {
       const F32Operand s = stream(mop.dst);
       emit(F32ProgramOp{F32Code::kStore, false, s, {}}, hlo);
       home[acc] = s;
@@ -715,6 +800,8 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
       if (auto it = output_of.find(m); it != output_of.end()) {
         d.kind = Src::kOutput;
         d.index = static_cast<uint32_t>(it->second);
+      } else if (m == region.root) {
+        d.kind = Src::kRows;
       } else {
         d.kind = Src::kTile;
         d.index = tile_values++;
@@ -958,12 +1045,32 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
     outs.push_back(r);
     out_bytes += b.function().regs[r].bytes;
   }
+  if (region.reduce != nullptr) {
+    plan.reduce = SelectRowReduce(*region.reduce);
+    if (!plan.reduce.has_value()) return absl::InternalError("fused reduce lost its form");
+    HLOVM_ASSIGN_OR_RETURN(plan.init_input, input(region.reduce->operand(1)));
+    HLOVM_ASSIGN_OR_RETURN(Reg r, b.NewReg(RegKind::kOwned, region.reduce->shape()));
+    plan.reduce_output = static_cast<uint32_t>(outs.size());
+    outs.push_back(r);
+    out_bytes += b.function().regs[r].bytes;
+    if (auto it = output_of.find(region.root); it != output_of.end()) plan.rows_output = it->second;
+    plan.root_size = ByteWidth(region.root->shape().element_type());
+    const int64_t rows = plan.reduce->g.out_count;
+    const int64_t row_bytes = std::max<int64_t>(1, plan.reduce->g.inner * stream);
+    plan.rows_per_chunk = rows * row_bytes < kParallelKernelBytes
+                              ? std::max<int64_t>(rows, 1)
+                              : std::max<int64_t>(1, 4 * kChunkBytes / row_bytes);
+    absl::StrAppend(&detail, "          ",
+                    plan.rows_output >= 0 ? absl::StrCat("out", plan.rows_output) : "rows",
+                    " -> reduce ", std::string(HloOpcodeName(plan.reduce->opcode)), " over runs of ",
+                    plan.reduce->g.inner, " -> out", plan.reduce_output, "\n");
+  }
   int64_t in_bytes = 0;
   for (Reg r : in_regs) in_bytes += b.function().regs[r].bytes;
   // One output may take the buffer of an input it streams through: every
   // tile reads its inputs before the last micro-op writes that output's
   // tile. With several outputs, written at different micro-ops, none may.
-  if (outs.size() == 1) {
+  if (outs.size() == 1 && region.reduce == nullptr) {
     const int out_width = ByteWidth(region.root->shape().element_type());
     std::vector<bool> streamed(in_regs.size(), false), other_use(in_regs.size(), false);
     for (const MicroOp& op : plan.ops) {
@@ -981,12 +1088,19 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
       if (streamed[k] && !other_use[k]) spec.inplace_mask |= 1u << k;
     }
   }
-  spec.handler = &FusedHandler;
+  spec.handler = region.reduce != nullptr ? &FusedReduceHandler : &FusedHandler;
   spec.in = in_regs;
   spec.out = outs;
   spec.mnemonic = "fusion";
   spec.variant = absl::StrCat(num_ops, " ops, tile ", plan.tile);
-  if (plan.chunk < n) absl::StrAppend(&spec.variant, ", chunks of ", plan.chunk);
+  if (plan.reduce.has_value()) {
+    absl::StrAppend(&spec.variant, ", reduce");
+    if (plan.rows_per_chunk < plan.reduce->g.out_count) {
+      absl::StrAppend(&spec.variant, ", chunks of ", plan.rows_per_chunk, " rows");
+    }
+  } else if (plan.chunk < n) {
+    absl::StrAppend(&spec.variant, ", chunks of ", plan.chunk);
+  }
   spec.detail = std::move(detail);
   spec.cost = in_bytes + out_bytes;
   spec.plan = b.program().AddPlan(std::move(plan));
@@ -994,6 +1108,7 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
   for (size_t k = 0; k < region.outputs.size(); ++k) {
     (*values)[region.outputs[k]] = ValueDesc{outs[k]};
   }
+  if (region.reduce != nullptr) (*values)[region.reduce] = ValueDesc{outs.back()};
   return absl::OkStatus();
 }
 

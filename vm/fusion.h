@@ -8,6 +8,10 @@
 // The region's ROOT is an elementwise op; any other member whose value is
 // also used outside becomes a further output (multi-output), provided every
 // such use comes after the ROOT in the schedule, which rules out cycles.
+// A reduce of the ROOT over its innermost dimensions with a one-op reducer
+// (a softmax's or a layer norm's row sum) joins the region: the rows are
+// reduced as the region computes them, chunk by chunk, and the ROOT is
+// written to memory only if something else reads it.
 //
 // A region compiles to one `fusion` instruction whose plan is a
 // micro-program over tile registers: the region runs as a loop over tiles of
@@ -40,7 +44,14 @@ namespace vm {
 struct FusedRegion {
   const HloInstruction* root = nullptr;
   std::vector<const HloInstruction*> members;  // in schedule order, root last
-  std::vector<const HloInstruction*> outputs;  // root first, then members used outside
+  // Values written to memory: the root (unless only `reduce` reads it),
+  // then members used outside.
+  std::vector<const HloInstruction*> outputs;
+  // A row reduce of the root computed in the same loop (vm/lowering.h
+  // SelectRowReduce), or null.
+  const HloInstruction* reduce = nullptr;
+  // Where the region is emitted: its last instruction in the schedule.
+  const HloInstruction* emit_at() const { return reduce != nullptr ? reduce : root; }
 };
 
 struct FusionPlan {

@@ -4,6 +4,7 @@
 // threads.
 #include "vm/fusion.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -332,6 +333,56 @@ ENTRY main {
                              &listing),
               ElementsAre("fusion"));
   EXPECT_THAT(listing, HasSubstr("acc = multiply acc, in1"));
+}
+
+constexpr char kReducers[] = R"(
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+max_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+)";
+
+TEST(FusionTest, RowReducesJoinTheRegion) {
+  // Softmax: exp(x - max) is also read by the divide (written and reduced);
+  // the sum of squares is only reduced (its rows stay in a scratch).
+  const std::string text = absl::StrCat("HloModule m\n", kReducers, R"(
+ENTRY main {
+  x = f32[300,1000] parameter(0)
+  h = bf16[300,1000] parameter(1)
+  ninf = f32[] constant(-inf)
+  zero = f32[] constant(0)
+  mx = f32[300] reduce(x, ninf), dimensions={1}, to_apply=max_f32
+  mxb = f32[300,1000] broadcast(mx), dimensions={0}
+  sh = f32[300,1000] subtract(x, mxb)
+  e = f32[300,1000] exponential(sh)
+  sum = f32[300] reduce(e, zero), dimensions={1}, to_apply=add_f32
+  sb = f32[300,1000] broadcast(sum), dimensions={0}
+  sm = f32[300,1000] divide(e, sb)
+  hf = f32[300,1000] convert(h)
+  sq = f32[300,1000] multiply(hf, hf)
+  ss = f32[300] reduce(sq, zero), dimensions={1}, to_apply=add_f32
+  z = f32[200,1000] parameter(2)
+  n = f32[200,1000] negate(z)
+  all = f32[] reduce(n, ninf), dimensions={0,1}, to_apply=max_f32
+  ROOT r = (f32[300,1000], f32[300], f32[]) tuple(sm, ss, all)
+})");
+  std::vector<Literal> args;
+  args.push_back(RandomArray(ElementType::kF32, {300, 1000}, 15));
+  args.push_back(RandomArray(ElementType::kBF16, {300, 1000}, 16));
+  args.push_back(RandomArray(ElementType::kF32, {200, 1000}, 17));
+  ExpectFusedMatchesUnfused(text, args);
+  std::string listing;
+  const std::vector<std::string> m = EntryMnemonics(text, &listing);
+  EXPECT_EQ(std::count(m.begin(), m.end(), "reduce"), 1) << listing;  // only max(x)
+  EXPECT_THAT(listing, HasSubstr("out0 -> reduce add over runs of 1000"));
+  EXPECT_THAT(listing, HasSubstr("rows -> reduce add over runs of 1000"));
+  EXPECT_THAT(listing, HasSubstr("rows -> reduce maximum over runs of 200000"));
 }
 
 TEST(FusionTest, EmptyArrays) {

@@ -301,7 +301,47 @@ absl::Status LowerReduce(FunctionBuilder& b, const HloInstruction& instr,
   return absl::OkStatus();
 }
 
+}  // namespace
+
+std::optional<RowReduce> SelectRowReduce(const HloInstruction& reduce) {
+  if (reduce.opcode() != HloOpcode::kReduce || reduce.operand_count() != 2 ||
+      reduce.to_apply() == nullptr || !reduce.shape().IsArray()) {
+    return std::nullopt;
+  }
+  const Shape& operand = reduce.operand(0)->shape();
+  const Shape& init = reduce.operand(1)->shape();
+  if (!operand.IsArray() || !init.IsArray() || init.rank() != 0 ||
+      init.element_type() != operand.element_type()) {
+    return std::nullopt;
+  }
+  const ElementType type = operand.element_type();
+  auto g = MakeReduceGeometry(operand.dimensions(), reduce.dimensions);
+  if (!g.ok() || !g->runs || g->red_count != 1 || g->kept_sizes.size() > 1 || g->inner < 1 ||
+      (g->kept_sizes.size() == 1 && g->kept_strides[0] != g->inner)) {
+    return std::nullopt;
+  }
+  std::optional<HloOpcode> single = SingleOpReducer(*reduce.to_apply(), type);
+  if (!single.has_value()) return std::nullopt;
+  auto k = SelectBinaryKernel(*single, type, type);
+  if (!k.ok()) return std::nullopt;
+  RowReduce r;
+  r.g = std::move(*g);
+  r.elem_size = ByteWidth(type);
+  r.op = *k;
+  r.fold = SelectRunFoldKernel(*single, type);
+  r.opcode = *single;
+  // One long run is split into blocks by the op-by-op handler.
+  std::vector<uint8_t> identity(r.elem_size);
+  if (r.g.out_count == 1 && r.g.inner >= 4 * kReduceSplitBlock &&
+      ReduceIdentity(*single, type, identity.data())) {
+    return std::nullopt;
+  }
+  return r;
+}
+
 // ---------------------------------------------------------------- reduce-window
+namespace {
+
 
 // Scalar single-op reducers on the common types, inlined into the window
 // loops (XLA's semantics: integers wrap; float max/min propagate NaN and

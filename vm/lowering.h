@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "absl/types/span.h"
 #include "core/hlo_ir.h"
 #include "ops/elementwise/elementwise.h"
+#include "ops/reduce/reduce.h"
 #include "vm/bytecode.h"
 
 namespace hlovm {
@@ -100,6 +102,20 @@ struct ElementwiseKernel {
 // Fails for an instruction that is not elementwise, whose operands do not
 // match its shape, or whose types have no kernel.
 absl::StatusOr<ElementwiseKernel> SelectElementwiseKernel(const HloInstruction& instr);
+
+// A single-operand reduce whose reducer is one elementwise op and whose
+// reduced dimensions are the innermost ones (each output folds one
+// contiguous run of `g.inner` elements with `fold`/`op`, exactly as the
+// op-by-op reduce does): fused regions may feed it rows they compute
+// (vm/fusion.h). Nullopt for every other reduce.
+struct RowReduce {
+  ReduceGeometry g;
+  int elem_size = 0;
+  BinaryKernel op = nullptr;
+  RunFoldKernel fold = nullptr;
+  HloOpcode opcode = HloOpcode::kAdd;
+};
+std::optional<RowReduce> SelectRowReduce(const HloInstruction& reduce);
 
 // Registration of each op family's lowerings (one per vm/lower_*.cc file).
 void RegisterControlLowerings(LoweringTable& table);
