@@ -616,7 +616,7 @@ bool TranslateSegment(const std::vector<MicroOp>& ops, const std::vector<std::op
     }
     if (!ok) return false;
   }
-  return ok;
+  return ok && rp.code.size() <= static_cast<size_t>(kF32ProgramMaxOps);
 }
 
 // Groups the runs of register-program micro-ops among the non-invariant ones

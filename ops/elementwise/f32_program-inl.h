@@ -40,17 +40,21 @@ HWY_INLINE BoundOp<Op, D> Bound(D d) { return BoundOp<Op, D>{d}; }
 
 // One block of U vectors at element i: the accumulator stays in registers
 // from op to op; only spills and streams touch memory.
+// An operand's address, resolved once per call: element i of a block is at
+// base + (i & mask) (streams advance with i, spill slots do not).
+struct F32Address {
+  float* base;
+  int64_t mask;
+};
+
 template <size_t U, class D>
-HWY_INLINE void F32ProgramBlock(D d, const F32ProgramOp* code, int num_ops, float* const* streams,
-                                float* spill, int64_t i) {
+HWY_INLINE void F32ProgramBlock(D d, const F32ProgramOp* code, int num_ops,
+                                const F32Address* a_at, const F32Address* b_at, int64_t i) {
   using V = hn::Vec<D>;
   const size_t n = hn::Lanes(d);
   V acc[U];
   for (size_t k = 0; k < U; ++k) acc[k] = hn::Zero(d);
-  // Where operand `o` of this block lives (not for the accumulator).
-  auto where = [&](const F32Operand& o) -> const float* {
-    return o.kind == F32Operand::kStream ? streams[o.index] + i : spill + o.index * U * n;
-  };
+  auto at = [&](const F32Address& x) -> float* { return x.base + (i & x.mask); };
 #define HLOVM_F32P_UNARY_(code_name, Op)                              \
   case F32Code::code_name:                                           \
     for (size_t k = 0; k < U; ++k) acc[k] = Op()(d, acc[k]);         \
@@ -62,10 +66,10 @@ HWY_INLINE void F32ProgramBlock(D d, const F32ProgramOp* code, int num_ops, floa
     if (op.a.kind == F32Operand::kAcc) {                                                   \
       for (size_t k = 0; k < U; ++k) acc[k] = Wrap(f(acc[k], acc[k]));                     \
     } else if (op.reversed) {                                                              \
-      const float* p = where(op.a);                                                        \
+      const float* p = at(a_at[pc]);                                                        \
       for (size_t k = 0; k < U; ++k) acc[k] = Wrap(f(hn::LoadU(d, p + k * n), acc[k])); \
     } else {                                                                               \
-      const float* p = where(op.a);                                                        \
+      const float* p = at(a_at[pc]);                                                        \
       for (size_t k = 0; k < U; ++k) acc[k] = Wrap(f(acc[k], hn::LoadU(d, p + k * n))); \
     }                                                                                      \
     break;                                                                                 \
@@ -76,16 +80,16 @@ HWY_INLINE void F32ProgramBlock(D d, const F32ProgramOp* code, int num_ops, floa
     const F32ProgramOp& op = code[pc];
     switch (op.code) {
       case F32Code::kLoad: {
-        const float* p = where(op.a);
+        const float* p = at(a_at[pc]);
         for (size_t k = 0; k < U; ++k) acc[k] = hn::LoadU(d, p + k * n);
         break;
       }
       case F32Code::kStore:
-        for (size_t k = 0; k < U; ++k) hn::StoreU(acc[k], d, streams[op.a.index] + i + k * n);
+      case F32Code::kSpill: {
+        float* p = at(a_at[pc]);
+        for (size_t k = 0; k < U; ++k) hn::StoreU(acc[k], d, p + k * n);
         break;
-      case F32Code::kSpill:
-        for (size_t k = 0; k < U; ++k) hn::Store(acc[k], d, spill + (op.a.index * U + k) * n);
-        break;
+      }
       HLOVM_F32P_UNARY_(kAbs, AbsOp)
       HLOVM_F32P_UNARY_(kNeg, NegOp)
       HLOVM_F32P_UNARY_(kSqrt, SqrtOp)
@@ -109,31 +113,57 @@ HWY_INLINE void F32ProgramBlock(D d, const F32ProgramOp* code, int num_ops, floa
       HLOVM_F32P_BINARY_(kLe, CmpLe(), mask)
       HLOVM_F32P_BINARY_(kLt, CmpLt(), mask)
       case F32Code::kSelect: {
-        const float* a = where(op.a);
-        const float* b = where(op.b);
+        const float* a = at(a_at[pc]);
+        const float* b = at(b_at[pc]);
         for (size_t k = 0; k < U; ++k) {
           acc[k] = hn::IfThenElse(hn::MaskFromVec(acc[k]), hn::LoadU(d, a + k * n),
                                   hn::LoadU(d, b + k * n));
         }
         break;
       }
+      default:
+        __builtin_unreachable();
     }
   }
 #undef HLOVM_F32P_UNARY_
 #undef HLOVM_F32P_BINARY_
 }
 
-void RunF32ProgramImpl(const F32ProgramOp* code, int num_ops, float* const* streams, int64_t len) {
-  constexpr size_t kUnroll = 4;
-  const hn::ScalableTag<float> d;
-  const int64_t block = static_cast<int64_t>(kUnroll * hn::Lanes(d));
-  HWY_ALIGN float spill[kF32ProgramMaxSpills * kUnroll * (HWY_MAX_BYTES / sizeof(float))];
-  int64_t i = 0;
-  for (; i + block <= len; i += block) {
-    F32ProgramBlock<kUnroll>(d, code, num_ops, streams, spill, i);
+template <size_t U, class D>
+HWY_INLINE void RunF32Blocks(D d, const F32ProgramOp* code, int num_ops, float* const* streams,
+                             int64_t begin, int64_t end, float* spill) {
+  const size_t n = hn::Lanes(d);
+  F32Address a_at[kF32ProgramMaxOps], b_at[kF32ProgramMaxOps];
+  auto resolve = [&](const F32Operand& o) -> F32Address {
+    if (o.kind == F32Operand::kStream) return F32Address{streams[o.index], ~int64_t{0}};
+    return F32Address{spill + o.index * U * n, 0};
+  };
+  for (int pc = 0; pc < num_ops; ++pc) {
+    a_at[pc] = resolve(code[pc].a);
+    b_at[pc] = resolve(code[pc].b);
   }
+  const int64_t block = static_cast<int64_t>(U * n);
+  for (int64_t i = begin; i + block <= end; i += block) {
+    F32ProgramBlock<U>(d, code, num_ops, a_at, b_at, i);
+  }
+}
+
+template <size_t U>
+HWY_INLINE void RunF32Program(const F32ProgramOp* code, int num_ops, float* const* streams,
+                              int64_t len) {
+  const hn::ScalableTag<float> d;
+  const int64_t block = static_cast<int64_t>(U * hn::Lanes(d));
+  HWY_ALIGN float spill[kF32ProgramMaxSpills * U * (HWY_MAX_BYTES / sizeof(float))];
+  const int64_t whole = len / block * block;
+  RunF32Blocks<U>(d, code, num_ops, streams, 0, whole, spill);
   const hn::CappedTag<float, 1> d1;
-  for (; i < len; ++i) F32ProgramBlock<1>(d1, code, num_ops, streams, spill, i);
+  for (int64_t i = whole; i < len; ++i) RunF32Blocks<1>(d1, code, num_ops, streams, i, i + 1, spill);
+}
+
+// Four vectors a block: with more, the compiler no longer keeps the
+// accumulator in registers across the ops.
+void RunF32ProgramImpl(const F32ProgramOp* code, int num_ops, float* const* streams, int64_t len) {
+  RunF32Program<4>(code, num_ops, streams, len);
 }
 
 }  // namespace HWY_NAMESPACE

@@ -46,6 +46,7 @@ struct F32ProgramOp {
 
 inline constexpr int kF32ProgramMaxSpills = 8;
 inline constexpr int kF32ProgramMaxStreams = 32;
+inline constexpr int kF32ProgramMaxOps = 256;
 
 // Runs `code` over elements [0, len) of `streams`.
 void RunF32Program(const F32ProgramOp* code, int num_ops, float* const* streams, int64_t len);
