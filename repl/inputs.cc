@@ -8,6 +8,8 @@
 #include "core/element_type.h"
 #include "core/float_format.h"
 #include "core/npy.h"
+#include "oneapi/tbb/blocked_range.h"
+#include "oneapi/tbb/parallel_for.h"
 #include "core/status_macros.h"
 #include "core/text_cursor.h"
 
@@ -31,18 +33,29 @@ struct Random {
   double Unit() { return static_cast<double>(Next() >> 40) * 0x1p-23 - 1.0; }
 };
 
-absl::Status FillRandomWith(Literal* literal, Random& random) {
-  const Shape& shape = literal->shape();
-  if (shape.IsTuple()) {
-    for (Literal& element : literal->tuple_elements()) HLOVM_RETURN_IF_ERROR(FillRandomWith(&element, random));
-    return absl::OkStatus();
+constexpr uint64_t kGamma = 0x9e3779b97f4a7c15ull;  // SplitMix64's increment
+
+// Random draws one element of `type` takes.
+int DrawsPerElement(ElementType type) {
+  switch (ElementTypeKind(type)) {
+    case TypeKind::kPred:
+    case TypeKind::kSigned:
+    case TypeKind::kUnsigned:
+    case TypeKind::kFloat:
+      return 1;
+    case TypeKind::kComplex:
+      return 2;
+    default:
+      return 0;
   }
-  if (!shape.IsArray()) return absl::OkStatus();
-  const ElementType type = shape.element_type();
-  const int64_t n = shape.element_count();
-  uint8_t* bytes = literal->untyped_data();
+}
+
+// Elements [begin, end) of an array whose element 0 starts at generator
+// state `state`: the same values as drawing them one after another.
+void FillRandomRange(uint8_t* bytes, ElementType type, int64_t begin, int64_t end, uint64_t state) {
   const int width = ByteWidth(type);
-  for (int64_t i = 0; i < n; ++i) {
+  Random random{state + static_cast<uint64_t>(begin) * DrawsPerElement(type) * kGamma};
+  for (int64_t i = begin; i < end; ++i) {
     uint8_t* p = bytes + i * width;
     switch (ElementTypeKind(type)) {
       case TypeKind::kPred:
@@ -91,6 +104,30 @@ absl::Status FillRandomWith(Literal* literal, Random& random) {
         break;
     }
   }
+}
+
+// Large arrays fill in parallel blocks; SplitMix64 is a counter, so every
+// block starts where the draws before it would have left the generator.
+absl::Status FillRandomWith(Literal* literal, Random& random) {
+  const Shape& shape = literal->shape();
+  if (shape.IsTuple()) {
+    for (Literal& element : literal->tuple_elements()) HLOVM_RETURN_IF_ERROR(FillRandomWith(&element, random));
+    return absl::OkStatus();
+  }
+  if (!shape.IsArray()) return absl::OkStatus();
+  const ElementType type = shape.element_type();
+  const int64_t n = shape.element_count();
+  uint8_t* bytes = literal->untyped_data();
+  const uint64_t state = random.state;
+  constexpr int64_t kBlock = 1 << 16;
+  tbb::parallel_for(tbb::blocked_range<int64_t>(0, (n + kBlock - 1) / kBlock, 1),
+                    [&](const tbb::blocked_range<int64_t>& r) {
+                      for (int64_t b = r.begin(); b < r.end(); ++b) {
+                        FillRandomRange(bytes, type, b * kBlock, std::min(n, (b + 1) * kBlock),
+                                        state);
+                      }
+                    });
+  random.state = state + static_cast<uint64_t>(n) * DrawsPerElement(type) * kGamma;
   return absl::OkStatus();
 }
 
