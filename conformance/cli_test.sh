@@ -270,6 +270,14 @@ expect "replicas override + per-replica" 0 "$hlovm" run --replicas=3 --per-repli
   'f32[3] {1, 2, 3}' 'f32[3] {1, 0, 0}' 'f32[3] {0, 0, 1}'
 expect_output "replicas override + per-replica" "replicas 0-2: f32[3] {2, 2, 4}"
 expect "per-replica input count" 2 "$hlovm" run --per-replica "$tmp/ar.hlo" 'f32[3] {1, 2, 3}'
+expect "replicas npy output" 0 "$hlovm" run --replicas=2 --per-replica "$tmp/ar.hlo" \
+  'f32[3] {1, 2, 3}' 'f32[3] {1, 0, 0}' --output="$tmp/ar_out"
+expect_output "replicas npy output" "replica1_result.npy"
+expect "replica result read back" 0 "$hlovm" run "$tmp/ar.hlo" "$tmp/ar_out/replica1_result.npy"
+expect_output "replica result read back" "replicas 0-1: f32[3] {4, 4, 6}"
+for r in 0 1; do
+  [ -f "$tmp/ar_out/replica${r}_result.npy" ] || { echo "FAIL: no replica${r}_result.npy"; failures=$((failures + 1)); }
+done
 cat >"$tmp/pid.hlo" <<'HLO'
 HloModule pid, replica_count=1, num_partitions=2
 ENTRY e {

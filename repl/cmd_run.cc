@@ -53,7 +53,8 @@ ABSL_FLAG(std::string, infeed, "",
           "run: values the infeed instructions read, in order: .npy files or HLO literals, "
           "separated by ';' (or by ',' between .npy files); every instance gets the same queue");
 ABSL_FLAG(std::string, output, "",
-          "run: write the results as .npy files into this directory instead of printing them");
+          "run: write the results as .npy files into this directory instead of printing them "
+          "(one set per instance, replicaR_... , for replicated modules)");
 
 ABSL_DECLARE_FLAG(std::string, passes);
 ABSL_DECLARE_FLAG(bool, no_fusion);
@@ -139,6 +140,26 @@ void PrintOutfeed(const std::string& who, const std::vector<Literal>& values) {
 }
 
 // Names instance `id` of a run with `partitions` partitions.
+// Writes `result` as .npy files named `stem`... into the --output
+// directory, and lists them on stdout.
+int WriteOutput(const std::string& dir, const std::vector<std::pair<std::string, const Literal*>>& results) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    std::fprintf(stderr, "hlovm: --output=%s: %s\n", dir.c_str(), ec.message().c_str());
+    return kExitBadInput;
+  }
+  std::vector<std::string> written;
+  for (const auto& [stem, result] : results) {
+    if (absl::Status status = WriteResults(*result, dir, stem, &written); !status.ok()) {
+      PrintError(status);
+      return kExitBadInput;
+    }
+  }
+  for (const std::string& w : written) std::printf("wrote %s\n", w.c_str());
+  return kExitOk;
+}
+
 std::string InstanceName(int64_t id, int64_t partitions) {
   if (partitions == 1) return absl::StrCat("replica ", id);
   return absl::StrCat("replica ", id / partitions, " partition ", id % partitions);
@@ -187,6 +208,18 @@ int RunInstances(const Executable& exe, const std::vector<Literal>& arguments, i
     code = std::max(code, ExitCodeFor(status, /*during_execution=*/true));
   }
   if (any_failed) return code == kExitOk ? static_cast<int>(kExitFailed) : code;
+  if (const std::string output = absl::GetFlag(FLAGS_output); !output.empty()) {
+    // One set of files per instance: replica0_result.npy, or
+    // replica0_partition1_result.npy with partitions.
+    std::vector<std::pair<std::string, const Literal*>> files;
+    for (int64_t id = 0; id < instances; ++id) {
+      const std::string who = partitions == 1
+                                  ? absl::StrCat("replica", id)
+                                  : absl::StrCat("replica", id / partitions, "_partition", id % partitions);
+      files.emplace_back(who + "_result", &*results[id]);
+    }
+    return WriteOutput(output, files);
+  }
   bool identical = true;
   for (int64_t id = 1; id < instances; ++id) {
     identical = identical && results[id]->BitwiseEqual(*results[0]);
@@ -310,22 +343,8 @@ int Run(const std::vector<std::string>& args) {
     return ExitCodeFor(result.status(), /*during_execution=*/true);
   }
 
-  const std::string output = absl::GetFlag(FLAGS_output);
-  if (!output.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(output, ec);
-    if (ec) {
-      std::fprintf(stderr, "hlovm: --output=%s: %s\n", output.c_str(), ec.message().c_str());
-      return kExitBadInput;
-    }
-    std::vector<std::string> written;
-    absl::Status status = WriteResults(*result, output, "result", &written);
-    if (!status.ok()) {
-      PrintError(status);
-      return kExitBadInput;
-    }
-    for (const std::string& w : written) std::printf("wrote %s\n", w.c_str());
-    return kExitOk;
+  if (const std::string output = absl::GetFlag(FLAGS_output); !output.empty()) {
+    return WriteOutput(output, {{"result", &*result}});
   }
   std::printf("%s\n", result->ToString().c_str());
   return kExitOk;
