@@ -3,6 +3,11 @@
 #include <algorithm>
 #include <cstring>
 #include <thread>
+#include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -98,25 +103,57 @@ std::pair<int64_t, int64_t> Slice(int64_t count, int64_t n, int64_t k) {
   return {begin, std::min(count, begin + per)};
 }
 
-// Reduces [begin, end) of array `a` over every peer (in rank order) into `out`.
+// Copies `bytes` from a cache-resident block to memory nobody reads soon,
+// with streaming stores where the target allows (no read-for-ownership of
+// the destination: a large all-reduce writes every result once).
+void StreamCopy(uint8_t* dst, const uint8_t* src, int64_t bytes) {
+#if defined(__SSE2__)
+  const int64_t head = std::min<int64_t>(bytes, (16 - reinterpret_cast<uintptr_t>(dst) % 16) % 16);
+  std::memcpy(dst, src, head);
+  int64_t i = head;
+  for (; i + 16 <= bytes; i += 16) {
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i),
+                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)));
+  }
+  std::memcpy(dst + i, src + i, bytes - i);
+#else
+  std::memcpy(dst, src, bytes);
+#endif
+}
+
+// Reduces [begin, end) of array `a` over every peer (in rank order) into
+// `out`, and into each of `copies` (other results that receive the same
+// elements, at the same offset as `out`).
 absl::Status ReduceRange(absl::Span<const CollectiveOp* const> peers, size_t a, int64_t src_off,
                          uint8_t* out, int64_t count, int elem_bytes,
-                         const CollectiveReducer& reducer) {
+                         const CollectiveReducer& reducer,
+                         absl::Span<uint8_t* const> copies = {}) {
   if (count <= 0) return absl::OkStatus();
   // Blocks that stay in cache while every peer's contribution is added: the
-  // inputs are read once and the result written once. The order of the
+  // inputs are read once and each result written once. The order of the
   // reduction (by rank) is the same for every element.
   const int64_t block = std::max<int64_t>(1, (32 * 1024) / elem_bytes);
   absl::Status error;
+  thread_local std::vector<uint8_t> staging;
+  if (!copies.empty()) staging.resize(block * elem_bytes);
   for (int64_t b = 0; b < count; b += block) {
     const int64_t m = std::min(block, count - b);
     const int64_t off = src_off + b * elem_bytes;
-    uint8_t* dst = out + b * elem_bytes;
+    // With copies, the block is reduced in a staging buffer and streamed
+    // out to every result.
+    uint8_t* dst = copies.empty() ? out + b * elem_bytes : staging.data();
     std::memcpy(dst, peers[0]->in[a] + off, m * elem_bytes);
     for (size_t r = 1; r < peers.size(); ++r) {
       if (!reducer.Apply(dst, peers[r]->in[a] + off, dst, m, elem_bytes, &error)) return error;
     }
+    if (!copies.empty()) {
+      StreamCopy(out + b * elem_bytes, dst, m * elem_bytes);
+      for (uint8_t* c : copies) StreamCopy(c + b * elem_bytes, dst, m * elem_bytes);
+    }
   }
+#if defined(__SSE2__)
+  if (!copies.empty()) _mm_sfence();
+#endif
   return absl::OkStatus();
 }
 
@@ -138,13 +175,12 @@ absl::Status RunOp(absl::Span<const CollectiveOp* const> peers, int64_t rank) {
         // Each instance reduces its own slice from every peer's input and
         // writes it straight into every peer's result.
         auto [b, e] = Slice(count, n, rank);
-        HLOVM_RETURN_IF_ERROR(
-            ReduceRange(peers, a, b * eb, me.out[a] + b * eb, e - b, eb, *me.reducer));
+        std::vector<uint8_t*> copies;
         for (int64_t k = 0; k < n; ++k) {
-          if (k != rank && e > b) {
-            std::memcpy(peers[k]->out[a] + b * eb, me.out[a] + b * eb, (e - b) * eb);
-          }
+          if (k != rank) copies.push_back(peers[k]->out[a] + b * eb);
         }
+        HLOVM_RETURN_IF_ERROR(ReduceRange(peers, a, b * eb, me.out[a] + b * eb, e - b, eb,
+                                          *me.reducer, copies));
       }
       return absl::OkStatus();
     case CollectiveKind::kReduceScatter:
