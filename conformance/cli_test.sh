@@ -323,6 +323,24 @@ HLO
 expect "infeed and outfeed" 0 "$hlovm" run --infeed='f32[2] {1, 2}' "$tmp/feed.hlo"
 expect_output "infeed and outfeed" "outfeed: f32[2] {1, 2}"
 expect "empty infeed" 1 "$hlovm" run "$tmp/feed.hlo"
+# Host transfers (send/recv with is_host_transfer=true) use the same queues.
+cat >"$tmp/host.hlo" <<'HLO'
+HloModule host
+ENTRY e {
+  t = token[] after-all()
+  r = (f32[3], u32[], token[]) recv(t), channel_id=1, is_host_transfer=true
+  rd = (f32[3], token[]) recv-done(r), channel_id=1, is_host_transfer=true
+  v = f32[3] get-tuple-element(rd), index=0
+  d = f32[3] add(v, v)
+  s = (f32[3], u32[], token[]) send(d, t), channel_id=2, is_host_transfer=true
+  sd = token[] send-done(s), channel_id=2, is_host_transfer=true
+  ROOT out = f32[3] negate(v)
+}
+HLO
+expect "host transfer" 0 "$hlovm" run --infeed='f32[3] {1, 2, 3}' "$tmp/host.hlo"
+expect_output "host transfer" "outfeed: f32[3] {2, 4, 6}"
+expect_output "host transfer" "f32[3] {-1, -2, -3}"
+expect "host recv with nothing queued" 1 "$hlovm" run "$tmp/host.hlo"
 
 if ((failures)); then
   echo "$failures failure(s)"

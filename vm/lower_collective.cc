@@ -547,9 +547,6 @@ absl::StatusOr<std::vector<std::pair<int64_t, int64_t>>> SendRecvPairs(
     for (size_t i = 0; i < numbers.size(); i += 2) pairs.push_back({numbers[i], numbers[i + 1]});
     return pairs;
   }
-  if (instr.is_host_transfer) {
-    return absl::UnimplementedError("send/recv to the host (is_host_transfer=true)");
-  }
   return absl::InvalidArgumentError(
       "send/recv needs frontend_attributes={_xla_send_recv_source_target_pairs=\"{{s,t},...}\"}");
 }
@@ -586,12 +583,18 @@ absl::StatusOr<PointToPointPlan> MakePointToPointPlan(FunctionBuilder& b,
   return plan;
 }
 
+absl::Status LowerHostSend(FunctionBuilder& b, const HloInstruction& instr,
+                           absl::Span<const ValueDesc* const> operands, ValueDesc* result);
+absl::Status LowerHostRecvDone(FunctionBuilder& b, const HloInstruction& instr,
+                               absl::Span<const ValueDesc* const> operands, ValueDesc* result);
+
 // send(data, token) -> (data, u32[], token): the data leaves at once.
 absl::Status LowerSend(FunctionBuilder& b, const HloInstruction& instr,
                        absl::Span<const ValueDesc* const> operands, ValueDesc* result) {
   if (operands.size() != 2 || operands[0]->size() != 1) {
     return absl::InvalidArgumentError("send takes (array, token)");
   }
+  if (instr.is_host_transfer) return LowerHostSend(b, instr, operands, result);
   HLOVM_ASSIGN_OR_RETURN(PointToPointPlan plan,
                          MakePointToPointPlan(b, instr, instr.operand(0)->shape(), true));
   FunctionBuilder::EmitSpec spec;
@@ -631,6 +634,7 @@ absl::Status LowerRecvDone(FunctionBuilder& b, const HloInstruction& instr,
   if (recv.opcode() != HloOpcode::kRecv || !recv.shape().IsTuple()) {
     return absl::InvalidArgumentError("recv-done takes a recv");
   }
+  if (recv.is_host_transfer) return LowerHostRecvDone(b, instr, operands, result);
   const Shape& data = recv.shape().tuple_shapes()[0];
   HLOVM_ASSIGN_OR_RETURN(PointToPointPlan plan, MakePointToPointPlan(b, recv, data, false));
   HLOVM_ASSIGN_OR_RETURN(Reg out, b.NewReg(RegKind::kOwned, data));
@@ -769,6 +773,52 @@ absl::Status LowerOutfeed(FunctionBuilder& b, const HloInstruction& instr,
   spec.side_effect = true;
   b.Emit(&instr, std::move(spec));
   result->push_back(operands[1]->back());
+  return absl::OkStatus();
+}
+
+// Transfers with the host (is_host_transfer=true) go through the instance's
+// host queues: a send appends its data to the outfeed, a recv-done takes
+// the next infeed value (`--infeed`, printed outfeed, vm/api.h FeedQueues).
+absl::Status LowerHostSend(FunctionBuilder& b, const HloInstruction& instr,
+                           absl::Span<const ValueDesc* const> operands, ValueDesc* result) {
+  FeedPlan plan;
+  plan.hlo = &instr;
+  plan.shape = instr.operand(0)->shape();
+  FunctionBuilder::EmitSpec spec;
+  spec.in = *operands[0];
+  spec.handler = &OutfeedHandler;
+  spec.plan = b.program().AddPlan(std::move(plan));
+  spec.cost = 64;
+  spec.mnemonic = "send-to-host";
+  spec.side_effect = true;
+  b.Emit(&instr, std::move(spec));
+  result->push_back((*operands[0])[0]);
+  const Shape& shape = instr.shape();
+  for (size_t i = 1; shape.IsTuple() && i < shape.tuple_shapes().size(); ++i) {
+    HLOVM_RETURN_IF_ERROR(AppendOwned(b, shape.tuple_shapes()[i], result));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LowerHostRecvDone(FunctionBuilder& b, const HloInstruction& instr,
+                               absl::Span<const ValueDesc* const> operands, ValueDesc* result) {
+  const Shape& data = instr.operand(0)->shape().tuple_shapes()[0];
+  if (!data.IsArray()) return absl::UnimplementedError("recv from the host of a tuple");
+  FeedPlan plan;
+  plan.hlo = &instr;
+  plan.shape = data;
+  plan.leaves.push_back(RowMajorShape(data));
+  HLOVM_ASSIGN_OR_RETURN(Reg out, b.NewReg(RegKind::kOwned, data));
+  FunctionBuilder::EmitSpec spec;
+  spec.out = {out};
+  spec.handler = &InfeedHandler;
+  spec.plan = b.program().AddPlan(std::move(plan));
+  spec.cost = 64;
+  spec.mnemonic = "recv-from-host";
+  spec.side_effect = true;
+  b.Emit(&instr, std::move(spec));
+  result->push_back(out);
+  result->push_back(operands[0]->back());
   return absl::OkStatus();
 }
 
