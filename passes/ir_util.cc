@@ -291,7 +291,12 @@ std::string NameUniquer::Get(std::string_view base) {
     }
   }
   std::string name(base);
-  for (int64_t n = 1; used_.contains(name); ++n) name = absl::StrCat(std::string(base), ".", n);
+  if (used_.contains(name)) {
+    int64_t& n = next_suffix_[name];
+    do {
+      name = absl::StrCat(std::string(base), ".", ++n);
+    } while (used_.contains(name));
+  }
   made_.push_back(name);
   used_.insert(made_.back());
   return name;

@@ -100,6 +100,9 @@ class NameUniquer {
   // nothing while they name things) and of the names handed out.
   absl::flat_hash_set<std::string_view> used_;
   std::deque<std::string> made_;
+  // The next suffix to try per base name (a computation inlined a hundred
+  // times would otherwise probe .1, .2, ... for every copied name).
+  absl::flat_hash_map<std::string, int64_t> next_suffix_;
 };
 
 // How many instructions of the module call `computation`.
