@@ -65,6 +65,7 @@ namespace hlovm {
 
 class StepObserver;
 class Profiler;
+struct FusedWork;  // vm/profiler.h
 class CollectiveBus;
 struct FeedQueues;
 
@@ -102,6 +103,9 @@ struct InstrInfo {
   // Lines the disassembler prints below the instruction (a fused region's
   // micro-program); empty for most.
   std::string detail;
+  // A fused region's work for the profiler (null otherwise; owned by the
+  // Program's plans).
+  const FusedWork* fused = nullptr;
 };
 
 enum class RegKind : uint8_t { kParam, kConst, kOwned, kToken };

@@ -250,6 +250,7 @@ int32_t FunctionBuilder::Emit(const HloInstruction* hlo, EmitSpec spec) {
   info.inplace_mask = spec.inplace_mask;
   info.side_effect = spec.side_effect;
   info.detail = std::move(spec.detail);
+  info.fused = spec.fused;
   info.in_offset = static_cast<uint32_t>(fn_->reg_pool.size());
   fn_->reg_pool.insert(fn_->reg_pool.end(), spec.in.begin(), spec.in.end());
   info.out_offset = static_cast<uint32_t>(fn_->reg_pool.size());

@@ -13,6 +13,7 @@
 #include "core/status_macros.h"
 #include "ops/elementwise/elementwise_hwy.h"
 #include "ops/elementwise/f32_program.h"
+#include "vm/profiler.h"
 
 namespace hlovm {
 namespace vm {
@@ -1089,6 +1090,16 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
     }
   }
   spec.handler = region.reduce != nullptr ? &FusedReduceHandler : &FusedHandler;
+  FusedWork work;
+  work.bytes = static_cast<double>(in_bytes + out_bytes);
+  work.ops = static_cast<int64_t>(num_ops) + (region.reduce != nullptr ? 1 : 0);
+  for (const HloInstruction* m : region.members) {
+    if (m->opcode() != HloOpcode::kReshape && m->opcode() != HloOpcode::kBroadcast) {
+      work.flops += static_cast<double>(n);
+    }
+  }
+  if (region.reduce != nullptr) work.flops += static_cast<double>(n);
+  spec.fused = b.program().AddPlan(work);
   spec.in = in_regs;
   spec.out = outs;
   spec.mnemonic = "fusion";

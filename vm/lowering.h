@@ -68,6 +68,7 @@ class FunctionBuilder {
     uint32_t inplace_mask = 0;
     bool side_effect = false;
     std::string detail;  // extra disassembly lines (a fused region's program)
+    const FusedWork* fused = nullptr;  // a fused region's work (profiler)
   };
   // Appends an instruction for `hlo`; returns its index.
   int32_t Emit(const HloInstruction* hlo, EmitSpec spec);

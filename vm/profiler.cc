@@ -330,6 +330,12 @@ std::string OpNamePrefix(const std::string& op_name, int depth) {
 
 }  // namespace
 
+// A fused region counts the work of all its instructions.
+static InstructionCost CostOf(const ProfileEvent& e) {
+  if (e.fused != nullptr) return InstructionCost{e.fused->flops, e.fused->bytes};
+  return EstimateCost(*e.hlo);
+}
+
 int64_t TotalSelfNs(const std::vector<ProfileEvent>& events, int64_t overhead_ns) {
   int64_t total = 0;
   for (int64_t s : SelfTimes(events, overhead_ns)) total += s;
@@ -346,17 +352,20 @@ std::vector<ProfileRow> AggregateProfile(const std::vector<ProfileEvent>& events
     const ProfileEvent& e = events[i];
     if (e.kind != ProfileEvent::Kind::kInstruction || e.hlo == nullptr) continue;
     auto [it, inserted] = costs.try_emplace(e.hlo);
-    if (inserted) it->second = EstimateCost(*e.hlo);
+    if (inserted) it->second = CostOf(e);
     std::string key;
     std::string detail;
     switch (grouping) {
       case ProfileGrouping::kOpcode:
-        key = std::string(HloOpcodeName(e.hlo->opcode()));
+        key = e.fused != nullptr ? "fusion" : std::string(HloOpcodeName(e.hlo->opcode()));
         break;
       case ProfileGrouping::kInstruction: {
         key = e.hlo->name();
         const OpMetadata m = GetOpMetadata(*e.hlo);
-        detail = absl::StrCat(std::string(HloOpcodeName(e.hlo->opcode())), " ", e.hlo->shape().ToString(false));
+        detail = absl::StrCat(e.fused != nullptr ? absl::StrCat("fusion of ", e.fused->ops, " ops to ")
+                                                 : "",
+                              std::string(HloOpcodeName(e.hlo->opcode())), " ",
+                              e.hlo->shape().ToString(false));
         if (!m.op_name.empty()) absl::StrAppend(&detail, "  ", m.op_name);
         if (const std::string loc = m.SourceLocation(); !loc.empty()) {
           absl::StrAppend(&detail, "  ", loc);
@@ -462,9 +471,9 @@ std::string ChromeTraceJson(const std::vector<ProfileEvent>& events,
     }
     AppendJsonString(&out, e.hlo->name());
     auto [it, inserted] = info.try_emplace(e.hlo);
-    if (inserted) it->second = {EstimateCost(*e.hlo), GetOpMetadata(*e.hlo).op_name};
+    if (inserted) it->second = {CostOf(e), GetOpMetadata(*e.hlo).op_name};
     out.append(",\"cat\":");
-    AppendJsonString(&out, HloOpcodeName(e.hlo->opcode()));
+    AppendJsonString(&out, e.fused != nullptr ? std::string_view("fusion") : HloOpcodeName(e.hlo->opcode()));
     out.append(",\"args\":{\"shape\":");
     AppendJsonString(&out, e.hlo->shape().ToString(false));
     absl::StrAppend(&out, ",\"bytes\":", static_cast<int64_t>(it->second.first.bytes),

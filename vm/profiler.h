@@ -25,10 +25,19 @@
 
 namespace hlovm {
 
+// The work of one bytecode instruction that stands for several HLO
+// instructions (a fused region): counted as a whole, named "fusion".
+struct FusedWork {
+  double flops = 0;
+  double bytes = 0;
+  int64_t ops = 0;  // HLO instructions fused
+};
+
 struct ProfileEvent {
   enum class Kind : uint8_t { kInstruction, kIteration };
   Kind kind = Kind::kInstruction;
   const HloInstruction* hlo = nullptr;  // the instruction, or the while loop of an iteration
+  const FusedWork* fused = nullptr;     // set for a fused region (hlo is its root)
   const HloComputation* computation = nullptr;  // the function it ran in
   int64_t iteration = -1;                       // kIteration: 0-based trip number
   int64_t begin_ns = 0, end_ns = 0;
