@@ -85,6 +85,11 @@ Role RoleOf(const HloInstruction& instr) {
   return SelectElementwiseKernel(instr).ok() ? Role::kCompute : Role::kNone;
 }
 
+// Below this many elements a region runs op by op: a fused region costs a
+// little more to start than a few dispatches, and small arrays stay in
+// cache between ops anyway (scalar loops of while bodies).
+constexpr int64_t kMinFusedElements = 1024;
+
 // Rows longer than this are reduced op by op (the fused form keeps a chunk
 // of rows in a scratch buffer).
 constexpr int64_t kMaxFusedRowBytes = 1 << 20;
@@ -117,6 +122,7 @@ FusionPlan PlanFusion(absl::Span<const HloInstruction* const> order,
   for (int64_t r = count - 1; r >= 0; --r) {
     if (region_of[r] != -1 || role[r] != Role::kCompute) continue;
     const int64_t n = order[r]->shape().element_count();
+    if (n < kMinFusedElements) continue;
     absl::flat_hash_set<int64_t> in_region{r}, decided{r};
     std::vector<int64_t> members{r};
     std::vector<int64_t> outputs;

@@ -104,12 +104,12 @@ TEST(FusionTest, ChainBecomesOneInstruction) {
   std::string listing;
   EXPECT_THAT(EntryMnemonics(R"(HloModule m
 ENTRY main {
-  x = f32[1000] parameter(0)
+  x = f32[4096] parameter(0)
   c = f32[] constant(2)
-  cb = f32[1000] broadcast(c), dimensions={}
-  m = f32[1000] multiply(x, cb)
-  e = f32[1000] exponential(m)
-  ROOT a = f32[1000] add(e, x)
+  cb = f32[4096] broadcast(c), dimensions={}
+  m = f32[4096] multiply(x, cb)
+  e = f32[4096] exponential(m)
+  ROOT a = f32[4096] add(e, x)
 })",
                              &listing),
               ElementsAre("fusion"));
@@ -135,11 +135,11 @@ TEST(FusionTest, ValueUsedBeforeTheRootIsNotFusedIntoIt) {
   // would make a cycle through the dot.
   const std::vector<std::string> m = EntryMnemonics(R"(HloModule m
 ENTRY main {
-  x = f32[8,8] parameter(0)
-  n = f32[8,8] negate(x)
-  d = f32[8,8] dot(n, n), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  e = f32[8,8] exponential(d)
-  ROOT a = f32[8,8] add(e, n)
+  x = f32[64,64] parameter(0)
+  n = f32[64,64] negate(x)
+  d = f32[64,64] dot(n, n), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  e = f32[64,64] exponential(d)
+  ROOT a = f32[64,64] add(e, n)
 })");
   ASSERT_EQ(m.size(), 3u);
   EXPECT_EQ(m[0], "negate");
@@ -147,14 +147,14 @@ ENTRY main {
 }
 
 TEST(FusionTest, TransposedBroadcastStaysOutside) {
-  // [2,3] -> [3,4,2] with dimensions={2,0} is not a contiguous run.
+  // [20,30] -> [30,40,20] with dimensions={2,0} is not a contiguous run.
   EXPECT_THAT(EntryMnemonics(R"(HloModule m
 ENTRY main {
-  x = f32[2,3] parameter(0)
-  y = f32[3,4,2] parameter(1)
-  b = f32[3,4,2] broadcast(x), dimensions={2,0}
-  n = f32[3,4,2] negate(y)
-  ROOT a = f32[3,4,2] add(b, n)
+  x = f32[20,30] parameter(0)
+  y = f32[30,40,20] parameter(1)
+  b = f32[30,40,20] broadcast(x), dimensions={2,0}
+  n = f32[30,40,20] negate(y)
+  ROOT a = f32[30,40,20] add(b, n)
 })"),
               ElementsAre("bcast", "fusion"));
 }
@@ -277,8 +277,8 @@ ENTRY main {
   args.push_back(testing_util::Lit("f32[] 1.5"));
   args.push_back(RandomArray(ElementType::kF32, {4, 1, 96}, 14));
   ExpectFusedMatchesUnfused(text, args);
-  // yd is a region of its own (96 x 4 elements), read by the big one.
-  EXPECT_THAT(EntryMnemonics(text), ElementsAre("fusion", "fusion"));
+  // yd (96 x 4 elements) is too small to fuse; the big region reads it.
+  EXPECT_THAT(EntryMnemonics(text), ElementsAre("bcast", "add", "fusion"));
 }
 
 TEST(FusionTest, LargeLoopStateInPlaceOnTwoThreads) {
@@ -383,6 +383,16 @@ ENTRY main {
   EXPECT_THAT(listing, HasSubstr("out0 -> reduce add over runs of 1000"));
   EXPECT_THAT(listing, HasSubstr("rows -> reduce add over runs of 1000"));
   EXPECT_THAT(listing, HasSubstr("rows -> reduce maximum over runs of 200000"));
+}
+
+TEST(FusionTest, SmallRegionsRunOpByOp) {
+  EXPECT_THAT(EntryMnemonics(R"(HloModule m
+ENTRY main {
+  x = f32[1000] parameter(0)
+  n = f32[1000] negate(x)
+  ROOT e = f32[1000] exponential(n)
+})"),
+              ElementsAre("negate", "exponential"));
 }
 
 TEST(FusionTest, EmptyArrays) {
