@@ -180,17 +180,35 @@ int Bench(const std::vector<std::string>& args) {
   std::vector<const Literal*> argument_ptrs;
   for (const Literal& a : *arguments) argument_ptrs.push_back(&a);
 
-  ExecuteOptions options;
-  options.threads = absl::GetFlag(FLAGS_threads);
+  // A replicated module runs every instance on the collective bus, all of
+  // them with the same inputs; a run lasts until the last one ends.
+  const int64_t instances = std::max<int64_t>(1, exe.module().replica_count) *
+                            std::max<int64_t>(1, exe.module().num_partitions);
+  auto run_once = [&](Profiler* profiler) -> absl::Status {
+    if (instances == 1) {
+      ExecuteOptions options;
+      options.threads = absl::GetFlag(FLAGS_threads);
+      options.profiler = profiler;
+      return exe.Execute(argument_ptrs, options).status();
+    }
+    ReplicatedOptions options;
+    options.threads = absl::GetFlag(FLAGS_threads);
+    options.profiler = profiler;
+    for (const absl::StatusOr<Literal>& r :
+         ExecuteReplicated(exe, absl::MakeConstSpan(&argument_ptrs, 1), options)) {
+      if (!r.ok()) return r.status();
+    }
+    return absl::OkStatus();
+  };
   for (int i = 0; i < warmup; ++i) {
-    if (auto r = exe.Execute(argument_ptrs, options); !r.ok()) return Fail(r.status(), true);
+    if (absl::Status s = run_once(nullptr); !s.ok()) return Fail(s, true);
   }
   std::vector<double> times;
   for (int i = 0; i < iterations; ++i) {
     const Clock::time_point begin = Clock::now();
-    auto r = exe.Execute(argument_ptrs, options);
+    absl::Status s = run_once(nullptr);
     times.push_back(Ms(Clock::now() - begin));
-    if (!r.ok()) return Fail(r.status(), true);
+    if (!s.ok()) return Fail(s, true);
   }
   std::vector<double> sorted = times;
   std::sort(sorted.begin(), sorted.end());
@@ -204,9 +222,10 @@ int Bench(const std::vector<std::string>& args) {
               Bytes(static_cast<double>(text->size()) / std::max(1e-9, Ms(t1 - t0) * 1e-3)).c_str());
   std::printf("  verify    %s\n", Duration(Ms(t2 - t1)).c_str());
   std::printf("  compile   %s\n", Duration(Ms(t3 - t2)).c_str());
-  std::printf("  run       min %s  median %s  max %s  (%d iteration%s, %d warm-up)\n",
+  std::printf("  run       min %s  median %s  max %s  (%d iteration%s, %d warm-up%s)\n",
               Duration(sorted.front()).c_str(), Duration(median).c_str(),
-              Duration(sorted.back()).c_str(), iterations, iterations == 1 ? "" : "s", warmup);
+              Duration(sorted.back()).c_str(), iterations, iterations == 1 ? "" : "s", warmup,
+              instances > 1 ? absl::StrCat(", ", instances, " instances").c_str() : "");
   std::printf("  memory    buffers %s (entry %s against a largest live set of %s, + nested %s; "
               "%s if nothing were reused), constants %s, inputs %s\n",
               Bytes(static_cast<double>(memory.entry_arena_bytes + memory.nested_arena_bytes)).c_str(),
@@ -244,9 +263,8 @@ int Bench(const std::vector<std::string>& args) {
 
   // One more run, profiled.
   Profiler profiler;
-  options.profiler = &profiler;
   const Clock::time_point begin = Clock::now();
-  if (auto r = exe.Execute(argument_ptrs, options); !r.ok()) return Fail(r.status(), true);
+  if (absl::Status s = run_once(&profiler); !s.ok()) return Fail(s, true);
   const double profiled_ms = Ms(Clock::now() - begin);
   std::vector<ProfileEvent> events = profiler.TakeEvents();
 
@@ -264,7 +282,7 @@ int Bench(const std::vector<std::string>& args) {
   Roofline roofline{absl::GetFlag(FLAGS_peak_gflops), absl::GetFlag(FLAGS_peak_gbps)};
   std::string roofline_source = "given";
   if (roofline.peak_gflops <= 0 || roofline.peak_gbps <= 0) {
-    int threads = options.threads;
+    int threads = absl::GetFlag(FLAGS_threads);
     if (threads <= 0) threads = static_cast<int>(std::thread::hardware_concurrency());
     const Roofline measured = CachedRoofline(threads, &roofline_source);
     if (roofline.peak_gflops <= 0) roofline.peak_gflops = measured.peak_gflops;

@@ -226,6 +226,7 @@ absl::StatusOr<Literal> VmExecutable::Execute(absl::Span<const Literal* const> a
   ctx.profiler = options.profiler;
   ctx.replica_id = options.replica_id;
   ctx.partition_id = options.partition_id;
+  ctx.instance = options.instance;
   ctx.bus = options.bus;
   ctx.feeds = options.feeds;
   ctx.sequential = options.bus != nullptr;

@@ -92,6 +92,7 @@ struct ExecuteOptions {
   Profiler* profiler = nullptr;  // per-instruction times, see vm/profiler.h
   int64_t replica_id = 0;
   int64_t partition_id = 0;
+  int32_t instance = 0;  // instance number, for profiles of replicated runs
   // The bus the instances of a multi-device run share (vm/replicas.h sets
   // it up); collectives over more than one instance need it.
   CollectiveBus* bus = nullptr;
@@ -165,6 +166,9 @@ struct ReplicatedOptions {
   std::vector<const Literal*> infeed;
   // When set, receives each instance's outfeed values.
   std::vector<std::vector<Literal>>* outfeed = nullptr;
+  // When set, every instance records into it (ProfileEvent::instance tells
+  // them apart).
+  Profiler* profiler = nullptr;
 };
 // One result per instance (id = replica * num_partitions + partition).
 // `arguments` holds one argument list for every instance, or one per

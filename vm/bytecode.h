@@ -187,6 +187,7 @@ struct ExecContext {
   Profiler* profiler = nullptr;  // records per-instruction times (vm/profiler.h)
   int64_t replica_id = 0;
   int64_t partition_id = 0;
+  int32_t instance = 0;  // ProfileEvent::instance
   // Where collectives meet their peers (null: this instance runs alone).
   CollectiveBus* bus = nullptr;
   FeedQueues* feeds = nullptr;

@@ -205,6 +205,7 @@ bool RunProfiled(const Function& fn, int32_t pc, uint8_t* const* regs, ExecConte
   ProfileEvent event;
   event.hlo = fn.info[pc].hlo;
   event.fused = fn.info[pc].fused;
+  event.instance = ctx.instance;
   event.computation = fn.computation;
   event.begin_ns = Profiler::NowNs();
   const bool ok = instr.handler(instr, regs, ctx);

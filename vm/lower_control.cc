@@ -310,6 +310,7 @@ bool WhileHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
       event.hlo = p.hlo;
       event.computation = body.computation;
       event.iteration = iteration;
+      event.instance = ctx.instance;
       event.begin_ns = begin_ns;
       event.end_ns = Profiler::NowNs();
       ctx.profiler->Record(event);

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <set>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -444,24 +446,35 @@ std::string Micros(int64_t ns) {
 std::string ChromeTraceJson(const std::vector<ProfileEvent>& events,
                             const std::string& process_name) {
   int64_t origin = INT64_MAX;
-  int32_t threads = 0;
+  // One process per instance (replicated runs), one track per thread in it.
+  std::map<int32_t, std::set<int32_t>> tracks;
   for (const ProfileEvent& e : events) {
     origin = std::min(origin, e.begin_ns);
-    threads = std::max(threads, e.thread + 1);
+    tracks[e.instance].insert(e.thread);
   }
-  if (events.empty()) origin = 0;
+  if (events.empty()) {
+    origin = 0;
+    tracks[0].insert(0);
+  }
+  const bool replicated = tracks.size() > 1 || tracks.begin()->first != 0;
   std::string out = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
-  absl::StrAppend(&out, "{\"ph\":\"M\",\"pid\":0,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":");
-  AppendJsonString(&out, process_name);
-  out.append("}}");
-  for (int32_t t = 0; t < threads; ++t) {
-    absl::StrAppend(&out, ",\n{\"ph\":\"M\",\"pid\":0,\"tid\":", t,
-                    ",\"name\":\"thread_name\",\"args\":{\"name\":\"thread ", t, "\"}}");
+  bool first = true;
+  for (const auto& [instance, threads] : tracks) {
+    absl::StrAppend(&out, first ? "" : ",\n", "{\"ph\":\"M\",\"pid\":", instance,
+                    ",\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":");
+    first = false;
+    AppendJsonString(&out, replicated ? absl::StrCat(process_name, " instance ", instance)
+                                      : process_name);
+    out.append("}}");
+    for (int32_t t : threads) {
+      absl::StrAppend(&out, ",\n{\"ph\":\"M\",\"pid\":", instance, ",\"tid\":", t,
+                      ",\"name\":\"thread_name\",\"args\":{\"name\":\"thread ", t, "\"}}");
+    }
   }
   absl::flat_hash_map<const HloInstruction*, std::pair<InstructionCost, std::string>> info;
   for (const ProfileEvent& e : events) {
     if (e.hlo == nullptr) continue;
-    absl::StrAppend(&out, ",\n{\"ph\":\"X\",\"pid\":0,\"tid\":", e.thread,
+    absl::StrAppend(&out, ",\n{\"ph\":\"X\",\"pid\":", e.instance, ",\"tid\":", e.thread,
                     ",\"ts\":", Micros(e.begin_ns - origin),
                     ",\"dur\":", Micros(e.end_ns - e.begin_ns), ",\"name\":");
     if (e.kind == ProfileEvent::Kind::kIteration) {

@@ -38,6 +38,7 @@ struct ProfileEvent {
   Kind kind = Kind::kInstruction;
   const HloInstruction* hlo = nullptr;  // the instruction, or the while loop of an iteration
   const FusedWork* fused = nullptr;     // set for a fused region (hlo is its root)
+  int32_t instance = 0;                 // replica * partitions + partition (trace process)
   const HloComputation* computation = nullptr;  // the function it ran in
   int64_t iteration = -1;                       // kIteration: 0-based trip number
   int64_t begin_ns = 0, end_ns = 0;

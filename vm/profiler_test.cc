@@ -214,6 +214,43 @@ TEST(ProfilerTest, ChromeTraceHasOneSlicePerEvent) {
   EXPECT_NE(json.find("\"op_name\":\"jit(f)/mul\""), std::string::npos);
 }
 
+// A replicated run records every instance's instructions; the trace has a
+// process per instance.
+TEST(ProfilerTest, ReplicatedRunsTraceOneProcessPerInstance) {
+  auto exe = Build(R"(HloModule m, replica_count=2
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[4] parameter(0)
+  r = f32[4] all-reduce(x), replica_groups={}, to_apply=add
+  ROOT n = f32[4] negate(r)
+})");
+  ASSERT_NE(exe, nullptr);
+  const Literal x = Array<float>(ElementType::kF32, {4}, {1, 2, 3, 4});
+  const std::vector<const Literal*> args = {&x};
+  Profiler profiler;
+  ReplicatedOptions options;
+  options.profiler = &profiler;
+  for (const auto& r : ExecuteReplicated(*exe, absl::MakeConstSpan(&args, 1), options)) {
+    ASSERT_TRUE(r.ok()) << r.status();
+  }
+  const std::vector<ProfileEvent> events = profiler.TakeEvents();
+  int per_instance[2] = {0, 0};
+  for (const ProfileEvent& e : events) {
+    ASSERT_GE(e.instance, 0);
+    ASSERT_LT(e.instance, 2);
+    ++per_instance[e.instance];
+  }
+  EXPECT_EQ(per_instance[0], 2);  // all-reduce, negate
+  EXPECT_EQ(per_instance[1], 2);
+  const std::string json = ChromeTraceJson(events, "m");
+  EXPECT_NE(json.find("\"name\":\"m instance 1\""), std::string::npos);
+  EXPECT_NE(json.find("\"ph\":\"X\",\"pid\":1,"), std::string::npos);
+}
+
 TEST(ProfilerTest, ReadsMetadataFields) {
   HloInstruction instr(HloOpcode::kAdd, "a", Shape(ElementType::kF32, {}));
   instr.raw_attributes().push_back(

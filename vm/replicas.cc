@@ -51,6 +51,8 @@ std::vector<absl::StatusOr<Literal>> ExecuteReplicated(
     execute.threads = threads;
     execute.replica_id = id / partitions;
     execute.partition_id = id % partitions;
+    execute.instance = static_cast<int32_t>(id);
+    execute.profiler = options.profiler;
     execute.bus = &bus;
     execute.feeds = feeds[id].get();
     execute.cancel = n > 1 ? &cancel : nullptr;
