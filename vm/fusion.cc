@@ -13,6 +13,7 @@
 #include "core/status_macros.h"
 #include "ops/elementwise/elementwise_hwy.h"
 #include "ops/elementwise/f32_program.h"
+#include "ops/shape/iota.h"
 #include "vm/profiler.h"
 
 namespace hlovm {
@@ -28,6 +29,7 @@ enum class Role : uint8_t {
   kCompute,    // elementwise op: a micro-op
   kAlias,      // reshape (or a broadcast that only adds 1-sized dimensions)
   kBroadcast,  // broadcast read tile by tile from its operand
+  kIota,       // iota computed tile by tile
 };
 
 // For a broadcast whose operand dimensions of size > 1 land on a run of
@@ -65,6 +67,13 @@ Role RoleOf(const HloInstruction& instr) {
   }
   const HloOpcode opcode = instr.opcode();
   if (opcode == HloOpcode::kReshape) return Role::kAlias;
+  if (opcode == HloOpcode::kIota) {
+    const Shape& s = instr.shape();
+    return instr.iota_dimension >= 0 && instr.iota_dimension < s.rank() &&
+                   SelectIotaKernel(s.element_type()).ok()
+               ? Role::kIota
+               : Role::kNone;
+  }
   if (opcode == HloOpcode::kBroadcast) {
     if (instr.operand_count() != 1 ||
         instr.operand(0)->shape().element_type() != instr.shape().element_type()) {
@@ -154,7 +163,7 @@ FusionPlan PlanFusion(absl::Span<const HloInstruction* const> order,
       members.push_back(i);
       if (output) outputs.push_back(i);
       if (role[i] == Role::kCompute) ++computes;
-      if (role[i] == Role::kBroadcast) {
+      if (role[i] == Role::kBroadcast || role[i] == Role::kIota) {
         ++broadcasts;
       } else {
         push_operands(i);
@@ -226,7 +235,7 @@ struct Src {
 };
 
 enum class MicroKind : uint8_t {
-  kUnary, kBinary, kTernary, kReducePrecision, kBroadcast,
+  kUnary, kBinary, kTernary, kReducePrecision, kBroadcast, kIota,
   kProgram,  // a register program over f32 streams
 };
 
@@ -241,6 +250,7 @@ struct MicroOp {
   Src src[3];
   Src dst;
   int64_t repeat = 1, period = 1;  // broadcast: element f reads (f / repeat) % period
+  IotaKernel iota = nullptr;       // kIota: element f is (f / repeat) % period
   int program = -1;                // kProgram: index into FusedPlan::programs
 };
 
@@ -378,6 +388,9 @@ void RunTiles(const FusedPlan& p, const Instr& instr, uint8_t* const* regs, int6
         break;
       case MicroKind::kBroadcast:
         Broadcast(op.dst.size, at(op.src[0], offset), d, offset, len, op.repeat, op.period);
+        break;
+      case MicroKind::kIota:
+        op.iota(d, offset, offset + len, op.period, op.repeat);
         break;
       case MicroKind::kProgram: {
         const RegisterProgram& rp = p.programs[op.program];
@@ -824,6 +837,24 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
       HLOVM_ASSIGN_OR_RETURN(s.index, input(op));
       return s;
     };
+    if (m->opcode() == HloOpcode::kIota) {
+      MicroOp op;
+      op.kind = MicroKind::kIota;
+      HLOVM_ASSIGN_OR_RETURN(op.iota, SelectIotaKernel(m->shape().element_type()));
+      op.period = m->shape().dimensions(m->iota_dimension);
+      op.repeat = 1;
+      for (int64_t g = m->iota_dimension + 1; g < m->shape().rank(); ++g) {
+        op.repeat *= m->shape().dimensions(g);
+      }
+      op.repeat = std::max<int64_t>(op.repeat, 1);
+      op.dst = dst_for();
+      src_of[m] = op.dst;
+      plan.ops.push_back(op);
+      origin.push_back(m);
+      f32_code.push_back(std::nullopt);
+      names.push_back(absl::StrCat("iota (repeat ", op.repeat, ", period ", op.period, ")"));
+      continue;
+    }
     if (m->opcode() == HloOpcode::kReshape || m->opcode() == HloOpcode::kBroadcast) {
       if (m->operand(0)->shape().element_count() == n) {  // an alias
         HLOVM_ASSIGN_OR_RETURN(src_of[m], operand_src(0, false));
@@ -877,7 +908,8 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
   for (size_t i = 0; i < num_ops; ++i) {
     const MicroOp& op = plan.ops[i];
     if (op.dst.kind != Src::kTile) continue;
-    bool inv = op.kind == MicroKind::kBroadcast ? op.period == 1 : true;
+    // An iota changes with the offset; a broadcast only when it has a period.
+    bool inv = op.kind == MicroKind::kBroadcast ? op.period == 1 : op.kind != MicroKind::kIota;
     if (op.kind != MicroKind::kBroadcast) {
       for (int j = 0; j < op.arity; ++j) {
         const Src& s = op.src[j];

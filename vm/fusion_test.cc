@@ -385,6 +385,29 @@ ENTRY main {
   EXPECT_THAT(listing, HasSubstr("rows -> reduce maximum over runs of 200000"));
 }
 
+TEST(FusionTest, IotaIsComputedTileByTile) {
+  // A causal mask: row index >= column index, over several tiles.
+  const std::string text = R"(HloModule m
+ENTRY main {
+  x = f32[96,128] parameter(0)
+  r = s32[96,128] iota(), iota_dimension=0
+  c = s32[96,128] iota(), iota_dimension=1
+  keep = pred[96,128] compare(r, c), direction=GE
+  ninf = f32[] constant(-inf)
+  nb = f32[96,128] broadcast(ninf), dimensions={}
+  m = f32[96,128] select(keep, x, nb)
+  fi = f32[96,128] iota(), iota_dimension=1
+  ROOT a = f32[96,128] add(m, fi)
+})";
+  std::vector<Literal> args;
+  args.push_back(RandomArray(ElementType::kF32, {96, 128}, 18));
+  ExpectFusedMatchesUnfused(text, args);
+  std::string listing;
+  EXPECT_THAT(EntryMnemonics(text, &listing), ElementsAre("fusion"));
+  EXPECT_THAT(listing, HasSubstr("iota (repeat 128, period 96)"));
+  EXPECT_THAT(listing, HasSubstr("iota (repeat 1, period 128)"));
+}
+
 TEST(FusionTest, SmallRegionsRunOpByOp) {
   EXPECT_THAT(EntryMnemonics(R"(HloModule m
 ENTRY main {

@@ -63,13 +63,14 @@ absl::Status LowerBroadcast(FunctionBuilder& b, const HloInstruction& instr,
 struct IotaPlan {
   IotaKernel kernel;
   int64_t n, dim_size, inner, chunk;
+  int elem_size;
 };
 
 bool IotaHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
   const auto& p = *static_cast<const IotaPlan*>(instr.plan);
   uint8_t* o = regs[instr.out[0]];
   ForEachChunk(ctx, p.n, p.chunk,
-               [&](int64_t b, int64_t e) { p.kernel(o, b, e, p.dim_size, p.inner); });
+               [&](int64_t b, int64_t e) { p.kernel(o + b * p.elem_size, b, e, p.dim_size, p.inner); });
   return true;
 }
 
@@ -88,7 +89,8 @@ absl::Status LowerIota(FunctionBuilder& b, const HloInstruction& instr,
   const int es = std::max(1, ByteWidth(shape.element_type()));
   const int64_t bytes = n * es;
   IotaPlan plan{kernel, n, shape.dimensions(instr.iota_dimension), std::max<int64_t>(inner, 1),
-                bytes < kParallelKernelBytes ? std::max<int64_t>(n, 1) : kChunkBytes / es};
+                bytes < kParallelKernelBytes ? std::max<int64_t>(n, 1) : kChunkBytes / es,
+                ByteWidth(shape.element_type())};
   FunctionBuilder::EmitSpec spec;
   spec.handler = &IotaHandler;
   spec.plan = b.program().AddPlan(plan);

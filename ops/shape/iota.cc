@@ -19,7 +19,7 @@ void IotaLoop(void* out, int64_t begin, int64_t end, int64_t dim_size, int64_t i
   int64_t pos = begin % inner;
   int64_t value = outer % dim_size;
   for (int64_t l = begin; l < end; ++l) {
-    o[l] = convert(value);
+    o[l - begin] = convert(value);
     if (++pos == inner) {
       pos = 0;
       if (++value == dim_size) value = 0;

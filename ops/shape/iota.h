@@ -11,8 +11,9 @@
 namespace hlovm {
 
 // Writes elements [begin, end) of a row-major array where element l holds
-// (l / inner) % dim_size; `inner` is the product of the dimensions after the
-// iota dimension.
+// (l / inner) % dim_size, to out[0, end - begin) (the caller points `out`
+// at element `begin`: a chunk of the array, or a tile of a fused region);
+// `inner` is the product of the dimensions after the iota dimension.
 using IotaKernel = void (*)(void* out, int64_t begin, int64_t end, int64_t dim_size,
                             int64_t inner);
 
