@@ -728,6 +728,27 @@ bool OutfeedHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) 
   return true;
 }
 
+// Emits an instruction that moves `shape` between the host queues and the
+// registers `in` (to the outfeed) or `out` (from the infeed).
+void EmitFeed(FunctionBuilder& b, const HloInstruction& instr, const Shape& shape, Handler handler,
+              std::vector<Reg> in, std::vector<Reg> out, const char* mnemonic) {
+  FeedPlan plan;
+  plan.hlo = &instr;
+  plan.shape = shape;
+  std::vector<const Shape*> leaves;
+  FlattenShape(shape, &leaves);
+  for (const Shape* s : leaves) plan.leaves.push_back(RowMajorShape(*s));
+  FunctionBuilder::EmitSpec spec;
+  spec.in = std::move(in);
+  spec.out = std::move(out);
+  spec.handler = handler;
+  spec.plan = b.program().AddPlan(std::move(plan));
+  spec.cost = 64;
+  spec.mnemonic = mnemonic;
+  spec.side_effect = true;
+  b.Emit(&instr, std::move(spec));
+}
+
 // infeed(token) -> (value, token).
 absl::Status LowerInfeed(FunctionBuilder& b, const HloInstruction& instr,
                          absl::Span<const ValueDesc* const> operands, ValueDesc* result) {
@@ -735,25 +756,16 @@ absl::Status LowerInfeed(FunctionBuilder& b, const HloInstruction& instr,
   if (!shape.IsTuple() || shape.tuple_shapes().size() != 2) {
     return absl::InvalidArgumentError("infeed must produce (value, token)");
   }
-  FeedPlan plan;
-  plan.hlo = &instr;
-  plan.shape = shape.tuple_shapes()[0];
   std::vector<const Shape*> leaves;
-  FlattenShape(plan.shape, &leaves);
-  FunctionBuilder::EmitSpec spec;
+  FlattenShape(shape.tuple_shapes()[0], &leaves);
+  std::vector<Reg> out;
   for (const Shape* s : leaves) {
     if (!s->IsArray()) return absl::UnimplementedError("infeed of a token");
-    plan.leaves.push_back(RowMajorShape(*s));
     HLOVM_ASSIGN_OR_RETURN(Reg r, b.NewReg(RegKind::kOwned, *s));
-    spec.out.push_back(r);
+    out.push_back(r);
     result->push_back(r);
   }
-  spec.handler = &InfeedHandler;
-  spec.plan = b.program().AddPlan(std::move(plan));
-  spec.cost = 64;
-  spec.mnemonic = "infeed";
-  spec.side_effect = true;
-  b.Emit(&instr, std::move(spec));
+  EmitFeed(b, instr, shape.tuple_shapes()[0], &InfeedHandler, {}, out, "infeed");
   result->push_back(operands[0]->back());
   return absl::OkStatus();
 }
@@ -761,17 +773,7 @@ absl::Status LowerInfeed(FunctionBuilder& b, const HloInstruction& instr,
 // outfeed(value, token) -> token.
 absl::Status LowerOutfeed(FunctionBuilder& b, const HloInstruction& instr,
                           absl::Span<const ValueDesc* const> operands, ValueDesc* result) {
-  FeedPlan plan;
-  plan.hlo = &instr;
-  plan.shape = instr.operand(0)->shape();
-  FunctionBuilder::EmitSpec spec;
-  spec.in = *operands[0];
-  spec.handler = &OutfeedHandler;
-  spec.plan = b.program().AddPlan(std::move(plan));
-  spec.cost = 64;
-  spec.mnemonic = "outfeed";
-  spec.side_effect = true;
-  b.Emit(&instr, std::move(spec));
+  EmitFeed(b, instr, instr.operand(0)->shape(), &OutfeedHandler, *operands[0], {}, "outfeed");
   result->push_back(operands[1]->back());
   return absl::OkStatus();
 }
@@ -781,17 +783,7 @@ absl::Status LowerOutfeed(FunctionBuilder& b, const HloInstruction& instr,
 // the next infeed value (`--infeed`, printed outfeed, vm/api.h FeedQueues).
 absl::Status LowerHostSend(FunctionBuilder& b, const HloInstruction& instr,
                            absl::Span<const ValueDesc* const> operands, ValueDesc* result) {
-  FeedPlan plan;
-  plan.hlo = &instr;
-  plan.shape = instr.operand(0)->shape();
-  FunctionBuilder::EmitSpec spec;
-  spec.in = *operands[0];
-  spec.handler = &OutfeedHandler;
-  spec.plan = b.program().AddPlan(std::move(plan));
-  spec.cost = 64;
-  spec.mnemonic = "send-to-host";
-  spec.side_effect = true;
-  b.Emit(&instr, std::move(spec));
+  EmitFeed(b, instr, instr.operand(0)->shape(), &OutfeedHandler, *operands[0], {}, "send-to-host");
   result->push_back((*operands[0])[0]);
   const Shape& shape = instr.shape();
   for (size_t i = 1; shape.IsTuple() && i < shape.tuple_shapes().size(); ++i) {
@@ -804,19 +796,8 @@ absl::Status LowerHostRecvDone(FunctionBuilder& b, const HloInstruction& instr,
                                absl::Span<const ValueDesc* const> operands, ValueDesc* result) {
   const Shape& data = instr.operand(0)->shape().tuple_shapes()[0];
   if (!data.IsArray()) return absl::UnimplementedError("recv from the host of a tuple");
-  FeedPlan plan;
-  plan.hlo = &instr;
-  plan.shape = data;
-  plan.leaves.push_back(RowMajorShape(data));
   HLOVM_ASSIGN_OR_RETURN(Reg out, b.NewReg(RegKind::kOwned, data));
-  FunctionBuilder::EmitSpec spec;
-  spec.out = {out};
-  spec.handler = &InfeedHandler;
-  spec.plan = b.program().AddPlan(std::move(plan));
-  spec.cost = 64;
-  spec.mnemonic = "recv-from-host";
-  spec.side_effect = true;
-  b.Emit(&instr, std::move(spec));
+  EmitFeed(b, instr, data, &InfeedHandler, {}, {out}, "recv-from-host");
   result->push_back(out);
   result->push_back(operands[0]->back());
   return absl::OkStatus();
