@@ -5,6 +5,7 @@
 #include <cstring>
 #include <queue>
 #include <string>
+#include <tuple>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
@@ -12,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "core/status_macros.h"
 #include "ops/elementwise/elementwise_hwy.h"
+#include "ops/elementwise/elementwise_internal.h"
 #include "ops/elementwise/f32_program.h"
 #include "ops/shape/iota.h"
 #include "vm/profiler.h"
@@ -257,6 +259,7 @@ struct MicroOp {
 struct RegisterProgram {
   std::vector<F32ProgramOp> code;
   std::vector<Src> streams;  // stream k of the code
+  bool half[kF32ProgramMaxStreams] = {};  // stream k holds bf16
   std::vector<const HloInstruction*> origin;  // per op of the code, for the listing
 };
 
@@ -394,11 +397,9 @@ void RunTiles(const FusedPlan& p, const Instr& instr, uint8_t* const* regs, int6
         break;
       case MicroKind::kProgram: {
         const RegisterProgram& rp = p.programs[op.program];
-        float* streams[kF32ProgramMaxStreams];
-        for (size_t k = 0; k < rp.streams.size(); ++k) {
-          streams[k] = reinterpret_cast<float*>(at(rp.streams[k], offset));
-        }
-        RunF32Program(rp.code.data(), static_cast<int>(rp.code.size()), streams, len);
+        void* streams[kF32ProgramMaxStreams];
+        for (size_t k = 0; k < rp.streams.size(); ++k) streams[k] = at(rp.streams[k], offset);
+        RunF32Program(rp.code.data(), static_cast<int>(rp.code.size()), streams, rp.half, len);
         break;
       }
     }
@@ -473,49 +474,71 @@ std::string SrcText(const Src& s) {
 //===----------------------------------------------------------------------===//
 
 // The register-program op of an elementwise instruction, when its op-by-op
-// kernel is that same f32 Highway function (or the f32 compare/select).
-std::optional<F32Code> F32CodeOf(const HloInstruction& instr, const ElementwiseKernel& k) {
+// kernel is that same f32 Highway function (or the f32 compare/select), or
+// the bf16 kernel that widens to it (then the result rounds to bf16).
+struct ProgramCode {
+  F32Code code;
+  bool round_bf16 = false;
+};
+
+std::optional<ProgramCode> F32CodeOf(const HloInstruction& instr, const ElementwiseKernel& k) {
   namespace ei = elementwise_internal;
+  using ET = ElementType;
+  auto real_type = [](ElementType t) { return t == ET::kF32 || t == ET::kBF16; };
   if (k.kind == ElementwiseKernel::kUnary) {
-    static const std::pair<UnaryKernel, F32Code> kUnary[] = {
-        {&ei::HwyAbsF32, F32Code::kAbs},         {&ei::HwyNegF32, F32Code::kNeg},
-        {&ei::HwySqrtF32, F32Code::kSqrt},       {&ei::HwyRsqrtF32, F32Code::kRsqrt},
-        {&ei::HwyFloorF32, F32Code::kFloor},     {&ei::HwyCeilF32, F32Code::kCeil},
-        {&ei::HwyRoundEvenF32, F32Code::kRoundEven}, {&ei::HwyExpF32K, F32Code::kExp},
-        {&ei::HwyLogisticF32, F32Code::kLogistic},   {&ei::HwyTanhF32, F32Code::kTanh}};
-    for (const auto& [kernel, code] : kUnary) {
-      if (k.unary == kernel) return code;
+    if (k.unary == &ei::HwyBF16ToF32) return ProgramCode{F32Code::kNop};
+    if (k.unary == &ei::HwyF32ToBF16) return ProgramCode{F32Code::kRoundBF16};
+    static const std::tuple<UnaryKernel, UnaryKernel, F32Code> kUnary[] = {
+        {&ei::HwyAbsF32, &ei::WidenUnary<ET::kBF16, &ei::HwyAbsF32>, F32Code::kAbs},
+        {&ei::HwyNegF32, &ei::WidenUnary<ET::kBF16, &ei::HwyNegF32>, F32Code::kNeg},
+        {&ei::HwySqrtF32, &ei::WidenUnary<ET::kBF16, &ei::HwySqrtF32>, F32Code::kSqrt},
+        {&ei::HwyRsqrtF32, &ei::WidenUnary<ET::kBF16, &ei::HwyRsqrtF32>, F32Code::kRsqrt},
+        {&ei::HwyFloorF32, &ei::WidenUnary<ET::kBF16, &ei::HwyFloorF32>, F32Code::kFloor},
+        {&ei::HwyCeilF32, &ei::WidenUnary<ET::kBF16, &ei::HwyCeilF32>, F32Code::kCeil},
+        {&ei::HwyRoundEvenF32, &ei::WidenUnary<ET::kBF16, &ei::HwyRoundEvenF32>,
+         F32Code::kRoundEven},
+        {&ei::HwyExpF32K, &ei::WidenUnary<ET::kBF16, &ei::HwyExpF32K>, F32Code::kExp},
+        {&ei::HwyLogisticF32, &ei::WidenUnary<ET::kBF16, &ei::HwyLogisticF32>,
+         F32Code::kLogistic},
+        {&ei::HwyTanhF32, &ei::WidenUnary<ET::kBF16, &ei::HwyTanhF32>, F32Code::kTanh}};
+    for (const auto& [f32, bf16, code] : kUnary) {
+      if (k.unary == f32) return ProgramCode{code};
+      if (k.unary == bf16) return ProgramCode{code, true};
     }
     return std::nullopt;
   }
   if (k.kind == ElementwiseKernel::kBinary) {
     if (instr.opcode() == HloOpcode::kCompare) {
-      if (instr.operand(0)->shape().element_type() != ElementType::kF32 ||
+      if (!real_type(instr.operand(0)->shape().element_type()) ||
           instr.comparison_type == ComparisonType::kTotalOrder) {
         return std::nullopt;
       }
       switch (instr.comparison_direction) {
-        case ComparisonDirection::kEq: return F32Code::kEq;
-        case ComparisonDirection::kNe: return F32Code::kNe;
-        case ComparisonDirection::kGe: return F32Code::kGe;
-        case ComparisonDirection::kGt: return F32Code::kGt;
-        case ComparisonDirection::kLe: return F32Code::kLe;
-        case ComparisonDirection::kLt: return F32Code::kLt;
+        case ComparisonDirection::kEq: return ProgramCode{F32Code::kEq};
+        case ComparisonDirection::kNe: return ProgramCode{F32Code::kNe};
+        case ComparisonDirection::kGe: return ProgramCode{F32Code::kGe};
+        case ComparisonDirection::kGt: return ProgramCode{F32Code::kGt};
+        case ComparisonDirection::kLe: return ProgramCode{F32Code::kLe};
+        case ComparisonDirection::kLt: return ProgramCode{F32Code::kLt};
       }
       return std::nullopt;
     }
-    static const std::pair<BinaryKernel, F32Code> kBinary[] = {
-        {&ei::HwyAddF32, F32Code::kAdd}, {&ei::HwySubF32, F32Code::kSub},
-        {&ei::HwyMulF32, F32Code::kMul}, {&ei::HwyDivF32, F32Code::kDiv},
-        {&ei::HwyMaxF32, F32Code::kMax}, {&ei::HwyMinF32, F32Code::kMin}};
-    for (const auto& [kernel, code] : kBinary) {
-      if (k.binary == kernel) return code;
+    static const std::tuple<BinaryKernel, BinaryKernel, F32Code> kBinary[] = {
+        {&ei::HwyAddF32, &ei::WidenBinary<ET::kBF16, &ei::HwyAddF32>, F32Code::kAdd},
+        {&ei::HwySubF32, &ei::WidenBinary<ET::kBF16, &ei::HwySubF32>, F32Code::kSub},
+        {&ei::HwyMulF32, &ei::WidenBinary<ET::kBF16, &ei::HwyMulF32>, F32Code::kMul},
+        {&ei::HwyDivF32, &ei::WidenBinary<ET::kBF16, &ei::HwyDivF32>, F32Code::kDiv},
+        {&ei::HwyMaxF32, &ei::WidenBinary<ET::kBF16, &ei::HwyMaxF32>, F32Code::kMax},
+        {&ei::HwyMinF32, &ei::WidenBinary<ET::kBF16, &ei::HwyMinF32>, F32Code::kMin}};
+    for (const auto& [f32, bf16, code] : kBinary) {
+      if (k.binary == f32) return ProgramCode{code};
+      if (k.binary == bf16) return ProgramCode{code, true};
     }
     return std::nullopt;
   }
   if (k.kind == ElementwiseKernel::kTernary && instr.opcode() == HloOpcode::kSelect &&
-      k.scalar_mask == 0 && instr.shape().element_type() == ElementType::kF32) {
-    return F32Code::kSelect;
+      k.scalar_mask == 0 && real_type(instr.shape().element_type())) {
+    return ProgramCode{F32Code::kSelect};
   }
   return std::nullopt;
 }
@@ -543,7 +566,7 @@ int segment_of_op(const std::vector<Segment>& segments, int op) {
 // Translates the micro-ops of `seg` to accumulator code. `needed_outside`:
 // values some micro-op outside the segment reads. False when the program
 // needs more spill slots or streams than the machine has.
-bool TranslateSegment(const std::vector<MicroOp>& ops, const std::vector<std::optional<F32Code>>& codes,
+bool TranslateSegment(const std::vector<MicroOp>& ops, const std::vector<std::optional<ProgramCode>>& codes,
                       const std::vector<const HloInstruction*>& origin,
                       const absl::flat_hash_set<int64_t>& needed_outside, Segment* seg) {
   RegisterProgram& rp = seg->program;
@@ -564,6 +587,9 @@ bool TranslateSegment(const std::vector<MicroOp>& ops, const std::vector<std::op
   auto stream = [&](const Src& src) -> F32Operand {
     auto [it, added] = stream_of.try_emplace(KeyOf(src), static_cast<int>(rp.streams.size()));
     if (added) {
+      if (rp.streams.size() < static_cast<size_t>(kF32ProgramMaxStreams)) {
+        rp.half[rp.streams.size()] = src.size == 2;
+      }
       rp.streams.push_back(src);
       if (rp.streams.size() > static_cast<size_t>(kF32ProgramMaxStreams)) ok = false;
       if (src.kind == Src::kTile && !produced.contains(KeyOf(src))) seg->tile_reads.push_back(src.index);
@@ -588,7 +614,7 @@ bool TranslateSegment(const std::vector<MicroOp>& ops, const std::vector<std::op
   };
   for (int i : seg->ops) {
     const MicroOp& mop = ops[i];
-    const F32Code code = *codes[i];
+    const F32Code code = codes[i]->code;
     const HloInstruction* hlo = origin[i];
     int p = 0;  // the operand the accumulator holds
     if (mop.arity == 2 && KeyOf(mop.src[0]) != acc && KeyOf(mop.src[1]) == acc) p = 1;
@@ -617,6 +643,7 @@ bool TranslateSegment(const std::vector<MicroOp>& ops, const std::vector<std::op
       op.a = operand(mop.src[1 - p]);
     }
     emit(op, hlo);
+    if (codes[i]->round_bf16) emit(F32ProgramOp{F32Code::kRoundBF16, false, {}, {}}, hlo);
     for (int j = 0; j < mop.arity; ++j) {
       const int64_t key = KeyOf(mop.src[j]);
       if (--remaining[key] == 0) {
@@ -645,7 +672,7 @@ bool TranslateSegment(const std::vector<MicroOp>& ops, const std::vector<std::op
 // reading its mask must land in one segment; otherwise they run as
 // micro-ops of their own.
 std::vector<Segment> FindSegments(const std::vector<MicroOp>& ops,
-                                  const std::vector<std::optional<F32Code>>& codes,
+                                  const std::vector<std::optional<ProgramCode>>& codes,
                                   const std::vector<const HloInstruction*>& origin,
                                   const std::vector<size_t>& sequence, int num_invariant) {
   const size_t num_ops = ops.size();
@@ -660,16 +687,17 @@ std::vector<Segment> FindSegments(const std::vector<MicroOp>& ops,
     if (!codes[i].has_value()) continue;
     bool ok = true;
     for (int j = 0; j < op.arity; ++j) {
-      const bool mask = *codes[i] == F32Code::kSelect && j == 0;
+      const bool mask = codes[i]->code == F32Code::kSelect && j == 0;
       if (op.src[j].kind == Src::kScalar) ok = false;
-      if (!mask && op.src[j].size != 4) ok = false;
+      // f32, or bf16 (the code was chosen for a bf16 kernel or type).
+      if (!mask && op.src[j].size != 4 && op.src[j].size != 2) ok = false;
       if (mask && op.src[j].kind != Src::kTile) ok = false;
     }
-    if (IsCompare(*codes[i])) {
+    if (IsCompare(codes[i]->code)) {
       // Its mask lives in registers only: every reader a select's predicate.
       if (op.dst.kind != Src::kTile) ok = false;
       for (int r : readers[KeyOf(op.dst)]) {
-        if (!codes[r].has_value() || *codes[r] != F32Code::kSelect ||
+        if (!codes[r].has_value() || codes[r]->code != F32Code::kSelect ||
             KeyOf(ops[r].src[0]) != KeyOf(op.dst) || KeyOf(ops[r].src[1]) == KeyOf(op.dst) ||
             KeyOf(ops[r].src[2]) == KeyOf(op.dst)) {
           ok = false;
@@ -697,7 +725,7 @@ std::vector<Segment> FindSegments(const std::vector<MicroOp>& ops,
     // segments, leaves the programs.
     for (size_t i = 0; i < num_ops; ++i) {
       if (!eligible[i] || !codes[i].has_value()) continue;
-      if (*codes[i] == F32Code::kSelect) {
+      if (codes[i]->code == F32Code::kSelect) {
         bool mask_here = false;
         for (const Segment& seg : segments) {
           for (int c : seg.ops) {
@@ -710,7 +738,7 @@ std::vector<Segment> FindSegments(const std::vector<MicroOp>& ops,
           eligible[i] = false;
           changed = true;
         }
-      } else if (IsCompare(*codes[i])) {
+      } else if (IsCompare(codes[i]->code)) {
         for (int r : readers[KeyOf(ops[i].dst)]) {
           if (!eligible[r] || segment_of[r] != segment_of[i]) {
             eligible[i] = false;
@@ -763,7 +791,7 @@ std::string ProgramOpText(const F32ProgramOp& op, const std::vector<Src>& stream
       "load", "store", "spill", "abs", "negate", "sqrt", "rsqrt", "floor", "ceil",
       "round-nearest-even", "exponential", "logistic", "tanh", "add", "subtract", "multiply",
       "divide", "maximum", "minimum", "compare EQ", "compare NE", "compare GE", "compare GT",
-      "compare LE", "compare LT", "select"};
+      "compare LE", "compare LT", "select", "round-bf16", "nop"};
   const std::string name = kNames[static_cast<int>(op.code)];
   switch (op.code) {
     case F32Code::kLoad: return absl::StrCat("acc = ", OperandText(op.a, streams));
@@ -809,7 +837,7 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
   plan.n = n;
   std::vector<const HloInstruction*> origin;  // per micro-op, for the listing
   std::vector<std::string> names;             // per micro-op
-  std::vector<std::optional<F32Code>> f32_code;  // per micro-op
+  std::vector<std::optional<ProgramCode>> f32_code;  // per micro-op
   absl::flat_hash_map<const HloInstruction*, Src> src_of;
   uint32_t tile_values = 0;
   for (const HloInstruction* m : region.members) {

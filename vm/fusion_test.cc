@@ -206,6 +206,39 @@ ENTRY main {
   EXPECT_THAT(listing, HasSubstr("acc = select acc"));
 }
 
+TEST(FusionTest, Bf16ProgramsRoundLikeTheirKernels) {
+  // bf16 ops widen to f32 and round back after every op, in registers.
+  const std::string text = R"(HloModule m
+ENTRY main {
+  x = bf16[3001] parameter(0)
+  y = bf16[3001] parameter(1)
+  a = bf16[3001] add(x, y)
+  m = bf16[3001] multiply(a, x)
+  d = bf16[3001] divide(m, y)
+  t = bf16[3001] tanh(d)
+  e = bf16[3001] exponential(x)
+  mx = bf16[3001] maximum(t, e)
+  n = bf16[3001] negate(mx)
+  s = bf16[3001] sqrt(y)
+  c = pred[3001] compare(n, s), direction=LT
+  sel = bf16[3001] select(c, n, x)
+  f = f32[3001] convert(sel)
+  g = f32[3001] multiply(f, f)
+  back = bf16[3001] convert(g)
+  ROOT r = (bf16[3001], f32[3001], bf16[3001]) tuple(back, g, a)
+})";
+  std::vector<Literal> args;
+  args.push_back(RandomArray(ElementType::kBF16, {3001}, 19));
+  args.push_back(RandomArray(ElementType::kBF16, {3001}, 20));
+  // Signalling NaNs pass through select untouched.
+  reinterpret_cast<uint16_t*>(args[0].untyped_data())[7] = 0x7f81;
+  reinterpret_cast<uint16_t*>(args[0].untyped_data())[8] = 0xff81;
+  ExpectFusedMatchesUnfused(text, args);
+  std::string listing;
+  EntryMnemonics(text, &listing);
+  EXPECT_THAT(listing, HasSubstr("acc = round-bf16"));
+}
+
 TEST(FusionTest, OtherTypesRunTileByTile) {
   const std::string text = R"(HloModule m
 ENTRY main {

@@ -41,11 +41,26 @@ HWY_INLINE BoundOp<Op, D> Bound(D d) { return BoundOp<Op, D>{d}; }
 // One block of U vectors at element i: the accumulator stays in registers
 // from op to op; only spills and streams touch memory.
 // An operand's address, resolved once per call: element i of a block is at
-// base + (i & mask) (streams advance with i, spill slots do not).
+// base + (i & mask) elements (streams advance with i, spill slots do not);
+// `half`: a bf16 stream.
 struct F32Address {
-  float* base;
+  void* base;
   int64_t mask;
+  bool half;
 };
+
+// Rounds to bf16 in registers, bit for bit as F32ToBF16 then BF16ToF32.
+template <class D, class V>
+HWY_INLINE V RoundToBF16(D d, V v) {
+  const hn::RebindToSigned<D> di;
+  const auto bits = hn::BitCast(di, v);
+  const auto lsb = hn::And(hn::ShiftRight<16>(bits), hn::Set(di, 1));
+  const auto rounded = hn::Add(bits, hn::Add(lsb, hn::Set(di, 0x7fff)));
+  const auto high = hn::Set(di, static_cast<int32_t>(0xffff0000u));
+  const auto nan = hn::Or(hn::And(bits, high), hn::Set(di, 0x00400000));
+  return hn::BitCast(d, hn::IfThenElse(hn::RebindMask(di, hn::IsNaN(v)), nan,
+                                       hn::And(rounded, high)));
+}
 
 template <size_t U, class D>
 HWY_INLINE void F32ProgramBlock(D d, const F32ProgramOp* code, int num_ops,
@@ -54,7 +69,28 @@ HWY_INLINE void F32ProgramBlock(D d, const F32ProgramOp* code, int num_ops,
   const size_t n = hn::Lanes(d);
   V acc[U];
   for (size_t k = 0; k < U; ++k) acc[k] = hn::Zero(d);
-  auto at = [&](const F32Address& x) -> float* { return x.base + (i & x.mask); };
+  const hn::RebindToUnsigned<D> du32;
+  const hn::RebindToSigned<D> di32;
+  const hn::Rebind<uint16_t, D> du16;
+  // Vector k of operand x in this block.
+  auto load = [&](const F32Address& x, size_t k) -> V {
+    const int64_t at = (i & x.mask) + static_cast<int64_t>(k * n);
+    if (x.half) {
+      const auto wide =
+          hn::PromoteTo(du32, hn::LoadU(du16, static_cast<const uint16_t*>(x.base) + at));
+      return hn::BitCast(d, hn::ShiftLeft<16>(wide));
+    }
+    return hn::LoadU(d, static_cast<const float*>(x.base) + at);
+  };
+  auto store = [&](const F32Address& x, size_t k, V v) {
+    const int64_t at = (i & x.mask) + static_cast<int64_t>(k * n);
+    if (x.half) {
+      const auto top = hn::BitCast(di32, hn::ShiftRight<16>(hn::BitCast(du32, v)));
+      hn::StoreU(hn::DemoteTo(du16, top), du16, static_cast<uint16_t*>(x.base) + at);
+      return;
+    }
+    hn::StoreU(v, d, static_cast<float*>(x.base) + at);
+  };
 #define HLOVM_F32P_UNARY_(code_name, Op)                              \
   case F32Code::code_name:                                           \
     for (size_t k = 0; k < U; ++k) acc[k] = Op()(d, acc[k]);         \
@@ -66,11 +102,9 @@ HWY_INLINE void F32ProgramBlock(D d, const F32ProgramOp* code, int num_ops,
     if (op.a.kind == F32Operand::kAcc) {                                                   \
       for (size_t k = 0; k < U; ++k) acc[k] = Wrap(f(acc[k], acc[k]));                     \
     } else if (op.reversed) {                                                              \
-      const float* p = at(a_at[pc]);                                                        \
-      for (size_t k = 0; k < U; ++k) acc[k] = Wrap(f(hn::LoadU(d, p + k * n), acc[k])); \
+      for (size_t k = 0; k < U; ++k) acc[k] = Wrap(f(load(a_at[pc], k), acc[k]));         \
     } else {                                                                               \
-      const float* p = at(a_at[pc]);                                                        \
-      for (size_t k = 0; k < U; ++k) acc[k] = Wrap(f(acc[k], hn::LoadU(d, p + k * n))); \
+      for (size_t k = 0; k < U; ++k) acc[k] = Wrap(f(acc[k], load(a_at[pc], k)));         \
     }                                                                                      \
     break;                                                                                 \
   }
@@ -79,17 +113,18 @@ HWY_INLINE void F32ProgramBlock(D d, const F32ProgramOp* code, int num_ops,
   for (int pc = 0; pc < num_ops; ++pc) {
     const F32ProgramOp& op = code[pc];
     switch (op.code) {
-      case F32Code::kLoad: {
-        const float* p = at(a_at[pc]);
-        for (size_t k = 0; k < U; ++k) acc[k] = hn::LoadU(d, p + k * n);
+      case F32Code::kLoad:
+        for (size_t k = 0; k < U; ++k) acc[k] = load(a_at[pc], k);
         break;
-      }
       case F32Code::kStore:
-      case F32Code::kSpill: {
-        float* p = at(a_at[pc]);
-        for (size_t k = 0; k < U; ++k) hn::StoreU(acc[k], d, p + k * n);
+      case F32Code::kSpill:
+        for (size_t k = 0; k < U; ++k) store(a_at[pc], k, acc[k]);
         break;
-      }
+      case F32Code::kRoundBF16:
+        for (size_t k = 0; k < U; ++k) acc[k] = RoundToBF16(d, acc[k]);
+        break;
+      case F32Code::kNop:
+        break;
       HLOVM_F32P_UNARY_(kAbs, AbsOp)
       HLOVM_F32P_UNARY_(kNeg, NegOp)
       HLOVM_F32P_UNARY_(kSqrt, SqrtOp)
@@ -112,15 +147,11 @@ HWY_INLINE void F32ProgramBlock(D d, const F32ProgramOp* code, int num_ops,
       HLOVM_F32P_BINARY_(kGt, CmpGt(), mask)
       HLOVM_F32P_BINARY_(kLe, CmpLe(), mask)
       HLOVM_F32P_BINARY_(kLt, CmpLt(), mask)
-      case F32Code::kSelect: {
-        const float* a = at(a_at[pc]);
-        const float* b = at(b_at[pc]);
+      case F32Code::kSelect:
         for (size_t k = 0; k < U; ++k) {
-          acc[k] = hn::IfThenElse(hn::MaskFromVec(acc[k]), hn::LoadU(d, a + k * n),
-                                  hn::LoadU(d, b + k * n));
+          acc[k] = hn::IfThenElse(hn::MaskFromVec(acc[k]), load(a_at[pc], k), load(b_at[pc], k));
         }
         break;
-      }
       default:
         __builtin_unreachable();
     }
@@ -130,13 +161,15 @@ HWY_INLINE void F32ProgramBlock(D d, const F32ProgramOp* code, int num_ops,
 }
 
 template <size_t U, class D>
-HWY_INLINE void RunF32Blocks(D d, const F32ProgramOp* code, int num_ops, float* const* streams,
-                             int64_t begin, int64_t end, float* spill) {
+HWY_INLINE void RunF32Blocks(D d, const F32ProgramOp* code, int num_ops, void* const* streams,
+                             const bool* half, int64_t begin, int64_t end, float* spill) {
   const size_t n = hn::Lanes(d);
   F32Address a_at[kF32ProgramMaxOps], b_at[kF32ProgramMaxOps];
   auto resolve = [&](const F32Operand& o) -> F32Address {
-    if (o.kind == F32Operand::kStream) return F32Address{streams[o.index], ~int64_t{0}};
-    return F32Address{spill + o.index * U * n, 0};
+    if (o.kind == F32Operand::kStream) {
+      return F32Address{streams[o.index], ~int64_t{0}, half[o.index]};
+    }
+    return F32Address{spill + o.index * U * n, 0, false};
   };
   for (int pc = 0; pc < num_ops; ++pc) {
     a_at[pc] = resolve(code[pc].a);
@@ -149,21 +182,24 @@ HWY_INLINE void RunF32Blocks(D d, const F32ProgramOp* code, int num_ops, float* 
 }
 
 template <size_t U>
-HWY_INLINE void RunF32Program(const F32ProgramOp* code, int num_ops, float* const* streams,
-                              int64_t len) {
+HWY_INLINE void RunF32Program(const F32ProgramOp* code, int num_ops, void* const* streams,
+                              const bool* half, int64_t len) {
   const hn::ScalableTag<float> d;
   const int64_t block = static_cast<int64_t>(U * hn::Lanes(d));
   HWY_ALIGN float spill[kF32ProgramMaxSpills * U * (HWY_MAX_BYTES / sizeof(float))];
   const int64_t whole = len / block * block;
-  RunF32Blocks<U>(d, code, num_ops, streams, 0, whole, spill);
+  RunF32Blocks<U>(d, code, num_ops, streams, half, 0, whole, spill);
   const hn::CappedTag<float, 1> d1;
-  for (int64_t i = whole; i < len; ++i) RunF32Blocks<1>(d1, code, num_ops, streams, i, i + 1, spill);
+  for (int64_t i = whole; i < len; ++i) {
+    RunF32Blocks<1>(d1, code, num_ops, streams, half, i, i + 1, spill);
+  }
 }
 
 // Four vectors a block: with more, the compiler no longer keeps the
 // accumulator in registers across the ops.
-void RunF32ProgramImpl(const F32ProgramOp* code, int num_ops, float* const* streams, int64_t len) {
-  RunF32Program<4>(code, num_ops, streams, len);
+void RunF32ProgramImpl(const F32ProgramOp* code, int num_ops, void* const* streams,
+                       const bool* half, int64_t len) {
+  RunF32Program<4>(code, num_ops, streams, half, len);
 }
 
 }  // namespace HWY_NAMESPACE

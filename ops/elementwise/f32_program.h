@@ -15,8 +15,13 @@
 //   <binary> a        acc := f(acc, a)  or f(a, acc)   (reversed)
 //   <compare> a       acc := mask of (acc DIR a)        or (a DIR acc)
 //   select a, b       acc := mask acc ? a : b
+//   round-bf16        acc := acc rounded to bf16 (as f32_to_bf16 then back)
+//   nop               acc unchanged (a bf16 -> f32 convert)
 //
-// Operands a, b are a stream, a spill slot or the accumulator itself.
+// Operands a, b are a stream, a spill slot or the accumulator itself. A
+// stream is f32, or bf16 (`half`): loads widen it exactly, stores keep the
+// top 16 bits, which is exact because every bf16 value in a program comes
+// from a load or a round-bf16.
 #ifndef HLOVM_OPS_ELEMENTWISE_F32_PROGRAM_H_
 #define HLOVM_OPS_ELEMENTWISE_F32_PROGRAM_H_
 
@@ -30,6 +35,7 @@ enum class F32Code : uint8_t {
   kAdd, kSub, kMul, kDiv, kMax, kMin,
   kEq, kNe, kGe, kGt, kLe, kLt,
   kSelect,
+  kRoundBF16, kNop,
 };
 
 struct F32Operand {
@@ -48,8 +54,10 @@ inline constexpr int kF32ProgramMaxSpills = 8;
 inline constexpr int kF32ProgramMaxStreams = 32;
 inline constexpr int kF32ProgramMaxOps = 256;
 
-// Runs `code` over elements [0, len) of `streams`.
-void RunF32Program(const F32ProgramOp* code, int num_ops, float* const* streams, int64_t len);
+// Runs `code` over elements [0, len) of `streams` (stream k is bf16 where
+// half[k]).
+void RunF32Program(const F32ProgramOp* code, int num_ops, void* const* streams, const bool* half,
+                   int64_t len);
 
 }  // namespace hlovm
 
