@@ -62,7 +62,7 @@ HWY_INLINE V RoundToBF16(D d, V v) {
                                        hn::And(rounded, high)));
 }
 
-template <size_t U, class D>
+template <size_t U, bool kMayHalf, class D>
 HWY_INLINE void F32ProgramBlock(D d, const F32ProgramOp* code, int num_ops,
                                 const F32Address* a_at, const F32Address* b_at, int64_t i) {
   using V = hn::Vec<D>;
@@ -75,7 +75,7 @@ HWY_INLINE void F32ProgramBlock(D d, const F32ProgramOp* code, int num_ops,
   // Vector k of operand x in this block.
   auto load = [&](const F32Address& x, size_t k) -> V {
     const int64_t at = (i & x.mask) + static_cast<int64_t>(k * n);
-    if (x.half) {
+    if (kMayHalf && x.half) {
       const auto wide =
           hn::PromoteTo(du32, hn::LoadU(du16, static_cast<const uint16_t*>(x.base) + at));
       return hn::BitCast(d, hn::ShiftLeft<16>(wide));
@@ -84,7 +84,7 @@ HWY_INLINE void F32ProgramBlock(D d, const F32ProgramOp* code, int num_ops,
   };
   auto store = [&](const F32Address& x, size_t k, V v) {
     const int64_t at = (i & x.mask) + static_cast<int64_t>(k * n);
-    if (x.half) {
+    if (kMayHalf && x.half) {
       const auto top = hn::BitCast(di32, hn::ShiftRight<16>(hn::BitCast(du32, v)));
       hn::StoreU(hn::DemoteTo(du16, top), du16, static_cast<uint16_t*>(x.base) + at);
       return;
@@ -160,7 +160,7 @@ HWY_INLINE void F32ProgramBlock(D d, const F32ProgramOp* code, int num_ops,
 #undef HLOVM_F32P_BINARY_
 }
 
-template <size_t U, class D>
+template <size_t U, bool kMayHalf, class D>
 HWY_INLINE void RunF32Blocks(D d, const F32ProgramOp* code, int num_ops, void* const* streams,
                              const bool* half, int64_t begin, int64_t end, float* spill) {
   const size_t n = hn::Lanes(d);
@@ -177,21 +177,21 @@ HWY_INLINE void RunF32Blocks(D d, const F32ProgramOp* code, int num_ops, void* c
   }
   const int64_t block = static_cast<int64_t>(U * n);
   for (int64_t i = begin; i + block <= end; i += block) {
-    F32ProgramBlock<U>(d, code, num_ops, a_at, b_at, i);
+    F32ProgramBlock<U, kMayHalf>(d, code, num_ops, a_at, b_at, i);
   }
 }
 
-template <size_t U>
+template <size_t U, bool kMayHalf>
 HWY_INLINE void RunF32Program(const F32ProgramOp* code, int num_ops, void* const* streams,
                               const bool* half, int64_t len) {
   const hn::ScalableTag<float> d;
   const int64_t block = static_cast<int64_t>(U * hn::Lanes(d));
   HWY_ALIGN float spill[kF32ProgramMaxSpills * U * (HWY_MAX_BYTES / sizeof(float))];
   const int64_t whole = len / block * block;
-  RunF32Blocks<U>(d, code, num_ops, streams, half, 0, whole, spill);
+  RunF32Blocks<U, kMayHalf>(d, code, num_ops, streams, half, 0, whole, spill);
   const hn::CappedTag<float, 1> d1;
   for (int64_t i = whole; i < len; ++i) {
-    RunF32Blocks<1>(d1, code, num_ops, streams, half, i, i + 1, spill);
+    RunF32Blocks<1, kMayHalf>(d1, code, num_ops, streams, half, i, i + 1, spill);
   }
 }
 
@@ -199,7 +199,18 @@ HWY_INLINE void RunF32Program(const F32ProgramOp* code, int num_ops, void* const
 // accumulator in registers across the ops.
 void RunF32ProgramImpl(const F32ProgramOp* code, int num_ops, void* const* streams,
                        const bool* half, int64_t len) {
-  RunF32Program<4>(code, num_ops, streams, half, len);
+  // Programs over f32 streams only do without the bf16 tests.
+  bool any_half = false;
+  for (int pc = 0; pc < num_ops; ++pc) {
+    for (const F32Operand& o : {code[pc].a, code[pc].b}) {
+      any_half |= o.kind == F32Operand::kStream && half[o.index];
+    }
+  }
+  if (any_half) {
+    RunF32Program<4, true>(code, num_ops, streams, half, len);
+  } else {
+    RunF32Program<4, false>(code, num_ops, streams, half, len);
+  }
 }
 
 }  // namespace HWY_NAMESPACE
