@@ -2,9 +2,11 @@
 //
 // A region is a connected set of instructions of one computation, all with
 // the same element count n: elementwise ops (unary, binary, compare, select,
-// clamp, convert, reduce-precision), reshapes of region values, and
+// clamp, convert, reduce-precision), reshapes of region values, iotas, and
 // broadcasts whose operand dimensions are a contiguous run of the result's
 // (a scalar, a row, a column, a channel vector), read as they are needed.
+// Regions of fewer than 1024 elements are not fused (a few dispatches cost
+// less than starting a fused loop, and small arrays stay in cache anyway).
 // The region's ROOT is an elementwise op; any other member whose value is
 // also used outside becomes a further output (multi-output), provided every
 // such use comes after the ROOT in the schedule, which rules out cycles.
@@ -20,13 +22,17 @@
 // (vm/lowering.h SelectElementwiseKernel), so a fused region computes the
 // same bits; no intermediate array is written to memory. Micro-ops whose
 // sources do not change from tile to tile (a broadcast scalar, a convert of
-// one) run once per chunk. Chunks of tiles run in parallel.
+// one) run once per chunk. Chunks of tiles run in parallel. Runs of f32 and
+// bf16 micro-ops whose kernels are (or widen to) Highway element functions
+// become one register program (ops/elementwise/f32_program.h) that keeps
+// its values in vector registers from op to op.
 //
 // Micro-program sources and destinations, as the disassembler prints them:
 //   inK   region input K at the tile's offset     (an array of n elements)
 //   sK    region input K, one element             (select/clamp scalars)
 //   outK  region output K at the tile's offset    (written, then readable)
 //   tK    tile register K                         (scratch, L1-resident)
+//   rows  the root's rows a fused reduce folds    (per-chunk scratch)
 #ifndef HLOVM_VM_FUSION_H_
 #define HLOVM_VM_FUSION_H_
 
