@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "core/element_type.h"
 #include "core/status_macros.h"
+#include "core/thread_scratch.h"
 #include "vm/computation_call.h"
 
 namespace hlovm {
@@ -134,14 +135,14 @@ absl::Status ReduceRange(absl::Span<const CollectiveOp* const> peers, size_t a, 
   // reduction (by rank) is the same for every element.
   const int64_t block = std::max<int64_t>(1, (32 * 1024) / elem_bytes);
   absl::Status error;
-  thread_local std::vector<uint8_t> staging;
-  if (!copies.empty()) staging.resize(block * elem_bytes);
+  struct AllReduceStaging;
+  uint8_t* staging = copies.empty() ? nullptr : ThreadScratch<AllReduceStaging>(block * elem_bytes);
   for (int64_t b = 0; b < count; b += block) {
     const int64_t m = std::min(block, count - b);
     const int64_t off = src_off + b * elem_bytes;
     // With copies, the block is reduced in a staging buffer and streamed
     // out to every result.
-    uint8_t* dst = copies.empty() ? out + b * elem_bytes : staging.data();
+    uint8_t* dst = copies.empty() ? out + b * elem_bytes : staging;
     std::memcpy(dst, peers[0]->in[a] + off, m * elem_bytes);
     for (size_t r = 1; r < peers.size(); ++r) {
       if (!reducer.Apply(dst, peers[r]->in[a] + off, dst, m, elem_bytes, &error)) return error;

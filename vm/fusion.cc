@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "core/status_macros.h"
+#include "core/thread_scratch.h"
 #include "ops/elementwise/elementwise_hwy.h"
 #include "ops/elementwise/elementwise_internal.h"
 #include "ops/elementwise/f32_program.h"
@@ -340,29 +341,12 @@ void Broadcast(int size, const uint8_t* in, uint8_t* out, int64_t begin, int64_t
   }
 }
 
-// Per-thread scratch for tile registers (a region never runs nested inside
-// another on one thread: kernels do not spawn work).
-uint8_t* TileScratch(int64_t bytes) {
-  struct Scratch {
-    uint8_t* data = nullptr;
-    int64_t size = 0;
-    ~Scratch() { std::free(data); }
-  };
-  thread_local Scratch scratch;
-  if (scratch.size < bytes) {
-    std::free(scratch.data);
-    const int64_t rounded = (bytes + 63) / 64 * 64;
-    scratch.data = static_cast<uint8_t*>(std::aligned_alloc(64, rounded));
-    scratch.size = scratch.data == nullptr ? 0 : rounded;
-  }
-  return scratch.data;
-}
-
 // Elements [begin, end) of the region; `rows` holds the root's elements
 // from `rows_origin` on (fused reduce).
 void RunTiles(const FusedPlan& p, const Instr& instr, uint8_t* const* regs, int64_t begin,
               int64_t end, uint8_t* rows = nullptr, int64_t rows_origin = 0) {
-  uint8_t* scratch = TileScratch(p.num_slots * p.slot_bytes);
+  struct TileRegisters;
+  uint8_t* scratch = ThreadScratch<TileRegisters>(p.num_slots * p.slot_bytes);
   auto at = [&](const Src& s, int64_t offset) -> uint8_t* {
     switch (s.kind) {
       case Src::kTile: return scratch + s.index * p.slot_bytes;
@@ -420,13 +404,6 @@ bool FusedHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
   return true;
 }
 
-// Per-thread scratch for the rows of a fused reduce.
-uint8_t* RowScratch(int64_t bytes) {
-  thread_local std::vector<uint8_t> scratch;
-  if (static_cast<int64_t>(scratch.size()) < bytes) scratch.resize(bytes);
-  return scratch.data();
-}
-
 // A region whose root feeds a row reduce: per chunk of output rows, the
 // region computes the rows, then each row folds as the op-by-op reduce
 // folds it.
@@ -443,7 +420,8 @@ bool FusedReduceHandler(const Instr& instr, uint8_t* const* regs, ExecContext& c
                       b, e);
       return;
     }
-    uint8_t* rows = RowScratch((e - b) * inner * p.root_size);
+    struct ReduceRows;
+    uint8_t* rows = ThreadScratch<ReduceRows>((e - b) * inner * p.root_size);
     RunTiles(p, instr, regs, b * inner, e * inner, rows, b * inner);
     ReduceGeometry g = r.g;
     if (!g.kept_sizes.empty()) g.kept_sizes[0] = e - b;

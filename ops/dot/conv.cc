@@ -6,6 +6,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
+#include "core/thread_scratch.h"
 #include "hwy/aligned_allocator.h"
 #include "ops/dot/dot.h"
 
@@ -115,13 +116,8 @@ void ScatterTile(const ConvPlan& p, const uint8_t* tile_bytes, int64_t rows, int
 template <typename T>
 void RunUnitsT(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin, int64_t unit_end) {
   const int64_t a_bytes = AlignUp(p.rows_per_tile * std::max<int64_t>(p.kdim, 1) * p.csize);
-  thread_local hwy::AlignedFreeUniquePtr<uint8_t[]> tile_buf;
-  thread_local int64_t tile_cap = 0;
-  if (tile_cap < p.tile_bytes) {
-    tile_buf = hwy::AllocateAligned<uint8_t>(static_cast<size_t>(p.tile_bytes));
-    tile_cap = p.tile_bytes;
-  }
-  uint8_t* a = tile_buf.get();
+  struct ConvTile;
+  uint8_t* a = ThreadScratch<ConvTile>(p.tile_bytes);
   uint8_t* c = a + a_bytes;
   for (int64_t u = unit_begin; u < unit_end; ++u) {
     const int64_t tile = u % p.tiles;
