@@ -82,12 +82,10 @@ Role RoleOf(const HloInstruction& instr) {
         instr.operand(0)->shape().element_type() != instr.shape().element_type()) {
       return Role::kNone;
     }
-    if (instr.operand(0)->shape().element_count() == instr.shape().element_count()) {
-      int64_t repeat, period;
-      return BroadcastPattern(instr, &repeat, &period) ? Role::kAlias : Role::kNone;
-    }
     int64_t repeat, period;
-    return BroadcastPattern(instr, &repeat, &period) ? Role::kBroadcast : Role::kNone;
+    if (!BroadcastPattern(instr, &repeat, &period)) return Role::kNone;
+    // One that only adds 1-sized dimensions reads its operand as it is.
+    return period == instr.shape().element_count() ? Role::kAlias : Role::kBroadcast;
   }
   const OpFamily family = HloOpcodeFamily(opcode);
   const bool elementwise = family == OpFamily::kUnary || family == OpFamily::kBinary ||
@@ -189,16 +187,18 @@ FusionPlan PlanFusion(absl::Span<const HloInstruction* const> order,
       }
     }
     if (reduce >= 0) {
+      // The region is emitted at the reduce: every other outside use of a
+      // member must come after it.
+      bool after = true;
       for (int64_t u : users[r]) {
         if (u == reduce) continue;
-        if (u <= reduce) reduce = -1;
         root_stored = true;
+        after &= u > reduce;
       }
       for (int64_t o : outputs) {
-        for (int64_t u : users[o]) {
-          if (!in_region.contains(u) && u <= reduce) reduce = -1;
-        }
+        for (int64_t u : users[o]) after &= in_region.contains(u) || u > reduce;
       }
+      if (!after) reduce = -1;
     }
     if (reduce < 0 && computes < 2 && broadcasts == 0) continue;
     const int id = static_cast<int>(plan.regions.size());
@@ -277,6 +277,9 @@ struct FusedPlan {
   // are (an output of the region, or -1: the scratch), the init's input
   // number and the reduce's output number.
   std::optional<RowReduce> reduce;
+  // The reduce's geometry over a chunk's rows in the scratch (row q of the
+  // chunk at q * inner): only the kept size differs.
+  ReduceGeometry chunk_rows;
   int64_t rows_per_chunk = 0;
   int rows_output = -1;
   uint32_t init_input = 0;
@@ -413,20 +416,23 @@ bool FusedReduceHandler(const Instr& instr, uint8_t* const* regs, ExecContext& c
   const int64_t inner = r.g.inner;
   const uint8_t* init = regs[instr.in[p.init_input]];
   uint8_t* out = regs[instr.out[p.reduce_output]];
-  ForEachChunk(ctx, r.g.out_count, p.rows_per_chunk, [&](int64_t b, int64_t e) {
-    if (p.rows_output >= 0) {
-      RunTiles(p, instr, regs, b * inner, e * inner);
-      ReduceRunsBlock(r.g, r.elem_size, r.op, r.fold, regs[instr.out[p.rows_output]], init, out,
-                      b, e);
-      return;
+  ForEachChunk(ctx, r.g.out_count, p.rows_per_chunk, [&](int64_t begin, int64_t end) {
+    // A thread running alone gets the whole range: it still goes a chunk of
+    // rows at a time, so that the rows are in cache when they are reduced.
+    for (int64_t b = begin; b < end; b += p.rows_per_chunk) {
+      const int64_t e = std::min(end, b + p.rows_per_chunk);
+      if (p.rows_output >= 0) {
+        RunTiles(p, instr, regs, b * inner, e * inner);
+        ReduceRunsBlock(r.g, r.elem_size, r.op, r.fold, regs[instr.out[p.rows_output]], init, out,
+                        b, e);
+        continue;
+      }
+      struct ReduceRows;
+      uint8_t* rows = ThreadScratch<ReduceRows>((e - b) * inner * p.root_size);
+      RunTiles(p, instr, regs, b * inner, e * inner, rows, b * inner);
+      ReduceRunsBlock(p.chunk_rows, r.elem_size, r.op, r.fold, rows, init, out + b * r.elem_size,
+                      0, e - b);
     }
-    struct ReduceRows;
-    uint8_t* rows = ThreadScratch<ReduceRows>((e - b) * inner * p.root_size);
-    RunTiles(p, instr, regs, b * inner, e * inner, rows, b * inner);
-    ReduceGeometry g = r.g;
-    if (!g.kept_sizes.empty()) g.kept_sizes[0] = e - b;
-    g.outer = g.out_count = e - b;
-    ReduceRunsBlock(g, r.elem_size, r.op, r.fold, rows, init, out + b * r.elem_size, 0, e - b);
   });
   return true;
 }
@@ -533,13 +539,6 @@ struct Segment {
   std::vector<uint32_t> tile_reads, tile_writes;
   RegisterProgram program;
 };
-
-int segment_of_op(const std::vector<Segment>& segments, int op) {
-  for (size_t s = 0; s < segments.size(); ++s) {
-    if (!segments[s].ops.empty() && segments[s].ops.front() == op) return static_cast<int>(s);
-  }
-  return -1;
-}
 
 // Translates the micro-ops of `seg` to accumulator code. `needed_outside`:
 // values some micro-op outside the segment reads. False when the program
@@ -656,9 +655,16 @@ std::vector<Segment> FindSegments(const std::vector<MicroOp>& ops,
   const size_t num_ops = ops.size();
   std::vector<bool> eligible(num_ops, false);
   absl::flat_hash_map<int64_t, std::vector<int>> readers;
+  absl::flat_hash_map<int64_t, int> producer;  // each value has one
   for (size_t i = 0; i < num_ops; ++i) {
     for (int j = 0; j < ops[i].arity; ++j) readers[KeyOf(ops[i].src[j])].push_back(static_cast<int>(i));
+    producer[KeyOf(ops[i].dst)] = static_cast<int>(i);
   }
+  // The segment of the micro-op producing `key`, or -1.
+  auto producer_segment = [&](const std::vector<int>& segment_of, int64_t key) {
+    auto it = producer.find(key);
+    return it == producer.end() ? -1 : segment_of[it->second];
+  };
   for (size_t s = num_invariant; s < sequence.size(); ++s) {
     const size_t i = sequence[s];
     const MicroOp& op = ops[i];
@@ -704,15 +710,7 @@ std::vector<Segment> FindSegments(const std::vector<MicroOp>& ops,
     for (size_t i = 0; i < num_ops; ++i) {
       if (!eligible[i] || !codes[i].has_value()) continue;
       if (codes[i]->code == F32Code::kSelect) {
-        bool mask_here = false;
-        for (const Segment& seg : segments) {
-          for (int c : seg.ops) {
-            if (KeyOf(ops[c].dst) == KeyOf(ops[i].src[0]) && segment_of[c] == segment_of[i]) {
-              mask_here = true;
-            }
-          }
-        }
-        if (!mask_here) {
+        if (producer_segment(segment_of, KeyOf(ops[i].src[0])) != segment_of[i]) {
           eligible[i] = false;
           changed = true;
         }
@@ -731,9 +729,8 @@ std::vector<Segment> FindSegments(const std::vector<MicroOp>& ops,
     for (size_t i = 0; i < num_ops; ++i) {
       for (int j = 0; j < ops[i].arity; ++j) {
         const int64_t key = KeyOf(ops[i].src[j]);
-        for (size_t p = 0; p < num_ops; ++p) {
-          if (KeyOf(ops[p].dst) == key && segment_of[p] != segment_of[i]) needed_outside.insert(key);
-          if (KeyOf(ops[p].dst) == key && segment_of[p] < 0) needed_outside.insert(key);
+        if (producer.contains(key) && producer_segment(segment_of, key) != segment_of[i]) {
+          needed_outside.insert(key);
         }
       }
     }
@@ -834,6 +831,15 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
       }
       return d;
     };
+    // Appends micro-op `op` computing member m.
+    auto add = [&](MicroOp op, std::optional<ProgramCode> code, std::string name) {
+      op.dst = dst_for();
+      src_of[m] = op.dst;
+      plan.ops.push_back(op);
+      origin.push_back(m);
+      f32_code.push_back(code);
+      names.push_back(std::move(name));
+    };
     auto operand_src = [&](int j, bool scalar) -> absl::StatusOr<Src> {
       const HloInstruction* op = m->operand(j);
       if (members.contains(op)) return src_of.at(op);
@@ -853,12 +859,7 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
         op.repeat *= m->shape().dimensions(g);
       }
       op.repeat = std::max<int64_t>(op.repeat, 1);
-      op.dst = dst_for();
-      src_of[m] = op.dst;
-      plan.ops.push_back(op);
-      origin.push_back(m);
-      f32_code.push_back(std::nullopt);
-      names.push_back(absl::StrCat("iota (repeat ", op.repeat, ", period ", op.period, ")"));
+      add(op, std::nullopt, absl::StrCat("iota (repeat ", op.repeat, ", period ", op.period, ")"));
       continue;
     }
     if (m->opcode() == HloOpcode::kReshape || m->opcode() == HloOpcode::kBroadcast) {
@@ -873,14 +874,9 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
         return absl::InternalError("fused broadcast lost its pattern");
       }
       HLOVM_ASSIGN_OR_RETURN(op.src[0], operand_src(0, true));
-      op.dst = dst_for();
-      src_of[m] = op.dst;
-      plan.ops.push_back(op);
-      origin.push_back(m);
-      f32_code.push_back(std::nullopt);
-      names.push_back(op.period == 1 ? "broadcast (splat)"
-                                     : absl::StrCat("broadcast (repeat ", op.repeat, ", period ",
-                                                    op.period, ")"));
+      add(op, std::nullopt,
+          op.period == 1 ? "broadcast (splat)"
+                         : absl::StrCat("broadcast (repeat ", op.repeat, ", period ", op.period, ")"));
       continue;
     }
     HLOVM_ASSIGN_OR_RETURN(ElementwiseKernel k, SelectElementwiseKernel(*m));
@@ -899,12 +895,7 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
     for (int j = 0; j < k.arity; ++j) {
       HLOVM_ASSIGN_OR_RETURN(op.src[j], operand_src(j, (k.scalar_mask >> j & 1) != 0));
     }
-    op.dst = dst_for();
-    src_of[m] = op.dst;
-    plan.ops.push_back(op);
-    origin.push_back(m);
-    f32_code.push_back(F32CodeOf(*m, k));
-    names.push_back(absl::StrCat(std::string(HloOpcodeName(m->opcode())), " ", k.variant));
+    add(op, F32CodeOf(*m, k), absl::StrCat(std::string(HloOpcodeName(m->opcode())), " ", k.variant));
   }
 
   // Invariant micro-ops (same tile whatever the offset) move to the front.
@@ -946,11 +937,16 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
     std::vector<uint32_t> reads, writes;
     bool in_place_ok = false;  // a single op may overwrite a same-width operand
   };
+  absl::flat_hash_map<int, int> segment_starting_at;  // first micro-op -> segment
+  for (size_t g = 0; g < segments.size(); ++g) {
+    segment_starting_at[segments[g].ops.front()] = static_cast<int>(g);
+  }
   std::vector<Step> steps;
   for (size_t s = 0; s < sequence.size();) {
-    const int seg = segment_of_op(segments, static_cast<int>(sequence[s]));
+    const auto starts = segment_starting_at.find(static_cast<int>(sequence[s]));
     Step step;
-    if (seg >= 0) {
+    if (starts != segment_starting_at.end()) {
+      const int seg = starts->second;
       step.segment = seg;
       step.reads = segments[seg].tile_reads;
       step.writes = segments[seg].tile_writes;
@@ -1105,6 +1101,9 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
     plan.rows_per_chunk = rows * row_bytes < kParallelKernelBytes
                               ? std::max<int64_t>(rows, 1)
                               : std::max<int64_t>(1, 4 * kChunkBytes / row_bytes);
+    plan.chunk_rows = plan.reduce->g;
+    if (!plan.chunk_rows.kept_sizes.empty()) plan.chunk_rows.kept_sizes[0] = plan.rows_per_chunk;
+    plan.chunk_rows.outer = plan.chunk_rows.out_count = plan.rows_per_chunk;
     absl::StrAppend(&detail, "          ",
                     plan.rows_output >= 0 ? absl::StrCat("out", plan.rows_output) : "rows",
                     " -> reduce ", std::string(HloOpcodeName(plan.reduce->opcode)), " over runs of ",
@@ -1138,7 +1137,8 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
   work.bytes = static_cast<double>(in_bytes + out_bytes);
   work.ops = static_cast<int64_t>(num_ops) + (region.reduce != nullptr ? 1 : 0);
   for (const HloInstruction* m : region.members) {
-    if (m->opcode() != HloOpcode::kReshape && m->opcode() != HloOpcode::kBroadcast) {
+    const HloOpcode op = m->opcode();
+    if (op != HloOpcode::kReshape && op != HloOpcode::kBroadcast && op != HloOpcode::kIota) {
       work.flops += static_cast<double>(n);
     }
   }
