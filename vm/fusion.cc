@@ -260,7 +260,7 @@ struct MicroOp {
 struct RegisterProgram {
   std::vector<F32ProgramOp> code;
   std::vector<Src> streams;  // stream k of the code
-  bool half[kF32ProgramMaxStreams] = {};  // stream k holds bf16
+  F32Stream kinds[kF32ProgramMaxStreams];  // of stream k
   std::vector<const HloInstruction*> origin;  // per op of the code, for the listing
 };
 
@@ -386,7 +386,7 @@ void RunTiles(const FusedPlan& p, const Instr& instr, uint8_t* const* regs, int6
         const RegisterProgram& rp = p.programs[op.program];
         void* streams[kF32ProgramMaxStreams];
         for (size_t k = 0; k < rp.streams.size(); ++k) streams[k] = at(rp.streams[k], offset);
-        RunF32Program(rp.code.data(), static_cast<int>(rp.code.size()), streams, rp.half, len);
+        RunF32Program(rp.code.data(), static_cast<int>(rp.code.size()), streams, rp.kinds, len);
         break;
       }
     }
@@ -561,11 +561,22 @@ bool TranslateSegment(const std::vector<MicroOp>& ops, const std::vector<std::op
   std::vector<int> free_spills;
   for (int j = kF32ProgramMaxSpills - 1; j >= 0; --j) free_spills.push_back(j);
   bool ok = true;
-  auto stream = [&](const Src& src) -> F32Operand {
+  // Tiles that splat a scalar: the program reads the scalar instead.
+  absl::flat_hash_map<int64_t, Src> splat_of;
+  for (const MicroOp& op : ops) {
+    if (op.kind == MicroKind::kBroadcast && op.period == 1 && op.src[0].kind == Src::kScalar &&
+        op.dst.kind == Src::kTile && (op.dst.size == 4 || op.dst.size == 2)) {
+      splat_of[KeyOf(op.dst)] = op.src[0];
+    }
+  }
+  auto stream = [&](Src src) -> F32Operand {
+    if (auto it = splat_of.find(KeyOf(src)); it != splat_of.end()) src = it->second;
     auto [it, added] = stream_of.try_emplace(KeyOf(src), static_cast<int>(rp.streams.size()));
     if (added) {
       if (rp.streams.size() < static_cast<size_t>(kF32ProgramMaxStreams)) {
-        rp.half[rp.streams.size()] = src.size == 2;
+        rp.kinds[rp.streams.size()] = F32Stream{.half = src.size == 2,
+                                                .splat = src.kind == Src::kScalar,
+                                                .far = src.kind == Src::kInput};
       }
       rp.streams.push_back(src);
       if (rp.streams.size() > static_cast<size_t>(kF32ProgramMaxStreams)) ok = false;
@@ -962,6 +973,24 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
       ++s;
     }
     steps.push_back(std::move(step));
+  }
+
+  // A micro-op whose tile nothing reads any more goes (a splat the register
+  // programs read as a scalar), and so may, in turn, its operands'.
+  for (bool dropped = true; dropped;) {
+    dropped = false;
+    absl::flat_hash_set<uint32_t> read;
+    for (const Step& step : steps) read.insert(step.reads.begin(), step.reads.end());
+    for (size_t s = 0; s < steps.size(); ++s) {
+      if (steps[s].op < 0 || plan.ops[steps[s].op].dst.kind != Src::kTile ||
+          read.contains(steps[s].writes[0])) {
+        continue;
+      }
+      if (static_cast<int>(s) < plan.num_invariant) --plan.num_invariant;
+      steps.erase(steps.begin() + static_cast<std::ptrdiff_t>(s));
+      dropped = true;
+      break;
+    }
   }
 
   // Tile registers: a value's slot is free after its last reader (invariant

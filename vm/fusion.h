@@ -25,11 +25,13 @@
 // one) run once per chunk. Chunks of tiles run in parallel. Runs of f32 and
 // bf16 micro-ops whose kernels are (or widen to) Highway element functions
 // become one register program (ops/elementwise/f32_program.h) that keeps
-// its values in vector registers from op to op.
+// its values in vector registers from op to op; a program reads a
+// broadcast scalar as the scalar (the broadcast's tile is then dropped) and
+// prefetches the region inputs it streams.
 //
 // Micro-program sources and destinations, as the disassembler prints them:
 //   inK   region input K at the tile's offset     (an array of n elements)
-//   sK    region input K, one element             (select/clamp scalars)
+//   sK    region input K, one element             (select/clamp scalars, splats)
 //   outK  region output K at the tile's offset    (written, then readable)
 //   tK    tile register K                         (scratch, L1-resident)
 //   rows  the root's rows a fused reduce folds    (per-chunk scratch)

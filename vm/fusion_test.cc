@@ -27,6 +27,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // Mnemonics of the entry function of `text` compiled with fusion.
 std::vector<std::string> EntryMnemonics(const std::string& text, std::string* listing = nullptr) {
@@ -113,8 +114,10 @@ ENTRY main {
 })",
                              &listing),
               ElementsAre("fusion"));
-  EXPECT_THAT(listing, HasSubstr("broadcast (splat)"));
+  // The program reads the splat's scalar; the broadcast itself is gone.
+  EXPECT_THAT(listing, Not(HasSubstr("broadcast")));
   EXPECT_THAT(listing, HasSubstr("f32 register program"));
+  EXPECT_THAT(listing, HasSubstr("acc = multiply acc, s0"));
   EXPECT_THAT(listing, HasSubstr("acc = exponential acc"));
 }
 
@@ -237,6 +240,52 @@ ENTRY main {
   std::string listing;
   EntryMnemonics(text, &listing);
   EXPECT_THAT(listing, HasSubstr("acc = round-bf16"));
+}
+
+TEST(FusionTest, SplatsAreReadAsScalars) {
+  // Scalars broadcast into a program, f32 and bf16, NaN and -0 included, in
+  // every operand position: first and second of binary ops and compares,
+  // both arms of select, and loaded as the accumulator.
+  const std::string text = R"(HloModule m
+ENTRY main {
+  x = f32[4099] parameter(0)
+  y = f32[4099] parameter(1)
+  h = bf16[4099] parameter(2)
+  c_half = f32[] constant(0.5)
+  c_nan = f32[] constant(nan)
+  c_negz = f32[] constant(-0)
+  c_bf = bf16[] constant(0.3)
+  half = f32[4099] broadcast(c_half), dimensions={}
+  nan = f32[4099] broadcast(c_nan), dimensions={}
+  negz = f32[4099] broadcast(c_negz), dimensions={}
+  bf = bf16[4099] broadcast(c_bf), dimensions={}
+  a1 = f32[4099] subtract(half, x)
+  a2 = f32[4099] maximum(a1, nan)
+  a3 = f32[4099] minimum(negz, y)
+  a4 = f32[4099] maximum(negz, x)
+  gt = pred[4099] compare(half, a3), direction=GT
+  s1 = f32[4099] select(gt, negz, a4)
+  le = pred[4099] compare(s1, half), direction=LE
+  s2 = f32[4099] select(le, a2, half)
+  hx = f32[4099] multiply(half, x)
+  p = f32[4099] multiply(hx, s2)
+  hb = bf16[4099] multiply(bf, h)
+  hc = bf16[4099] add(hb, bf)
+  ROOT r = (f32[4099], f32[4099], bf16[4099]) tuple(p, s1, hc)
+})";
+  std::vector<Literal> args;
+  args.push_back(RandomArray(ElementType::kF32, {4099}, 31));
+  args.push_back(RandomArray(ElementType::kF32, {4099}, 32));
+  args.push_back(RandomArray(ElementType::kBF16, {4099}, 33));
+  for (int i = 0; i < 4099; i += 97) {
+    reinterpret_cast<float*>(args[0].untyped_data())[i] = 0.0f;
+    reinterpret_cast<float*>(args[1].untyped_data())[i + 1] = 0.0f;
+  }
+  ExpectFusedMatchesUnfused(text, args);
+  std::string listing;
+  EntryMnemonics(text, &listing);
+  EXPECT_THAT(listing, Not(HasSubstr("broadcast")));
+  EXPECT_THAT(listing, HasSubstr("acc = s"));
 }
 
 TEST(FusionTest, OtherTypesRunTileByTile) {

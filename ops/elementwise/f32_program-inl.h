@@ -11,6 +11,7 @@
 #endif
 
 #include <cstdint>
+#include <cstring>
 
 #include "hwy/highway.h"
 #include "ops/elementwise/f32_program.h"
@@ -38,17 +39,6 @@ struct BoundOp {
 template <class Op, class D>
 HWY_INLINE BoundOp<Op, D> Bound(D d) { return BoundOp<Op, D>{d}; }
 
-// One block of U vectors at element i: the accumulator stays in registers
-// from op to op; only spills and streams touch memory.
-// An operand's address, resolved once per call: element i of a block is at
-// base + (i & mask) elements (streams advance with i, spill slots do not);
-// `half`: a bf16 stream.
-struct F32Address {
-  void* base;
-  int64_t mask;
-  bool half;
-};
-
 // Rounds to bf16 in registers, bit for bit as F32ToBF16 then BF16ToF32.
 template <class D, class V>
 HWY_INLINE V RoundToBF16(D d, V v) {
@@ -62,155 +52,307 @@ HWY_INLINE V RoundToBF16(D d, V v) {
                                        hn::And(rounded, high)));
 }
 
-template <size_t U, bool kMayHalf, class D>
-HWY_INLINE void F32ProgramBlock(D d, const F32ProgramOp* code, int num_ops,
-                                const F32Address* a_at, const F32Address* b_at, int64_t i) {
+// The threaded interpreter: the program is decoded once per call into
+// steps, each the address of a handler specialised for its op and the kinds
+// of its operands, and the operands' addresses. A handler applies its op to
+// the U accumulator vectors of a block and jumps straight to the next
+// step's handler, so the accumulator stays in registers from op to op and
+// no operand kind is tested while the block runs.
+//
+// Operand kinds of a handler: F an f32 stream, H a bf16 stream, S a spill
+// slot, B a splat (a scalar in every lane), and "self" the accumulator.
+inline constexpr int kF32Kinds = 4;
+enum HandlerBase : int {
+  kBinaryBase = 0,                             // add ... min: F rF H rH S rS B rB self
+  kCompareBase = kBinaryBase + 6 * 9,          // eq ... lt: F H S B self
+  kSelectBase = kCompareBase + 6 * 5,          // select: a kind * 4 + b kind
+  kLoadBase = kSelectBase + kF32Kinds * kF32Kinds,  // load: F H S B
+  kStoreBase = kLoadBase + kF32Kinds,          // store F, store H, spill
+  kUnaryBase = kStoreBase + 3,                 // abs ... tanh, round-bf16
+  kEndBase = kUnaryBase + 11,
+};
+
+// Kind number of an operand: 0 F, 1 H, 2 S, 3 B.
+inline int KindOf(const F32Operand& o, const F32Stream* kinds) {
+  if (o.kind == F32Operand::kSpill) return 2;
+  if (kinds[o.index].splat) return 3;
+  return kinds[o.index].half ? 1 : 0;
+}
+
+// The handler of `op`, or -1 for an op that does nothing (nop).
+inline int HandlerOf(const F32ProgramOp& op, const F32Stream* kinds) {
+  const F32Code c = op.code;
+  if (c >= F32Code::kAdd && c <= F32Code::kMin) {
+    const int j = static_cast<int>(c) - static_cast<int>(F32Code::kAdd);
+    if (op.a.kind == F32Operand::kAcc) return kBinaryBase + j * 9 + 8;
+    return kBinaryBase + j * 9 + KindOf(op.a, kinds) * 2 + (op.reversed ? 1 : 0);
+  }
+  if (c >= F32Code::kEq && c <= F32Code::kLt) {
+    F32Code dir = c;
+    if (op.reversed) {  // a DIR acc is acc (mirrored DIR) a, NaN included
+      switch (c) {
+        case F32Code::kGe: dir = F32Code::kLe; break;
+        case F32Code::kGt: dir = F32Code::kLt; break;
+        case F32Code::kLe: dir = F32Code::kGe; break;
+        case F32Code::kLt: dir = F32Code::kGt; break;
+        default: break;
+      }
+    }
+    const int j = static_cast<int>(dir) - static_cast<int>(F32Code::kEq);
+    if (op.a.kind == F32Operand::kAcc) return kCompareBase + j * 5 + 4;
+    return kCompareBase + j * 5 + KindOf(op.a, kinds);
+  }
+  switch (c) {
+    case F32Code::kSelect:
+      return kSelectBase + KindOf(op.a, kinds) * kF32Kinds + KindOf(op.b, kinds);
+    case F32Code::kLoad: return kLoadBase + KindOf(op.a, kinds);
+    case F32Code::kStore: return kStoreBase + KindOf(op.a, kinds);
+    case F32Code::kSpill: return kStoreBase + 2;
+    case F32Code::kNop: return -1;
+    case F32Code::kRoundBF16: return kUnaryBase + 10;
+    default: return kUnaryBase + static_cast<int>(c) - static_cast<int>(F32Code::kAbs);
+  }
+}
+
+struct F32Step {
+  const void* go;  // the handler
+  const void* a;   // operand addresses: a stream's element 0, a slot, a splat's value
+  const void* b;
+};
+
+// How far ahead of the block a far stream is prefetched: far enough to
+// cover memory latency at this interpreter's pace, near enough to stay in
+// L1 until used (measured best on the chain benchmarks of fusion_bench).
+inline constexpr int64_t kPrefetchElements = 4096;
+
+// Runs the program over elements [begin, end) of the streams, U vectors a
+// block; end - begin is a multiple of U vectors.
+template <size_t U, class D>
+HWY_NOINLINE void RunF32Steps(D d, const F32ProgramOp* code, int num_ops, void* const* streams,
+                              const F32Stream* kinds, int64_t begin, int64_t end, float* spill) {
   using V = hn::Vec<D>;
-  const size_t n = hn::Lanes(d);
-  V acc[U];
-  for (size_t k = 0; k < U; ++k) acc[k] = hn::Zero(d);
   const hn::RebindToUnsigned<D> du32;
   const hn::RebindToSigned<D> di32;
   const hn::Rebind<uint16_t, D> du16;
-  // Vector k of operand x in this block.
-  auto load = [&](const F32Address& x, size_t k) -> V {
-    const int64_t at = (i & x.mask) + static_cast<int64_t>(k * n);
-    if (kMayHalf && x.half) {
-      const auto wide =
-          hn::PromoteTo(du32, hn::LoadU(du16, static_cast<const uint16_t*>(x.base) + at));
-      return hn::BitCast(d, hn::ShiftLeft<16>(wide));
+  const int64_t n = static_cast<int64_t>(hn::Lanes(d));
+#define HLOVM_F32P_BINARY_LABELS_(name)                                                     \
+  &&name##_F, &&name##_rF, &&name##_H, &&name##_rH, &&name##_S, &&name##_rS, &&name##_B, \
+      &&name##_rB, &&name##_self
+#define HLOVM_F32P_COMPARE_LABELS_(name) \
+  &&name##_F, &&name##_H, &&name##_S, &&name##_B, &&name##_self
+#define HLOVM_F32P_SELECT_LABELS_(A) &&select_##A##F, &&select_##A##H, &&select_##A##S, &&select_##A##B
+  static const void* const kHandlers[] = {
+      HLOVM_F32P_BINARY_LABELS_(add), HLOVM_F32P_BINARY_LABELS_(sub),
+      HLOVM_F32P_BINARY_LABELS_(mul), HLOVM_F32P_BINARY_LABELS_(div),
+      HLOVM_F32P_BINARY_LABELS_(max), HLOVM_F32P_BINARY_LABELS_(min),
+      HLOVM_F32P_COMPARE_LABELS_(eq), HLOVM_F32P_COMPARE_LABELS_(ne),
+      HLOVM_F32P_COMPARE_LABELS_(ge), HLOVM_F32P_COMPARE_LABELS_(gt),
+      HLOVM_F32P_COMPARE_LABELS_(le), HLOVM_F32P_COMPARE_LABELS_(lt),
+      HLOVM_F32P_SELECT_LABELS_(F), HLOVM_F32P_SELECT_LABELS_(H),
+      HLOVM_F32P_SELECT_LABELS_(S), HLOVM_F32P_SELECT_LABELS_(B),
+      &&load_F, &&load_H, &&load_S, &&load_B,
+      &&store_F, &&store_H, &&spill_S,
+      &&abs, &&neg, &&sqrt, &&rsqrt, &&floor, &&ceil, &&round_even, &&exp, &&logistic, &&tanh,
+      &&round_bf16,
+      &&end_block};
+#undef HLOVM_F32P_BINARY_LABELS_
+#undef HLOVM_F32P_COMPARE_LABELS_
+#undef HLOVM_F32P_SELECT_LABELS_
+  static_assert(sizeof(kHandlers) / sizeof(kHandlers[0]) == kEndBase + 1);
+
+  // Decode: the steps, the splats' values as f32 and the far streams read.
+  float splat[kF32ProgramMaxStreams];
+  const uint8_t* far[kF32ProgramMaxStreams];
+  int far_shift[kF32ProgramMaxStreams];
+  int num_far = 0;
+  bool read[kF32ProgramMaxStreams] = {};
+  auto address = [&](const F32Operand& o) -> const void* {
+    if (o.kind == F32Operand::kSpill) return spill + o.index * static_cast<int64_t>(U) * n;
+    if (o.kind != F32Operand::kStream) return nullptr;
+    const F32Stream& s = kinds[o.index];
+    if (s.splat) {
+      if (s.half) {
+        const uint32_t bits = uint32_t{*static_cast<const uint16_t*>(streams[o.index])} << 16;
+        std::memcpy(&splat[o.index], &bits, sizeof(bits));
+      } else {
+        splat[o.index] = *static_cast<const float*>(streams[o.index]);
+      }
+      return &splat[o.index];
     }
-    return hn::LoadU(d, static_cast<const float*>(x.base) + at);
+    return streams[o.index];
   };
-  auto store = [&](const F32Address& x, size_t k, V v) {
-    const int64_t at = (i & x.mask) + static_cast<int64_t>(k * n);
-    if (kMayHalf && x.half) {
-      const auto top = hn::BitCast(di32, hn::ShiftRight<16>(hn::BitCast(du32, v)));
-      hn::StoreU(hn::DemoteTo(du16, top), du16, static_cast<uint16_t*>(x.base) + at);
-      return;
-    }
-    hn::StoreU(v, d, static_cast<float*>(x.base) + at);
-  };
-#define HLOVM_F32P_UNARY_(code_name, Op)                              \
-  case F32Code::code_name:                                           \
-    for (size_t k = 0; k < U; ++k) acc[k] = Op()(d, acc[k]);         \
-    break;
-// f(acc, a), f(a, acc) or f(acc, acc).
-#define HLOVM_F32P_BINARY_(code_name, Op, Wrap)                                             \
-  case F32Code::code_name: {                                                               \
-    const auto f = Op;                                                                     \
-    if (op.a.kind == F32Operand::kAcc) {                                                   \
-      for (size_t k = 0; k < U; ++k) acc[k] = Wrap(f(acc[k], acc[k]));                     \
-    } else if (op.reversed) {                                                              \
-      for (size_t k = 0; k < U; ++k) acc[k] = Wrap(f(load(a_at[pc], k), acc[k]));         \
-    } else {                                                                               \
-      for (size_t k = 0; k < U; ++k) acc[k] = Wrap(f(acc[k], load(a_at[pc], k)));         \
-    }                                                                                      \
-    break;                                                                                 \
-  }
-  auto keep = [](V v) { return v; };
-  auto mask = [&](auto m) { return hn::VecFromMask(d, m); };
+  F32Step steps[kF32ProgramMaxOps + 1];
+  int num_steps = 0;
   for (int pc = 0; pc < num_ops; ++pc) {
     const F32ProgramOp& op = code[pc];
-    switch (op.code) {
-      case F32Code::kLoad:
-        for (size_t k = 0; k < U; ++k) acc[k] = load(a_at[pc], k);
-        break;
-      case F32Code::kStore:
-      case F32Code::kSpill:
-        for (size_t k = 0; k < U; ++k) store(a_at[pc], k, acc[k]);
-        break;
-      case F32Code::kRoundBF16:
-        for (size_t k = 0; k < U; ++k) acc[k] = RoundToBF16(d, acc[k]);
-        break;
-      case F32Code::kNop:
-        break;
-      HLOVM_F32P_UNARY_(kAbs, AbsOp)
-      HLOVM_F32P_UNARY_(kNeg, NegOp)
-      HLOVM_F32P_UNARY_(kSqrt, SqrtOp)
-      HLOVM_F32P_UNARY_(kRsqrt, RsqrtOp)
-      HLOVM_F32P_UNARY_(kFloor, FloorOp)
-      HLOVM_F32P_UNARY_(kCeil, CeilOp)
-      HLOVM_F32P_UNARY_(kRoundEven, RoundEvenOp)
-      HLOVM_F32P_UNARY_(kExp, ExpF32Op)
-      HLOVM_F32P_UNARY_(kLogistic, LogisticF32Op)
-      HLOVM_F32P_UNARY_(kTanh, TanhF32Op)
-      HLOVM_F32P_BINARY_(kAdd, Bound<AddOp>(d), keep)
-      HLOVM_F32P_BINARY_(kSub, Bound<SubOp>(d), keep)
-      HLOVM_F32P_BINARY_(kMul, Bound<MulOp>(d), keep)
-      HLOVM_F32P_BINARY_(kDiv, Bound<DivOp>(d), keep)
-      HLOVM_F32P_BINARY_(kMax, Bound<MaxOp>(d), keep)
-      HLOVM_F32P_BINARY_(kMin, Bound<MinOp>(d), keep)
-      HLOVM_F32P_BINARY_(kEq, CmpEq(), mask)
-      HLOVM_F32P_BINARY_(kNe, CmpNe(), mask)
-      HLOVM_F32P_BINARY_(kGe, CmpGe(), mask)
-      HLOVM_F32P_BINARY_(kGt, CmpGt(), mask)
-      HLOVM_F32P_BINARY_(kLe, CmpLe(), mask)
-      HLOVM_F32P_BINARY_(kLt, CmpLt(), mask)
-      case F32Code::kSelect:
-        for (size_t k = 0; k < U; ++k) {
-          acc[k] = hn::IfThenElse(hn::MaskFromVec(acc[k]), load(a_at[pc], k), load(b_at[pc], k));
-        }
-        break;
-      default:
-        __builtin_unreachable();
+    const int h = HandlerOf(op, kinds);
+    if (h < 0) continue;
+    steps[num_steps++] = F32Step{kHandlers[h], address(op.a), address(op.b)};
+    if (op.code == F32Code::kStore || op.code == F32Code::kSpill) continue;
+    for (const F32Operand& o : {op.a, op.b}) {
+      if (o.kind != F32Operand::kStream || read[o.index]) continue;
+      read[o.index] = true;
+      const F32Stream& s = kinds[o.index];
+      if (s.far && !s.splat) {
+        far[num_far] = static_cast<const uint8_t*>(streams[o.index]);
+        far_shift[num_far++] = s.half ? 1 : 2;
+      }
     }
   }
-#undef HLOVM_F32P_UNARY_
+  steps[num_steps] = F32Step{kHandlers[kEndBase], nullptr, nullptr};
+  if (begin >= end) return;
+
+  V acc[U];
+  for (size_t k = 0; k < U; ++k) acc[k] = hn::Zero(d);
+  int64_t i = begin;
+  const F32Step* step = steps;
+  const auto mask = [&](auto m) { return hn::VecFromMask(d, m); };
+// Operand x's vector k of the block.
+#define HLOVM_F32P_F_(x, k) hn::LoadU(d, static_cast<const float*>(x) + i + (k) * n)
+#define HLOVM_F32P_H_(x, k)                                                                \
+  hn::BitCast(d, hn::ShiftLeft<16>(hn::PromoteTo(                                          \
+                     du32, hn::LoadU(du16, static_cast<const uint16_t*>(x) + i + (k) * n))))
+#define HLOVM_F32P_S_(x, k) hn::Load(d, static_cast<const float*>(x) + (k) * n)
+#define HLOVM_F32P_B_(x, k) hn::Set(d, *static_cast<const float*>(x))
+#define HLOVM_F32P_EACH_(body)                         \
+  _Pragma("GCC unroll 16") for (size_t k = 0; k < U; ++k) { body; }
+#define HLOVM_F32P_NEXT_ \
+  ++step;                \
+  goto* step->go
+#define HLOVM_F32P_BINARY_KIND_(name, f, K)                                            \
+  name##_##K : HLOVM_F32P_EACH_(acc[k] = f(acc[k], HLOVM_F32P_##K##_(step->a, k)));   \
+  HLOVM_F32P_NEXT_;                                                                    \
+  name##_r##K : HLOVM_F32P_EACH_(acc[k] = f(HLOVM_F32P_##K##_(step->a, k), acc[k]));  \
+  HLOVM_F32P_NEXT_;
+#define HLOVM_F32P_BINARY_(name, f)                              \
+  HLOVM_F32P_BINARY_KIND_(name, f, F)                            \
+  HLOVM_F32P_BINARY_KIND_(name, f, H)                            \
+  HLOVM_F32P_BINARY_KIND_(name, f, S)                            \
+  HLOVM_F32P_BINARY_KIND_(name, f, B)                            \
+  name##_self : HLOVM_F32P_EACH_(acc[k] = f(acc[k], acc[k]));    \
+  HLOVM_F32P_NEXT_;
+#define HLOVM_F32P_COMPARE_KIND_(name, f, K)                                                 \
+  name##_##K : HLOVM_F32P_EACH_(acc[k] = mask(f(acc[k], HLOVM_F32P_##K##_(step->a, k))));   \
+  HLOVM_F32P_NEXT_;
+#define HLOVM_F32P_COMPARE_(name, f)                                \
+  HLOVM_F32P_COMPARE_KIND_(name, f, F)                              \
+  HLOVM_F32P_COMPARE_KIND_(name, f, H)                              \
+  HLOVM_F32P_COMPARE_KIND_(name, f, S)                              \
+  HLOVM_F32P_COMPARE_KIND_(name, f, B)                              \
+  name##_self : HLOVM_F32P_EACH_(acc[k] = mask(f(acc[k], acc[k]))); \
+  HLOVM_F32P_NEXT_;
+#define HLOVM_F32P_SELECT_(A, B)                                                           \
+  select_##A##B : HLOVM_F32P_EACH_(acc[k] = hn::IfThenElse(hn::MaskFromVec(acc[k]),        \
+                                                           HLOVM_F32P_##A##_(step->a, k),   \
+                                                           HLOVM_F32P_##B##_(step->b, k))); \
+  HLOVM_F32P_NEXT_;
+#define HLOVM_F32P_SELECTS_(A) \
+  HLOVM_F32P_SELECT_(A, F) HLOVM_F32P_SELECT_(A, H) HLOVM_F32P_SELECT_(A, S) HLOVM_F32P_SELECT_(A, B)
+#define HLOVM_F32P_LOAD_(K)                                   \
+  load_##K : HLOVM_F32P_EACH_(acc[k] = HLOVM_F32P_##K##_(step->a, k)); \
+  HLOVM_F32P_NEXT_;
+#define HLOVM_F32P_UNARY_(name, Op)                  \
+  name : HLOVM_F32P_EACH_(acc[k] = Op()(d, acc[k])); \
+  HLOVM_F32P_NEXT_;
+
+  goto* step->go;
+  HLOVM_F32P_BINARY_(add, Bound<AddOp>(d))
+  HLOVM_F32P_BINARY_(sub, Bound<SubOp>(d))
+  HLOVM_F32P_BINARY_(mul, Bound<MulOp>(d))
+  HLOVM_F32P_BINARY_(div, Bound<DivOp>(d))
+  HLOVM_F32P_BINARY_(max, Bound<MaxOp>(d))
+  HLOVM_F32P_BINARY_(min, Bound<MinOp>(d))
+  HLOVM_F32P_COMPARE_(eq, CmpEq())
+  HLOVM_F32P_COMPARE_(ne, CmpNe())
+  HLOVM_F32P_COMPARE_(ge, CmpGe())
+  HLOVM_F32P_COMPARE_(gt, CmpGt())
+  HLOVM_F32P_COMPARE_(le, CmpLe())
+  HLOVM_F32P_COMPARE_(lt, CmpLt())
+  HLOVM_F32P_SELECTS_(F)
+  HLOVM_F32P_SELECTS_(H)
+  HLOVM_F32P_SELECTS_(S)
+  HLOVM_F32P_SELECTS_(B)
+  HLOVM_F32P_LOAD_(F)
+  HLOVM_F32P_LOAD_(H)
+  HLOVM_F32P_LOAD_(S)
+  HLOVM_F32P_LOAD_(B)
+store_F:
+  HLOVM_F32P_EACH_(hn::StoreU(acc[k], d, static_cast<float*>(const_cast<void*>(step->a)) + i +
+                                             static_cast<int64_t>(k) * n));
+  HLOVM_F32P_NEXT_;
+store_H:
+  // The top half of each lane: exact, every bf16 value here is rounded.
+  HLOVM_F32P_EACH_(hn::StoreU(
+      hn::DemoteTo(du16, hn::BitCast(di32, hn::ShiftRight<16>(hn::BitCast(du32, acc[k])))), du16,
+      static_cast<uint16_t*>(const_cast<void*>(step->a)) + i + static_cast<int64_t>(k) * n));
+  HLOVM_F32P_NEXT_;
+spill_S:
+  HLOVM_F32P_EACH_(hn::Store(acc[k], d,
+                             static_cast<float*>(const_cast<void*>(step->a)) +
+                                 static_cast<int64_t>(k) * n));
+  HLOVM_F32P_NEXT_;
+  HLOVM_F32P_UNARY_(abs, AbsOp)
+  HLOVM_F32P_UNARY_(neg, NegOp)
+  HLOVM_F32P_UNARY_(sqrt, SqrtOp)
+  HLOVM_F32P_UNARY_(rsqrt, RsqrtOp)
+  HLOVM_F32P_UNARY_(floor, FloorOp)
+  HLOVM_F32P_UNARY_(ceil, CeilOp)
+  HLOVM_F32P_UNARY_(round_even, RoundEvenOp)
+  HLOVM_F32P_UNARY_(exp, ExpF32Op)
+  HLOVM_F32P_UNARY_(logistic, LogisticF32Op)
+  HLOVM_F32P_UNARY_(tanh, TanhF32Op)
+round_bf16:
+  HLOVM_F32P_EACH_(acc[k] = RoundToBF16(d, acc[k]));
+  HLOVM_F32P_NEXT_;
+end_block:
+  i += static_cast<int64_t>(U) * n;
+  if (i < end) {
+    // The far streams' lines of the block kPrefetchElements on.
+    for (int s = 0; s < num_far; ++s) {
+      const uint8_t* p = far[s] + ((i + kPrefetchElements) << far_shift[s]);
+      for (int64_t b = 0; b < (static_cast<int64_t>(U) * n) << far_shift[s]; b += 64) {
+        __builtin_prefetch(p + b);
+      }
+    }
+    step = steps;
+    goto* step->go;
+  }
+#undef HLOVM_F32P_F_
+#undef HLOVM_F32P_H_
+#undef HLOVM_F32P_S_
+#undef HLOVM_F32P_B_
+#undef HLOVM_F32P_EACH_
+#undef HLOVM_F32P_NEXT_
+#undef HLOVM_F32P_BINARY_KIND_
 #undef HLOVM_F32P_BINARY_
+#undef HLOVM_F32P_COMPARE_KIND_
+#undef HLOVM_F32P_COMPARE_
+#undef HLOVM_F32P_SELECT_
+#undef HLOVM_F32P_SELECTS_
+#undef HLOVM_F32P_LOAD_
+#undef HLOVM_F32P_UNARY_
 }
 
-template <size_t U, bool kMayHalf, class D>
-HWY_INLINE void RunF32Blocks(D d, const F32ProgramOp* code, int num_ops, void* const* streams,
-                             const bool* half, int64_t begin, int64_t end, float* spill) {
-  const size_t n = hn::Lanes(d);
-  F32Address a_at[kF32ProgramMaxOps], b_at[kF32ProgramMaxOps];
-  auto resolve = [&](const F32Operand& o) -> F32Address {
-    if (o.kind == F32Operand::kStream) {
-      return F32Address{streams[o.index], ~int64_t{0}, half[o.index]};
-    }
-    return F32Address{spill + o.index * U * n, 0, false};
-  };
-  for (int pc = 0; pc < num_ops; ++pc) {
-    a_at[pc] = resolve(code[pc].a);
-    b_at[pc] = resolve(code[pc].b);
-  }
-  const int64_t block = static_cast<int64_t>(U * n);
-  for (int64_t i = begin; i + block <= end; i += block) {
-    F32ProgramBlock<U, kMayHalf>(d, code, num_ops, a_at, b_at, i);
-  }
-}
-
-template <size_t U, bool kMayHalf>
-HWY_INLINE void RunF32Program(const F32ProgramOp* code, int num_ops, void* const* streams,
-                              const bool* half, int64_t len) {
+// Whole blocks of U vectors, then the rest one element at a time.
+template <size_t U>
+HWY_INLINE void RunF32ProgramBlocks(const F32ProgramOp* code, int num_ops, void* const* streams,
+                                    const F32Stream* kinds, int64_t len) {
   const hn::ScalableTag<float> d;
   const int64_t block = static_cast<int64_t>(U * hn::Lanes(d));
   HWY_ALIGN float spill[kF32ProgramMaxSpills * U * (HWY_MAX_BYTES / sizeof(float))];
   const int64_t whole = len / block * block;
-  RunF32Blocks<U, kMayHalf>(d, code, num_ops, streams, half, 0, whole, spill);
-  const hn::CappedTag<float, 1> d1;
-  for (int64_t i = whole; i < len; ++i) {
-    RunF32Blocks<1, kMayHalf>(d1, code, num_ops, streams, half, i, i + 1, spill);
+  RunF32Steps<U>(d, code, num_ops, streams, kinds, 0, whole, spill);
+  if (whole < len) {
+    RunF32Steps<1>(hn::CappedTag<float, 1>(), code, num_ops, streams, kinds, whole, len, spill);
   }
 }
 
-// Four vectors a block: with more, the compiler no longer keeps the
-// accumulator in registers across the ops.
+// Four vectors a block: with eight, the compiler no longer keeps the
+// accumulator of every handler in registers, and the chain benchmarks
+// slow down.
 void RunF32ProgramImpl(const F32ProgramOp* code, int num_ops, void* const* streams,
-                       const bool* half, int64_t len) {
-  // Programs over f32 streams only do without the bf16 tests.
-  bool any_half = false;
-  for (int pc = 0; pc < num_ops; ++pc) {
-    for (const F32Operand& o : {code[pc].a, code[pc].b}) {
-      any_half |= o.kind == F32Operand::kStream && half[o.index];
-    }
-  }
-  if (any_half) {
-    RunF32Program<4, true>(code, num_ops, streams, half, len);
-  } else {
-    RunF32Program<4, false>(code, num_ops, streams, half, len);
-  }
+                       const F32Stream* kinds, int64_t len) {
+  RunF32ProgramBlocks<4>(code, num_ops, streams, kinds, len);
 }
 
 }  // namespace HWY_NAMESPACE

@@ -21,7 +21,10 @@
 // Operands a, b are a stream, a spill slot or the accumulator itself. A
 // stream is f32, or bf16 (`half`): loads widen it exactly, stores keep the
 // top 16 bits, which is exact because every bf16 value in a program comes
-// from a load or a round-bf16.
+// from a load or a round-bf16. A `splat` stream is one scalar (f32, or bf16
+// where `half`) read as a vector of copies of itself. Streams marked `far`
+// come from memory rather than a cache-resident tile: the interpreter
+// prefetches them ahead of the block it computes.
 #ifndef HLOVM_OPS_ELEMENTWISE_F32_PROGRAM_H_
 #define HLOVM_OPS_ELEMENTWISE_F32_PROGRAM_H_
 
@@ -50,14 +53,19 @@ struct F32ProgramOp {
   F32Operand a, b;        // store: a.index is the stream; spill: a.index the slot
 };
 
+struct F32Stream {
+  bool half = false;
+  bool splat = false;
+  bool far = false;
+};
+
 inline constexpr int kF32ProgramMaxSpills = 8;
 inline constexpr int kF32ProgramMaxStreams = 32;
 inline constexpr int kF32ProgramMaxOps = 256;
 
-// Runs `code` over elements [0, len) of `streams` (stream k is bf16 where
-// half[k]).
-void RunF32Program(const F32ProgramOp* code, int num_ops, void* const* streams, const bool* half,
-                   int64_t len);
+// Runs `code` over elements [0, len) of `streams`, described by `kinds`.
+void RunF32Program(const F32ProgramOp* code, int num_ops, void* const* streams,
+                   const F32Stream* kinds, int64_t len);
 
 }  // namespace hlovm
 
