@@ -10,9 +10,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <string>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -38,6 +40,58 @@ constexpr int64_t kMaxBytes = int64_t{1} << 46;
 int64_t RoundUp(int64_t value, int64_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
 }
+
+// Freed mappings kept for reuse, newest last, at most kBytes in all: a
+// mapping's pages are already faulted in, which for a result written once
+// costs more than the write itself.
+class MappingCache {
+ public:
+  static constexpr int64_t kBytes = int64_t{64} << 20;
+  static MappingCache& Get() {
+    static MappingCache* cache = new MappingCache;
+    return *cache;
+  }
+  // A kept mapping of exactly `length` bytes, or null.
+  void* Take(int64_t length) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (size_t i = kept_.size(); i-- > 0;) {
+      if (kept_[i].length != length) continue;
+      void* p = kept_[i].base;
+      total_ -= length;
+      kept_.erase(kept_.begin() + static_cast<std::ptrdiff_t>(i));
+      return p;
+    }
+    return nullptr;
+  }
+  // Keeps the mapping, unmapping the oldest ones beyond the budget.
+  void Give(void* base, int64_t length) {
+    if (length > kBytes / 4) {
+      munmap(base, static_cast<size_t>(length));
+      return;
+    }
+    std::vector<Mapping> evicted;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      kept_.push_back(Mapping{base, length});
+      total_ += length;
+      while (total_ > kBytes) {
+        evicted.push_back(kept_.front());
+        total_ -= kept_.front().length;
+        kept_.erase(kept_.begin());
+      }
+    }
+    for (const Mapping& m : evicted) munmap(m.base, static_cast<size_t>(m.length));
+  }
+
+ private:
+  struct Mapping {
+    void* base;
+    int64_t length;
+  };
+  std::mutex mu_;
+  std::vector<Mapping> kept_;
+  int64_t total_ = 0;
+};
 
 //===----------------------------------------------------------------------===//
 // Element access helpers.
@@ -1181,7 +1235,7 @@ absl::Status ParseShapeAndValue(TextCursor& cursor, Literal* literal, int depth)
 // Each allocation starts with a kAlignment-byte header whose first 8 bytes
 // hold the mapped length (0 when the block came from aligned_alloc); the data
 // follows the header.
-absl::StatusOr<AlignedBuffer> AlignedBuffer::Allocate(int64_t size) {
+absl::StatusOr<AlignedBuffer> AlignedBuffer::Allocate(int64_t size, Init init) {
   if (size < 0) return absl::InvalidArgumentError(absl::StrCat("negative buffer size ", size));
   static const int64_t limit = [] {
     long pages = sysconf(_SC_PHYS_PAGES);
@@ -1198,10 +1252,15 @@ absl::StatusOr<AlignedBuffer> AlignedBuffer::Allocate(int64_t size) {
   uint64_t mapped = 0;
   if (total >= kMapThreshold) {
     const int64_t length = RoundUp(total, 4096);
-    void* p = mmap(nullptr, static_cast<size_t>(length), PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) {
-      return absl::ResourceExhaustedError(absl::StrCat("cannot allocate ", size, " bytes"));
+    void* p = MappingCache::Get().Take(length);
+    if (p != nullptr) {
+      if (init == kZeroed) std::memset(p, 0, static_cast<size_t>(length));
+    } else {
+      p = mmap(nullptr, static_cast<size_t>(length), PROT_READ | PROT_WRITE,
+               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (p == MAP_FAILED) {
+        return absl::ResourceExhaustedError(absl::StrCat("cannot allocate ", size, " bytes"));
+      }
     }
     base = static_cast<uint8_t*>(p);
     mapped = static_cast<uint64_t>(length);
@@ -1211,7 +1270,7 @@ absl::StatusOr<AlignedBuffer> AlignedBuffer::Allocate(int64_t size) {
     if (base == nullptr) {
       return absl::ResourceExhaustedError(absl::StrCat("cannot allocate ", size, " bytes"));
     }
-    std::memset(base, 0, static_cast<size_t>(length));
+    if (init == kZeroed) std::memset(base, 0, static_cast<size_t>(length));
   }
   std::memcpy(base, &mapped, sizeof(mapped));
   AlignedBuffer buffer;
@@ -1226,7 +1285,7 @@ void AlignedBuffer::Free::operator()(uint8_t* p) const {
   uint64_t mapped;
   std::memcpy(&mapped, base, sizeof(mapped));
   if (mapped != 0) {
-    munmap(base, static_cast<size_t>(mapped));
+    MappingCache::Get().Give(base, static_cast<int64_t>(mapped));
   } else {
     std::free(base);
   }
@@ -1237,12 +1296,20 @@ void AlignedBuffer::Free::operator()(uint8_t* p) const {
 //===----------------------------------------------------------------------===//
 
 absl::StatusOr<Literal> Literal::Create(const Shape& shape) {
+  return Make(shape, AlignedBuffer::kZeroed);
+}
+
+absl::StatusOr<Literal> Literal::CreateUninitialized(const Shape& shape) {
+  return Make(shape, AlignedBuffer::kUninitialized);
+}
+
+absl::StatusOr<Literal> Literal::Make(const Shape& shape, AlignedBuffer::Init init) {
   Literal literal;
   literal.shape_ = shape;
   if (shape.IsTuple()) {
     literal.elements_.reserve(shape.tuple_size());
     for (int64_t i = 0; i < shape.tuple_size(); ++i) {
-      HLOVM_ASSIGN_OR_RETURN(Literal element, Create(shape.tuple_shape(i)));
+      HLOVM_ASSIGN_OR_RETURN(Literal element, Make(shape.tuple_shape(i), init));
       literal.elements_.push_back(std::move(element));
     }
     std::vector<Shape> shapes;
@@ -1278,7 +1345,7 @@ absl::StatusOr<Literal> Literal::Create(const Shape& shape) {
                                                    shape.ToString(),
                                                    ": the layout does not fit the rank"));
   }
-  absl::StatusOr<AlignedBuffer> buffer = AlignedBuffer::Allocate(bytes);
+  absl::StatusOr<AlignedBuffer> buffer = AlignedBuffer::Allocate(bytes, init);
   if (!buffer.ok()) {
     return absl::Status(buffer.status().code(),
                         absl::StrCat("cannot create a literal of shape ", shape.ToString(), ": ",

@@ -29,12 +29,16 @@ namespace hlovm {
 template <typename T>
 constexpr ElementType NativeToElementType();
 
-// 64-byte aligned, zero-initialised byte storage.
+// 64-byte aligned byte storage, zero-initialised unless asked otherwise.
+// Large buffers are mapped; a few recently freed mappings (64 MiB at most)
+// are kept for reuse, so that a module run again and again does not fault
+// in fresh pages for its results each time.
 class AlignedBuffer {
  public:
+  enum Init { kZeroed, kUninitialized };
   AlignedBuffer() = default;
   // Returns ResourceExhausted instead of throwing when `size` cannot be had.
-  static absl::StatusOr<AlignedBuffer> Allocate(int64_t size);
+  static absl::StatusOr<AlignedBuffer> Allocate(int64_t size, Init init = kZeroed);
   uint8_t* data() { return data_.get(); }
   const uint8_t* data() const { return data_.get(); }
   int64_t size() const { return size_; }
@@ -53,6 +57,8 @@ class Literal {
   // A zero-filled literal of `shape`. An array shape without a layout gets
   // the row-major one. Fails when the storage cannot be allocated.
   static absl::StatusOr<Literal> Create(const Shape& shape);
+  // As Create, with storage the caller overwrites entirely (arrays only).
+  static absl::StatusOr<Literal> CreateUninitialized(const Shape& shape);
   static Literal Tuple(std::vector<Literal> elements);
   // Scalars and row-major arrays of native C++ values (see
   // NativeToElementType).
@@ -129,6 +135,8 @@ class Literal {
   std::string ToStringWithLayout() const;
 
  private:
+  static absl::StatusOr<Literal> Make(const Shape& shape, AlignedBuffer::Init init);
+
   Shape shape_;
   AlignedBuffer buffer_;
   std::vector<Literal> elements_;

@@ -82,6 +82,24 @@ std::string ErrorOf(std::string_view text) {
 //===----------------------------------------------------------------------===//
 
 // Constants as they appear in XLA-printed HLO (xla/ tests and dumps).
+TEST(LiteralStorageTest, ReusedMappingsAreZeroedForCreate) {
+  // 4 MiB: mapped, and kept for reuse when freed.
+  const Shape shape(ElementType::kF32, {1024, 1024});
+  for (int round = 0; round < 3; ++round) {
+    auto lit = Literal::Create(shape);
+    ASSERT_TRUE(lit.ok()) << lit.status();
+    const uint8_t* bytes = lit->untyped_data();
+    int64_t nonzero = 0;
+    for (int64_t i = 0; i < lit->size_bytes(); ++i) nonzero += bytes[i] != 0;
+    EXPECT_EQ(nonzero, 0) << "round " << round;
+    std::memset(lit->untyped_data(), 0xab, lit->size_bytes());
+  }
+  auto raw = Literal::CreateUninitialized(shape);
+  ASSERT_TRUE(raw.ok()) << raw.status();
+  EXPECT_EQ(raw->size_bytes(), 4 << 20);
+  EXPECT_TRUE(raw->shape().Compatible(shape));
+}
+
 TEST(LiteralPrintTest, ConstantsFromXlaText) {
   struct Case {
     const char* shape;

@@ -175,7 +175,7 @@ absl::StatusOr<Literal> MakeResult(const Shape& shape, const Reg*& leaf, uint8_t
     if (token.ok()) return std::move(*token);
     return Literal();
   }
-  HLOVM_ASSIGN_OR_RETURN(Literal lit, Literal::Create(shape));
+  HLOVM_ASSIGN_OR_RETURN(Literal lit, Literal::CreateUninitialized(shape));
   const int64_t bytes = fn.regs[r].bytes;
   if (bytes == 0) return lit;
   if (vm::IsEffectivelyRowMajor(shape)) {

@@ -177,7 +177,7 @@ absl::StatusOr<Literal> ReadRegs(const Function& fn, uint8_t* const* regs, const
         absl::StrCat("%", hlo->name(), " is not live at this point"));
   }
   if (!shape.IsArray()) return Literal();
-  auto lit = Literal::Create(info.shape);
+  auto lit = Literal::CreateUninitialized(info.shape);
   if (!lit.ok()) return lit.status();
   if (info.bytes > 0) std::memcpy(lit->untyped_data(), regs[r], info.bytes);
   return lit;
