@@ -386,7 +386,8 @@ void RunTiles(const FusedPlan& p, const Instr& instr, uint8_t* const* regs, int6
         const RegisterProgram& rp = p.programs[op.program];
         void* streams[kF32ProgramMaxStreams];
         for (size_t k = 0; k < rp.streams.size(); ++k) streams[k] = at(rp.streams[k], offset);
-        RunF32Program(rp.code.data(), static_cast<int>(rp.code.size()), streams, rp.kinds, len);
+        RunF32Program(rp.code.data(), static_cast<int>(rp.code.size()), streams, rp.kinds, offset,
+                      len);
         break;
       }
     }
@@ -561,22 +562,29 @@ bool TranslateSegment(const std::vector<MicroOp>& ops, const std::vector<std::op
   std::vector<int> free_spills;
   for (int j = kF32ProgramMaxSpills - 1; j >= 0; --j) free_spills.push_back(j);
   bool ok = true;
-  // Tiles that splat a scalar: the program reads the scalar instead.
-  absl::flat_hash_map<int64_t, Src> splat_of;
+  // Tiles that broadcast a scalar, or scalars each repeated along a run of
+  // whole blocks (a row's value): the program reads the scalars instead.
+  absl::flat_hash_map<int64_t, const MicroOp*> splat_of;
   for (const MicroOp& op : ops) {
-    if (op.kind == MicroKind::kBroadcast && op.period == 1 && op.src[0].kind == Src::kScalar &&
-        op.dst.kind == Src::kTile && (op.dst.size == 4 || op.dst.size == 2)) {
-      splat_of[KeyOf(op.dst)] = op.src[0];
+    if (op.kind == MicroKind::kBroadcast && op.src[0].kind == Src::kScalar &&
+        op.dst.kind == Src::kTile && (op.dst.size == 4 || op.dst.size == 2) &&
+        (op.period == 1 || op.repeat % kF32ProgramRepeatQuantum == 0)) {
+      splat_of[KeyOf(op.dst)] = &op;
     }
   }
-  auto stream = [&](Src src) -> F32Operand {
-    if (auto it = splat_of.find(KeyOf(src)); it != splat_of.end()) src = it->second;
-    auto [it, added] = stream_of.try_emplace(KeyOf(src), static_cast<int>(rp.streams.size()));
+  auto stream = [&](const Src& value) -> F32Operand {
+    Src src = value;
+    F32Stream kind{.half = src.size == 2, .far = src.kind == Src::kInput};
+    if (auto it = splat_of.find(KeyOf(value)); it != splat_of.end()) {
+      const MicroOp& b = *it->second;
+      src = b.src[0];
+      kind = F32Stream{.half = src.size == 2, .splat = true, .far = false,
+                       .repeat = b.period == 1 ? 0 : b.repeat, .period = b.period};
+    }
+    auto [it, added] = stream_of.try_emplace(KeyOf(value), static_cast<int>(rp.streams.size()));
     if (added) {
       if (rp.streams.size() < static_cast<size_t>(kF32ProgramMaxStreams)) {
-        rp.kinds[rp.streams.size()] = F32Stream{.half = src.size == 2,
-                                                .splat = src.kind == Src::kScalar,
-                                                .far = src.kind == Src::kInput};
+        rp.kinds[rp.streams.size()] = kind;
       }
       rp.streams.push_back(src);
       if (rp.streams.size() > static_cast<size_t>(kF32ProgramMaxStreams)) ok = false;
@@ -654,11 +662,29 @@ bool TranslateSegment(const std::vector<MicroOp>& ops, const std::vector<std::op
   return ok && rp.code.size() <= static_cast<size_t>(kF32ProgramMaxOps);
 }
 
+// Whether a program of one micro-op beats its kernel: it reads a broadcast
+// as scalars instead of a tile, or computes a bf16 op without widening
+// whole tiles through memory.
+bool WorthAlone(const RegisterProgram& rp) {
+  bool half = false;
+  for (size_t k = 0; k < rp.streams.size(); ++k) {
+    if (rp.kinds[k].splat) return true;
+    half |= rp.kinds[k].half;
+  }
+  for (const F32ProgramOp& op : rp.code) {
+    const bool moves = op.code == F32Code::kLoad || op.code == F32Code::kStore ||
+                       op.code == F32Code::kSpill || op.code == F32Code::kNop ||
+                       op.code == F32Code::kRoundBF16;
+    if (half && !moves) return true;
+  }
+  return false;
+}
+
 // Groups the runs of register-program micro-ops among the non-invariant ones
-// of `sequence` into segments of at least two, each translated; a run that
-// needs more spill slots than there are is split. A compare and the selects
-// reading its mask must land in one segment; otherwise they run as
-// micro-ops of their own.
+// of `sequence` into segments, each translated (one micro-op alone only
+// where WorthAlone); a run that needs more spill slots than there are is
+// split. A compare and the selects reading its mask must land in one
+// segment; otherwise they run as micro-ops of their own.
 std::vector<Segment> FindSegments(const std::vector<MicroOp>& ops,
                                   const std::vector<std::optional<ProgramCode>>& codes,
                                   const std::vector<const HloInstruction*>& origin,
@@ -746,7 +772,8 @@ std::vector<Segment> FindSegments(const std::vector<MicroOp>& ops,
       }
     }
     for (Segment& seg : segments) {
-      if (seg.ops.size() >= 2 && TranslateSegment(ops, codes, origin, needed_outside, &seg)) {
+      if (TranslateSegment(ops, codes, origin, needed_outside, &seg) &&
+          (seg.ops.size() >= 2 || WorthAlone(seg.program))) {
         continue;
       }
       // Too many live values for the spill slots: split the run in two.
@@ -1092,7 +1119,12 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
     op.program = static_cast<int>(plan.programs.size());
     ordered.push_back(op);
     std::vector<std::string> streams;
-    for (const Src& src : seg.program.streams) streams.push_back(SrcText(src));
+    for (size_t k = 0; k < seg.program.streams.size(); ++k) {
+      const F32Stream& kind = seg.program.kinds[k];
+      streams.push_back(kind.repeat > 0 ? absl::StrCat(SrcText(seg.program.streams[k]), " (repeat ",
+                                                       kind.repeat, ", period ", kind.period, ")")
+                                        : SrcText(seg.program.streams[k]));
+    }
     absl::StrAppend(&detail, "          f32 register program over ", absl::StrJoin(streams, ", "),
                     ":\n");
     for (size_t pc = 0; pc < seg.program.code.size(); ++pc) {

@@ -288,6 +288,58 @@ ENTRY main {
   EXPECT_THAT(listing, HasSubstr("acc = s"));
 }
 
+TEST(FusionTest, RowValuesAreReadAsRepeatedScalars) {
+  // Per-row values broadcast along rows of 128 (f32, wrapping every 8 rows)
+  // and 192 (bf16), over enough elements for parallel chunks; a row length
+  // of 100 is no multiple of a block and stays a tile. Rows of 320 reduced
+  // in runs of 160, 409 runs a chunk, start chunks mid-row: those run
+  // element by element.
+  const std::string text = R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[300,8,128] parameter(0)
+  v = f32[8] parameter(1)
+  h = bf16[3000,192] parameter(2)
+  w = bf16[3000] parameter(3)
+  y = f32[600,100] parameter(4)
+  u = f32[600] parameter(5)
+  vb = f32[300,8,128] broadcast(v), dimensions={1}
+  d = f32[300,8,128] subtract(x, vb)
+  e = f32[300,8,128] exponential(d)
+  wb = bf16[3000,192] broadcast(w), dimensions={0}
+  q = bf16[3000,192] divide(wb, h)
+  ub = f32[600,100] broadcast(u), dimensions={0}
+  m = f32[600,100] multiply(y, ub)
+  z = f32[2001,2,160] parameter(6)
+  t = f32[2001] parameter(7)
+  tb = f32[2001,2,160] broadcast(t), dimensions={0}
+  zt = f32[2001,2,160] multiply(z, tb)
+  zero = f32[] constant(0)
+  s = f32[2001,2] reduce(zt, zero), dimensions={2}, to_apply=add
+  ROOT r = (f32[300,8,128], bf16[3000,192], f32[600,100], f32[2001,2]) tuple(e, q, m, s)
+})";
+  std::vector<Literal> args;
+  args.push_back(RandomArray(ElementType::kF32, {300, 8, 128}, 41));
+  args.push_back(RandomArray(ElementType::kF32, {8}, 42));
+  args.push_back(RandomArray(ElementType::kBF16, {3000, 192}, 43));
+  args.push_back(RandomArray(ElementType::kBF16, {3000}, 44));
+  args.push_back(RandomArray(ElementType::kF32, {600, 100}, 45));
+  args.push_back(RandomArray(ElementType::kF32, {600}, 46));
+  args.push_back(RandomArray(ElementType::kF32, {2001, 2, 160}, 47));
+  args.push_back(RandomArray(ElementType::kF32, {2001}, 48));
+  ExpectFusedMatchesUnfused(text, args);
+  std::string listing;
+  EntryMnemonics(text, &listing);
+  EXPECT_THAT(listing, HasSubstr("(repeat 128, period 8)"));
+  EXPECT_THAT(listing, HasSubstr("(repeat 192, period 3000)"));
+  EXPECT_THAT(listing, HasSubstr("broadcast (repeat 100, period 600)"));
+  EXPECT_THAT(listing, HasSubstr("(repeat 320, period 2001)"));
+}
+
 TEST(FusionTest, OtherTypesRunTileByTile) {
   const std::string text = R"(HloModule m
 ENTRY main {

@@ -10,6 +10,7 @@
 #define HLOVM_OPS_ELEMENTWISE_F32_PROGRAM_INL_H_
 #endif
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -125,11 +126,34 @@ struct F32Step {
 // L1 until used (measured best on the chain benchmarks of fusion_bench).
 inline constexpr int64_t kPrefetchElements = 4096;
 
+// A splat's scalar `index` as f32.
+inline float SplatValue(const void* base, bool half, int64_t index) {
+  if (!half) return static_cast<const float*>(base)[index];
+  const uint32_t bits = uint32_t{static_cast<const uint16_t*>(base)[index]} << 16;
+  float value;
+  std::memcpy(&value, &bits, sizeof(value));
+  return value;
+}
+
+// Whether blocks of `block` elements from `offset` on never straddle two
+// scalars of a repeated splat.
+inline bool RepeatsAlign(const F32Stream* kinds, int num_streams, int64_t offset, int64_t block) {
+  for (int k = 0; k < num_streams; ++k) {
+    if (kinds[k].repeat > 0 && (kinds[k].repeat % block != 0 || offset % kinds[k].repeat % block != 0)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 // Runs the program over elements [begin, end) of the streams, U vectors a
-// block; end - begin is a multiple of U vectors.
+// block; end - begin is a multiple of U vectors, and no block straddles two
+// scalars of a repeated splat. The range starts at element `offset` of the
+// region.
 template <size_t U, class D>
 HWY_NOINLINE void RunF32Steps(D d, const F32ProgramOp* code, int num_ops, void* const* streams,
-                              const F32Stream* kinds, int64_t begin, int64_t end, float* spill) {
+                              const F32Stream* kinds, int64_t offset, int64_t begin, int64_t end,
+                              float* spill) {
   using V = hn::Vec<D>;
   const hn::RebindToUnsigned<D> du32;
   const hn::RebindToSigned<D> di32;
@@ -160,26 +184,36 @@ HWY_NOINLINE void RunF32Steps(D d, const F32ProgramOp* code, int num_ops, void* 
 #undef HLOVM_F32P_SELECT_LABELS_
   static_assert(sizeof(kHandlers) / sizeof(kHandlers[0]) == kEndBase + 1);
 
-  // Decode: the steps, the splats' values as f32 and the far streams read.
+  // Decode: the steps, the splats' values as f32, the repeated splats'
+  // positions and the far streams read.
   float splat[kF32ProgramMaxStreams];
+  struct Repeated {
+    int stream;
+    int64_t index, left;  // the scalar now read; elements before the next
+  };
+  Repeated repeated[kF32ProgramMaxStreams];
+  int num_repeated = 0;
   const uint8_t* far[kF32ProgramMaxStreams];
   int far_shift[kF32ProgramMaxStreams];
   int num_far = 0;
   bool read[kF32ProgramMaxStreams] = {};
+  bool seen[kF32ProgramMaxStreams] = {};
   auto address = [&](const F32Operand& o) -> const void* {
     if (o.kind == F32Operand::kSpill) return spill + o.index * static_cast<int64_t>(U) * n;
     if (o.kind != F32Operand::kStream) return nullptr;
     const F32Stream& s = kinds[o.index];
-    if (s.splat) {
-      if (s.half) {
-        const uint32_t bits = uint32_t{*static_cast<const uint16_t*>(streams[o.index])} << 16;
-        std::memcpy(&splat[o.index], &bits, sizeof(bits));
-      } else {
-        splat[o.index] = *static_cast<const float*>(streams[o.index]);
+    if (!s.splat) return streams[o.index];
+    if (!seen[o.index]) {
+      seen[o.index] = true;
+      int64_t index = 0;
+      if (s.repeat > 0) {
+        const int64_t at = offset + begin;
+        index = at / s.repeat % s.period;
+        repeated[num_repeated++] = Repeated{o.index, index, s.repeat - at % s.repeat};
       }
-      return &splat[o.index];
+      splat[o.index] = SplatValue(streams[o.index], s.half, index);
     }
-    return streams[o.index];
+    return &splat[o.index];
   };
   F32Step steps[kF32ProgramMaxOps + 1];
   int num_steps = 0;
@@ -307,6 +341,15 @@ round_bf16:
 end_block:
   i += static_cast<int64_t>(U) * n;
   if (i < end) {
+    for (int r = 0; r < num_repeated; ++r) {
+      Repeated& rep = repeated[r];
+      rep.left -= static_cast<int64_t>(U) * n;
+      if (rep.left > 0) continue;
+      const F32Stream& s = kinds[rep.stream];
+      rep.left = s.repeat;
+      rep.index = rep.index + 1 == s.period ? 0 : rep.index + 1;
+      splat[rep.stream] = SplatValue(streams[rep.stream], s.half, rep.index);
+    }
     // The far streams' lines of the block kPrefetchElements on.
     for (int s = 0; s < num_far; ++s) {
       const uint8_t* p = far[s] + ((i + kPrefetchElements) << far_shift[s]);
@@ -333,17 +376,26 @@ end_block:
 #undef HLOVM_F32P_UNARY_
 }
 
-// Whole blocks of U vectors, then the rest one element at a time.
+// Whole blocks of U vectors, then the rest one element at a time (all of
+// it one at a time where a repeated splat would straddle blocks).
 template <size_t U>
 HWY_INLINE void RunF32ProgramBlocks(const F32ProgramOp* code, int num_ops, void* const* streams,
-                                    const F32Stream* kinds, int64_t len) {
+                                    const F32Stream* kinds, int64_t offset, int64_t len) {
   const hn::ScalableTag<float> d;
   const int64_t block = static_cast<int64_t>(U * hn::Lanes(d));
   HWY_ALIGN float spill[kF32ProgramMaxSpills * U * (HWY_MAX_BYTES / sizeof(float))];
-  const int64_t whole = len / block * block;
-  RunF32Steps<U>(d, code, num_ops, streams, kinds, 0, whole, spill);
+  int num_streams = 0;
+  for (int pc = 0; pc < num_ops; ++pc) {
+    for (const F32Operand& o : {code[pc].a, code[pc].b}) {
+      if (o.kind == F32Operand::kStream) num_streams = std::max(num_streams, o.index + 1);
+    }
+  }
+  const int64_t whole =
+      RepeatsAlign(kinds, num_streams, offset, block) ? len / block * block : 0;
+  RunF32Steps<U>(d, code, num_ops, streams, kinds, offset, 0, whole, spill);
   if (whole < len) {
-    RunF32Steps<1>(hn::CappedTag<float, 1>(), code, num_ops, streams, kinds, whole, len, spill);
+    RunF32Steps<1>(hn::CappedTag<float, 1>(), code, num_ops, streams, kinds, offset, whole, len,
+                   spill);
   }
 }
 
@@ -351,8 +403,8 @@ HWY_INLINE void RunF32ProgramBlocks(const F32ProgramOp* code, int num_ops, void*
 // accumulator of every handler in registers, and the chain benchmarks
 // slow down.
 void RunF32ProgramImpl(const F32ProgramOp* code, int num_ops, void* const* streams,
-                       const F32Stream* kinds, int64_t len) {
-  RunF32ProgramBlocks<4>(code, num_ops, streams, kinds, len);
+                       const F32Stream* kinds, int64_t offset, int64_t len) {
+  RunF32ProgramBlocks<4>(code, num_ops, streams, kinds, offset, len);
 }
 
 }  // namespace HWY_NAMESPACE

@@ -22,7 +22,10 @@
 // stream is f32, or bf16 (`half`): loads widen it exactly, stores keep the
 // top 16 bits, which is exact because every bf16 value in a program comes
 // from a load or a round-bf16. A `splat` stream is one scalar (f32, or bf16
-// where `half`) read as a vector of copies of itself. Streams marked `far`
+// where `half`) read as a vector of copies of itself; with a `repeat`, it is
+// an array of `period` scalars, each repeated `repeat` times, so that
+// element e of the program's range reads scalar ((offset + e) / repeat) %
+// period (a per-row value broadcast along its row). Streams marked `far`
 // come from memory rather than a cache-resident tile: the interpreter
 // prefetches them ahead of the block it computes.
 #ifndef HLOVM_OPS_ELEMENTWISE_F32_PROGRAM_H_
@@ -57,15 +60,22 @@ struct F32Stream {
   bool half = false;
   bool splat = false;
   bool far = false;
+  int64_t repeat = 0;  // a repeated splat: > 0, a multiple of kF32ProgramRepeatQuantum
+  int64_t period = 1;
 };
+
+// A repeated splat's repeat is a multiple of this, so that a block of
+// vectors never straddles two of its scalars.
+inline constexpr int64_t kF32ProgramRepeatQuantum = 64;
 
 inline constexpr int kF32ProgramMaxSpills = 8;
 inline constexpr int kF32ProgramMaxStreams = 32;
 inline constexpr int kF32ProgramMaxOps = 256;
 
-// Runs `code` over elements [0, len) of `streams`, described by `kinds`.
+// Runs `code` over elements [0, len) of `streams`, described by `kinds`;
+// the range starts at element `offset` of the region (for repeated splats).
 void RunF32Program(const F32ProgramOp* code, int num_ops, void* const* streams,
-                   const F32Stream* kinds, int64_t len);
+                   const F32Stream* kinds, int64_t offset, int64_t len);
 
 }  // namespace hlovm
 
