@@ -46,7 +46,7 @@ int64_t RoundUp(int64_t value, int64_t multiple) {
 // costs more than the write itself.
 class MappingCache {
  public:
-  static constexpr int64_t kBytes = int64_t{64} << 20;
+  static constexpr int64_t kBytes = int64_t{128} << 20;
   static MappingCache& Get() {
     static MappingCache* cache = new MappingCache;
     return *cache;
@@ -65,7 +65,7 @@ class MappingCache {
   }
   // Keeps the mapping, unmapping the oldest ones beyond the budget.
   void Give(void* base, int64_t length) {
-    if (length > kBytes / 4) {
+    if (length > kBytes / 2) {
       munmap(base, static_cast<size_t>(length));
       return;
     }

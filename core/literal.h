@@ -30,7 +30,7 @@ template <typename T>
 constexpr ElementType NativeToElementType();
 
 // 64-byte aligned byte storage, zero-initialised unless asked otherwise.
-// Large buffers are mapped; a few recently freed mappings (64 MiB at most)
+// Large buffers are mapped; recently freed mappings (128 MiB at most)
 // are kept for reuse, so that a module run again and again does not fault
 // in fresh pages for its results each time.
 class AlignedBuffer {
