@@ -240,6 +240,7 @@ HWY_NOINLINE void RunF32Steps(D d, const F32ProgramOp* code, int num_ops, void* 
   for (size_t k = 0; k < U; ++k) acc[k] = hn::Zero(d);
   int64_t i = begin;
   const F32Step* step = steps;
+  const auto keep = [](V v) { return v; };
   const auto mask = [&](auto m) { return hn::VecFromMask(d, m); };
 // Operand x's vector k of the block.
 #define HLOVM_F32P_F_(x, k) hn::LoadU(d, static_cast<const float*>(x) + i + (k) * n)
@@ -253,28 +254,29 @@ HWY_NOINLINE void RunF32Steps(D d, const F32ProgramOp* code, int num_ops, void* 
 #define HLOVM_F32P_NEXT_ \
   ++step;                \
   goto* step->go
-#define HLOVM_F32P_BINARY_KIND_(name, f, K)                                            \
-  name##_##K : HLOVM_F32P_EACH_(acc[k] = f(acc[k], HLOVM_F32P_##K##_(step->a, k)));   \
-  HLOVM_F32P_NEXT_;                                                                    \
+// name_K: acc := wrap(f(acc, operand of kind K)); name_self: f(acc, acc).
+#define HLOVM_F32P_FORWARD_(name, f, wrap, K)                                                \
+  name##_##K : HLOVM_F32P_EACH_(acc[k] = wrap(f(acc[k], HLOVM_F32P_##K##_(step->a, k))));   \
+  HLOVM_F32P_NEXT_;
+#define HLOVM_F32P_OPERAND_KINDS_(name, f, wrap)                                   \
+  HLOVM_F32P_FORWARD_(name, f, wrap, F)                                            \
+  HLOVM_F32P_FORWARD_(name, f, wrap, H)                                            \
+  HLOVM_F32P_FORWARD_(name, f, wrap, S)                                            \
+  HLOVM_F32P_FORWARD_(name, f, wrap, B)                                            \
+  name##_self : HLOVM_F32P_EACH_(acc[k] = wrap(f(acc[k], acc[k])));                \
+  HLOVM_F32P_NEXT_;
+// name_rK: acc := f(operand of kind K, acc).
+#define HLOVM_F32P_REVERSED_(name, f, K)                                               \
   name##_r##K : HLOVM_F32P_EACH_(acc[k] = f(HLOVM_F32P_##K##_(step->a, k), acc[k]));  \
   HLOVM_F32P_NEXT_;
-#define HLOVM_F32P_BINARY_(name, f)                              \
-  HLOVM_F32P_BINARY_KIND_(name, f, F)                            \
-  HLOVM_F32P_BINARY_KIND_(name, f, H)                            \
-  HLOVM_F32P_BINARY_KIND_(name, f, S)                            \
-  HLOVM_F32P_BINARY_KIND_(name, f, B)                            \
-  name##_self : HLOVM_F32P_EACH_(acc[k] = f(acc[k], acc[k]));    \
-  HLOVM_F32P_NEXT_;
-#define HLOVM_F32P_COMPARE_KIND_(name, f, K)                                                 \
-  name##_##K : HLOVM_F32P_EACH_(acc[k] = mask(f(acc[k], HLOVM_F32P_##K##_(step->a, k))));   \
-  HLOVM_F32P_NEXT_;
-#define HLOVM_F32P_COMPARE_(name, f)                                \
-  HLOVM_F32P_COMPARE_KIND_(name, f, F)                              \
-  HLOVM_F32P_COMPARE_KIND_(name, f, H)                              \
-  HLOVM_F32P_COMPARE_KIND_(name, f, S)                              \
-  HLOVM_F32P_COMPARE_KIND_(name, f, B)                              \
-  name##_self : HLOVM_F32P_EACH_(acc[k] = mask(f(acc[k], acc[k]))); \
-  HLOVM_F32P_NEXT_;
+#define HLOVM_F32P_BINARY_(name, f)          \
+  HLOVM_F32P_OPERAND_KINDS_(name, f, keep)   \
+  HLOVM_F32P_REVERSED_(name, f, F)           \
+  HLOVM_F32P_REVERSED_(name, f, H)           \
+  HLOVM_F32P_REVERSED_(name, f, S)           \
+  HLOVM_F32P_REVERSED_(name, f, B)
+// Compares come mirrored rather than reversed (HandlerOf).
+#define HLOVM_F32P_COMPARE_(name, f) HLOVM_F32P_OPERAND_KINDS_(name, f, mask)
 #define HLOVM_F32P_SELECT_(A, B)                                                           \
   select_##A##B : HLOVM_F32P_EACH_(acc[k] = hn::IfThenElse(hn::MaskFromVec(acc[k]),        \
                                                            HLOVM_F32P_##A##_(step->a, k),   \
@@ -366,9 +368,10 @@ end_block:
 #undef HLOVM_F32P_B_
 #undef HLOVM_F32P_EACH_
 #undef HLOVM_F32P_NEXT_
-#undef HLOVM_F32P_BINARY_KIND_
+#undef HLOVM_F32P_FORWARD_
+#undef HLOVM_F32P_OPERAND_KINDS_
+#undef HLOVM_F32P_REVERSED_
 #undef HLOVM_F32P_BINARY_
-#undef HLOVM_F32P_COMPARE_KIND_
 #undef HLOVM_F32P_COMPARE_
 #undef HLOVM_F32P_SELECT_
 #undef HLOVM_F32P_SELECTS_
