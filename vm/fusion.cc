@@ -386,8 +386,8 @@ void RunTiles(const FusedPlan& p, const Instr& instr, uint8_t* const* regs, int6
         const RegisterProgram& rp = p.programs[op.program];
         void* streams[kF32ProgramMaxStreams];
         for (size_t k = 0; k < rp.streams.size(); ++k) streams[k] = at(rp.streams[k], offset);
-        RunF32Program(rp.code.data(), static_cast<int>(rp.code.size()), streams, rp.kinds, offset,
-                      len);
+        RunF32Program(rp.code.data(), static_cast<int>(rp.code.size()), streams, rp.kinds,
+                      static_cast<int>(rp.streams.size()), offset, len);
         break;
       }
     }

@@ -61,9 +61,9 @@ int64_t HwyChosenTarget() { return HWY_DYNAMIC_DISPATCH(TargetId)(); }
 }  // namespace elementwise_internal
 
 void RunF32Program(const F32ProgramOp* code, int num_ops, void* const* streams,
-                   const F32Stream* kinds, int64_t offset, int64_t len) {
+                   const F32Stream* kinds, int num_streams, int64_t offset, int64_t len) {
   HWY_DYNAMIC_DISPATCH(elementwise_internal::RunF32ProgramImpl)(code, num_ops, streams, kinds,
-                                                                offset, len);
+                                                                num_streams, offset, len);
 }
 }  // namespace hlovm
 #endif  // HWY_ONCE

@@ -10,7 +10,6 @@
 #define HLOVM_OPS_ELEMENTWISE_F32_PROGRAM_INL_H_
 #endif
 
-#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -122,8 +121,9 @@ struct F32Step {
 };
 
 // How far ahead of the block a far stream is prefetched: far enough to
-// cover memory latency at this interpreter's pace, near enough to stay in
-// L1 until used (measured best on the chain benchmarks of fusion_bench).
+// cover memory latency at this interpreter's pace (512 to 4096 elements
+// measured alike on the chain benchmarks of fusion_bench; none, about 1.5x
+// slower).
 inline constexpr int64_t kPrefetchElements = 4096;
 
 // A splat's scalar `index` as f32.
@@ -152,8 +152,8 @@ inline bool RepeatsAlign(const F32Stream* kinds, int num_streams, int64_t offset
 // region.
 template <size_t U, class D>
 HWY_NOINLINE void RunF32Steps(D d, const F32ProgramOp* code, int num_ops, void* const* streams,
-                              const F32Stream* kinds, int64_t offset, int64_t begin, int64_t end,
-                              float* spill) {
+                              const F32Stream* kinds, int num_streams, int64_t offset,
+                              int64_t begin, int64_t end, float* spill) {
   using V = hn::Vec<D>;
   const hn::RebindToUnsigned<D> du32;
   const hn::RebindToSigned<D> di32;
@@ -184,8 +184,8 @@ HWY_NOINLINE void RunF32Steps(D d, const F32ProgramOp* code, int num_ops, void* 
 #undef HLOVM_F32P_SELECT_LABELS_
   static_assert(sizeof(kHandlers) / sizeof(kHandlers[0]) == kEndBase + 1);
 
-  // Decode: the steps, the splats' values as f32, the repeated splats'
-  // positions and the far streams read.
+  // Decode: per stream, a splat's value as f32 (a repeated one's position)
+  // or a far stream's prefetch; then the steps.
   float splat[kF32ProgramMaxStreams];
   struct Repeated {
     int stream;
@@ -196,42 +196,33 @@ HWY_NOINLINE void RunF32Steps(D d, const F32ProgramOp* code, int num_ops, void* 
   const uint8_t* far[kF32ProgramMaxStreams];
   int far_shift[kF32ProgramMaxStreams];
   int num_far = 0;
-  bool read[kF32ProgramMaxStreams] = {};
-  bool seen[kF32ProgramMaxStreams] = {};
-  auto address = [&](const F32Operand& o) -> const void* {
-    if (o.kind == F32Operand::kSpill) return spill + o.index * static_cast<int64_t>(U) * n;
-    if (o.kind != F32Operand::kStream) return nullptr;
-    const F32Stream& s = kinds[o.index];
-    if (!s.splat) return streams[o.index];
-    if (!seen[o.index]) {
-      seen[o.index] = true;
+  for (int k = 0; k < num_streams; ++k) {
+    const F32Stream& s = kinds[k];
+    if (s.splat) {
       int64_t index = 0;
       if (s.repeat > 0) {
         const int64_t at = offset + begin;
         index = at / s.repeat % s.period;
-        repeated[num_repeated++] = Repeated{o.index, index, s.repeat - at % s.repeat};
+        repeated[num_repeated++] = Repeated{k, index, s.repeat - at % s.repeat};
       }
-      splat[o.index] = SplatValue(streams[o.index], s.half, index);
+      splat[k] = SplatValue(streams[k], s.half, index);
+    } else if (s.far) {
+      far[num_far] = static_cast<const uint8_t*>(streams[k]);
+      far_shift[num_far++] = s.half ? 1 : 2;
     }
-    return &splat[o.index];
+  }
+  auto address = [&](const F32Operand& o) -> const void* {
+    switch (o.kind) {
+      case F32Operand::kSpill: return spill + o.index * static_cast<int64_t>(U) * n;
+      case F32Operand::kStream: return kinds[o.index].splat ? &splat[o.index] : streams[o.index];
+      default: return nullptr;
+    }
   };
   F32Step steps[kF32ProgramMaxOps + 1];
   int num_steps = 0;
   for (int pc = 0; pc < num_ops; ++pc) {
-    const F32ProgramOp& op = code[pc];
-    const int h = HandlerOf(op, kinds);
-    if (h < 0) continue;
-    steps[num_steps++] = F32Step{kHandlers[h], address(op.a), address(op.b)};
-    if (op.code == F32Code::kStore || op.code == F32Code::kSpill) continue;
-    for (const F32Operand& o : {op.a, op.b}) {
-      if (o.kind != F32Operand::kStream || read[o.index]) continue;
-      read[o.index] = true;
-      const F32Stream& s = kinds[o.index];
-      if (s.far && !s.splat) {
-        far[num_far] = static_cast<const uint8_t*>(streams[o.index]);
-        far_shift[num_far++] = s.half ? 1 : 2;
-      }
-    }
+    const int h = HandlerOf(code[pc], kinds);
+    if (h >= 0) steps[num_steps++] = F32Step{kHandlers[h], address(code[pc].a), address(code[pc].b)};
   }
   steps[num_steps] = F32Step{kHandlers[kEndBase], nullptr, nullptr};
   if (begin >= end) return;
@@ -383,22 +374,17 @@ end_block:
 // it one at a time where a repeated splat would straddle blocks).
 template <size_t U>
 HWY_INLINE void RunF32ProgramBlocks(const F32ProgramOp* code, int num_ops, void* const* streams,
-                                    const F32Stream* kinds, int64_t offset, int64_t len) {
+                                    const F32Stream* kinds, int num_streams, int64_t offset,
+                                    int64_t len) {
   const hn::ScalableTag<float> d;
   const int64_t block = static_cast<int64_t>(U * hn::Lanes(d));
   HWY_ALIGN float spill[kF32ProgramMaxSpills * U * (HWY_MAX_BYTES / sizeof(float))];
-  int num_streams = 0;
-  for (int pc = 0; pc < num_ops; ++pc) {
-    for (const F32Operand& o : {code[pc].a, code[pc].b}) {
-      if (o.kind == F32Operand::kStream) num_streams = std::max(num_streams, o.index + 1);
-    }
-  }
   const int64_t whole =
       RepeatsAlign(kinds, num_streams, offset, block) ? len / block * block : 0;
-  RunF32Steps<U>(d, code, num_ops, streams, kinds, offset, 0, whole, spill);
+  RunF32Steps<U>(d, code, num_ops, streams, kinds, num_streams, offset, 0, whole, spill);
   if (whole < len) {
-    RunF32Steps<1>(hn::CappedTag<float, 1>(), code, num_ops, streams, kinds, offset, whole, len,
-                   spill);
+    RunF32Steps<1>(hn::CappedTag<float, 1>(), code, num_ops, streams, kinds, num_streams, offset,
+                   whole, len, spill);
   }
 }
 
@@ -406,8 +392,8 @@ HWY_INLINE void RunF32ProgramBlocks(const F32ProgramOp* code, int num_ops, void*
 // accumulator of every handler in registers, and the chain benchmarks
 // slow down.
 void RunF32ProgramImpl(const F32ProgramOp* code, int num_ops, void* const* streams,
-                       const F32Stream* kinds, int64_t offset, int64_t len) {
-  RunF32ProgramBlocks<4>(code, num_ops, streams, kinds, offset, len);
+                       const F32Stream* kinds, int num_streams, int64_t offset, int64_t len) {
+  RunF32ProgramBlocks<4>(code, num_ops, streams, kinds, num_streams, offset, len);
 }
 
 }  // namespace HWY_NAMESPACE

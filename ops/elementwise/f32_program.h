@@ -25,8 +25,8 @@
 // where `half`) read as a vector of copies of itself; with a `repeat`, it is
 // an array of `period` scalars, each repeated `repeat` times, so that
 // element e of the program's range reads scalar ((offset + e) / repeat) %
-// period (a per-row value broadcast along its row). Streams marked `far`
-// come from memory rather than a cache-resident tile: the interpreter
+// period (a per-row value broadcast along its row). Streams marked `far` are
+// read from memory rather than from a cache-resident tile: the interpreter
 // prefetches them ahead of the block it computes.
 #ifndef HLOVM_OPS_ELEMENTWISE_F32_PROGRAM_H_
 #define HLOVM_OPS_ELEMENTWISE_F32_PROGRAM_H_
@@ -72,10 +72,11 @@ inline constexpr int kF32ProgramMaxSpills = 8;
 inline constexpr int kF32ProgramMaxStreams = 32;
 inline constexpr int kF32ProgramMaxOps = 256;
 
-// Runs `code` over elements [0, len) of `streams`, described by `kinds`;
-// the range starts at element `offset` of the region (for repeated splats).
+// Runs `code` over elements [0, len) of the `num_streams` `streams`,
+// described by `kinds`; the range starts at element `offset` of the region
+// (for repeated splats).
 void RunF32Program(const F32ProgramOp* code, int num_ops, void* const* streams,
-                   const F32Stream* kinds, int64_t offset, int64_t len);
+                   const F32Stream* kinds, int num_streams, int64_t offset, int64_t len);
 
 }  // namespace hlovm
 
