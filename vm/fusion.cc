@@ -1,6 +1,7 @@
 #include "vm/fusion.h"
 
 #include <algorithm>
+#include <iterator>
 #include <optional>
 #include <cstring>
 #include <queue>
@@ -1003,21 +1004,22 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
   }
 
   // A micro-op whose tile nothing reads any more goes (a splat the register
-  // programs read as a scalar), and so may, in turn, its operands'.
-  for (bool dropped = true; dropped;) {
-    dropped = false;
-    absl::flat_hash_set<uint32_t> read;
-    for (const Step& step : steps) read.insert(step.reads.begin(), step.reads.end());
-    for (size_t s = 0; s < steps.size(); ++s) {
-      if (steps[s].op < 0 || plan.ops[steps[s].op].dst.kind != Src::kTile ||
-          read.contains(steps[s].writes[0])) {
+  // programs read as scalars), and so may, in turn, its operands': one pass
+  // from the last step back.
+  {
+    absl::flat_hash_set<uint32_t> needed;
+    std::vector<Step> kept;
+    for (size_t s = steps.size(); s-- > 0;) {
+      Step& step = steps[s];
+      if (step.op >= 0 && plan.ops[step.op].dst.kind == Src::kTile &&
+          !needed.contains(step.writes[0])) {
+        if (static_cast<int>(s) < plan.num_invariant) --plan.num_invariant;
         continue;
       }
-      if (static_cast<int>(s) < plan.num_invariant) --plan.num_invariant;
-      steps.erase(steps.begin() + static_cast<std::ptrdiff_t>(s));
-      dropped = true;
-      break;
+      needed.insert(step.reads.begin(), step.reads.end());
+      kept.push_back(std::move(step));
     }
+    steps.assign(std::make_move_iterator(kept.rbegin()), std::make_move_iterator(kept.rend()));
   }
 
   // Tile registers: a value's slot is free after its last reader (invariant
