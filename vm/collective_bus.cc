@@ -158,6 +158,100 @@ absl::Status ReduceRange(absl::Span<const CollectiveOp* const> peers, size_t a, 
   return absl::OkStatus();
 }
 
+// Operand `index` of `op`, an integer scalar.
+int64_t ScalarOperand(const CollectiveOp& op, int64_t index) {
+  const uint8_t* p = op.in[index];
+  switch (op.in_shapes[index]->element_type()) {
+    case ElementType::kS8: return *reinterpret_cast<const int8_t*>(p);
+    case ElementType::kU8: return *p;
+    case ElementType::kS16: return *reinterpret_cast<const int16_t*>(p);
+    case ElementType::kU16: return *reinterpret_cast<const uint16_t*>(p);
+    case ElementType::kS32: return *reinterpret_cast<const int32_t*>(p);
+    case ElementType::kU32: return *reinterpret_cast<const uint32_t*>(p);
+    case ElementType::kU64: {
+      const uint64_t v = *reinterpret_cast<const uint64_t*>(p);
+      return v > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(v);
+    }
+    default: return *reinterpret_cast<const int64_t*>(p);
+  }
+}
+
+// Copies the box `sizes` at `src_at` of the row-major `src` to `dst_at` of
+// `dst`; the box lies inside both.
+void CopyBox(const uint8_t* src, const Shape& src_shape, const int64_t* src_at, uint8_t* dst,
+             const Shape& dst_shape, const int64_t* dst_at, const int64_t* sizes, int eb) {
+  const int64_t rank = src_shape.rank();
+  for (int64_t d = 0; d < rank; ++d) {
+    if (sizes[d] == 0) return;
+  }
+  if (rank == 0) {
+    std::memcpy(dst, src, eb);
+    return;
+  }
+  // Strides in bytes; the innermost dimension is copied whole.
+  std::vector<int64_t> src_stride(rank), dst_stride(rank);
+  int64_t ss = eb, ds = eb;
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    src_stride[d] = ss;
+    dst_stride[d] = ds;
+    ss *= src_shape.dimensions(d);
+    ds *= dst_shape.dimensions(d);
+  }
+  const uint8_t* s0 = src;
+  uint8_t* d0 = dst;
+  for (int64_t d = 0; d < rank; ++d) {
+    s0 += src_at[d] * src_stride[d];
+    d0 += dst_at[d] * dst_stride[d];
+  }
+  const int64_t row = sizes[rank - 1] * eb;
+  std::vector<int64_t> index(rank, 0);
+  while (true) {
+    int64_t so = 0, dof = 0;
+    for (int64_t d = 0; d + 1 < rank; ++d) {
+      so += index[d] * src_stride[d];
+      dof += index[d] * dst_stride[d];
+    }
+    std::memcpy(d0 + dof, s0 + so, row);
+    int64_t d = rank - 2;
+    while (d >= 0 && ++index[d] == sizes[d]) index[d--] = 0;
+    if (d < 0) return;
+  }
+}
+
+// The in-place collective-permute: the result starts as the output operand,
+// then each slice this instance receives is written over it.
+absl::Status PermuteSlices(absl::Span<const CollectiveOp* const> peers, int64_t rank) {
+  const CollectiveOp& me = *peers[rank];
+  const InPlacePermute& form = *me.in_place;
+  for (int64_t t = 0; t < form.arrays; ++t) {
+    std::memcpy(me.out[t], me.in[form.arrays + t], Bytes(*me.out_shapes[t]));
+  }
+  for (const auto& [group, source] : me.receives) {
+    const CollectiveOp* src = nullptr;
+    for (size_t k = 0; k < peers.size(); ++k) {
+      if (me.group[k] == source) src = peers[k];
+    }
+    if (src == nullptr) return absl::InternalError("in-place permute source outside its group");
+    for (int64_t t = 0; t < form.arrays; ++t) {
+      const int64_t entry = t * form.groups + group;
+      const std::vector<int64_t>& sizes = form.sizes[entry];
+      const Shape& in_shape = *src->in_shapes[t];
+      const Shape& out_shape = *me.out_shapes[t];
+      const int64_t r = in_shape.rank();
+      std::vector<int64_t> from(r), to(r);
+      for (int64_t d = 0; d < r; ++d) {
+        from[d] = std::clamp<int64_t>(ScalarOperand(*src, form.in_offsets[entry] + d), 0,
+                                      in_shape.dimensions(d) - sizes[d]);
+        to[d] = std::clamp<int64_t>(ScalarOperand(me, form.out_offsets[entry] + d), 0,
+                                    out_shape.dimensions(d) - sizes[d]);
+      }
+      CopyBox(src->in[t], in_shape, from.data(), me.out[t], out_shape, to.data(), sizes.data(),
+              ByteWidth(in_shape.element_type()));
+    }
+  }
+  return absl::OkStatus();
+}
+
 // Runs the instance at `rank`'s part of the op; `peers` by rank. Reads
 // peers' inputs and writes this instance's results (and, for a large
 // all-reduce, its slice of every peer's result).
@@ -228,6 +322,7 @@ absl::Status RunOp(absl::Span<const CollectiveOp* const> peers, int64_t rank) {
       }
       return absl::OkStatus();
     case CollectiveKind::kCollectivePermute: {
+      if (me.in_place != nullptr) return PermuteSlices(peers, rank);
       const CollectiveOp* src = nullptr;
       for (int64_t k = 0; k < n; ++k) {
         if (me.group[k] == me.source) src = peers[k];

@@ -22,11 +22,12 @@
 #include <atomic>
 #include <chrono>
 #include <deque>
-#include <tuple>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -65,6 +66,20 @@ struct CollectiveReducer {
              absl::Status* error) const;
 };
 
+// The in-place form of collective-permute (`slice_sizes=`): operands
+// (inputs, outputs, input offsets, output offsets) over `arrays` arrays, the
+// source_target_pairs cut into `groups` equal runs. For array t and group k
+// (entry t * groups + k) a slice of `sizes` is read from the source's input
+// at its input offsets and written over a copy of the receiver's output at
+// the receiver's output offsets; offsets are one integer scalar a
+// dimension, clamped into bounds as dynamic-slice clamps them.
+struct InPlacePermute {
+  int64_t arrays = 0, groups = 0;
+  std::vector<std::vector<int64_t>> sizes;
+  // The operand index of the first offset scalar of each entry.
+  std::vector<int64_t> in_offsets, out_offsets;
+};
+
 // What one instance brings to a collective.
 struct CollectiveOp {
   CollectiveKind kind = CollectiveKind::kAllReduce;
@@ -84,6 +99,10 @@ struct CollectiveOp {
   // collective-permute: this instance receives from `source` (an instance
   // id, -1: nobody; the result is zeros).
   int64_t source = -1;
+  // The in-place collective-permute: its form, and what this instance
+  // receives, in pair order: (group, source instance).
+  const InPlacePermute* in_place = nullptr;
+  absl::Span<const std::pair<int64_t, int64_t>> receives;
   const CollectiveReducer* reducer = nullptr;
 };
 

@@ -9,10 +9,12 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "core/element_type.h"
 #include "core/status_macros.h"
 #include "ops/elementwise/elementwise.h"
@@ -43,6 +45,10 @@ struct CollectivePlan {
   std::vector<std::vector<int64_t>> groups;
   std::vector<int64_t> ranks, sources;
   std::vector<char> in_group;
+  // The in-place collective-permute (in_place.groups > 0), and per instance
+  // what it receives: (pair group, source instance) in pair order.
+  InPlacePermute in_place;
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> receives;
 };
 
 int64_t ctx_bytes(const Shape& s) {
@@ -82,6 +88,10 @@ bool CollectiveHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ct
   op.dimension = p.dimension;
   op.tuple_form = p.tuple_form;
   op.source = p.sources[instance];
+  if (p.in_place.groups > 0) {
+    op.in_place = &p.in_place;
+    op.receives = p.receives[instance];
+  }
   op.reducer = &p.reducer;
   absl::Status status;
   if (op.group.size() <= 1) {
@@ -140,6 +150,7 @@ absl::Status ResolveGroups(const HloInstruction& instr, CollectivePlan& plan) {
   plan.ranks.assign(N, 0);
   plan.sources.assign(N, -1);
   plan.in_group.assign(N, 0);
+  plan.receives.assign(N, {});
   // The ids the groups name, and how many there are.
   const int64_t id_space = mode == GroupMode::kCrossPartition ? P
                            : mode == GroupMode::kFlattenedId ? N
@@ -201,14 +212,23 @@ absl::Status ResolveGroups(const HloInstruction& instr, CollectivePlan& plan) {
     }
     plan.ranks[self] = std::find(members.begin(), members.end(), self) - members.begin();
     if (permute) {
-      for (const auto& [s, t] : instr.source_target_pairs) {
+      const auto& pairs = instr.source_target_pairs;
+      const int64_t per_group =
+          plan.in_place.groups > 0
+              ? static_cast<int64_t>(pairs.size()) / plan.in_place.groups : 1;
+      for (size_t i = 0; i < pairs.size(); ++i) {
+        const auto [s, t] = pairs[i];
         if (s < 0 || t < 0 || s >= id_space || t >= id_space) {
           return absl::InvalidArgumentError(absl::StrCat(
               "source_target_pairs names {", s, ",", t, "} but there are only ", id_space,
               mode == GroupMode::kCrossPartition ? " partitions" : " replicas"));
         }
         if (t == my_id) {
-          plan.sources[self] = mode == GroupMode::kCrossPartition ? r * P + s : s * P + p;
+          const int64_t source = mode == GroupMode::kCrossPartition ? r * P + s : s * P + p;
+          plan.sources[self] = source;
+          if (plan.in_place.groups > 0) {
+            plan.receives[self].push_back({static_cast<int64_t>(i) / per_group, source});
+          }
         }
       }
     }
@@ -232,6 +252,79 @@ absl::Status BuildReducer(FunctionBuilder& b, const HloInstruction& instr, Eleme
     }
   }
   HLOVM_ASSIGN_OR_RETURN(reducer.fn, b.compiler().CompileFunction(*computation, false));
+  return absl::OkStatus();
+}
+
+// The in-place form of collective-permute: (inputs, outputs, input
+// offsets, output offsets) with one slice size list per array and pair
+// group; see InPlacePermute.
+absl::Status BuildInPlacePermute(const HloInstruction& instr, CollectivePlan& plan) {
+  auto invalid = [](auto&&... parts) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("in-place collective-permute: ", std::forward<decltype(parts)>(parts)...));
+  };
+  if (instr.operand_count() != 4) return invalid("takes 4 operands, got ", instr.operand_count());
+  const int64_t arrays = LeafCount(instr.operand(0)->shape());
+  if (arrays == 0 || LeafCount(instr.operand(1)->shape()) != arrays ||
+      static_cast<int64_t>(plan.out_shapes.size()) != arrays) {
+    return invalid("the inputs, outputs and results must be as many arrays");
+  }
+  const int64_t entries = static_cast<int64_t>(instr.collective_slice_sizes.size());
+  if (entries % arrays != 0) {
+    return invalid(entries, " slice sizes do not divide among ", arrays, " arrays");
+  }
+  const int64_t groups = entries / arrays;
+  const int64_t pairs = static_cast<int64_t>(instr.source_target_pairs.size());
+  if (pairs % groups != 0) {
+    return invalid(pairs, " source_target_pairs do not divide into ", groups,
+                   " groups (one a slice size per array)");
+  }
+  InPlacePermute& form = plan.in_place;
+  form.arrays = arrays;
+  form.groups = groups;
+  form.sizes = instr.collective_slice_sizes;
+  int64_t offsets = 0;
+  for (int64_t t = 0; t < arrays; ++t) {
+    const Shape& in = plan.in_shapes[t];
+    const Shape& out = plan.out_shapes[t];
+    if (in.element_type() != out.element_type() || in.rank() != out.rank() ||
+        !(plan.in_shapes[arrays + t] == out)) {
+      return invalid("input ", in.ToString(), ", output ", plan.in_shapes[arrays + t].ToString(),
+                     " and result ", out.ToString(), " do not match");
+    }
+    for (int64_t k = 0; k < groups; ++k) {
+      const std::vector<int64_t>& sizes = form.sizes[t * groups + k];
+      if (static_cast<int64_t>(sizes.size()) != in.rank()) {
+        return invalid("slice sizes {", absl::StrJoin(sizes, ","), "} for ", in.ToString());
+      }
+      for (int64_t d = 0; d < in.rank(); ++d) {
+        if (sizes[d] < 0 || sizes[d] > in.dimensions(d) || sizes[d] > out.dimensions(d)) {
+          return invalid("slice sizes {", absl::StrJoin(sizes, ","), "} do not fit ",
+                         in.ToString(), " and ", out.ToString());
+        }
+      }
+    }
+    offsets += groups * in.rank();
+  }
+  const int64_t first = 2 * arrays;
+  if (static_cast<int64_t>(plan.in_shapes.size()) != first + 2 * offsets) {
+    return invalid("expects ", offsets, " input and ", offsets,
+                   " output offset scalars (one a dimension, array and group)");
+  }
+  for (int64_t i = first; i < first + 2 * offsets; ++i) {
+    const Shape& s = plan.in_shapes[i];
+    if (s.rank() != 0 || !IsInteger(s.element_type())) {
+      return invalid("offsets must be integer scalars, got ", s.ToString());
+    }
+  }
+  int64_t at = 0;
+  for (int64_t t = 0; t < arrays; ++t) {
+    for (int64_t k = 0; k < groups; ++k) {
+      form.in_offsets.push_back(first + at);
+      form.out_offsets.push_back(first + offsets + at);
+      at += plan.in_shapes[t].rank();
+    }
+  }
   return absl::OkStatus();
 }
 
@@ -288,6 +381,9 @@ absl::Status EmitCollective(FunctionBuilder& b, const HloInstruction& instr, Col
       }
     }
     HLOVM_RETURN_IF_ERROR(BuildReducer(b, instr, type, plan.reducer));
+  }
+  if (!instr.collective_slice_sizes.empty()) {
+    HLOVM_RETURN_IF_ERROR(BuildInPlacePermute(instr, plan));
   }
   HLOVM_RETURN_IF_ERROR(ResolveGroups(instr, plan));
   // Shape checks of the data movement (the verifier checks the rest).
@@ -386,9 +482,6 @@ ValueDesc Concat(absl::Span<const ValueDesc* const> operands) {
 absl::Status LowerCollective(FunctionBuilder& b, const HloInstruction& instr,
                              absl::Span<const ValueDesc* const> operands, ValueDesc* result) {
   HLOVM_ASSIGN_OR_RETURN(CollectiveKind kind, KindOf(instr.opcode()));
-  if (!instr.collective_slice_sizes.empty()) {
-    return absl::UnimplementedError("collective-permute with slice_sizes (in-place form)");
-  }
   std::vector<const Shape*> leaves;
   FlattenShape(instr.shape(), &leaves);
   return EmitCollective(b, instr, kind, Concat(operands), leaves, result);
@@ -428,7 +521,9 @@ absl::Status LowerCollectiveStart(FunctionBuilder& b, const HloInstruction& inst
     return absl::InvalidArgumentError(absl::StrCat(
         std::string(HloOpcodeName(instr.opcode())), " must produce a tuple (operands, results, ...)"));
   }
-  result->insert(result->end(), in.begin(), in.end());
+  // The in-place permute's first element is its input alone.
+  const ValueDesc& first = instr.collective_slice_sizes.empty() ? in : *operands[0];
+  result->insert(result->end(), first.begin(), first.end());
   std::vector<const Shape*> leaves;
   FlattenShape(shape.tuple_shapes()[1], &leaves);
   HLOVM_RETURN_IF_ERROR(EmitCollective(b, instr, kind, in, leaves, result));

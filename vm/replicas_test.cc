@@ -330,6 +330,47 @@ TEST(ReplicasTest, CollectiveWithoutBusNeedsReplicas) {
   EXPECT_TRUE(absl::StrContains(result.status().message(), "collective bus"));
 }
 
+// The in-place collective-permute: replica r sends row r of its input to
+// replica r+1, which writes it at row (r+1) of its output; replica 0
+// receives nothing and keeps its output.
+constexpr char kInPlacePermute[] = R"(
+HloModule cp, replica_count=3
+ENTRY e {
+  rid = u32[] replica-id()
+  id = s32[] convert(rid)
+  f = f32[] convert(id)
+  x = f32[3,2] broadcast(f), dimensions={}
+  y = f32[3,2] constant({{-1,-1},{-1,-1},{-1,-1}})
+  zero = s32[] constant(0)
+  in = (s32[], s32[]) tuple(id, zero)
+  one = s32[] constant(1)
+  to = s32[] add(id, one)
+  out = (s32[], s32[]) tuple(to, zero)
+  ROOT r = f32[3,2] collective-permute(x, y, in, out), source_target_pairs={{0,1},{1,2}}, slice_sizes={{1,2}}
+})";
+
+TEST(ReplicasTest, InPlacePermuteWritesSlicesAtEachReceiversOffsets) {
+  auto exe = Build(kInPlacePermute);
+  ASSERT_NE(exe, nullptr);
+  auto results = RunAll(*exe, {{}});
+  ASSERT_EQ(results.size(), 3u);
+  for (auto& r : results) ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(Values<float>(*results[0]), std::vector<float>(6, -1.0f));
+  // Replica 1 receives replica 0's row 0 at row 2 (1 + 1).
+  EXPECT_EQ(Values<float>(*results[1]), (std::vector<float>{-1, -1, -1, -1, 0, 0}));
+  // Replica 2 receives replica 1's row 1 at row 3, clamped to row 2.
+  EXPECT_EQ(Values<float>(*results[2]), (std::vector<float>{-1, -1, -1, -1, 1, 1}));
+}
+
+TEST(ReplicasTest, InPlacePermuteWithSlicesTooLargeIsRefused) {
+  std::string text = kInPlacePermute;
+  text.replace(text.find("slice_sizes={{1,2}}"), 19, "slice_sizes={{4,2}}");
+  auto exe = Executable::FromText(text);
+  ASSERT_FALSE(exe.ok());
+  EXPECT_TRUE(absl::StrContains(exe.status().message(), "slice sizes {4,2} do not fit"))
+      << exe.status();
+}
+
 constexpr char kSendRecv[] = R"(
 HloModule sr, replica_count=3
 ENTRY e {

@@ -268,6 +268,80 @@ def permute(name, R, P, t, dims, pairs, cross_partition=False, seed=0, start=Fal
     return c
 
 
+def permute_in_place(name, R, types, in_dims, out_dims, sizes, pairs, seed=0, start=False,
+                     tuple_form=False):
+    """The in-place collective-permute (slice_sizes=): per array a and pair
+    group k (pairs cut into len(sizes[a]) equal runs), a slice sizes[a][k] of
+    the source's input at the source's input offsets is written over the
+    receiver's output at the receiver's output offsets; offsets clamp into
+    bounds like dynamic-slice's. Offsets differ per replica (some out of
+    range) so that whose offsets are read shows."""
+    c = MultiCase(name, R, 1)
+    rng = np.random.default_rng(seed)
+    A = len(types)
+    K = len(sizes[0])
+    ins, outs, in_off, out_off = [], [], [], []
+    for a in range(A):
+        ins.append(inputs(R, in_dims[a], types[a], seed + 1 + a))
+        outs.append(inputs(R, out_dims[a], types[a], seed + 11 + a))
+        # Offsets from -1 to dim: out-of-range ones clamp.
+        in_off.append(rng.integers(-1, np.array(in_dims[a]) + 1, size=[R, K, len(in_dims[a])]))
+        out_off.append(rng.integers(-1, np.array(out_dims[a]) + 1, size=[R, K, len(out_dims[a])]))
+    exp = [o.copy() for o in outs]
+    per = len(pairs) // K
+    for j, (src, dst) in enumerate(pairs):
+        k = j // per
+        for a in range(A):
+            sz = sizes[a][k]
+            f = [min(max(int(v), 0), d - z) for v, d, z in zip(in_off[a][src, k], in_dims[a], sz)]
+            g = [min(max(int(v), 0), d - z) for v, d, z in zip(out_off[a][dst, k], out_dims[a], sz)]
+            box_in = tuple(slice(x, x + z) for x, z in zip(f, sz))
+            box_out = tuple(slice(x, x + z) for x, z in zip(g, sz))
+            exp[a][dst][box_out] = ins[a][src][box_in]
+    xs = [c.per_instance(types[a], ins[a]) for a in range(A)]
+    ys = [c.per_instance(types[a], outs[a]) for a in range(A)]
+
+    def offsets(table):
+        per_array = []
+        for a in range(A):
+            per_group = []
+            for k in range(K):
+                scalars = [c.per_instance('s32', table[a][:, k, d].astype(np.int32))
+                           for d in range(table[a].shape[2])]
+                per_group.append(c.op(H.tuple_shape(*['s32[]'] * len(scalars)), 'tuple(%s)' %
+                                      ', '.join(H.ref(v) for v in scalars)))
+            per_array.append(per_group[0] if K == 1 else c.op(
+                H.tuple_shape(*[v[1] for v in per_group]),
+                'tuple(%s)' % ', '.join(H.ref(v) for v in per_group)))
+        if not tuple_form:
+            return per_array[0]
+        return c.op(H.tuple_shape(*[v[1] for v in per_array]),
+                    'tuple(%s)' % ', '.join(H.ref(v) for v in per_array))
+
+    io, oo = offsets(in_off), offsets(out_off)
+    if tuple_form:
+        x = c.op(H.tuple_shape(*[v[1] for v in xs]), 'tuple(%s)' % ', '.join(H.ref(v) for v in xs))
+        y = c.op(H.tuple_shape(*[v[1] for v in ys]), 'tuple(%s)' % ', '.join(H.ref(v) for v in ys))
+    else:
+        x, y = xs[0], ys[0]
+    a = 'source_target_pairs=%s, slice_sizes={%s}' % (
+        groups_text(pairs),
+        ','.join('{%s}' % ','.join(map(str, sizes[i][k])) for i in range(A) for k in range(K)))
+    operands = ', '.join(H.ref(v) for v in (x, y, io, oo))
+    if start:
+        st = c.op(H.tuple_shape(x[1], y[1], 'u32[]', 'u32[]'),
+                  'collective-permute-start(%s), %s' % (operands, a))
+        v = c.op(y[1], 'collective-permute-done(%s)' % H.ref(st))
+    else:
+        v = c.op(y[1], 'collective-permute(%s), %s' % (operands, a))
+    set_root(c, v)
+    results = [v] if not tuple_form else [
+        c.op(ys[i][1], 'get-tuple-element(%s), index=%d' % (H.ref(v), i)) for i in range(A)]
+    for i in range(A):
+        c.check_per_instance(results[i], types[i], exp[i])
+    return c
+
+
 def broadcast(name, R, P, t, dims, groups, cross_partition=False, seed=0):
     c = MultiCase(name, R, P)
     N = R * P
@@ -404,6 +478,22 @@ def main():
                          cross_partition=True, seed=73))
     cases.append(permute('collective_permute_start_done_r2', 2, 1, 's32', [3], [[0, 1], [1, 0]],
                          seed=74, start=True))
+    # the in-place collective-permute (slice_sizes=), the forms of XLA's tests
+    cases.append(permute_in_place('collective_permute_in_place_r4', 4, ['f32'], [[6, 3]],
+                                  [[6, 8]], [[[4, 3]]], [[0, 1], [1, 2], [2, 3]], seed=75))
+    cases.append(permute_in_place('collective_permute_in_place_two_groups_r4', 4, ['s32'],
+                                  [[4, 2, 3]], [[4, 2, 3]], [[[1, 2, 3], [2, 1, 3]]],
+                                  [[0, 1], [1, 2], [2, 3], [0, 3], [2, 1], [3, 2]], seed=76))
+    cases.append(permute_in_place('collective_permute_in_place_tuple_r4', 4, ['u32', 'f32'],
+                                  [[2, 5], [3, 4]], [[4, 5], [5, 4]],
+                                  [[[1, 5], [1, 5]], [[2, 2], [1, 4]]],
+                                  [[0, 1], [1, 2], [2, 3], [3, 0], [0, 3], [3, 2], [2, 1], [1, 0]],
+                                  seed=77, tuple_form=True))
+    cases.append(permute_in_place('collective_permute_in_place_start_done_r2', 2, ['s32'],
+                                  [[5]], [[7]], [[[3]]], [[0, 1], [1, 0]], seed=78, start=True))
+    cases.append(permute_in_place('collective_permute_in_place_r8', 8, ['f32'], [[4, 4]],
+                                  [[3, 6]], [[[2, 3]]], [[i, (i + 5) % 8] for i in range(8)],
+                                  seed=79))
     # collective-broadcast
     cases.append(broadcast('collective_broadcast_r4', 4, 1, 's32', [3], [[2, 0, 1, 3]], seed=80))
     cases.append(broadcast('collective_broadcast_partial_r4', 4, 1, 's32', [2], [[1, 2]],
