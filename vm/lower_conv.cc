@@ -1,10 +1,11 @@
 // Lowering of convolution to one instruction running ops/dot/conv.h:
 // operands converted and the kernel packed on the calling thread, then
-// fixed units (group, output batch, tile of output positions) split across
+// fixed units (group, tile of output batch x position rows) split across
 // threads (results do not depend on the thread count), then the result
 // converted.
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -32,6 +33,51 @@ bool ConvHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
       [&](const auto& bufs) { ConvFinish(p, bufs, out); });
 }
 
+// A convolution whose window covers its whole (unpadded, undilated) input
+// has one output position: it is a dot contracting the input feature and
+// spatial dimensions (a weight gradient: out[b][o] = sum over the batch and
+// the image of lhs * rhs). The dot runs as one GEMM over every output
+// batch row instead of one im2col row per batch element. The product is
+// [B, O] or [O, B], whichever order the result's batch and feature
+// dimensions have (its spatial dimensions are all 1).
+bool WholeWindow(const HloInstruction& instr, const Window& window,
+                 const ConvolutionDimensionNumbers& dn) {
+  if (instr.feature_group_count != 1 || instr.batch_group_count != 1) return false;
+  const Shape& lhs = instr.operand(0)->shape();
+  if (window.size() != dn.input_spatial_dimensions.size() || window.empty()) return false;
+  for (size_t d = 0; d < window.size(); ++d) {
+    const WindowDimension& w = window[d];
+    if (w.size != lhs.dimensions(dn.input_spatial_dimensions[d]) || w.padding_low != 0 ||
+        w.padding_high != 0 || w.base_dilation != 1 || w.window_dilation != 1 ||
+        w.window_reversal) {
+      return false;
+    }
+  }
+  return true;
+}
+
+absl::Status LowerWholeWindow(FunctionBuilder& b, const HloInstruction& instr,
+                              const ConvolutionDimensionNumbers& dn, Reg lhs, Reg rhs,
+                              ValueDesc* result) {
+  DotDimensionNumbers dot;
+  dot.lhs_contracting_dimensions.push_back(dn.input_feature_dimension);
+  dot.rhs_contracting_dimensions.push_back(dn.kernel_input_feature_dimension);
+  for (size_t d = 0; d < dn.input_spatial_dimensions.size(); ++d) {
+    dot.lhs_contracting_dimensions.push_back(dn.input_spatial_dimensions[d]);
+    dot.rhs_contracting_dimensions.push_back(dn.kernel_spatial_dimensions[d]);
+  }
+  const Shape& ls = instr.operand(0)->shape();
+  const Shape& rs = instr.operand(1)->shape();
+  const int64_t batch = ls.dimensions(dn.input_batch_dimension);
+  const int64_t features = rs.dimensions(dn.kernel_output_feature_dimension);
+  const ElementType type = instr.shape().element_type();
+  if (dn.output_batch_dimension < dn.output_feature_dimension) {
+    return EmitDotAs(b, instr, lhs, rhs, ls, rs, Shape(type, {batch, features}), dot, result);
+  }
+  std::swap(dot.lhs_contracting_dimensions, dot.rhs_contracting_dimensions);
+  return EmitDotAs(b, instr, rhs, lhs, rs, ls, Shape(type, {features, batch}), dot, result);
+}
+
 absl::Status LowerConvolution(FunctionBuilder& b, const HloInstruction& instr,
                               absl::Span<const ValueDesc* const> ops, ValueDesc* result) {
   if (instr.operand_count() != 2 || ops.size() != 2) {
@@ -43,6 +89,9 @@ absl::Status LowerConvolution(FunctionBuilder& b, const HloInstruction& instr,
   const Window window = instr.window.value_or(Window{});
   const ConvolutionDimensionNumbers dnums =
       instr.convolution_dimension_numbers.value_or(ConvolutionDimensionNumbers{});
+  if (WholeWindow(instr, window, dnums)) {
+    return LowerWholeWindow(b, instr, dnums, (*ops[0])[0], (*ops[1])[0], result);
+  }
   HLOVM_ASSIGN_OR_RETURN(
       ConvPlan plan,
       MakeConvPlan(instr.operand(0)->shape(), instr.operand(1)->shape(), instr.shape(), window,
@@ -60,7 +109,7 @@ absl::Status LowerConvolution(FunctionBuilder& b, const HloInstruction& instr,
       std::string(ElementTypeName(plan.result_type)), " via ",
       std::string(ElementTypeName(plan.compute_type)), " groups=", plan.groups,
       " m=", plan.s_out, " k=", plan.kdim, " n=", plan.og, " tile=", plan.rows_per_tile,
-      plan.depthwise ? " depthwise" : "");
+      plan.depthwise ? " depthwise" : plan.planar ? " planar" : "");
   spec.plan = b.program().AddPlan(std::move(plan));
   b.Emit(&instr, std::move(spec));
   result->push_back(out);

@@ -77,6 +77,48 @@ TEST(LowerConvTest, NhwcGemmPathSameBitsAnyThreadCount) { CheckNhwc(1, 32, 24); 
 TEST(LowerConvTest, DepthwiseSameBitsAnyThreadCount) { CheckNhwc(48, 48, 48); }
 TEST(LowerConvTest, GroupedSameBitsAnyThreadCount) { CheckNhwc(4, 32, 16); }
 
+// A window over the whole input (a weight gradient, fb01_io01->01bf) runs
+// as a dot: the same values as the dot written out.
+TEST(LowerConvTest, WholeWindowConvolutionIsTheDot) {
+  auto conv = Build(R"(HloModule m
+ENTRY e {
+  a = f32[6,5,7,9] parameter(0)
+  b = f32[6,4,7,9] parameter(1)
+  ROOT r = f32[1,1,5,4] convolution(a, b), window={size=7x9}, dim_labels=fb01_io01->01bf
+})");
+  auto swapped = Build(R"(HloModule m
+ENTRY e {
+  a = f32[6,5,7,9] parameter(0)
+  b = f32[6,4,7,9] parameter(1)
+  ROOT r = f32[1,1,4,5] convolution(a, b), window={size=7x9}, dim_labels=fb01_io01->01fb
+})");
+  auto dot = Build(R"(HloModule m
+ENTRY e {
+  a = f32[6,5,7,9] parameter(0)
+  b = f32[6,4,7,9] parameter(1)
+  ROOT r = f32[5,4] dot(a, b), lhs_contracting_dims={0,2,3}, rhs_contracting_dims={0,2,3}
+})");
+  ASSERT_NE(conv, nullptr);
+  ASSERT_NE(swapped, nullptr);
+  ASSERT_NE(dot, nullptr);
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int> dist(-4, 4);
+  std::vector<float> av(6 * 5 * 7 * 9), bv(6 * 4 * 7 * 9);
+  for (float& v : av) v = static_cast<float>(dist(rng));
+  for (float& v : bv) v = static_cast<float>(dist(rng));
+  Literal a = Array<float>(ElementType::kF32, {6, 5, 7, 9}, av);
+  Literal b = Array<float>(ElementType::kF32, {6, 4, 7, 9}, bv);
+  auto want = dot->Execute({&a, &b});
+  auto got = conv->Execute({&a, &b});
+  auto got_t = swapped->Execute({&a, &b});
+  ASSERT_TRUE(want.ok() && got.ok() && got_t.ok());
+  const std::vector<float> w = Values<float>(*want);
+  EXPECT_EQ(Values<float>(*got), w);
+  const std::vector<float> t = Values<float>(*got_t);
+  for (int i = 0; i < 5; ++i)
+    for (int j = 0; j < 4; ++j) EXPECT_EQ(t[j * 5 + i], w[i * 4 + j]) << i << "," << j;
+}
+
 TEST(LowerConvTest, ShardingCustomCallsAreTheIdentity) {
   auto exe = Build(R"(
 HloModule m

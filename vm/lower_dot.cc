@@ -33,22 +33,22 @@ bool DotHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
       [&](const auto& bufs) { DotFinish(p, bufs, out); });
 }
 
-// Emits the dot of `lhs` and `rhs` (operands 0 and 1 of `instr`).
-absl::Status EmitDot(FunctionBuilder& b, const HloInstruction& instr, Reg lhs, Reg rhs,
-                     ValueDesc* result) {
-  const DotDimensionNumbers dnums = instr.dot_dimension_numbers.value_or(DotDimensionNumbers{});
-  HLOVM_ASSIGN_OR_RETURN(DotPlan plan, MakeDotPlan(instr.operand(0)->shape(),
-                                                   instr.operand(1)->shape(), instr.shape(),
-                                                   dnums));
+}  // namespace
+
+absl::Status EmitDotAs(FunctionBuilder& b, const HloInstruction& instr, Reg lhs, Reg rhs,
+                       const Shape& lhs_shape, const Shape& rhs_shape, const Shape& dot_shape,
+                       const DotDimensionNumbers& dnums, ValueDesc* result) {
+  HLOVM_ASSIGN_OR_RETURN(DotPlan plan, MakeDotPlan(lhs_shape, rhs_shape, dot_shape, dnums));
   HLOVM_ASSIGN_OR_RETURN(Reg out, b.NewReg(RegKind::kOwned, instr.shape()));
   FunctionBuilder::EmitSpec spec;
   spec.handler = &DotHandler;
   spec.in = {lhs, rhs};
   spec.out = {out};
   spec.cost = std::max<int64_t>(plan.flops(), b.function().regs[out].bytes);
-  spec.mnemonic = "dot";
-  spec.variant = absl::StrCat(std::string(ElementTypeName(instr.operand(0)->shape().element_type())), "x",
-                              std::string(ElementTypeName(instr.operand(1)->shape().element_type())), "->",
+  spec.mnemonic = std::string(HloOpcodeName(instr.opcode()));
+  spec.variant = absl::StrCat(instr.opcode() == HloOpcode::kDot ? "" : "as dot ",
+                              std::string(ElementTypeName(lhs_shape.element_type())), "x",
+                              std::string(ElementTypeName(rhs_shape.element_type())), "->",
                               std::string(ElementTypeName(plan.result_type)), " via ",
                               std::string(ElementTypeName(plan.compute_type)), " b=", plan.dims.batch,
                               " m=", plan.dims.m, " k=", plan.dims.k, " n=", plan.dims.n,
@@ -57,6 +57,16 @@ absl::Status EmitDot(FunctionBuilder& b, const HloInstruction& instr, Reg lhs, R
   b.Emit(&instr, std::move(spec));
   result->push_back(out);
   return absl::OkStatus();
+}
+
+namespace {
+
+// Emits the dot of `lhs` and `rhs` (operands 0 and 1 of `instr`).
+absl::Status EmitDot(FunctionBuilder& b, const HloInstruction& instr, Reg lhs, Reg rhs,
+                     ValueDesc* result) {
+  return EmitDotAs(b, instr, lhs, rhs, instr.operand(0)->shape(), instr.operand(1)->shape(),
+                   instr.shape(), instr.dot_dimension_numbers.value_or(DotDimensionNumbers{}),
+                   result);
 }
 
 absl::Status LowerDot(FunctionBuilder& b, const HloInstruction& instr,

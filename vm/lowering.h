@@ -127,6 +127,11 @@ void RegisterIndexingLowerings(LoweringTable& table);
 void RegisterSortLowerings(LoweringTable& table);
 void RegisterReduceLowerings(LoweringTable& table);
 void RegisterDotLowerings(LoweringTable& table);
+// Emits `instr` (whose result shape has the bytes of `dot_shape`) as the dot
+// of `lhs` and `rhs` with `dnums`.
+absl::Status EmitDotAs(FunctionBuilder& b, const HloInstruction& instr, Reg lhs, Reg rhs,
+                       const Shape& lhs_shape, const Shape& rhs_shape, const Shape& dot_shape,
+                       const DotDimensionNumbers& dnums, ValueDesc* result);
 void RegisterConvLowerings(LoweringTable& table);
 void RegisterCustomCallLowering(LoweringTable& table);
 void RegisterFftLowerings(LoweringTable& table);

@@ -85,20 +85,37 @@ void PackKernel(const ConvPlan& p, const uint8_t* rhs_bytes, uint8_t* packed_byt
   }
 }
 
+// A row of the flattened (output batch, output position) space: its batch
+// index and spatial position, stepped row by row.
+struct RowCursor {
+  int64_t n = 0;
+  int64_t op[8] = {0};
+  RowCursor(const ConvPlan& p, int64_t row) {
+    n = row / p.s_out;
+    int64_t rem = row % p.s_out;
+    for (int d = p.nsp - 1; d >= 0; --d) {
+      op[d] = rem % p.out_sp_size[d];
+      rem /= p.out_sp_size[d];
+    }
+  }
+  void Next(const ConvPlan& p) {
+    for (int d = p.nsp - 1; d >= 0; --d) {
+      if (++op[d] < p.out_sp_size[d]) return;
+      op[d] = 0;
+    }
+    ++n;
+  }
+};
+
 template <typename T>
 void ScatterTile(const ConvPlan& p, const uint8_t* tile_bytes, int64_t rows, int64_t row0,
-                 uint8_t* out_bytes, int64_t out_base) {
+                 uint8_t* out_bytes, int64_t group_base) {
   const T* tile = reinterpret_cast<const T*>(tile_bytes);
-  T* out = reinterpret_cast<T*>(out_bytes) + out_base;
-  int64_t op[8];
-  int64_t rem = row0;
-  for (int d = p.nsp - 1; d >= 0; --d) {
-    op[d] = rem % p.out_sp_size[d];
-    rem /= p.out_sp_size[d];
-  }
+  T* out = reinterpret_cast<T*>(out_bytes) + group_base;
+  RowCursor at(p, row0);
   for (int64_t r = 0; r < rows; ++r) {
-    int64_t off = 0;
-    for (int d = 0; d < p.nsp; ++d) off += op[d] * p.out_sp_stride[d];
+    int64_t off = at.n * p.out_batch_stride;
+    for (int d = 0; d < p.nsp; ++d) off += at.op[d] * p.out_sp_stride[d];
     const T* src = tile + r * p.og;
     T* dst = out + off;
     if (p.out_feat_stride == 1) {
@@ -106,10 +123,7 @@ void ScatterTile(const ConvPlan& p, const uint8_t* tile_bytes, int64_t rows, int
     } else {
       for (int64_t j = 0; j < p.og; ++j) dst[j * p.out_feat_stride] = src[j];
     }
-    for (int d = p.nsp - 1; d >= 0; --d) {
-      if (++op[d] < p.out_sp_size[d]) break;
-      op[d] = 0;
-    }
+    at.Next(p);
   }
 }
 
@@ -119,31 +133,26 @@ void RunUnitsT(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin, i
   struct ConvTile;
   uint8_t* a = ThreadScratch<ConvTile>(p.tile_bytes);
   uint8_t* c = a + a_bytes;
+  // Units are (group, tile of rows); a row is an (output batch, output
+  // position) pair, so that a tile spans batch elements where each has few
+  // positions (a weight gradient's 1x1 output).
+  const int64_t total_rows = p.out_batch * p.s_out;
   for (int64_t u = unit_begin; u < unit_end; ++u) {
     const int64_t tile = u % p.tiles;
-    const int64_t n = (u / p.tiles) % p.out_batch;
-    const int64_t t = u / (p.tiles * p.out_batch);
+    const int64_t t = u / p.tiles;
     const int64_t row0 = tile * p.rows_per_tile;
-    const int64_t rows = std::min(p.rows_per_tile, p.s_out - row0);
-    const int64_t in_batch = p.batch_groups ? t * p.out_batch + n : n;
+    const int64_t rows = std::min(p.rows_per_tile, total_rows - row0);
     const int64_t feat0 = p.batch_groups ? 0 : t * p.cg;
-    const uint8_t* lhs_base =
-        bufs.lhs + (in_batch * p.in_batch_stride + feat0 * p.in_feat_stride) * p.csize;
     if (p.kdim == 0) {
       std::memset(c, 0, static_cast<size_t>(rows * p.og * p.csize));
     } else {
-      int64_t op[8];
-      int64_t rem = row0;
-      for (int d = p.nsp - 1; d >= 0; --d) {
-        op[d] = rem % p.out_sp_size[d];
-        rem /= p.out_sp_size[d];
-      }
+      RowCursor at(p, row0);
       for (int64_t r = 0; r < rows; ++r) {
-        GatherRow<T>(p, lhs_base, op, a + r * p.kdim * p.csize);
-        for (int d = p.nsp - 1; d >= 0; --d) {
-          if (++op[d] < p.out_sp_size[d]) break;
-          op[d] = 0;
-        }
+        const int64_t in_batch = p.batch_groups ? t * p.out_batch + at.n : at.n;
+        const uint8_t* lhs_base =
+            bufs.lhs + (in_batch * p.in_batch_stride + feat0 * p.in_feat_stride) * p.csize;
+        GatherRow<T>(p, lhs_base, at.op, a + r * p.kdim * p.csize);
+        at.Next(p);
       }
       GemmDims dims;
       dims.batch = 1;
@@ -152,8 +161,7 @@ void RunUnitsT(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin, i
       dims.n = p.og;
       p.gemm.RunAll(a, bufs.packed + t * p.kdim * p.og * p.csize, c, dims);
     }
-    ScatterTile<T>(p, c, rows, row0, bufs.out,
-                   n * p.out_batch_stride + t * p.og * p.out_feat_stride);
+    ScatterTile<T>(p, c, rows, row0, bufs.out, t * p.og * p.out_feat_stride);
   }
 }
 
@@ -206,6 +214,85 @@ void DepthwiseUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_beg
       }
     }
     conv_internal::HwyDepthwiseF32(rows.data(), kernel, p.ksp, channels, count, outs.data());
+  }
+}
+
+// Thread scratch of the planar path: the output row's sums, a gathered
+// input row and a row of zeros.
+struct PlanarRows;
+
+void PlanarUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
+                 int64_t unit_end) {
+  const int64_t channels = p.channels();
+  const int L = p.nsp - 1;
+  const int64_t width = p.out_sp_size[L];
+  const int64_t kw = p.k_sp_size[L];
+  const int64_t out_rows = p.s_out / std::max<int64_t>(width, 1);
+  const int64_t outer_taps = p.ksp / kw;
+  const float* lhs = reinterpret_cast<const float*>(bufs.lhs);
+  const float* kernel = reinterpret_cast<const float*>(bufs.packed);
+  float* out = reinterpret_cast<float*>(bufs.out);
+  const int64_t row_floats = (width + 15) / 16 * 16;
+  float* acc = reinterpret_cast<float*>(
+      ThreadScratch<PlanarRows>(static_cast<size_t>(3 * row_floats) * sizeof(float)));
+  float* gathered = acc + row_floats;
+  float* zeros = gathered + row_floats;
+  std::fill(zeros, zeros + width, 0.0f);
+  const std::vector<int64_t>& last_index = p.in_index[L];
+  for (int64_t u = unit_begin; u < unit_end; ++u) {
+    const int64_t n = u / channels;
+    const int64_t c = u % channels;
+    const float* in_plane = lhs + n * p.in_batch_stride + c * p.in_feat_stride;
+    float* out_plane = out + n * p.out_batch_stride + c * p.out_feat_stride;
+    int64_t op[8] = {0};
+    for (int64_t row = 0; row < out_rows; ++row) {
+      std::fill(acc, acc + width, 0.0f);
+      int64_t ks[8] = {0};
+      for (int64_t t = 0; t < outer_taps; ++t) {
+        // The input row this outer window position reads, if any.
+        int64_t off = 0;
+        bool valid = true;
+        for (int d = 0; d < L; ++d) {
+          const int64_t ix = p.in_index[d][op[d] * p.k_sp_size[d] + ks[d]];
+          if (ix < 0) {
+            valid = false;
+            break;
+          }
+          off += ix * p.in_sp_stride[d];
+        }
+        const float* in_row = in_plane + off;
+        for (int64_t k = 0; k < kw; ++k) {
+          const float weight = kernel[(t * kw + k) * channels + c];
+          if (!valid) {
+            conv_internal::HwyFmaRowF32(zeros, weight, acc, width);
+            continue;
+          }
+          if (p.row_contig[k]) {
+            const int64_t x0 = p.row_x0[k], x1 = p.row_x1[k];
+            conv_internal::HwyFmaRowF32(zeros, weight, acc, x0);
+            conv_internal::HwyFmaRowF32(in_row + x0 + p.row_off[k], weight, acc + x0, x1 - x0);
+            conv_internal::HwyFmaRowF32(zeros, weight, acc + x1, width - x1);
+            continue;
+          }
+          for (int64_t x = 0; x < width; ++x) {
+            const int64_t ix = last_index[x * kw + k];
+            gathered[x] = ix < 0 ? 0.0f : in_row[ix];
+          }
+          conv_internal::HwyFmaRowF32(gathered, weight, acc, width);
+        }
+        for (int d = L - 1; d >= 0; --d) {
+          if (++ks[d] < p.k_sp_size[d]) break;
+          ks[d] = 0;
+        }
+      }
+      int64_t ooff = 0;
+      for (int d = 0; d < L; ++d) ooff += op[d] * p.out_sp_stride[d];
+      std::memcpy(out_plane + ooff, acc, static_cast<size_t>(width) * sizeof(float));
+      for (int d = L - 1; d >= 0; --d) {
+        if (++op[d] < p.out_sp_size[d]) break;
+        op[d] = 0;
+      }
+    }
   }
 }
 
@@ -311,6 +398,46 @@ absl::StatusOr<ConvPlan> MakeConvPlan(const Shape& lhs, const Shape& rhs, const 
   p.depthwise = p.compute_type == ElementType::kF32 && !p.batch_groups && p.groups > 1 &&
                 p.cg == 1 && p.og == 1 && p.in_feat_stride == 1 && p.out_feat_stride == 1 &&
                 nsp >= 1;
+  p.planar = !p.depthwise && p.compute_type == ElementType::kF32 && !p.batch_groups &&
+             p.groups > 1 && p.cg == 1 && p.og == 1 && nsp >= 1 &&
+             p.in_sp_stride[nsp - 1] == 1 && p.out_sp_stride[nsp - 1] == 1;
+  if (p.planar) {
+    // Per window position of the last dimension: whether the outputs that
+    // read the input do so at x + offset over one run.
+    const int L = nsp - 1;
+    const int64_t width = p.out_sp_size[L], kw = p.k_sp_size[L];
+    for (int64_t k = 0; k < kw; ++k) {
+      int64_t x0 = -1, x1 = -1, off = 0;
+      bool contig = true;
+      for (int64_t x = 0; x < width && contig; ++x) {
+        const int64_t ix = p.in_index[L][x * kw + k];
+        if (ix < 0) {
+          if (x0 >= 0 && x1 < 0) x1 = x;
+          continue;
+        }
+        if (x0 < 0) {
+          x0 = x;
+          off = ix - x;
+        } else if (x1 >= 0 || ix != x + off) {
+          contig = false;
+        }
+      }
+      if (x0 < 0) x0 = x1 = 0;
+      if (x1 < 0) x1 = width;
+      p.row_x0.push_back(x0);
+      p.row_x1.push_back(x1);
+      p.row_off.push_back(off);
+      p.row_contig.push_back(contig ? 1 : 0);
+    }
+    p.units = p.out_count == 0 ? 0 : p.out_batch * p.channels();
+    p.tile_bytes = 0;
+    int64_t s = 0;
+    if (p.lhs_convert != nullptr) s += AlignUp(p.lhs_count * p.csize);
+    s += AlignUp((p.ksp + 1) * p.channels() * p.csize);
+    if (p.result_convert != nullptr) s += AlignUp(p.out_count * p.csize);
+    p.scratch_bytes = s;
+    return p;
+  }
   if (p.depthwise) {
     p.rows_per_tile = std::max<int64_t>(1, std::min<int64_t>(64, p.s_out));
     p.tiles = (p.s_out + p.rows_per_tile - 1) / p.rows_per_tile;
@@ -325,9 +452,10 @@ absl::StatusOr<ConvPlan> MakeConvPlan(const Shape& lhs, const Shape& rhs, const 
   }
   const int64_t row_bytes = std::max<int64_t>(p.kdim, 1) * p.csize;
   p.rows_per_tile = std::clamp<int64_t>(kTileBytes / row_bytes, 8, 1024);
-  p.rows_per_tile = std::max<int64_t>(1, std::min(p.rows_per_tile, p.s_out));
-  p.tiles = (p.s_out + p.rows_per_tile - 1) / p.rows_per_tile;
-  p.units = p.out_count == 0 ? 0 : p.groups * p.out_batch * p.tiles;
+  const int64_t total_rows = p.out_batch * p.s_out;
+  p.rows_per_tile = std::max<int64_t>(1, std::min(p.rows_per_tile, total_rows));
+  p.tiles = (total_rows + p.rows_per_tile - 1) / p.rows_per_tile;
+  p.units = p.out_count == 0 ? 0 : p.groups * p.tiles;
   p.tile_bytes = AlignUp(p.rows_per_tile * row_bytes) + AlignUp(p.rows_per_tile * p.og * p.csize) + 64;
   int64_t s = 0;
   if (p.lhs_convert != nullptr) s += AlignUp(p.lhs_count * p.csize);
@@ -349,7 +477,7 @@ ConvBuffers ConvPrepare(const ConvPlan& p, const void* lhs, const void* rhs, voi
     b.lhs = static_cast<const uint8_t*>(lhs);
   }
   b.packed = cur;
-  cur += p.depthwise ? AlignUp((p.ksp + 1) * p.channels() * p.csize)
+  cur += p.depthwise || p.planar ? AlignUp((p.ksp + 1) * p.channels() * p.csize)
                      : AlignUp(p.groups * p.kdim * p.og * p.csize);
   const uint8_t* k = static_cast<const uint8_t*>(rhs);
   hwy::AlignedFreeUniquePtr<uint8_t[]> kconv;
@@ -358,7 +486,7 @@ ConvBuffers ConvPrepare(const ConvPlan& p, const void* lhs, const void* rhs, voi
     p.rhs_convert(rhs, kconv.get(), p.rhs_count);
     k = kconv.get();
   }
-  if (p.depthwise) {
+  if (p.depthwise || p.planar) {
     // [window position][feature], then a row of zeros.
     const float* kf = reinterpret_cast<const float*>(k);
     float* dst = reinterpret_cast<float*>(b.packed);
@@ -391,6 +519,10 @@ void ConvUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin, i
   if (unit_begin >= unit_end) return;
   if (p.depthwise) {
     DepthwiseUnits(p, bufs, unit_begin, unit_end);
+    return;
+  }
+  if (p.planar) {
+    PlanarUnits(p, bufs, unit_begin, unit_end);
     return;
   }
   switch (p.csize) {

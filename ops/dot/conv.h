@@ -58,14 +58,24 @@ struct ConvPlan {
   int64_t ksp = 1;             // window positions (product of kernel spatial sizes)
   int64_t kdim = 0;            // ksp * cg: the GEMM's k
   int64_t s_out = 1;           // output positions
-  int64_t rows_per_tile = 1;   // output positions per unit
+  int64_t rows_per_tile = 1;   // rows (output batch x position) per unit
   int64_t tiles = 0;
-  int64_t units = 0;           // groups * out_batch * tiles
+  int64_t units = 0;           // groups * tiles (depthwise: out_batch * tiles)
   GemmKernel gemm;
   // Depthwise direct path: units are (output batch, tile of positions) and
   // `packed` holds the kernel as [window position][feature] followed by a
   // row of zeros (the padding).
   bool depthwise = false;
+  // Planar depthwise path (features outside the spatial dimensions, the
+  // last spatial dimension contiguous: NCHW): units are (output batch,
+  // feature) planes; each output row sums its window positions in window
+  // order, a row at a time. Per window position k of the last dimension,
+  // the outputs [row_x0[k], row_x1[k]) read input x + row_off[k]
+  // contiguously (row_contig[k]); otherwise the row is gathered through
+  // in_index. `packed` is as for `depthwise`.
+  bool planar = false;
+  std::vector<int64_t> row_x0, row_x1, row_off;
+  std::vector<char> row_contig;
 
   int64_t scratch_bytes = 0;  // converted operands, packed kernel, compute-type result
   int64_t tile_bytes = 0;     // per-thread im2col + result tile
@@ -103,6 +113,8 @@ namespace conv_internal {
 // (conv_hwy.cc).
 void HwyDepthwiseF32(const float* const* rows, const float* kernel, int64_t ksp,
                      int64_t channels, int64_t npos, float* const* outs);
+// acc[i] = fma(in[i], k, acc[i]) for i in [0, n).
+void HwyFmaRowF32(const float* in, float k, float* acc, int64_t n);
 }  // namespace conv_internal
 
 }  // namespace hlovm

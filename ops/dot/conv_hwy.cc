@@ -2,7 +2,7 @@
 // each output position p,
 // outs[p][c] = sum over window positions w of rows[p][w][c] * kernel[w * channels + c],
 // one fused multiply-add per term in window order (as the GEMM path sums),
-// channels vectorised.
+// channels vectorised. And the planar form's row update (FmaRowF32).
 #include "ops/elementwise/elementwise_hwy_targets.h"  // must precede Highway
 
 // clang-format off
@@ -110,6 +110,24 @@ void DepthwiseF32(const float* const* rows, const float* kernel, int64_t ksp, in
   for (; p < npos; ++p) DepthwiseOne(rows + p * ksp, kernel, ksp, channels, outs[p]);
 }
 
+// acc[i] = in[i] * k + acc[i] for i in [0, n), one fused multiply-add
+// each (the planar depthwise path: one window position over an output row).
+void FmaRowF32(const float* in, float k, float* acc, int64_t n) {
+  const hn::ScalableTag<float> d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  const auto kv = hn::Set(d, k);
+  int64_t i = 0;
+  for (; i + N <= n; i += N) {
+    hn::StoreU(hn::MulAdd(hn::LoadU(d, in + i), kv, hn::LoadU(d, acc + i)), d, acc + i);
+  }
+  // The rest one lane at a time, with the same fused multiply-add.
+  const hn::CappedTag<float, 1> d1;
+  const auto k1 = hn::Set(d1, k);
+  for (; i < n; ++i) {
+    hn::StoreU(hn::MulAdd(hn::LoadU(d1, in + i), k1, hn::LoadU(d1, acc + i)), d1, acc + i);
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace conv_internal
 }  // namespace hlovm
@@ -120,6 +138,10 @@ namespace hlovm {
 namespace conv_internal {
 
 HWY_EXPORT(DepthwiseF32);
+HWY_EXPORT(FmaRowF32);
+void HwyFmaRowF32(const float* in, float k, float* acc, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(FmaRowF32)(in, k, acc, n);
+}
 
 void HwyDepthwiseF32(const float* const* rows, const float* kernel, int64_t ksp,
                      int64_t channels, int64_t npos, float* const* outs) {

@@ -145,6 +145,74 @@ TEST(ConvTest, DepthwiseDirectKernel) {
   }
 }
 
+// Depthwise over NCHW (features outside the spatial dimensions): the
+// planar path, against the NHWC reference transposed.
+void CheckPlanar(const Conv2D& c) {
+  const Shape nhwc_in(ElementType::kF32, {c.n, c.h, c.w, c.c});
+  const Shape hwio(ElementType::kF32, {c.kh, c.kw, 1, c.o});
+  const Window win = MakeWindow(c);
+  auto nhwc_out = InferConvolutionShape(nhwc_in, hwio, c.fgc, 1, win, Nhwc());
+  ASSERT_TRUE(nhwc_out.ok()) << nhwc_out.status();
+  const int64_t oh = nhwc_out->dimensions(1), ow = nhwc_out->dimensions(2);
+  std::mt19937 gen(11);
+  std::uniform_int_distribution<int> dist(-4, 4);
+  std::vector<float> in(static_cast<size_t>(nhwc_in.element_count())),
+      k(static_cast<size_t>(hwio.element_count()));
+  for (float& v : in) v = static_cast<float>(dist(gen));
+  for (float& v : k) v = static_cast<float>(dist(gen));
+  const std::vector<float> want = Reference(c, in, k, *nhwc_out);
+  // The same values as NCHW input, OIHW kernel (bf01_oi01->bf01).
+  std::vector<float> in_nchw(in.size()), k_oihw(k.size());
+  for (int64_t b = 0; b < c.n; ++b)
+    for (int64_t y = 0; y < c.h; ++y)
+      for (int64_t x = 0; x < c.w; ++x)
+        for (int64_t f = 0; f < c.c; ++f)
+          in_nchw[((b * c.c + f) * c.h + y) * c.w + x] = in[((b * c.h + y) * c.w + x) * c.c + f];
+  for (int64_t y = 0; y < c.kh; ++y)
+    for (int64_t x = 0; x < c.kw; ++x)
+      for (int64_t o = 0; o < c.o; ++o) k_oihw[(o * c.kh + y) * c.kw + x] = k[(y * c.kw + x) * c.o + o];
+  ConvolutionDimensionNumbers dn;
+  dn.input_batch_dimension = 0;
+  dn.input_feature_dimension = 1;
+  dn.input_spatial_dimensions = {2, 3};
+  dn.kernel_output_feature_dimension = 0;
+  dn.kernel_input_feature_dimension = 1;
+  dn.kernel_spatial_dimensions = {2, 3};
+  dn.output_batch_dimension = 0;
+  dn.output_feature_dimension = 1;
+  dn.output_spatial_dimensions = {2, 3};
+  const Shape lhs(ElementType::kF32, {c.n, c.c, c.h, c.w});
+  const Shape rhs(ElementType::kF32, {c.o, 1, c.kh, c.kw});
+  const Shape out(ElementType::kF32, {c.n, c.o, oh, ow});
+  auto plan = MakeConvPlan(lhs, rhs, out, win, dn, c.fgc, 1);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_TRUE(plan->planar);
+  std::vector<float> got(static_cast<size_t>(out.element_count()), -99.0f);
+  ASSERT_TRUE(RunConv(*plan, in_nchw.data(), k_oihw.data(), got.data()).ok());
+  for (int64_t b = 0; b < c.n; ++b)
+    for (int64_t y = 0; y < oh; ++y)
+      for (int64_t x = 0; x < ow; ++x)
+        for (int64_t f = 0; f < c.o; ++f) {
+          ASSERT_EQ(got[((b * c.o + f) * oh + y) * ow + x], want[((b * oh + y) * ow + x) * c.o + f])
+              << "at " << b << "," << f << "," << y << "," << x;
+        }
+}
+
+TEST(ConvTest, PlanarDepthwiseOverNchw) {
+  Conv2D c;
+  c.n = 2, c.h = 9, c.w = 37, c.c = 5, c.o = 5, c.fgc = 5;  // stride 1: contiguous rows
+  CheckPlanar(c);
+  c.stride = 2, c.pad_lo = 1, c.pad_hi = 2;  // strided rows, gathered
+  CheckPlanar(c);
+  c.stride = 1, c.lhs_dil = 2, c.pad_lo = 1, c.pad_hi = 2;  // a backward input: holes
+  CheckPlanar(c);
+  c.lhs_dil = 1, c.rhs_dil = 2, c.pad_lo = 2, c.pad_hi = -1, c.reverse = true;
+  CheckPlanar(c);
+  // Output rows wholly in the padding, and a window wider than the row.
+  c.rhs_dil = 1, c.reverse = false, c.w = 3, c.kw = 5, c.kh = 1, c.pad_lo = 2, c.pad_hi = 2;
+  CheckPlanar(c);
+}
+
 TEST(ConvTest, BatchGroups) {
   Conv2D c;
   c.n = 4, c.o = 6, c.bgc = 2;
