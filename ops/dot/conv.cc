@@ -29,6 +29,19 @@ struct Bytes16 {
   uint64_t w[2];
 };
 
+// The input element offset (spatial dimensions [0, dims)) that output
+// position `op` reads at window position `ks`, or -1 where that is padding
+// or a dilation hole.
+int64_t InputOffset(const ConvPlan& p, const int64_t* op, const int64_t* ks, int dims) {
+  int64_t off = 0;
+  for (int d = 0; d < dims; ++d) {
+    const int64_t ix = p.in_index[d][op[d] * p.k_sp_size[d] + ks[d]];
+    if (ix < 0) return -1;
+    off += ix * p.in_sp_stride[d];
+  }
+  return off;
+}
+
 template <typename T>
 void GatherRow(const ConvPlan& p, const uint8_t* lhs_base, const int64_t* op, uint8_t* dst_bytes) {
   // lhs_base points at (batch, first feature of the group) of the lhs.
@@ -37,18 +50,9 @@ void GatherRow(const ConvPlan& p, const uint8_t* lhs_base, const int64_t* op, ui
   int64_t ks[8] = {0};
   const int nsp = p.nsp;
   for (int64_t w = 0; w < p.ksp; ++w) {
-    int64_t off = 0;
-    bool valid = true;
-    for (int d = 0; d < nsp; ++d) {
-      const int64_t ix = p.in_index[d][op[d] * p.k_sp_size[d] + ks[d]];
-      if (ix < 0) {
-        valid = false;
-        break;
-      }
-      off += ix * p.in_sp_stride[d];
-    }
+    const int64_t off = InputOffset(p, op, ks, nsp);
     T* row = dst + w * p.cg;
-    if (!valid) {
+    if (off < 0) {
       std::memset(static_cast<void*>(row), 0, sizeof(T) * p.cg);
     } else if (p.in_feat_stride == 1) {
       std::memcpy(static_cast<void*>(row), src + off, sizeof(T) * p.cg);
@@ -189,17 +193,8 @@ void DepthwiseUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_beg
     for (int64_t r = 0; r < count; ++r) {
       int64_t ks[8] = {0};
       for (int64_t w = 0; w < p.ksp; ++w) {
-        int64_t off = 0;
-        bool valid = true;
-        for (int d = 0; d < p.nsp; ++d) {
-          const int64_t ix = p.in_index[d][op[d] * p.k_sp_size[d] + ks[d]];
-          if (ix < 0) {
-            valid = false;
-            break;
-          }
-          off += ix * p.in_sp_stride[d];
-        }
-        rows[static_cast<size_t>(r * p.ksp + w)] = valid ? in_n + off : zeros;
+        const int64_t off = InputOffset(p, op, ks, p.nsp);
+        rows[static_cast<size_t>(r * p.ksp + w)] = off >= 0 ? in_n + off : zeros;
         for (int d = p.nsp - 1; d >= 0; --d) {
           if (++ks[d] < p.k_sp_size[d]) break;
           ks[d] = 0;
@@ -250,17 +245,9 @@ void PlanarUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
       int64_t ks[8] = {0};
       for (int64_t t = 0; t < outer_taps; ++t) {
         // The input row this outer window position reads, if any.
-        int64_t off = 0;
-        bool valid = true;
-        for (int d = 0; d < L; ++d) {
-          const int64_t ix = p.in_index[d][op[d] * p.k_sp_size[d] + ks[d]];
-          if (ix < 0) {
-            valid = false;
-            break;
-          }
-          off += ix * p.in_sp_stride[d];
-        }
-        const float* in_row = in_plane + off;
+        const int64_t off = InputOffset(p, op, ks, L);
+        const bool valid = off >= 0;
+        const float* in_row = valid ? in_plane + off : in_plane;
         for (int64_t k = 0; k < kw; ++k) {
           const float weight = kernel[(t * kw + k) * channels + c];
           if (!valid) {
