@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/boxed.h"
 #include "core/hlo_opcode.h"
 #include "core/literal.h"
 #include "core/shape.h"
@@ -196,6 +197,12 @@ class HloInstruction {
   HloComputation* parent() const { return parent_; }
   void set_parent(HloComputation* parent) { parent_ = parent; }
 
+  // A number an analysis may give each instruction of a computation for the
+  // length of one walk (its position in the list, say), so that it indexes
+  // plain vectors instead of hashing pointers. Meaningless between walks:
+  // each walk sets it before reading it.
+  mutable uint32_t scratch = 0;
+
   const SourceLocation& location() const { return location_; }
   void set_location(SourceLocation location) { location_ = location; }
 
@@ -208,31 +215,33 @@ class HloInstruction {
   const std::string* FindRawAttribute(std::string_view name) const;
 
   //===--- Typed attributes (meaningful for the opcodes named) ------------===//
+  // The large ones most instructions lack are Boxed (core/boxed.h): one
+  // pointer each when absent.
 
   // parameter: its number.
   int64_t parameter_number = 0;
   // get-tuple-element: index=.
   int64_t tuple_index = 0;
   // constant: its value (may be elided).
-  std::optional<Literal> literal;
+  Boxed<Literal> literal;
   // dimensions={...}: broadcast, reduce, transpose, reverse, concatenate, sort,
   // map, all-gather, all-to-all, reduce-scatter, topk-free ops that take them.
   std::vector<int64_t> dimensions;
   // iota: iota_dimension=; concatenate/all-gather/reduce-scatter keep theirs
   // in `dimensions`.
   int64_t iota_dimension = 0;
-  std::optional<SliceAttr> slice;
+  Boxed<SliceAttr> slice;
   std::vector<int64_t> dynamic_slice_sizes;
   std::optional<Window> window;
   std::optional<PaddingConfig> padding;
-  std::optional<ConvolutionDimensionNumbers> convolution_dimension_numbers;
+  Boxed<ConvolutionDimensionNumbers> convolution_dimension_numbers;
   int64_t feature_group_count = 1;
   int64_t batch_group_count = 1;
-  std::optional<DotDimensionNumbers> dot_dimension_numbers;
+  Boxed<DotDimensionNumbers> dot_dimension_numbers;
   std::vector<std::string> operand_precision;  // "default", "high", "highest"
-  std::optional<GatherDimensionNumbers> gather_dimension_numbers;
+  Boxed<GatherDimensionNumbers> gather_dimension_numbers;
   std::vector<int64_t> gather_slice_sizes;
-  std::optional<ScatterDimensionNumbers> scatter_dimension_numbers;
+  Boxed<ScatterDimensionNumbers> scatter_dimension_numbers;
   bool indices_are_sorted = false;
   bool unique_indices = false;
   ComparisonDirection comparison_direction = ComparisonDirection::kEq;
@@ -245,7 +254,7 @@ class HloInstruction {
   bool is_stable = false;           // sort
   int64_t k = 0;                    // topk
   bool largest = true;              // topk
-  std::optional<ReplicaGroups> replica_groups;
+  Boxed<ReplicaGroups> replica_groups;
   std::optional<int64_t> channel_id;
   bool use_global_device_ids = false;
   std::vector<std::pair<int64_t, int64_t>> source_target_pairs;
@@ -274,7 +283,7 @@ class HloInstruction {
   // custom-call: operand_layout_constraints={shapes}.
   std::optional<std::vector<Shape>> operand_layout_constraints;
   // custom-call: literal=.
-  std::optional<Literal> custom_call_literal;
+  Boxed<Literal> custom_call_literal;
   // dot, convolution, scaled-dot: algorithm= as written.
   std::string precision_algorithm;
   // all-reduce, all-gather, all-to-all, reduce-scatter: constrain_layout=.
@@ -291,7 +300,7 @@ class HloInstruction {
   int64_t rng_delta = 0;
   // infeed_config= / outfeed_config= (unescaped) and outfeed_shape=.
   std::string infeed_config, outfeed_config;
-  std::optional<Shape> outfeed_shape;
+  Boxed<Shape> outfeed_shape;
   // collective-permute(-start) with slice_sizes= (in-place form).
   std::vector<std::vector<int64_t>> collective_slice_sizes;
   // copy-start: cross_program_prefetch_index=.

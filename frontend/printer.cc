@@ -846,7 +846,7 @@ void Printer::Operands(const HloInstruction& instr, bool nested, CanonicalNames*
     return;
   }
   if (instr.opcode() == HloOpcode::kConstant) {
-    const std::optional<Literal>& lit = instr.literal;
+    const Boxed<Literal>& lit = instr.literal;
     bool small = instr.shape().IsArray() && instr.shape().element_count() <= 10;
     if (lit.has_value() && !lit->elided() && (small || options_.print_large_constants)) {
       out.append(lit->ValueToString());

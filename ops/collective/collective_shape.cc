@@ -45,7 +45,7 @@ absl::StatusOr<Shape> PerOperand(absl::Span<const Shape* const> operands, Fn fn)
 
 }  // namespace
 
-std::optional<int64_t> CollectiveGroupSize(const std::optional<ReplicaGroups>& groups,
+std::optional<int64_t> CollectiveGroupSize(const Boxed<ReplicaGroups>& groups,
                                            bool has_channel_id, bool has_global_ids_attribute,
                                            bool use_global_device_ids, int64_t replica_count,
                                            int64_t num_partitions) {

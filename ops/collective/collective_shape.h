@@ -22,7 +22,7 @@ namespace hlovm {
 // device ids; ops that have no use_global_device_ids attribute
 // (`has_global_ids_attribute` false) group partitions when they have a
 // channel_id. Returns nullopt when groups differ in size.
-std::optional<int64_t> CollectiveGroupSize(const std::optional<ReplicaGroups>& groups,
+std::optional<int64_t> CollectiveGroupSize(const Boxed<ReplicaGroups>& groups,
                                            bool has_channel_id, bool has_global_ids_attribute,
                                            bool use_global_device_ids, int64_t replica_count,
                                            int64_t num_partitions);
