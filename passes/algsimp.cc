@@ -86,12 +86,13 @@ absl::StatusOr<PassResult> RunAlgebraicSimplifier(HloModule& module) {
     for (const auto& i : computation->instructions()) {
       for (const HloInstruction* p : i->control_predecessors()) control.insert(p);
     }
-    absl::flat_hash_map<const HloInstruction*, HloInstruction*> replaced;
-    for (HloInstruction* i : PostOrder(*computation)) {
+    const std::vector<HloInstruction*> order = PostOrder(*computation);
+    Replacements replaced(*computation);
+    for (HloInstruction* i : order) {
       ForwardReplacedOperands(i, replaced);
       if (!i->control_predecessors().empty() || control.contains(i)) continue;
       if (HloInstruction* to = Simplified(i); to != nullptr && to != i && to->shape() == i->shape()) {
-        replaced[i] = to;
+        replaced.Set(i, to);
         ++rewrites;
         continue;
       }

@@ -1,5 +1,6 @@
 #include "passes/constant_folding.h"
 
+#include <optional>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -52,7 +53,8 @@ absl::StatusOr<PassResult> RunConstantFolding(HloModule& module,
     return result;
   }
   EffectAnalysis effects;
-  NameUniquer names(module);
+  std::optional<NameUniquer> own_names;
+  NameUniquer& names = options.names != nullptr ? *options.names : own_names.emplace(module);
   int64_t folded = 0;
   for (const auto& computation : module.computations()) {
     bool any = false;  // most computations have nothing to fold: skip them cheaply
@@ -65,10 +67,10 @@ absl::StatusOr<PassResult> RunConstantFolding(HloModule& module,
     }
     if (!any) continue;
     // Folded values replace their instruction as operands of later ones
-    // (operands come first in post order), and everywhere in one sweep at
-    // the end.
-    absl::flat_hash_map<const HloInstruction*, HloInstruction*> replaced;
-    for (HloInstruction* i : PostOrder(*computation)) {
+    // (operands come first in post order, so every use is forwarded).
+    const std::vector<HloInstruction*> order = PostOrder(*computation);
+    Replacements replaced(*computation);
+    for (HloInstruction* i : order) {
       ForwardReplacedOperands(i, replaced);
       if (!Foldable(*i, effects)) continue;
       const int64_t bytes = i->shape().element_count() * ByteWidth(i->shape().element_type());
@@ -79,10 +81,13 @@ absl::StatusOr<PassResult> RunConstantFolding(HloModule& module,
                                                        names.Get(i->name() + ".folded"), i->shape());
       constant->literal = std::move(*value);
       HloInstruction* c = computation->AddInstruction(std::move(constant));
-      replaced[i] = c;
+      replaced.Set(i, c);
       ++folded;
     }
-    ReplaceUses(*computation, replaced);
+    // (The folded instructions stay for dce: a control edge may name one.)
+    if (HloInstruction* to = replaced.Find(computation->root()); to != nullptr) {
+      computation->set_root(to);
+    }
   }
   result.changes = folded;
   result.detail = absl::StrCat("folded ", folded, " instructions");

@@ -24,6 +24,8 @@ using ConstantEvaluator = std::function<absl::StatusOr<Literal>(const HloInstruc
 struct ConstantFoldingOptions {
   ConstantEvaluator evaluate;
   int64_t max_result_bytes = int64_t{1} << 16;
+  // Names the folded constants (optional; a pipeline shares one among passes).
+  NameUniquer* names = nullptr;
 };
 
 absl::StatusOr<PassResult> RunConstantFolding(HloModule& module,

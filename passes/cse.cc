@@ -14,10 +14,13 @@
 namespace hlovm::passes {
 namespace {
 
-// Everything that decides an instruction's value: opcode, shape, operand
-// identities, every written attribute but metadata, the typed attributes of
-// instructions built in code, and a constant's bytes. Hash and equality
-// read the same fields.
+// Equality reads everything that decides an instruction's value: opcode,
+// shape, operand identities, callees, every written attribute but metadata,
+// the typed attributes of instructions built in code, and a constant's
+// bytes. The hash reads only what sits in the instruction itself (not the
+// attribute strings, each a cache miss on a large module): instructions
+// that differ in their attributes alone then share a hash, and the table
+// probes on (see RunCse).
 uint64_t Mix(uint64_t h, uint64_t x) {
   h ^= x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
   return h;
@@ -37,18 +40,17 @@ uint64_t Hash(const HloInstruction& i) {
     h = Mix(h, static_cast<uint64_t>(shape.tuple_size()));
   }
   for (const HloInstruction* o : i.operands()) h = Mix(h, reinterpret_cast<uintptr_t>(o));
-  std::hash<std::string_view> sh;
-  for (const auto& [name, value] : i.raw_attributes()) {
-    if (name == "metadata") continue;
-    h = Mix(h, sh(name));
-    h = Mix(h, sh(value));
-  }
+  for (const HloComputation* c : i.called_computations()) h = Mix(h, reinterpret_cast<uintptr_t>(c));
   h = Mix(h, static_cast<uint64_t>(i.tuple_index));
   h = Mix(h, static_cast<uint64_t>(i.iota_dimension));
   h = Mix(h, static_cast<uint64_t>(i.comparison_direction) * 8 +
                  static_cast<uint64_t>(i.comparison_type));
   for (int64_t d : i.dimensions) h = Mix(h, static_cast<uint64_t>(d));
+  if (i.slice.has_value()) {
+    for (int64_t s : i.slice->starts) h = Mix(h, static_cast<uint64_t>(s));
+  }
   if (i.opcode() == HloOpcode::kConstant && i.literal.has_value()) {
+    std::hash<std::string_view> sh;
     h = Mix(h, sh(std::string_view(reinterpret_cast<const char*>(i.literal->untyped_data()),
                                    ConstantBytes(i))));
   }
@@ -106,17 +108,23 @@ absl::StatusOr<PassResult> RunCse(HloModule& module) {
   EffectAnalysis effects;
   int64_t merged = 0;
   for (const auto& computation : module.computations()) {
-    absl::flat_hash_set<const HloInstruction*> control;
-    for (const auto& i : computation->instructions()) {
-      if (!i->control_predecessors().empty()) control.insert(i.get());
-      for (const HloInstruction* p : i->control_predecessors()) control.insert(p);
+    const std::vector<HloInstruction*> order = PostOrder(*computation);
+    // Instructions on either end of a control edge, by position.
+    const auto& list = computation->instructions();
+    std::vector<bool> control(list.size(), false);
+    for (const auto& i : list) {
+      if (i->control_predecessors().empty()) continue;
+      control[i->scratch] = true;
+      for (const HloInstruction* p : i->control_predecessors()) {
+        if (p->parent() == computation.get()) control[p->scratch] = true;
+      }
     }
-    absl::flat_hash_map<const HloInstruction*, HloInstruction*> replaced;
+    Replacements replaced(*computation);
     absl::flat_hash_map<uint64_t, HloInstruction*> seen;
-    seen.reserve(computation->instructions().size());
-    for (HloInstruction* i : PostOrder(*computation)) {
+    seen.reserve(list.size());
+    for (HloInstruction* i : order) {
       ForwardReplacedOperands(i, replaced);
-      if (NeverMerged(i->opcode()) || control.contains(i) || effects.HasEffect(*i)) {
+      if (NeverMerged(i->opcode()) || control[i->scratch] || effects.HasEffect(*i)) {
         continue;
       }
       if (i->opcode() == HloOpcode::kConstant &&
@@ -124,11 +132,17 @@ absl::StatusOr<PassResult> RunCse(HloModule& module) {
            !i->literal.has_value() || i->literal->elided())) {
         continue;
       }
-      // A hash shared by different instructions only costs a merge.
-      auto [it, inserted] = seen.try_emplace(Hash(*i), i);
-      if (!inserted && Same(*it->second, *i)) {
-        replaced[i] = it->second;
-        ++merged;
+      // Instructions sharing a hash but not equal take the next probe of
+      // it; past 64 of them, an instruction is only not merged.
+      uint64_t h = Hash(*i);
+      for (int probe = 0; probe < 64; ++probe, h = Mix(h, 0x51ed27u)) {
+        auto [it, inserted] = seen.try_emplace(h, i);
+        if (inserted) break;
+        if (Same(*it->second, *i)) {
+          replaced.Set(i, it->second);
+          ++merged;
+          break;
+        }
       }
     }
     // Every user now reads the replacement (users follow their operands in

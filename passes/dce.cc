@@ -12,13 +12,18 @@ absl::StatusOr<PassResult> RunDce(HloModule& module) {
   EffectAnalysis effects;
   int64_t removed_instructions = 0;
   for (const auto& computation : module.computations()) {
-    absl::flat_hash_set<const HloInstruction*> live;
+    // Liveness by position in the list.
+    const auto& list = computation->instructions();
+    for (size_t k = 0; k < list.size(); ++k) list[k]->scratch = static_cast<uint32_t>(k);
+    std::vector<bool> live(list.size(), false);
     std::vector<const HloInstruction*> stack;
     auto want = [&](const HloInstruction* i) {
-      if (i != nullptr && live.insert(i).second) stack.push_back(i);
+      if (i == nullptr || i->parent() != computation.get() || live[i->scratch]) return;
+      live[i->scratch] = true;
+      stack.push_back(i);
     };
     want(computation->root());
-    for (const auto& i : computation->instructions()) {
+    for (const auto& i : list) {
       if (i->opcode() == HloOpcode::kParameter || effects.HasEffect(*i)) want(i.get());
     }
     while (!stack.empty()) {
@@ -27,14 +32,14 @@ absl::StatusOr<PassResult> RunDce(HloModule& module) {
       for (const HloInstruction* o : i->operands()) want(o);
       for (const HloInstruction* p : i->control_predecessors()) want(p);
     }
-    absl::flat_hash_set<const HloInstruction*> dead;
-    for (const auto& i : computation->instructions()) {
-      if (!live.contains(i.get())) dead.insert(i.get());
+    std::vector<bool> dead(list.size());
+    for (size_t k = 0; k < list.size(); ++k) {
+      dead[k] = !live[k];
+      removed_instructions += dead[k];
     }
     // Live instructions may name dead ones only as control predecessors of
     // dead ones, which go too; nothing live refers to a dead instruction.
-    removed_instructions += static_cast<int64_t>(dead.size());
-    RemoveInstructions(*computation, dead);
+    RemoveAt(*computation, dead);
   }
 
   // Computations reachable from the entry through called computations.

@@ -1,5 +1,6 @@
 #include "passes/inline_calls.h"
 
+#include <optional>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -9,9 +10,10 @@
 
 namespace hlovm::passes {
 
-absl::StatusOr<PassResult> RunInlineCalls(HloModule& module) {
+absl::StatusOr<PassResult> RunInlineCalls(HloModule& module, NameUniquer* shared_names) {
   EffectAnalysis effects;
-  NameUniquer names(module);
+  std::optional<NameUniquer> own_names;
+  NameUniquer& names = shared_names != nullptr ? *shared_names : own_names.emplace(module);
   int64_t inlined = 0;
   std::vector<HloComputation*> computations;
   for (const auto& c : module.computations()) computations.push_back(c.get());
@@ -29,6 +31,8 @@ absl::StatusOr<PassResult> RunInlineCalls(HloModule& module) {
       for (const HloInstruction* p : i->control_predecessors()) control.insert(p);
     }
     absl::flat_hash_map<const HloInstruction*, HloInstruction*> results;
+    const size_t original_size = caller->instructions().size();
+    std::vector<AppendedRange> copies;
     for (HloInstruction* call : calls) {
       HloComputation* callee = call->to_apply();
       if (callee == nullptr || callee == caller || callee->root() == nullptr ||
@@ -44,6 +48,7 @@ absl::StatusOr<PassResult> RunInlineCalls(HloModule& module) {
         auto it = results.find(op);
         map[callee->parameter(p)] = it == results.end() ? op : it->second;
       }
+      const size_t begin = caller->instructions().size();
       for (HloInstruction* i : PostOrder(*callee)) {
         if (map.contains(i)) continue;
         auto copy = CloneInstruction(*i, names.Get(i->name()));
@@ -52,9 +57,13 @@ absl::StatusOr<PassResult> RunInlineCalls(HloModule& module) {
         }
         map[i] = caller->AddInstruction(std::move(copy));
       }
+      copies.push_back({call, begin, caller->instructions().size()});
       results[call] = map.at(callee->root());
       ++inlined;
     }
+    // The copies go where their call was, so the caller's users still
+    // follow their operands in its list.
+    MoveAppendedBefore(*caller, original_size, copies);
     ReplaceUses(*caller, results);
   }
   PassResult result;

@@ -12,7 +12,8 @@
 
 namespace hlovm::passes {
 
-absl::StatusOr<PassResult> RunInlineCalls(HloModule& module);
+// `names` (optional) names the copies; a pipeline shares one among passes.
+absl::StatusOr<PassResult> RunInlineCalls(HloModule& module, NameUniquer* names = nullptr);
 
 }  // namespace hlovm::passes
 

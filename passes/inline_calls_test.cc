@@ -1,5 +1,9 @@
 #include "passes/inline_calls.h"
 
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
 #include "gtest/gtest.h"
 #include "passes/dce.h"
 #include "passes/test_util.h"
@@ -41,6 +45,41 @@ ENTRY e {
   // Parameters map to the call's operands in order: a -> q, b -> p.
   EXPECT_EQ(add->operand(0)->name(), "q");
   EXPECT_EQ(add->operand(1)->name(), "p");
+  EXPECT_TRUE(VerifyModule(*m).ok());
+}
+
+// The copies go where the call was: every instruction's operands still
+// come before it in the list, so the next pass needs no graph walk to
+// order it, and the copies of the first call precede those of the second.
+TEST(InlineCallsTest, CopiesTakeTheCallsPlaceInTheList) {
+  auto m = Parse(R"(HloModule m
+f {
+  a = f32[4] parameter(0)
+  ROOT n = f32[4] negate(a)
+}
+ENTRY e {
+  p = f32[4] parameter(0)
+  c1 = f32[4] call(p), to_apply=f
+  m1 = f32[4] multiply(c1, p)
+  c2 = f32[4] call(m1), to_apply=f
+  ROOT r = f32[4] add(c2, c1)
+})");
+  ASSERT_NE(m, nullptr);
+  auto result = RunInlineCalls(*m);
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ(result->changes, 2);
+  const auto& list = m->entry()->instructions();
+  absl::flat_hash_map<const HloInstruction*, size_t> position;
+  for (size_t k = 0; k < list.size(); ++k) position[list[k].get()] = k;
+  for (size_t k = 0; k < list.size(); ++k) {
+    for (const HloInstruction* o : list[k]->operands()) {
+      EXPECT_LT(position.at(o), k) << list[k]->name() << " reads " << o->name();
+    }
+  }
+  std::vector<std::string> names;
+  for (const auto& i : list) names.push_back(i->name());
+  EXPECT_EQ(names, (std::vector<std::string>{"p", "n.1", "c1", "m1", "n.2", "c2", "r"}));
+  ASSERT_TRUE(RunDce(*m).ok());
   EXPECT_TRUE(VerifyModule(*m).ok());
 }
 

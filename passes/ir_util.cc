@@ -4,6 +4,7 @@
 #include <optional>
 #include <utility>
 
+#include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 
 namespace hlovm::passes {
@@ -70,22 +71,34 @@ absl::flat_hash_map<const HloInstruction*, std::vector<HloInstruction*>> Compute
 
 std::vector<HloInstruction*> PostOrder(const HloComputation& computation) {
   const auto& list = computation.instructions();
-  const size_t n_instr = list.size();
-  absl::flat_hash_map<const HloInstruction*, uint32_t> index;
-  index.reserve(n_instr);
-  for (size_t k = 0; k < n_instr; ++k) index.emplace(list[k].get(), static_cast<uint32_t>(k));
-  std::vector<uint8_t> state(n_instr, 0);  // 0 new, 1 on the stack, 2 done
+  const uint32_t n_instr = static_cast<uint32_t>(list.size());
+  // Positions in `scratch`; an operand of another computation (never in a
+  // verified module) is skipped below, as it has no position here.
+  bool in_order = true;
+  for (uint32_t k = 0; k < n_instr; ++k) list[k]->scratch = k;
+  auto local = [&](const HloInstruction* d) { return d != nullptr && d->parent() == &computation; };
+  for (uint32_t k = 0; k < n_instr && in_order; ++k) {
+    const HloInstruction& i = *list[k];
+    for (const HloInstruction* d : i.operands()) in_order &= !local(d) || d->scratch < k;
+    for (const HloInstruction* d : i.control_predecessors()) in_order &= !local(d) || d->scratch < k;
+  }
   std::vector<HloInstruction*> order;
   order.reserve(n_instr);
+  // A list whose operands all come first is its own post order (the walk
+  // below would visit it in list order).
+  if (in_order) {
+    for (const auto& i : list) order.push_back(i.get());
+    return order;
+  }
+  std::vector<uint8_t> state(n_instr, 0);  // 0 new, 1 on the stack, 2 done
   struct Item {
     HloInstruction* instr;
-    uint32_t index;
     uint32_t next;
   };
   std::vector<Item> stack;
-  for (size_t s = 0; s < n_instr; ++s) {
+  for (uint32_t s = 0; s < n_instr; ++s) {
     if (state[s] != 0) continue;
-    stack.push_back({list[s].get(), static_cast<uint32_t>(s), 0});
+    stack.push_back({list[s].get(), 0});
     state[s] = 1;
     while (!stack.empty()) {
       Item& top = stack.back();
@@ -93,19 +106,16 @@ std::vector<HloInstruction*> PostOrder(const HloComputation& computation) {
       const size_t n_ops = i->operands().size();
       const size_t n = n_ops + i->control_predecessors().size();
       if (top.next == n) {
-        state[top.index] = 2;
+        state[i->scratch] = 2;
         order.push_back(i);
         stack.pop_back();
         continue;
       }
       const size_t k = top.next++;
-      // Parameters and constants have no operands: nothing to look up.
       HloInstruction* d = k < n_ops ? i->operand(k) : i->control_predecessors()[k - n_ops];
-      if (d == nullptr) continue;
-      auto it = index.find(d);
-      if (it == index.end() || state[it->second] != 0) continue;
-      state[it->second] = 1;
-      stack.push_back({d, it->second, 0});
+      if (!local(d) || state[d->scratch] != 0) continue;
+      state[d->scratch] = 1;
+      stack.push_back({d, 0});
     }
   }
   return order;
@@ -136,22 +146,35 @@ void ReplaceUses(HloComputation& computation,
   if (auto it = map.find(computation.root()); it != map.end()) computation.set_root(it->second);
 }
 
-void ForwardReplacedOperands(HloInstruction* instr,
-                             const absl::flat_hash_map<const HloInstruction*, HloInstruction*>& replaced) {
+void ForwardReplacedOperands(HloInstruction* instr, const Replacements& replaced) {
+  if (replaced.empty()) return;
   for (int64_t k = 0; k < instr->operand_count(); ++k) {
-    auto it = replaced.find(instr->operand(k));
-    if (it != replaced.end()) instr->ReplaceOperand(k, it->second);
+    if (HloInstruction* to = replaced.Find(instr->operand(k)); to != nullptr) {
+      instr->ReplaceOperand(k, to);
+    }
   }
 }
 
-void RemoveReplaced(HloComputation& computation,
-                    const absl::flat_hash_map<const HloInstruction*, HloInstruction*>& replaced) {
-  if (auto it = replaced.find(computation.root()); it != replaced.end()) {
-    computation.set_root(it->second);
+void RemoveReplaced(HloComputation& computation, const Replacements& replaced) {
+  if (replaced.empty()) return;
+  if (HloInstruction* to = replaced.Find(computation.root()); to != nullptr) {
+    computation.set_root(to);
   }
-  absl::flat_hash_set<const HloInstruction*> gone;
-  for (const auto& [from, to] : replaced) gone.insert(from);
-  RemoveInstructions(computation, gone);
+  const auto& list = computation.instructions();
+  std::vector<bool> dead(list.size(), false);
+  for (size_t k = 0; k < list.size(); ++k) dead[k] = replaced.Find(list[k].get()) != nullptr;
+  RemoveAt(computation, dead);
+}
+
+void RemoveAt(HloComputation& computation, const std::vector<bool>& dead) {
+  auto& list = const_cast<std::vector<std::unique_ptr<HloInstruction>>&>(computation.instructions());
+  size_t kept = 0;
+  for (size_t k = 0; k < list.size(); ++k) {
+    if (k < dead.size() && dead[k] && list[k]->opcode() != HloOpcode::kParameter) continue;
+    if (kept != k) list[kept] = std::move(list[k]);
+    ++kept;
+  }
+  list.resize(kept);
 }
 
 void RemoveInstructions(HloComputation& computation,
@@ -163,6 +186,34 @@ void RemoveInstructions(HloComputation& computation,
                               return i->opcode() != HloOpcode::kParameter && dead.contains(i.get());
                             }),
              list.end());
+}
+
+void MoveAppendedBefore(HloComputation& computation, size_t original_size,
+                        const std::vector<AppendedRange>& ranges) {
+  if (ranges.empty()) return;
+  auto& list = const_cast<std::vector<std::unique_ptr<HloInstruction>>&>(computation.instructions());
+  for (size_t k = 0; k < original_size; ++k) list[k]->scratch = static_cast<uint32_t>(k);
+  // The ranges by anchor position (stable, so their given order holds).
+  std::vector<size_t> by_anchor(ranges.size());
+  for (size_t r = 0; r < ranges.size(); ++r) by_anchor[r] = r;
+  std::stable_sort(by_anchor.begin(), by_anchor.end(), [&](size_t a, size_t b) {
+    return ranges[a].anchor->scratch < ranges[b].anchor->scratch;
+  });
+  std::vector<std::unique_ptr<HloInstruction>> moved;
+  moved.reserve(list.size());
+  size_t next = 0;
+  for (size_t k = 0; k < original_size; ++k) {
+    for (; next < by_anchor.size() && ranges[by_anchor[next]].anchor->scratch == k; ++next) {
+      const AppendedRange& r = ranges[by_anchor[next]];
+      for (size_t j = r.begin; j < r.end; ++j) moved.push_back(std::move(list[j]));
+    }
+    moved.push_back(std::move(list[k]));
+  }
+  // Anything appended outside the ranges stays at the end.
+  for (size_t j = original_size; j < list.size(); ++j) {
+    if (list[j] != nullptr) moved.push_back(std::move(list[j]));
+  }
+  list = std::move(moved);
 }
 
 void RemoveComputations(HloModule& module,
@@ -279,6 +330,10 @@ std::unique_ptr<HloInstruction> MakeTuple(const std::vector<HloInstruction*>& el
   return tuple;
 }
 
+uint64_t NameUniquer::Key(std::string_view name) {
+  return absl::HashOf(absl::string_view(name.data(), name.size()));
+}
+
 std::string NameUniquer::Get(std::string_view base) {
   if (!filled_) {
     filled_ = true;
@@ -286,19 +341,18 @@ std::string NameUniquer::Get(std::string_view base) {
     for (const auto& c : module_->computations()) n += 1 + c->instructions().size();
     used_.reserve(n);
     for (const auto& c : module_->computations()) {
-      used_.insert(c->name());
-      for (const auto& i : c->instructions()) used_.insert(i->name());
+      used_.insert(Key(c->name()));
+      for (const auto& i : c->instructions()) used_.insert(Key(i->name()));
     }
   }
   std::string name(base);
-  if (used_.contains(name)) {
+  if (Taken(name)) {
     int64_t& n = next_suffix_[name];
     do {
       name = absl::StrCat(std::string(base), ".", ++n);
-    } while (used_.contains(name));
+    } while (Taken(name));
   }
-  made_.push_back(name);
-  used_.insert(made_.back());
+  used_.insert(Key(name));
   return name;
 }
 

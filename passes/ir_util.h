@@ -9,7 +9,6 @@
 #define HLOVM_PASSES_IR_UTIL_H_
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -57,19 +56,66 @@ void ReplaceUses(HloComputation& computation,
                  const absl::flat_hash_map<const HloInstruction*, HloInstruction*>& map,
                  const absl::flat_hash_set<const HloInstruction*>& except = {});
 
+// The instructions of one computation that a walk in PostOrder replaces
+// by others: a table indexed by the positions PostOrder numbers them with
+// (HloInstruction::scratch), so that forwarding every operand costs no
+// hashing. Valid until the computation's list changes other than by
+// appending.
+class Replacements {
+ public:
+  explicit Replacements(const HloComputation& computation)
+      : computation_(&computation), to_(computation.instructions().size(), nullptr) {}
+  // `from` is an instruction of the computation numbered by PostOrder.
+  void Set(const HloInstruction* from, HloInstruction* to) {
+    to_[from->scratch] = to;
+    ++count_;
+  }
+  // The replacement of `i`, or null (instructions added since, and those of
+  // other computations, have none).
+  HloInstruction* Find(const HloInstruction* i) const {
+    return i != nullptr && i->parent() == computation_ && i->scratch < to_.size() &&
+                   computation_->instructions()[i->scratch].get() == i
+               ? to_[i->scratch]
+               : nullptr;
+  }
+  int64_t size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+
+ private:
+  const HloComputation* computation_;
+  std::vector<HloInstruction*> to_;
+  int64_t count_ = 0;
+};
+
 // For passes that replace instructions while walking in post order: points
-// the operands of `instr` that name a key of `replaced` at its value.
-void ForwardReplacedOperands(HloInstruction* instr,
-                             const absl::flat_hash_map<const HloInstruction*, HloInstruction*>& replaced);
+// the operands of `instr` that have a replacement at it.
+void ForwardReplacedOperands(HloInstruction* instr, const Replacements& replaced);
 
 // After such a walk, when every user has been forwarded: the root follows
 // its replacement and the replaced instructions are removed.
-void RemoveReplaced(HloComputation& computation,
-                    const absl::flat_hash_map<const HloInstruction*, HloInstruction*>& replaced);
+void RemoveReplaced(HloComputation& computation, const Replacements& replaced);
+
+// Removes the instructions (never parameters) whose position in the list
+// is marked in `dead` (one entry per instruction).
+void RemoveAt(HloComputation& computation, const std::vector<bool>& dead);
 
 // Removes the instructions of `dead` (never parameters) from the computation.
 void RemoveInstructions(HloComputation& computation,
                         const absl::flat_hash_set<const HloInstruction*>& dead);
+
+// Moves instructions appended to the computation into place: each range
+// [begin, end) of positions (appended since the list had its original
+// length) goes just before its anchor, an instruction of the original list,
+// ranges before the same anchor in the order given. A list whose operands
+// came first stays so when every range is the copy of what its anchor
+// computes (inlining a call, hoisting out of a loop), and the next
+// PostOrder of it needs no graph walk.
+struct AppendedRange {
+  const HloInstruction* anchor;
+  size_t begin, end;
+};
+void MoveAppendedBefore(HloComputation& computation, size_t original_size,
+                        const std::vector<AppendedRange>& ranges);
 
 // Removes computations from the module.
 void RemoveComputations(HloModule& module,
@@ -86,7 +132,11 @@ std::unique_ptr<HloInstruction> MakeGetTupleElement(HloInstruction* tuple, int64
 std::unique_ptr<HloInstruction> MakeTuple(const std::vector<HloInstruction*>& elements,
                                           std::string name);
 
-// Names unique across the module (instructions and computations).
+// Names unique across the module (instructions and computations). One
+// uniquer may serve several passes in turn: it keeps hashes of the names it
+// has seen rather than views of them, so names removed in between never
+// dangle (a removed name merely stays taken, as does the rare name whose
+// hash another shares: the uniquer then picks the next suffix).
 class NameUniquer {
  public:
   // The module's names are collected on the first Get.
@@ -94,12 +144,12 @@ class NameUniquer {
   std::string Get(std::string_view base);
 
  private:
+  bool Taken(std::string_view name) const { return used_.contains(Key(name)); }
+  static uint64_t Key(std::string_view name);
+
   const HloModule* module_;
   bool filled_ = false;
-  // Views of the module's names (which outlive the uniquer: passes remove
-  // nothing while they name things) and of the names handed out.
-  absl::flat_hash_set<std::string_view> used_;
-  std::deque<std::string> made_;
+  absl::flat_hash_set<uint64_t> used_;
   // The next suffix to try per base name (a computation inlined a hundred
   // times would otherwise probe .1, .2, ... for every copied name).
   absl::flat_hash_map<std::string, int64_t> next_suffix_;

@@ -13,6 +13,8 @@ struct PassResult {
   std::string detail;
 };
 
+class NameUniquer;  // passes/ir_util.h: the passes that create instructions name them with one
+
 }  // namespace hlovm::passes
 
 #endif  // HLOVM_PASSES_PASS_H_

@@ -13,6 +13,7 @@
 #include "passes/cse.h"
 #include "passes/dce.h"
 #include "passes/inline_calls.h"
+#include "passes/ir_util.h"
 #include "passes/pass.h"
 #include "passes/while_licm.h"
 #include "passes/while_zero_trip.h"
@@ -28,7 +29,9 @@ double ThreadSeconds() {
   return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
 }
 
-using PassFn = absl::StatusOr<PassResult> (*)(HloModule&, const PipelineOptions&);
+// A pass of the pipeline: the module, the options, and the uniquer that
+// every pass creating instructions shares (collected once, not per pass).
+using PassFn = absl::StatusOr<PassResult> (*)(HloModule&, const PipelineOptions&, NameUniquer&);
 
 struct PassInfo {
   const char* name;
@@ -36,24 +39,32 @@ struct PassInfo {
 };
 
 template <absl::StatusOr<PassResult> (*F)(HloModule&)>
-absl::StatusOr<PassResult> Plain(HloModule& module, const PipelineOptions&) {
+absl::StatusOr<PassResult> Plain(HloModule& module, const PipelineOptions&, NameUniquer&) {
   return F(module);
 }
 
-absl::StatusOr<PassResult> Fold(HloModule& module, const PipelineOptions& options) {
+template <absl::StatusOr<PassResult> (*F)(HloModule&, NameUniquer*)>
+absl::StatusOr<PassResult> Naming(HloModule& module, const PipelineOptions&, NameUniquer& names) {
+  return F(module, &names);
+}
+
+absl::StatusOr<PassResult> Fold(HloModule& module, const PipelineOptions& options,
+                                NameUniquer& names) {
   ConstantFoldingOptions fold;
   fold.evaluate = options.evaluate;
+  fold.names = &names;
   return RunConstantFolding(module, fold);
 }
 
-absl::StatusOr<PassResult> ZeroTrip(HloModule& module, const PipelineOptions& options) {
+absl::StatusOr<PassResult> ZeroTrip(HloModule& module, const PipelineOptions& options,
+                                    NameUniquer&) {
   return RunWhileZeroTrip(module, options.evaluate);
 }
 
 constexpr PassInfo kPasses[] = {
-    {"inline", &Plain<&RunInlineCalls>}, {"algsimp", &Plain<&RunAlgebraicSimplifier>},
+    {"inline", &Naming<&RunInlineCalls>}, {"algsimp", &Plain<&RunAlgebraicSimplifier>},
     {"fold", &Fold},                     {"cse", &Plain<&RunCse>},
-    {"zerotrip", &ZeroTrip},             {"licm", &Plain<&RunWhileLicm>},
+    {"zerotrip", &ZeroTrip},             {"licm", &Naming<&RunWhileLicm>},
     {"dce", &Plain<&RunDce>},
 };
 
@@ -100,9 +111,10 @@ absl::StatusOr<PipelineReport> RunPipeline(HloModule& module, std::string_view s
   HLOVM_ASSIGN_OR_RETURN(std::vector<const PassInfo*> list, Parse(spec));
   PipelineReport report;
   const double start = ThreadSeconds();
+  NameUniquer names(module);
   auto run = [&](const PassInfo* p) -> absl::StatusOr<int64_t> {
     const double t0 = ThreadSeconds();
-    HLOVM_ASSIGN_OR_RETURN(PassResult r, p->run(module, options));
+    HLOVM_ASSIGN_OR_RETURN(PassResult r, p->run(module, options, names));
     report.entries.push_back({p->name, r.changes, r.detail, ThreadSeconds() - t0});
     return r.changes;
   };

@@ -1,5 +1,6 @@
 #include "passes/while_licm.h"
 
+#include <optional>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -136,7 +137,10 @@ int64_t HoistOutOf(HloInstruction* loop, HloComputation* caller, EffectAnalysis&
   }
   if (!frontier_worth) return 0;
 
-  // The loop's initial elements, in the caller.
+  // The loop's initial elements, in the caller. What is added to the caller
+  // goes before the loop (and what reads the loop, after it), so that the
+  // caller's list keeps its operands first (MoveAppendedBefore).
+  const size_t caller_size = caller->instructions().size();
   HloInstruction* init = loop->operand(0);
   std::vector<HloInstruction*> elements;
   if (init->opcode() == HloOpcode::kTuple && init->operand_count() == n) {
@@ -169,21 +173,30 @@ int64_t HoistOutOf(HloInstruction* loop, HloComputation* caller, EffectAnalysis&
   for (HloInstruction* f : frontier) new_elements.push_back(map.at(f));
   HloInstruction* new_init =
       caller->AddInstruction(MakeTuple(new_elements, names.Get(loop->name() + ".init")));
-  const Shape old_shape = loop->shape();
   const Shape new_shape = new_init->shape();
+  std::vector<AppendedRange> caller_ranges = {{loop, caller_size, caller->instructions().size()}};
 
   // Users of the loop value itself (not through get-tuple-element) keep the
   // old shape through a tuple of its first n elements.
-  const auto caller_users = ComputeUsers(*caller);
+  // (One sweep over the operands: the caller may be a large entry, and a
+  // users map of all of it would cost more than the hoisting.)
   bool whole_used = caller->root() == loop;
-  if (auto it = caller_users.find(loop); it != caller_users.end()) {
-    for (const HloInstruction* u : it->second) {
-      whole_used |= u->opcode() != HloOpcode::kGetTupleElement;
+  std::vector<HloInstruction*> gte_users;
+  for (const auto& u : caller->instructions()) {
+    for (const HloInstruction* o : u->operands()) {
+      if (o != loop) continue;
+      if (u->opcode() == HloOpcode::kGetTupleElement) {
+        gte_users.push_back(u.get());
+      } else {
+        whole_used = true;
+      }
+      break;
     }
   }
   loop->ReplaceOperand(0, new_init);
   *loop->mutable_shape() = new_shape;
   if (whole_used) {
+    const size_t begin = caller->instructions().size();
     std::vector<HloInstruction*> parts;
     absl::flat_hash_set<const HloInstruction*> except;
     for (int64_t i = 0; i < n; ++i) {
@@ -194,25 +207,37 @@ int64_t HoistOutOf(HloInstruction* loop, HloComputation* caller, EffectAnalysis&
     HloInstruction* restore =
         caller->AddInstruction(MakeTuple(parts, names.Get(loop->name() + ".result")));
     except.insert(restore);
-    absl::flat_hash_set<const HloInstruction*> gte_users;
-    if (auto it = caller_users.find(loop); it != caller_users.end()) {
-      for (const HloInstruction* u : it->second) {
-        if (u->opcode() == HloOpcode::kGetTupleElement) except.insert(u);
+    for (const HloInstruction* u : gte_users) except.insert(u);
+    ReplaceAllUses(*caller, loop, restore, except);
+    // Just after the loop: before the instruction that follows it, if any.
+    const auto& list = caller->instructions();
+    for (size_t k = 0; k + 1 < caller_size; ++k) {
+      if (list[k].get() == loop) {
+        caller_ranges.push_back({list[k + 1].get(), begin, list.size()});
+        break;
       }
     }
-    ReplaceAllUses(*caller, loop, restore, except);
-    (void)old_shape;
   }
+  MoveAppendedBefore(*caller, caller_size, caller_ranges);
 
   *body->parameter(0)->mutable_shape() = new_shape;
   *cond->parameter(0)->mutable_shape() = new_shape;
   absl::flat_hash_map<const HloInstruction*, HloInstruction*> carried;
   std::vector<HloInstruction*> gtes;
+  const size_t body_size = body->instructions().size();
   for (size_t k = 0; k < frontier.size(); ++k) {
     HloInstruction* gte = body->AddInstruction(MakeGetTupleElement(
         param, n + static_cast<int64_t>(k), names.Get(frontier[k]->name() + ".hoisted")));
     carried[frontier[k]] = gte;
     gtes.push_back(gte);
+  }
+  // The new elements are read right after the parameter.
+  for (size_t k = 0; k + 1 < body_size; ++k) {
+    if (body->instructions()[k].get() == param) {
+      MoveAppendedBefore(*body, body_size,
+                         {{body->instructions()[k + 1].get(), body_size, body->instructions().size()}});
+      break;
+    }
   }
   ReplaceUses(*body, carried);
   for (HloInstruction* gte : gtes) root->AppendOperand(gte);
@@ -222,9 +247,10 @@ int64_t HoistOutOf(HloInstruction* loop, HloComputation* caller, EffectAnalysis&
 
 }  // namespace
 
-absl::StatusOr<PassResult> RunWhileLicm(HloModule& module) {
+absl::StatusOr<PassResult> RunWhileLicm(HloModule& module, NameUniquer* shared_names) {
   EffectAnalysis effects;
-  NameUniquer names(module);
+  std::optional<NameUniquer> own_names;
+  NameUniquer& names = shared_names != nullptr ? *shared_names : own_names.emplace(module);
   int64_t moved = 0, loops = 0;
   std::vector<HloComputation*> computations;
   for (const auto& c : module.computations()) computations.push_back(c.get());

@@ -14,7 +14,8 @@
 
 namespace hlovm::passes {
 
-absl::StatusOr<PassResult> RunWhileLicm(HloModule& module);
+// `names` (optional) names the copies; a pipeline shares one among passes.
+absl::StatusOr<PassResult> RunWhileLicm(HloModule& module, NameUniquer* names = nullptr);
 
 }  // namespace hlovm::passes
 

@@ -77,11 +77,12 @@ absl::StatusOr<int64_t> FillElidedConstants(HloModule& module, ElidedFill how) {
 class VmExecutable : public Executable {
  public:
   VmExecutable(std::unique_ptr<HloModule> module, std::unique_ptr<Program> program,
-               int64_t elided, std::string pass_report)
+               int64_t elided, std::string pass_report, double pass_seconds)
       : module_(std::move(module)),
         program_(std::move(program)),
         elided_(elided),
-        pass_report_(std::move(pass_report)) {
+        pass_report_(std::move(pass_report)),
+        pass_seconds_(pass_seconds) {
     const HloComputation& entry = *module_->entry();
     for (int64_t i = 0; i < entry.parameter_count(); ++i) {
       Shape s = entry.parameter(i)->shape();
@@ -106,6 +107,7 @@ class VmExecutable : public Executable {
   std::string Disassemble() const override { return vm::DisassembleProgram(*program_); }
   MemoryStats memory_stats() const override;
   std::string PassReport() const override { return pass_report_; }
+  double pass_seconds() const override { return pass_seconds_; }
 
   absl::StatusOr<Literal> Execute(absl::Span<const Literal* const> arguments,
                                   const ExecuteOptions& options) const override;
@@ -120,6 +122,7 @@ class VmExecutable : public Executable {
   std::unique_ptr<Program> program_;
   int64_t elided_;
   std::string pass_report_;
+  double pass_seconds_ = 0;
   mutable absl::Mutex frames_mu_;
   mutable std::vector<std::unique_ptr<Frame>> frames_ ABSL_GUARDED_BY(frames_mu_);
   std::vector<Shape> parameter_shapes_;
@@ -366,15 +369,18 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::FromModule(
   HLOVM_ASSIGN_OR_RETURN(int64_t elided, FillElidedConstants(*module, options.elided));
   if (options.verify) HLOVM_RETURN_IF_ERROR(VerifyModule(*module));
   std::string pass_report = "// passes: none\n";
+  double pass_seconds = 0;
   if (!options.passes.empty() && options.passes != "none") {
     HLOVM_ASSIGN_OR_RETURN(passes::PipelineReport report,
                            passes::RunPipeline(*module, options.passes,
                                                {.evaluate = &EvaluateConstantInstruction}));
     pass_report = report.ToString();
+    pass_seconds = report.seconds;
   }
   HLOVM_ASSIGN_OR_RETURN(std::unique_ptr<Program> program, vm::CompileModule(*module, {.fusion = options.fusion}));
   return std::unique_ptr<Executable>(
-      new VmExecutable(std::move(module), std::move(program), elided, std::move(pass_report)));
+      new VmExecutable(std::move(module), std::move(program), elided, std::move(pass_report),
+                       pass_seconds));
 }
 
 }  // namespace hlovm

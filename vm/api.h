@@ -155,6 +155,8 @@ class Executable {
   // Which passes ran and what they changed, as `//` comment lines (the
   // disassembly header); "// passes: none" when none ran.
   virtual std::string PassReport() const { return "// passes: none\n"; }
+  // CPU seconds the pass pipeline took (0 when none ran).
+  virtual double pass_seconds() const { return 0; }
 };
 
 // Multi-device runs: the module's replica_count x num_partitions instances,
