@@ -310,6 +310,13 @@ std::unique_ptr<HloInstruction> CloneInstruction(const HloInstruction& instr, st
   return copy;
 }
 
+void SetTupleIndex(HloInstruction* gte, int64_t index) {
+  gte->tuple_index = index;
+  for (auto& [name, value] : gte->raw_attributes()) {
+    if (name == "index") value = absl::StrCat(index);
+  }
+}
+
 std::unique_ptr<HloInstruction> MakeGetTupleElement(HloInstruction* tuple, int64_t index,
                                                     std::string name) {
   auto gte = std::make_unique<HloInstruction>(HloOpcode::kGetTupleElement, std::move(name),
@@ -364,6 +371,49 @@ absl::flat_hash_map<const HloComputation*, int64_t> CallSiteCounts(const HloModu
     }
   }
   return counts;
+}
+
+namespace {
+
+bool OnlyReadByGetTupleElement(const HloComputation& computation, const HloInstruction* param) {
+  for (const auto& u : computation.instructions()) {
+    if (u->opcode() == HloOpcode::kGetTupleElement) continue;
+    for (const HloInstruction* o : u->operands()) {
+      if (o == param) return false;
+    }
+  }
+  return computation.root() != param;
+}
+
+}  // namespace
+
+std::optional<TupleLoop> AsTupleLoop(
+    HloInstruction* loop, const absl::flat_hash_map<const HloComputation*, int64_t>& call_sites) {
+  if (loop->opcode() != HloOpcode::kWhile || loop->called_computations().size() != 2 ||
+      loop->operand_count() != 1 || !loop->shape().IsTuple() ||
+      !loop->control_predecessors().empty()) {
+    return std::nullopt;
+  }
+  TupleLoop l;
+  l.cond = loop->called_computations()[0];
+  l.body = loop->called_computations()[1];
+  if (l.cond == nullptr || l.body == nullptr || l.cond == l.body) return std::nullopt;
+  auto count = [&](const HloComputation* c) {
+    auto it = call_sites.find(c);
+    return it == call_sites.end() ? 0 : it->second;
+  };
+  if (count(l.cond) != 1 || count(l.body) != 1) return std::nullopt;
+  if (l.body->parameter_count() != 1 || l.cond->parameter_count() != 1) return std::nullopt;
+  l.root = l.body->root();
+  l.param = l.body->parameter(0);
+  l.n = loop->shape().tuple_size();
+  if (l.root == nullptr || l.root->opcode() != HloOpcode::kTuple || l.root->operand_count() != l.n ||
+      HasControlDependencies(*l.body) || HasControlDependencies(*l.cond) ||
+      !OnlyReadByGetTupleElement(*l.body, l.param) ||
+      !OnlyReadByGetTupleElement(*l.cond, l.cond->parameter(0))) {
+    return std::nullopt;
+  }
+  return l;
 }
 
 bool HasControlDependencies(const HloComputation& computation) {

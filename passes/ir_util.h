@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -126,6 +127,10 @@ void RemoveComputations(HloModule& module,
 // clone only instructions without them.
 std::unique_ptr<HloInstruction> CloneInstruction(const HloInstruction& instr, std::string name);
 
+// Renumbers a get-tuple-element: its typed index and the `index=` it was
+// written with (which the printer prints).
+void SetTupleIndex(HloInstruction* gte, int64_t index);
+
 // Fresh instructions built in code.
 std::unique_ptr<HloInstruction> MakeGetTupleElement(HloInstruction* tuple, int64_t index,
                                                     std::string name);
@@ -154,6 +159,20 @@ class NameUniquer {
   // times would otherwise probe .1, .2, ... for every copied name).
   absl::flat_hash_map<std::string, int64_t> next_suffix_;
 };
+
+// A while loop in the form the loop passes rewrite: one operand, a tuple
+// state, a condition and a body that only this loop calls, each with one
+// parameter read only through get-tuple-element, a body whose root is a
+// tuple of the state's n elements, and no control dependencies.
+struct TupleLoop {
+  HloComputation* cond;
+  HloComputation* body;
+  HloInstruction* param;  // the body's
+  HloInstruction* root;   // the body's
+  int64_t n;
+};
+std::optional<TupleLoop> AsTupleLoop(
+    HloInstruction* loop, const absl::flat_hash_map<const HloComputation*, int64_t>& call_sites);
 
 // How many instructions of the module call `computation`.
 absl::flat_hash_map<const HloComputation*, int64_t> CallSiteCounts(const HloModule& module);

@@ -15,6 +15,7 @@
 #include "passes/inline_calls.h"
 #include "passes/ir_util.h"
 #include "passes/pass.h"
+#include "passes/while_dead_elements.h"
 #include "passes/while_licm.h"
 #include "passes/while_zero_trip.h"
 
@@ -65,7 +66,7 @@ constexpr PassInfo kPasses[] = {
     {"inline", &Naming<&RunInlineCalls>}, {"algsimp", &Plain<&RunAlgebraicSimplifier>},
     {"fold", &Fold},                     {"cse", &Plain<&RunCse>},
     {"zerotrip", &ZeroTrip},             {"licm", &Naming<&RunWhileLicm>},
-    {"dce", &Plain<&RunDce>},
+    {"whiledce", &Naming<&RunWhileDeadElements>}, {"dce", &Plain<&RunDce>},
 };
 
 const PassInfo* Find(std::string_view name) {

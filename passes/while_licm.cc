@@ -27,17 +27,6 @@ bool IsCheap(HloOpcode op) {
   }
 }
 
-bool OnlyTupleIndexUsers(const HloInstruction* param,
-                         const absl::flat_hash_map<const HloInstruction*,
-                                                   std::vector<HloInstruction*>>& users) {
-  auto it = users.find(param);
-  if (it == users.end()) return true;
-  for (const HloInstruction* u : it->second) {
-    if (u->opcode() != HloOpcode::kGetTupleElement) return false;
-  }
-  return true;
-}
-
 bool ShapeHasToken(const Shape& shape) {
   if (shape.IsToken() || shape.IsOpaque()) return true;
   if (shape.IsTuple()) {
@@ -52,29 +41,14 @@ bool ShapeHasToken(const Shape& shape) {
 int64_t HoistOutOf(HloInstruction* loop, HloComputation* caller, EffectAnalysis& effects,
                    NameUniquer& names,
                    const absl::flat_hash_map<const HloComputation*, int64_t>& call_sites) {
-  if (loop->called_computations().size() != 2 || loop->operand_count() != 1) return 0;
-  HloComputation* cond = loop->called_computations()[0];
-  HloComputation* body = loop->called_computations()[1];
-  if (cond == nullptr || body == nullptr || cond == body) return 0;
-  auto count = [&](const HloComputation* c) {
-    auto it = call_sites.find(c);
-    return it == call_sites.end() ? 0 : it->second;
-  };
-  if (count(cond) != 1 || count(body) != 1) return 0;
-  if (!loop->shape().IsTuple() || body->parameter_count() != 1 || cond->parameter_count() != 1)
-    return 0;
-  HloInstruction* root = body->root();
-  if (root == nullptr || root->opcode() != HloOpcode::kTuple) return 0;
-  if (HasControlDependencies(*body) || HasControlDependencies(*cond) ||
-      !loop->control_predecessors().empty()) {
-    return 0;
-  }
-  HloInstruction* param = body->parameter(0);
+  const std::optional<TupleLoop> parts = AsTupleLoop(loop, call_sites);
+  if (!parts.has_value()) return 0;
+  HloComputation* cond = parts->cond;
+  HloComputation* body = parts->body;
+  HloInstruction* param = parts->param;
+  HloInstruction* root = parts->root;
+  const int64_t n = parts->n;
   const auto body_users = ComputeUsers(*body);
-  if (!OnlyTupleIndexUsers(param, body_users)) return 0;
-  if (!OnlyTupleIndexUsers(cond->parameter(0), ComputeUsers(*cond))) return 0;
-  const int64_t n = loop->shape().tuple_size();
-  if (root->operand_count() != n) return 0;
 
   // Tuple elements the body passes through unchanged.
   std::vector<bool> passthrough(n, false);

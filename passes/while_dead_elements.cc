@@ -1,0 +1,181 @@
+#include "passes/while_dead_elements.h"
+
+#include <optional>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "passes/ir_util.h"
+
+namespace hlovm::passes {
+namespace {
+
+// Which state elements each instruction of the body depends on, as bit
+// sets over the n elements, indexed by list position (scratch).
+class ElementDependence {
+ public:
+  ElementDependence(const HloComputation& body, const HloInstruction* param, int64_t n)
+      : words_((n + 63) / 64) {
+    const std::vector<HloInstruction*> order = PostOrder(body);  // numbers the list
+    bits_.assign(body.instructions().size() * words_, 0);
+    for (const HloInstruction* i : order) {
+      uint64_t* row = Row(i);
+      if (i->opcode() == HloOpcode::kGetTupleElement && i->operand(0) == param) {
+        row[i->tuple_index / 64] |= uint64_t{1} << (i->tuple_index % 64);
+        continue;
+      }
+      for (const HloInstruction* o : i->operands()) {
+        const uint64_t* from = Row(o);
+        for (size_t w = 0; w < words_; ++w) row[w] |= from[w];
+      }
+    }
+  }
+  bool DependsOn(const HloInstruction* i, int64_t element) const {
+    return (Row(i)[element / 64] >> (element % 64) & 1) != 0;
+  }
+  bool DependsOnAny(const HloInstruction* i, const std::vector<bool>& elements) const {
+    for (size_t e = 0; e < elements.size(); ++e) {
+      if (elements[e] && DependsOn(i, static_cast<int64_t>(e))) return true;
+    }
+    return false;
+  }
+
+ private:
+  uint64_t* Row(const HloInstruction* i) { return bits_.data() + i->scratch * words_; }
+  const uint64_t* Row(const HloInstruction* i) const { return bits_.data() + i->scratch * words_; }
+
+  size_t words_;
+  std::vector<uint64_t> bits_;
+};
+
+// Removes the dead elements of one loop; returns how many.
+int64_t Shrink(HloInstruction* loop, HloComputation* caller, EffectAnalysis& effects,
+               NameUniquer& names,
+               const absl::flat_hash_map<const HloComputation*, int64_t>& call_sites) {
+  const std::optional<TupleLoop> parts = AsTupleLoop(loop, call_sites);
+  if (!parts.has_value()) return 0;
+  const int64_t n = parts->n;
+  HloComputation* body = parts->body;
+  HloComputation* cond = parts->cond;
+
+  // Candidates: not read after the loop, not read by the condition.
+  std::vector<bool> dead(n, true);
+  if (caller->root() == loop) return 0;
+  std::vector<HloInstruction*> loop_users;
+  for (const auto& u : caller->instructions()) {
+    for (const HloInstruction* o : u->operands()) {
+      if (o != loop) continue;
+      if (u->opcode() != HloOpcode::kGetTupleElement) return 0;
+      dead[u->tuple_index] = false;
+      loop_users.push_back(u.get());
+      break;
+    }
+  }
+  for (const auto& u : cond->instructions()) {
+    if (u->opcode() == HloOpcode::kGetTupleElement && u->operand(0) == cond->parameter(0)) {
+      dead[u->tuple_index] = false;
+    }
+  }
+  // A candidate stays dead while no live element and no side effect of the
+  // body depends on it.
+  const ElementDependence depends(*body, parts->param, n);
+  std::vector<const HloInstruction*> effectful;
+  for (const auto& i : body->instructions()) {
+    if (effects.HasEffect(*i)) effectful.push_back(i.get());
+  }
+  bool changed = true;
+  auto keep_what_feeds = [&](const HloInstruction* i) {
+    for (int64_t c = 0; c < n; ++c) {
+      if (dead[c] && depends.DependsOn(i, c)) {
+        dead[c] = false;
+        changed = true;
+      }
+    }
+  };
+  while (changed) {
+    changed = false;
+    for (int64_t e = 0; e < n; ++e) {
+      if (!dead[e]) keep_what_feeds(parts->root->operand(e));
+    }
+    for (const HloInstruction* i : effectful) keep_what_feeds(i);
+  }
+  std::vector<int64_t> new_index(n, -1);
+  std::vector<int64_t> kept;
+  for (int64_t e = 0; e < n; ++e) {
+    if (dead[e]) continue;
+    new_index[e] = static_cast<int64_t>(kept.size());
+    kept.push_back(e);
+  }
+  const int64_t removed = n - static_cast<int64_t>(kept.size());
+  // (A loop left with no state at all is left as it is.)
+  if (removed == 0 || kept.empty()) return 0;
+
+  // The body: what depends on a dead element goes (it feeds dead elements
+  // only); the rest reads the renumbered state.
+  std::vector<bool> gone(body->instructions().size(), false);
+  for (const auto& i : body->instructions()) {
+    if (i.get() != parts->root && depends.DependsOnAny(i.get(), dead)) gone[i->scratch] = true;
+  }
+  std::vector<HloInstruction*> root_elements;
+  for (int64_t e : kept) root_elements.push_back(parts->root->operand(e));
+  const size_t caller_size = caller->instructions().size();
+  HloInstruction* init = loop->operand(0);
+  std::vector<HloInstruction*> init_elements;
+  for (int64_t e : kept) {
+    if (init->opcode() == HloOpcode::kTuple) {
+      init_elements.push_back(init->operand(e));
+    } else {
+      init_elements.push_back(caller->AddInstruction(
+          MakeGetTupleElement(init, e, names.Get(absl::StrCat(init->name(), ".elt")))));
+    }
+  }
+  HloInstruction* new_init =
+      caller->AddInstruction(MakeTuple(init_elements, names.Get(loop->name() + ".init")));
+  MoveAppendedBefore(*caller, caller_size, {{loop, caller_size, caller->instructions().size()}});
+  const Shape shape = new_init->shape();
+
+  gone[parts->root->scratch] = true;
+  body->set_root(
+      body->AddInstruction(MakeTuple(root_elements, names.Get(parts->root->name()))));
+  RemoveAt(*body, gone);
+  for (HloComputation* c : {body, cond}) {
+    *c->parameter(0)->mutable_shape() = shape;
+    for (const auto& i : c->instructions()) {
+      if (i->opcode() == HloOpcode::kGetTupleElement && i->operand(0) == c->parameter(0)) {
+        SetTupleIndex(i.get(), new_index[i->tuple_index]);
+      }
+    }
+  }
+  loop->ReplaceOperand(0, new_init);
+  *loop->mutable_shape() = shape;
+  for (HloInstruction* u : loop_users) SetTupleIndex(u, new_index[u->tuple_index]);
+  return removed;
+}
+
+}  // namespace
+
+absl::StatusOr<PassResult> RunWhileDeadElements(HloModule& module, NameUniquer* shared_names) {
+  EffectAnalysis effects;
+  std::optional<NameUniquer> own_names;
+  NameUniquer& names = shared_names != nullptr ? *shared_names : own_names.emplace(module);
+  int64_t removed = 0, loops = 0;
+  const auto call_sites = CallSiteCounts(module);
+  std::vector<HloComputation*> computations;
+  for (const auto& c : module.computations()) computations.push_back(c.get());
+  for (HloComputation* caller : computations) {
+    std::vector<HloInstruction*> whiles;
+    for (const auto& i : caller->instructions()) {
+      if (i->opcode() == HloOpcode::kWhile) whiles.push_back(i.get());
+    }
+    for (HloInstruction* w : whiles) {
+      const int64_t r = Shrink(w, caller, effects, names, call_sites);
+      removed += r;
+      loops += r > 0;
+    }
+  }
+  PassResult result;
+  result.changes = removed;
+  result.detail = absl::StrCat("removed ", removed, " dead elements of ", loops, " loops");
+  return result;
+}
+
+}  // namespace hlovm::passes
