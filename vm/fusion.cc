@@ -105,6 +105,24 @@ constexpr int64_t kMinFusedElements = 1024;
 // of rows in a scratch buffer).
 constexpr int64_t kMaxFusedRowBytes = 1 << 20;
 
+// A column reduce joins a region when its rows have at least this many
+// elements: the region then runs row segments of the columns at a time,
+// and shorter ones would cost more in starts than the array in memory.
+constexpr int64_t kMinFusedColumns = 128;
+
+// The reduce of the region's root `reduce` can take the root as the region
+// computes it: a row reduce, or a column reduce over rows long enough.
+std::optional<RowReduce> FusibleReduce(const HloInstruction& reduce) {
+  std::optional<RowReduce> r = SelectRowReduce(reduce);
+  if (r.has_value()) {
+    if (r->g.inner * r->elem_size > kMaxFusedRowBytes) return std::nullopt;
+    return r;
+  }
+  r = SelectColumnReduce(reduce);
+  if (r.has_value() && r->g.inner >= kMinFusedColumns) return r;
+  return std::nullopt;
+}
+
 }  // namespace
 
 FusionPlan PlanFusion(absl::Span<const HloInstruction* const> order,
@@ -171,18 +189,17 @@ FusionPlan PlanFusion(absl::Span<const HloInstruction* const> order,
         push_operands(i);
       }
     }
-    // A row reduce of the ROOT takes the rows as the region computes them,
-    // when every other outside use comes after the reduce.
+    // A row or column reduce of the ROOT takes it as the region computes
+    // it, when every other outside use comes after the reduce.
     int64_t reduce = -1;
     bool root_stored = false;
     for (int64_t u : users[r]) {
       if (u >= count || pinned[u] || region_of[u] != -1 || order[u]->operand(0) != order[r]) {
         continue;
       }
-      const std::optional<RowReduce> row_reduce = SelectRowReduce(*order[u]);
       auto init = pos.find(order[u]->operand(1));
-      if (row_reduce.has_value() && (init == pos.end() || !in_region.contains(init->second)) &&
-          row_reduce->g.inner * ByteWidth(order[r]->shape().element_type()) <= kMaxFusedRowBytes) {
+      if (FusibleReduce(*order[u]).has_value() &&
+          (init == pos.end() || !in_region.contains(init->second))) {
         reduce = u;
         break;
       }
@@ -282,6 +299,9 @@ struct FusedPlan {
   // chunk at q * inner): only the kept size differs.
   ReduceGeometry chunk_rows;
   int64_t rows_per_chunk = 0;
+  // A column reduce: units of (output row, block of columns), col_block
+  // columns a block, units_per_task units a parallel task.
+  int64_t col_block = 0, col_blocks = 0, units_per_task = 1;
   int rows_output = -1;
   uint32_t init_input = 0;
   uint32_t reduce_output = 0;
@@ -434,6 +454,53 @@ bool FusedReduceHandler(const Instr& instr, uint8_t* const* regs, ExecContext& c
       RunTiles(p, instr, regs, b * inner, e * inner, rows, b * inner);
       ReduceRunsBlock(p.chunk_rows, r.elem_size, r.op, r.fold, rows, init, out + b * r.elem_size,
                       0, e - b);
+    }
+  });
+  return true;
+}
+
+// A region whose root feeds a column reduce: per output row and block of
+// columns, the region computes the root's segment of each reduced row in
+// turn (four at a time where the reducer has a four-row fold) and folds it
+// into the outputs, in the order of the op-by-op reduce, so each output
+// element folds its column from the first reduced row to the last.
+bool FusedColumnReduceHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
+  const auto& p = *static_cast<const FusedPlan*>(instr.plan);
+  const RowReduce& r = *p.reduce;
+  const ReduceGeometry& g = r.g;
+  const int es = r.elem_size;
+  const uint8_t* init = regs[instr.in[p.init_input]];
+  uint8_t* out = regs[instr.out[p.reduce_output]];
+  ForEachChunk(ctx, g.outer * p.col_blocks, p.units_per_task, [&](int64_t begin, int64_t end) {
+    struct ColumnRows;
+    uint8_t* scratch = ThreadScratch<ColumnRows>(4 * p.col_block * p.root_size);
+    for (int64_t u = begin; u < end; ++u) {
+      const int64_t row = u / p.col_blocks;
+      const int64_t c0 = u % p.col_blocks * p.col_block;
+      const int64_t cols = std::min(g.inner, c0 + p.col_block) - c0;
+      uint8_t* o = out + (row * g.inner + c0) * es;
+      for (int64_t c = 0; c < cols; ++c) std::memcpy(o + c * es, init, es);
+      const int64_t base = OffsetOf(g.kept_sizes, g.kept_strides, row) + c0;
+      // Segment k of the reduced rows from `r0`: computed, and where it is.
+      auto segment = [&](int64_t r0, int k) -> const uint8_t* {
+        const int64_t at = base + OffsetOf(g.red_sizes, g.red_strides, r0 + k);
+        if (p.rows_output >= 0) {
+          RunTiles(p, instr, regs, at, at + cols);
+          return regs[instr.out[p.rows_output]] + at * p.root_size;
+        }
+        uint8_t* dst = scratch + k * p.col_block * p.root_size;
+        RunTiles(p, instr, regs, at, at + cols, dst, at);
+        return dst;
+      };
+      int64_t q = 0;
+      if (r.fold4 != nullptr) {
+        const void* rows[4];
+        for (; q + 4 <= g.red_count; q += 4) {
+          for (int k = 0; k < 4; ++k) rows[k] = segment(q, k);
+          r.fold4(o, rows, cols);
+        }
+      }
+      for (; q < g.red_count; ++q) r.op(o, segment(q, 0), o, cols);
     }
   });
   return true;
@@ -1149,8 +1216,9 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
     outs.push_back(r);
     out_bytes += b.function().regs[r].bytes;
   }
+  const bool columns = region.reduce != nullptr && SelectRowReduce(*region.reduce) == std::nullopt;
   if (region.reduce != nullptr) {
-    plan.reduce = SelectRowReduce(*region.reduce);
+    plan.reduce = FusibleReduce(*region.reduce);
     if (!plan.reduce.has_value()) return absl::InternalError("fused reduce lost its form");
     HLOVM_ASSIGN_OR_RETURN(plan.init_input, input(region.reduce->operand(1)));
     HLOVM_ASSIGN_OR_RETURN(Reg r, b.NewReg(RegKind::kOwned, region.reduce->shape()));
@@ -1159,6 +1227,25 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
     out_bytes += b.function().regs[r].bytes;
     if (auto it = output_of.find(region.root); it != output_of.end()) plan.rows_output = it->second;
     plan.root_size = ByteWidth(region.root->shape().element_type());
+  }
+  if (columns) {
+    const ReduceGeometry& g = plan.reduce->g;
+    // Blocks of columns whose four segments stay in L1 next to the tiles,
+    // and enough of them (8 where the rows are long enough) that the
+    // threads share an output row: a column's fold order is fixed, so only
+    // columns can be split.
+    const int64_t eighth = (g.inner / 8 + 63) / 64 * 64;
+    plan.col_block = std::min<int64_t>(g.inner, std::clamp<int64_t>(eighth, 512, 1024));
+    plan.col_blocks = (g.inner + plan.col_block - 1) / plan.col_block;
+    const int64_t unit_bytes =
+        std::max<int64_t>(1, plan.col_block * stream * std::max<int64_t>(1, g.red_count));
+    plan.units_per_task = std::max<int64_t>(1, kChunkBytes / unit_bytes);
+    absl::StrAppend(&detail, "          ",
+                    plan.rows_output >= 0 ? absl::StrCat("out", plan.rows_output) : "rows",
+                    " -> reduce ", std::string(HloOpcodeName(plan.reduce->opcode)), " over ",
+                    g.red_count, " rows of ", g.inner, " columns, blocks of ", plan.col_block,
+                    " -> out", plan.reduce_output, "\n");
+  } else if (region.reduce != nullptr) {
     const int64_t rows = plan.reduce->g.out_count;
     const int64_t row_bytes = std::max<int64_t>(1, plan.reduce->g.inner * stream);
     plan.rows_per_chunk = rows * row_bytes < kParallelKernelBytes
@@ -1195,7 +1282,9 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
       if (streamed[k] && !other_use[k]) spec.inplace_mask |= 1u << k;
     }
   }
-  spec.handler = region.reduce != nullptr ? &FusedReduceHandler : &FusedHandler;
+  spec.handler = columns                     ? &FusedColumnReduceHandler
+                 : region.reduce != nullptr ? &FusedReduceHandler
+                                            : &FusedHandler;
   FusedWork work;
   work.bytes = static_cast<double>(in_bytes + out_bytes);
   work.ops = static_cast<int64_t>(num_ops) + (region.reduce != nullptr ? 1 : 0);
@@ -1211,7 +1300,9 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
   spec.out = outs;
   spec.mnemonic = "fusion";
   spec.variant = absl::StrCat(num_ops, " ops, tile ", plan.tile);
-  if (plan.reduce.has_value()) {
+  if (columns) {
+    absl::StrAppend(&spec.variant, ", column reduce");
+  } else if (plan.reduce.has_value()) {
     absl::StrAppend(&spec.variant, ", reduce");
     if (plan.rows_per_chunk < plan.reduce->g.out_count) {
       absl::StrAppend(&spec.variant, ", chunks of ", plan.rows_per_chunk, " rows");

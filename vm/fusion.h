@@ -14,6 +14,12 @@
 // (a softmax's or a layer norm's row sum) joins the region: the rows are
 // reduced as the region computes them, chunk by chunk, and the ROOT is
 // written to memory only if something else reads it.
+// A reduce that keeps the innermost dimension (a column reduce: a bias
+// gradient's sum over the batch) joins too when its rows have at least 128
+// elements: per output row and block of columns, the region computes the
+// root's segment of each reduced row in turn and folds it into the column
+// sums, in the op-by-op reduce's order (four rows a pass where the reducer
+// has a four-row fold); blocks of columns run in parallel.
 //
 // A region compiles to one `fusion` instruction whose plan is a
 // micro-program over tile registers: the region runs as a loop over tiles of
@@ -55,8 +61,8 @@ struct FusedRegion {
   // Values written to memory: the root (unless only `reduce` reads it),
   // then members used outside.
   std::vector<const HloInstruction*> outputs;
-  // A row reduce of the root computed in the same loop (vm/lowering.h
-  // SelectRowReduce), or null.
+  // A row or column reduce of the root computed in the same loop
+  // (vm/lowering.h SelectRowReduce, SelectColumnReduce), or null.
   const HloInstruction* reduce = nullptr;
   // Where the region is emitted: its last instruction in the schedule.
   const HloInstruction* emit_at() const { return reduce != nullptr ? reduce : root; }

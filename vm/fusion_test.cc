@@ -480,6 +480,11 @@ max_f32 {
   b = f32[] parameter(1)
   ROOT m = f32[] maximum(a, b)
 }
+add_bf16 {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT s = bf16[] add(a, b)
+}
 )";
 
 TEST(FusionTest, RowReducesJoinTheRegion) {
@@ -517,6 +522,49 @@ ENTRY main {
   EXPECT_THAT(listing, HasSubstr("out0 -> reduce add over runs of 1000"));
   EXPECT_THAT(listing, HasSubstr("rows -> reduce add over runs of 1000"));
   EXPECT_THAT(listing, HasSubstr("rows -> reduce maximum over runs of 200000"));
+}
+
+TEST(FusionTest, ColumnReducesJoinTheRegion) {
+  // A bias gradient (the sum over the batch of a chain), also written; a
+  // max over the middle dimension of three (output rows of 5000 columns in
+  // blocks, a reduced count that is no multiple of four); a bf16 column sum
+  // only reduced; a column reduce of rows too short to fuse.
+  const std::string text = absl::StrCat("HloModule m\n", kReducers, R"(
+ENTRY main {
+  x = f32[517,768] parameter(0)
+  y = f32[517,768] parameter(1)
+  zero = f32[] constant(0)
+  ninf = f32[] constant(-inf)
+  d = f32[517,768] multiply(x, y)
+  t = f32[517,768] tanh(d)
+  g = f32[517,768] subtract(t, x)
+  bias = f32[768] reduce(g, zero), dimensions={0}, to_apply=add_f32
+  w = f32[3,7,5000] parameter(2)
+  a = f32[3,7,5000] abs(w)
+  n = f32[3,7,5000] negate(a)
+  mx = f32[3,5000] reduce(n, ninf), dimensions={1}, to_apply=max_f32
+  h = bf16[64,1024] parameter(3)
+  hh = bf16[64,1024] multiply(h, h)
+  hz = bf16[] constant(0)
+  hs = bf16[1024] reduce(hh, hz), dimensions={0}, to_apply=add_bf16
+  s = f32[4096,16] parameter(4)
+  s2 = f32[4096,16] multiply(s, s)
+  narrow = f32[16] reduce(s2, zero), dimensions={0}, to_apply=add_f32
+  ROOT r = (f32[768], f32[517,768], f32[3,5000], bf16[1024], f32[16]) tuple(bias, g, mx, hs, narrow)
+})");
+  std::vector<Literal> args;
+  args.push_back(RandomArray(ElementType::kF32, {517, 768}, 21));
+  args.push_back(RandomArray(ElementType::kF32, {517, 768}, 22));
+  args.push_back(RandomArray(ElementType::kF32, {3, 7, 5000}, 23));
+  args.push_back(RandomArray(ElementType::kBF16, {64, 1024}, 24));
+  args.push_back(RandomArray(ElementType::kF32, {4096, 16}, 25));
+  ExpectFusedMatchesUnfused(text, args);
+  std::string listing;
+  const std::vector<std::string> m = EntryMnemonics(text, &listing);
+  EXPECT_EQ(std::count(m.begin(), m.end(), "reduce"), 1) << listing;  // only the narrow one
+  EXPECT_THAT(listing, HasSubstr("out0 -> reduce add over 517 rows of 768 columns"));
+  EXPECT_THAT(listing, HasSubstr("rows -> reduce maximum over 7 rows of 5000 columns"));
+  EXPECT_THAT(listing, HasSubstr("rows -> reduce add over 64 rows of 1024 columns"));
 }
 
 TEST(FusionTest, IotaIsComputedTileByTile) {

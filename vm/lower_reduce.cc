@@ -303,7 +303,11 @@ absl::Status LowerReduce(FunctionBuilder& b, const HloInstruction& instr,
 
 }  // namespace
 
-std::optional<RowReduce> SelectRowReduce(const HloInstruction& reduce) {
+namespace {
+
+// A reduce of one array with a single-op reducer whose geometry is runs
+// (`runs`) or rows (otherwise).
+std::optional<RowReduce> SelectSingleOpReduce(const HloInstruction& reduce, bool runs) {
   if (reduce.opcode() != HloOpcode::kReduce || reduce.operand_count() != 2 ||
       reduce.to_apply() == nullptr || !reduce.shape().IsArray()) {
     return std::nullopt;
@@ -316,10 +320,7 @@ std::optional<RowReduce> SelectRowReduce(const HloInstruction& reduce) {
   }
   const ElementType type = operand.element_type();
   auto g = MakeReduceGeometry(operand.dimensions(), reduce.dimensions);
-  if (!g.ok() || !g->runs || g->red_count != 1 || g->kept_sizes.size() > 1 || g->inner < 1 ||
-      (g->kept_sizes.size() == 1 && g->kept_strides[0] != g->inner)) {
-    return std::nullopt;
-  }
+  if (!g.ok() || g->runs != runs || g->inner < 1) return std::nullopt;
   std::optional<HloOpcode> single = SingleOpReducer(*reduce.to_apply(), type);
   if (!single.has_value()) return std::nullopt;
   auto k = SelectBinaryKernel(*single, type, type);
@@ -329,14 +330,32 @@ std::optional<RowReduce> SelectRowReduce(const HloInstruction& reduce) {
   r.elem_size = ByteWidth(type);
   r.op = *k;
   r.fold = SelectRunFoldKernel(*single, type);
+  r.fold4 = SelectRowFold4Kernel(*single, type);
   r.opcode = *single;
+  return r;
+}
+
+}  // namespace
+
+std::optional<RowReduce> SelectRowReduce(const HloInstruction& reduce) {
+  std::optional<RowReduce> r = SelectSingleOpReduce(reduce, /*runs=*/true);
+  if (!r.has_value()) return std::nullopt;
+  const ReduceGeometry& g = r->g;
+  if (g.red_count != 1 || g.kept_sizes.size() > 1 ||
+      (g.kept_sizes.size() == 1 && g.kept_strides[0] != g.inner)) {
+    return std::nullopt;
+  }
   // One long run is split into blocks by the op-by-op handler.
-  std::vector<uint8_t> identity(r.elem_size);
-  if (r.g.out_count == 1 && r.g.inner >= 4 * kReduceSplitBlock &&
-      ReduceIdentity(*single, type, identity.data())) {
+  std::vector<uint8_t> identity(r->elem_size);
+  if (g.out_count == 1 && g.inner >= 4 * kReduceSplitBlock &&
+      ReduceIdentity(r->opcode, reduce.operand(0)->shape().element_type(), identity.data())) {
     return std::nullopt;
   }
   return r;
+}
+
+std::optional<RowReduce> SelectColumnReduce(const HloInstruction& reduce) {
+  return SelectSingleOpReduce(reduce, /*runs=*/false);
 }
 
 // ---------------------------------------------------------------- reduce-window

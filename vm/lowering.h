@@ -114,9 +114,14 @@ struct RowReduce {
   int elem_size = 0;
   BinaryKernel op = nullptr;
   RunFoldKernel fold = nullptr;
+  RowFold4Kernel fold4 = nullptr;  // column reduces: four rows a pass, or null
   HloOpcode opcode = HloOpcode::kAdd;
 };
 std::optional<RowReduce> SelectRowReduce(const HloInstruction& reduce);
+// The same for a reduce whose innermost dimension is kept (a column reduce,
+// `g.runs` false): each output column folds its reduced elements in order,
+// row after row, as the op-by-op reduce does.
+std::optional<RowReduce> SelectColumnReduce(const HloInstruction& reduce);
 
 // Registration of each op family's lowerings (one per vm/lower_*.cc file).
 void RegisterControlLowerings(LoweringTable& table);
