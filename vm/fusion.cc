@@ -34,7 +34,23 @@ enum class Role : uint8_t {
   kAlias,      // reshape (or a broadcast that only adds 1-sized dimensions)
   kBroadcast,  // broadcast read tile by tile from its operand
   kIota,       // iota computed tile by tile
+  kTranspose,  // transpose gathered tile by tile from its operand
 };
+
+// Transposes a region reads through: the innermost dimension stays
+// innermost, so a tile gathers runs of at least this many contiguous
+// elements (a head shuffle [b,s,h,d] -> [b,h,s,d] moves runs of d).
+constexpr int64_t kMinTransposeRun = 16;
+constexpr int kMaxTransposeRank = 8;
+
+bool FusibleTranspose(const HloInstruction& instr) {
+  const Shape& s = instr.shape();
+  const int rank = static_cast<int>(s.rank());
+  return instr.operand_count() == 1 && rank >= 2 && rank <= kMaxTransposeRank &&
+         instr.dimensions.size() == static_cast<size_t>(rank) &&
+         instr.dimensions.back() == rank - 1 && s.dimensions(rank - 1) >= kMinTransposeRun &&
+         instr.operand(0)->shape().element_type() == s.element_type();
+}
 
 // For a broadcast whose operand dimensions of size > 1 land on a run of
 // result dimensions with nothing but 1-sized ones between them: result
@@ -87,6 +103,9 @@ Role RoleOf(const HloInstruction& instr) {
     if (!BroadcastPattern(instr, &repeat, &period)) return Role::kNone;
     // One that only adds 1-sized dimensions reads its operand as it is.
     return period == instr.shape().element_count() ? Role::kAlias : Role::kBroadcast;
+  }
+  if (opcode == HloOpcode::kTranspose) {
+    return FusibleTranspose(instr) ? Role::kTranspose : Role::kNone;
   }
   const OpFamily family = HloOpcodeFamily(opcode);
   const bool elementwise = family == OpFamily::kUnary || family == OpFamily::kBinary ||
@@ -183,7 +202,12 @@ FusionPlan PlanFusion(absl::Span<const HloInstruction* const> order,
       members.push_back(i);
       if (output) outputs.push_back(i);
       if (role[i] == Role::kCompute) ++computes;
-      if (role[i] == Role::kBroadcast || role[i] == Role::kIota) {
+      if (role[i] == Role::kTranspose) {
+        // It gathers from its whole operand, which must then be in memory:
+        // never a region value.
+        if (auto it = pos.find(order[i]->operand(0)); it != pos.end()) decided.insert(it->second);
+      }
+      if (role[i] == Role::kBroadcast || role[i] == Role::kIota || role[i] == Role::kTranspose) {
         ++broadcasts;
       } else {
         push_operands(i);
@@ -257,6 +281,7 @@ struct Src {
 
 enum class MicroKind : uint8_t {
   kUnary, kBinary, kTernary, kReducePrecision, kBroadcast, kIota,
+  kTranspose,  // gathers the tile from the whole operand (FusedPlan::transposes)
   kProgram,  // a register program over f32 streams
 };
 
@@ -273,7 +298,46 @@ struct MicroOp {
   int64_t repeat = 1, period = 1;  // broadcast: element f reads (f / repeat) % period
   IotaKernel iota = nullptr;       // kIota: element f is (f / repeat) % period
   int program = -1;                // kProgram: index into FusedPlan::programs
+  int transpose = -1;              // kTranspose: index into FusedPlan::transposes
 };
+
+// A transpose read tile by tile: the result's dimensions and, per result
+// dimension, the operand's stride in elements (the innermost is 1).
+struct TransposeGather {
+  int rank = 0;
+  int64_t dims[kMaxTransposeRank];
+  int64_t strides[kMaxTransposeRank];
+};
+
+// Result elements [begin, begin + len) of the transpose `t` of `in` into
+// `out`: runs along the innermost dimension, copied whole.
+void GatherTransposed(const TransposeGather& t, int size, const uint8_t* in, uint8_t* out,
+                      int64_t begin, int64_t len) {
+  int64_t index[kMaxTransposeRank];
+  int64_t rest = begin, src = 0;
+  for (int d = t.rank - 1; d >= 0; --d) {
+    index[d] = rest % t.dims[d];
+    rest /= t.dims[d];
+    src += index[d] * t.strides[d];
+  }
+  const int last = t.rank - 1;
+  while (len > 0) {
+    const int64_t run = std::min(len, t.dims[last] - index[last]);
+    std::memcpy(out, in + src * size, run * size);
+    out += run * size;
+    len -= run;
+    // The next run: the innermost dimension wraps to 0, the ones above
+    // count on like an odometer.
+    src -= index[last] * t.strides[last];
+    index[last] = 0;
+    for (int d = last - 1; d >= 0; --d) {
+      src += t.strides[d];
+      if (++index[d] < t.dims[d]) break;
+      src -= index[d] * t.strides[d];
+      index[d] = 0;
+    }
+  }
+}
 
 struct RegisterProgram {
   std::vector<F32ProgramOp> code;
@@ -291,6 +355,7 @@ struct FusedPlan {
   int64_t slot_bytes = 0;
   int num_slots = 0;
   std::vector<RegisterProgram> programs;
+  std::vector<TransposeGather> transposes;
   // A fused row reduce of the root: output rows per chunk, where the rows
   // are (an output of the region, or -1: the scratch), the init's input
   // number and the reduce's output number.
@@ -402,6 +467,10 @@ void RunTiles(const FusedPlan& p, const Instr& instr, uint8_t* const* regs, int6
         break;
       case MicroKind::kIota:
         op.iota(d, offset, offset + len, op.period, op.repeat);
+        break;
+      case MicroKind::kTranspose:
+        GatherTransposed(p.transposes[op.transpose], op.dst.size, regs[instr.in[op.src[0].index]], d,
+                         offset, len);
         break;
       case MicroKind::kProgram: {
         const RegisterProgram& rp = p.programs[op.program];
@@ -968,6 +1037,31 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
       add(op, std::nullopt, absl::StrCat("iota (repeat ", op.repeat, ", period ", op.period, ")"));
       continue;
     }
+    if (m->opcode() == HloOpcode::kTranspose) {
+      const Shape& s = m->shape();
+      const Shape& in = m->operand(0)->shape();
+      TransposeGather t;
+      t.rank = static_cast<int>(s.rank());
+      int64_t in_strides[kMaxTransposeRank];
+      int64_t stride = 1;
+      for (int d = t.rank - 1; d >= 0; --d) {
+        in_strides[d] = stride;
+        stride *= in.dimensions(d);
+      }
+      for (int d = 0; d < t.rank; ++d) {
+        t.dims[d] = s.dimensions(d);
+        t.strides[d] = in_strides[m->dimensions[d]];
+      }
+      MicroOp op;
+      op.kind = MicroKind::kTranspose;
+      op.arity = 1;
+      HLOVM_ASSIGN_OR_RETURN(op.src[0], operand_src(0, false));
+      op.src[0].kind = Src::kScalar;  // the whole operand, not its tile
+      op.transpose = static_cast<int>(plan.transposes.size());
+      plan.transposes.push_back(t);
+      add(op, std::nullopt, absl::StrCat("transpose dimensions={", absl::StrJoin(m->dimensions, ","), "}"));
+      continue;
+    }
     if (m->opcode() == HloOpcode::kReshape || m->opcode() == HloOpcode::kBroadcast) {
       if (m->operand(0)->shape().element_count() == n) {  // an alias
         HLOVM_ASSIGN_OR_RETURN(src_of[m], operand_src(0, false));
@@ -1012,7 +1106,9 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
     const MicroOp& op = plan.ops[i];
     if (op.dst.kind != Src::kTile) continue;
     // An iota changes with the offset; a broadcast only when it has a period.
-    bool inv = op.kind == MicroKind::kBroadcast ? op.period == 1 : op.kind != MicroKind::kIota;
+    bool inv = op.kind == MicroKind::kBroadcast
+                   ? op.period == 1
+                   : op.kind != MicroKind::kIota && op.kind != MicroKind::kTranspose;
     if (op.kind != MicroKind::kBroadcast) {
       for (int j = 0; j < op.arity; ++j) {
         const Src& s = op.src[j];
@@ -1290,7 +1386,8 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
   work.ops = static_cast<int64_t>(num_ops) + (region.reduce != nullptr ? 1 : 0);
   for (const HloInstruction* m : region.members) {
     const HloOpcode op = m->opcode();
-    if (op != HloOpcode::kReshape && op != HloOpcode::kBroadcast && op != HloOpcode::kIota) {
+    if (op != HloOpcode::kReshape && op != HloOpcode::kBroadcast && op != HloOpcode::kIota &&
+        op != HloOpcode::kTranspose) {
       work.flops += static_cast<double>(n);
     }
   }

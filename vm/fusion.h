@@ -4,7 +4,9 @@
 // the same element count n: elementwise ops (unary, binary, compare, select,
 // clamp, convert, reduce-precision), reshapes of region values, iotas, and
 // broadcasts whose operand dimensions are a contiguous run of the result's
-// (a scalar, a row, a column, a channel vector), read as they are needed.
+// (a scalar, a row, a column, a channel vector), read as they are needed,
+// and transposes of arrays in memory that keep the innermost dimension
+// (runs of at least 16 elements: a head shuffle), gathered tile by tile.
 // Regions of fewer than 1024 elements are not fused (a few dispatches cost
 // less than starting a fused loop, and small arrays stay in cache anyway).
 // The region's ROOT is an elementwise op; any other member whose value is

@@ -567,6 +567,44 @@ ENTRY main {
   EXPECT_THAT(listing, HasSubstr("rows -> reduce add over 64 rows of 1024 columns"));
 }
 
+TEST(FusionTest, TransposedInputsAreGatheredTileByTile) {
+  // A head shuffle [b,s,h,d] -> [b,h,s,d] feeding a scale and a bias (runs
+  // of 32 across tiles); a transpose of a value the region would also
+  // compute (it is read from memory, the value computed before); a
+  // transpose that moves the innermost dimension stays op by op.
+  const std::string text = absl::StrCat("HloModule m\n", kReducers, R"(
+ENTRY main {
+  x = f32[2,96,5,32] parameter(0)
+  t = f32[2,5,96,32] transpose(x), dimensions={0,2,1,3}
+  s = f32[] constant(0.125)
+  sb = f32[2,5,96,32] broadcast(s), dimensions={}
+  bias = f32[2,5,96,32] parameter(1)
+  m = f32[2,5,96,32] multiply(t, sb)
+  y = f32[2,5,96,32] add(m, bias)
+  w = bf16[7,64,48] parameter(2)
+  a = bf16[7,64,48] negate(w)
+  ta = bf16[64,7,48] transpose(a), dimensions={1,0,2}
+  ra = bf16[64,7,48] reshape(a)
+  sum = bf16[64,7,48] add(ta, ra)
+  q = f32[64,80] parameter(3)
+  tq = f32[80,64] transpose(q), dimensions={1,0}
+  nq = f32[80,64] negate(tq)
+  eq = f32[80,64] exponential(nq)
+  ROOT r = (f32[2,5,96,32], bf16[64,7,48], f32[80,64]) tuple(y, sum, eq)
+})");
+  std::vector<Literal> args;
+  args.push_back(RandomArray(ElementType::kF32, {2, 96, 5, 32}, 31));
+  args.push_back(RandomArray(ElementType::kF32, {2, 5, 96, 32}, 32));
+  args.push_back(RandomArray(ElementType::kBF16, {7, 64, 48}, 33));
+  args.push_back(RandomArray(ElementType::kF32, {64, 80}, 34));
+  ExpectFusedMatchesUnfused(text, args);
+  std::string listing;
+  const std::vector<std::string> m = EntryMnemonics(text, &listing);
+  EXPECT_EQ(std::count(m.begin(), m.end(), "transpose"), 1) << listing;  // only q's
+  EXPECT_THAT(listing, HasSubstr("transpose dimensions={0,2,1,3}"));
+  EXPECT_THAT(listing, HasSubstr("transpose dimensions={1,0,2}"));
+}
+
 TEST(FusionTest, IotaIsComputedTileByTile) {
   // A causal mask: row index >= column index, over several tiles.
   const std::string text = R"(HloModule m
