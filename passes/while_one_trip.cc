@@ -1,0 +1,146 @@
+#include "passes/while_one_trip.h"
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "passes/ir_util.h"
+
+namespace hlovm::passes {
+namespace {
+
+const HloInstruction* KnownConstant(const HloInstruction* i) {
+  return i->opcode() == HloOpcode::kConstant && i->literal.has_value() && !i->literal->elided() &&
+                 i->shape().IsArray() && i->shape().rank() == 0
+             ? i
+             : nullptr;
+}
+
+// `instr` evaluated with its operands replaced by the constants `a` and `b`.
+std::optional<Literal> EvaluateWith(const HloInstruction& instr, const HloInstruction* a,
+                                    const HloInstruction* b, const ConstantEvaluator& evaluate) {
+  std::unique_ptr<HloInstruction> copy = CloneInstruction(instr, instr.name());
+  copy->ReplaceOperand(0, const_cast<HloInstruction*>(a));
+  copy->ReplaceOperand(1, const_cast<HloInstruction*>(b));
+  absl::StatusOr<Literal> value = evaluate(*copy);
+  if (!value.ok() || !value->shape().IsArray() || !value->shape().Compatible(instr.shape())) {
+    return std::nullopt;
+  }
+  return std::move(*value);
+}
+
+std::optional<bool> IsTrue(const std::optional<Literal>& pred) {
+  if (!pred.has_value() || pred->shape().element_type() != ElementType::kPred) return std::nullopt;
+  return pred->untyped_data()[0] != 0;
+}
+
+// Whether the counted loop runs its body exactly once.
+bool RunsOnce(const HloInstruction& loop, const TupleLoop& parts,
+              const ConstantEvaluator& evaluate) {
+  const HloInstruction* test = parts.cond->root();
+  const HloInstruction* init = loop.operand(0);
+  if (!evaluate || test == nullptr || test->opcode() != HloOpcode::kCompare ||
+      test->operand_count() != 2 || test->shape().rank() != 0 ||
+      init->opcode() != HloOpcode::kTuple) {
+    return false;
+  }
+  // The counter: one side of the test reads state element k, the other is
+  // a constant.
+  const HloInstruction* cond_param = parts.cond->parameter(0);
+  int side = -1;
+  for (int s = 0; s < 2; ++s) {
+    const HloInstruction* o = test->operand(s);
+    if (o->opcode() == HloOpcode::kGetTupleElement && o->operand(0) == cond_param &&
+        KnownConstant(test->operand(1 - s)) != nullptr) {
+      side = s;
+    }
+  }
+  if (side < 0) return false;
+  const int64_t k = test->operand(side)->tuple_index;
+  const HloInstruction* limit = test->operand(1 - side);
+  const HloInstruction* start = KnownConstant(init->operand(k));
+  // The body's step: counter + c, c + counter or counter - c.
+  const HloInstruction* next = parts.root->operand(k);
+  if (start == nullptr || next->operand_count() != 2 ||
+      (next->opcode() != HloOpcode::kAdd && next->opcode() != HloOpcode::kSubtract)) {
+    return false;
+  }
+  auto is_counter = [&](const HloInstruction* o) {
+    return o->opcode() == HloOpcode::kGetTupleElement && o->operand(0) == parts.param &&
+           o->tuple_index == k;
+  };
+  int counter_side = is_counter(next->operand(0)) ? 0 : is_counter(next->operand(1)) ? 1 : -1;
+  if (counter_side < 0 || (next->opcode() == HloOpcode::kSubtract && counter_side != 0)) return false;
+  const HloInstruction* step = KnownConstant(next->operand(1 - counter_side));
+  if (step == nullptr) return false;
+
+  auto compare = [&](const HloInstruction* counter) {
+    return IsTrue(side == 0 ? EvaluateWith(*test, counter, limit, evaluate)
+                            : EvaluateWith(*test, limit, counter, evaluate));
+  };
+  const std::optional<bool> first = compare(start);
+  if (!first.has_value() || !*first) return false;
+  std::optional<Literal> after = counter_side == 0 ? EvaluateWith(*next, start, step, evaluate)
+                                                   : EvaluateWith(*next, step, start, evaluate);
+  if (!after.has_value()) return false;
+  HloInstruction second_value(HloOpcode::kConstant, "counter.after", start->shape());
+  second_value.literal = std::move(*after);
+  const std::optional<bool> second = compare(&second_value);
+  return second.has_value() && !*second;
+}
+
+}  // namespace
+
+absl::StatusOr<PassResult> RunWhileOneTrip(HloModule& module, const ConstantEvaluator& evaluate,
+                                           NameUniquer* shared_names) {
+  EffectAnalysis effects;
+  std::optional<NameUniquer> own_names;
+  NameUniquer& names = shared_names != nullptr ? *shared_names : own_names.emplace(module);
+  int64_t replaced_loops = 0;
+  const auto call_sites = CallSiteCounts(module);
+  std::vector<HloComputation*> computations;
+  for (const auto& c : module.computations()) computations.push_back(c.get());
+  for (HloComputation* caller : computations) {
+    std::vector<HloInstruction*> loops;
+    absl::flat_hash_map<const HloInstruction*, bool> ordering;  // control predecessors
+    for (const auto& i : caller->instructions()) {
+      if (i->opcode() == HloOpcode::kWhile) loops.push_back(i.get());
+      for (const HloInstruction* p : i->control_predecessors()) ordering[p] = true;
+    }
+    for (HloInstruction* loop : loops) {
+      const std::optional<TupleLoop> parts = AsTupleLoop(loop, call_sites);
+      if (!parts.has_value() || ordering.contains(loop) ||
+          effects.ComputationHasEffect(*parts->cond) || !RunsOnce(*loop, *parts, evaluate)) {
+        continue;
+      }
+      // The body, once, on the initial value, where the loop was.
+      const size_t begin = caller->instructions().size();
+      absl::flat_hash_map<const HloInstruction*, HloInstruction*> map;
+      map[parts->param] = loop->operand(0);
+      for (HloInstruction* i : PostOrder(*parts->body)) {
+        if (map.contains(i)) continue;
+        auto copy = CloneInstruction(*i, names.Get(i->name()));
+        for (int64_t j = 0; j < copy->operand_count(); ++j) {
+          copy->ReplaceOperand(j, map.at(copy->operand(j)));
+        }
+        map[i] = caller->AddInstruction(std::move(copy));
+      }
+      MoveAppendedBefore(*caller, begin, {{loop, begin, caller->instructions().size()}});
+      ReplaceAllUses(*caller, loop, map.at(parts->root));
+      // The loop goes now: with a side effect in its body, dce would keep it.
+      const auto& list = caller->instructions();
+      std::vector<bool> gone(list.size(), false);
+      for (size_t k = 0; k < list.size(); ++k) gone[k] = list[k].get() == loop;
+      RemoveAt(*caller, gone);
+      ++replaced_loops;
+    }
+  }
+  PassResult result;
+  result.changes = replaced_loops;
+  result.detail = absl::StrCat("replaced ", replaced_loops, " loops that run once by their body");
+  return result;
+}
+
+}  // namespace hlovm::passes
