@@ -49,16 +49,8 @@ absl::StatusOr<PassResult> RunInlineCalls(HloModule& module, NameUniquer* shared
         map[callee->parameter(p)] = it == results.end() ? op : it->second;
       }
       const size_t begin = caller->instructions().size();
-      for (HloInstruction* i : PostOrder(*callee)) {
-        if (map.contains(i)) continue;
-        auto copy = CloneInstruction(*i, names.Get(i->name()));
-        for (int64_t k = 0; k < copy->operand_count(); ++k) {
-          copy->ReplaceOperand(k, map.at(copy->operand(k)));
-        }
-        map[i] = caller->AddInstruction(std::move(copy));
-      }
+      results[call] = CopyComputationInto(*callee, *caller, names, map);
       copies.push_back({call, begin, caller->instructions().size()});
-      results[call] = map.at(callee->root());
       ++inlined;
     }
     // The copies go where their call was, so the caller's users still

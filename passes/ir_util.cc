@@ -310,6 +310,20 @@ std::unique_ptr<HloInstruction> CloneInstruction(const HloInstruction& instr, st
   return copy;
 }
 
+HloInstruction* CopyComputationInto(
+    const HloComputation& callee, HloComputation& caller, NameUniquer& names,
+    absl::flat_hash_map<const HloInstruction*, HloInstruction*>& map) {
+  for (HloInstruction* i : PostOrder(callee)) {
+    if (map.contains(i)) continue;
+    auto copy = CloneInstruction(*i, names.Get(i->name()));
+    for (int64_t k = 0; k < copy->operand_count(); ++k) {
+      copy->ReplaceOperand(k, map.at(copy->operand(k)));
+    }
+    map[i] = caller.AddInstruction(std::move(copy));
+  }
+  return map.at(callee.root());
+}
+
 void SetTupleIndex(HloInstruction* gte, int64_t index) {
   gte->tuple_index = index;
   for (auto& [name, value] : gte->raw_attributes()) {
@@ -361,6 +375,19 @@ std::string NameUniquer::Get(std::string_view base) {
   }
   used_.insert(Key(name));
   return name;
+}
+
+void ForEachWhileLoop(HloModule& module,
+                      absl::FunctionRef<void(HloComputation* caller, HloInstruction* loop)> f) {
+  std::vector<HloComputation*> computations;
+  for (const auto& c : module.computations()) computations.push_back(c.get());
+  for (HloComputation* caller : computations) {
+    std::vector<HloInstruction*> loops;
+    for (const auto& i : caller->instructions()) {
+      if (i->opcode() == HloOpcode::kWhile) loops.push_back(i.get());
+    }
+    for (HloInstruction* loop : loops) f(caller, loop);
+  }
 }
 
 absl::flat_hash_map<const HloComputation*, int64_t> CallSiteCounts(const HloModule& module) {

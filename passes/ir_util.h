@@ -17,6 +17,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/functional/function_ref.h"
 #include "core/hlo_ir.h"
 
 namespace hlovm::passes {
@@ -127,6 +128,16 @@ void RemoveComputations(HloModule& module,
 // clone only instructions without them.
 std::unique_ptr<HloInstruction> CloneInstruction(const HloInstruction& instr, std::string name);
 
+class NameUniquer;
+
+// Appends copies of `callee`'s instructions (in post order, named by
+// `names`) to `caller`, their operands read through `map`, which holds what
+// the callee's parameters become and receives every copy. Returns the copy
+// of the callee's root.
+HloInstruction* CopyComputationInto(
+    const HloComputation& callee, HloComputation& caller, NameUniquer& names,
+    absl::flat_hash_map<const HloInstruction*, HloInstruction*>& map);
+
 // Renumbers a get-tuple-element: its typed index and the `index=` it was
 // written with (which the printer prints).
 void SetTupleIndex(HloInstruction* gte, int64_t index);
@@ -173,6 +184,12 @@ struct TupleLoop {
 };
 std::optional<TupleLoop> AsTupleLoop(
     HloInstruction* loop, const absl::flat_hash_map<const HloComputation*, int64_t>& call_sites);
+
+// Calls `f(caller, loop)` for each while loop of the module, computation by
+// computation; the loops of a computation are listed before the first call,
+// so `f` may add and remove instructions.
+void ForEachWhileLoop(HloModule& module,
+                      absl::FunctionRef<void(HloComputation* caller, HloInstruction* loop)> f);
 
 // How many instructions of the module call `computation`.
 absl::flat_hash_map<const HloComputation*, int64_t> CallSiteCounts(const HloModule& module);

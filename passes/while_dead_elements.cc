@@ -159,19 +159,11 @@ absl::StatusOr<PassResult> RunWhileDeadElements(HloModule& module, NameUniquer* 
   NameUniquer& names = shared_names != nullptr ? *shared_names : own_names.emplace(module);
   int64_t removed = 0, loops = 0;
   const auto call_sites = CallSiteCounts(module);
-  std::vector<HloComputation*> computations;
-  for (const auto& c : module.computations()) computations.push_back(c.get());
-  for (HloComputation* caller : computations) {
-    std::vector<HloInstruction*> whiles;
-    for (const auto& i : caller->instructions()) {
-      if (i->opcode() == HloOpcode::kWhile) whiles.push_back(i.get());
-    }
-    for (HloInstruction* w : whiles) {
-      const int64_t r = Shrink(w, caller, effects, names, call_sites);
-      removed += r;
-      loops += r > 0;
-    }
-  }
+  ForEachWhileLoop(module, [&](HloComputation* caller, HloInstruction* loop) {
+    const int64_t r = Shrink(loop, caller, effects, names, call_sites);
+    removed += r;
+    loops += r > 0;
+  });
   PassResult result;
   result.changes = removed;
   result.detail = absl::StrCat("removed ", removed, " dead elements of ", loops, " loops");

@@ -226,20 +226,12 @@ absl::StatusOr<PassResult> RunWhileLicm(HloModule& module, NameUniquer* shared_n
   std::optional<NameUniquer> own_names;
   NameUniquer& names = shared_names != nullptr ? *shared_names : own_names.emplace(module);
   int64_t moved = 0, loops = 0;
-  std::vector<HloComputation*> computations;
-  for (const auto& c : module.computations()) computations.push_back(c.get());
-  for (HloComputation* caller : computations) {
-    std::vector<HloInstruction*> whiles;
-    for (const auto& i : caller->instructions()) {
-      if (i->opcode() == HloOpcode::kWhile) whiles.push_back(i.get());
-    }
-    for (HloInstruction* w : whiles) {
-      const auto call_sites = CallSiteCounts(module);
-      const int64_t m = HoistOutOf(w, caller, effects, names, call_sites);
-      moved += m;
-      loops += m > 0;
-    }
-  }
+  ForEachWhileLoop(module, [&](HloComputation* caller, HloInstruction* loop) {
+    const auto call_sites = CallSiteCounts(module);
+    const int64_t m = HoistOutOf(loop, caller, effects, names, call_sites);
+    moved += m;
+    loops += m > 0;
+  });
   PassResult result;
   result.changes = moved;
   result.detail = absl::StrCat("hoisted ", moved, " instructions out of ", loops, " loops");

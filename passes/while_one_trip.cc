@@ -100,43 +100,31 @@ absl::StatusOr<PassResult> RunWhileOneTrip(HloModule& module, const ConstantEval
   NameUniquer& names = shared_names != nullptr ? *shared_names : own_names.emplace(module);
   int64_t replaced_loops = 0;
   const auto call_sites = CallSiteCounts(module);
-  std::vector<HloComputation*> computations;
-  for (const auto& c : module.computations()) computations.push_back(c.get());
-  for (HloComputation* caller : computations) {
-    std::vector<HloInstruction*> loops;
-    absl::flat_hash_map<const HloInstruction*, bool> ordering;  // control predecessors
-    for (const auto& i : caller->instructions()) {
-      if (i->opcode() == HloOpcode::kWhile) loops.push_back(i.get());
-      for (const HloInstruction* p : i->control_predecessors()) ordering[p] = true;
+  ForEachWhileLoop(module, [&](HloComputation* caller, HloInstruction* loop) {
+    const std::optional<TupleLoop> parts = AsTupleLoop(loop, call_sites);
+    if (!parts.has_value() || effects.ComputationHasEffect(*parts->cond) ||
+        !RunsOnce(*loop, *parts, evaluate)) {
+      return;
     }
-    for (HloInstruction* loop : loops) {
-      const std::optional<TupleLoop> parts = AsTupleLoop(loop, call_sites);
-      if (!parts.has_value() || ordering.contains(loop) ||
-          effects.ComputationHasEffect(*parts->cond) || !RunsOnce(*loop, *parts, evaluate)) {
-        continue;
+    for (const auto& i : caller->instructions()) {  // a control predecessor stays a loop
+      for (const HloInstruction* p : i->control_predecessors()) {
+        if (p == loop) return;
       }
-      // The body, once, on the initial value, where the loop was.
-      const size_t begin = caller->instructions().size();
-      absl::flat_hash_map<const HloInstruction*, HloInstruction*> map;
-      map[parts->param] = loop->operand(0);
-      for (HloInstruction* i : PostOrder(*parts->body)) {
-        if (map.contains(i)) continue;
-        auto copy = CloneInstruction(*i, names.Get(i->name()));
-        for (int64_t j = 0; j < copy->operand_count(); ++j) {
-          copy->ReplaceOperand(j, map.at(copy->operand(j)));
-        }
-        map[i] = caller->AddInstruction(std::move(copy));
-      }
-      MoveAppendedBefore(*caller, begin, {{loop, begin, caller->instructions().size()}});
-      ReplaceAllUses(*caller, loop, map.at(parts->root));
-      // The loop goes now: with a side effect in its body, dce would keep it.
-      const auto& list = caller->instructions();
-      std::vector<bool> gone(list.size(), false);
-      for (size_t k = 0; k < list.size(); ++k) gone[k] = list[k].get() == loop;
-      RemoveAt(*caller, gone);
-      ++replaced_loops;
     }
-  }
+    // The body, once, on the initial value, where the loop was.
+    const size_t begin = caller->instructions().size();
+    absl::flat_hash_map<const HloInstruction*, HloInstruction*> map;
+    map[parts->param] = loop->operand(0);
+    HloInstruction* result = CopyComputationInto(*parts->body, *caller, names, map);
+    MoveAppendedBefore(*caller, begin, {{loop, begin, caller->instructions().size()}});
+    ReplaceAllUses(*caller, loop, result);
+    // The loop goes now: with a side effect in its body, dce would keep it.
+    const auto& list = caller->instructions();
+    std::vector<bool> gone(list.size(), false);
+    for (size_t k = 0; k < list.size(); ++k) gone[k] = list[k].get() == loop;
+    RemoveAt(*caller, gone);
+    ++replaced_loops;
+  });
   PassResult result;
   result.changes = replaced_loops;
   result.detail = absl::StrCat("replaced ", replaced_loops, " loops that run once by their body");
