@@ -50,59 +50,83 @@ int DrawsPerElement(ElementType type) {
   }
 }
 
+// Writes `draw(random)` to elements [begin, end) of `bytes`.
+template <typename T, typename Draw>
+void FillEach(uint8_t* bytes, int64_t begin, int64_t end, Random& random, Draw draw) {
+  for (int64_t i = begin; i < end; ++i) {
+    const T v = draw(random);
+    std::memcpy(bytes + i * sizeof(T), &v, sizeof(T));
+  }
+}
+
 // Elements [begin, end) of an array whose element 0 starts at generator
-// state `state`: the same values as drawing them one after another.
+// state `state`: the same values as drawing them one after another. The
+// type is dispatched once per range, not per element.
 void FillRandomRange(uint8_t* bytes, ElementType type, int64_t begin, int64_t end, uint64_t state) {
   const int width = ByteWidth(type);
   Random random{state + static_cast<uint64_t>(begin) * DrawsPerElement(type) * kGamma};
-  for (int64_t i = begin; i < end; ++i) {
-    uint8_t* p = bytes + i * width;
-    switch (ElementTypeKind(type)) {
-      case TypeKind::kPred:
-        *p = random.Next() & 1;
-        break;
-      case TypeKind::kSigned: {
-        // Small values in [-8, 8] (within range for s2/s4 too).
-        const int bits = BitWidth(type);
-        const int64_t lo = bits >= 5 ? -8 : -(int64_t{1} << (bits - 1));
-        const int64_t hi = bits >= 5 ? 8 : (int64_t{1} << (bits - 1)) - 1;
+  switch (ElementTypeKind(type)) {
+    case TypeKind::kPred:
+      FillEach<uint8_t>(bytes, begin, end, random, [](Random& r) { return static_cast<uint8_t>(r.Next() & 1); });
+      return;
+    case TypeKind::kSigned: {
+      // Small values in [-8, 8] (within range for s2/s4 too).
+      const int bits = BitWidth(type);
+      const int64_t lo = bits >= 5 ? -8 : -(int64_t{1} << (bits - 1));
+      const int64_t hi = bits >= 5 ? 8 : (int64_t{1} << (bits - 1)) - 1;
+      for (int64_t i = begin; i < end; ++i) {
         const int64_t v = lo + static_cast<int64_t>(random.Next() % (hi - lo + 1));
-        std::memcpy(p, &v, width);  // little-endian: the low bytes
-        break;
+        std::memcpy(bytes + i * width, &v, width);  // little-endian: the low bytes
       }
-      case TypeKind::kUnsigned: {
-        const int bits = BitWidth(type);
-        const uint64_t hi = bits >= 5 ? 16 : (uint64_t{1} << bits);
-        const uint64_t v = random.Next() % hi;
-        std::memcpy(p, &v, width);
-        break;
-      }
-      case TypeKind::kFloat:
-        if (type == ElementType::kF32) {
-          const float v = static_cast<float>(random.Unit());
-          std::memcpy(p, &v, 4);
-        } else if (type == ElementType::kF64) {
-          const double v = random.Unit();
-          std::memcpy(p, &v, 8);
-        } else {
-          const uint32_t bits = EncodeNarrowFloat(type, random.Unit());
-          std::memcpy(p, &bits, width);
-        }
-        break;
-      case TypeKind::kComplex:
-        if (type == ElementType::kC64) {
-          const float re = static_cast<float>(random.Unit()), im = static_cast<float>(random.Unit());
-          std::memcpy(p, &re, 4);
-          std::memcpy(p + 4, &im, 4);
-        } else {
-          const double re = random.Unit(), im = random.Unit();
-          std::memcpy(p, &re, 8);
-          std::memcpy(p + 8, &im, 8);
-        }
-        break;
-      default:
-        break;
+      return;
     }
+    case TypeKind::kUnsigned: {
+      const int bits = BitWidth(type);
+      const uint64_t hi = bits >= 5 ? 16 : (uint64_t{1} << bits);
+      for (int64_t i = begin; i < end; ++i) {
+        const uint64_t v = random.Next() % hi;
+        std::memcpy(bytes + i * width, &v, width);
+      }
+      return;
+    }
+    case TypeKind::kFloat:
+      if (type == ElementType::kF32) {
+        FillEach<float>(bytes, begin, end, random, [](Random& r) { return static_cast<float>(r.Unit()); });
+      } else if (type == ElementType::kF64) {
+        FillEach<double>(bytes, begin, end, random, [](Random& r) { return r.Unit(); });
+      } else if (type == ElementType::kBF16) {
+        // Unit() is exact in f32 (24 bits), so rounding its f32 bits to the
+        // nearest even bf16 gives EncodeNarrowFloat's bits (no NaN arises).
+        FillEach<uint16_t>(bytes, begin, end, random, [](Random& r) {
+          const float f = static_cast<float>(r.Unit());
+          uint32_t bits;
+          std::memcpy(&bits, &f, 4);
+          return static_cast<uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+        });
+      } else {
+        for (int64_t i = begin; i < end; ++i) {
+          const uint32_t bits = EncodeNarrowFloat(type, random.Unit());
+          std::memcpy(bytes + i * width, &bits, width);
+        }
+      }
+      return;
+    case TypeKind::kComplex:
+      if (type == ElementType::kC64) {
+        for (int64_t i = begin; i < end; ++i) {
+          const float re = static_cast<float>(random.Unit()), im = static_cast<float>(random.Unit());
+          std::memcpy(bytes + i * width, &re, 4);
+          std::memcpy(bytes + i * width + 4, &im, 4);
+        }
+      } else {
+        for (int64_t i = begin; i < end; ++i) {
+          const double re = random.Unit(), im = random.Unit();
+          std::memcpy(bytes + i * width, &re, 8);
+          std::memcpy(bytes + i * width + 8, &im, 8);
+        }
+      }
+      return;
+    default:
+      return;
   }
 }
 
