@@ -42,6 +42,33 @@ int64_t InputOffset(const ConvPlan& p, const int64_t* op, const int64_t* ks, int
   return off;
 }
 
+// Steps `index` (dimensions [0, dims) of sizes `sizes`) to the next
+// position in row-major order; false when it wraps round to all zeros.
+bool StepIndex(int64_t* index, const std::vector<int64_t>& sizes, int dims) {
+  for (int d = dims - 1; d >= 0; --d) {
+    if (++index[d] < sizes[d]) return true;
+    index[d] = 0;
+  }
+  return false;
+}
+
+// Bytes of the packed kernel: per group a [window position x feature] by
+// output feature matrix, or for the direct (depthwise, planar) paths
+// [window position][feature] and a row of zeros.
+int64_t PackedBytes(const ConvPlan& p) {
+  return p.depthwise || p.planar ? AlignUp((p.ksp + 1) * p.channels() * p.csize)
+                                 : AlignUp(p.groups * p.kdim * p.og * p.csize);
+}
+
+// Scratch of every path: the converted input, the packed kernel and the
+// compute-type result.
+int64_t ScratchBytes(const ConvPlan& p) {
+  int64_t s = PackedBytes(p);
+  if (p.lhs_convert != nullptr) s += AlignUp(p.lhs_count * p.csize);
+  if (p.result_convert != nullptr) s += AlignUp(p.out_count * p.csize);
+  return s;
+}
+
 template <typename T>
 void GatherRow(const ConvPlan& p, const uint8_t* lhs_base, const int64_t* op, uint8_t* dst_bytes) {
   // lhs_base points at (batch, first feature of the group) of the lhs.
@@ -60,10 +87,7 @@ void GatherRow(const ConvPlan& p, const uint8_t* lhs_base, const int64_t* op, ui
       const T* s = src + off;
       for (int64_t c = 0; c < p.cg; ++c) row[c] = s[c * p.in_feat_stride];
     }
-    for (int d = nsp - 1; d >= 0; --d) {
-      if (++ks[d] < p.k_sp_size[d]) break;
-      ks[d] = 0;
-    }
+    StepIndex(ks, p.k_sp_size, nsp);
   }
 }
 
@@ -82,10 +106,7 @@ void PackKernel(const ConvPlan& p, const uint8_t* rhs_bytes, uint8_t* packed_byt
         for (int64_t j = 0; j < p.og; ++j) dst[j] = src[j * p.k_out_stride];
       }
     }
-    for (int d = p.nsp - 1; d >= 0; --d) {
-      if (++ks[d] < p.k_sp_size[d]) break;
-      ks[d] = 0;
-    }
+    StepIndex(ks, p.k_sp_size, p.nsp);
   }
 }
 
@@ -103,11 +124,7 @@ struct RowCursor {
     }
   }
   void Next(const ConvPlan& p) {
-    for (int d = p.nsp - 1; d >= 0; --d) {
-      if (++op[d] < p.out_sp_size[d]) return;
-      op[d] = 0;
-    }
-    ++n;
+    if (!StepIndex(op, p.out_sp_size, p.nsp)) ++n;
   }
 };
 
@@ -183,30 +200,20 @@ void DepthwiseUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_beg
     const int64_t n = u / p.tiles;
     const int64_t row0 = tile * p.rows_per_tile;
     const int64_t count = std::min(p.rows_per_tile, p.s_out - row0);
-    int64_t op[8];
-    int64_t rem = row0;
-    for (int d = p.nsp - 1; d >= 0; --d) {
-      op[d] = rem % p.out_sp_size[d];
-      rem /= p.out_sp_size[d];
-    }
+    RowCursor at(p, row0);  // of the positions of batch element n
+    const int64_t* op = at.op;
     const float* in_n = lhs + n * p.in_batch_stride;
     for (int64_t r = 0; r < count; ++r) {
       int64_t ks[8] = {0};
       for (int64_t w = 0; w < p.ksp; ++w) {
         const int64_t off = InputOffset(p, op, ks, p.nsp);
         rows[static_cast<size_t>(r * p.ksp + w)] = off >= 0 ? in_n + off : zeros;
-        for (int d = p.nsp - 1; d >= 0; --d) {
-          if (++ks[d] < p.k_sp_size[d]) break;
-          ks[d] = 0;
-        }
+        StepIndex(ks, p.k_sp_size, p.nsp);
       }
       int64_t ooff = n * p.out_batch_stride;
       for (int d = 0; d < p.nsp; ++d) ooff += op[d] * p.out_sp_stride[d];
       outs[static_cast<size_t>(r)] = out + ooff;
-      for (int d = p.nsp - 1; d >= 0; --d) {
-        if (++op[d] < p.out_sp_size[d]) break;
-        op[d] = 0;
-      }
+      at.Next(p);
     }
     conv_internal::HwyDepthwiseF32(rows.data(), kernel, p.ksp, channels, count, outs.data());
   }
@@ -267,18 +274,12 @@ void PlanarUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
           }
           conv_internal::HwyFmaRowF32(gathered, weight, acc, width);
         }
-        for (int d = L - 1; d >= 0; --d) {
-          if (++ks[d] < p.k_sp_size[d]) break;
-          ks[d] = 0;
-        }
+        StepIndex(ks, p.k_sp_size, L);
       }
       int64_t ooff = 0;
       for (int d = 0; d < L; ++d) ooff += op[d] * p.out_sp_stride[d];
       std::memcpy(out_plane + ooff, acc, static_cast<size_t>(width) * sizeof(float));
-      for (int d = L - 1; d >= 0; --d) {
-        if (++op[d] < p.out_sp_size[d]) break;
-        op[d] = 0;
-      }
+      StepIndex(op, p.out_sp_size, L);
     }
   }
 }
@@ -418,11 +419,7 @@ absl::StatusOr<ConvPlan> MakeConvPlan(const Shape& lhs, const Shape& rhs, const 
     }
     p.units = p.out_count == 0 ? 0 : p.out_batch * p.channels();
     p.tile_bytes = 0;
-    int64_t s = 0;
-    if (p.lhs_convert != nullptr) s += AlignUp(p.lhs_count * p.csize);
-    s += AlignUp((p.ksp + 1) * p.channels() * p.csize);
-    if (p.result_convert != nullptr) s += AlignUp(p.out_count * p.csize);
-    p.scratch_bytes = s;
+    p.scratch_bytes = ScratchBytes(p);
     return p;
   }
   if (p.depthwise) {
@@ -430,11 +427,7 @@ absl::StatusOr<ConvPlan> MakeConvPlan(const Shape& lhs, const Shape& rhs, const 
     p.tiles = (p.s_out + p.rows_per_tile - 1) / p.rows_per_tile;
     p.units = p.out_count == 0 ? 0 : p.out_batch * p.tiles;
     p.tile_bytes = 0;
-    int64_t s = 0;
-    if (p.lhs_convert != nullptr) s += AlignUp(p.lhs_count * p.csize);
-    s += AlignUp((p.ksp + 1) * p.channels() * p.csize);
-    if (p.result_convert != nullptr) s += AlignUp(p.out_count * p.csize);
-    p.scratch_bytes = s;
+    p.scratch_bytes = ScratchBytes(p);
     return p;
   }
   const int64_t row_bytes = std::max<int64_t>(p.kdim, 1) * p.csize;
@@ -444,11 +437,7 @@ absl::StatusOr<ConvPlan> MakeConvPlan(const Shape& lhs, const Shape& rhs, const 
   p.tiles = (total_rows + p.rows_per_tile - 1) / p.rows_per_tile;
   p.units = p.out_count == 0 ? 0 : p.groups * p.tiles;
   p.tile_bytes = AlignUp(p.rows_per_tile * row_bytes) + AlignUp(p.rows_per_tile * p.og * p.csize) + 64;
-  int64_t s = 0;
-  if (p.lhs_convert != nullptr) s += AlignUp(p.lhs_count * p.csize);
-  s += AlignUp(p.groups * p.kdim * p.og * p.csize);
-  if (p.result_convert != nullptr) s += AlignUp(p.out_count * p.csize);
-  p.scratch_bytes = s;
+  p.scratch_bytes = ScratchBytes(p);
   return p;
 }
 
@@ -464,8 +453,7 @@ ConvBuffers ConvPrepare(const ConvPlan& p, const void* lhs, const void* rhs, voi
     b.lhs = static_cast<const uint8_t*>(lhs);
   }
   b.packed = cur;
-  cur += p.depthwise || p.planar ? AlignUp((p.ksp + 1) * p.channels() * p.csize)
-                     : AlignUp(p.groups * p.kdim * p.og * p.csize);
+  cur += PackedBytes(p);
   const uint8_t* k = static_cast<const uint8_t*>(rhs);
   hwy::AlignedFreeUniquePtr<uint8_t[]> kconv;
   if (p.rhs_convert != nullptr && p.rhs_count > 0) {
@@ -483,10 +471,7 @@ ConvBuffers ConvPrepare(const ConvPlan& p, const void* lhs, const void* rhs, voi
       int64_t off = 0;
       for (int d = 0; d < p.nsp; ++d) off += p.k_index[d][ks[d]] * p.k_sp_stride[d];
       for (int64_t c = 0; c < channels; ++c) dst[w * channels + c] = kf[off + c * p.k_out_stride];
-      for (int d = p.nsp - 1; d >= 0; --d) {
-        if (++ks[d] < p.k_sp_size[d]) break;
-        ks[d] = 0;
-      }
+      StepIndex(ks, p.k_sp_size, p.nsp);
     }
     std::fill(dst + p.ksp * channels, dst + (p.ksp + 1) * channels, 0.0f);
   } else if (p.kdim > 0 && p.og > 0) {
