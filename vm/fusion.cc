@@ -1312,7 +1312,6 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
     outs.push_back(r);
     out_bytes += b.function().regs[r].bytes;
   }
-  const bool columns = region.reduce != nullptr && SelectRowReduce(*region.reduce) == std::nullopt;
   if (region.reduce != nullptr) {
     plan.reduce = FusibleReduce(*region.reduce);
     if (!plan.reduce.has_value()) return absl::InternalError("fused reduce lost its form");
@@ -1324,6 +1323,8 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
     if (auto it = output_of.find(region.root); it != output_of.end()) plan.rows_output = it->second;
     plan.root_size = ByteWidth(region.root->shape().element_type());
   }
+  // A reduce keeping the innermost dimension folds columns.
+  const bool columns = plan.reduce.has_value() && !plan.reduce->g.runs;
   if (columns) {
     const ReduceGeometry& g = plan.reduce->g;
     // Blocks of columns whose four segments stay in L1 next to the tiles,
