@@ -121,6 +121,23 @@ std::vector<HloInstruction*> PostOrder(const HloComputation& computation) {
   return order;
 }
 
+TupleReaders ReadersOf(const HloComputation& computation, const HloInstruction* tuple) {
+  TupleReaders readers;
+  readers.whole = computation.root() == tuple;
+  for (const auto& u : computation.instructions()) {
+    for (const HloInstruction* o : u->operands()) {
+      if (o != tuple) continue;
+      if (u->opcode() == HloOpcode::kGetTupleElement) {
+        readers.elements.push_back(u.get());
+      } else {
+        readers.whole = true;
+      }
+      break;
+    }
+  }
+  return readers;
+}
+
 void ReplaceAllUses(HloComputation& computation, HloInstruction* from, HloInstruction* to,
                     const absl::flat_hash_set<const HloInstruction*>& except) {
   for (const auto& instr : computation.instructions()) {

@@ -46,6 +46,15 @@ absl::flat_hash_map<const HloInstruction*, std::vector<HloInstruction*>> Compute
 // Operands before users (every instruction, dead ones included).
 std::vector<HloInstruction*> PostOrder(const HloComputation& computation);
 
+// How `tuple` is read in `computation`: the get-tuple-element users, and
+// whether anything reads it whole (another user, or the root being it). One
+// sweep over the operands: a users map of a large computation costs more.
+struct TupleReaders {
+  std::vector<HloInstruction*> elements;
+  bool whole = false;
+};
+TupleReaders ReadersOf(const HloComputation& computation, const HloInstruction* tuple);
+
 // Points every operand slot and the root that name `from` at `to`, except in
 // the instructions of `except`.
 void ReplaceAllUses(HloComputation& computation, HloInstruction* from, HloInstruction* to,
@@ -80,7 +89,6 @@ class Replacements {
                ? to_[i->scratch]
                : nullptr;
   }
-  int64_t size() const { return count_; }
   bool empty() const { return count_ == 0; }
 
  private:

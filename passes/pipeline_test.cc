@@ -44,27 +44,6 @@ ENTRY e {
   EXPECT_NE(text.find("removed 0 instructions"), std::string::npos) << text;  // cse removed it
 }
 
-// Runs `text` with and without passes on `args`; the results must be equal
-// bit for bit.
-void ExpectSameBits(const std::string& text, const std::vector<const Literal*>& args) {
-  CompileOptions on, off;
-  off.passes = "none";
-  auto a = Executable::FromText(text, on);
-  auto b = Executable::FromText(text, off);
-  ASSERT_TRUE(a.ok()) << a.status();
-  ASSERT_TRUE(b.ok()) << b.status();
-  auto ra = (*a)->Execute(args);
-  auto rb = (*b)->Execute(args);
-  ASSERT_TRUE(ra.ok()) << ra.status();
-  ASSERT_TRUE(rb.ok()) << rb.status();
-  EXPECT_TRUE(ra->BitwiseEqual(*rb)) << ra->ToString() << " vs " << rb->ToString();
-  // The optimized module prints as text that parses and verifies again.
-  const std::string printed = PrintModule((*a)->module());
-  auto again = ParseHloModule(printed, {});
-  ASSERT_TRUE(again.ok()) << again.status() << "\n" << printed;
-  EXPECT_TRUE(VerifyModule(**again).ok()) << printed;
-}
-
 Literal F32(std::vector<float> values) {
   auto lit = Literal::Create(Shape(ElementType::kF32, {static_cast<int64_t>(values.size())}));
   std::memcpy(lit->untyped_data(), values.data(), values.size() * sizeof(float));
@@ -91,7 +70,7 @@ ENTRY e {
   const float nan_payload = std::bit_cast<float>(0x7fc01234u);
   Literal p = F32({-0.0f, 0.0f, nan_payload, 1e30f, -1e-30f, std::numeric_limits<float>::infinity()});
   Literal q = F32({1.0f, -0.0f, 2.0f, 1e30f, 1e-30f, -0.0f});
-  ExpectSameBits(text, {&p, &q});
+  test::ExpectSameBits(text, {&p, &q});
 }
 
 TEST(PipelineTest, LoopWithInvariantWorkGivesSameBits) {
@@ -132,7 +111,7 @@ ENTRY e {
   ROOT w = (s32[], f32[], f32[6]) while(init), condition=cond, body=body
 })";
   Literal v = F32({0.1f, -0.25f, 0.5f, -0.0f, 0.3f, 0.7f});
-  ExpectSameBits(text, {&v});
+  test::ExpectSameBits(text, {&v});
   auto exe = Executable::FromText(text);
   ASSERT_TRUE(exe.ok());
   EXPECT_NE((*exe)->PassReport().find("hoisted 2 instructions out of 1 loops"), std::string::npos)

@@ -58,18 +58,10 @@ int64_t Shrink(HloInstruction* loop, HloComputation* caller, EffectAnalysis& eff
   HloComputation* cond = parts->cond;
 
   // Candidates: not read after the loop, not read by the condition.
+  const TupleReaders readers = ReadersOf(*caller, loop);
+  if (readers.whole) return 0;
   std::vector<bool> dead(n, true);
-  if (caller->root() == loop) return 0;
-  std::vector<HloInstruction*> loop_users;
-  for (const auto& u : caller->instructions()) {
-    for (const HloInstruction* o : u->operands()) {
-      if (o != loop) continue;
-      if (u->opcode() != HloOpcode::kGetTupleElement) return 0;
-      dead[u->tuple_index] = false;
-      loop_users.push_back(u.get());
-      break;
-    }
-  }
+  for (const HloInstruction* u : readers.elements) dead[u->tuple_index] = false;
   for (const auto& u : cond->instructions()) {
     if (u->opcode() == HloOpcode::kGetTupleElement && u->operand(0) == cond->parameter(0)) {
       dead[u->tuple_index] = false;
@@ -147,7 +139,7 @@ int64_t Shrink(HloInstruction* loop, HloComputation* caller, EffectAnalysis& eff
   }
   loop->ReplaceOperand(0, new_init);
   *loop->mutable_shape() = shape;
-  for (HloInstruction* u : loop_users) SetTupleIndex(u, new_index[u->tuple_index]);
+  for (HloInstruction* u : readers.elements) SetTupleIndex(u, new_index[u->tuple_index]);
   return removed;
 }
 

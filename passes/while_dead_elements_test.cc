@@ -71,21 +71,11 @@ TEST(WhileDeadElementsTest, RemovesElementsThatFeedOnlyDeadOnes) {
 }
 
 TEST(WhileDeadElementsTest, SameResultAsTheLoopAsWritten) {
-  CompileOptions on, off;
-  on.passes = "whiledce,dce";
-  off.passes = "none";
-  auto a = Executable::FromText(kLoop, on);
-  auto b = Executable::FromText(kLoop, off);
-  ASSERT_TRUE(a.ok()) << a.status();
-  ASSERT_TRUE(b.ok()) << b.status();
-  EXPECT_NE((*a)->PassReport().find("removed 2 dead elements of 1 loops"), std::string::npos)
-      << (*a)->PassReport();
   const Literal v = Literal::CreateR1<int32_t>({1, -2, 3, 7});
-  auto ra = (*a)->Execute({&v});
-  auto rb = (*b)->Execute({&v});
-  ASSERT_TRUE(ra.ok()) << ra.status();
-  ASSERT_TRUE(rb.ok()) << rb.status();
-  EXPECT_TRUE(ra->BitwiseEqual(*rb)) << ra->ToString() << " vs " << rb->ToString();
+  auto exe = test::ExpectSameBits(kLoop, {&v}, "whiledce,dce");
+  ASSERT_NE(exe, nullptr);
+  EXPECT_NE(exe->PassReport().find("removed 2 dead elements of 1 loops"), std::string::npos)
+      << exe->PassReport();
 }
 
 // An element read after the loop, one the condition reads, and one an

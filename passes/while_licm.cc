@@ -152,24 +152,10 @@ int64_t HoistOutOf(HloInstruction* loop, HloComputation* caller, EffectAnalysis&
 
   // Users of the loop value itself (not through get-tuple-element) keep the
   // old shape through a tuple of its first n elements.
-  // (One sweep over the operands: the caller may be a large entry, and a
-  // users map of all of it would cost more than the hoisting.)
-  bool whole_used = caller->root() == loop;
-  std::vector<HloInstruction*> gte_users;
-  for (const auto& u : caller->instructions()) {
-    for (const HloInstruction* o : u->operands()) {
-      if (o != loop) continue;
-      if (u->opcode() == HloOpcode::kGetTupleElement) {
-        gte_users.push_back(u.get());
-      } else {
-        whole_used = true;
-      }
-      break;
-    }
-  }
+  const TupleReaders readers = ReadersOf(*caller, loop);
   loop->ReplaceOperand(0, new_init);
   *loop->mutable_shape() = new_shape;
-  if (whole_used) {
+  if (readers.whole) {
     const size_t begin = caller->instructions().size();
     std::vector<HloInstruction*> parts;
     absl::flat_hash_set<const HloInstruction*> except;
@@ -181,7 +167,7 @@ int64_t HoistOutOf(HloInstruction* loop, HloComputation* caller, EffectAnalysis&
     HloInstruction* restore =
         caller->AddInstruction(MakeTuple(parts, names.Get(loop->name() + ".result")));
     except.insert(restore);
-    for (const HloInstruction* u : gte_users) except.insert(u);
+    for (const HloInstruction* u : readers.elements) except.insert(u);
     ReplaceAllUses(*caller, loop, restore, except);
     // Just after the loop: before the instruction that follows it, if any.
     const auto& list = caller->instructions();

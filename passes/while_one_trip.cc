@@ -119,10 +119,7 @@ absl::StatusOr<PassResult> RunWhileOneTrip(HloModule& module, const ConstantEval
     MoveAppendedBefore(*caller, begin, {{loop, begin, caller->instructions().size()}});
     ReplaceAllUses(*caller, loop, result);
     // The loop goes now: with a side effect in its body, dce would keep it.
-    const auto& list = caller->instructions();
-    std::vector<bool> gone(list.size(), false);
-    for (size_t k = 0; k < list.size(); ++k) gone[k] = list[k].get() == loop;
-    RemoveAt(*caller, gone);
+    RemoveInstructions(*caller, {loop});
     ++replaced_loops;
   });
   PassResult result;

@@ -45,23 +45,11 @@ ENTRY e {
 // Compiles `text` with the default passes and with none; returns how many
 // loops onetrip replaced, after checking that both give the same bits.
 int ReplacedLoops(const std::string& text) {
-  CompileOptions on, off;
-  off.passes = "none";
-  auto a = Executable::FromText(text, on);
-  auto b = Executable::FromText(text, off);
-  EXPECT_TRUE(a.ok()) << a.status();
-  EXPECT_TRUE(b.ok()) << b.status();
-  if (!a.ok() || !b.ok()) return -1;
   const Literal v = Literal::CreateR1<float>({1.5f, -2.0f, 0.25f, 3.0f});
-  auto ra = (*a)->Execute({&v});
-  auto rb = (*b)->Execute({&v});
-  EXPECT_TRUE(ra.ok()) << ra.status();
-  EXPECT_TRUE(rb.ok()) << rb.status();
-  if (ra.ok() && rb.ok()) {
-    EXPECT_TRUE(ra->BitwiseEqual(*rb)) << ra->ToString() << " vs " << rb->ToString();
-  }
-  const int loops = test::CountInModule((*a)->module(), HloOpcode::kWhile);
-  const std::string report = (*a)->PassReport();
+  auto exe = test::ExpectSameBits(text, {&v});
+  if (exe == nullptr) return -1;
+  const int loops = test::CountInModule(exe->module(), HloOpcode::kWhile);
+  const std::string report = exe->PassReport();
   if (report.find("replaced 1 loops") != std::string::npos) {
     EXPECT_EQ(loops, 0) << report;
     return 1;
