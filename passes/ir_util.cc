@@ -368,6 +368,18 @@ std::unique_ptr<HloInstruction> MakeTuple(const std::vector<HloInstruction*>& el
   return tuple;
 }
 
+std::vector<HloInstruction*> ElementsOf(HloComputation& computation, HloInstruction* tuple,
+                                        const std::vector<int64_t>& indices, NameUniquer& names) {
+  std::vector<HloInstruction*> elements;
+  for (int64_t k : indices) {
+    elements.push_back(tuple->opcode() == HloOpcode::kTuple
+                           ? tuple->operand(k)
+                           : computation.AddInstruction(MakeGetTupleElement(
+                                 tuple, k, names.Get(tuple->name() + ".elt"))));
+  }
+  return elements;
+}
+
 uint64_t NameUniquer::Key(std::string_view name) {
   return absl::HashOf(absl::string_view(name.data(), name.size()));
 }

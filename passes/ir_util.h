@@ -156,6 +156,12 @@ std::unique_ptr<HloInstruction> MakeGetTupleElement(HloInstruction* tuple, int64
 std::unique_ptr<HloInstruction> MakeTuple(const std::vector<HloInstruction*>& elements,
                                           std::string name);
 
+// Elements `indices` of `tuple` (an instruction of `computation`): the
+// tuple's operands where it is a tuple instruction, else get-tuple-elements
+// appended to the computation.
+std::vector<HloInstruction*> ElementsOf(HloComputation& computation, HloInstruction* tuple,
+                                        const std::vector<int64_t>& indices, NameUniquer& names);
+
 // Names unique across the module (instructions and computations). One
 // uniquer may serve several passes in turn: it keeps hashes of the names it
 // has seen rather than views of them, so names removed in between never

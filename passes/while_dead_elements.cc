@@ -110,16 +110,8 @@ int64_t Shrink(HloInstruction* loop, HloComputation* caller, EffectAnalysis& eff
   std::vector<HloInstruction*> root_elements;
   for (int64_t e : kept) root_elements.push_back(parts->root->operand(e));
   const size_t caller_size = caller->instructions().size();
-  HloInstruction* init = loop->operand(0);
-  std::vector<HloInstruction*> init_elements;
-  for (int64_t e : kept) {
-    if (init->opcode() == HloOpcode::kTuple) {
-      init_elements.push_back(init->operand(e));
-    } else {
-      init_elements.push_back(caller->AddInstruction(
-          MakeGetTupleElement(init, e, names.Get(absl::StrCat(init->name(), ".elt")))));
-    }
-  }
+  const std::vector<HloInstruction*> init_elements =
+      ElementsOf(*caller, loop->operand(0), kept, names);
   HloInstruction* new_init =
       caller->AddInstruction(MakeTuple(init_elements, names.Get(loop->name() + ".init")));
   MoveAppendedBefore(*caller, caller_size, {{loop, caller_size, caller->instructions().size()}});

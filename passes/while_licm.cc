@@ -115,16 +115,9 @@ int64_t HoistOutOf(HloInstruction* loop, HloComputation* caller, EffectAnalysis&
   // goes before the loop (and what reads the loop, after it), so that the
   // caller's list keeps its operands first (MoveAppendedBefore).
   const size_t caller_size = caller->instructions().size();
-  HloInstruction* init = loop->operand(0);
-  std::vector<HloInstruction*> elements;
-  if (init->opcode() == HloOpcode::kTuple && init->operand_count() == n) {
-    elements = init->operands();
-  } else {
-    for (int64_t i = 0; i < n; ++i) {
-      elements.push_back(
-          caller->AddInstruction(MakeGetTupleElement(init, i, names.Get(init->name() + ".elt"))));
-    }
-  }
+  std::vector<int64_t> all(n);
+  for (int64_t i = 0; i < n; ++i) all[i] = i;
+  const std::vector<HloInstruction*> elements = ElementsOf(*caller, loop->operand(0), all, names);
   // Copies of the needed invariant instructions in the caller.
   absl::flat_hash_map<const HloInstruction*, HloInstruction*> map;
   int64_t moved = 0;
