@@ -227,12 +227,12 @@ int Bench(const std::vector<std::string>& args) {
               Duration(sorted.front()).c_str(), Duration(median).c_str(),
               Duration(sorted.back()).c_str(), iterations, iterations == 1 ? "" : "s", warmup,
               instances > 1 ? absl::StrCat(", ", instances, " instances").c_str() : "");
-  std::printf("  memory    buffers %s (entry %s against a largest live set of %s, + nested %s; "
+  std::printf("  memory    buffers %s (entry %s + nested %s, against a largest live set of %s; "
               "%s if nothing were reused), constants %s, inputs %s\n",
               Bytes(static_cast<double>(memory.entry_arena_bytes + memory.nested_arena_bytes)).c_str(),
               Bytes(static_cast<double>(memory.entry_arena_bytes)).c_str(),
-              Bytes(static_cast<double>(memory.live_set_bytes)).c_str(),
               Bytes(static_cast<double>(memory.nested_arena_bytes)).c_str(),
+              Bytes(static_cast<double>(memory.live_set_bytes)).c_str(),
               Bytes(static_cast<double>(memory.value_bytes)).c_str(),
               Bytes(static_cast<double>(memory.constant_bytes)).c_str(),
               Bytes(static_cast<double>(memory.parameter_bytes)).c_str());

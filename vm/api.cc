@@ -5,6 +5,7 @@
 #include <cstring>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
@@ -249,8 +250,16 @@ absl::StatusOr<Literal> VmExecutable::Execute(absl::Span<const Literal* const> a
 
 // The largest live set of `fn` (see MemoryStats::live_set_bytes): a sweep
 // over instructions; values sharing a slot while both live (an in-place
-// result and the operand it overwrites) count once.
-int64_t LiveSetBytes(const vm::Function& fn) {
+// result and the operand it overwrites) count once. An instruction that
+// calls functions (a loop body, a branch, a reducer) adds the largest live
+// set among them while it runs. `callees` maps computations to their
+// functions; `memo` holds what was found for each function.
+int64_t LiveSetBytes(const vm::Function& fn,
+                     const absl::flat_hash_map<const HloComputation*, std::vector<const vm::Function*>>&
+                         callees,
+                     absl::flat_hash_map<const vm::Function*, int64_t>& memo) {
+  if (auto it = memo.find(&fn); it != memo.end()) return it->second;
+  memo[&fn] = 0;  // a call cycle cannot happen; stop one anyway
   const int32_t n = static_cast<int32_t>(fn.code.size());
   std::vector<std::vector<int32_t>> born(n + 1), dies(n + 1);
   for (int32_t r = 0; r < static_cast<int32_t>(fn.regs.size()); ++r) {
@@ -271,7 +280,17 @@ int64_t LiveSetBytes(const vm::Function& fn) {
         held[info.slot] = info.bytes;
       }
     }
-    peak = std::max(peak, live);
+    int64_t nested = 0;
+    if (t < n && fn.info[t].hlo != nullptr) {
+      for (const HloComputation* c : fn.info[t].hlo->called_computations()) {
+        auto it = callees.find(c);
+        if (it == callees.end()) continue;
+        for (const vm::Function* callee : it->second) {
+          nested = std::max(nested, LiveSetBytes(*callee, callees, memo));
+        }
+      }
+    }
+    peak = std::max(peak, live + nested);
     for (int32_t r : dies[t]) {
       const int32_t slot = fn.regs[r].slot;
       if (--count[slot] == 0) {
@@ -280,6 +299,7 @@ int64_t LiveSetBytes(const vm::Function& fn) {
       }
     }
   }
+  memo[&fn] = peak;
   return peak;
 }
 
@@ -295,7 +315,12 @@ Executable::MemoryStats VmExecutable::memory_stats() const {
       if (r.kind == vm::RegKind::kOwned) stats.value_bytes += r.bytes;
     }
   }
-  stats.live_set_bytes = LiveSetBytes(*program_->entry);
+  absl::flat_hash_map<const HloComputation*, std::vector<const vm::Function*>> callees;
+  for (const auto& fn : program_->functions) {
+    if (fn->computation != nullptr) callees[fn->computation].push_back(fn.get());
+  }
+  absl::flat_hash_map<const vm::Function*, int64_t> memo;
+  stats.live_set_bytes = LiveSetBytes(*program_->entry, callees, memo);
   stats.constant_bytes = program_->constant_bytes;
   for (const Shape& s : parameter_shapes_) {
     std::vector<const Shape*> leaves;

@@ -99,6 +99,57 @@ void WriteStateInPlace(Function* fn) {
   }
 }
 
+// Places slots in the arena: largest first, each into the tightest gap left
+// by the slots already placed whose lifetimes overlap its own (inclusive
+// instruction intervals), or above them all. Slots alive at different times
+// share addresses freely, so the arena tracks the largest live set instead
+// of the sum of the largest values ever to occupy each slot. Returns the
+// arena's size.
+int64_t PackSlots(const std::vector<int64_t>& size, const std::vector<int32_t>& start,
+                  const std::vector<int32_t>& end, std::vector<int64_t>* offset) {
+  const int32_t count = static_cast<int32_t>(size.size());
+  offset->assign(count, 0);
+  std::vector<int32_t> order(count);
+  for (int32_t s = 0; s < count; ++s) order[s] = s;
+  std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+    if (size[a] != size[b]) return size[a] > size[b];
+    return start[a] < start[b];
+  });
+  // Placed slots by block of instructions they are live in, so a slot meets
+  // only the slots near its lifetime.
+  constexpr int32_t kBlock = 64;
+  int32_t last = 0;
+  for (int32_t s = 0; s < count; ++s) last = std::max(last, end[s]);
+  std::vector<std::vector<int32_t>> blocks(last / kBlock + 1);
+  std::vector<int32_t> seen(count, -1);
+  std::vector<std::pair<int64_t, int64_t>> taken;  // [offset, offset + bytes)
+  int64_t arena = 0;
+  for (int32_t s : order) {
+    const int64_t bytes = AlignUp(std::max<int64_t>(size[s], 1));
+    taken.clear();
+    for (int32_t b = start[s] / kBlock; b <= end[s] / kBlock; ++b) {
+      for (int32_t t : blocks[b]) {
+        if (seen[t] == s || end[t] < start[s] || end[s] < start[t]) continue;
+        seen[t] = s;
+        taken.emplace_back((*offset)[t], (*offset)[t] + AlignUp(std::max<int64_t>(size[t], 1)));
+      }
+    }
+    std::sort(taken.begin(), taken.end());
+    int64_t best = -1, best_gap = INT64_MAX, top = 0;
+    for (const auto& [lo, hi] : taken) {
+      if (lo - top >= bytes && lo - top < best_gap) {
+        best = top;
+        best_gap = lo - top;
+      }
+      top = std::max(top, hi);
+    }
+    (*offset)[s] = best >= 0 ? best : top;
+    arena = std::max(arena, (*offset)[s] + bytes);
+    for (int32_t b = start[s] / kBlock; b <= end[s] / kBlock; ++b) blocks[b].push_back(s);
+  }
+  return arena;
+}
+
 }  // namespace
 
 absl::Status PlanFunction(Function* fn, const std::vector<std::pair<int32_t, int32_t>>& extra_edges,
@@ -119,33 +170,24 @@ absl::Status PlanFunction(Function* fn, const std::vector<std::pair<int32_t, int
     HLOVM_RETURN_IF_ERROR(ComputeLiveness(fn));
   }
 
-  // Slots: best fit among free slots; in place where the instruction allows.
+  // Slots: one per value, except that an instruction allowed to work in
+  // place writes its result into the buffer of an operand of the same size
+  // that dies there, and the two share a slot. A slot is live from its first
+  // value's definition to its last value's last use (a chain of in-place
+  // values is contiguous in time).
   std::vector<int64_t>& slot_size = fn->slot_size;
   slot_size.clear();
-  std::multimap<int64_t, int32_t> free_slots;  // size -> slot
-  std::vector<std::vector<Reg>> dying(n + 1);
-  for (Reg r = 0; r < fn->regs.size(); ++r) {
-    const RegInfo& info = fn->regs[r];
-    if (info.kind == RegKind::kOwned && info.last_use >= 0 && info.last_use < n) {
-      dying[info.last_use].push_back(r);
-    }
-  }
-  auto take_slot = [&](int64_t bytes) -> int32_t {
-    auto it = free_slots.lower_bound(bytes);
-    if (it == free_slots.end() && !free_slots.empty()) it = std::prev(free_slots.end());
-    if (it != free_slots.end()) {
-      int32_t s = it->second;
-      free_slots.erase(it);
-      slot_size[s] = std::max(slot_size[s], bytes);
-      return s;
-    }
+  std::vector<int32_t> slot_start, slot_end;
+  auto new_slot = [&](int64_t bytes, int32_t start) {
     slot_size.push_back(bytes);
+    slot_start.push_back(start);
+    slot_end.push_back(start);
     return static_cast<int32_t>(slot_size.size() - 1);
   };
   // Owned registers that no instruction writes (results that are never
-  // computed cannot happen; be safe) get a slot up front.
+  // computed cannot happen; be safe) get a slot for the whole function.
   for (RegInfo& r : fn->regs) {
-    if (r.kind == RegKind::kOwned && r.def == -1) r.slot = take_slot(r.bytes);
+    if (r.kind == RegKind::kOwned && r.def == -1) r.slot = new_slot(r.bytes, 0);
   }
   for (int32_t i = 0; i < n; ++i) {
     const InstrInfo& info = fn->info[i];
@@ -163,52 +205,31 @@ absl::Status PlanFunction(Function* fn, const std::vector<std::pair<int32_t, int
     for (Reg r : out_regs(i)) {
       RegInfo& out = fn->regs[r];
       if (out.kind != RegKind::kOwned) continue;
-      bool placed = false;
+      out.slot = -1;
       for (auto it = reusable.begin(); it != reusable.end(); ++it) {
-        const int32_t s = *it;
-        if (slot_size[s] >= out.bytes) {
-          // Exactly the operand's buffer; kernels read and write element i
-          // in the same step, so the alias is safe.
-          bool same_size = false;
-          for (Reg in : in_regs(i)) {
-            if (fn->regs[in].slot == s && fn->regs[in].bytes == out.bytes) same_size = true;
-          }
-          if (!same_size) continue;
-          out.slot = s;
+        // Exactly the operand's buffer; kernels read and write element i in
+        // the same step, so the alias is safe.
+        if (slot_size[*it] == out.bytes) {
+          out.slot = *it;
           reusable.erase(it);
-          placed = true;
           break;
         }
       }
-      if (!placed) out.slot = take_slot(out.bytes);
-    }
-    // Free the slots of what dies here, unless a live result of this
-    // instruction took the slot in place.
-    std::vector<int32_t> to_free;
-    for (Reg r : dying[i]) {
-      if (fn->regs[r].slot >= 0) to_free.push_back(fn->regs[r].slot);
-    }
-    std::sort(to_free.begin(), to_free.end());
-    to_free.erase(std::unique(to_free.begin(), to_free.end()), to_free.end());
-    for (int32_t s : to_free) {
-      bool kept = false;
-      for (Reg o : out_regs(i)) {
-        const RegInfo& out = fn->regs[o];
-        kept |= out.kind == RegKind::kOwned && out.slot == s && out.last_use > i;
-      }
-      if (!kept) free_slots.emplace(slot_size[s], s);
+      if (out.slot < 0) out.slot = new_slot(out.bytes, i);
     }
   }
-  fn->slot_offset.assign(slot_size.size(), 0);
-  int64_t offset = 0;
-  for (size_t s = 0; s < slot_size.size(); ++s) {
-    fn->slot_offset[s] = offset;
-    offset += AlignUp(std::max<int64_t>(slot_size[s], 1));
+  for (const RegInfo& r : fn->regs) {
+    if (r.kind != RegKind::kOwned || r.slot < 0) continue;
+    const int32_t end = r.is_result || r.def < 0 ? n : std::max(r.def, r.last_use);
+    slot_end[r.slot] = std::max(slot_end[r.slot], end);
   }
-  fn->arena_bytes = offset;
+  fn->arena_bytes = PackSlots(slot_size, slot_start, slot_end, &fn->slot_offset);
 
   // Dependencies from buffer hazards, per buffer: a slot, or a state
-  // parameter written in place (numbered after the slots).
+  // parameter written in place (numbered after the slots). A slot's first
+  // write also waits for every earlier slot whose bytes it takes over: their
+  // last writers and readers (`owner` maps arena ranges to the slot holding
+  // them, in program order).
   const size_t slots = slot_size.size();
   auto buffer_of = [&](Reg r) -> int64_t {
     const RegInfo& info = fn->regs[r];
@@ -219,6 +240,27 @@ absl::Status PlanFunction(Function* fn, const std::vector<std::pair<int32_t, int
   std::vector<std::vector<int32_t>> preds(n);
   std::vector<int32_t> last_writer(slots + fn->regs.size(), -1);
   std::vector<std::vector<int32_t>> readers(slots + fn->regs.size());
+  std::vector<bool> opened(slots, false);
+  std::map<int64_t, int32_t> owner{{0, -1}};  // range start -> slot (-1: never used)
+  auto take_over = [&](int32_t i, int32_t slot) {
+    const int64_t lo = fn->slot_offset[slot];
+    const int64_t hi = lo + AlignUp(std::max<int64_t>(slot_size[slot], 1));
+    auto split = [&](int64_t at) {
+      auto it = std::prev(owner.upper_bound(at));
+      if (it->first != at) owner.emplace_hint(std::next(it), at, it->second);
+    };
+    split(lo);
+    split(hi);
+    auto first = owner.find(lo), stop = owner.find(hi);
+    for (auto it = first; it != stop; ++it) {
+      const int32_t before = it->second;
+      if (before < 0 || before == slot) continue;
+      if (last_writer[before] >= 0) preds[i].push_back(last_writer[before]);
+      preds[i].insert(preds[i].end(), readers[before].begin(), readers[before].end());
+    }
+    owner.erase(std::next(first), stop);
+    first->second = slot;
+  };
   int32_t last_effect = -1;
   for (int32_t i = 0; i < n; ++i) {
     for (Reg r : in_regs(i)) {
@@ -230,6 +272,10 @@ absl::Status PlanFunction(Function* fn, const std::vector<std::pair<int32_t, int
     for (Reg r : out_regs(i)) {
       const int64_t buffer = buffer_of(r);
       if (buffer < 0) continue;
+      if (buffer < static_cast<int64_t>(slots) && !opened[buffer]) {
+        opened[buffer] = true;
+        take_over(i, static_cast<int32_t>(buffer));
+      }
       if (last_writer[buffer] >= 0) preds[i].push_back(last_writer[buffer]);
       for (int32_t reader : readers[buffer]) preds[i].push_back(reader);
       readers[buffer].clear();

@@ -96,8 +96,8 @@ ENTRY main {
   ASSERT_TRUE(c.ok()) << c.status();
   const Function& fn = c->entry();
   EXPECT_THAT(Mnemonics(fn), ElementsAre("add", "multiply", "add", "compare", "select"));
-  // Live at once at most: a, b, c, d (pred) -> never more than four slots.
-  EXPECT_LE(fn.slot_size.size(), 4u);
+  // Live at once at most: a, b, c (1 KiB each) and d (256 B of pred).
+  EXPECT_LE(fn.arena_bytes, 3 * 1024 + 256);
 }
 
 TEST(CompilerTest, DeadCodeIsDroppedButSideEffectsStay) {

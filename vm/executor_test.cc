@@ -223,6 +223,36 @@ ENTRY main {
   EXPECT_EQ(stats.parameter_bytes, 1024);
 }
 
+// Buffers share arena addresses by lifetime, not by fixed slots: `c` (1 KiB)
+// takes bytes `a` (4 KiB) held, and `f` (4 KiB) is born after `b` (1 KiB)
+// dies while `c` still lives. Slots sized by their largest occupant would
+// need two of 4 KiB (8 KiB and the scalars); packing by lifetime stays near
+// the largest live set (5 KiB and the scalars).
+TEST(ExecutorTest, ArenaPacksBuffersByLifetime) {
+  auto exe = Executable::FromText(R"hlo(HloModule m
+sum {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+ENTRY main {
+  p = f32[1024] parameter(0)
+  zero = f32[] constant(0)
+  a = f32[1024] negate(p)
+  b = f32[256] slice(p), slice={[0:256]}
+  s = f32[] reduce(a, zero), dimensions={0}, to_apply=sum
+  c = f32[256] slice(p), slice={[256:512]}
+  e = f32[] reduce(b, zero), dimensions={0}, to_apply=sum
+  f = f32[1024] exponential(p)
+  ROOT t = (f32[256], f32[1024], f32[], f32[]) tuple(c, f, s, e)
+})hlo", CompileOptions{.passes = "none", .fusion = false});
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  const Executable::MemoryStats stats = (*exe)->memory_stats();
+  EXPECT_EQ(stats.live_set_bytes, 4096 + 1024 + 4 + 4);
+  EXPECT_GE(stats.entry_arena_bytes, stats.live_set_bytes);
+  EXPECT_LT(stats.entry_arena_bytes, 2 * 4096);
+}
+
 TEST(ExecutorTest, ManySmallIndependentOps) {
   std::string text = "HloModule small\nENTRY main {\n  p0 = f32[4] parameter(0)\n";
   std::string all;
