@@ -189,7 +189,12 @@ int Bench(const std::vector<std::string>& args) {
       ExecuteOptions options;
       options.threads = absl::GetFlag(FLAGS_threads);
       options.profiler = profiler;
-      return exe.Execute(argument_ptrs, options).status();
+      // Parameters the module returns unchanged are handed to the result
+      // and back, as a caller that donates its weights would run it.
+      auto result = exe.ExecuteDonated(absl::MakeSpan(*arguments), options);
+      if (!result.ok()) return result.status();
+      exe.ReturnDonated(*result, absl::MakeSpan(*arguments));
+      return absl::OkStatus();
     }
     ReplicatedOptions options;
     options.threads = absl::GetFlag(FLAGS_threads);

@@ -314,8 +314,6 @@ int Run(const std::vector<std::string>& args) {
   if (instances > 1) {
     return RunInstances(exe, *arguments, sets, replicas, partitions);
   }
-  std::vector<const Literal*> argument_ptrs;
-  for (const Literal& a : *arguments) argument_ptrs.push_back(&a);
   ExecuteOptions execute_options;
   execute_options.threads = absl::GetFlag(FLAGS_threads);
   FeedQueues feeds;
@@ -329,7 +327,9 @@ int Run(const std::vector<std::string>& args) {
     for (Literal& v : *infeed) feeds.infeed.push_back(std::move(v));
   }
   execute_options.feeds = &feeds;
-  auto result = exe.Execute(argument_ptrs, execute_options);
+  // The inputs are not needed afterwards: weights a step returns unchanged
+  // are handed over instead of copied.
+  auto result = exe.ExecuteDonated(absl::MakeSpan(*arguments), execute_options);
   {
     absl::MutexLock lock(&feeds.mu);
     PrintOutfeed("", feeds.outfeed);

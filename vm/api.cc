@@ -112,8 +112,19 @@ class VmExecutable : public Executable {
 
   absl::StatusOr<Literal> Execute(absl::Span<const Literal* const> arguments,
                                   const ExecuteOptions& options) const override;
+  absl::StatusOr<Literal> ExecuteDonated(absl::Span<Literal> arguments,
+                                         const ExecuteOptions& options) const override;
+  void ReturnDonated(Literal& result, absl::Span<Literal> arguments) const override;
 
  private:
+  // Execute and ExecuteDonated; `donated` (empty or one per argument) are
+  // the literals a passed-through result leaf may take over.
+  absl::StatusOr<Literal> Run(absl::Span<const Literal* const> arguments,
+                              absl::Span<Literal* const> donated,
+                              const ExecuteOptions& options) const;
+  // Per result leaf, the argument leaf it returns unchanged (numbered over
+  // all arguments' leaves in order), or -1.
+  std::vector<int64_t> PassedThroughLeaves() const;
   // Entry frames kept between runs (their arenas stay mapped), so repeated
   // runs allocate nothing.
   std::unique_ptr<Frame> TakeFrame() const;
@@ -162,13 +173,30 @@ absl::Status BindArgument(const Literal& arg, const Function& fn, const Reg*& le
   return absl::OkStatus();
 }
 
-// Builds the result literal of `shape` from the registers.
+// The leaves of `literal` where `shape` has them (a leaf a result took over
+// is an empty tuple now, still one leaf).
+void CollectLeaves(const Shape& shape, Literal& literal, std::vector<Literal*>& leaves) {
+  if (!shape.IsTuple()) {
+    leaves.push_back(&literal);
+    return;
+  }
+  for (size_t i = 0; i < shape.tuple_shapes().size(); ++i) {
+    if (i < literal.tuple_elements().size()) {
+      CollectLeaves(shape.tuple_shapes()[i], literal.tuple_elements()[i], leaves);
+    }
+  }
+}
+
+// Builds the result literal of `shape` from the registers. `donated` maps
+// parameter registers to argument leaves a result leaf may take over (it
+// is emptied of those taken).
 absl::StatusOr<Literal> MakeResult(const Shape& shape, const Reg*& leaf, uint8_t* const* regs,
-                                   const Function& fn) {
+                                   const Function& fn,
+                                   absl::flat_hash_map<Reg, Literal*>& donated) {
   if (shape.IsTuple()) {
     std::vector<Literal> elements;
     for (const Shape& s : shape.tuple_shapes()) {
-      HLOVM_ASSIGN_OR_RETURN(Literal e, MakeResult(s, leaf, regs, fn));
+      HLOVM_ASSIGN_OR_RETURN(Literal e, MakeResult(s, leaf, regs, fn, donated));
       elements.push_back(std::move(e));
     }
     return Literal::Tuple(std::move(elements));
@@ -178,6 +206,17 @@ absl::StatusOr<Literal> MakeResult(const Shape& shape, const Reg*& leaf, uint8_t
     auto token = Literal::Create(shape);
     if (token.ok()) return std::move(*token);
     return Literal();
+  }
+  if (auto it = donated.find(r); it != donated.end()) {
+    Literal* arg = it->second;
+    // Only storage the run read directly (not a relaid copy) and laid out
+    // as the result wants.
+    if (arg->shape() == shape && arg->untyped_data() == regs[r] && arg->size_bytes() > 0) {
+      Literal taken = std::move(*arg);
+      *arg = Literal();
+      donated.erase(it);
+      return taken;
+    }
   }
   HLOVM_ASSIGN_OR_RETURN(Literal lit, Literal::CreateUninitialized(shape));
   const int64_t bytes = fn.regs[r].bytes;
@@ -194,6 +233,53 @@ absl::StatusOr<Literal> MakeResult(const Shape& shape, const Reg*& leaf, uint8_t
 
 absl::StatusOr<Literal> VmExecutable::Execute(absl::Span<const Literal* const> arguments,
                                               const ExecuteOptions& options) const {
+  return Run(arguments, {}, options);
+}
+
+absl::StatusOr<Literal> VmExecutable::ExecuteDonated(absl::Span<Literal> arguments,
+                                                     const ExecuteOptions& options) const {
+  std::vector<const Literal*> pointers;
+  std::vector<Literal*> donated;
+  for (Literal& a : arguments) {
+    pointers.push_back(&a);
+    donated.push_back(&a);
+  }
+  return Run(pointers, donated, options);
+}
+
+std::vector<int64_t> VmExecutable::PassedThroughLeaves() const {
+  const Function& fn = *program_->entry;
+  absl::flat_hash_map<Reg, int64_t> param_leaf;
+  for (size_t j = 0; j < fn.param_regs.size(); ++j) param_leaf.emplace(fn.param_regs[j], j);
+  std::vector<int64_t> out;
+  for (Reg r : fn.result_regs) {
+    auto it = param_leaf.find(r);
+    out.push_back(it == param_leaf.end() ? -1 : it->second);
+  }
+  return out;
+}
+
+void VmExecutable::ReturnDonated(Literal& result, absl::Span<Literal> arguments) const {
+  std::vector<Literal*> result_leaves, argument_leaves;
+  CollectLeaves(result_shape_, result, result_leaves);
+  for (size_t i = 0; i < arguments.size() && i < parameter_shapes_.size(); ++i) {
+    CollectLeaves(parameter_shapes_[i], arguments[i], argument_leaves);
+  }
+  const std::vector<int64_t> from = PassedThroughLeaves();
+  for (size_t k = 0; k < from.size() && k < result_leaves.size(); ++k) {
+    if (from[k] < 0 || from[k] >= static_cast<int64_t>(argument_leaves.size())) continue;
+    Literal* arg = argument_leaves[from[k]];
+    // Taken leaves were left empty tuples; a leaf of the argument's own
+    // shape is still there.
+    if (!arg->shape().IsTuple() || result_leaves[k]->shape().IsTuple()) continue;
+    *arg = std::move(*result_leaves[k]);
+    *result_leaves[k] = Literal();
+  }
+}
+
+absl::StatusOr<Literal> VmExecutable::Run(absl::Span<const Literal* const> arguments,
+                                          absl::Span<Literal* const> donated,
+                                          const ExecuteOptions& options) const {
   if (arguments.size() != parameter_shapes_.size()) {
     return absl::InvalidArgumentError(absl::StrCat("the entry computation takes ",
                                                    parameter_shapes_.size(), " arguments, got ",
@@ -244,8 +330,18 @@ absl::StatusOr<Literal> VmExecutable::Execute(absl::Span<const Literal* const> a
     vm::RunFunction(fn, regs, ctx);
   }
   HLOVM_RETURN_IF_ERROR(ctx.Result());
+  absl::flat_hash_map<Reg, Literal*> takeable;
+  if (!donated.empty()) {
+    std::vector<Literal*> leaves;
+    for (size_t i = 0; i < donated.size(); ++i) {
+      CollectLeaves(parameter_shapes_[i], *donated[i], leaves);
+    }
+    for (size_t j = 0; j < leaves.size() && j < fn.param_regs.size(); ++j) {
+      takeable.emplace(fn.param_regs[j], leaves[j]);
+    }
+  }
   const Reg* result_leaf = fn.result_regs.data();
-  return MakeResult(result_shape_, result_leaf, regs, fn);
+  return MakeResult(result_shape_, result_leaf, regs, fn, takeable);
 }
 
 // The largest live set of `fn` (see MemoryStats::live_set_bytes): a sweep

@@ -134,6 +134,18 @@ class Executable {
   virtual absl::StatusOr<Literal> Execute(absl::Span<const Literal* const> arguments,
                                           const ExecuteOptions& options = {}) const = 0;
 
+  // As Execute, with arguments the caller gives up: a result leaf that
+  // returns an argument leaf unchanged (an entry parameter passed through,
+  // laid out as the result wants it) takes over that leaf's storage instead
+  // of a copy, and the argument leaf is left an empty tuple. A model step
+  // that returns its weights then needs no second copy of them.
+  virtual absl::StatusOr<Literal> ExecuteDonated(absl::Span<Literal> arguments,
+                                                 const ExecuteOptions& options = {}) const = 0;
+  // After ExecuteDonated: moves the leaves `result` took over back into the
+  // argument leaves they came from (they are unchanged), so the arguments
+  // can run again; `result` keeps empty tuples in their place.
+  virtual void ReturnDonated(Literal& result, absl::Span<Literal> arguments) const = 0;
+
   // Readable bytecode (`hlovm dis`).
   virtual std::string Disassemble() const = 0;
 

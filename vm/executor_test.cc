@@ -31,6 +31,7 @@ using ::testing::HasSubstr;
 using testing_util::Lit;
 using testing_util::RunHlo;
 using testing_util::Values;
+using ::testing::ElementsAre;
 
 //===----------------------------------------------------------------------===//
 // The fake work unit: custom_call_target="test.unit", backend_config="<id>"
@@ -251,6 +252,48 @@ ENTRY main {
   EXPECT_EQ(stats.live_set_bytes, 4096 + 1024 + 4 + 4);
   EXPECT_GE(stats.entry_arena_bytes, stats.live_set_bytes);
   EXPECT_LT(stats.entry_arena_bytes, 2 * 4096);
+}
+
+// A donated argument the module returns unchanged becomes the result leaf
+// (same storage, no copy); a relaid one is copied; ReturnDonated puts the
+// taken leaf back so the arguments run again.
+TEST(ExecutorTest, DonatedPassThroughIsHandedOverAndBack) {
+  auto exe = Executable::FromText(R"hlo(HloModule m
+ENTRY main {
+  w = f32[4] parameter(0)
+  v = f32[2,2]{1,0} parameter(1)
+  one = f32[] constant(1)
+  ones = f32[4] broadcast(one), dimensions={}
+  y = f32[4] add(w, ones)
+  ROOT t = (f32[4], f32[4], f32[2,2]{1,0}) tuple(y, w, v)
+})hlo");
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  std::vector<Literal> args;
+  args.push_back(Literal::CreateR1<float>({1, 2, 3, 4}));
+  Layout column_major;
+  column_major.minor_to_major = {0, 1};
+  auto v = Literal::CreateR2<float>({{1, 2}, {3, 4}}).Relayout(column_major);
+  ASSERT_TRUE(v.ok()) << v.status();
+  args.push_back(std::move(*v));
+  const uint8_t* w_data = args[0].untyped_data();
+  const uint8_t* v_data = args[1].untyped_data();
+  for (int run = 0; run < 2; ++run) {
+    auto result = (*exe)->ExecuteDonated(absl::MakeSpan(args));
+    ASSERT_TRUE(result.ok()) << result.status();
+    const auto& e = result->tuple_elements();
+    EXPECT_THAT(Values<float>(e[0]), ElementsAre(2, 3, 4, 5));
+    EXPECT_THAT(Values<float>(e[1]), ElementsAre(1, 2, 3, 4));
+    EXPECT_EQ(e[1].untyped_data(), w_data);  // handed over
+    EXPECT_TRUE(args[0].shape().IsTuple());
+    // Column-major in, row-major out: copied, the argument stays.
+    EXPECT_EQ(e[2].shape().ToString(), "f32[2,2]{1,0}");
+    EXPECT_NE(e[2].untyped_data(), v_data);
+    EXPECT_EQ(args[1].untyped_data(), v_data);
+    (*exe)->ReturnDonated(*result, absl::MakeSpan(args));
+    EXPECT_EQ(args[0].untyped_data(), w_data);
+    EXPECT_THAT(Values<float>(args[0]), ElementsAre(1, 2, 3, 4));
+    EXPECT_TRUE(result->tuple_elements()[1].shape().IsTuple());
+  }
 }
 
 TEST(ExecutorTest, ManySmallIndependentOps) {
