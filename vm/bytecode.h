@@ -166,7 +166,9 @@ struct Program {
   const Function* entry = nullptr;
   // Immutable plans referenced by Instr::plan.
   std::vector<std::shared_ptr<const void>> plans;
-  // Constants, materialised once per program, row-major.
+  // Constants not laid out row-major in the module, relaid once per
+  // program; row-major ones are read from the module's literals, so the
+  // module must outlive the program (an Executable owns both).
   std::vector<AlignedBuffer> constants;
   int64_t constant_bytes = 0;
 

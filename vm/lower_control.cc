@@ -209,17 +209,19 @@ absl::Status AddConstantLeaf(FunctionBuilder& b, const Literal& lit, const Shape
   }
   HLOVM_ASSIGN_OR_RETURN(Reg r, b.NewReg(RegKind::kConst, shape));
   RegInfo& info = b.function().regs[r];
-  HLOVM_ASSIGN_OR_RETURN(AlignedBuffer buffer, AlignedBuffer::Allocate(info.bytes));
-  if (IsEffectivelyRowMajor(lit.shape())) {
-    if (info.bytes > 0) std::memcpy(buffer.data(), lit.untyped_data(), info.bytes);
-  } else {
-    StridedCopyPlan plan = MakeToRowMajorPlan(ByteWidth(shape.element_type()),
-                                              lit.shape().dimensions(),
-                                              lit.shape().minor_to_major());
-    RunStridedCopy(plan, lit.untyped_data(), buffer.data(), 0, plan.rows());
-  }
-  info.const_data = buffer.data();
   b.program().constant_bytes += info.bytes;
+  if (IsEffectivelyRowMajor(lit.shape())) {
+    // The module outlives its program: read the literal where it is (one
+    // copy of every weight, not two).
+    info.const_data = lit.untyped_data();
+    result->push_back(r);
+    return absl::OkStatus();
+  }
+  HLOVM_ASSIGN_OR_RETURN(AlignedBuffer buffer, AlignedBuffer::Allocate(info.bytes));
+  StridedCopyPlan plan = MakeToRowMajorPlan(ByteWidth(shape.element_type()),
+                                            lit.shape().dimensions(), lit.shape().minor_to_major());
+  RunStridedCopy(plan, lit.untyped_data(), buffer.data(), 0, plan.rows());
+  info.const_data = buffer.data();
   b.program().constants.push_back(std::move(buffer));
   result->push_back(r);
   return absl::OkStatus();

@@ -56,8 +56,25 @@ bool StepIndex(int64_t* index, const std::vector<int64_t>& sizes, int dims) {
 // output feature matrix, or for the direct (depthwise, planar) paths
 // [window position][feature] and a row of zeros.
 int64_t PackedBytes(const ConvPlan& p) {
-  return p.depthwise || p.planar ? AlignUp((p.ksp + 1) * p.channels() * p.csize)
-                                 : AlignUp(p.groups * p.kdim * p.og * p.csize);
+  if (p.depthwise || p.planar) return AlignUp((p.ksp + 1) * p.channels() * p.csize);
+  return p.kernel_as_is ? 0 : AlignUp(p.groups * p.kdim * p.og * p.csize);
+}
+
+// Whether PackKernel would copy the kernel unchanged (see
+// ConvPlan::kernel_as_is): element (w, c, j) of the packed matrix sits at
+// (w * cg + c) * og + j of the kernel.
+bool KernelIsPacked(const ConvPlan& p) {
+  if (p.rhs_convert != nullptr || p.groups != 1 || p.k_out_stride != 1 || p.k_in_stride != p.og) {
+    return false;
+  }
+  int64_t ks[8] = {0};
+  for (int64_t w = 0; w < p.ksp; ++w) {
+    int64_t off = 0;
+    for (int d = 0; d < p.nsp; ++d) off += p.k_index[d][ks[d]] * p.k_sp_stride[d];
+    if (off != w * p.cg * p.og) return false;
+    StepIndex(ks, p.k_sp_size, p.nsp);
+  }
+  return true;
 }
 
 // Scratch of every path: the converted input, the packed kernel and the
@@ -437,6 +454,7 @@ absl::StatusOr<ConvPlan> MakeConvPlan(const Shape& lhs, const Shape& rhs, const 
   p.tiles = (total_rows + p.rows_per_tile - 1) / p.rows_per_tile;
   p.units = p.out_count == 0 ? 0 : p.groups * p.tiles;
   p.tile_bytes = AlignUp(p.rows_per_tile * row_bytes) + AlignUp(p.rows_per_tile * p.og * p.csize) + 64;
+  p.kernel_as_is = KernelIsPacked(p);
   p.scratch_bytes = ScratchBytes(p);
   return p;
 }
@@ -452,7 +470,8 @@ ConvBuffers ConvPrepare(const ConvPlan& p, const void* lhs, const void* rhs, voi
   } else {
     b.lhs = static_cast<const uint8_t*>(lhs);
   }
-  b.packed = cur;
+  uint8_t* packed = cur;
+  b.packed = p.kernel_as_is ? static_cast<const uint8_t*>(rhs) : packed;
   cur += PackedBytes(p);
   const uint8_t* k = static_cast<const uint8_t*>(rhs);
   hwy::AlignedFreeUniquePtr<uint8_t[]> kconv;
@@ -464,7 +483,7 @@ ConvBuffers ConvPrepare(const ConvPlan& p, const void* lhs, const void* rhs, voi
   if (p.depthwise || p.planar) {
     // [window position][feature], then a row of zeros.
     const float* kf = reinterpret_cast<const float*>(k);
-    float* dst = reinterpret_cast<float*>(b.packed);
+    float* dst = reinterpret_cast<float*>(packed);
     const int64_t channels = p.channels();
     int64_t ks[8] = {0};
     for (int64_t w = 0; w < p.ksp; ++w) {
@@ -474,13 +493,13 @@ ConvBuffers ConvPrepare(const ConvPlan& p, const void* lhs, const void* rhs, voi
       StepIndex(ks, p.k_sp_size, p.nsp);
     }
     std::fill(dst + p.ksp * channels, dst + (p.ksp + 1) * channels, 0.0f);
-  } else if (p.kdim > 0 && p.og > 0) {
+  } else if (p.kdim > 0 && p.og > 0 && !p.kernel_as_is) {
     switch (p.csize) {
-      case 1: PackKernel<uint8_t>(p, k, b.packed); break;
-      case 2: PackKernel<uint16_t>(p, k, b.packed); break;
-      case 4: PackKernel<uint32_t>(p, k, b.packed); break;
-      case 8: PackKernel<uint64_t>(p, k, b.packed); break;
-      default: PackKernel<Bytes16>(p, k, b.packed); break;
+      case 1: PackKernel<uint8_t>(p, k, packed); break;
+      case 2: PackKernel<uint16_t>(p, k, packed); break;
+      case 4: PackKernel<uint32_t>(p, k, packed); break;
+      case 8: PackKernel<uint64_t>(p, k, packed); break;
+      default: PackKernel<Bytes16>(p, k, packed); break;
     }
   }
   b.out = p.result_convert != nullptr ? cur : static_cast<uint8_t*>(out);

@@ -77,6 +77,11 @@ struct ConvPlan {
   std::vector<int64_t> row_x0, row_x1, row_off;
   std::vector<char> row_contig;
 
+  // GEMM path: the kernel is already the packed [window][input][output]
+  // matrix (one group, HWIO row-major, no reversal, no conversion), so the
+  // GEMM reads it where it is.
+  bool kernel_as_is = false;
+
   int64_t scratch_bytes = 0;  // converted operands, packed kernel, compute-type result
   int64_t tile_bytes = 0;     // per-thread im2col + result tile
 
@@ -95,7 +100,7 @@ absl::StatusOr<ConvPlan> MakeConvPlan(const Shape& lhs, const Shape& rhs, const 
 // (may run in parallel, disjoint outputs), finish (convert the result).
 struct ConvBuffers {
   const uint8_t* lhs = nullptr;  // compute type, row-major lhs
-  uint8_t* packed = nullptr;     // [groups][kdim][og] compute type
+  const uint8_t* packed = nullptr;  // [groups][kdim][og] compute type
   uint8_t* out = nullptr;        // compute type, row-major result
 };
 ConvBuffers ConvPrepare(const ConvPlan& plan, const void* lhs, const void* rhs, void* out,

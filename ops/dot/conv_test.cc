@@ -114,6 +114,32 @@ void CheckConv(const Conv2D& c, ElementType type) {
 
 TEST(ConvTest, PlainSamePadding) { CheckConv<float>(Conv2D{}, ElementType::kF32); }
 
+// An HWIO kernel of one group is the GEMM's packed matrix already: no copy,
+// no scratch for it. Reversed windows and groups still pack.
+TEST(ConvTest, HwioKernelIsReadWhereItIs) {
+  auto plan_of = [](const Conv2D& c) {
+    const int64_t cin_k = c.bgc > 1 ? c.c : c.c / c.fgc;
+    const Shape lhs(ElementType::kF32, {c.n, c.h, c.w, c.c});
+    const Shape rhs(ElementType::kF32, {c.kh, c.kw, cin_k, c.o});
+    auto out = InferConvolutionShape(lhs, rhs, c.fgc, c.bgc, MakeWindow(c), Nhwc());
+    EXPECT_TRUE(out.ok()) << out.status();
+    auto plan = MakeConvPlan(lhs, rhs, *out, MakeWindow(c), Nhwc(), c.fgc, c.bgc);
+    EXPECT_TRUE(plan.ok()) << plan.status();
+    return *plan;
+  };
+  Conv2D plain;
+  EXPECT_TRUE(plan_of(plain).kernel_as_is);
+  EXPECT_EQ(plan_of(plain).scratch_bytes, 0);
+  CheckConv<float>(plain, ElementType::kF32);
+  Conv2D reversed;
+  reversed.reverse = true;
+  EXPECT_FALSE(plan_of(reversed).kernel_as_is);
+  CheckConv<float>(reversed, ElementType::kF32);
+  Conv2D grouped;
+  grouped.c = 6, grouped.o = 9, grouped.fgc = 3;
+  EXPECT_FALSE(plan_of(grouped).kernel_as_is);
+}
+
 TEST(ConvTest, ManyTilesOfOutputPositions) {
   Conv2D c;
   c.n = 2, c.h = 40, c.w = 37, c.c = 64, c.o = 16;  // several im2col tiles
