@@ -68,7 +68,7 @@ def main():
                                                 "--top=3", "--peak-gflops=0", *threads],
                              args.timeout)
         if first is None:
-            rows.append(f"| {name} | | | | | | {error} |")
+            rows.append(f"| {name} | | | | | | | {error} |")
             continue
         timed = first
         if first["run_ms"]["min"] < 2000:
@@ -80,26 +80,33 @@ def main():
         prof = first.get("profile", {})
         top = ", ".join(f'{r["key"]} {100 * r["share"]:.0f}%' for r in prof.get("by_opcode", []))
         run = timed["run_ms"]
+        bound = mem.get("live_set", 0) + mem["constants"] + mem["parameters"]
+        planned = mem["entry_arena"] + mem["nested_arenas"] + mem["constants"] + mem["parameters"]
+        above = mem["peak_rss"] - mem.get("start_rss", 0)
+        ratios = f"{planned / bound:.2f} / {above / bound:.2f}" if bound > 0 else ""
         rows.append(
             f'| {name} | {fmt_ms(first["parse_ms"] + first["verify_ms"])} / '
             f'{fmt_ms(first["compile_ms"])} | {fmt_ms(run["median"])} '
             f'({run["iterations"]}) | {fmt_bytes(mem["entry_arena"] + mem["nested_arenas"])} '
             f'(live {fmt_bytes(mem.get("live_set", 0))}) + '
             f'{fmt_bytes(mem["constants"] + mem["parameters"])} / {fmt_bytes(mem["peak_rss"])} | '
-            f'{top} | {100 * prof.get("roofline", 0):.1f}% | measured in {time.time() - t0:.0f} s |')
+            f'{ratios} | {top} | {100 * prof.get("roofline", 0):.1f}% | measured in {time.time() - t0:.0f} s |')
     header = [
         "# The corpus models, measured",
         "",
         "Made by `python3 bench/models.py` (Release build, `hlovm bench --random`) on a "
         f"{os.cpu_count()}-CPU machine, {time.strftime('%Y-%m-%d')}.",
         "Columns: parse+verify / compile time; median run time (runs timed); buffer plan (the",
-        "entry function's largest live set, which no plan of this order can go below) +",
-        "constants and inputs / the process's peak RSS; the three opcodes with the largest share",
-        "of the profiled run; that run's work against the roofline (FLOP/s and bytes/s bound).",
+        "largest live set, with what the functions an instruction calls hold while it runs,",
+        "which no plan of this order can go below) + constants and inputs / the process's",
+        "peak RSS; the planned peak and the peak RSS above what the process held before",
+        "reading the module (code, libraries, thread pools), each over the bound parameters +",
+        "constants + largest live set; the three opcodes with the largest share of the",
+        "profiled run; that run's work against the roofline (FLOP/s and bytes/s bound).",
         "",
         "| model | parse+verify / compile | run (runs) | buffers (live set) + constants,inputs / peak RSS "
-        "| top ops | roofline | notes |",
-        "| --- | --- | --- | --- | --- | ---: | --- |",
+        "| plan / RSS over bound | top ops | roofline | notes |",
+        "| --- | --- | --- | --- | --- | --- | ---: | --- |",
     ]
     with open(args.out, "w") as f:
         f.write("\n".join(header + rows) + "\n")
