@@ -81,13 +81,14 @@ def main():
         top = ", ".join(f'{r["key"]} {100 * r["share"]:.0f}%' for r in prof.get("by_opcode", []))
         run = timed["run_ms"]
         bound = mem.get("live_set", 0) + mem["constants"] + mem["parameters"]
-        planned = mem["entry_arena"] + mem["nested_arenas"] + mem["constants"] + mem["parameters"]
+        buffers = mem["entry_arena"] + mem["nested_arenas"] + mem.get("results", 0)
+        planned = buffers + mem["constants"] + mem["parameters"]
         above = mem["peak_rss"] - mem.get("start_rss", 0)
         ratios = f"{planned / bound:.2f} / {above / bound:.2f}" if bound > 0 else ""
         rows.append(
             f'| {name} | {fmt_ms(first["parse_ms"] + first["verify_ms"])} / '
             f'{fmt_ms(first["compile_ms"])} | {fmt_ms(run["median"])} '
-            f'({run["iterations"]}) | {fmt_bytes(mem["entry_arena"] + mem["nested_arenas"])} '
+            f'({run["iterations"]}) | {fmt_bytes(buffers)} '
             f'(live {fmt_bytes(mem.get("live_set", 0))}) + '
             f'{fmt_bytes(mem["constants"] + mem["parameters"])} / {fmt_bytes(mem["peak_rss"])} | '
             f'{ratios} | {top} | {100 * prof.get("roofline", 0):.1f}% | measured in {time.time() - t0:.0f} s |')

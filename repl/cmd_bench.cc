@@ -246,11 +246,13 @@ int Bench(const std::vector<std::string>& args) {
               Duration(sorted.front()).c_str(), Duration(median).c_str(),
               Duration(sorted.back()).c_str(), iterations, iterations == 1 ? "" : "s", warmup,
               instances > 1 ? absl::StrCat(", ", instances, " instances").c_str() : "");
-  std::printf("  memory    buffers %s (entry %s + nested %s, against a largest live set of %s; "
-              "%s if nothing were reused), constants %s, inputs %s\n",
-              Bytes(static_cast<double>(memory.entry_arena_bytes + memory.nested_arena_bytes)).c_str(),
+  std::printf("  memory    buffers %s (entry %s + nested %s + results %s, against a largest live "
+              "set of %s; %s if nothing were reused), constants %s, inputs %s\n",
+              Bytes(static_cast<double>(memory.entry_arena_bytes + memory.nested_arena_bytes +
+                                        memory.result_bytes)).c_str(),
               Bytes(static_cast<double>(memory.entry_arena_bytes)).c_str(),
               Bytes(static_cast<double>(memory.nested_arena_bytes)).c_str(),
+              Bytes(static_cast<double>(memory.result_bytes)).c_str(),
               Bytes(static_cast<double>(memory.live_set_bytes)).c_str(),
               Bytes(static_cast<double>(memory.value_bytes)).c_str(),
               Bytes(static_cast<double>(memory.constant_bytes)).c_str(),
@@ -264,11 +266,11 @@ int Bench(const std::vector<std::string>& args) {
   std::string json = absl::StrFormat(
       "{\n  \"file\": \"%s\",\n  \"parse_ms\": %.3f, \"verify_ms\": %.3f, \"compile_ms\": %.3f, \"passes_ms\": %.3f,\n"
       "  \"run_ms\": {\"min\": %.3f, \"median\": %.3f, \"max\": %.3f, \"iterations\": %d},\n"
-      "  \"memory\": {\"entry_arena\": %d, \"nested_arenas\": %d, \"constants\": %d, "
+      "  \"memory\": {\"entry_arena\": %d, \"nested_arenas\": %d, \"results\": %d, \"constants\": %d, "
       "\"values_without_reuse\": %d, \"live_set\": %d, \"parameters\": %d, \"peak_rss\": %d, "
       "\"start_rss\": %d}",
       absl::CEscape(file), Ms(t1 - t0), Ms(t2 - t1), Ms(t3 - t2), exe.pass_seconds() * 1e3, sorted.front(), median,
-      sorted.back(), iterations, memory.entry_arena_bytes, memory.nested_arena_bytes,
+      sorted.back(), iterations, memory.entry_arena_bytes, memory.nested_arena_bytes, memory.result_bytes,
       memory.constant_bytes, memory.value_bytes, memory.live_set_bytes, memory.parameter_bytes,
       peak_rss, start_rss);
   const std::string json_path = absl::GetFlag(FLAGS_json);

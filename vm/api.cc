@@ -75,6 +75,15 @@ absl::StatusOr<int64_t> FillElidedConstants(HloModule& module, ElidedFill how) {
   return filled;
 }
 
+// The array and token leaves of `shape`, in order.
+void FlattenLeafShapes(const Shape& shape, std::vector<Shape>& leaves) {
+  if (!shape.IsTuple()) {
+    leaves.push_back(shape);
+    return;
+  }
+  for (const Shape& s : shape.tuple_shapes()) FlattenLeafShapes(s, leaves);
+}
+
 class VmExecutable : public Executable {
  public:
   VmExecutable(std::unique_ptr<HloModule> module, std::unique_ptr<Program> program,
@@ -99,6 +108,17 @@ class VmExecutable : public Executable {
       r = *module_->entry_result_layout;
     }
     result_shape_ = WithLayout(r);
+    FlattenLeafShapes(result_shape_, result_leaf_shapes_);
+    const Function& fn = *program_->entry;
+    if (!fn.slot_result.empty()) {
+      for (Reg reg = 0; reg < fn.regs.size(); ++reg) {
+        const vm::RegInfo& info = fn.regs[reg];
+        if (info.kind == vm::RegKind::kOwned && info.slot >= 0 && info.bytes > 0 &&
+            fn.slot_result[info.slot] >= 0) {
+          result_bound_regs_.push_back(reg);
+        }
+      }
+    }
   }
 
   const HloModule& module() const override { return *module_; }
@@ -139,6 +159,9 @@ class VmExecutable : public Executable {
   mutable std::vector<std::unique_ptr<Frame>> frames_ ABSL_GUARDED_BY(frames_mu_);
   std::vector<Shape> parameter_shapes_;
   Shape result_shape_;
+  std::vector<Shape> result_leaf_shapes_;
+  // Entry registers whose slot is a result's storage (Function::slot_result).
+  std::vector<Reg> result_bound_regs_;
 };
 
 // Points parameter registers at the leaves of `arg`, relaying leaves whose
@@ -187,16 +210,17 @@ void CollectLeaves(const Shape& shape, Literal& literal, std::vector<Literal*>& 
   }
 }
 
-// Builds the result literal of `shape` from the registers. `donated` maps
-// parameter registers to argument leaves a result leaf may take over (it
-// is emptied of those taken).
+// Builds the result literal of `shape` from the registers. `takeable` maps
+// registers to literals holding their storage (results computed in place,
+// donated arguments) that a result leaf takes over instead of a copy; those
+// taken leave the map.
 absl::StatusOr<Literal> MakeResult(const Shape& shape, const Reg*& leaf, uint8_t* const* regs,
                                    const Function& fn,
-                                   absl::flat_hash_map<Reg, Literal*>& donated) {
+                                   absl::flat_hash_map<Reg, Literal*>& takeable) {
   if (shape.IsTuple()) {
     std::vector<Literal> elements;
     for (const Shape& s : shape.tuple_shapes()) {
-      HLOVM_ASSIGN_OR_RETURN(Literal e, MakeResult(s, leaf, regs, fn, donated));
+      HLOVM_ASSIGN_OR_RETURN(Literal e, MakeResult(s, leaf, regs, fn, takeable));
       elements.push_back(std::move(e));
     }
     return Literal::Tuple(std::move(elements));
@@ -207,14 +231,14 @@ absl::StatusOr<Literal> MakeResult(const Shape& shape, const Reg*& leaf, uint8_t
     if (token.ok()) return std::move(*token);
     return Literal();
   }
-  if (auto it = donated.find(r); it != donated.end()) {
-    Literal* arg = it->second;
-    // Only storage the run read directly (not a relaid copy) and laid out
+  if (auto it = takeable.find(r); it != takeable.end()) {
+    Literal* own = it->second;
+    // Only storage the run used directly (not a relaid copy) and laid out
     // as the result wants.
-    if (arg->shape() == shape && arg->untyped_data() == regs[r] && arg->size_bytes() > 0) {
-      Literal taken = std::move(*arg);
-      *arg = Literal();
-      donated.erase(it);
+    if (own->shape() == shape && own->untyped_data() == regs[r] && own->size_bytes() > 0) {
+      Literal taken = std::move(*own);
+      *own = Literal();
+      takeable.erase(it);
       return taken;
     }
   }
@@ -308,6 +332,35 @@ absl::StatusOr<Literal> VmExecutable::Run(absl::Span<const Literal* const> argum
   for (const Literal* arg : arguments) {
     HLOVM_RETURN_IF_ERROR(BindArgument(*arg, fn, leaf, regs, scratch));
   }
+  // Results are computed where the caller gets them: each result slot is
+  // its leaf's literal (a leaf not laid out row-major gets a row-major
+  // buffer, relaid at the end).
+  std::vector<Literal> outputs;
+  std::vector<Reg> output_regs;  // the result register of each output
+  absl::flat_hash_map<int32_t, uint8_t*> slot_storage;
+  if (!result_bound_regs_.empty()) {
+    outputs.reserve(fn.result_regs.size());
+    for (size_t k = 0; k < fn.result_regs.size(); ++k) {
+      const vm::RegInfo& info = fn.regs[fn.result_regs[k]];
+      if (info.kind != vm::RegKind::kOwned || info.slot < 0 || info.bytes == 0 ||
+          fn.slot_result[info.slot] != static_cast<int32_t>(k)) {
+        continue;
+      }
+      const Shape& shape = result_leaf_shapes_[k];
+      if (vm::IsEffectivelyRowMajor(shape)) {
+        HLOVM_ASSIGN_OR_RETURN(Literal lit, Literal::CreateUninitialized(shape));
+        outputs.push_back(std::move(lit));
+        output_regs.push_back(fn.result_regs[k]);
+        slot_storage[info.slot] = outputs.back().untyped_data();
+      } else {
+        HLOVM_ASSIGN_OR_RETURN(AlignedBuffer buffer,
+                               AlignedBuffer::Allocate(info.bytes, AlignedBuffer::kUninitialized));
+        slot_storage[info.slot] = buffer.data();
+        scratch.push_back(std::move(buffer));
+      }
+    }
+    for (Reg r : result_bound_regs_) regs[r] = slot_storage.at(fn.regs[r].slot);
+  }
 
   vm::ExecContext ctx;
   ctx.threads = options.threads > 0 ? options.threads : tbb::info::default_concurrency();
@@ -330,7 +383,10 @@ absl::StatusOr<Literal> VmExecutable::Run(absl::Span<const Literal* const> argum
     vm::RunFunction(fn, regs, ctx);
   }
   HLOVM_RETURN_IF_ERROR(ctx.Result());
+  // Literals a result leaf takes instead of a copy: its own, computed in
+  // place, and donated arguments passed through.
   absl::flat_hash_map<Reg, Literal*> takeable;
+  for (size_t i = 0; i < outputs.size(); ++i) takeable.emplace(output_regs[i], &outputs[i]);
   if (!donated.empty()) {
     std::vector<Literal*> leaves;
     for (size_t i = 0; i < donated.size(); ++i) {
@@ -404,6 +460,9 @@ Executable::MemoryStats VmExecutable::memory_stats() const {
   for (const auto& fn : program_->functions) {
     if (fn.get() == program_->entry) {
       stats.entry_arena_bytes += fn->arena_bytes;
+      for (size_t slot = 0; slot < fn->slot_result.size(); ++slot) {
+        if (fn->slot_result[slot] >= 0) stats.result_bytes += fn->slot_size[slot];
+      }
     } else {
       stats.nested_arena_bytes += fn->arena_bytes;
     }

@@ -152,6 +152,7 @@ class Executable {
   // What the compiled program's buffers take (`hlovm bench`).
   struct MemoryStats {
     int64_t entry_arena_bytes = 0;   // the entry function's planned buffers (with reuse)
+    int64_t result_bytes = 0;        // results, computed in the literals returned
     int64_t nested_arena_bytes = 0;  // one activation of every nested function (loop bodies, ...)
     int64_t constant_bytes = 0;      // the constant pool
     int64_t value_bytes = 0;         // every owned value's size added up, as if nothing were reused

@@ -103,8 +103,8 @@ void WriteStateInPlace(Function* fn) {
 // by the slots already placed whose lifetimes overlap its own (inclusive
 // instruction intervals), or above them all. Slots alive at different times
 // share addresses freely, so the arena tracks the largest live set instead
-// of the sum of the largest values ever to occupy each slot. Returns the
-// arena's size.
+// of the sum of the largest values ever to occupy each slot. Slots of size
+// -1 are not placed. Returns the arena's size.
 int64_t PackSlots(const std::vector<int64_t>& size, const std::vector<int32_t>& start,
                   const std::vector<int32_t>& end, std::vector<int64_t>* offset) {
   const int32_t count = static_cast<int32_t>(size.size());
@@ -125,6 +125,7 @@ int64_t PackSlots(const std::vector<int64_t>& size, const std::vector<int32_t>& 
   std::vector<std::pair<int64_t, int64_t>> taken;  // [offset, offset + bytes)
   int64_t arena = 0;
   for (int32_t s : order) {
+    if (size[s] < 0) continue;  // not in the arena
     const int64_t bytes = AlignUp(std::max<int64_t>(size[s], 1));
     taken.clear();
     for (int32_t b = start[s] / kBlock; b <= end[s] / kBlock; ++b) {
@@ -153,7 +154,7 @@ int64_t PackSlots(const std::vector<int64_t>& size, const std::vector<int32_t>& 
 }  // namespace
 
 absl::Status PlanFunction(Function* fn, const std::vector<std::pair<int32_t, int32_t>>& extra_edges,
-                          bool while_body) {
+                          bool while_body, bool results_outside) {
   const int32_t n = static_cast<int32_t>(fn->code.size());
   auto in_regs = [&](int32_t i) {
     const InstrInfo& info = fn->info[i];
@@ -223,7 +224,20 @@ absl::Status PlanFunction(Function* fn, const std::vector<std::pair<int32_t, int
     const int32_t end = r.is_result || r.def < 0 ? n : std::max(r.def, r.last_use);
     slot_end[r.slot] = std::max(slot_end[r.slot], end);
   }
-  fn->arena_bytes = PackSlots(slot_size, slot_start, slot_end, &fn->slot_offset);
+  fn->slot_result.clear();
+  std::vector<int64_t> arena_size = slot_size;
+  if (results_outside) {
+    fn->slot_result.assign(slot_size.size(), -1);
+    for (size_t k = 0; k < fn->result_regs.size(); ++k) {
+      const RegInfo& r = fn->regs[fn->result_regs[k]];
+      if (r.kind != RegKind::kOwned || r.slot < 0 || r.bytes == 0) continue;
+      if (fn->slot_result[r.slot] < 0) {
+        fn->slot_result[r.slot] = static_cast<int32_t>(k);
+        arena_size[r.slot] = -1;
+      }
+    }
+  }
+  fn->arena_bytes = PackSlots(arena_size, slot_start, slot_end, &fn->slot_offset);
 
   // Dependencies from buffer hazards, per buffer: a slot, or a state
   // parameter written in place (numbered after the slots). A slot's first
@@ -272,7 +286,8 @@ absl::Status PlanFunction(Function* fn, const std::vector<std::pair<int32_t, int
     for (Reg r : out_regs(i)) {
       const int64_t buffer = buffer_of(r);
       if (buffer < 0) continue;
-      if (buffer < static_cast<int64_t>(slots) && !opened[buffer]) {
+      if (buffer < static_cast<int64_t>(slots) && !opened[buffer] &&
+          (fn->slot_result.empty() || fn->slot_result[buffer] < 0)) {
         opened[buffer] = true;
         take_over(i, static_cast<int32_t>(buffer));
       }

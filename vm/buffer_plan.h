@@ -20,8 +20,10 @@ namespace vm {
 // control predecessors. In a `while_body`, instructions that can work in
 // place and compute a state leaf's next value from its last read write into
 // the state buffer itself (Function::param_mutated).
+// With `results_outside` (the entry function), result slots are left out of
+// the arena (Function::slot_result).
 absl::Status PlanFunction(Function* fn, const std::vector<std::pair<int32_t, int32_t>>& extra_edges,
-                          bool while_body = false);
+                          bool while_body = false, bool results_outside = false);
 
 // A function runs on the parallel executor when its instructions touch at
 // least kParallelFunctionBytes and at least two of them are worth a task

@@ -133,6 +133,11 @@ struct Function {
   // aligned slices of one arena per activation.
   std::vector<int64_t> slot_offset, slot_size;
   int64_t arena_bytes = 0;
+  // Entry function: a slot that holds a result leaf is not in the arena; it
+  // is the result literal's own storage, bound at each run, so results are
+  // computed where the caller gets them. slot_result[s] is that leaf (-1:
+  // in the arena). Empty in other functions.
+  std::vector<int32_t> slot_result;
 
   std::vector<Reg> param_regs;          // leaves of every parameter, in order
   std::vector<uint32_t> param_begin;    // first leaf of parameter i (size params+1)

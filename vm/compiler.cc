@@ -434,7 +434,8 @@ absl::StatusOr<const Function*> Compiler::CompileFunction(const HloComputation& 
   }
   fn->result_regs = result;
   for (Reg r : result) fn->regs[r].is_result = true;
-  HLOVM_RETURN_IF_ERROR(PlanFunction(fn.get(), extra_edges, while_body));
+  HLOVM_RETURN_IF_ERROR(PlanFunction(fn.get(), extra_edges, while_body,
+                                     /*results_outside=*/&computation == module_.entry()));
   const Function* raw = fn.get();
   program_->functions.push_back(std::move(fn));
   compiled_[key] = raw;
@@ -450,7 +451,12 @@ absl::StatusOr<std::unique_ptr<Program>> Compiler::Compile() {
   // Every activation of every function could be live at once in the worst
   // case (nested loops); refuse plans that cannot fit in memory.
   int64_t total = program_->constant_bytes;
-  for (const auto& fn : program_->functions) total += fn->arena_bytes;
+  for (const auto& fn : program_->functions) {
+    total += fn->arena_bytes;
+    for (size_t slot = 0; slot < fn->slot_result.size(); ++slot) {
+      if (fn->slot_result[slot] >= 0) total += fn->slot_size[slot];
+    }
+  }
   if (total > MemoryLimitBytes()) {
     return absl::ResourceExhaustedError(
         absl::StrCat("module ", module_.name(), " needs ", total,

@@ -75,9 +75,11 @@ ENTRY main {
   ASSERT_TRUE(c.ok()) << c.status();
   const Function& fn = c->entry();
   EXPECT_THAT(Mnemonics(fn), ElementsAre("add", "multiply", "negate", "subtract"));
-  // a dies in multiply, m in negate, n in subtract: one buffer for all four.
+  // a dies in multiply, m in negate, n in subtract: one buffer for all four,
+  // the result's own (outside the arena).
   EXPECT_EQ(fn.slot_size.size(), 1u);
-  EXPECT_EQ(fn.arena_bytes, 4096);
+  EXPECT_EQ(fn.arena_bytes, 0);
+  EXPECT_THAT(fn.slot_result, ElementsAre(0));
   for (const Instr& i : fn.code) EXPECT_EQ(fn.regs[i.out[0]].slot, 0);
 }
 
@@ -314,14 +316,17 @@ TEST(CompilerTest, DisassemblyShowsRegistersShapesAndBuffers) {
   auto c = Compile(R"hlo(HloModule m
 ENTRY main {
   p0 = f32[16] parameter(0)
-  ROOT a = f32[16] add(p0, p0)
-})hlo");
+  a = f32[16] add(p0, p0)
+  ROOT m = f32[16] multiply(a, p0)
+})hlo",
+                   {.fusion = false});
   ASSERT_TRUE(c.ok()) << c.status();
   const std::string dis = DisassembleProgram(*c->program);
   EXPECT_THAT(dis, HasSubstr("function %main (entry)"));
   EXPECT_THAT(dis, HasSubstr("r1 = add r0, r0"));
   EXPECT_THAT(dis, HasSubstr("f32[16]"));
-  EXPECT_THAT(dis, HasSubstr("r1@0+64"));
+  // a is written where the result will be (m overwrites it in place).
+  EXPECT_THAT(dis, HasSubstr("r1:result0+64"));
   EXPECT_THAT(dis, HasSubstr("peak memory"));
 }
 

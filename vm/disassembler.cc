@@ -26,6 +26,9 @@ std::string BufferText(const Function& fn, Reg r) {
     case RegKind::kToken: return absl::StrCat("r", r, ":token");
     case RegKind::kOwned:
       if (info.slot < 0) return absl::StrCat("r", r, ":none");
+      if (!fn.slot_result.empty() && fn.slot_result[info.slot] >= 0) {
+        return absl::StrCat("r", r, ":result", fn.slot_result[info.slot], "+", info.bytes);
+      }
       return absl::StrCat("r", r, "@", fn.slot_offset[info.slot], "+", info.bytes);
   }
   return "?";

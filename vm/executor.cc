@@ -88,8 +88,13 @@ absl::StatusOr<std::unique_ptr<Frame>> Frame::Create(const Function& fn) {
     uint8_t* p = nullptr;
     switch (info.kind) {
       case RegKind::kOwned:
-        p = info.bytes == 0 || info.slot < 0 ? empty_buffer
-                                             : frame->arena_ + fn.slot_offset[info.slot];
+        if (info.bytes == 0 || info.slot < 0) {
+          p = empty_buffer;
+        } else if (!fn.slot_result.empty() && fn.slot_result[info.slot] >= 0) {
+          p = nullptr;  // a result's storage, bound by each run
+        } else {
+          p = frame->arena_ + fn.slot_offset[info.slot];
+        }
         break;
       case RegKind::kConst:
         p = const_cast<uint8_t*>(info.const_data);

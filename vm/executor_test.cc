@@ -220,15 +220,17 @@ ENTRY main {
   ASSERT_TRUE(exe.ok()) << exe.status();
   const Executable::MemoryStats stats = (*exe)->memory_stats();
   EXPECT_EQ(stats.live_set_bytes, 2048);
-  EXPECT_GE(stats.entry_arena_bytes, stats.live_set_bytes);
+  // a, c and d share one buffer, the result's own: only b is in the arena.
+  EXPECT_EQ(stats.result_bytes, 1024);
+  EXPECT_EQ(stats.entry_arena_bytes, 1024);
   EXPECT_EQ(stats.parameter_bytes, 1024);
 }
 
 // Buffers share arena addresses by lifetime, not by fixed slots: `c` (1 KiB)
 // takes bytes `a` (4 KiB) held, and `f` (4 KiB) is born after `b` (1 KiB)
 // dies while `c` still lives. Slots sized by their largest occupant would
-// need two of 4 KiB (8 KiB and the scalars); packing by lifetime stays near
-// the largest live set (5 KiB and the scalars).
+// need two of 4 KiB; packing by lifetime stays near the largest live set
+// (the four scalar results live in the result literals, not the arena).
 TEST(ExecutorTest, ArenaPacksBuffersByLifetime) {
   auto exe = Executable::FromText(R"hlo(HloModule m
 sum {
@@ -245,12 +247,16 @@ ENTRY main {
   c = f32[256] slice(p), slice={[256:512]}
   e = f32[] reduce(b, zero), dimensions={0}, to_apply=sum
   f = f32[1024] exponential(p)
-  ROOT t = (f32[256], f32[1024], f32[], f32[]) tuple(c, f, s, e)
+  sc = f32[] reduce(c, zero), dimensions={0}, to_apply=sum
+  sf = f32[] reduce(f, zero), dimensions={0}, to_apply=sum
+  ROOT t = (f32[], f32[], f32[], f32[]) tuple(s, e, sc, sf)
 })hlo", CompileOptions{.passes = "none", .fusion = false});
   ASSERT_TRUE(exe.ok()) << exe.status();
   const Executable::MemoryStats stats = (*exe)->memory_stats();
-  EXPECT_EQ(stats.live_set_bytes, 4096 + 1024 + 4 + 4);
-  EXPECT_GE(stats.entry_arena_bytes, stats.live_set_bytes);
+  // Where sc is computed: s, c, e, f and sc.
+  EXPECT_EQ(stats.live_set_bytes, 4 + 1024 + 4 + 4096 + 4);
+  EXPECT_EQ(stats.result_bytes, 16);
+  EXPECT_GE(stats.entry_arena_bytes + stats.result_bytes, stats.live_set_bytes);
   EXPECT_LT(stats.entry_arena_bytes, 2 * 4096);
 }
 
