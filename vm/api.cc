@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
@@ -18,6 +19,7 @@
 #include "passes/pipeline.h"
 #include "oneapi/tbb/task_arena.h"
 #include "ops/shape/strided_copy.h"
+#include "vm/buffer_plan.h"
 #include "vm/compiler.h"
 #include "vm/executor.h"
 #include "vm/lowering.h"
@@ -404,8 +406,10 @@ absl::StatusOr<Literal> VmExecutable::Run(absl::Span<const Literal* const> argum
 // over instructions; values sharing a slot while both live (an in-place
 // result and the operand it overwrites) count once. An instruction that
 // calls functions (a loop body, a branch, a reducer) adds the largest live
-// set among them while it runs. `callees` maps computations to their
-// functions; `memo` holds what was found for each function.
+// set among them while it runs (for a loop body, with the state it reads),
+// instead of the size of the buffer that holds their frames. `callees` maps
+// computations to their functions; `memo` holds what was found for each
+// function.
 int64_t LiveSetBytes(const vm::Function& fn,
                      const absl::flat_hash_map<const HloComputation*, std::vector<const vm::Function*>>&
                          callees,
@@ -416,7 +420,9 @@ int64_t LiveSetBytes(const vm::Function& fn,
   std::vector<std::vector<int32_t>> born(n + 1), dies(n + 1);
   for (int32_t r = 0; r < static_cast<int32_t>(fn.regs.size()); ++r) {
     const vm::RegInfo& info = fn.regs[r];
-    if (info.kind != vm::RegKind::kOwned || info.def < 0 || info.slot < 0) continue;
+    // A frames buffer is counted as the largest live set of the functions
+    // it holds (below), not its size.
+    if (info.kind != vm::RegKind::kOwned || info.def < 0 || info.slot < 0 || info.frames) continue;
     const int32_t end = info.is_result ? n : std::max(info.def, info.last_use);
     born[info.def].push_back(r);
     dies[std::min(end, n)].push_back(r);
@@ -438,7 +444,13 @@ int64_t LiveSetBytes(const vm::Function& fn,
         auto it = callees.find(c);
         if (it == callees.end()) continue;
         for (const vm::Function* callee : it->second) {
-          nested = std::max(nested, LiveSetBytes(*callee, callees, memo));
+          // A loop body also needs the state it reads: the last iteration's
+          // results, held apart from its own.
+          int64_t state = 0;
+          for (size_t slot = 0; slot < callee->slot_result.size(); ++slot) {
+            if (callee->slot_result[slot] >= 0) state += callee->slot_size[slot];
+          }
+          nested = std::max(nested, LiveSetBytes(*callee, callees, memo) + state);
         }
       }
     }
@@ -457,22 +469,25 @@ int64_t LiveSetBytes(const vm::Function& fn,
 
 Executable::MemoryStats VmExecutable::memory_stats() const {
   MemoryStats stats;
+  absl::flat_hash_map<const HloComputation*, std::vector<const vm::Function*>> callees;
+  for (const auto& fn : program_->functions) {
+    if (fn->computation != nullptr) callees[fn->computation].push_back(fn.get());
+  }
+  // Loop and branch frames are counted in their caller's arena.
+  const absl::flat_hash_set<const vm::Function*> in_caller =
+      vm::FunctionsInCallerArenas(*program_);
   for (const auto& fn : program_->functions) {
     if (fn.get() == program_->entry) {
       stats.entry_arena_bytes += fn->arena_bytes;
       for (size_t slot = 0; slot < fn->slot_result.size(); ++slot) {
         if (fn->slot_result[slot] >= 0) stats.result_bytes += fn->slot_size[slot];
       }
-    } else {
+    } else if (!in_caller.contains(fn.get())) {
       stats.nested_arena_bytes += fn->arena_bytes;
     }
     for (const vm::RegInfo& r : fn->regs) {
-      if (r.kind == vm::RegKind::kOwned) stats.value_bytes += r.bytes;
+      if (r.kind == vm::RegKind::kOwned && !r.frames) stats.value_bytes += r.bytes;
     }
-  }
-  absl::flat_hash_map<const HloComputation*, std::vector<const vm::Function*>> callees;
-  for (const auto& fn : program_->functions) {
-    if (fn->computation != nullptr) callees[fn->computation].push_back(fn.get());
   }
   absl::flat_hash_map<const vm::Function*, int64_t> memo;
   stats.live_set_bytes = LiveSetBytes(*program_->entry, callees, memo);

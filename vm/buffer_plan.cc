@@ -238,6 +238,12 @@ absl::Status PlanFunction(Function* fn, const std::vector<std::pair<int32_t, int
     }
   }
   fn->arena_bytes = PackSlots(arena_size, slot_start, slot_end, &fn->slot_offset);
+  fn->result_region_bytes = 0;
+  for (size_t slot = 0; slot < fn->slot_result.size(); ++slot) {
+    if (fn->slot_result[slot] < 0) continue;
+    fn->slot_offset[slot] = fn->result_region_bytes;
+    fn->result_region_bytes += AlignUp(std::max<int64_t>(slot_size[slot], 1));
+  }
 
   // Dependencies from buffer hazards, per buffer: a slot, or a state
   // parameter written in place (numbered after the slots). A slot's first
@@ -337,6 +343,26 @@ absl::Status PlanFunction(Function* fn, const std::vector<std::pair<int32_t, int
     fn->code[i].out = fn->reg_pool.data() + fn->info[i].out_offset;
   }
   return absl::OkStatus();
+}
+
+absl::flat_hash_set<const Function*> FunctionsInCallerArenas(const Program& program) {
+  absl::flat_hash_map<const HloComputation*, std::vector<const Function*>> of;
+  for (const auto& fn : program.functions) {
+    if (fn->computation != nullptr) of[fn->computation].push_back(fn.get());
+  }
+  absl::flat_hash_set<const Function*> out;
+  for (const auto& fn : program.functions) {
+    for (size_t i = 0; i < fn->code.size(); ++i) {
+      const Instr& instr = fn->code[i];
+      bool frames = false;
+      for (uint32_t k = 0; k < instr.num_out; ++k) frames |= fn->regs[instr.out[k]].frames;
+      if (!frames || fn->info[i].hlo == nullptr) continue;
+      for (const HloComputation* c : fn->info[i].hlo->called_computations()) {
+        if (auto it = of.find(c); it != of.end()) out.insert(it->second.begin(), it->second.end());
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace vm

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "vm/bytecode.h"
 
@@ -20,10 +21,16 @@ namespace vm {
 // control predecessors. In a `while_body`, instructions that can work in
 // place and compute a state leaf's next value from its last read write into
 // the state buffer itself (Function::param_mutated).
-// With `results_outside` (the entry function), result slots are left out of
-// the arena (Function::slot_result).
+// With `results_outside` (the entry function and loop bodies), result slots
+// are left out of the arena (Function::slot_result); they get offsets in a
+// region of their own (Function::result_region_bytes).
 absl::Status PlanFunction(Function* fn, const std::vector<std::pair<int32_t, int32_t>>& extra_edges,
                           bool while_body = false, bool results_outside = false);
+
+// The functions whose frames live in a buffer of their caller's arena (loop
+// conditions and bodies, conditional branches: RegInfo::frames); the rest
+// (reducers, comparators, ...) get frames of their own when called.
+absl::flat_hash_set<const Function*> FunctionsInCallerArenas(const Program& program);
 
 // A function runs on the parallel executor when its instructions touch at
 // least kParallelFunctionBytes and at least two of them are worth a task

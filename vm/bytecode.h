@@ -114,6 +114,9 @@ struct RegInfo {
   RegKind kind = RegKind::kOwned;
   Shape shape;          // row-major array shape (or token)
   int64_t bytes = 0;
+  // kOwned: holds the frames of the functions its instruction calls (a
+  // loop's condition and body, a conditional's branches), not a value.
+  bool frames = false;
   const uint8_t* const_data = nullptr;  // kConst
   int32_t slot = -1;                    // kOwned
   int32_t def = -1;                     // instruction that writes it (-1: none)
@@ -133,11 +136,16 @@ struct Function {
   // aligned slices of one arena per activation.
   std::vector<int64_t> slot_offset, slot_size;
   int64_t arena_bytes = 0;
-  // Entry function: a slot that holds a result leaf is not in the arena; it
-  // is the result literal's own storage, bound at each run, so results are
-  // computed where the caller gets them. slot_result[s] is that leaf (-1:
-  // in the arena). Empty in other functions.
+  // Entry function and loop bodies: a slot that holds a result leaf is not
+  // in the arena. In the entry it is the result literal's own storage, bound
+  // at each run, so results are computed where the caller gets them; in a
+  // loop body it lies in a region of result buffers apart from the arena
+  // (slot_offset is its offset there), so that two frames of the body can
+  // share one arena and alternate only their results (the next iteration
+  // reads the last one's). slot_result[s] is that leaf (-1: in the arena).
+  // Empty in other functions.
   std::vector<int32_t> slot_result;
+  int64_t result_region_bytes = 0;
 
   std::vector<Reg> param_regs;          // leaves of every parameter, in order
   std::vector<uint32_t> param_begin;    // first leaf of parameter i (size params+1)

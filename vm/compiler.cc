@@ -435,7 +435,8 @@ absl::StatusOr<const Function*> Compiler::CompileFunction(const HloComputation& 
   fn->result_regs = result;
   for (Reg r : result) fn->regs[r].is_result = true;
   HLOVM_RETURN_IF_ERROR(PlanFunction(fn.get(), extra_edges, while_body,
-                                     /*results_outside=*/&computation == module_.entry()));
+                                     /*results_outside=*/while_body ||
+                                         &computation == module_.entry()));
   const Function* raw = fn.get();
   program_->functions.push_back(std::move(fn));
   compiled_[key] = raw;

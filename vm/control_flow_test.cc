@@ -6,6 +6,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "vm/api.h"
 #include "vm/test_util.h"
 
 namespace hlovm {
@@ -181,6 +182,54 @@ ENTRY main {
   EXPECT_EQ(Values<int32_t>(r->tuple_elements()[0])[0], 4);
   EXPECT_EQ(Values<int32_t>(r->tuple_elements()[1])[0], 6);
   EXPECT_EQ(Values<int32_t>(r->tuple_elements()[2])[0], 106);
+}
+
+// A loop's condition and body run in a buffer of the caller's arena: one
+// arena the two take turns in and two regions of results the iterations
+// alternate (one frame's results are the next one's state). Nothing is
+// allocated apart, and the plan stays at the live set: the caller's values,
+// the body's temporaries and the state it reads.
+TEST(ControlFlowTest, LoopFramesLiveInTheCallersArena) {
+  auto exe = Executable::FromText(R"hlo(HloModule frames
+cond {
+  s = (s32[], f32[1024]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(5)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[1024]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  v = f32[1024] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  half = f32[] constant(0.5)
+  halves = f32[1024] broadcast(half), dimensions={}
+  h = f32[1024] multiply(v, halves)
+  w = f32[1024] add(h, h)
+  ROOT t = (s32[], f32[1024]) tuple(j, w)
+}
+ENTRY main {
+  p = f32[1024] parameter(0)
+  z = s32[] constant(0)
+  t = (s32[], f32[1024]) tuple(z, p)
+  ROOT l = (s32[], f32[1024]) while(t), condition=cond, body=body
+})hlo", CompileOptions{.passes = "none", .fusion = false});
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  const Executable::MemoryStats stats = (*exe)->memory_stats();
+  EXPECT_EQ(stats.nested_arena_bytes, 0);
+  const int64_t planned = stats.entry_arena_bytes + stats.result_bytes;
+  EXPECT_GE(planned, stats.live_set_bytes);
+  EXPECT_LE(planned, stats.live_set_bytes + 512) << "live set " << stats.live_set_bytes;
+  std::vector<float> in(1024);
+  for (int i = 0; i < 1024; ++i) in[i] = static_cast<float>(i) - 512.5f;
+  Literal arg = Literal::CreateR1<float>(in);
+  for (int run = 0; run < 2; ++run) {
+    auto r = (*exe)->Execute({&arg});
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(Values<int32_t>(r->tuple_elements()[0])[0], 5);
+    EXPECT_EQ(Values<float>(r->tuple_elements()[1]), in);
+  }
 }
 
 constexpr const char* kIndexConditional = R"hlo(HloModule cond

@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "vm/buffer_plan.h"
 #include "vm/compiler.h"
 
 namespace hlovm {
@@ -90,16 +91,22 @@ std::string DisassembleProgram(const Program& program) {
   std::string out;
   // Callees are compiled first; print the entry first.
   DisassembleFunction(program, *program.entry, &out);
-  int64_t arenas = program.entry->arena_bytes;
+  // Loop and branch frames are in their caller's arena; other functions
+  // (reducers, comparators) get an arena of their own per call.
+  const absl::flat_hash_set<const Function*> in_caller = FunctionsInCallerArenas(program);
+  int64_t arenas = program.entry->arena_bytes, results = 0;
+  for (size_t s = 0; s < program.entry->slot_result.size(); ++s) {
+    if (program.entry->slot_result[s] >= 0) results += program.entry->slot_size[s];
+  }
   for (const auto& fn : program.functions) {
     if (fn.get() == program.entry) continue;
     DisassembleFunction(program, *fn, &out);
-    // A loop body runs in two alternating frames.
-    arenas += fn->arena_bytes * (fn->result_passthrough.empty() ? 1 : 2);
+    if (!in_caller.contains(fn.get())) arenas += fn->arena_bytes;
   }
-  absl::StrAppend(&out, "peak memory: ", program.entry->arena_bytes, " bytes (entry arena), ",
-                  arenas, " bytes with every function active, plus ", program.constant_bytes,
-                  " bytes of constants\n");
+  absl::StrAppend(&out, "peak memory: ", program.entry->arena_bytes,
+                  " bytes (entry arena, loop and branch frames included), ", arenas,
+                  " bytes with every function active, plus ", results, " bytes of results and ",
+                  program.constant_bytes, " bytes of constants\n");
   return out;
 }
 

@@ -72,8 +72,7 @@ alignas(64) uint8_t empty_buffer[64];
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Frame>> Frame::Create(const Function& fn) {
-  std::unique_ptr<Frame> frame(new Frame());
-  frame->fn_ = &fn;
+  std::unique_ptr<Frame> frame = CreateUnbound(fn);
   if (fn.arena_bytes > 0) {
     frame->arena_ = static_cast<uint8_t*>(
         ::operator new(static_cast<size_t>(fn.arena_bytes), std::align_val_t(64), std::nothrow));
@@ -82,19 +81,20 @@ absl::StatusOr<std::unique_ptr<Frame>> Frame::Create(const Function& fn) {
           "cannot allocate ", fn.arena_bytes, " bytes of buffers for %", fn.name));
     }
   }
+  frame->Bind(frame->arena_, nullptr);
+  return frame;
+}
+
+std::unique_ptr<Frame> Frame::CreateUnbound(const Function& fn) {
+  std::unique_ptr<Frame> frame(new Frame());
+  frame->fn_ = &fn;
   frame->regs_ = std::make_unique<uint8_t*[]>(fn.regs.size());
   for (size_t r = 0; r < fn.regs.size(); ++r) {
     const RegInfo& info = fn.regs[r];
     uint8_t* p = nullptr;
     switch (info.kind) {
       case RegKind::kOwned:
-        if (info.bytes == 0 || info.slot < 0) {
-          p = empty_buffer;
-        } else if (!fn.slot_result.empty() && fn.slot_result[info.slot] >= 0) {
-          p = nullptr;  // a result's storage, bound by each run
-        } else {
-          p = frame->arena_ + fn.slot_offset[info.slot];
-        }
+        if (info.bytes == 0 || info.slot < 0) p = empty_buffer;
         break;
       case RegKind::kConst:
         p = const_cast<uint8_t*>(info.const_data);
@@ -112,6 +112,17 @@ absl::StatusOr<std::unique_ptr<Frame>> Frame::Create(const Function& fn) {
   return frame;
 }
 
+void Frame::Bind(uint8_t* arena, uint8_t* results) {
+  const Function& fn = *fn_;
+  const bool apart = !fn.slot_result.empty();
+  for (size_t r = 0; r < fn.regs.size(); ++r) {
+    const RegInfo& info = fn.regs[r];
+    if (info.kind != RegKind::kOwned || info.bytes == 0 || info.slot < 0) continue;
+    uint8_t* base = apart && fn.slot_result[info.slot] >= 0 ? results : arena;
+    regs_[r] = base == nullptr ? nullptr : base + fn.slot_offset[info.slot];
+  }
+}
+
 Frame::~Frame() {
   if (arena_ != nullptr) ::operator delete(arena_, std::align_val_t(64));
 }
@@ -125,18 +136,18 @@ struct FramePool {
 
 std::shared_ptr<FramePool> NewFramePool() { return std::make_shared<FramePool>(); }
 
-absl::StatusOr<PooledFrame> PooledFrame::Acquire(const Function& fn) {
+PooledFrame PooledFrame::Acquire(const Function& fn, uint8_t* arena, uint8_t* results) {
+  std::unique_ptr<Frame> frame;
   if (fn.frame_pool != nullptr) {
     absl::MutexLock lock(&fn.frame_pool->mu);
     if (!fn.frame_pool->free.empty()) {
-      std::unique_ptr<Frame> frame = std::move(fn.frame_pool->free.back());
+      frame = std::move(fn.frame_pool->free.back());
       fn.frame_pool->free.pop_back();
-      return PooledFrame(&fn, std::move(frame));
     }
   }
-  auto frame = Frame::Create(fn);
-  if (!frame.ok()) return frame.status();
-  return PooledFrame(&fn, std::move(*frame));
+  if (frame == nullptr) frame = Frame::CreateUnbound(fn);
+  frame->Bind(arena, results);
+  return PooledFrame(&fn, std::move(frame));
 }
 
 PooledFrame::~PooledFrame() {

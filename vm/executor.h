@@ -26,7 +26,16 @@ namespace vm {
 // until the caller sets them.
 class Frame {
  public:
+  // A frame with an arena of its own (the entry function, a kernel's call).
+  // Entry results (Function::slot_result) are bound by each run.
   static absl::StatusOr<std::unique_ptr<Frame>> Create(const Function& fn);
+  // A frame whose owned registers point nowhere until Bind: loop conditions,
+  // bodies and branches live in a buffer of their caller's arena.
+  static std::unique_ptr<Frame> CreateUnbound(const Function& fn);
+  // Points the owned registers into `arena` (Function::arena_bytes) and
+  // those of result slots into `results` (a loop body's result buffers,
+  // Function::result_region_bytes; null elsewhere).
+  void Bind(uint8_t* arena, uint8_t* results);
   ~Frame();
   uint8_t** regs() { return regs_.get(); }
   const Function& function() const { return *fn_; }
@@ -39,16 +48,16 @@ class Frame {
 };
 
 // Frames of one function kept for reuse: a loop body or branch that runs
-// many times allocates its arena once, not per run.
+// many times makes its register file once, not per run.
 struct FramePool;
 std::shared_ptr<FramePool> NewFramePool();
 
-// A frame of `fn` taken from its pool (or created) and given back when it
-// goes out of scope. Owned and constant registers are as Frame::Create sets
-// them; parameter registers hold whatever the last user set.
+// A frame of `fn` taken from its pool (or created), bound to `arena` and
+// `results` (see Frame::Bind), and given back when it goes out of scope.
+// Parameter registers hold whatever the last user set.
 class PooledFrame {
  public:
-  static absl::StatusOr<PooledFrame> Acquire(const Function& fn);
+  static PooledFrame Acquire(const Function& fn, uint8_t* arena, uint8_t* results = nullptr);
   PooledFrame(PooledFrame&&) = default;
   PooledFrame& operator=(PooledFrame&&) = default;
   ~PooledFrame();

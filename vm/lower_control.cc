@@ -254,25 +254,44 @@ absl::Status LowerInline(FunctionBuilder& b, const HloInstruction& instr,
 // while.
 //===----------------------------------------------------------------------===//
 
+// 64-byte aligned sizes of the pieces of a frames buffer.
+int64_t FramePiece(int64_t bytes) { return (bytes + 63) / 64 * 64; }
+
+// The buffer in the caller's arena that holds the frames of the functions an
+// instruction calls, appended to its outputs (RegInfo::frames); -1 when they
+// need no bytes.
+absl::StatusOr<int32_t> AddFramesBuffer(FunctionBuilder& b, int64_t bytes, std::vector<Reg>& outs) {
+  if (bytes == 0) return -1;
+  HLOVM_ASSIGN_OR_RETURN(Reg r, b.NewReg(RegKind::kOwned, Shape(ElementType::kU8, {bytes})));
+  b.function().regs[r].frames = true;
+  outs.push_back(r);
+  return static_cast<int32_t>(outs.size() - 1);
+}
+
 struct WhilePlan {
   const Function* cond;
   const Function* body;
   std::vector<int32_t> out_of_leaf;  // result register index per leaf, -1: alias
   std::vector<int64_t> leaf_bytes;
   const HloInstruction* hlo = nullptr;  // the loop, for the profiler
+  // The frames buffer (output index, -1: none): one arena the condition and
+  // the body take turns in (the condition's result is read before the body
+  // runs), then two regions of body results the iterations alternate.
+  int32_t frames_out = -1;
+  int64_t results_offset[2] = {0, 0};
 };
 
 bool WhileHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
   const auto& p = *static_cast<const WhilePlan*>(instr.plan);
   const Function& cond = *p.cond;
   const Function& body = *p.body;
-  auto cond_frame = PooledFrame::Acquire(cond);
-  if (!cond_frame.ok()) return ctx.Fail(cond_frame.status());
+  uint8_t* frames = p.frames_out >= 0 ? regs[instr.out[p.frames_out]] : nullptr;
+  auto at = [&](int64_t offset) { return frames == nullptr ? nullptr : frames + offset; };
+  std::optional<PooledFrame> cond_frame;
+  cond_frame.emplace(PooledFrame::Acquire(cond, at(0)));
   std::optional<PooledFrame> body_frames[2];
-  for (auto& f : body_frames) {
-    auto frame = PooledFrame::Acquire(body);
-    if (!frame.ok()) return ctx.Fail(frame.status());
-    f.emplace(std::move(*frame));
+  for (int k = 0; k < 2; ++k) {
+    body_frames[k].emplace(PooledFrame::Acquire(body, at(0), at(p.results_offset[k])));
   }
   const uint32_t n = instr.num_in;
   absl::InlinedVector<uint8_t*, 16> state(n);
@@ -350,6 +369,9 @@ absl::Status LowerWhile(FunctionBuilder& b, const HloInstruction& instr,
     return absl::InvalidArgumentError("while condition must return pred[]");
   }
   WhilePlan plan{cond, body, {}, {}, &instr};
+  plan.results_offset[0] = FramePiece(std::max(cond->arena_bytes, body->arena_bytes));
+  plan.results_offset[1] = plan.results_offset[0] + FramePiece(body->result_region_bytes);
+  const int64_t frames_bytes = plan.results_offset[1] + FramePiece(body->result_region_bytes);
   std::vector<Reg> outs;
   for (size_t i = 0; i < state.size(); ++i) {
     const RegInfo& in = b.function().regs[state[i]];
@@ -366,6 +388,7 @@ absl::Status LowerWhile(FunctionBuilder& b, const HloInstruction& instr,
     outs.push_back(r);
     result->push_back(r);
   }
+  HLOVM_ASSIGN_OR_RETURN(plan.frames_out, AddFramesBuffer(b, frames_bytes, outs));
   FunctionBuilder::EmitSpec spec;
   spec.handler = &WhileHandler;
   spec.plan = b.program().AddPlan(std::move(plan));
@@ -387,6 +410,7 @@ struct ConditionalPlan {
   std::vector<const Function*> branches;
   std::vector<uint32_t> operand_begin;  // first input register of branch i's operand
   std::vector<int64_t> out_bytes;       // per result leaf (0: token)
+  int32_t frames_out = -1;              // the branch's arena (output index, -1: none)
 };
 
 bool ConditionalHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
@@ -402,15 +426,15 @@ bool ConditionalHandler(const Instr& instr, uint8_t* const* regs, ExecContext& c
     index = (v < 0 || v >= n) ? n - 1 : v;
   }
   const Function& fn = *p.branches[index];
-  auto frame = PooledFrame::Acquire(fn);
-  if (!frame.ok()) return ctx.Fail(frame.status());
-  uint8_t** br = frame->regs();
+  PooledFrame frame =
+      PooledFrame::Acquire(fn, p.frames_out >= 0 ? regs[instr.out[p.frames_out]] : nullptr);
+  uint8_t** br = frame.regs();
   const uint32_t begin = p.operand_begin[index];
   for (size_t i = 0; i < fn.param_regs.size(); ++i) br[fn.param_regs[i]] = regs[instr.in[begin + i]];
   if (ctx.observer != nullptr) ++ctx.depth;
   if (!RunFunction(fn, br, ctx)) return false;
   if (ctx.observer != nullptr) --ctx.depth;
-  for (uint32_t i = 0; i < instr.num_out; ++i) {
+  for (size_t i = 0; i < p.out_bytes.size(); ++i) {
     if (p.out_bytes[i] > 0) std::memcpy(regs[instr.out[i]], br[fn.result_regs[i]], p.out_bytes[i]);
   }
   return true;
@@ -453,6 +477,9 @@ absl::Status LowerConditional(FunctionBuilder& b, const HloInstruction& instr,
     plan.out_bytes.push_back(info.kind == RegKind::kToken ? 0 : info.bytes);
     outs.push_back(r);
   }
+  int64_t frames_bytes = 0;
+  for (const Function* fn : plan.branches) frames_bytes = std::max(frames_bytes, fn->arena_bytes);
+  HLOVM_ASSIGN_OR_RETURN(plan.frames_out, AddFramesBuffer(b, frames_bytes, outs));
   FunctionBuilder::EmitSpec spec;
   spec.handler = &ConditionalHandler;
   spec.plan = b.program().AddPlan(std::move(plan));
