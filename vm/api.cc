@@ -424,7 +424,11 @@ int64_t LiveSetBytes(const vm::Function& fn,
     // it holds (below), not its size.
     if (info.kind != vm::RegKind::kOwned || info.def < 0 || info.slot < 0 || info.frames) continue;
     const int32_t end = info.is_result ? n : std::max(info.def, info.last_use);
-    born[info.def].push_back(r);
+    // Results have buffers of their own for the whole run (the literals
+    // returned; a loop body's result regions), as XLA gives live-out values
+    // allocations apart from its temporaries.
+    const bool apart = !fn.slot_result.empty() && fn.slot_result[info.slot] >= 0;
+    born[apart ? 0 : info.def].push_back(r);
     dies[std::min(end, n)].push_back(r);
   }
   std::vector<int32_t> count(fn.slot_size.size(), 0);

@@ -158,12 +158,14 @@ class Executable {
     int64_t value_bytes = 0;         // every owned value's size added up, as if nothing were reused
     int64_t parameter_bytes = 0;     // the entry parameters
     // The largest live set: at the entry instruction where it peaks, the
-    // bytes of every owned value defined by then and still to be read
-    // (results until the end; a value written in place into an operand's
-    // buffer counted once), plus the largest live set of the functions that
-    // instruction calls (loop bodies, branches, reducers), recursively. No
-    // plan for this instruction order needs less; the arenas against it
-    // measure the plan's waste.
+    // bytes of every owned value defined by then and still to be read (a
+    // value written in place into an operand's buffer counted once;
+    // results, which the caller gets in buffers of their own as from XLA,
+    // from the start to the end), plus the largest live set of the
+    // functions that instruction calls (loop bodies with the state they
+    // read, branches, reducers), recursively. No plan for this instruction
+    // order needs less; the arenas and results against it measure the
+    // plan's waste.
     int64_t live_set_bytes = 0;
   };
   virtual MemoryStats memory_stats() const = 0;
