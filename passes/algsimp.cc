@@ -1,5 +1,6 @@
 #include "passes/algsimp.h"
 
+#include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -77,6 +78,66 @@ HloInstruction* Simplified(HloInstruction* i) {
   }
 }
 
+std::string BracedDims(const std::vector<int64_t>& dims) {
+  std::string out = "{";
+  for (size_t k = 0; k < dims.size(); ++k) absl::StrAppend(&out, k ? "," : "", dims[k]);
+  return out + "}";
+}
+
+// dot(transpose(x), y) and dot(x, transpose(y)) read x and y with the
+// dimension numbers mapped through the permutation: the f32/f64 GEMM reads
+// the operand through strides (other compute types rearrange it inside the
+// dot as the transpose would have), and every output element is summed
+// over k in the same order, so the bits are the same without the
+// transposed copy. Only where the transposed operand's free dimensions keep
+// their order, which the result's dimensions follow. Returns whether it
+// folded one.
+bool FoldTransposeIntoDot(HloInstruction* dot) {
+  if (dot->opcode() != HloOpcode::kDot || !dot->dot_dimension_numbers.has_value() ||
+      dot->operand_count() != 2) {
+    return false;
+  }
+  for (const auto& [name, value] : dot->raw_attributes()) {
+    if (name == "sparsity") return false;
+  }
+  bool folded = false;
+  for (int64_t side = 0; side < 2; ++side) {
+    HloInstruction* t = dot->operand(side);
+    if (t->opcode() != HloOpcode::kTranspose || !t->control_predecessors().empty()) continue;
+    const std::vector<int64_t>& perm = t->dimensions;
+    DotDimensionNumbers& dn = *dot->dot_dimension_numbers;
+    std::vector<int64_t>& batch = side == 0 ? dn.lhs_batch_dimensions : dn.rhs_batch_dimensions;
+    std::vector<int64_t>& contract =
+        side == 0 ? dn.lhs_contracting_dimensions : dn.rhs_contracting_dimensions;
+    const int64_t rank = static_cast<int64_t>(perm.size());
+    std::vector<bool> bound(rank, false);
+    bool valid = t->shape().IsArray() && t->shape().rank() == rank;
+    for (const std::vector<int64_t>* dims : {&batch, &contract}) {
+      for (int64_t d : *dims) {
+        if (d < 0 || d >= rank || bound[d]) valid = false;
+        if (valid) bound[d] = true;
+      }
+    }
+    if (!valid) continue;
+    int64_t last = -1;
+    bool ordered = true;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (bound[d]) continue;
+      ordered &= perm[d] > last;
+      last = perm[d];
+    }
+    if (!ordered) continue;
+    for (int64_t& d : batch) d = perm[d];
+    for (int64_t& d : contract) d = perm[d];
+    const char* prefix = side == 0 ? "lhs" : "rhs";
+    if (!batch.empty()) SetRawAttribute(dot, absl::StrCat(prefix, "_batch_dims"), BracedDims(batch));
+    SetRawAttribute(dot, absl::StrCat(prefix, "_contracting_dims"), BracedDims(contract));
+    dot->ReplaceOperand(side, t->operand(0));
+    folded = true;
+  }
+  return folded;
+}
+
 }  // namespace
 
 absl::StatusOr<PassResult> RunAlgebraicSimplifier(HloModule& module) {
@@ -93,6 +154,10 @@ absl::StatusOr<PassResult> RunAlgebraicSimplifier(HloModule& module) {
       if (!i->control_predecessors().empty() || control.contains(i)) continue;
       if (HloInstruction* to = Simplified(i); to != nullptr && to != i && to->shape() == i->shape()) {
         replaced.Set(i, to);
+        ++rewrites;
+        continue;
+      }
+      if (FoldTransposeIntoDot(i)) {
         ++rewrites;
         continue;
       }

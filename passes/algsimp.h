@@ -6,6 +6,9 @@
 //   reshape, convert, copy, transpose, broadcast, slice, pad, reverse and
 //   one-operand concatenate that leave their operand unchanged -> the operand
 //   reshape(reshape(x))                    -> reshape(x)
+//   dot(transpose(x), y), dot(x, transpose(y)) -> dot(x, y) with the
+//     dimension numbers mapped through the permutation, where the free
+//     dimensions keep their order (the same sums in the same order)
 // A replacement is made only where its shape (layout included) equals the
 // instruction's.
 #ifndef HLOVM_PASSES_ALGSIMP_H_

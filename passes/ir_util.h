@@ -150,6 +150,12 @@ HloInstruction* CopyComputationInto(
 // written with (which the printer prints).
 void SetTupleIndex(HloInstruction* gte, int64_t index);
 
+// Sets the attribute `name` as it is printed (raw_attributes), appending it
+// when the instruction was written without it. Rewrites of typed attributes
+// of instructions read from text use it so that the module prints as it
+// now computes.
+void SetRawAttribute(HloInstruction* instr, std::string_view name, std::string value);
+
 // Fresh instructions built in code.
 std::unique_ptr<HloInstruction> MakeGetTupleElement(HloInstruction* tuple, int64_t index,
                                                     std::string name);

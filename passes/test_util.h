@@ -25,6 +25,20 @@ inline std::unique_ptr<HloModule> Parse(const std::string& text) {
   return std::move(*module);
 }
 
+// An f32 array of `shape` holding (i % 97) * step - 11 at element i: values
+// of both signs whose products do not sum exactly, so that a change of
+// summation order would show.
+inline Literal Iota(const Shape& shape, float step) {
+  auto lit = Literal::Create(shape);
+  EXPECT_TRUE(lit.ok()) << lit.status();
+  if (!lit.ok()) return Literal();
+  float* p = reinterpret_cast<float*>(lit->untyped_data());
+  for (int64_t i = 0; i < shape.element_count(); ++i) {
+    p[i] = static_cast<float>(i % 97) * step - 11.0f;
+  }
+  return std::move(*lit);
+}
+
 // Compiles `text` with the passes `spec` and with none, runs both on
 // `args` and expects the same bits, and an optimized module whose text
 // parses and verifies again. Returns the executable with passes, or null
