@@ -176,6 +176,32 @@ HWY_INLINE void PackBStrip(D d, const SourceType<S, T>* HWY_RESTRICT b, int64_t 
     }
     return;
   }
+  if (sk == 1) {
+    // Columns of B run along memory (a transposed operand read in place):
+    // blocks of L values of k are loaded from each column into an L1 tile
+    // (tile[j * L + t]), then each k's row of the strip is gathered from
+    // it, so memory is read along its columns and the strip written along
+    // its rows.
+    constexpr int64_t kMaxL = HWY_MAX_BYTES / sizeof(T);
+    HWY_ALIGN T tile[kNv * kMaxL * kMaxL];
+    const hn::RebindToSigned<D> di;
+    const auto column = hn::Mul(hn::Iota(di, 0), hn::Set(di, static_cast<hn::TFromD<decltype(di)>>(L)));
+    std::fill(tile + w * L, tile + nr * L, T(0));
+    int64_t k = 0;
+    for (; k + L <= kc; k += L) {
+      for (int64_t j = 0; j < w; ++j) hn::Store(LoadSource<S>(d, b + j * sn + k), d, tile + j * L);
+      for (int64_t t = 0; t < L; ++t) {
+        HWY_UNROLL(kNv) for (int v = 0; v < kNv; ++v) {
+          hn::Store(hn::GatherIndex(d, tile + v * L * L + t, column), d, dst + (k + t) * nr + v * L);
+        }
+      }
+    }
+    for (; k < kc; ++k) {
+      for (int64_t j = 0; j < w; ++j) dst[k * nr + j] = FromSource<S, T>(b[j * sn + k]);
+      for (int64_t j = w; j < nr; ++j) dst[k * nr + j] = T(0);
+    }
+    return;
+  }
   // Columns of B run along memory: read each column contiguously.
   for (int64_t j = 0; j < nr; ++j) {
     if (j < w) {
