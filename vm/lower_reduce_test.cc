@@ -179,6 +179,80 @@ ENTRY e {
 }
 
 // The seed's select-and-scatter example with overlapping windows.
+// Pooling over NHWC (unit windows on the channels) folds whole rows of
+// channels with the vectorized kernel: each output element still sees init
+// and then its in-bounds window elements in row-major window order, so max
+// keeps the first NaN and +0 over -0, and a sum of zeros keeps its sign, as
+// one window at a time does. Padding and a dilated height are skipped.
+TEST(LowerReduceTest, PoolingFoldsRowsOfChannelsInWindowOrder) {
+  auto exe = Build(R"(
+HloModule m
+max { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT r = f32[] maximum(a, b) }
+add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT r = f32[] add(a, b) }
+ENTRY e {
+  p = f32[2,7,6,9] parameter(0)  ninf = f32[] constant(-inf)  mz = f32[] constant(-0)
+  m = f32[2,4,3,9] reduce-window(p, ninf), window={size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0}, to_apply=max
+  s = f32[2,7,3,9] reduce-window(p, mz), window={size=1x2x3x1 stride=1x2x2x1 pad=0_0x1_0x1_1x0_0 lhs_dilate=1x2x1x1}, to_apply=add
+  ROOT t = (f32[2,4,3,9], f32[2,7,3,9]) tuple(m, s)
+})");
+  ASSERT_NE(exe, nullptr);
+  EXPECT_NE(exe->Disassemble().find("rows of 9"), std::string::npos);
+  const int64_t N = 2, H = 7, W = 6, C = 9;
+  std::vector<float> x(N * H * W * C);
+  for (size_t i = 0; i < x.size(); ++i) {
+    const int r = static_cast<int>(i % 11);
+    x[i] = r == 0 ? std::nanf("") : r == 1 ? -0.0f : r == 2 ? 0.0f : std::sin(float(i)) * 10;
+  }
+  x[5] = -std::nanf("");  // a second NaN in the same window as the first
+  auto at = [&](int64_t n, int64_t h, int64_t w, int64_t c) { return x[((n * H + h) * W + w) * C + c]; };
+  auto max = [](float a, float b) {
+    if (std::isnan(a)) return a;
+    if (std::isnan(b)) return b;
+    if (a == b) return std::signbit(a) ? b : a;
+    return a > b ? a : b;
+  };
+  auto bits = [](float f) {
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    return u;
+  };
+  Literal in = Array(ElementType::kF32, {N, H, W, C}, x);
+  for (int threads : {1, 2}) {
+    Literal res = RunWith(*exe, {&in}, threads);
+    const std::vector<float> m = Values<float>(res.tuple_elements()[0]);
+    const std::vector<float> s = Values<float>(res.tuple_elements()[1]);
+    for (int64_t n = 0; n < N; ++n) {
+      for (int64_t c = 0; c < C; ++c) {
+        for (int64_t oh = 0; oh < 4; ++oh) {
+          for (int64_t ow = 0; ow < 3; ++ow) {
+            float acc = -INFINITY;
+            for (int64_t kh = 0; kh < 3; ++kh) {
+              for (int64_t kw = 0; kw < 3; ++kw) {
+                const int64_t h = oh * 2 + kh - 1, w = ow * 2 + kw - 1;
+                if (h >= 0 && h < H && w >= 0 && w < W) acc = max(acc, at(n, h, w, c));
+              }
+            }
+            ASSERT_EQ(bits(m[((n * 4 + oh) * 3 + ow) * C + c]), bits(acc)) << n << oh << ow << c;
+          }
+        }
+        for (int64_t oh = 0; oh < 7; ++oh) {
+          for (int64_t ow = 0; ow < 3; ++ow) {
+            float acc = -0.0f;
+            for (int64_t kh = 0; kh < 2; ++kh) {
+              for (int64_t kw = 0; kw < 3; ++kw) {
+                const int64_t dh = oh * 2 + kh - 1, w = ow * 2 + kw - 1;
+                if (dh < 0 || dh % 2 != 0 || dh / 2 >= H || w < 0 || w >= W) continue;
+                acc += at(n, dh / 2, w, c);
+              }
+            }
+            ASSERT_EQ(bits(s[((n * 7 + oh) * 3 + ow) * C + c]), bits(acc)) << n << oh << ow << c;
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(LowerReduceTest, SelectAndScatterOverlappingWindows) {
   auto exe = Build(R"(
 HloModule m
