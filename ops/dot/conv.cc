@@ -57,7 +57,7 @@ bool StepIndex(int64_t* index, const std::vector<int64_t>& sizes, int dims) {
 // [window position][feature] and a row of zeros.
 int64_t PackedBytes(const ConvPlan& p) {
   if (p.depthwise || p.planar) return AlignUp((p.ksp + 1) * p.channels() * p.csize);
-  return p.kernel_as_is ? 0 : AlignUp(p.groups * p.kdim * p.og * p.csize);
+  return p.kernel_as_is || p.group_lanes ? 0 : AlignUp(p.groups * p.kdim * p.og * p.csize);
 }
 
 // Whether PackKernel would copy the kernel unchanged (see
@@ -447,6 +447,23 @@ absl::StatusOr<ConvPlan> MakeConvPlan(const Shape& lhs, const Shape& rhs, const 
     p.scratch_bytes = ScratchBytes(p);
     return p;
   }
+  if (p.batch_groups && p.og == 1 && p.out_batch == 1 && p.compute_type == ElementType::kF32 &&
+      p.rhs_convert == nullptr && nsp == 2 && p.s_out <= 16 && p.kdim > 0) {
+    p.group_lanes = true;
+    p.in_width = lhs.dimensions(dn.input_spatial_dimensions[1]);
+    const int64_t kw = p.k_sp_size[1], ow = p.out_sp_size[1];
+    p.window_cols.resize(static_cast<size_t>(kw * ow));
+    for (int64_t k = 0; k < kw; ++k) {
+      for (int64_t x = 0; x < ow; ++x) {
+        p.window_cols[k * ow + x] = static_cast<int32_t>(p.in_index[1][x * kw + k]);
+      }
+    }
+    p.units = p.out_count == 0 ? 0 : (p.groups + 15) / 16;
+    p.tile_bytes = 0;
+    p.kernel_as_is = false;
+    p.scratch_bytes = ScratchBytes(p);
+    return p;
+  }
   const int64_t row_bytes = std::max<int64_t>(p.kdim, 1) * p.csize;
   p.rows_per_tile = std::clamp<int64_t>(kTileBytes / row_bytes, 8, 1024);
   const int64_t total_rows = p.out_batch * p.s_out;
@@ -471,7 +488,7 @@ ConvBuffers ConvPrepare(const ConvPlan& p, const void* lhs, const void* rhs, voi
     b.lhs = static_cast<const uint8_t*>(lhs);
   }
   uint8_t* packed = cur;
-  b.packed = p.kernel_as_is ? static_cast<const uint8_t*>(rhs) : packed;
+  b.packed = p.kernel_as_is || p.group_lanes ? static_cast<const uint8_t*>(rhs) : packed;
   cur += PackedBytes(p);
   const uint8_t* k = static_cast<const uint8_t*>(rhs);
   hwy::AlignedFreeUniquePtr<uint8_t[]> kconv;
@@ -493,7 +510,7 @@ ConvBuffers ConvPrepare(const ConvPlan& p, const void* lhs, const void* rhs, voi
       StepIndex(ks, p.k_sp_size, p.nsp);
     }
     std::fill(dst + p.ksp * channels, dst + (p.ksp + 1) * channels, 0.0f);
-  } else if (p.kdim > 0 && p.og > 0 && !p.kernel_as_is) {
+  } else if (p.kdim > 0 && p.og > 0 && !p.kernel_as_is && !p.group_lanes) {
     switch (p.csize) {
       case 1: PackKernel<uint8_t>(p, k, packed); break;
       case 2: PackKernel<uint16_t>(p, k, packed); break;
@@ -506,8 +523,94 @@ ConvBuffers ConvPrepare(const ConvPlan& p, const void* lhs, const void* rhs, voi
   return b;
 }
 
+// Blocks of 16 groups of a batch-group weight gradient (ConvPlan::group_lanes):
+// per window row, the input rows its output rows read and its kernel row
+// are laid out with the 16 groups innermost (an input row once while
+// consecutive window rows keep reading it), and the vector kernel folds
+// them into the outputs' sums. The kernel is read where it is.
+void GroupLaneUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
+                    int64_t unit_end) {
+  const float* lhs = reinterpret_cast<const float*>(bufs.lhs);
+  const float* kernel = reinterpret_cast<const float*>(bufs.packed);  // the kernel itself
+  float* out = reinterpret_cast<float*>(bufs.out);
+  const int64_t kh = p.k_sp_size[0], kw = p.k_sp_size[1];
+  const int64_t oh = p.out_sp_size[0], ow = p.out_sp_size[1], width = p.in_width;
+  const int64_t row_floats = width * p.cg * 16, kernel_floats = kw * p.cg * 16;
+  // Transposed input rows: 2 * oh slots, each holding input row slot_row[s].
+  const int64_t slots = 2 * oh;
+  struct GroupRows;
+  float* buffer = reinterpret_cast<float*>(ThreadScratch<GroupRows>(
+      static_cast<int64_t>(sizeof(float)) * (slots * row_floats + kernel_floats + p.s_out * 16)));
+  float* krow = buffer + slots * row_floats;
+  float* acc = krow + kernel_floats;
+  std::vector<int64_t> slot_row(static_cast<size_t>(slots));
+  std::vector<const float*> rows(static_cast<size_t>(oh));
+  std::vector<char> wanted(static_cast<size_t>(slots));
+  for (int64_t u = unit_begin; u < unit_end; ++u) {
+    const int64_t g0 = u * 16, n = std::min<int64_t>(16, p.groups - g0);
+    std::fill(acc, acc + p.s_out * 16, 0.0f);
+    std::fill(slot_row.begin(), slot_row.end(), -1);
+    for (int64_t wh = 0; wh < kh; ++wh) {
+      // Keep the slots this window row reads; fill the others as needed.
+      std::fill(wanted.begin(), wanted.end(), 0);
+      for (int64_t y = 0; y < oh; ++y) {
+        const int64_t ih = p.in_index[0][y * kh + wh];
+        for (int64_t s = 0; s < slots; ++s) {
+          if (ih >= 0 && slot_row[s] == ih) wanted[s] = 1;
+        }
+      }
+      for (int64_t y = 0; y < oh; ++y) {
+        const int64_t ih = p.in_index[0][y * kh + wh];
+        rows[y] = nullptr;
+        if (ih < 0) continue;
+        int64_t s = 0;
+        while (s < slots && slot_row[s] != ih) ++s;
+        if (s == slots) {
+          s = 0;
+          while (wanted[s]) ++s;
+          slot_row[s] = ih;
+          wanted[s] = 1;
+          float* dst = buffer + s * row_floats;
+          if (n < 16) std::fill(dst, dst + row_floats, 0.0f);
+          // Each group's row of each feature is read along memory.
+          for (int64_t i = 0; i < n; ++i) {
+            for (int64_t c = 0; c < p.cg; ++c) {
+              const float* src = lhs + (g0 + i) * p.in_batch_stride + c * p.in_feat_stride +
+                                 ih * p.in_sp_stride[0];
+              float* to = dst + c * 16 + i;
+              for (int64_t x = 0; x < width; ++x) to[x * p.cg * 16] = src[x * p.in_sp_stride[1]];
+            }
+          }
+        }
+        rows[y] = buffer + s * row_floats;
+      }
+      if (n < 16) std::fill(krow, krow + kernel_floats, 0.0f);
+      const int64_t kh_off = p.k_index[0][wh] * p.k_sp_stride[0];
+      for (int64_t i = 0; i < n; ++i) {
+        for (int64_t c = 0; c < p.cg; ++c) {
+          const float* src = kernel + kh_off + c * p.k_in_stride + (g0 + i) * p.k_out_stride;
+          float* to = krow + c * 16 + i;
+          for (int64_t k = 0; k < kw; ++k) {
+            to[k * p.cg * 16] = src[p.k_index[1][k] * p.k_sp_stride[1]];
+          }
+        }
+      }
+      conv_internal::HwyBatchGroupRowF32(rows.data(), krow, p.window_cols.data(), oh, ow, kw,
+                                         p.cg, acc);
+    }
+    for (int64_t o = 0; o < p.s_out; ++o) {
+      const int64_t off = (o / ow) * p.out_sp_stride[0] + (o % ow) * p.out_sp_stride[1];
+      for (int64_t i = 0; i < n; ++i) out[off + (g0 + i) * p.out_feat_stride] = acc[o * 16 + i];
+    }
+  }
+}
+
 void ConvUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin, int64_t unit_end) {
   if (unit_begin >= unit_end) return;
+  if (p.group_lanes) {
+    GroupLaneUnits(p, bufs, unit_begin, unit_end);
+    return;
+  }
   if (p.depthwise) {
     DepthwiseUnits(p, bufs, unit_begin, unit_end);
     return;

@@ -77,6 +77,16 @@ struct ConvPlan {
   std::vector<int64_t> row_x0, row_x1, row_off;
   std::vector<char> row_contig;
 
+  // Batch-group weight gradient over two spatial dimensions (one output
+  // batch, one output feature per group: a depthwise layer's kernel
+  // gradient, an im2col GEMV of a few rows per group otherwise): units are
+  // blocks of 16 groups computed side by side in vector lanes, a window row
+  // at a time, each output summed over window positions then input features
+  // as the GEMM path sums. window_cols[kw * out_w + x] is the input column
+  // that window column kw of output column x reads (-1: padding).
+  bool group_lanes = false;
+  std::vector<int32_t> window_cols;
+  int64_t in_width = 0;  // the input's last spatial dimension
   // GEMM path: the kernel is already the packed [window][input][output]
   // matrix (one group, HWIO row-major, no reversal, no conversion), so the
   // GEMM reads it where it is.
@@ -120,6 +130,12 @@ void HwyDepthwiseF32(const float* const* rows, const float* kernel, int64_t ksp,
                      int64_t channels, int64_t npos, float* const* outs);
 // acc[i] = fma(in[i], k, acc[i]) for i in [0, n).
 void HwyFmaRowF32(const float* in, float k, float* acc, int64_t n);
+// One window row of 16 groups of a batch-group weight gradient
+// (ConvPlan::group_lanes; conv_hwy.cc): rows[y] the input row output row y
+// reads, [width][cg][16] (null: padding), kernel [kw][cg][16], col [kw][ow]
+// (input column or -1), acc [oh * ow][16].
+void HwyBatchGroupRowF32(const float* const* rows, const float* kernel, const int32_t* col,
+                         int64_t oh, int64_t ow, int64_t kw, int64_t cg, float* acc);
 }  // namespace conv_internal
 
 }  // namespace hlovm

@@ -2,7 +2,8 @@
 // each output position p,
 // outs[p][c] = sum over window positions w of rows[p][w][c] * kernel[w * channels + c],
 // one fused multiply-add per term in window order (as the GEMM path sums),
-// channels vectorised. And the planar form's row update (FmaRowF32).
+// channels vectorised. And the planar form's row update (FmaRowF32) and a
+// batch-group weight gradient's window row (BatchGroupRowF32).
 #include "ops/elementwise/elementwise_hwy_targets.h"  // must precede Highway
 
 // clang-format off
@@ -11,6 +12,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 // clang-format on
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -128,6 +130,42 @@ void FmaRowF32(const float* in, float k, float* acc, int64_t n) {
   }
 }
 
+// One window row of a batch-group weight gradient, 16 groups side by side
+// in lanes: for window column kw, then input feature c,
+//   acc[o][i] = fma(rows[oh(o)][(col[kw * ow + ow(o)] * cg + c) * 16 + i],
+//                   kernel[(kw * cg + c) * 16 + i], acc[o][i])
+// over output positions o = oh(o) * ow + ow(o) (a column of -1, or a row
+// that is null, is padding: a zero term), so each output sums in window
+// order, then input features.
+void BatchGroupRowF32(const float* const* rows, const float* kernel, const int32_t* col,
+                      int64_t oh, int64_t ow, int64_t kw, int64_t cg, float* acc) {
+  const hn::ScalableTag<float> d;
+  const int64_t N = std::min<int64_t>(16, static_cast<int64_t>(hn::Lanes(d)));
+  const hn::CappedTag<float, 16> dc;
+  const int64_t nout = oh * ow;
+  const auto zero = hn::Zero(dc);
+  for (int64_t v = 0; v < 16; v += N) {
+    hn::Vec<decltype(dc)> a[16];
+    for (int64_t o = 0; o < nout; ++o) a[o] = hn::LoadU(dc, acc + o * 16 + v);
+    for (int64_t k = 0; k < kw; ++k) {
+      const int32_t* cols = col + k * ow;
+      for (int64_t c = 0; c < cg; ++c) {
+        const auto kv = hn::LoadU(dc, kernel + (k * cg + c) * 16 + v);
+        for (int64_t y = 0; y < oh; ++y) {
+          const float* row = rows[y] == nullptr ? nullptr : rows[y] + c * 16 + v;
+          for (int64_t x = 0; x < ow; ++x) {
+            const int64_t o = y * ow + x;
+            const auto in =
+                row == nullptr || cols[x] < 0 ? zero : hn::LoadU(dc, row + cols[x] * cg * 16);
+            a[o] = hn::MulAdd(in, kv, a[o]);
+          }
+        }
+      }
+    }
+    for (int64_t o = 0; o < nout; ++o) hn::StoreU(a[o], dc, acc + o * 16 + v);
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace conv_internal
 }  // namespace hlovm
@@ -139,8 +177,14 @@ namespace conv_internal {
 
 HWY_EXPORT(DepthwiseF32);
 HWY_EXPORT(FmaRowF32);
+HWY_EXPORT(BatchGroupRowF32);
 void HwyFmaRowF32(const float* in, float k, float* acc, int64_t n) {
   HWY_DYNAMIC_DISPATCH(FmaRowF32)(in, k, acc, n);
+}
+
+void HwyBatchGroupRowF32(const float* const* rows, const float* kernel, const int32_t* col,
+                         int64_t oh, int64_t ow, int64_t kw, int64_t cg, float* acc) {
+  HWY_DYNAMIC_DISPATCH(BatchGroupRowF32)(rows, kernel, col, oh, ow, kw, cg, acc);
 }
 
 void HwyDepthwiseF32(const float* const* rows, const float* kernel, int64_t ksp,

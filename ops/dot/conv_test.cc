@@ -1,5 +1,6 @@
 #include "ops/dot/conv.h"
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -243,6 +244,65 @@ TEST(ConvTest, BatchGroups) {
   Conv2D c;
   c.n = 4, c.o = 6, c.bgc = 2;
   CheckConv<int64_t>(c, ElementType::kS64);
+}
+
+// A depthwise layer's kernel gradient (batch groups of one image and one
+// output feature) runs 16 groups side by side in vector lanes. Its values
+// (20 groups: a full block and a partial one; padding; window dilation and
+// stride) and its rounding: each output is summed over window positions
+// then input features, one fused multiply-add per term from zero, padding
+// included as zero terms, exactly as the GEMM path sums.
+TEST(ConvTest, BatchGroupWeightGradientInLanes) {
+  Conv2D c;
+  c.n = 20, c.h = 7, c.w = 7, c.c = 5, c.kh = 7, c.kw = 7, c.o = 20, c.bgc = 20;
+  const Shape lhs(ElementType::kF32, {c.n, c.h, c.w, c.c});
+  const Shape rhs(ElementType::kF32, {c.kh, c.kw, c.c, c.o});
+  auto out = InferConvolutionShape(lhs, rhs, 1, c.bgc, MakeWindow(c), Nhwc());
+  ASSERT_TRUE(out.ok()) << out.status();
+  auto plan = MakeConvPlan(lhs, rhs, *out, MakeWindow(c), Nhwc(), 1, c.bgc);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_TRUE(plan->group_lanes);
+  CheckConv<float>(c, ElementType::kF32);  // exact small integers
+
+  for (int64_t dil : {1, 2}) {
+    Conv2D g = c;
+    g.h = 7, g.w = 6, g.kh = 3, g.kw = 3, g.rhs_dil = dil, g.stride = 2, g.pad_lo = 2, g.pad_hi = 1;
+    const Shape gl(ElementType::kF32, {g.n, g.h, g.w, g.c});
+    const Shape gr(ElementType::kF32, {g.kh, g.kw, g.c, g.o});
+    auto go = InferConvolutionShape(gl, gr, 1, g.bgc, MakeWindow(g), Nhwc());
+    ASSERT_TRUE(go.ok()) << go.status();
+    auto gp = MakeConvPlan(gl, gr, *go, MakeWindow(g), Nhwc(), 1, g.bgc);
+    ASSERT_TRUE(gp.ok()) << gp.status();
+    ASSERT_TRUE(gp->group_lanes);
+    std::mt19937 gen(11);
+    std::uniform_real_distribution<float> dist(-3.0f, 3.0f);
+    std::vector<float> in(static_cast<size_t>(gl.element_count())), k(static_cast<size_t>(gr.element_count()));
+    for (float& v : in) v = dist(gen);
+    for (float& v : k) v = dist(gen);
+    std::vector<float> got(static_cast<size_t>(go->element_count()));
+    ASSERT_TRUE(RunConv(*gp, in.data(), k.data(), got.data()).ok());
+    const int64_t oh = go->dimensions(1), ow = go->dimensions(2);
+    for (int64_t y = 0; y < oh; ++y) {
+      for (int64_t x = 0; x < ow; ++x) {
+        for (int64_t f = 0; f < g.o; ++f) {
+          float acc = 0.0f;
+          for (int64_t ky = 0; ky < g.kh; ++ky) {
+            for (int64_t kx = 0; kx < g.kw; ++kx) {
+              const int64_t iy = y * g.stride + ky * dil - g.pad_lo;
+              const int64_t ix = x * g.stride + kx * dil - g.pad_lo;
+              const bool inside = iy >= 0 && iy < g.h && ix >= 0 && ix < g.w;
+              for (int64_t ci = 0; ci < g.c; ++ci) {
+                const float a = inside ? in[((f * g.h + iy) * g.w + ix) * g.c + ci] : 0.0f;
+                acc = std::fma(a, k[((ky * g.kw + kx) * g.c + ci) * g.o + f], acc);
+              }
+            }
+          }
+          float have = got[(y * ow + x) * g.o + f];
+          ASSERT_EQ(0, std::memcmp(&have, &acc, 4)) << dil << ": " << y << "," << x << "," << f;
+        }
+      }
+    }
+  }
 }
 
 TEST(ConvTest, RejectsMismatchedGroups) {
