@@ -76,7 +76,9 @@ def main():
                              args.timeout)
             if again is not None:
                 timed = again
-        mem = first["memory"]
+        # Memory from the unprofiled runs where there are some (the
+        # profiler's records are not the module's).
+        mem = timed["memory"]
         prof = first.get("profile", {})
         top = ", ".join(f'{r["key"]} {100 * r["share"]:.0f}%' for r in prof.get("by_opcode", []))
         run = timed["run_ms"]
