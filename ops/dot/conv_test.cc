@@ -113,32 +113,36 @@ void CheckConv(const Conv2D& c, ElementType type) {
   EXPECT_EQ(0, std::memcmp(split.data(), got.data(), got.size() * sizeof(T)));
 }
 
+// The f32 plan of `c` over NHWC / HWIO (its result shape in *out).
+ConvPlan PlanOf(const Conv2D& c, Shape* out = nullptr) {
+  const int64_t cin_k = c.bgc > 1 ? c.c : c.c / c.fgc;
+  const Shape lhs(ElementType::kF32, {c.n, c.h, c.w, c.c});
+  const Shape rhs(ElementType::kF32, {c.kh, c.kw, cin_k, c.o});
+  auto result = InferConvolutionShape(lhs, rhs, c.fgc, c.bgc, MakeWindow(c), Nhwc());
+  EXPECT_TRUE(result.ok()) << result.status();
+  if (!result.ok()) return ConvPlan();
+  if (out != nullptr) *out = *result;
+  auto plan = MakeConvPlan(lhs, rhs, *result, MakeWindow(c), Nhwc(), c.fgc, c.bgc);
+  EXPECT_TRUE(plan.ok()) << plan.status();
+  return plan.ok() ? *std::move(plan) : ConvPlan();
+}
+
 TEST(ConvTest, PlainSamePadding) { CheckConv<float>(Conv2D{}, ElementType::kF32); }
 
 // An HWIO kernel of one group is the GEMM's packed matrix already: no copy,
 // no scratch for it. Reversed windows and groups still pack.
 TEST(ConvTest, HwioKernelIsReadWhereItIs) {
-  auto plan_of = [](const Conv2D& c) {
-    const int64_t cin_k = c.bgc > 1 ? c.c : c.c / c.fgc;
-    const Shape lhs(ElementType::kF32, {c.n, c.h, c.w, c.c});
-    const Shape rhs(ElementType::kF32, {c.kh, c.kw, cin_k, c.o});
-    auto out = InferConvolutionShape(lhs, rhs, c.fgc, c.bgc, MakeWindow(c), Nhwc());
-    EXPECT_TRUE(out.ok()) << out.status();
-    auto plan = MakeConvPlan(lhs, rhs, *out, MakeWindow(c), Nhwc(), c.fgc, c.bgc);
-    EXPECT_TRUE(plan.ok()) << plan.status();
-    return *plan;
-  };
   Conv2D plain;
-  EXPECT_TRUE(plan_of(plain).kernel_as_is);
-  EXPECT_EQ(plan_of(plain).scratch_bytes, 0);
+  EXPECT_TRUE(PlanOf(plain).kernel_as_is);
+  EXPECT_EQ(PlanOf(plain).scratch_bytes, 0);
   CheckConv<float>(plain, ElementType::kF32);
   Conv2D reversed;
   reversed.reverse = true;
-  EXPECT_FALSE(plan_of(reversed).kernel_as_is);
+  EXPECT_FALSE(PlanOf(reversed).kernel_as_is);
   CheckConv<float>(reversed, ElementType::kF32);
   Conv2D grouped;
   grouped.c = 6, grouped.o = 9, grouped.fgc = 3;
-  EXPECT_FALSE(plan_of(grouped).kernel_as_is);
+  EXPECT_FALSE(PlanOf(grouped).kernel_as_is);
 }
 
 TEST(ConvTest, ManyTilesOfOutputPositions) {
@@ -255,33 +259,24 @@ TEST(ConvTest, BatchGroups) {
 TEST(ConvTest, BatchGroupWeightGradientInLanes) {
   Conv2D c;
   c.n = 20, c.h = 7, c.w = 7, c.c = 5, c.kh = 7, c.kw = 7, c.o = 20, c.bgc = 20;
-  const Shape lhs(ElementType::kF32, {c.n, c.h, c.w, c.c});
-  const Shape rhs(ElementType::kF32, {c.kh, c.kw, c.c, c.o});
-  auto out = InferConvolutionShape(lhs, rhs, 1, c.bgc, MakeWindow(c), Nhwc());
-  ASSERT_TRUE(out.ok()) << out.status();
-  auto plan = MakeConvPlan(lhs, rhs, *out, MakeWindow(c), Nhwc(), 1, c.bgc);
-  ASSERT_TRUE(plan.ok()) << plan.status();
-  EXPECT_TRUE(plan->group_lanes);
+  EXPECT_TRUE(PlanOf(c).group_lanes);
   CheckConv<float>(c, ElementType::kF32);  // exact small integers
 
   for (int64_t dil : {1, 2}) {
     Conv2D g = c;
     g.h = 7, g.w = 6, g.kh = 3, g.kw = 3, g.rhs_dil = dil, g.stride = 2, g.pad_lo = 2, g.pad_hi = 1;
-    const Shape gl(ElementType::kF32, {g.n, g.h, g.w, g.c});
-    const Shape gr(ElementType::kF32, {g.kh, g.kw, g.c, g.o});
-    auto go = InferConvolutionShape(gl, gr, 1, g.bgc, MakeWindow(g), Nhwc());
-    ASSERT_TRUE(go.ok()) << go.status();
-    auto gp = MakeConvPlan(gl, gr, *go, MakeWindow(g), Nhwc(), 1, g.bgc);
-    ASSERT_TRUE(gp.ok()) << gp.status();
-    ASSERT_TRUE(gp->group_lanes);
+    Shape go;
+    const ConvPlan gp = PlanOf(g, &go);
+    ASSERT_TRUE(gp.group_lanes);
     std::mt19937 gen(11);
     std::uniform_real_distribution<float> dist(-3.0f, 3.0f);
-    std::vector<float> in(static_cast<size_t>(gl.element_count())), k(static_cast<size_t>(gr.element_count()));
+    std::vector<float> in(static_cast<size_t>(g.n * g.h * g.w * g.c));
+    std::vector<float> k(static_cast<size_t>(g.kh * g.kw * g.c * g.o));
     for (float& v : in) v = dist(gen);
     for (float& v : k) v = dist(gen);
-    std::vector<float> got(static_cast<size_t>(go->element_count()));
-    ASSERT_TRUE(RunConv(*gp, in.data(), k.data(), got.data()).ok());
-    const int64_t oh = go->dimensions(1), ow = go->dimensions(2);
+    std::vector<float> got(static_cast<size_t>(go.element_count()));
+    ASSERT_TRUE(RunConv(gp, in.data(), k.data(), got.data()).ok());
+    const int64_t oh = go.dimensions(1), ow = go.dimensions(2);
     for (int64_t y = 0; y < oh; ++y) {
       for (int64_t x = 0; x < ow; ++x) {
         for (int64_t f = 0; f < g.o; ++f) {
