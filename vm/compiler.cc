@@ -307,6 +307,7 @@ absl::Status Compiler::LowerComputation(FunctionBuilder& b, const HloComputation
   for (const HloInstruction* instr : order) {
     ValueDesc desc;
     const int32_t first = static_cast<int32_t>(fn.code.size());
+    if (fusion.elided.contains(instr)) continue;  // recomputed in the regions reading it
     if (auto region = fusion.region_of.find(instr); region != fusion.region_of.end()) {
       // A fused region is emitted whole at the last of its members.
       const FusedRegion& r = fusion.regions[region->second];

@@ -167,11 +167,14 @@ FusionPlan PlanFusion(absl::Span<const HloInstruction* const> order,
   for (int64_t i = 0; i < count; ++i) role[i] = pinned[i] ? Role::kNone : RoleOf(*order[i]);
 
   std::vector<int> region_of(count, -1);
+  // Broadcasts and iotas that regions recompute while others read them
+  // from memory: the regions that hold them.
+  absl::flat_hash_map<int64_t, std::vector<int>> shared_in;
   for (int64_t r = count - 1; r >= 0; --r) {
     if (region_of[r] != -1 || role[r] != Role::kCompute) continue;
     const int64_t n = order[r]->shape().element_count();
     if (n < kMinFusedElements) continue;
-    absl::flat_hash_set<int64_t> in_region{r}, decided{r};
+    absl::flat_hash_set<int64_t> in_region{r}, decided{r}, shared_members;
     std::vector<int64_t> members{r};
     std::vector<int64_t> outputs;
     std::priority_queue<int64_t> frontier;  // latest first: users decide before producers
@@ -187,12 +190,16 @@ FusionPlan PlanFusion(absl::Span<const HloInstruction* const> order,
       frontier.pop();
       if (!decided.insert(i).second || region_of[i] != -1) continue;
       if (role[i] == Role::kNone || order[i]->shape().element_count() != n) continue;
-      bool output = false, fits = true;
+      bool output = false, fits = true, shared = false;
       for (int64_t u : users[i]) {
         if (in_region.contains(u)) continue;
-        // Used outside: only a computed value, and only after the ROOT.
+        // Used outside: a computed value only after the ROOT (a further
+        // output); a broadcast or iota is recomputed here and stays for
+        // the others (shared).
         if (role[i] == Role::kCompute && u > r) {
           output = true;
+        } else if (role[i] == Role::kBroadcast || role[i] == Role::kIota) {
+          shared = true;
         } else {
           fits = false;
         }
@@ -200,6 +207,7 @@ FusionPlan PlanFusion(absl::Span<const HloInstruction* const> order,
       if (!fits) continue;
       in_region.insert(i);
       members.push_back(i);
+      if (shared) shared_members.insert(i);
       if (output) outputs.push_back(i);
       if (role[i] == Role::kCompute) ++computes;
       if (role[i] == Role::kTranspose) {
@@ -249,8 +257,12 @@ FusionPlan PlanFusion(absl::Span<const HloInstruction* const> order,
     std::sort(members.begin(), members.end());
     std::sort(outputs.begin(), outputs.end());
     for (int64_t m : members) {
-      region_of[m] = id;
       region.members.push_back(order[m]);
+      if (shared_members.contains(m)) {
+        shared_in[m].push_back(id);
+        continue;
+      }
+      region_of[m] = id;
       plan.region_of[order[m]] = id;
     }
     if (reduce < 0 || root_stored) region.outputs.push_back(order[r]);
@@ -261,6 +273,17 @@ FusionPlan PlanFusion(absl::Span<const HloInstruction* const> order,
       plan.region_of[order[reduce]] = id;
     }
     plan.regions.push_back(std::move(region));
+  }
+  // A shared broadcast or iota that only members of regions holding it read
+  // is not written to memory at all.
+  for (const auto& [i, ids] : shared_in) {
+    bool read_outside = false;
+    for (int64_t u : users[i]) {
+      read_outside |= u >= count || region_of[u] < 0 ||
+                      std::find(ids.begin(), ids.end(), region_of[u]) == ids.end() ||
+                      order[u] == plan.regions[region_of[u]].reduce;
+    }
+    if (!read_outside) plan.elided.insert(order[i]);
   }
   return plan;
 }

@@ -9,6 +9,9 @@
 // (runs of at least 16 elements: a head shuffle), gathered tile by tile.
 // Regions of fewer than 1024 elements are not fused (a few dispatches cost
 // less than starting a fused loop, and small arrays stay in cache anyway).
+// A broadcast or iota read outside the region too is recomputed in it (and
+// in any other region reading it); it is written to memory only if
+// something outside the regions reads it.
 // The region's ROOT is an elementwise op; any other member whose value is
 // also used outside becomes a further output (multi-output), provided every
 // such use comes after the ROOT in the schedule, which rules out cycles.
@@ -49,6 +52,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "core/hlo_ir.h"
@@ -72,7 +76,12 @@ struct FusedRegion {
 
 struct FusionPlan {
   std::vector<FusedRegion> regions;
-  absl::flat_hash_map<const HloInstruction*, int> region_of;  // member -> region
+  // Member -> region; a broadcast or iota that several regions (or a region
+  // and instructions outside) read is a member of each region but in none
+  // here: it is recomputed in each, and emitted itself unless `elided`
+  // (read by members of regions holding it only).
+  absl::flat_hash_map<const HloInstruction*, int> region_of;
+  absl::flat_hash_set<const HloInstruction*> elided;
 };
 
 // Finds the regions of a computation scheduled as `order` (see

@@ -162,6 +162,39 @@ ENTRY main {
               ElementsAre("bcast", "fusion"));
 }
 
+// A broadcast (or iota) several regions read is recomputed in each: the
+// relu6 clamps of two layers share their bounds, and neither region reads
+// them from memory. Where an instruction outside the regions reads it too
+// (the dot), it is still written for that reader alone.
+TEST(FusionTest, SharedBroadcastsAreRecomputedInEachRegion) {
+  const std::string shared = R"(HloModule m
+ENTRY main {
+  x = f32[64,64] parameter(0)
+  y = f32[64,64] parameter(1)
+  zero = f32[] constant(0)
+  six = f32[] constant(6)
+  lo = f32[64,64] broadcast(zero), dimensions={}
+  hi = f32[64,64] broadcast(six), dimensions={}
+  a = f32[64,64] clamp(lo, x, hi)
+  b = f32[64,64] clamp(lo, y, hi)
+  ROOT t = (f32[64,64], f32[64,64]) tuple(a, b)
+})";
+  EXPECT_THAT(EntryMnemonics(shared), ElementsAre("fusion", "fusion"));
+  std::vector<Literal> args;
+  args.push_back(RandomArray(ElementType::kF32, {64, 64}, 1));
+  args.push_back(RandomArray(ElementType::kF32, {64, 64}, 2));
+  ExpectFusedMatchesUnfused(shared, args);
+
+  std::string read_outside = shared;
+  read_outside.replace(read_outside.find("  ROOT t"), std::string::npos, R"(  d = f32[64,64] dot(hi, y), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = (f32[64,64], f32[64,64], f32[64,64]) tuple(a, b, d)
+})");
+  const std::vector<std::string> m = EntryMnemonics(read_outside);
+  EXPECT_EQ(std::count(m.begin(), m.end(), "bcast"), 1) << ::testing::PrintToString(m);
+  EXPECT_EQ(std::count(m.begin(), m.end(), "fusion"), 2) << ::testing::PrintToString(m);
+  ExpectFusedMatchesUnfused(read_outside, args);
+}
+
 TEST(FusionTest, EveryF32ProgramOpMatchesItsKernel) {
   const std::string text = R"(HloModule m
 ENTRY main {
