@@ -17,7 +17,7 @@
 #include "passes/pass.h"
 #include "passes/while_dead_elements.h"
 #include "passes/while_licm.h"
-#include "passes/while_one_trip.h"
+#include "passes/while_unroll.h"
 #include "passes/while_zero_trip.h"
 
 namespace hlovm::passes {
@@ -63,15 +63,15 @@ absl::StatusOr<PassResult> ZeroTrip(HloModule& module, const PipelineOptions& op
   return RunWhileZeroTrip(module, options.evaluate);
 }
 
-absl::StatusOr<PassResult> OneTrip(HloModule& module, const PipelineOptions& options,
-                                   NameUniquer& names) {
-  return RunWhileOneTrip(module, options.evaluate, &names);
+absl::StatusOr<PassResult> Unroll(HloModule& module, const PipelineOptions& options,
+                                  NameUniquer& names) {
+  return RunWhileUnroll(module, options.evaluate, &names);
 }
 
 constexpr PassInfo kPasses[] = {
     {"inline", &Naming<&RunInlineCalls>}, {"algsimp", &Plain<&RunAlgebraicSimplifier>},
     {"fold", &Fold},                     {"cse", &Plain<&RunCse>},
-    {"zerotrip", &ZeroTrip},             {"onetrip", &OneTrip},
+    {"zerotrip", &ZeroTrip},             {"unroll", &Unroll},
     {"licm", &Naming<&RunWhileLicm>},
     {"whiledce", &Naming<&RunWhileDeadElements>}, {"dce", &Plain<&RunDce>},
 };

@@ -16,7 +16,7 @@
 
 ABSL_FLAG(std::string, passes, "default",
           "run, dis, opt: the passes between verifier and compiler: none, default or a list "
-          "of inline,algsimp,fold,cse,zerotrip,onetrip,licm,whiledce,dce");
+          "of inline,algsimp,fold,cse,zerotrip,unroll,licm,whiledce,dce");
 ABSL_FLAG(bool, no_fusion, false,
           "run, dis, bench: compile elementwise regions op by op instead of fusing them");
 ABSL_FLAG(bool, dump_after_passes, false,
