@@ -142,6 +142,26 @@ std::optional<RowReduce> FusibleReduce(const HloInstruction& reduce) {
   return std::nullopt;
 }
 
+// A reduce-window of the root joins the region when it folds whole rows
+// (SelectWindowRows) and computing, for each band of output rows (those
+// differing in their last leading dimension only), every input row the band
+// reads costs at most three times the operand: rows that two bands read are
+// computed for each.
+bool FusibleWindow(const HloInstruction& reduce_window) {
+  const std::optional<WindowReduce> w = SelectWindowRows(reduce_window);
+  if (!w.has_value() || w->rows.out_rows == 0) return false;
+  const int64_t band = w->g.out_dims[w->rows.lead - 1];
+  const int64_t bands = w->rows.out_rows / band;
+  const int64_t in_rows = w->g.in_dims.empty() ? 0 : reduce_window.operand(0)->shape().element_count() / w->rows.row;
+  int64_t widest = 0;
+  for (int64_t b : {int64_t{0}, bands / 2, bands - 1}) {
+    int64_t first, last;
+    WindowRowSpan(w->g, w->rows, b * band, (b + 1) * band, &first, &last);
+    widest = std::max(widest, last - first + 1);
+  }
+  return widest * bands <= 3 * in_rows;
+}
+
 }  // namespace
 
 FusionPlan PlanFusion(absl::Span<const HloInstruction* const> order,
@@ -249,6 +269,20 @@ FusionPlan PlanFusion(absl::Span<const HloInstruction* const> order,
         for (int64_t u : users[o]) after &= in_region.contains(u) || u > reduce;
       }
       if (!after) reduce = -1;
+    }
+    // Else a reduce-window over whole rows, when it alone reads the root
+    // and the root is the region's only value read outside (bands of rows
+    // are computed more than once).
+    if (reduce < 0 && outputs.empty() && users[r].size() == 1) {
+      const int64_t u = users[r][0];
+      if (u < count && !pinned[u] && region_of[u] == -1 &&
+          order[u]->opcode() == HloOpcode::kReduceWindow && order[u]->operand_count() == 2 &&
+          order[u]->operand(0) == order[r]) {
+        auto init = pos.find(order[u]->operand(1));
+        if ((init == pos.end() || !in_region.contains(init->second)) && FusibleWindow(*order[u])) {
+          reduce = u;
+        }
+      }
     }
     if (reduce < 0 && computes < 2 && broadcasts == 0) continue;
     const int id = static_cast<int>(plan.regions.size());
@@ -391,6 +425,10 @@ struct FusedPlan {
   // columns a block, units_per_task units a parallel task.
   int64_t col_block = 0, col_blocks = 0, units_per_task = 1;
   int rows_output = -1;
+  // A fused reduce-window: bands of unit_rows output rows, units_per_task
+  // bands a parallel task.
+  std::optional<WindowReduce> window;
+  int64_t unit_rows = 0;
   uint32_t init_input = 0;
   uint32_t reduce_output = 0;
   int root_size = 0;
@@ -593,6 +631,33 @@ bool FusedColumnReduceHandler(const Instr& instr, uint8_t* const* regs, ExecCont
         }
       }
       for (; q < g.red_count; ++q) r.op(o, segment(q, 0), o, cols);
+    }
+  });
+  return true;
+}
+
+// A region whose root feeds a reduce-window over whole rows: per band of
+// output rows, the region computes the input rows the band's windows read
+// into a scratch buffer and the band's rows are folded from it, each in
+// window order as the op-by-op reduce-window folds them.
+bool FusedWindowHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
+  const auto& p = *static_cast<const FusedPlan*>(instr.plan);
+  const WindowReduce& w = *p.window;
+  const int64_t row = w.rows.row;
+  const uint8_t* init = regs[instr.in[p.init_input]];
+  uint8_t* out = regs[instr.out[p.reduce_output]];
+  ForEachChunk(ctx, w.rows.out_rows / p.unit_rows, p.units_per_task, [&](int64_t begin, int64_t end) {
+    struct WindowBand;
+    for (int64_t u = begin; u < end; ++u) {
+      const int64_t q0 = u * p.unit_rows, q1 = q0 + p.unit_rows;
+      int64_t first, last;
+      WindowRowSpan(w.g, w.rows, q0, q1, &first, &last);
+      uint8_t* band = nullptr;
+      if (first <= last) {
+        band = ThreadScratch<WindowBand>((last - first + 1) * row * p.root_size);
+        RunTiles(p, instr, regs, first * row, (last + 1) * row, band, first * row);
+      }
+      FoldWindowRows(w.g, w.rows, w.elem_size, w.op, band, first, init, out, q0, q1);
     }
   });
   return true;
@@ -1335,7 +1400,26 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
     outs.push_back(r);
     out_bytes += b.function().regs[r].bytes;
   }
-  if (region.reduce != nullptr) {
+  const bool window = region.reduce != nullptr &&
+                      region.reduce->opcode() == HloOpcode::kReduceWindow;
+  if (window) {
+    plan.window = SelectWindowRows(*region.reduce);
+    if (!plan.window.has_value()) return absl::InternalError("fused reduce-window lost its form");
+    HLOVM_ASSIGN_OR_RETURN(plan.init_input, input(region.reduce->operand(1)));
+    HLOVM_ASSIGN_OR_RETURN(Reg r, b.NewReg(RegKind::kOwned, region.reduce->shape()));
+    plan.reduce_output = static_cast<uint32_t>(outs.size());
+    outs.push_back(r);
+    out_bytes += b.function().regs[r].bytes;
+    plan.root_size = ByteWidth(region.root->shape().element_type());
+    const WindowReduce& w = *plan.window;
+    plan.unit_rows = w.g.out_dims[w.rows.lead - 1];
+    const int64_t band_bytes =
+        std::max<int64_t>(1, plan.unit_rows * w.rows.row * w.elem_size * std::max<int64_t>(1, w.g.window_count));
+    plan.units_per_task = std::max<int64_t>(1, kChunkBytes / band_bytes);
+    absl::StrAppend(&detail, "          rows -> reduce-window ", std::string(HloOpcodeName(w.opcode)),
+                    " over rows of ", w.rows.row, ", bands of ", plan.unit_rows,
+                    " output rows -> out", plan.reduce_output, "\n");
+  } else if (region.reduce != nullptr) {
     plan.reduce = FusibleReduce(*region.reduce);
     if (!plan.reduce.has_value()) return absl::InternalError("fused reduce lost its form");
     HLOVM_ASSIGN_OR_RETURN(plan.init_input, input(region.reduce->operand(1)));
@@ -1365,7 +1449,7 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
                     " -> reduce ", std::string(HloOpcodeName(plan.reduce->opcode)), " over ",
                     g.red_count, " rows of ", g.inner, " columns, blocks of ", plan.col_block,
                     " -> out", plan.reduce_output, "\n");
-  } else if (region.reduce != nullptr) {
+  } else if (region.reduce != nullptr && !window) {
     const int64_t rows = plan.reduce->g.out_count;
     const int64_t row_bytes = std::max<int64_t>(1, plan.reduce->g.inner * stream);
     plan.rows_per_chunk = rows * row_bytes < kParallelKernelBytes
@@ -1402,7 +1486,8 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
       if (streamed[k] && !other_use[k]) spec.inplace_mask |= 1u << k;
     }
   }
-  spec.handler = columns                     ? &FusedColumnReduceHandler
+  spec.handler = window                     ? &FusedWindowHandler
+                 : columns                  ? &FusedColumnReduceHandler
                  : region.reduce != nullptr ? &FusedReduceHandler
                                             : &FusedHandler;
   FusedWork work;
@@ -1415,13 +1500,19 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
       work.flops += static_cast<double>(n);
     }
   }
-  if (region.reduce != nullptr) work.flops += static_cast<double>(n);
+  if (window) {
+    work.flops += static_cast<double>(plan.window->g.out_count * plan.window->g.window_count);
+  } else if (region.reduce != nullptr) {
+    work.flops += static_cast<double>(n);
+  }
   spec.fused = b.program().AddPlan(work);
   spec.in = in_regs;
   spec.out = outs;
   spec.mnemonic = "fusion";
   spec.variant = absl::StrCat(num_ops, " ops, tile ", plan.tile);
-  if (columns) {
+  if (window) {
+    absl::StrAppend(&spec.variant, ", reduce-window");
+  } else if (columns) {
     absl::StrAppend(&spec.variant, ", column reduce");
   } else if (plan.reduce.has_value()) {
     absl::StrAppend(&spec.variant, ", reduce");

@@ -25,6 +25,13 @@
 // root's segment of each reduced row in turn and folds it into the column
 // sums, in the op-by-op reduce's order (four rows a pass where the reducer
 // has a four-row fold); blocks of columns run in parallel.
+// A reduce-window of the ROOT that folds whole rows (unit windows on the
+// trailing dimensions: pooling over NHWC; a one-op reducer) joins when it
+// alone reads the ROOT and the ROOT is the region's only output: per band of
+// output rows (those differing in their last leading dimension), the
+// region computes the input rows the band reads and folds them in window
+// order; rows two bands read are computed for each (at most 3x the
+// operand in all, else the window stays op by op).
 //
 // A region compiles to one `fusion` instruction whose plan is a
 // micro-program over tile registers: the region runs as a loop over tiles of
@@ -68,7 +75,8 @@ struct FusedRegion {
   // then members used outside.
   std::vector<const HloInstruction*> outputs;
   // A row or column reduce of the root computed in the same loop
-  // (vm/lowering.h SelectRowReduce, SelectColumnReduce), or null.
+  // (vm/lowering.h SelectRowReduce, SelectColumnReduce), or a reduce-window
+  // over whole rows (SelectWindowRows), or null.
   const HloInstruction* reduce = nullptr;
   // Where the region is emitted: its last instruction in the schedule.
   const HloInstruction* emit_at() const { return reduce != nullptr ? reduce : root; }

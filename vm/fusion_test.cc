@@ -600,6 +600,56 @@ ENTRY main {
   EXPECT_THAT(listing, HasSubstr("rows -> reduce add over 64 rows of 1024 columns"));
 }
 
+// A max pool (and a sum pool with a base dilation) of an elementwise
+// chain over NHWC joins the region: per band of output rows the chain's
+// rows are computed and folded in window order, bit for bit as op by op
+// (NaNs, signed zeros and padding included), on 1 and 2 threads. Where the
+// chain's result is also read elsewhere, the window stays op by op.
+TEST(FusionTest, ReduceWindowOfTheRootJoinsTheRegion) {
+  const std::string pool = R"(HloModule m
+max { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT r = f32[] maximum(a, b) }
+add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT r = f32[] add(a, b) }
+ENTRY main {
+  x = f32[2,13,12,16] parameter(0)
+  s = f32[16] parameter(1)
+  sb = f32[2,13,12,16] broadcast(s), dimensions={3}
+  y = f32[2,13,12,16] multiply(x, sb)
+  zero = f32[] constant(0)
+  zb = f32[2,13,12,16] broadcast(zero), dimensions={}
+  r = f32[2,13,12,16] maximum(y, zb)
+  ninf = f32[] constant(-inf)
+  ROOT p = f32[2,7,6,16] reduce-window(r, ninf), window={size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0}, to_apply=max
+})";
+  std::string listing;
+  EXPECT_THAT(EntryMnemonics(pool, &listing), ElementsAre("fusion"));
+  EXPECT_THAT(listing, HasSubstr("reduce-window maximum over rows of 16"));
+  std::vector<Literal> args;
+  args.push_back(RandomArray(ElementType::kF32, {2, 13, 12, 16}, 3));
+  args.push_back(RandomArray(ElementType::kF32, {16}, 4));
+  ExpectFusedMatchesUnfused(pool, args);
+
+  const std::string sum = R"(HloModule m
+add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT r = f32[] add(a, b) }
+ENTRY main {
+  x = f32[3,9,40] parameter(0)
+  n = f32[3,9,40] negate(x)
+  e = f32[3,9,40] exponential(n)
+  mz = f32[] constant(-0)
+  ROOT p = f32[3,8,40] reduce-window(e, mz), window={size=1x3x1 stride=1x2x1 pad=0_0x1_0x0_0 lhs_dilate=1x2x1}, to_apply=add
+})";
+  EXPECT_THAT(EntryMnemonics(sum), ElementsAre("fusion"));
+  std::vector<Literal> sum_args;
+  sum_args.push_back(RandomArray(ElementType::kF32, {3, 9, 40}, 5));
+  ExpectFusedMatchesUnfused(sum, sum_args);
+
+  std::string shared = pool;
+  shared.replace(shared.find("  ROOT p"), std::string::npos, R"(  p = f32[2,7,6,16] reduce-window(r, ninf), window={size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0}, to_apply=max
+  ROOT t = (f32[2,7,6,16], f32[2,13,12,16]) tuple(p, r)
+})");
+  EXPECT_THAT(EntryMnemonics(shared), ElementsAre("fusion", "reduce-window"));
+  ExpectFusedMatchesUnfused(shared, args);
+}
+
 TEST(FusionTest, TransposedInputsAreGatheredTileByTile) {
   // A head shuffle [b,s,h,d] -> [b,h,s,d] feeding a scale and a bias (runs
   // of 32 across tiles); a transpose of a value the region would also

@@ -358,6 +358,31 @@ std::optional<RowReduce> SelectColumnReduce(const HloInstruction& reduce) {
   return SelectSingleOpReduce(reduce, /*runs=*/false);
 }
 
+std::optional<WindowReduce> SelectWindowRows(const HloInstruction& reduce_window) {
+  if (reduce_window.opcode() != HloOpcode::kReduceWindow || reduce_window.operand_count() != 2 ||
+      !reduce_window.window.has_value() || !reduce_window.shape().IsArray() ||
+      reduce_window.to_apply() == nullptr) {
+    return std::nullopt;
+  }
+  const Shape& operand = reduce_window.operand(0)->shape();
+  const ElementType type = operand.element_type();
+  const std::optional<HloOpcode> single = SingleOpReducer(*reduce_window.to_apply(), type);
+  if (!single.has_value()) return std::nullopt;
+  auto op = SelectBinaryKernel(*single, type, type);
+  auto g = MakeWindowGeometry(operand.dimensions(), reduce_window.shape().dimensions(),
+                              *reduce_window.window);
+  if (!op.ok() || !g.ok()) return std::nullopt;
+  std::optional<WindowRowView> rows = MatchWindowRows(*g);
+  if (!rows.has_value()) return std::nullopt;
+  WindowReduce w;
+  w.g = std::move(*g);
+  w.rows = *rows;
+  w.elem_size = ByteWidth(type);
+  w.op = *op;
+  w.opcode = *single;
+  return w;
+}
+
 // ---------------------------------------------------------------- reduce-window
 namespace {
 
@@ -399,67 +424,10 @@ struct WindowPlan {
   const Function* fn = nullptr;    // otherwise
   int64_t outs_per_task = 1;
   bool parallel = false;
-  // Rows path (single-op reducer, trailing dimensions with unit windows,
-  // e.g. pooling over NHWC): the arrays viewed as rows of `row` elements,
-  // each output row folded from whole input rows with the vectorized kernel
-  // (0: not this path). `lead` is the number of leading dimensions.
-  int64_t row = 0;
-  int lead = 0;
+  // Rows path (single-op reducer, trailing dimensions with unit windows):
+  // see WindowRowView.
+  std::optional<WindowRowView> rows;
 };
-
-// The length of the rows the rows path works on: the product of the
-// trailing dimensions whose window is one element (unit stride, no padding
-// or dilation), or 0 when they hold fewer than 8 elements.
-int64_t WindowRowLength(const WindowGeometry& g, int* lead) {
-  int64_t row = 1;
-  int d = g.rank;
-  while (d > 0 && g.size[d - 1] == 1 && g.stride[d - 1] == 1 && g.pad_lo[d - 1] == 0 &&
-         g.base_dilation[d - 1] == 1 && g.window_dilation[d - 1] == 1 &&
-         g.in_dims[d - 1] == g.out_dims[d - 1]) {
-    row *= g.in_dims[d - 1];
-    --d;
-  }
-  *lead = d;
-  return d < g.rank && row >= 8 ? row : 0;
-}
-
-// Output rows [begin, end) of the rows path: each starts as the init value
-// and folds, in row-major window order, every input row its window covers
-// inside the operand (padding and base-dilation holes skipped), so each
-// element sees the same operations in the same order as one window at a
-// time.
-void WindowRows(const WindowPlan& p, const uint8_t* in, const uint8_t* init, uint8_t* out,
-                int64_t begin, int64_t end) {
-  const WindowGeometry& g = p.g;
-  const int lead = p.lead;
-  const int64_t es = p.elem_size[0];
-  const int64_t row_bytes = p.row * es;
-  int64_t o[8], k[8];
-  for (int64_t q = begin; q < end; ++q) {
-    int64_t rest = q;
-    for (int d = lead - 1; d >= 0; --d) {
-      o[d] = rest % g.out_dims[d];
-      rest /= g.out_dims[d];
-    }
-    uint8_t* acc = out + q * row_bytes;
-    for (int64_t i = 0; i < p.row; ++i) std::memcpy(acc + i * es, init, es);
-    std::fill(k, k + lead, 0);
-    for (int64_t w = 0; w < g.window_count; ++w) {
-      int64_t offset = 0;
-      bool inside = true;
-      for (int d = 0; d < lead && inside; ++d) {
-        const int64_t x = o[d] * g.stride[d] + k[d] * g.window_dilation[d] - g.pad_lo[d];
-        inside = x >= 0 && x % g.base_dilation[d] == 0 && x / g.base_dilation[d] < g.in_dims[d];
-        offset += x / g.base_dilation[d] * g.in_strides[d];
-      }
-      if (inside) p.op(acc, in + offset * es, acc, p.row);
-      for (int d = lead - 1; d >= 0; --d) {
-        if (++k[d] < g.size[d]) break;
-        k[d] = 0;
-      }
-    }
-  }
-}
 
 // Prefix scan with a single-op reducer: rows of `inner` elements.
 void ScanRows(const WindowPlan& p, const uint8_t* in, const uint8_t* init, uint8_t* out,
@@ -520,11 +488,12 @@ bool WindowHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
   const auto& p = *static_cast<const WindowPlan*>(instr.plan);
   const int n = p.num;
   std::atomic<bool> ok{true};
-  if (p.row > 0) {
+  if (p.rows.has_value()) {
     auto run = [&](int64_t b, int64_t e) {
-      WindowRows(p, regs[instr.in[0]], regs[instr.in[1]], regs[instr.out[0]], b, e);
+      FoldWindowRows(p.g, *p.rows, p.elem_size[0], p.op, regs[instr.in[0]], 0, regs[instr.in[1]],
+                     regs[instr.out[0]], b, e);
     };
-    const int64_t rows = p.g.out_count / p.row;
+    const int64_t rows = p.rows->out_rows;
     if (p.parallel) {
       ForEachChunk(ctx, rows, p.outs_per_task, run);
     } else {
@@ -684,12 +653,12 @@ absl::Status LowerReduceWindow(FunctionBuilder& b, const HloInstruction& instr,
     work = plan.g.out_count * std::max<int64_t>(1, plan.g.window_count);
     plan.outs_per_task = std::max<int64_t>(1, 4096 / std::max<int64_t>(1, plan.g.window_count));
     plan.parallel = work >= 8192;
-    if (plan.op != nullptr && plan.g.rank <= 8) {
-      plan.row = WindowRowLength(plan.g, &plan.lead);
-      if (plan.row > 0) {
+    if (plan.op != nullptr) {
+      plan.rows = MatchWindowRows(plan.g);
+      if (plan.rows.has_value()) {
         plan.outs_per_task = std::max<int64_t>(
-            1, 16384 / std::max<int64_t>(1, plan.row * std::max<int64_t>(1, plan.g.window_count)));
-        how += absl::StrCat(" rows of ", plan.row);
+            1, 16384 / std::max<int64_t>(1, plan.rows->row * std::max<int64_t>(1, plan.g.window_count)));
+        how += absl::StrCat(" rows of ", plan.rows->row);
       }
     }
   }

@@ -15,6 +15,7 @@
 #include "core/hlo_ir.h"
 #include "ops/elementwise/elementwise.h"
 #include "ops/reduce/reduce.h"
+#include "ops/reduce/reduce_window.h"
 #include "vm/bytecode.h"
 
 namespace hlovm {
@@ -122,6 +123,17 @@ std::optional<RowReduce> SelectRowReduce(const HloInstruction& reduce);
 // `g.runs` false): each output column folds its reduced elements in order,
 // row after row, as the op-by-op reduce does.
 std::optional<RowReduce> SelectColumnReduce(const HloInstruction& reduce);
+
+// A reduce-window that folds whole rows (ops/reduce/reduce_window.h
+// WindowRowView): one operand and a one-op reducer with a vectorized kernel.
+struct WindowReduce {
+  WindowGeometry g;
+  WindowRowView rows;
+  int elem_size = 0;
+  BinaryKernel op = nullptr;
+  HloOpcode opcode = HloOpcode::kAdd;
+};
+std::optional<WindowReduce> SelectWindowRows(const HloInstruction& reduce_window);
 
 // Registration of each op family's lowerings (one per vm/lower_*.cc file).
 void RegisterControlLowerings(LoweringTable& table);

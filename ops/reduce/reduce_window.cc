@@ -1,5 +1,8 @@
 #include "ops/reduce/reduce_window.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include "absl/status/status.h"
 
 namespace hlovm {
@@ -97,6 +100,82 @@ std::optional<ScanGeometry> MatchCumulativeWindow(absl::Span<const int64_t> in_d
   s.n = in_dims[axis];
   for (int d = axis + 1; d < rank; ++d) s.inner *= in_dims[d];
   return s;
+}
+
+std::optional<WindowRowView> MatchWindowRows(const WindowGeometry& g) {
+  if (g.rank > 8) return std::nullopt;
+  int64_t row = 1;
+  int d = g.rank;
+  while (d > 0 && g.size[d - 1] == 1 && g.stride[d - 1] == 1 && g.pad_lo[d - 1] == 0 &&
+         g.base_dilation[d - 1] == 1 && g.window_dilation[d - 1] == 1 &&
+         g.in_dims[d - 1] == g.out_dims[d - 1]) {
+    row *= g.in_dims[d - 1];
+    --d;
+  }
+  if (d == g.rank || row < 8) return std::nullopt;
+  WindowRowView w;
+  w.lead = d;
+  w.row = row;
+  w.out_rows = g.out_count / row;
+  return w;
+}
+
+namespace {
+
+// Calls visit(input row) for each input row that output row q's window
+// covers inside the operand, in row-major window order.
+template <typename Visit>
+void ForEachWindowRow(const WindowGeometry& g, const WindowRowView& w, int64_t q, Visit visit) {
+  const int lead = w.lead;
+  int64_t o[8], k[8];
+  int64_t rest = q;
+  for (int d = lead - 1; d >= 0; --d) {
+    o[d] = rest % g.out_dims[d];
+    rest /= g.out_dims[d];
+  }
+  std::fill(k, k + lead, 0);
+  for (int64_t p = 0; p < g.window_count; ++p) {
+    int64_t offset = 0;
+    bool inside = true;
+    for (int d = 0; d < lead && inside; ++d) {
+      const int64_t x = o[d] * g.stride[d] + k[d] * g.window_dilation[d] - g.pad_lo[d];
+      inside = x >= 0 && x % g.base_dilation[d] == 0 && x / g.base_dilation[d] < g.in_dims[d];
+      offset += x / g.base_dilation[d] * g.in_strides[d];
+    }
+    if (inside) visit(offset / w.row);
+    for (int d = lead - 1; d >= 0; --d) {
+      if (++k[d] < g.size[d]) break;
+      k[d] = 0;
+    }
+  }
+}
+
+}  // namespace
+
+void FoldWindowRows(const WindowGeometry& g, const WindowRowView& w, int elem_size,
+                    void (*op)(const void*, const void*, void*, int64_t), const uint8_t* in,
+                    int64_t in_first, const uint8_t* init, uint8_t* out, int64_t begin,
+                    int64_t end) {
+  const int64_t row_bytes = w.row * elem_size;
+  for (int64_t q = begin; q < end; ++q) {
+    uint8_t* acc = out + q * row_bytes;
+    for (int64_t i = 0; i < w.row; ++i) std::memcpy(acc + i * elem_size, init, elem_size);
+    ForEachWindowRow(g, w, q, [&](int64_t r) {
+      op(acc, in + (r - in_first) * row_bytes, acc, w.row);
+    });
+  }
+}
+
+void WindowRowSpan(const WindowGeometry& g, const WindowRowView& w, int64_t begin, int64_t end,
+                   int64_t* first, int64_t* last) {
+  *first = INT64_MAX;
+  *last = -1;
+  for (int64_t q = begin; q < end; ++q) {
+    ForEachWindowRow(g, w, q, [&](int64_t r) {
+      *first = std::min(*first, r);
+      *last = std::max(*last, r);
+    });
+  }
 }
 
 }  // namespace hlovm

@@ -42,6 +42,33 @@ struct WindowScratch {
 void WindowOffsets(const WindowGeometry& g, int64_t out_index, WindowScratch* scratch,
                    std::vector<int64_t>* offsets);
 
+// Windows over whole rows: the trailing dimensions whose window is one
+// element (unit stride, no padding or dilation) form rows of `row`
+// elements, and `lead` dimensions come before them. An output row is
+// folded from init through the input rows its window covers inside the
+// operand, in row-major window order, with a vectorized binary kernel over
+// whole rows: each element sees the same operations in the same order as
+// one window at a time (pooling over NHWC).
+struct WindowRowView {
+  int lead = 0;
+  int64_t row = 0;
+  int64_t out_rows = 0;
+};
+// The rows view of `g`, when its trailing unit-window dimensions hold at
+// least 8 elements (rank at most 8).
+std::optional<WindowRowView> MatchWindowRows(const WindowGeometry& g);
+// Output rows [begin, end) into `out` (the whole output); `in` holds the
+// operand's rows from row `in_first` on (element e of the operand at
+// in[(e - in_first * row) * elem_size]). `op` folds a row: op(acc, x, acc, n).
+void FoldWindowRows(const WindowGeometry& g, const WindowRowView& w, int elem_size,
+                    void (*op)(const void*, const void*, void*, int64_t), const uint8_t* in,
+                    int64_t in_first, const uint8_t* init, uint8_t* out, int64_t begin,
+                    int64_t end);
+// The input rows output rows [begin, end) read: [*first, *last], or
+// *first > *last when none.
+void WindowRowSpan(const WindowGeometry& g, const WindowRowView& w, int64_t begin, int64_t end,
+                   int64_t* first, int64_t* last);
+
 // A prefix scan along one dimension: the operand viewed as [outer, n, inner].
 struct ScanGeometry {
   int64_t outer = 1, n = 1, inner = 1;
