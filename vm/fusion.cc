@@ -1402,15 +1402,17 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
   }
   const bool window = region.reduce != nullptr &&
                       region.reduce->opcode() == HloOpcode::kReduceWindow;
-  if (window) {
-    plan.window = SelectWindowRows(*region.reduce);
-    if (!plan.window.has_value()) return absl::InternalError("fused reduce-window lost its form");
+  if (region.reduce != nullptr) {
     HLOVM_ASSIGN_OR_RETURN(plan.init_input, input(region.reduce->operand(1)));
     HLOVM_ASSIGN_OR_RETURN(Reg r, b.NewReg(RegKind::kOwned, region.reduce->shape()));
     plan.reduce_output = static_cast<uint32_t>(outs.size());
     outs.push_back(r);
     out_bytes += b.function().regs[r].bytes;
     plan.root_size = ByteWidth(region.root->shape().element_type());
+  }
+  if (window) {
+    plan.window = SelectWindowRows(*region.reduce);
+    if (!plan.window.has_value()) return absl::InternalError("fused reduce-window lost its form");
     const WindowReduce& w = *plan.window;
     plan.unit_rows = w.g.out_dims[w.rows.lead - 1];
     const int64_t band_bytes =
@@ -1422,13 +1424,7 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
   } else if (region.reduce != nullptr) {
     plan.reduce = FusibleReduce(*region.reduce);
     if (!plan.reduce.has_value()) return absl::InternalError("fused reduce lost its form");
-    HLOVM_ASSIGN_OR_RETURN(plan.init_input, input(region.reduce->operand(1)));
-    HLOVM_ASSIGN_OR_RETURN(Reg r, b.NewReg(RegKind::kOwned, region.reduce->shape()));
-    plan.reduce_output = static_cast<uint32_t>(outs.size());
-    outs.push_back(r);
-    out_bytes += b.function().regs[r].bytes;
     if (auto it = output_of.find(region.root); it != output_of.end()) plan.rows_output = it->second;
-    plan.root_size = ByteWidth(region.root->shape().element_type());
   }
   // A reduce keeping the innermost dimension folds columns.
   const bool columns = plan.reduce.has_value() && !plan.reduce->g.runs;
