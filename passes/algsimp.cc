@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "passes/ir_util.h"
 
 namespace hlovm::passes {
@@ -79,9 +80,7 @@ HloInstruction* Simplified(HloInstruction* i) {
 }
 
 std::string BracedDims(const std::vector<int64_t>& dims) {
-  std::string out = "{";
-  for (size_t k = 0; k < dims.size(); ++k) absl::StrAppend(&out, k ? "," : "", dims[k]);
-  return out + "}";
+  return absl::StrCat("{", absl::StrJoin(dims, ","), "}");
 }
 
 // dot(transpose(x), y) and dot(x, transpose(y)) read x and y with the

@@ -343,9 +343,7 @@ HloInstruction* CopyComputationInto(
 
 void SetTupleIndex(HloInstruction* gte, int64_t index) {
   gte->tuple_index = index;
-  for (auto& [name, value] : gte->raw_attributes()) {
-    if (name == "index") value = absl::StrCat(index);
-  }
+  SetRawAttribute(gte, "index", absl::StrCat(index));
 }
 
 void SetRawAttribute(HloInstruction* instr, std::string_view name, std::string value) {

@@ -77,15 +77,6 @@ absl::StatusOr<int64_t> FillElidedConstants(HloModule& module, ElidedFill how) {
   return filled;
 }
 
-// The array and token leaves of `shape`, in order.
-void FlattenLeafShapes(const Shape& shape, std::vector<Shape>& leaves) {
-  if (!shape.IsTuple()) {
-    leaves.push_back(shape);
-    return;
-  }
-  for (const Shape& s : shape.tuple_shapes()) FlattenLeafShapes(s, leaves);
-}
-
 class VmExecutable : public Executable {
  public:
   VmExecutable(std::unique_ptr<HloModule> module, std::unique_ptr<Program> program,
@@ -110,15 +101,13 @@ class VmExecutable : public Executable {
       r = *module_->entry_result_layout;
     }
     result_shape_ = WithLayout(r);
-    FlattenLeafShapes(result_shape_, result_leaf_shapes_);
+    vm::FlattenShape(result_shape_, &result_leaf_shapes_);
     const Function& fn = *program_->entry;
-    if (!fn.slot_result.empty()) {
-      for (Reg reg = 0; reg < fn.regs.size(); ++reg) {
-        const vm::RegInfo& info = fn.regs[reg];
-        if (info.kind == vm::RegKind::kOwned && info.slot >= 0 && info.bytes > 0 &&
-            fn.slot_result[info.slot] >= 0) {
-          result_bound_regs_.push_back(reg);
-        }
+    for (Reg reg = 0; reg < fn.regs.size(); ++reg) {
+      const vm::RegInfo& info = fn.regs[reg];
+      if (info.kind == vm::RegKind::kOwned && info.slot >= 0 && info.bytes > 0 &&
+          fn.ResultOfSlot(info.slot) >= 0) {
+        result_bound_regs_.push_back(reg);
       }
     }
   }
@@ -161,7 +150,7 @@ class VmExecutable : public Executable {
   mutable std::vector<std::unique_ptr<Frame>> frames_ ABSL_GUARDED_BY(frames_mu_);
   std::vector<Shape> parameter_shapes_;
   Shape result_shape_;
-  std::vector<Shape> result_leaf_shapes_;
+  std::vector<const Shape*> result_leaf_shapes_;  // into result_shape_
   // Entry registers whose slot is a result's storage (Function::slot_result).
   std::vector<Reg> result_bound_regs_;
 };
@@ -345,10 +334,10 @@ absl::StatusOr<Literal> VmExecutable::Run(absl::Span<const Literal* const> argum
     for (size_t k = 0; k < fn.result_regs.size(); ++k) {
       const vm::RegInfo& info = fn.regs[fn.result_regs[k]];
       if (info.kind != vm::RegKind::kOwned || info.slot < 0 || info.bytes == 0 ||
-          fn.slot_result[info.slot] != static_cast<int32_t>(k)) {
+          fn.ResultOfSlot(info.slot) != static_cast<int32_t>(k)) {
         continue;
       }
-      const Shape& shape = result_leaf_shapes_[k];
+      const Shape& shape = *result_leaf_shapes_[k];
       if (vm::IsEffectivelyRowMajor(shape)) {
         HLOVM_ASSIGN_OR_RETURN(Literal lit, Literal::CreateUninitialized(shape));
         outputs.push_back(std::move(lit));
@@ -427,8 +416,7 @@ int64_t LiveSetBytes(const vm::Function& fn,
     // Results have buffers of their own for the whole run (the literals
     // returned; a loop body's result regions), as XLA gives live-out values
     // allocations apart from its temporaries.
-    const bool apart = !fn.slot_result.empty() && fn.slot_result[info.slot] >= 0;
-    born[apart ? 0 : info.def].push_back(r);
+    born[fn.ResultOfSlot(info.slot) >= 0 ? 0 : info.def].push_back(r);
     dies[std::min(end, n)].push_back(r);
   }
   std::vector<int32_t> count(fn.slot_size.size(), 0);
@@ -450,11 +438,8 @@ int64_t LiveSetBytes(const vm::Function& fn,
         for (const vm::Function* callee : it->second) {
           // A loop body also needs the state it reads: the last iteration's
           // results, held apart from its own.
-          int64_t state = 0;
-          for (size_t slot = 0; slot < callee->slot_result.size(); ++slot) {
-            if (callee->slot_result[slot] >= 0) state += callee->slot_size[slot];
-          }
-          nested = std::max(nested, LiveSetBytes(*callee, callees, memo) + state);
+          nested = std::max(nested,
+                            LiveSetBytes(*callee, callees, memo) + callee->ResultSlotBytes());
         }
       }
     }
@@ -483,9 +468,7 @@ Executable::MemoryStats VmExecutable::memory_stats() const {
   for (const auto& fn : program_->functions) {
     if (fn.get() == program_->entry) {
       stats.entry_arena_bytes += fn->arena_bytes;
-      for (size_t slot = 0; slot < fn->slot_result.size(); ++slot) {
-        if (fn->slot_result[slot] >= 0) stats.result_bytes += fn->slot_size[slot];
-      }
+      stats.result_bytes += fn->ResultSlotBytes();
     } else if (!in_caller.contains(fn.get())) {
       stats.nested_arena_bytes += fn->arena_bytes;
     }

@@ -15,6 +15,9 @@ constexpr int64_t kAlignment = 64;
 
 int64_t AlignUp(int64_t n) { return (n + kAlignment - 1) / kAlignment * kAlignment; }
 
+// The arena bytes a slot of `size` takes: whole lines, at least one.
+int64_t SlotBytes(int64_t size) { return AlignUp(std::max<int64_t>(size, 1)); }
+
 }  // namespace
 
 namespace {
@@ -126,13 +129,13 @@ int64_t PackSlots(const std::vector<int64_t>& size, const std::vector<int32_t>& 
   int64_t arena = 0;
   for (int32_t s : order) {
     if (size[s] < 0) continue;  // not in the arena
-    const int64_t bytes = AlignUp(std::max<int64_t>(size[s], 1));
+    const int64_t bytes = SlotBytes(size[s]);
     taken.clear();
     for (int32_t b = start[s] / kBlock; b <= end[s] / kBlock; ++b) {
       for (int32_t t : blocks[b]) {
         if (seen[t] == s || end[t] < start[s] || end[s] < start[t]) continue;
         seen[t] = s;
-        taken.emplace_back((*offset)[t], (*offset)[t] + AlignUp(std::max<int64_t>(size[t], 1)));
+        taken.emplace_back((*offset)[t], (*offset)[t] + SlotBytes(size[t]));
       }
     }
     std::sort(taken.begin(), taken.end());
@@ -242,7 +245,7 @@ absl::Status PlanFunction(Function* fn, const std::vector<std::pair<int32_t, int
   for (size_t slot = 0; slot < fn->slot_result.size(); ++slot) {
     if (fn->slot_result[slot] < 0) continue;
     fn->slot_offset[slot] = fn->result_region_bytes;
-    fn->result_region_bytes += AlignUp(std::max<int64_t>(slot_size[slot], 1));
+    fn->result_region_bytes += SlotBytes(slot_size[slot]);
   }
 
   // Dependencies from buffer hazards, per buffer: a slot, or a state
@@ -264,7 +267,7 @@ absl::Status PlanFunction(Function* fn, const std::vector<std::pair<int32_t, int
   std::map<int64_t, int32_t> owner{{0, -1}};  // range start -> slot (-1: never used)
   auto take_over = [&](int32_t i, int32_t slot) {
     const int64_t lo = fn->slot_offset[slot];
-    const int64_t hi = lo + AlignUp(std::max<int64_t>(slot_size[slot], 1));
+    const int64_t hi = lo + SlotBytes(slot_size[slot]);
     auto split = [&](int64_t at) {
       auto it = std::prev(owner.upper_bound(at));
       if (it->first != at) owner.emplace_hint(std::next(it), at, it->second);
@@ -293,7 +296,7 @@ absl::Status PlanFunction(Function* fn, const std::vector<std::pair<int32_t, int
       const int64_t buffer = buffer_of(r);
       if (buffer < 0) continue;
       if (buffer < static_cast<int64_t>(slots) && !opened[buffer] &&
-          (fn->slot_result.empty() || fn->slot_result[buffer] < 0)) {
+          fn->ResultOfSlot(static_cast<int32_t>(buffer)) < 0) {
         opened[buffer] = true;
         take_over(i, static_cast<int32_t>(buffer));
       }

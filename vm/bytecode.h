@@ -133,7 +133,8 @@ struct Function {
   std::vector<RegInfo> regs;
 
   // Buffer plan: each owned register lives in a slot; slots are 64-byte
-  // aligned slices of one arena per activation.
+  // aligned slices of one arena per activation (arena_bytes and
+  // result_region_bytes are whole 64-byte lines).
   std::vector<int64_t> slot_offset, slot_size;
   int64_t arena_bytes = 0;
   // Entry function and loop bodies: a slot that holds a result leaf is not
@@ -146,6 +147,16 @@ struct Function {
   // Empty in other functions.
   std::vector<int32_t> slot_result;
   int64_t result_region_bytes = 0;
+  // The result leaf slot `s` holds apart from the arena, or -1.
+  int32_t ResultOfSlot(int32_t s) const { return slot_result.empty() ? -1 : slot_result[s]; }
+  // The bytes of the slots apart from the arena (unaligned).
+  int64_t ResultSlotBytes() const {
+    int64_t bytes = 0;
+    for (size_t s = 0; s < slot_result.size(); ++s) {
+      if (slot_result[s] >= 0) bytes += slot_size[s];
+    }
+    return bytes;
+  }
 
   std::vector<Reg> param_regs;          // leaves of every parameter, in order
   std::vector<uint32_t> param_begin;    // first leaf of parameter i (size params+1)

@@ -454,10 +454,7 @@ absl::StatusOr<std::unique_ptr<Program>> Compiler::Compile() {
   // case (nested loops); refuse plans that cannot fit in memory.
   int64_t total = program_->constant_bytes;
   for (const auto& fn : program_->functions) {
-    total += fn->arena_bytes;
-    for (size_t slot = 0; slot < fn->slot_result.size(); ++slot) {
-      if (fn->slot_result[slot] >= 0) total += fn->slot_size[slot];
-    }
+    total += fn->arena_bytes + fn->ResultSlotBytes();
   }
   if (total > MemoryLimitBytes()) {
     return absl::ResourceExhaustedError(

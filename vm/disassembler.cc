@@ -27,8 +27,8 @@ std::string BufferText(const Function& fn, Reg r) {
     case RegKind::kToken: return absl::StrCat("r", r, ":token");
     case RegKind::kOwned:
       if (info.slot < 0) return absl::StrCat("r", r, ":none");
-      if (!fn.slot_result.empty() && fn.slot_result[info.slot] >= 0) {
-        return absl::StrCat("r", r, ":result", fn.slot_result[info.slot], "+", info.bytes);
+      if (const int32_t leaf = fn.ResultOfSlot(info.slot); leaf >= 0) {
+        return absl::StrCat("r", r, ":result", leaf, "+", info.bytes);
       }
       return absl::StrCat("r", r, "@", fn.slot_offset[info.slot], "+", info.bytes);
   }
@@ -94,10 +94,8 @@ std::string DisassembleProgram(const Program& program) {
   // Loop and branch frames are in their caller's arena; other functions
   // (reducers, comparators) get an arena of their own per call.
   const absl::flat_hash_set<const Function*> in_caller = FunctionsInCallerArenas(program);
-  int64_t arenas = program.entry->arena_bytes, results = 0;
-  for (size_t s = 0; s < program.entry->slot_result.size(); ++s) {
-    if (program.entry->slot_result[s] >= 0) results += program.entry->slot_size[s];
-  }
+  int64_t arenas = program.entry->arena_bytes;
+  const int64_t results = program.entry->ResultSlotBytes();
   for (const auto& fn : program.functions) {
     if (fn.get() == program.entry) continue;
     DisassembleFunction(program, *fn, &out);

@@ -114,11 +114,10 @@ std::unique_ptr<Frame> Frame::CreateUnbound(const Function& fn) {
 
 void Frame::Bind(uint8_t* arena, uint8_t* results) {
   const Function& fn = *fn_;
-  const bool apart = !fn.slot_result.empty();
   for (size_t r = 0; r < fn.regs.size(); ++r) {
     const RegInfo& info = fn.regs[r];
     if (info.kind != RegKind::kOwned || info.bytes == 0 || info.slot < 0) continue;
-    uint8_t* base = apart && fn.slot_result[info.slot] >= 0 ? results : arena;
+    uint8_t* base = fn.ResultOfSlot(info.slot) >= 0 ? results : arena;
     regs_[r] = base == nullptr ? nullptr : base + fn.slot_offset[info.slot];
   }
 }

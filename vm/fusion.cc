@@ -152,7 +152,7 @@ bool FusibleWindow(const HloInstruction& reduce_window) {
   if (!w.has_value() || w->rows.out_rows == 0) return false;
   const int64_t band = w->g.out_dims[w->rows.lead - 1];
   const int64_t bands = w->rows.out_rows / band;
-  const int64_t in_rows = w->g.in_dims.empty() ? 0 : reduce_window.operand(0)->shape().element_count() / w->rows.row;
+  const int64_t in_rows = reduce_window.operand(0)->shape().element_count() / w->rows.row;
   int64_t widest = 0;
   for (int64_t b : {int64_t{0}, bands / 2, bands - 1}) {
     int64_t first, last;

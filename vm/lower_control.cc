@@ -254,9 +254,6 @@ absl::Status LowerInline(FunctionBuilder& b, const HloInstruction& instr,
 // while.
 //===----------------------------------------------------------------------===//
 
-// 64-byte aligned sizes of the pieces of a frames buffer.
-int64_t FramePiece(int64_t bytes) { return (bytes + 63) / 64 * 64; }
-
 // The buffer in the caller's arena that holds the frames of the functions an
 // instruction calls, appended to its outputs (RegInfo::frames); -1 when they
 // need no bytes.
@@ -369,9 +366,11 @@ absl::Status LowerWhile(FunctionBuilder& b, const HloInstruction& instr,
     return absl::InvalidArgumentError("while condition must return pred[]");
   }
   WhilePlan plan{cond, body, {}, {}, &instr};
-  plan.results_offset[0] = FramePiece(std::max(cond->arena_bytes, body->arena_bytes));
-  plan.results_offset[1] = plan.results_offset[0] + FramePiece(body->result_region_bytes);
-  const int64_t frames_bytes = plan.results_offset[1] + FramePiece(body->result_region_bytes);
+  // Arenas and result regions are whole 64-byte lines, so the pieces stay
+  // aligned.
+  plan.results_offset[0] = std::max(cond->arena_bytes, body->arena_bytes);
+  plan.results_offset[1] = plan.results_offset[0] + body->result_region_bytes;
+  const int64_t frames_bytes = plan.results_offset[1] + body->result_region_bytes;
   std::vector<Reg> outs;
   for (size_t i = 0; i < state.size(); ++i) {
     const RegInfo& in = b.function().regs[state[i]];

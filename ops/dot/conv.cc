@@ -460,7 +460,6 @@ absl::StatusOr<ConvPlan> MakeConvPlan(const Shape& lhs, const Shape& rhs, const 
     }
     p.units = p.out_count == 0 ? 0 : (p.groups + 15) / 16;
     p.tile_bytes = 0;
-    p.kernel_as_is = false;
     p.scratch_bytes = ScratchBytes(p);
     return p;
   }
