@@ -168,8 +168,30 @@ struct StackFrameIndex {
 
 class HloInstruction {
  public:
+  // A number an analysis may give each instruction of a computation for the
+  // length of one walk (its position in the list, say), so that it indexes
+  // plain vectors instead of hashing pointers. Meaningless between walks:
+  // each walk sets it before reading it.
+  mutable uint32_t scratch = 0;
+
+ private:
+  // What every walk over the graph reads comes first, so that it shares an
+  // instruction's first cache lines (the typed attributes below run to over
+  // a kilobyte, and a pass over a large module misses the cache on each
+  // instruction it reads).
+  HloOpcode opcode_;
+  HloComputation* parent_ = nullptr;
+  std::vector<HloInstruction*> operands_;
+  std::vector<HloComputation*> called_;
+  std::vector<HloInstruction*> control_predecessors_;
+  Shape shape_;
+  std::string name_;
+  SourceLocation location_;
+  std::vector<std::pair<std::string, std::string>> raw_attributes_;
+
+ public:
   HloInstruction(HloOpcode opcode, std::string name, Shape shape)
-      : opcode_(opcode), name_(std::move(name)), shape_(std::move(shape)) {}
+      : opcode_(opcode), shape_(std::move(shape)), name_(std::move(name)) {}
 
   HloOpcode opcode() const { return opcode_; }
   const std::string& name() const { return name_; }
@@ -197,12 +219,6 @@ class HloInstruction {
   HloComputation* parent() const { return parent_; }
   void set_parent(HloComputation* parent) { parent_ = parent; }
 
-  // A number an analysis may give each instruction of a computation for the
-  // length of one walk (its position in the list, say), so that it indexes
-  // plain vectors instead of hashing pointers. Meaningless between walks:
-  // each walk sets it before reading it.
-  mutable uint32_t scratch = 0;
-
   const SourceLocation& location() const { return location_; }
   void set_location(SourceLocation location) { location_ = location; }
 
@@ -222,6 +238,9 @@ class HloInstruction {
   int64_t parameter_number = 0;
   // get-tuple-element: index=.
   int64_t tuple_index = 0;
+  // compare: direction= and type=.
+  ComparisonDirection comparison_direction = ComparisonDirection::kEq;
+  ComparisonType comparison_type = ComparisonType::kDefault;
   // constant: its value (may be elided).
   Boxed<Literal> literal;
   // dimensions={...}: broadcast, reduce, transpose, reverse, concatenate, sort,
@@ -244,8 +263,6 @@ class HloInstruction {
   Boxed<ScatterDimensionNumbers> scatter_dimension_numbers;
   bool indices_are_sorted = false;
   bool unique_indices = false;
-  ComparisonDirection comparison_direction = ComparisonDirection::kEq;
-  ComparisonType comparison_type = ComparisonType::kDefault;
   RandomDistribution distribution = RandomDistribution::kUniform;
   RngAlgorithm rng_algorithm = RngAlgorithm::kDefault;
   int64_t exponent_bits = 0, mantissa_bits = 0;  // reduce-precision
@@ -310,16 +327,6 @@ class HloInstruction {
   // sharding={...} as written (without the outer braces' context), or empty.
   std::string sharding;
 
- private:
-  HloOpcode opcode_;
-  std::string name_;
-  Shape shape_;
-  std::vector<HloInstruction*> operands_;
-  std::vector<HloComputation*> called_;
-  std::vector<HloInstruction*> control_predecessors_;
-  HloComputation* parent_ = nullptr;
-  SourceLocation location_;
-  std::vector<std::pair<std::string, std::string>> raw_attributes_;
 };
 
 //===----------------------------------------------------------------------===//

@@ -1,6 +1,7 @@
 #include "passes/inline_calls.h"
 
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -9,15 +10,56 @@
 #include "passes/ir_util.h"
 
 namespace hlovm::passes {
+namespace {
+
+// Moves the instructions of `callee`, which nothing else calls, into
+// `caller` (appended, in post order), their reads of the callee's
+// parameters pointed at what `map` gives for them. An instruction keeps its
+// name unless the caller has one of that name already (`taken`, which the
+// moved names join). Returns what the callee's root is now. The callee is
+// left with its parameters alone.
+HloInstruction* MoveComputationInto(
+    HloComputation& callee, HloComputation& caller, NameUniquer& names,
+    absl::flat_hash_set<std::string_view>& taken,
+    const absl::flat_hash_map<const HloInstruction*, HloInstruction*>& map) {
+  const std::vector<HloInstruction*> order = PostOrder(callee);
+  auto& list = const_cast<std::vector<std::unique_ptr<HloInstruction>>&>(callee.instructions());
+  // PostOrder numbered each instruction with its position in the list.
+  std::vector<std::unique_ptr<HloInstruction>> owned(list.size());
+  for (size_t k = 0; k < list.size(); ++k) {
+    if (list[k]->opcode() != HloOpcode::kParameter) owned[k] = std::move(list[k]);
+  }
+  std::erase(list, nullptr);
+  for (HloInstruction* i : order) {
+    if (i->opcode() == HloOpcode::kParameter) continue;
+    for (int64_t k = 0; k < i->operand_count(); ++k) {
+      if (i->operand(k)->opcode() == HloOpcode::kParameter && i->operand(k)->parent() == &callee) {
+        i->ReplaceOperand(k, map.at(i->operand(k)));
+      }
+    }
+    if (!taken.insert(i->name()).second) {
+      i->set_name(names.Get(i->name()));
+      taken.insert(i->name());
+    }
+    caller.AddInstruction(std::move(owned[i->scratch]));
+  }
+  HloInstruction* root = callee.root();
+  return root->opcode() == HloOpcode::kParameter && root->parent() == &callee ? map.at(root) : root;
+}
+
+}  // namespace
 
 absl::StatusOr<PassResult> RunInlineCalls(HloModule& module, NameUniquer* shared_names) {
   EffectAnalysis effects;
   std::optional<NameUniquer> own_names;
   NameUniquer& names = shared_names != nullptr ? *shared_names : own_names.emplace(module);
+  absl::flat_hash_map<const HloComputation*, int64_t> call_sites = CallSiteCounts(module);
+  absl::flat_hash_set<const HloComputation*> emptied;
   int64_t inlined = 0;
   std::vector<HloComputation*> computations;
   for (const auto& c : module.computations()) computations.push_back(c.get());
   for (HloComputation* caller : computations) {
+    if (emptied.contains(caller)) continue;
     // Calls added by inlining are handled in the next round of the pipeline.
     std::vector<HloInstruction*> calls;
     for (const auto& i : caller->instructions()) {
@@ -26,16 +68,21 @@ absl::StatusOr<PassResult> RunInlineCalls(HloModule& module, NameUniquer* shared
         calls.push_back(i.get());
       }
     }
+    if (calls.empty()) continue;
     absl::flat_hash_set<const HloInstruction*> control;
     for (const auto& i : caller->instructions()) {
       for (const HloInstruction* p : i->control_predecessors()) control.insert(p);
     }
+    // The caller's names, for instructions moved in (filled on the first).
+    absl::flat_hash_set<std::string_view> taken;
     absl::flat_hash_map<const HloInstruction*, HloInstruction*> results;
+    absl::flat_hash_set<const HloInstruction*> done;
     const size_t original_size = caller->instructions().size();
     std::vector<AppendedRange> copies;
     for (HloInstruction* call : calls) {
       HloComputation* callee = call->to_apply();
-      if (callee == nullptr || callee == caller || callee->root() == nullptr ||
+      if (callee == nullptr || callee == caller || callee == module.entry() ||
+          callee->root() == nullptr || emptied.contains(callee) ||
           effects.ComputationHasEffect(*callee) || HasControlDependencies(*callee) ||
           callee->parameter_count() != call->operand_count()) {
         continue;
@@ -49,15 +96,35 @@ absl::StatusOr<PassResult> RunInlineCalls(HloModule& module, NameUniquer* shared
         map[callee->parameter(p)] = it == results.end() ? op : it->second;
       }
       const size_t begin = caller->instructions().size();
-      results[call] = CopyComputationInto(*callee, *caller, names, map);
+      if (call_sites.at(callee) == 1) {
+        // Called here alone: the instructions move instead of being copied,
+        // and the callee goes with its call.
+        if (taken.empty()) {
+          for (const auto& i : caller->instructions()) taken.insert(i->name());
+        }
+        results[call] = MoveComputationInto(*callee, *caller, names, taken, map);
+        emptied.insert(callee);
+      } else {
+        results[call] = CopyComputationInto(*callee, *caller, names, map);
+        // The copies call what the callee's instructions call.
+        for (const auto& i : callee->instructions()) {
+          for (const HloComputation* c : i->called_computations()) ++call_sites[c];
+        }
+      }
       copies.push_back({call, begin, caller->instructions().size()});
+      done.insert(call);
       ++inlined;
     }
     // The copies go where their call was, so the caller's users still
     // follow their operands in its list.
     MoveAppendedBefore(*caller, original_size, copies);
     ReplaceUses(*caller, results);
+    // Nothing reads an inlined call any more (calls named as control
+    // predecessors are not inlined); the calls go now, so that none refers
+    // to a callee removed below.
+    RemoveInstructions(*caller, done);
   }
+  RemoveComputations(module, emptied);
   PassResult result;
   result.changes = inlined;
   result.detail = absl::StrCat("inlined ", inlined, " calls");
