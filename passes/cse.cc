@@ -1,5 +1,6 @@
 #include "passes/cse.h"
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -104,10 +105,14 @@ bool NeverMerged(HloOpcode op) {
 
 }  // namespace
 
-absl::StatusOr<PassResult> RunCse(HloModule& module) {
+absl::StatusOr<PassResult> RunCse(HloModule& module,
+                                  const std::vector<const HloComputation*>* only) {
   EffectAnalysis effects;
   int64_t merged = 0;
   for (const auto& computation : module.computations()) {
+    if (only != nullptr && std::find(only->begin(), only->end(), computation.get()) == only->end()) {
+      continue;
+    }
     const std::vector<HloInstruction*> order = PostOrder(*computation);
     // Instructions on either end of a control edge, by position.
     const auto& list = computation->instructions();

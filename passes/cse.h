@@ -6,13 +6,17 @@
 #ifndef HLOVM_PASSES_CSE_H_
 #define HLOVM_PASSES_CSE_H_
 
+#include <vector>
+
 #include "absl/status/statusor.h"
 #include "core/hlo_ir.h"
 #include "passes/pass.h"
 
 namespace hlovm::passes {
 
-absl::StatusOr<PassResult> RunCse(HloModule& module);
+// With `only`, the computations listed there alone.
+absl::StatusOr<PassResult> RunCse(HloModule& module,
+                                  const std::vector<const HloComputation*>* only = nullptr);
 
 }  // namespace hlovm::passes
 

@@ -205,13 +205,16 @@ absl::StatusOr<PassResult> RunWhileLicm(HloModule& module, NameUniquer* shared_n
   std::optional<NameUniquer> own_names;
   NameUniquer& names = shared_names != nullptr ? *shared_names : own_names.emplace(module);
   int64_t moved = 0, loops = 0;
+  PassResult result;
   ForEachWhileLoop(module, [&](HloComputation* caller, HloInstruction* loop) {
     const auto call_sites = CallSiteCounts(module);
     const int64_t m = HoistOutOf(loop, caller, effects, names, call_sites);
     moved += m;
     loops += m > 0;
+    if (m > 0 && (result.grown.empty() || result.grown.back() != caller)) {
+      result.grown.push_back(caller);
+    }
   });
-  PassResult result;
   result.changes = moved;
   result.detail = absl::StrCat("hoisted ", moved, " instructions out of ", loops, " loops");
   return result;
