@@ -1,5 +1,7 @@
 #include "passes/cse.h"
 
+#include <vector>
+
 #include "gtest/gtest.h"
 #include "passes/dce.h"
 #include "passes/test_util.h"
@@ -28,6 +30,31 @@ ENTRY e {
   EXPECT_EQ(root->operand(0), root->operand(1));
   ASSERT_TRUE(RunDce(*m).ok());
   EXPECT_EQ(Count(*m->entry(), HloOpcode::kExp), 1);
+}
+
+TEST(CseTest, LooksAtTheComputationsListedAlone) {
+  auto m = Parse(R"(HloModule m
+f {
+  a = f32[4] parameter(0)
+  x = f32[4] exponential(a)
+  y = f32[4] exponential(a)
+  ROOT s = f32[4] add(x, y)
+}
+ENTRY e {
+  p = f32[4] parameter(0)
+  a = f32[4] exponential(p)
+  b = f32[4] exponential(p)
+  c = f32[4] add(a, b)
+  ROOT r = f32[4] call(c), to_apply=f
+})");
+  ASSERT_NE(m, nullptr);
+  const std::vector<const HloComputation*> only = {m->entry()};
+  auto result = RunCse(*m, &only);
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ(result->changes, 1);
+  ASSERT_TRUE(RunDce(*m).ok());
+  EXPECT_EQ(Count(*m->entry(), HloOpcode::kExp), 1);
+  EXPECT_EQ(Count(*m->FindComputation("f"), HloOpcode::kExp), 2);
 }
 
 TEST(CseTest, KeepsDifferentAttributesAndConstants) {
