@@ -11,11 +11,7 @@ namespace hlovm::passes {
 namespace {
 
 bool Foldable(const HloInstruction& i, EffectAnalysis& effects) {
-  if (i.operand_count() == 0 || !i.called_computations().empty() ||
-      !i.control_predecessors().empty() || effects.HasEffect(i) || !i.shape().IsArray() ||
-      !i.shape().is_static()) {
-    return false;
-  }
+  if (i.operand_count() == 0) return false;
   switch (i.opcode()) {
     case HloOpcode::kBroadcast:
     case HloOpcode::kTuple:
@@ -34,13 +30,16 @@ bool Foldable(const HloInstruction& i, EffectAnalysis& effects) {
     default:
       break;
   }
+  // Operands first: most instructions fail there, on fields they hold
+  // themselves.
   for (const HloInstruction* o : i.operands()) {
     if (o->opcode() != HloOpcode::kConstant || !o->literal.has_value() || o->literal->elided() ||
         !o->shape().IsArray() || !o->shape().is_static()) {
       return false;
     }
   }
-  return true;
+  return i.called_computations().empty() && i.control_predecessors().empty() &&
+         i.shape().IsArray() && i.shape().is_static() && !effects.HasEffect(i);
 }
 
 }  // namespace

@@ -1,7 +1,6 @@
 #include "passes/inline_calls.h"
 
 #include <optional>
-#include <string_view>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -15,14 +14,20 @@ namespace {
 // Moves the instructions of `callee`, which nothing else calls, into
 // `caller` (appended, in post order), their reads of the callee's
 // parameters pointed at what `map` gives for them. An instruction keeps its
-// name unless the caller has one of that name already (`taken`, which the
-// moved names join). Returns what the callee's root is now. The callee is
-// left with its parameters alone.
+// name unless another instruction of the module has it too (names are
+// unique within a computation, and may repeat across computations). Returns
+// what the callee's root is now. The callee is left with its parameters.
 HloInstruction* MoveComputationInto(
     HloComputation& callee, HloComputation& caller, NameUniquer& names,
-    absl::flat_hash_set<std::string_view>& taken,
     const absl::flat_hash_map<const HloInstruction*, HloInstruction*>& map) {
   const std::vector<HloInstruction*> order = PostOrder(callee);
+  // Named while the instructions are still the callee's (the uniquer
+  // collects the module's names on first use).
+  for (HloInstruction* i : order) {
+    if (i->opcode() != HloOpcode::kParameter && !names.Unique(i->name())) {
+      i->set_name(names.Get(i->name()));
+    }
+  }
   auto& list = const_cast<std::vector<std::unique_ptr<HloInstruction>>&>(callee.instructions());
   // PostOrder numbered each instruction with its position in the list.
   std::vector<std::unique_ptr<HloInstruction>> owned(list.size());
@@ -36,10 +41,6 @@ HloInstruction* MoveComputationInto(
       if (i->operand(k)->opcode() == HloOpcode::kParameter && i->operand(k)->parent() == &callee) {
         i->ReplaceOperand(k, map.at(i->operand(k)));
       }
-    }
-    if (!taken.insert(i->name()).second) {
-      i->set_name(names.Get(i->name()));
-      taken.insert(i->name());
     }
     caller.AddInstruction(std::move(owned[i->scratch]));
   }
@@ -73,8 +74,6 @@ absl::StatusOr<PassResult> RunInlineCalls(HloModule& module, NameUniquer* shared
     for (const auto& i : caller->instructions()) {
       for (const HloInstruction* p : i->control_predecessors()) control.insert(p);
     }
-    // The caller's names, for instructions moved in (filled on the first).
-    absl::flat_hash_set<std::string_view> taken;
     absl::flat_hash_map<const HloInstruction*, HloInstruction*> results;
     absl::flat_hash_set<const HloInstruction*> done;
     const size_t original_size = caller->instructions().size();
@@ -99,10 +98,7 @@ absl::StatusOr<PassResult> RunInlineCalls(HloModule& module, NameUniquer* shared
       if (call_sites.at(callee) == 1) {
         // Called here alone: the instructions move instead of being copied,
         // and the callee goes with its call.
-        if (taken.empty()) {
-          for (const auto& i : caller->instructions()) taken.insert(i->name());
-        }
-        results[call] = MoveComputationInto(*callee, *caller, names, taken, map);
+        results[call] = MoveComputationInto(*callee, *caller, names, map);
         emptied.insert(callee);
       } else {
         results[call] = CopyComputationInto(*callee, *caller, names, map);

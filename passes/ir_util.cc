@@ -393,17 +393,25 @@ uint64_t NameUniquer::Key(std::string_view name) {
   return absl::HashOf(absl::string_view(name.data(), name.size()));
 }
 
-std::string NameUniquer::Get(std::string_view base) {
-  if (!filled_) {
-    filled_ = true;
-    size_t n = 0;
-    for (const auto& c : module_->computations()) n += 1 + c->instructions().size();
-    used_.reserve(n);
-    for (const auto& c : module_->computations()) {
-      used_.insert(Key(c->name()));
-      for (const auto& i : c->instructions()) used_.insert(Key(i->name()));
-    }
+void NameUniquer::Fill() {
+  filled_ = true;
+  size_t n = 0;
+  for (const auto& c : module_->computations()) n += 1 + c->instructions().size();
+  count_.reserve(n);
+  for (const auto& c : module_->computations()) {
+    ++count_[Key(c->name())];
+    for (const auto& i : c->instructions()) ++count_[Key(i->name())];
   }
+}
+
+bool NameUniquer::Unique(std::string_view name) {
+  if (!filled_) Fill();
+  auto it = count_.find(Key(name));
+  return it == count_.end() || it->second <= 1;
+}
+
+std::string NameUniquer::Get(std::string_view base) {
+  if (!filled_) Fill();
   std::string name(base);
   if (Taken(name)) {
     int64_t& n = next_suffix_[name];
@@ -411,7 +419,7 @@ std::string NameUniquer::Get(std::string_view base) {
       name = absl::StrCat(std::string(base), ".", ++n);
     } while (Taken(name));
   }
-  used_.insert(Key(name));
+  ++count_[Key(name)];
   return name;
 }
 

@@ -175,17 +175,22 @@ std::vector<HloInstruction*> ElementsOf(HloComputation& computation, HloInstruct
 // hash another shares: the uniquer then picks the next suffix).
 class NameUniquer {
  public:
-  // The module's names are collected on the first Get.
+  // The module's names are collected on the first Get or Unique.
   explicit NameUniquer(const HloModule& module) : module_(&module) {}
   std::string Get(std::string_view base);
+  // Whether no other instruction or computation of the module has (or had
+  // since the collection) the name `name`, which one instruction has.
+  bool Unique(std::string_view name);
 
  private:
-  bool Taken(std::string_view name) const { return used_.contains(Key(name)); }
+  void Fill();
+  bool Taken(std::string_view name) const { return count_.contains(Key(name)); }
   static uint64_t Key(std::string_view name);
 
   const HloModule* module_;
   bool filled_ = false;
-  absl::flat_hash_set<uint64_t> used_;
+  // How many names of each hash were seen.
+  absl::flat_hash_map<uint64_t, uint32_t> count_;
   // The next suffix to try per base name (a computation inlined a hundred
   // times would otherwise probe .1, .2, ... for every copied name).
   absl::flat_hash_map<std::string, int64_t> next_suffix_;
