@@ -48,7 +48,6 @@ int64_t HoistOutOf(HloInstruction* loop, HloComputation* caller, EffectAnalysis&
   HloInstruction* param = parts->param;
   HloInstruction* root = parts->root;
   const int64_t n = parts->n;
-  const auto body_users = ComputeUsers(*body);
 
   // Tuple elements the body passes through unchanged.
   std::vector<bool> passthrough(n, false);
@@ -58,13 +57,16 @@ int64_t HoistOutOf(HloInstruction* loop, HloComputation* caller, EffectAnalysis&
                      op->tuple_index == i;
   }
 
+  // Sets of the body's instructions, by the positions PostOrder numbers
+  // them with (HloInstruction::scratch).
   const std::vector<HloInstruction*> order = PostOrder(*body);
-  absl::flat_hash_set<const HloInstruction*> invariant;
+  const size_t size = body->instructions().size();
+  std::vector<bool> invariant(size, false), in_frontier(size, false), needed(size, false);
   bool worth = false;
   for (HloInstruction* i : order) {
     if (i == param || i == root) continue;
     if (i->opcode() == HloOpcode::kGetTupleElement && i->operand(0) == param) {
-      if (passthrough[i->tuple_index]) invariant.insert(i);
+      if (passthrough[i->tuple_index]) invariant[i->scratch] = true;
       continue;
     }
     if (i->opcode() == HloOpcode::kParameter || effects.HasEffect(*i) ||
@@ -72,41 +74,41 @@ int64_t HoistOutOf(HloInstruction* loop, HloComputation* caller, EffectAnalysis&
       continue;
     }
     bool all = true;
-    for (const HloInstruction* o : i->operands()) all &= invariant.contains(o);
+    for (const HloInstruction* o : i->operands()) all &= invariant[o->scratch];
     if (!all) continue;
-    invariant.insert(i);
+    invariant[i->scratch] = true;
     if (!IsCheap(i->opcode())) worth = true;
   }
   if (!worth) return 0;
 
   // The invariant values some variant instruction (or the root) reads.
   std::vector<HloInstruction*> frontier;
-  absl::flat_hash_set<const HloInstruction*> in_frontier;
   for (HloInstruction* i : order) {
-    if (invariant.contains(i)) continue;
+    if (invariant[i->scratch]) continue;
     for (HloInstruction* o : i->operands()) {
-      if (!invariant.contains(o) || in_frontier.contains(o)) continue;
+      if (!invariant[o->scratch] || in_frontier[o->scratch]) continue;
       // Constants and pass-through elements are as cheap inside the loop.
       if (o->opcode() == HloOpcode::kConstant ||
           (o->opcode() == HloOpcode::kGetTupleElement && o->operand(0) == param)) {
         continue;
       }
-      in_frontier.insert(o);
+      in_frontier[o->scratch] = true;
       frontier.push_back(o);
     }
   }
   if (frontier.empty()) return 0;
   bool frontier_worth = false;
   // Needed invariant instructions: everything the frontier reads.
-  absl::flat_hash_set<const HloInstruction*> needed;
   std::vector<const HloInstruction*> stack(frontier.begin(), frontier.end());
-  for (const HloInstruction* f : frontier) needed.insert(f);
+  for (const HloInstruction* f : frontier) needed[f->scratch] = true;
   while (!stack.empty()) {
     const HloInstruction* i = stack.back();
     stack.pop_back();
     if (!IsCheap(i->opcode())) frontier_worth = true;
     for (const HloInstruction* o : i->operands()) {
-      if (o != param && needed.insert(o).second) stack.push_back(o);
+      if (o == param || needed[o->scratch]) continue;
+      needed[o->scratch] = true;
+      stack.push_back(o);
     }
   }
   if (!frontier_worth) return 0;
@@ -122,7 +124,7 @@ int64_t HoistOutOf(HloInstruction* loop, HloComputation* caller, EffectAnalysis&
   absl::flat_hash_map<const HloInstruction*, HloInstruction*> map;
   int64_t moved = 0;
   for (HloInstruction* i : order) {
-    if (!needed.contains(i)) continue;
+    if (!needed[i->scratch]) continue;
     if (i->opcode() == HloOpcode::kGetTupleElement && i->operand(0) == param) {
       map[i] = elements[i->tuple_index];
       continue;
