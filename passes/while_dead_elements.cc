@@ -1,5 +1,6 @@
 #include "passes/while_dead_elements.h"
 
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -67,6 +68,7 @@ int64_t Shrink(HloInstruction* loop, HloComputation* caller, EffectAnalysis& eff
       dead[u->tuple_index] = false;
     }
   }
+  if (std::find(dead.begin(), dead.end(), true) == dead.end()) return 0;
   // A candidate stays dead while no live element and no side effect of the
   // body depends on it.
   const ElementDependence depends(*body, parts->param, n);
