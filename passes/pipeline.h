@@ -1,8 +1,9 @@
 // The pass pipeline between the verifier and the compiler.
 //
 //   --passes=none      nothing runs
-//   --passes=default   inline, algsimp, fold, cse, zerotrip, licm, dce (cse
-//                      again after licm when licm moved something)
+//   --passes=default   inline, algsimp, fold, cse, zerotrip, unroll, licm,
+//                      whiledce, dce (cse again, on the loops' callers, after
+//                      licm when licm moved something)
 //   --passes=a,b,...   those passes once each, in that order
 //
 // Every pass keeps the module's results bit-identical to the op-by-op run.
