@@ -87,8 +87,8 @@ ENTRY e {
 }
 
 // A callee called once moves into its caller: the same instruction
-// objects, their names kept unless the caller has the name already, and the
-// callee leaves the module with its call.
+// objects, their names kept unless another instruction of the module has
+// the name too, and the callee leaves the module with its call.
 TEST(InlineCallsTest, CalleeCalledOnceMoves) {
   auto m = Parse(R"(HloModule m
 f {
