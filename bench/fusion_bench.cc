@@ -16,6 +16,13 @@
 //     region's speed as a fraction of that kernel's. The second argument 1
 //     runs everything on the AVX2 code path (skipped where the CPU lacks it).
 //
+//   BM_TransposedInput: a loop-carried 4096x4096 f32 state transposed
+//     (its innermost dimension moved) into a scale and a maximum, fused (the
+//     transpose read with a stride tile by tile) and op by op, against the
+//     transpose alone (the op-by-op kernel, the same bytes moved as the
+//     fused loop): speedup = time op by op / time fused, vs_transpose =
+//     time of the transpose / time fused.
+//
 // A trip's time is (time of 1 + D trips - time of 1 trip) / D, so passing
 // the argument and copying out the result do not count.
 #include "ops/elementwise/elementwise_hwy_targets.h"  // must precede Highway
@@ -335,6 +342,56 @@ void BM_GeluVsTanh(benchmark::State& state) {
   state.SetLabel(hwy::TargetName(HWY_DYNAMIC_DISPATCH(fusion_bench::TargetOf)()));
 }
 
+// The state seen as a square matrix, transposed; then a scale and a
+// maximum with the transpose.
+constexpr int64_t kSide = 4096;
+static_assert(kSide * kSide == kElements);
+
+std::string Transposed(bool alone) {
+  std::string body = R"(
+  xr = f32[S,S] reshape(x)
+  tr = f32[S,S] transpose(xr), dimensions={1,0}
+)";
+  body += alone ? "  y = f32[N] reshape(tr)\n" : R"(
+  c = f32[] constant(0.5)
+  cb = f32[S,S] broadcast(c), dimensions={}
+  m = f32[S,S] multiply(tr, cb)
+  g = f32[S,S] maximum(m, tr)
+  y = f32[N] reshape(g)
+)";
+  return absl::StrReplaceAll(body, {{"[S,S]", absl::StrCat("[", kSide, ",", kSide, "]")}});
+}
+
+void BM_TransposedInput(benchmark::State& state) {
+  const int threads = static_cast<int>(state.range(0));
+  Loop fused(Transposed(false), true, threads);
+  Loop plain(Transposed(false), false, threads);
+  Loop alone(Transposed(true), true, threads);
+  if (!fused.ok() || !plain.ok() || !alone.ok()) {
+    state.SkipWithError((fused.error() + plain.error() + alone.error()).c_str());
+    return;
+  }
+  fused.Seconds(1);
+  plain.Seconds(1);
+  alone.Seconds(1);
+  double fused_s = 0, plain_s = 0, alone_s = 0;
+  for (auto _ : state) {
+    const double t = fused.Trip();
+    state.PauseTiming();
+    plain_s += plain.Trip();
+    alone_s += alone.Trip();
+    state.ResumeTiming();
+    fused_s += t;
+    state.SetIterationTime(t);
+  }
+  const double k = 1e3 / static_cast<double>(state.iterations());
+  state.counters["fused_ms"] = fused_s * k;
+  state.counters["unfused_ms"] = plain_s * k;
+  state.counters["transpose_ms"] = alone_s * k;
+  state.counters["speedup"] = plain_s / fused_s;
+  state.counters["vs_transpose"] = alone_s / fused_s;
+}
+
 // A bias gradient: the sum over 8192 rows of max(x * y + x, y) for 1024
 // columns, fused (the chain computed row segment by row segment into the
 // column sums) and op by op, against a parallel loop that only reads x and
@@ -427,6 +484,7 @@ void BM_ColumnSumVsRead(benchmark::State& state) {
 BENCHMARK(BM_Chain8VsTriad)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Chain8UnfusedVsTriad)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_GeluVsTanh)->Args({1, 0})->Args({2, 0})->Args({1, 1})->Args({2, 1})->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_TransposedInput)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ColumnSumVsRead)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace

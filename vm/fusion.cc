@@ -18,6 +18,7 @@
 #include "ops/elementwise/elementwise_internal.h"
 #include "ops/elementwise/f32_program.h"
 #include "ops/shape/iota.h"
+#include "ops/shape/transpose.h"
 #include "vm/profiler.h"
 
 namespace hlovm {
@@ -37,19 +38,59 @@ enum class Role : uint8_t {
   kTranspose,  // transpose gathered tile by tile from its operand
 };
 
-// Transposes a region reads through: the innermost dimension stays
-// innermost, so a tile gathers runs of at least this many contiguous
-// elements (a head shuffle [b,s,h,d] -> [b,h,s,d] moves runs of d).
+// Transposes a region reads through, a run along the result's innermost
+// dimension at a time: runs of at least kMinTransposeRun elements. One that
+// keeps the innermost dimension innermost copies each run whole (a head
+// shuffle [b,s,h,d] -> [b,h,s,d] moves runs of d). One that moves it has a
+// `column` dimension, the result dimension the operand's innermost lands
+// on, and `lines`, the elements of the result dimensions after it: each
+// column's runs read one element of each of `lines` operand lines (a
+// stride of pages apart), whose neighbours the next columns read. Such a
+// region runs in bands (FusedPlan::bands): up to kBandLines lines, and per
+// band a cache line's worth of columns gathered at once as 2-D register
+// blocks into an L1/L2-sized block (GatherColumns), then the band computed
+// column by column reading it. Measured on a 4096x4096 f32 transpose into
+// two ops: 1.3x faster than op by op on one thread (gathering run by run
+// with a stride, 5x slower). Below kMinBandLines lines the runs per column
+// are too short for either (the transpose stays op by op). A row, column
+// or window reduce takes the root in order, so it does not join a banded
+// region.
 constexpr int64_t kMinTransposeRun = 16;
+constexpr int64_t kBandLines = 512;
+constexpr int64_t kMinBandLines = 128;
+constexpr int64_t kCacheLine = 64;  // bytes of operand a block of columns spans
 constexpr int kMaxTransposeRank = 8;
+
+// The result dimension a transpose's operand's innermost dimension lands on.
+int TransposeColumn(const HloInstruction& transpose) {
+  const auto& dims = transpose.dimensions;
+  return static_cast<int>(std::find(dims.begin(), dims.end(), static_cast<int64_t>(dims.size()) - 1) -
+                          dims.begin());
+}
+
+// The elements after a transpose's column dimension: the lines a column
+// reads where it moves the innermost dimension.
+int64_t TransposeLines(const HloInstruction& transpose) {
+  int64_t lines = 1;
+  const Shape& s = transpose.shape();
+  for (int64_t d = TransposeColumn(transpose) + 1; d < s.rank(); ++d) lines *= s.dimensions(d);
+  return lines;
+}
+
+// Whether a transpose moves the innermost dimension (its region then runs
+// in bands).
+bool MovesInnermost(const HloInstruction& transpose) {
+  return TransposeColumn(transpose) != transpose.shape().rank() - 1;
+}
 
 bool FusibleTranspose(const HloInstruction& instr) {
   const Shape& s = instr.shape();
   const int rank = static_cast<int>(s.rank());
   return instr.operand_count() == 1 && rank >= 2 && rank <= kMaxTransposeRank &&
          instr.dimensions.size() == static_cast<size_t>(rank) &&
-         instr.dimensions.back() == rank - 1 && s.dimensions(rank - 1) >= kMinTransposeRun &&
-         instr.operand(0)->shape().element_type() == s.element_type();
+         instr.operand(0)->shape().element_type() == s.element_type() &&
+         s.dimensions(rank - 1) >= kMinTransposeRun &&
+         (!MovesInnermost(instr) || TransposeLines(instr) >= kMinBandLines);
 }
 
 // For a broadcast whose operand dimensions of size > 1 land on a run of
@@ -197,6 +238,7 @@ FusionPlan PlanFusion(absl::Span<const HloInstruction* const> order,
     absl::flat_hash_set<int64_t> in_region{r}, decided{r}, shared_members;
     std::vector<int64_t> members{r};
     std::vector<int64_t> outputs;
+    bool banded = false;  // the region runs in bands (a transpose's)
     std::priority_queue<int64_t> frontier;  // latest first: users decide before producers
     auto push_operands = [&](int64_t i) {
       for (const HloInstruction* op : order[i]->operands()) {
@@ -234,6 +276,7 @@ FusionPlan PlanFusion(absl::Span<const HloInstruction* const> order,
         // It gathers from its whole operand, which must then be in memory:
         // never a region value.
         if (auto it = pos.find(order[i]->operand(0)); it != pos.end()) decided.insert(it->second);
+        banded |= MovesInnermost(*order[i]);
       }
       if (role[i] == Role::kBroadcast || role[i] == Role::kIota || role[i] == Role::kTranspose) {
         ++broadcasts;
@@ -246,7 +289,8 @@ FusionPlan PlanFusion(absl::Span<const HloInstruction* const> order,
     int64_t reduce = -1;
     bool root_stored = false;
     for (int64_t u : users[r]) {
-      if (u >= count || pinned[u] || region_of[u] != -1 || order[u]->operand(0) != order[r]) {
+      if (banded || u >= count || pinned[u] || region_of[u] != -1 ||
+          order[u]->operand(0) != order[r]) {
         continue;
       }
       auto init = pos.find(order[u]->operand(1));
@@ -273,7 +317,7 @@ FusionPlan PlanFusion(absl::Span<const HloInstruction* const> order,
     // Else a reduce-window over whole rows, when it alone reads the root
     // and the root is the region's only value read outside (bands of rows
     // are computed more than once).
-    if (reduce < 0 && outputs.empty() && users[r].size() == 1) {
+    if (reduce < 0 && !banded && outputs.empty() && users[r].size() == 1) {
       const int64_t u = users[r][0];
       if (u < count && !pinned[u] && region_of[u] == -1 &&
           order[u]->opcode() == HloOpcode::kReduceWindow && order[u]->operand_count() == 2 &&
@@ -359,17 +403,21 @@ struct MicroOp {
 };
 
 // A transpose read tile by tile: the result's dimensions and, per result
-// dimension, the operand's stride in elements (the innermost is 1).
+// dimension, the operand's stride in elements. The `banded` one, the
+// transpose that gave its region FusedPlan::bands, is read a block of
+// columns at a time (GatherColumns).
 struct TransposeGather {
   int rank = 0;
   int64_t dims[kMaxTransposeRank];
   int64_t strides[kMaxTransposeRank];
+  bool banded = false;
 };
 
-// Result elements [begin, begin + len) of the transpose `t` of `in` into
-// `out`: runs along the innermost dimension, copied whole.
-void GatherTransposed(const TransposeGather& t, int size, const uint8_t* in, uint8_t* out,
-                      int64_t begin, int64_t len) {
+// Calls fn(src, run) for result elements [begin, begin + len) of `t`, a run
+// along the innermost dimension at a time: the operand elements src,
+// src + stride, ... (stride: the innermost dimension's).
+template <class Fn>
+void ForEachTransposedRun(const TransposeGather& t, int64_t begin, int64_t len, Fn&& fn) {
   int64_t index[kMaxTransposeRank];
   int64_t rest = begin, src = 0;
   for (int d = t.rank - 1; d >= 0; --d) {
@@ -380,8 +428,7 @@ void GatherTransposed(const TransposeGather& t, int size, const uint8_t* in, uin
   const int last = t.rank - 1;
   while (len > 0) {
     const int64_t run = std::min(len, t.dims[last] - index[last]);
-    std::memcpy(out, in + src * size, run * size);
-    out += run * size;
+    fn(src, run);
     len -= run;
     // The next run: the innermost dimension wraps to 0, the ones above
     // count on like an odometer.
@@ -394,6 +441,52 @@ void GatherTransposed(const TransposeGather& t, int size, const uint8_t* in, uin
       index[d] = 0;
     }
   }
+}
+
+template <class T>
+void CopyStrided(const uint8_t* in, int64_t stride, int64_t run, uint8_t* out) {
+  const T* from = reinterpret_cast<const T*>(in);
+  T* to = reinterpret_cast<T*>(out);
+  for (int64_t k = 0; k < run; ++k) to[k] = from[k * stride];
+}
+
+// Result elements [begin, begin + len) of the transpose `t` of `in` into
+// `out`: each run copied whole where the transpose keeps the innermost
+// dimension innermost, element by element with a stride otherwise.
+void GatherTransposed(const TransposeGather& t, int size, const uint8_t* in, uint8_t* out,
+                      int64_t begin, int64_t len) {
+  const int64_t stride = t.strides[t.rank - 1];
+  ForEachTransposedRun(t, begin, len, [&](int64_t src, int64_t run) {
+    const uint8_t* from = in + src * size;
+    if (stride == 1) {
+      std::memcpy(out, from, run * size);
+    } else {
+      switch (size) {
+        case 1: CopyStrided<uint8_t>(from, stride, run, out); break;
+        case 2: CopyStrided<uint16_t>(from, stride, run, out); break;
+        case 4: CopyStrided<uint32_t>(from, stride, run, out); break;
+        case 8: CopyStrided<uint64_t>(from, stride, run, out); break;
+        default:
+          for (int64_t k = 0; k < run; ++k) std::memcpy(out + k * size, from + k * stride * size, size);
+      }
+    }
+    out += run * size;
+  });
+}
+
+// For the banded transpose `t` of `in`: the runs of `len` lines of columns
+// [c, c + width) (result elements offset + k * lines + r, column c at
+// `offset`) into `block`, column c + k's run at k * pitch elements. The
+// operand holds each line's columns side by side: each run is a 2-D
+// transpose, done in the op-by-op transpose's register blocks.
+void GatherColumns(const TransposeGather& t, int size, const uint8_t* in, int64_t offset,
+                   int64_t len, int width, int64_t pitch, uint8_t* block) {
+  const int64_t stride = t.strides[t.rank - 1];
+  int64_t done = 0;
+  ForEachTransposedRun(t, offset, len, [&](int64_t src, int64_t run) {
+    TransposeBlock(size, in + src * size, block + done * size, width, run, stride, pitch);
+    done += run;
+  });
 }
 
 struct RegisterProgram {
@@ -413,6 +506,22 @@ struct FusedPlan {
   int num_slots = 0;
   std::vector<RegisterProgram> programs;
   std::vector<TransposeGather> transposes;
+  // A region reading a transpose that MovesInnermost: its result seen as
+  // [outer, columns, lines] (the transpose's column dimension in the
+  // middle), computed in units of one outer index and `band` lines, each
+  // unit a run of the band per column in turn; units_per_task units a
+  // parallel task. Absent, the region runs tile by tile in order.
+  // The banded transpose is gathered `width` columns at a time (a cache
+  // line of its operand), `band` lines each, into a block where the
+  // gathered columns stay there: its tile register `slot` is never given
+  // to another value, and reads of it read the block.
+  struct Bands {
+    int64_t outer = 0, columns = 0, lines = 0, band = 0, units_per_task = 1;
+    int width = 1;
+    int size = 0;   // bytes an element
+    int slot = -1;  // the banded transpose's tile register
+  };
+  std::optional<Bands> bands;
   // A fused row reduce of the root: output rows per chunk, where the rows
   // are (an output of the region, or -1: the scratch), the init's input
   // number and the reduce's output number.
@@ -497,9 +606,14 @@ void RunTiles(const FusedPlan& p, const Instr& instr, uint8_t* const* regs, int6
               int64_t end, uint8_t* rows = nullptr, int64_t rows_origin = 0) {
   struct TileRegisters;
   uint8_t* scratch = ThreadScratch<TileRegisters>(p.num_slots * p.slot_bytes);
+  // In bands, the banded transpose's tile is its column's run in the block
+  // of columns gathered.
+  int64_t column_slot = -1;
+  uint8_t* column_run = nullptr;
   auto at = [&](const Src& s, int64_t offset) -> uint8_t* {
     switch (s.kind) {
-      case Src::kTile: return scratch + s.index * p.slot_bytes;
+      case Src::kTile:
+        return s.index == column_slot ? column_run : scratch + s.index * p.slot_bytes;
       case Src::kInput: return regs[instr.in[s.index]] + offset * s.size;
       case Src::kScalar: return regs[instr.in[s.index]];
       case Src::kOutput: return regs[instr.out[s.index]] + offset * s.size;
@@ -543,9 +657,40 @@ void RunTiles(const FusedPlan& p, const Instr& instr, uint8_t* const* regs, int6
       }
     }
   };
+  const size_t num_ops = p.ops.size();
+  if (p.bands.has_value()) {  // [begin, end) are units of bands
+    const FusedPlan::Bands& g = *p.bands;
+    const int64_t per_outer = (g.lines + g.band - 1) / g.band;
+    struct Columns;
+    uint8_t* block = ThreadScratch<Columns>(kCacheLine * g.band);  // width columns of band lines
+    column_slot = g.slot;
+    for (int64_t u = begin; u < end; ++u) {
+      const int64_t first = u % per_outer * g.band;
+      const int64_t len = std::min(g.band, g.lines - first);
+      int64_t offset = u / per_outer * g.columns * g.lines + first;
+      if (u == begin) {
+        for (int i = 0; i < p.num_invariant; ++i) apply(p.ops[i], offset, g.band);
+      }
+      for (int64_t c0 = 0; c0 < g.columns; c0 += g.width) {
+        const int width = static_cast<int>(std::min<int64_t>(g.width, g.columns - c0));
+        for (int k = 0; k < width; ++k, offset += g.lines) {
+          column_run = block + k * g.band * g.size;
+          for (size_t i = p.num_invariant; i < num_ops; ++i) {
+            const MicroOp& op = p.ops[i];
+            if (op.kind != MicroKind::kTranspose || !p.transposes[op.transpose].banded) {
+              apply(op, offset, len);
+            } else if (k == 0) {
+              GatherColumns(p.transposes[op.transpose], g.size, regs[instr.in[op.src[0].index]],
+                            offset, len, width, g.band, block);
+            }
+          }
+        }
+      }
+    }
+    return;
+  }
   const int64_t first = std::min(p.tile, end - begin);
   for (int i = 0; i < p.num_invariant; ++i) apply(p.ops[i], begin, first);
-  const size_t num_ops = p.ops.size();
   for (int64_t t = begin; t < end; t += p.tile) {
     const int64_t len = std::min(p.tile, end - t);
     for (size_t i = p.num_invariant; i < num_ops; ++i) apply(p.ops[i], t, len);
@@ -554,6 +699,12 @@ void RunTiles(const FusedPlan& p, const Instr& instr, uint8_t* const* regs, int6
 
 bool FusedHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
   const auto& p = *static_cast<const FusedPlan*>(instr.plan);
+  if (p.bands.has_value()) {
+    const FusedPlan::Bands& g = *p.bands;
+    ForEachChunk(ctx, g.outer * ((g.lines + g.band - 1) / g.band), g.units_per_task,
+                 [&](int64_t b, int64_t e) { RunTiles(p, instr, regs, b, e); });
+    return true;
+  }
   ForEachChunk(ctx, p.n, p.chunk,
                [&](int64_t b, int64_t e) { RunTiles(p, instr, regs, b, e); });
   return true;
@@ -1146,6 +1297,18 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
       HLOVM_ASSIGN_OR_RETURN(op.src[0], operand_src(0, false));
       op.src[0].kind = Src::kScalar;  // the whole operand, not its tile
       op.transpose = static_cast<int>(plan.transposes.size());
+      if (!plan.bands.has_value() && region.reduce == nullptr && MovesInnermost(*m)) {
+        t.banded = true;
+        const int column = TransposeColumn(*m);
+        FusedPlan::Bands g;
+        g.outer = 1;
+        for (int d = 0; d < column; ++d) g.outer *= s.dimensions(d);
+        g.columns = s.dimensions(column);
+        g.lines = TransposeLines(*m);
+        g.size = ByteWidth(s.element_type());
+        g.width = std::max<int>(1, kCacheLine / g.size);
+        plan.bands = g;
+      }
       plan.transposes.push_back(t);
       add(op, std::nullopt, absl::StrCat("transpose dimensions={", absl::StrJoin(m->dimensions, ","), "}"));
       continue;
@@ -1285,13 +1448,20 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
   for (const MicroOp& op : plan.ops) {
     if (op.dst.kind == Src::kTile) width_of[op.dst.index] = op.dst.size;
   }
+  // Slots never freed: invariant values' and the banded transpose's.
+  std::vector<bool> kept = invariant_value;
+  for (const MicroOp& op : plan.ops) {
+    if (op.kind == MicroKind::kTranspose && plan.transposes[op.transpose].banded) {
+      kept[op.dst.index] = true;
+    }
+  }
   std::vector<int> free_slots;
   int max_width = 1;
   for (size_t s = 0; s < steps.size(); ++s) {
     const Step& step = steps[s];
     auto release = [&](bool same_width_only) {
       for (uint32_t v : step.reads) {
-        if (invariant_value[v] || last_use[v] != static_cast<int64_t>(s) || slot_of[v] < 0) continue;
+        if (kept[v] || last_use[v] != static_cast<int64_t>(s) || slot_of[v] < 0) continue;
         if (same_width_only &&
             (!step.in_place_ok || step.writes.empty() || width_of[v] != width_of[step.writes[0]])) {
           continue;
@@ -1313,7 +1483,14 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
     release(false);
     // A value nobody reads (cannot happen for a needed member) frees at once.
     for (uint32_t v : step.writes) {
-      if (last_use[v] == -1 && !invariant_value[v]) free_slots.push_back(slot_of[v]);
+      if (last_use[v] == -1 && !kept[v]) free_slots.push_back(slot_of[v]);
+    }
+  }
+  if (plan.bands.has_value()) {
+    for (const MicroOp& op : plan.ops) {
+      if (op.kind == MicroKind::kTranspose && plan.transposes[op.transpose].banded) {
+        plan.bands->slot = slot_of[op.dst.index];
+      }
     }
   }
   auto remap = [&](Src& src) {
@@ -1345,6 +1522,11 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
   } else {
     const int64_t tiles = std::max<int64_t>(1, 4 * kChunkBytes / stream / plan.tile);
     plan.chunk = tiles * plan.tile;
+  }
+  if (plan.bands.has_value()) {
+    FusedPlan::Bands& g = *plan.bands;
+    g.band = std::min({kBandLines, plan.tile, g.lines});
+    g.units_per_task = std::max<int64_t>(1, plan.chunk / (g.columns * g.band));
   }
 
   // The final micro-op list, with the listing.
@@ -1515,6 +1697,10 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
     if (plan.rows_per_chunk < plan.reduce->g.out_count) {
       absl::StrAppend(&spec.variant, ", chunks of ", plan.rows_per_chunk, " rows");
     }
+  } else if (plan.bands.has_value()) {
+    const FusedPlan::Bands& g = *plan.bands;
+    absl::StrAppend(&spec.variant, ", bands of ", g.band, " of ", g.lines, " lines, ", g.width,
+                    " columns a block");
   } else if (plan.chunk < n) {
     absl::StrAppend(&spec.variant, ", chunks of ", plan.chunk);
   }

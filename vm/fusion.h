@@ -5,8 +5,15 @@
 // clamp, convert, reduce-precision), reshapes of region values, iotas, and
 // broadcasts whose operand dimensions are a contiguous run of the result's
 // (a scalar, a row, a column, a channel vector), read as they are needed,
-// and transposes of arrays in memory that keep the innermost dimension
-// (runs of at least 16 elements: a head shuffle), gathered tile by tile.
+// and transposes of arrays in memory (runs of at least 16 elements along
+// the result's innermost dimension), gathered tile by tile where they keep
+// the innermost dimension (a head shuffle). A transpose that moves it (a
+// matrix's, NHWC -> NCHW) makes its region run in bands: the result seen
+// as [outer, columns, lines] around the dimension the operand's innermost
+// lands on, each band of up to 512 lines computed column by column, its
+// transposed input gathered a cache line of columns at a time through the
+// op-by-op transpose's register blocks (at least 128 lines; fewer, the
+// transpose stays op by op). A reduce does not join a banded region.
 // Regions of fewer than 1024 elements are not fused (a few dispatches cost
 // less than starting a fused loop, and small arrays stay in cache anyway).
 // A broadcast or iota read outside the region too is recomputed in it (and

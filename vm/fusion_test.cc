@@ -653,8 +653,9 @@ ENTRY main {
 TEST(FusionTest, TransposedInputsAreGatheredTileByTile) {
   // A head shuffle [b,s,h,d] -> [b,h,s,d] feeding a scale and a bias (runs
   // of 32 across tiles); a transpose of a value the region would also
-  // compute (it is read from memory, the value computed before); a
-  // transpose that moves the innermost dimension stays op by op.
+  // compute (it is read from memory, the value computed before); transposes
+  // that move the innermost dimension, computed in bands: a matrix's, a
+  // bf16 [c,h,w] -> [w,c,h] and an NHWC -> NCHW.
   const std::string text = absl::StrCat("HloModule m\n", kReducers, R"(
 ENTRY main {
   x = f32[2,96,5,32] parameter(0)
@@ -669,23 +670,100 @@ ENTRY main {
   ta = bf16[64,7,48] transpose(a), dimensions={1,0,2}
   ra = bf16[64,7,48] reshape(a)
   sum = bf16[64,7,48] add(ta, ra)
-  q = f32[64,80] parameter(3)
-  tq = f32[80,64] transpose(q), dimensions={1,0}
-  nq = f32[80,64] negate(tq)
-  eq = f32[80,64] exponential(nq)
-  ROOT r = (f32[2,5,96,32], bf16[64,7,48], f32[80,64]) tuple(y, sum, eq)
+  q = f32[256,80] parameter(3)
+  tq = f32[80,256] transpose(q), dimensions={1,0}
+  nq = f32[80,256] negate(tq)
+  eq = f32[80,256] exponential(nq)
+  c = bf16[6,24,40] parameter(4)
+  tc = bf16[40,6,24] transpose(c), dimensions={2,0,1}
+  ec = bf16[40,6,24] exponential(tc)
+  sc = bf16[40,6,24] multiply(ec, tc)
+  v = f32[3,9,17,24] parameter(5)
+  tv = f32[3,24,9,17] transpose(v), dimensions={0,3,1,2}
+  av = f32[3,24,9,17] abs(tv)
+  mv = f32[3,24,9,17] maximum(av, tv)
+  ROOT r = (f32[2,5,96,32], bf16[64,7,48], f32[80,256], bf16[40,6,24], f32[3,24,9,17]) tuple(y, sum, eq, sc, mv)
 })");
   std::vector<Literal> args;
   args.push_back(RandomArray(ElementType::kF32, {2, 96, 5, 32}, 31));
   args.push_back(RandomArray(ElementType::kF32, {2, 5, 96, 32}, 32));
   args.push_back(RandomArray(ElementType::kBF16, {7, 64, 48}, 33));
-  args.push_back(RandomArray(ElementType::kF32, {64, 80}, 34));
+  args.push_back(RandomArray(ElementType::kF32, {256, 80}, 34));
+  args.push_back(RandomArray(ElementType::kBF16, {6, 24, 40}, 35));
+  args.push_back(RandomArray(ElementType::kF32, {3, 9, 17, 24}, 36));
   ExpectFusedMatchesUnfused(text, args);
   std::string listing;
   const std::vector<std::string> m = EntryMnemonics(text, &listing);
-  EXPECT_EQ(std::count(m.begin(), m.end(), "transpose"), 1) << listing;  // only q's
+  EXPECT_EQ(std::count(m.begin(), m.end(), "transpose"), 0) << listing;
+  EXPECT_EQ(std::count(m.begin(), m.end(), "fusion"), 5) << listing;
   EXPECT_THAT(listing, HasSubstr("transpose dimensions={0,2,1,3}"));
   EXPECT_THAT(listing, HasSubstr("transpose dimensions={1,0,2}"));
+  EXPECT_THAT(listing, HasSubstr("transpose dimensions={1,0}"));
+  EXPECT_THAT(listing, HasSubstr("transpose dimensions={2,0,1}"));
+  EXPECT_THAT(listing, HasSubstr("transpose dimensions={0,3,1,2}"));
+}
+
+TEST(FusionTest, TransposesMovingTheInnermostDimensionRunInBands) {
+  // [6000,16] -> [16,6000]: bands of the 6000 lines, 16 columns each; a
+  // [3,700,40] -> [3,40,700] (three outer indices, a partial band); bf16
+  // (32 columns a block) with a partial block; two such transposes in one
+  // region (the second gathered run by run). [8,5000] -> [5000,8] (runs of
+  // 8) and [16,4000] -> [4000,16] (16 lines) stay op by op. A row reduce
+  // of a banded region's root, which takes it in order, stays outside.
+  const std::string text = absl::StrCat("HloModule m\n", kReducers, R"(
+ENTRY main {
+  y = f32[6000,16] parameter(0)
+  ty = f32[16,6000] transpose(y), dimensions={1,0}
+  ny = f32[16,6000] negate(ty)
+  ey = f32[16,6000] exponential(ny)
+  v = f32[3,700,40] parameter(1)
+  tv = f32[3,40,700] transpose(v), dimensions={0,2,1}
+  av = f32[3,40,700] abs(tv)
+  mv = f32[3,40,700] multiply(av, tv)
+  h = bf16[300,40] parameter(2)
+  th = bf16[40,300] transpose(h), dimensions={1,0}
+  eh = bf16[40,300] exponential(th)
+  sh = bf16[40,300] subtract(eh, th)
+  p = f32[300,200] parameter(3)
+  q = f32[300,200] parameter(4)
+  tp = f32[200,300] transpose(p), dimensions={1,0}
+  tq = f32[200,300] transpose(q), dimensions={1,0}
+  d = f32[200,300] divide(tp, tq)
+  md = f32[200,300] maximum(d, tq)
+  x = f32[8,5000] parameter(5)
+  tx = f32[5000,8] transpose(x), dimensions={1,0}
+  nx = f32[5000,8] negate(tx)
+  ex = f32[5000,8] exponential(nx)
+  z = f32[16,4000] parameter(6)
+  tz = f32[4000,16] transpose(z), dimensions={1,0}
+  nz = f32[4000,16] negate(tz)
+  ez = f32[4000,16] exponential(nz)
+  k = f32[256,300] parameter(7)
+  tk = f32[300,256] transpose(k), dimensions={1,0}
+  ek = f32[300,256] exponential(tk)
+  mk = f32[300,256] multiply(ek, tk)
+  zero = f32[] constant(0)
+  rk = f32[300] reduce(mk, zero), dimensions={1}, to_apply=add_f32
+  ROOT r = (f32[16,6000], f32[3,40,700], bf16[40,300], f32[200,300], f32[5000,8], f32[4000,16], f32[300]) tuple(ey, mv, sh, md, ex, ez, rk)
+})");
+  std::vector<Literal> args;
+  args.push_back(RandomArray(ElementType::kF32, {6000, 16}, 41));
+  args.push_back(RandomArray(ElementType::kF32, {3, 700, 40}, 42));
+  args.push_back(RandomArray(ElementType::kBF16, {300, 40}, 43));
+  args.push_back(RandomArray(ElementType::kF32, {300, 200}, 44));
+  args.push_back(RandomArray(ElementType::kF32, {300, 200}, 45));
+  args.push_back(RandomArray(ElementType::kF32, {8, 5000}, 46));
+  args.push_back(RandomArray(ElementType::kF32, {16, 4000}, 47));
+  args.push_back(RandomArray(ElementType::kF32, {256, 300}, 48));
+  ExpectFusedMatchesUnfused(text, args);
+  std::string listing;
+  const std::vector<std::string> m = EntryMnemonics(text, &listing);
+  EXPECT_EQ(std::count(m.begin(), m.end(), "transpose"), 2) << listing;
+  EXPECT_EQ(std::count(m.begin(), m.end(), "fusion"), 7) << listing;
+  EXPECT_EQ(std::count(m.begin(), m.end(), "reduce"), 1) << listing;
+  EXPECT_THAT(listing, HasSubstr("bands of 512 of 6000 lines, 16 columns a block"));
+  EXPECT_THAT(listing, HasSubstr("bands of 512 of 700 lines, 16 columns a block"));
+  EXPECT_THAT(listing, HasSubstr("bands of 300 of 300 lines, 32 columns a block"));
 }
 
 TEST(FusionTest, IotaIsComputedTileByTile) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -202,6 +203,24 @@ absl::StatusOr<TransposePlan> MakeTransposePlan(int elem_size, absl::Span<const 
   const int64_t unit_bytes = std::max<int64_t>(1, plan.tile_x * plan.panel * elem_size);
   plan.units_per_chunk = std::max<int64_t>(1, kChunkBytes / unit_bytes);
   return plan;
+}
+
+void TransposeBlock(int elem_size, const void* src_v, void* dst_v, int64_t nx, int64_t ny,
+                    int64_t sy, int64_t dx) {
+  const uint8_t* src = static_cast<const uint8_t*>(src_v);
+  uint8_t* dst = static_cast<uint8_t*>(dst_v);
+  auto run = [&](auto* t) {
+    using T = std::remove_pointer_t<decltype(t)>;
+    Tile(reinterpret_cast<const T*>(src), reinterpret_cast<T*>(dst), nx, ny, 1, sy, dx);
+  };
+  switch (elem_size) {
+    case 1: return run(static_cast<uint8_t*>(nullptr));
+    case 2: return run(static_cast<uint16_t*>(nullptr));
+    case 4: return run(static_cast<uint32_t*>(nullptr));
+    case 8: return run(static_cast<uint64_t*>(nullptr));
+    case 16: return run(static_cast<Bytes16*>(nullptr));
+    default: return;
+  }
 }
 
 void RunTranspose(const TransposePlan& plan, const void* src_v, void* dst_v, int64_t unit_begin,

@@ -46,6 +46,12 @@ absl::StatusOr<TransposePlan> MakeTransposePlan(int elem_size, absl::Span<const 
 void RunTranspose(const TransposePlan& plan, const void* src, void* dst, int64_t unit_begin,
                   int64_t unit_end);
 
+// One 2-D block in the tiled path's 8x8 register blocks: dst[x * dx + y] =
+// src[x + y * sy] for x < nx, y < ny, strides in elements of `elem_size`
+// bytes (1, 2, 4, 8 or 16).
+void TransposeBlock(int elem_size, const void* src, void* dst, int64_t nx, int64_t ny,
+                    int64_t sy, int64_t dx);
+
 }  // namespace hlovm
 
 #endif  // HLOVM_OPS_SHAPE_TRANSPOSE_H_
