@@ -224,6 +224,25 @@ class Loop {
   Literal x_;
 };
 
+// The benchmark loop: each iteration times `timed` (the iteration's time)
+// and, paused, each of `beside`, all measured in the same run. Returns
+// their mean milliseconds, `timed`'s first.
+std::vector<double> TimeBeside(benchmark::State& state, const std::function<double()>& timed,
+                               const std::vector<std::function<double()>>& beside) {
+  std::vector<double> ms(beside.size() + 1, 0.0);
+  for (auto _ : state) {
+    const double t = timed();
+    state.PauseTiming();
+    for (size_t k = 0; k < beside.size(); ++k) ms[k + 1] += beside[k]();
+    state.ResumeTiming();
+    ms[0] += t;
+    state.SetIterationTime(t);
+  }
+  const double iterations = static_cast<double>(std::max<int64_t>(1, state.iterations()));
+  for (double& m : ms) m *= 1e3 / iterations;
+  return ms;
+}
+
 // One triad pass over 16M floats on `arena`; seconds.
 double TriadSeconds(tbb::task_arena& arena, std::vector<float>& a, const std::vector<float>& b,
                     const std::vector<float>& c) {
@@ -252,18 +271,10 @@ void ChainVsTriad(benchmark::State& state, bool fusion) {
   std::vector<float> a(kElements), b(kElements, 1.5f), c(kElements, 2.5f);
   TriadSeconds(arena, a, b, c);
   loop.Seconds(1);
-  double chain_s = 0, triad_s = 0;
-  for (auto _ : state) {
-    const double t = loop.Trip();
-    state.PauseTiming();
-    triad_s += TriadSeconds(arena, a, b, c);
-    state.ResumeTiming();
-    chain_s += t;
-    state.SetIterationTime(t);
-  }
-  const double n = static_cast<double>(state.iterations());
-  const double chain_gbps = 8.0 * kElements * n / chain_s / 1e9;
-  const double triad_gbps = 12.0 * kElements * n / triad_s / 1e9;
+  const std::vector<double> ms =
+      TimeBeside(state, [&] { return loop.Trip(); }, {[&] { return TriadSeconds(arena, a, b, c); }});
+  const double chain_gbps = 8.0 * kElements / ms[0] / 1e6;
+  const double triad_gbps = 12.0 * kElements / ms[1] / 1e6;
   state.counters["chain_GBps"] = chain_gbps;
   state.counters["triad_GBps"] = triad_gbps;
   state.counters["ratio"] = chain_gbps / triad_gbps;
@@ -322,23 +333,15 @@ void BM_GeluVsTanh(benchmark::State& state) {
     return;
   }
   tanh.Seconds(1);
-  double gelu_s = 0, tanh_s = 0, hand_s = 0;
-  for (auto _ : state) {
-    const double t = gelu.Trip();
-    state.PauseTiming();
-    tanh_s += tanh.Trip();
-    hand_s += HandWrittenGeluSeconds(arena, x, y.data());
-    state.ResumeTiming();
-    gelu_s += t;
-    state.SetIterationTime(t);
-  }
-  const double k = 1e3 / static_cast<double>(state.iterations());
-  state.counters["gelu_ms"] = gelu_s * k;
-  state.counters["tanh_ms"] = tanh_s * k;
-  state.counters["handwritten_ms"] = hand_s * k;
-  state.counters["ratio"] = tanh_s / gelu_s;
-  state.counters["handwritten_ratio"] = tanh_s / hand_s;
-  state.counters["vs_handwritten"] = hand_s / gelu_s;
+  const std::vector<double> ms =
+      TimeBeside(state, [&] { return gelu.Trip(); },
+                 {[&] { return tanh.Trip(); }, [&] { return HandWrittenGeluSeconds(arena, x, y.data()); }});
+  state.counters["gelu_ms"] = ms[0];
+  state.counters["tanh_ms"] = ms[1];
+  state.counters["handwritten_ms"] = ms[2];
+  state.counters["ratio"] = ms[1] / ms[0];
+  state.counters["handwritten_ratio"] = ms[1] / ms[2];
+  state.counters["vs_handwritten"] = ms[2] / ms[0];
   state.SetLabel(hwy::TargetName(HWY_DYNAMIC_DISPATCH(fusion_bench::TargetOf)()));
 }
 
@@ -374,22 +377,13 @@ void BM_TransposedInput(benchmark::State& state) {
   fused.Seconds(1);
   plain.Seconds(1);
   alone.Seconds(1);
-  double fused_s = 0, plain_s = 0, alone_s = 0;
-  for (auto _ : state) {
-    const double t = fused.Trip();
-    state.PauseTiming();
-    plain_s += plain.Trip();
-    alone_s += alone.Trip();
-    state.ResumeTiming();
-    fused_s += t;
-    state.SetIterationTime(t);
-  }
-  const double k = 1e3 / static_cast<double>(state.iterations());
-  state.counters["fused_ms"] = fused_s * k;
-  state.counters["unfused_ms"] = plain_s * k;
-  state.counters["transpose_ms"] = alone_s * k;
-  state.counters["speedup"] = plain_s / fused_s;
-  state.counters["vs_transpose"] = alone_s / fused_s;
+  const std::vector<double> ms = TimeBeside(
+      state, [&] { return fused.Trip(); }, {[&] { return plain.Trip(); }, [&] { return alone.Trip(); }});
+  state.counters["fused_ms"] = ms[0];
+  state.counters["unfused_ms"] = ms[1];
+  state.counters["transpose_ms"] = ms[2];
+  state.counters["speedup"] = ms[1] / ms[0];
+  state.counters["vs_transpose"] = ms[2] / ms[0];
 }
 
 // A bias gradient: the sum over 8192 rows of max(x * y + x, y) for 1024
@@ -464,21 +458,13 @@ void BM_ColumnSumVsRead(benchmark::State& state) {
   run(**fused);
   run(**plain);
   ReadSeconds(arena, px, py, n);
-  double fused_s = 0, plain_s = 0, read_s = 0;
-  for (auto _ : state) {
-    const double t = run(**fused);
-    state.PauseTiming();
-    plain_s += run(**plain);
-    read_s += ReadSeconds(arena, px, py, n);
-    state.ResumeTiming();
-    fused_s += t;
-    state.SetIterationTime(t);
-  }
-  const double k = 1e3 / static_cast<double>(state.iterations());
-  state.counters["fused_ms"] = fused_s * k;
-  state.counters["unfused_ms"] = plain_s * k;
-  state.counters["read_ms"] = read_s * k;
-  state.counters["ratio"] = read_s / fused_s;
+  const std::vector<double> ms =
+      TimeBeside(state, [&] { return run(**fused); },
+                 {[&] { return run(**plain); }, [&] { return ReadSeconds(arena, px, py, n); }});
+  state.counters["fused_ms"] = ms[0];
+  state.counters["unfused_ms"] = ms[1];
+  state.counters["read_ms"] = ms[2];
+  state.counters["ratio"] = ms[2] / ms[0];
 }
 
 BENCHMARK(BM_Chain8VsTriad)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);
