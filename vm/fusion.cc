@@ -512,9 +512,9 @@ struct FusedPlan {
   // unit a run of the band per column in turn; units_per_task units a
   // parallel task. Absent, the region runs tile by tile in order.
   // The banded transpose is gathered `width` columns at a time (a cache
-  // line of its operand), `band` lines each, into a block where the
-  // gathered columns stay there: its tile register `slot` is never given
-  // to another value, and reads of it read the block.
+  // line of its operand) into a per-thread block of `width` runs; its tile
+  // register `slot` is never given to another value, and a read of it
+  // reads the column's run in the block.
   struct Bands {
     int64_t outer = 0, columns = 0, lines = 0, band = 0, units_per_task = 1;
     int width = 1;
