@@ -443,32 +443,18 @@ void ForEachTransposedRun(const TransposeGather& t, int64_t begin, int64_t len, 
   }
 }
 
-template <class T>
-void CopyStrided(const uint8_t* in, int64_t stride, int64_t run, uint8_t* out) {
-  const T* from = reinterpret_cast<const T*>(in);
-  T* to = reinterpret_cast<T*>(out);
-  for (int64_t k = 0; k < run; ++k) to[k] = from[k * stride];
-}
-
 // Result elements [begin, begin + len) of the transpose `t` of `in` into
 // `out`: each run copied whole where the transpose keeps the innermost
-// dimension innermost, element by element with a stride otherwise.
+// dimension innermost, element by element with a stride otherwise (a
+// one-column 2-D transpose).
 void GatherTransposed(const TransposeGather& t, int size, const uint8_t* in, uint8_t* out,
                       int64_t begin, int64_t len) {
   const int64_t stride = t.strides[t.rank - 1];
   ForEachTransposedRun(t, begin, len, [&](int64_t src, int64_t run) {
-    const uint8_t* from = in + src * size;
     if (stride == 1) {
-      std::memcpy(out, from, run * size);
+      std::memcpy(out, in + src * size, run * size);
     } else {
-      switch (size) {
-        case 1: CopyStrided<uint8_t>(from, stride, run, out); break;
-        case 2: CopyStrided<uint16_t>(from, stride, run, out); break;
-        case 4: CopyStrided<uint32_t>(from, stride, run, out); break;
-        case 8: CopyStrided<uint64_t>(from, stride, run, out); break;
-        default:
-          for (int64_t k = 0; k < run; ++k) std::memcpy(out + k * size, from + k * stride * size, size);
-      }
+      TransposeBlock(size, in + src * size, out, 1, run, stride, run);
     }
     out += run * size;
   });
@@ -520,6 +506,8 @@ struct FusedPlan {
     int width = 1;
     int size = 0;   // bytes an element
     int slot = -1;  // the banded transpose's tile register
+    int64_t bands_per_outer() const { return (lines + band - 1) / band; }
+    int64_t units() const { return outer * bands_per_outer(); }
   };
   std::optional<Bands> bands;
   // A fused row reduce of the root: output rows per chunk, where the rows
@@ -660,7 +648,7 @@ void RunTiles(const FusedPlan& p, const Instr& instr, uint8_t* const* regs, int6
   const size_t num_ops = p.ops.size();
   if (p.bands.has_value()) {  // [begin, end) are units of bands
     const FusedPlan::Bands& g = *p.bands;
-    const int64_t per_outer = (g.lines + g.band - 1) / g.band;
+    const int64_t per_outer = g.bands_per_outer();
     struct Columns;
     uint8_t* block = ThreadScratch<Columns>(kCacheLine * g.band);  // width columns of band lines
     column_slot = g.slot;
@@ -699,13 +687,9 @@ void RunTiles(const FusedPlan& p, const Instr& instr, uint8_t* const* regs, int6
 
 bool FusedHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
   const auto& p = *static_cast<const FusedPlan*>(instr.plan);
-  if (p.bands.has_value()) {
-    const FusedPlan::Bands& g = *p.bands;
-    ForEachChunk(ctx, g.outer * ((g.lines + g.band - 1) / g.band), g.units_per_task,
-                 [&](int64_t b, int64_t e) { RunTiles(p, instr, regs, b, e); });
-    return true;
-  }
-  ForEachChunk(ctx, p.n, p.chunk,
+  // Elements in tiles, or units of bands.
+  const bool bands = p.bands.has_value();
+  ForEachChunk(ctx, bands ? p.bands->units() : p.n, bands ? p.bands->units_per_task : p.chunk,
                [&](int64_t b, int64_t e) { RunTiles(p, instr, regs, b, e); });
   return true;
 }
