@@ -243,21 +243,29 @@ std::vector<double> TimeBeside(benchmark::State& state, const std::function<doub
   return ms;
 }
 
-// One triad pass over 16M floats on `arena`; seconds.
-double TriadSeconds(tbb::task_arena& arena, std::vector<float>& a, const std::vector<float>& b,
-                    const std::vector<float>& c) {
+// Seconds of one pass of fn(begin, end) over the 16M elements on `arena`,
+// in chunks of 64K elements.
+template <class Fn>
+double ChunkedPassSeconds(tbb::task_arena& arena, Fn&& fn) {
   const int64_t chunk = 1 << 16;
   const auto t0 = std::chrono::steady_clock::now();
   arena.execute([&] {
     tbb::parallel_for(
         tbb::blocked_range<int64_t>(0, kElements / chunk, 1),
-        [&](const tbb::blocked_range<int64_t>& r) {
-          for (int64_t i = r.begin() * chunk; i < r.end() * chunk; ++i) a[i] = b[i] + 3.0f * c[i];
-        },
+        [&](const tbb::blocked_range<int64_t>& r) { fn(r.begin() * chunk, r.end() * chunk); },
         tbb::simple_partitioner());
   });
-  benchmark::DoNotOptimize(a.data());
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// One triad pass over 16M floats on `arena`; seconds.
+double TriadSeconds(tbb::task_arena& arena, std::vector<float>& a, const std::vector<float>& b,
+                    const std::vector<float>& c) {
+  const double s = ChunkedPassSeconds(arena, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) a[i] = b[i] + 3.0f * c[i];
+  });
+  benchmark::DoNotOptimize(a.data());
+  return s;
 }
 
 void ChainVsTriad(benchmark::State& state, bool fusion) {
@@ -284,20 +292,13 @@ void BM_Chain8VsTriad(benchmark::State& state) { ChainVsTriad(state, true); }
 void BM_Chain8UnfusedVsTriad(benchmark::State& state) { ChainVsTriad(state, false); }
 
 // One pass of the hand-written GELU over the 16M elements of `x` on
-// `arena`, in the triad's chunks; seconds.
+// `arena`; seconds.
 double HandWrittenGeluSeconds(tbb::task_arena& arena, const float* x, float* y) {
-  const int64_t chunk = 1 << 16;
-  const auto t0 = std::chrono::steady_clock::now();
-  arena.execute([&] {
-    tbb::parallel_for(
-        tbb::blocked_range<int64_t>(0, kElements / chunk, 1),
-        [&](const tbb::blocked_range<int64_t>& r) {
-          HWY_DYNAMIC_DISPATCH(fusion_bench::GeluRange)(x, y, r.begin() * chunk, r.end() * chunk);
-        },
-        tbb::simple_partitioner());
+  const double s = ChunkedPassSeconds(arena, [&](int64_t begin, int64_t end) {
+    HWY_DYNAMIC_DISPATCH(fusion_bench::GeluRange)(x, y, begin, end);
   });
   benchmark::DoNotOptimize(y);
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return s;
 }
 
 // Runs everything on the AVX2 code path while it lives.
