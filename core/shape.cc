@@ -455,7 +455,7 @@ std::string Layout::ToString() const {
 //===----------------------------------------------------------------------===//
 
 Shape::Shape(ElementType type, std::vector<int64_t> dimensions)
-    : element_type_(type), dimensions_(std::move(dimensions)) {
+    : element_type_(type), dimensions_(dimensions.begin(), dimensions.end()) {
   if (!IsArrayType(type)) {
     dimensions_.clear();
     return;

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "core/element_type.h"
@@ -122,8 +123,10 @@ class Shape {
 
  private:
   ElementType element_type_ = ElementType::kTuple;
-  std::vector<int64_t> dimensions_;
-  std::vector<bool> dynamic_;
+  // Inline up to rank 6: a shape copies without allocating its dimensions,
+  // and reading them costs no second cache miss.
+  absl::InlinedVector<int64_t, 6> dimensions_;
+  absl::InlinedVector<bool, 8> dynamic_;
   std::vector<Shape> tuple_shapes_;
   std::optional<Layout> layout_;
 };
