@@ -6,6 +6,8 @@
 
 namespace hlovm {
 
+const OpAttributes HloInstruction::kNoAttributes;
+
 const std::string* HloInstruction::FindRawAttribute(std::string_view name) const {
   for (const auto& [key, value] : raw_attributes_) {
     if (key == name) return &value;

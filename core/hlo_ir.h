@@ -166,90 +166,12 @@ struct StackFrameIndex {
 // HloInstruction.
 //===----------------------------------------------------------------------===//
 
-class HloInstruction {
- public:
-  // A number an analysis may give each instruction of a computation for the
-  // length of one walk (its position in the list, say), so that it indexes
-  // plain vectors instead of hashing pointers. Meaningless between walks:
-  // each walk sets it before reading it.
-  mutable uint32_t scratch = 0;
-
- private:
-  // What every walk over the graph reads comes first, so that it shares an
-  // instruction's first cache lines (the typed attributes below run to over
-  // a kilobyte, and a pass over a large module misses the cache on each
-  // instruction it reads).
-  HloOpcode opcode_;
-  HloComputation* parent_ = nullptr;
-  std::vector<HloInstruction*> operands_;
-  std::vector<HloComputation*> called_;
-  std::vector<HloInstruction*> control_predecessors_;
-  Shape shape_;
-  std::string name_;
-  SourceLocation location_;
-  std::vector<std::pair<std::string, std::string>> raw_attributes_;
-
- public:
-  HloInstruction(HloOpcode opcode, std::string name, Shape shape)
-      : opcode_(opcode), shape_(std::move(shape)), name_(std::move(name)) {}
-
-  HloOpcode opcode() const { return opcode_; }
-  const std::string& name() const { return name_; }
-  void set_name(std::string name) { name_ = std::move(name); }
-  const Shape& shape() const { return shape_; }
-  Shape* mutable_shape() { return &shape_; }
-
-  const std::vector<HloInstruction*>& operands() const { return operands_; }
-  HloInstruction* operand(int64_t i) const { return operands_[i]; }
-  int64_t operand_count() const { return static_cast<int64_t>(operands_.size()); }
-  void AppendOperand(HloInstruction* operand) { operands_.push_back(operand); }
-  void ReplaceOperand(int64_t i, HloInstruction* operand) { operands_[i] = operand; }
-
-  // Computations this instruction calls, in XLA's order: to_apply / calls /
-  // called_computations (one or several); while: {condition, body};
-  // conditional: the branches (true, false for the pred form);
-  // select-and-scatter: {select, scatter}; sort/reduce/...: {to_apply}.
-  const std::vector<HloComputation*>& called_computations() const { return called_; }
-  void AppendCalledComputation(HloComputation* c) { called_.push_back(c); }
-  HloComputation* to_apply() const { return called_.empty() ? nullptr : called_[0]; }
-
-  const std::vector<HloInstruction*>& control_predecessors() const { return control_predecessors_; }
-  void AddControlPredecessor(HloInstruction* i) { control_predecessors_.push_back(i); }
-
-  HloComputation* parent() const { return parent_; }
-  void set_parent(HloComputation* parent) { parent_ = parent; }
-
-  const SourceLocation& location() const { return location_; }
-  void set_location(SourceLocation location) { location_ = location; }
-
-  // Every `name=value` attribute as written, in order (value text verbatim).
-  std::vector<std::pair<std::string, std::string>>& raw_attributes() { return raw_attributes_; }
-  const std::vector<std::pair<std::string, std::string>>& raw_attributes() const {
-    return raw_attributes_;
-  }
-  // The raw text of attribute `name`, or nullptr.
-  const std::string* FindRawAttribute(std::string_view name) const;
-
-  //===--- Typed attributes (meaningful for the opcodes named) ------------===//
-  // The large ones most instructions lack are Boxed (core/boxed.h): one
-  // pointer each when absent.
-
-  // parameter: its number.
-  int64_t parameter_number = 0;
-  // get-tuple-element: index=.
-  int64_t tuple_index = 0;
-  // compare: direction= and type=.
-  ComparisonDirection comparison_direction = ComparisonDirection::kEq;
-  ComparisonType comparison_type = ComparisonType::kDefault;
-  // constant: its value (may be elided).
-  Boxed<Literal> literal;
-  // dimensions={...}: broadcast, reduce, transpose, reverse, concatenate, sort,
-  // map, all-gather, all-to-all, reduce-scatter, topk-free ops that take them.
-  std::vector<int64_t> dimensions;
-  // iota: iota_dimension=; concatenate/all-gather/reduce-scatter keep theirs
-  // in `dimensions`.
-  int64_t iota_dimension = 0;
-  Boxed<SliceAttr> slice;
+// The typed attributes of the opcodes that few instructions are (windows,
+// dimension numbers, collectives, custom calls, ...). An instruction holds
+// them behind one pointer, allocated only for those that set one: the
+// instruction itself stays a few cache lines, which every pass over a large
+// module reads, and creating or destroying one touches no more.
+struct OpAttributes {
   std::vector<int64_t> dynamic_slice_sizes;
   std::optional<Window> window;
   std::optional<PaddingConfig> padding;
@@ -299,8 +221,6 @@ class HloInstruction {
   std::string custom_call_api_version;
   // custom-call: operand_layout_constraints={shapes}.
   std::optional<std::vector<Shape>> operand_layout_constraints;
-  // custom-call: literal=.
-  Boxed<Literal> custom_call_literal;
   // dot, convolution, scaled-dot: algorithm= as written.
   std::string precision_algorithm;
   // all-reduce, all-gather, all-to-all, reduce-scatter: constrain_layout=.
@@ -326,7 +246,115 @@ class HloInstruction {
   std::vector<bool> parameter_replication;
   // sharding={...} as written (without the outer braces' context), or empty.
   std::string sharding;
+};
 
+class HloInstruction {
+ public:
+  // A number an analysis may give each instruction of a computation for the
+  // length of one walk (its position in the list, say), so that it indexes
+  // plain vectors instead of hashing pointers. Meaningless between walks:
+  // each walk sets it before reading it.
+  mutable uint32_t scratch = 0;
+
+ private:
+  // What every walk over the graph reads comes first, then the typed
+  // attributes CSE hashes, the name and the shape, so that a pass over a
+  // large module reads an instruction's first few cache lines and no more
+  // (a miss each: a module of ten thousand instructions is larger than the
+  // cache). The attributes of the opcodes few instructions are live apart
+  // (OpAttributes, below).
+  HloOpcode opcode_;
+  HloComputation* parent_ = nullptr;
+  std::vector<HloInstruction*> operands_;
+  std::vector<HloComputation*> called_;
+  std::vector<HloInstruction*> control_predecessors_;
+
+ public:
+  //===--- Typed attributes (meaningful for the opcodes named) ------------===//
+  // Those of the common opcodes; the others are in attrs(). The large ones
+  // most instructions lack are Boxed (core/boxed.h): one pointer each when
+  // absent.
+
+  // parameter: its number.
+  int64_t parameter_number = 0;
+  // get-tuple-element: index=.
+  int64_t tuple_index = 0;
+  // compare: direction= and type=.
+  ComparisonDirection comparison_direction = ComparisonDirection::kEq;
+  ComparisonType comparison_type = ComparisonType::kDefault;
+  // constant: its value (may be elided).
+  Boxed<Literal> literal;
+  // dimensions={...}: broadcast, reduce, transpose, reverse, concatenate, sort,
+  // map, all-gather, all-to-all, reduce-scatter, topk-free ops that take them.
+  std::vector<int64_t> dimensions;
+  // iota: iota_dimension=; concatenate/all-gather/reduce-scatter keep theirs
+  // in `dimensions`.
+  int64_t iota_dimension = 0;
+  Boxed<SliceAttr> slice;
+
+ private:
+  std::string name_;
+  Shape shape_;
+  SourceLocation location_;
+  std::vector<std::pair<std::string, std::string>> raw_attributes_;
+
+ public:
+  HloInstruction(HloOpcode opcode, std::string name, Shape shape)
+      : opcode_(opcode), name_(std::move(name)), shape_(std::move(shape)) {}
+
+  HloOpcode opcode() const { return opcode_; }
+  const std::string& name() const { return name_; }
+  void set_name(std::string name) { name_ = std::move(name); }
+  const Shape& shape() const { return shape_; }
+  Shape* mutable_shape() { return &shape_; }
+
+  const std::vector<HloInstruction*>& operands() const { return operands_; }
+  HloInstruction* operand(int64_t i) const { return operands_[i]; }
+  int64_t operand_count() const { return static_cast<int64_t>(operands_.size()); }
+  void AppendOperand(HloInstruction* operand) { operands_.push_back(operand); }
+  void ReplaceOperand(int64_t i, HloInstruction* operand) { operands_[i] = operand; }
+
+  // Computations this instruction calls, in XLA's order: to_apply / calls /
+  // called_computations (one or several); while: {condition, body};
+  // conditional: the branches (true, false for the pred form);
+  // select-and-scatter: {select, scatter}; sort/reduce/...: {to_apply}.
+  const std::vector<HloComputation*>& called_computations() const { return called_; }
+  void AppendCalledComputation(HloComputation* c) { called_.push_back(c); }
+  HloComputation* to_apply() const { return called_.empty() ? nullptr : called_[0]; }
+
+  const std::vector<HloInstruction*>& control_predecessors() const { return control_predecessors_; }
+  void AddControlPredecessor(HloInstruction* i) { control_predecessors_.push_back(i); }
+
+  HloComputation* parent() const { return parent_; }
+  void set_parent(HloComputation* parent) { parent_ = parent; }
+
+  const SourceLocation& location() const { return location_; }
+  void set_location(SourceLocation location) { location_ = location; }
+
+  // Every `name=value` attribute as written, in order (value text verbatim).
+  std::vector<std::pair<std::string, std::string>>& raw_attributes() { return raw_attributes_; }
+  const std::vector<std::pair<std::string, std::string>>& raw_attributes() const {
+    return raw_attributes_;
+  }
+  // The raw text of attribute `name`, or nullptr.
+  const std::string* FindRawAttribute(std::string_view name) const;
+
+  // custom-call: literal= (move-only, so not among the Attributes).
+  Boxed<Literal> custom_call_literal;
+
+  // The typed attributes of the opcodes few instructions are: read-only
+  // defaults where the instruction has none, allocated on the first write.
+  const OpAttributes& attrs() const { return attrs_ != nullptr ? *attrs_ : kNoAttributes; }
+  OpAttributes& mutable_attrs() {
+    if (attrs_ == nullptr) attrs_ = std::make_unique<OpAttributes>();
+    return *attrs_;
+  }
+  bool has_attrs() const { return attrs_ != nullptr; }
+  void set_attrs(const OpAttributes& attrs) { attrs_ = std::make_unique<OpAttributes>(attrs); }
+
+ private:
+  static const OpAttributes kNoAttributes;
+  std::unique_ptr<OpAttributes> attrs_;
 };
 
 //===----------------------------------------------------------------------===//

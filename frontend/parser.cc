@@ -38,7 +38,9 @@ namespace {
 // String helpers (Debian's Abseil has its own string_view type).
 //===----------------------------------------------------------------------===//
 
-inline absl::string_view AbslView(std::string_view s) { return absl::string_view(s.data(), s.size()); }
+inline absl::string_view AbslView(std::string_view s) {
+  return absl::string_view(s.data(), s.size());
+}
 inline absl::AlphaNum ToAlphaNum(std::string_view s) { return absl::AlphaNum(AbslView(s)); }
 inline absl::AlphaNum ToAlphaNum(const std::string& s) { return absl::AlphaNum(s); }
 inline absl::AlphaNum ToAlphaNum(const char* s) { return absl::AlphaNum(s); }
@@ -58,7 +60,9 @@ std::string Lower(std::string_view s) {
 
 // Hashes std::string_view keys with Abseil's hash.
 struct ViewHash {
-  size_t operator()(std::string_view s) const { return absl::Hash<absl::string_view>()(AbslView(s)); }
+  size_t operator()(std::string_view s) const {
+    return absl::Hash<absl::string_view>()(AbslView(s));
+  }
 };
 template <typename V>
 using ViewMap = absl::flat_hash_map<std::string_view, V, ViewHash>;
@@ -119,7 +123,9 @@ static_assert(static_cast<int>(Attr::kCount) <= 128, "AttrSet holds 128 bits");
 // A set of Attr values (a bitset; no allocation).
 class AttrSet {
  public:
-  void insert(Attr a) { bits_[static_cast<size_t>(a) / 64] |= uint64_t{1} << (static_cast<size_t>(a) % 64); }
+  void insert(Attr a) {
+    bits_[static_cast<size_t>(a) / 64] |= uint64_t{1} << (static_cast<size_t>(a) % 64);
+  }
   bool contains(Attr a) const {
     return (bits_[static_cast<size_t>(a) / 64] >> (static_cast<size_t>(a) % 64)) & 1;
   }
@@ -647,7 +653,8 @@ class Parser {
     std::string_view body = s_.substr(start, p - start);
     if (escaped) {
       std::string error;
-      if (!absl::CUnescape(AbslView(body), out, &error)) return Error(pos_, Cat("bad string: ", error));
+      if (!absl::CUnescape(AbslView(body), out, &error))
+        return Error(pos_, Cat("bad string: ", error));
     } else {
       out->assign(body);
     }
@@ -868,7 +875,8 @@ class Parser {
         Literal element;
         HLOVM_RETURN_IF_ERROR(ParseTypedLiteral(&element));
         elements.push_back(std::move(element));
-        if (Peek() != ')') HLOVM_RETURN_IF_ERROR(Expect(',', "expects ',' to separate tuple elements"));
+        if (Peek() != ')')
+          HLOVM_RETURN_IF_ERROR(Expect(',', "expects ',' to separate tuple elements"));
       }
       ++pos_;
       *literal = Literal::Tuple(std::move(elements));
@@ -1525,7 +1533,7 @@ absl::Status Parser::ParseInstructionRhs(Scope* scope, std::string_view name,
   auto owned = std::make_unique<HloInstruction>(opcode, std::move(instr_name), std::move(shape));
   HloInstruction* instr = owned.get();
   instr->set_location(Locate(name.empty() ? rhs_offset : name_offset));
-  instr->async_wrapped_opcode = wrapped;
+  if (wrapped.has_value()) instr->mutable_attrs().async_wrapped_opcode = wrapped;
 
   // Operands.
   Skip();
@@ -1631,10 +1639,10 @@ absl::Status Parser::ParseInstructionRhs(Scope* scope, std::string_view name,
     // Everything written was recorded on the async-start too, for printing.
     instr->raw_attributes() = target->raw_attributes();
     for (HloInstruction* pred : target->control_predecessors()) instr->AddControlPredecessor(pred);
-    instr->sharding = target->sharding;
-    instr->backend_config = target->backend_config;
-    instr->async_execution_thread = target->async_execution_thread;
-    target->async_execution_thread.clear();
+    instr->mutable_attrs().sharding = target->attrs().sharding;
+    instr->mutable_attrs().backend_config = target->attrs().backend_config;
+    instr->mutable_attrs().async_execution_thread = target->attrs().async_execution_thread;
+    target->mutable_attrs().async_execution_thread.clear();
   }
 
   // Async chains: update/done inherit the wrapped computation and thread.
@@ -1647,19 +1655,20 @@ absl::Status Parser::ParseInstructionRhs(Scope* scope, std::string_view name,
                    Cat("Expect async_wrapped_computation to be ", inherited->name(),
                                 ", but got ", called.calls->name()));
     }
-    std::string source_thread = async_source->async_execution_thread.empty()
+    std::string source_thread = async_source->attrs().async_execution_thread.empty()
                                     ? "main"
-                                    : async_source->async_execution_thread;
+                                    : async_source->attrs().async_execution_thread;
     if (seen.contains(Attr::kAsyncExecutionThread)) {
-      std::string mine =
-          instr->async_execution_thread.empty() ? "main" : instr->async_execution_thread;
+      std::string mine = instr->attrs().async_execution_thread.empty()
+                             ? "main"
+                             : instr->attrs().async_execution_thread;
       if (mine != source_thread) {
         return Error(operands_offset,
                      Cat("Expect async_execution_thread to be ", source_thread,
                                   ", but got ", mine));
       }
     }
-    instr->async_execution_thread = async_source->async_execution_thread;
+    instr->mutable_attrs().async_execution_thread = async_source->attrs().async_execution_thread;
     if (instr->called_computations().empty() && inherited != nullptr) {
       instr->AppendCalledComputation(inherited);
     }
@@ -1834,7 +1843,7 @@ absl::Status Parser::ParseAttributes(Scope* scope, HloInstruction* instr, HloIns
       // Async attributes belong to the async op even in the shorthand form.
       if (async->opcode() == HloOpcode::kAsyncStart || async->opcode() == HloOpcode::kAsyncUpdate ||
           async->opcode() == HloOpcode::kAsyncDone) {
-        if (attr == Attr::kCalls && async->async_wrapped_opcode.has_value() &&
+        if (attr == Attr::kCalls && async->attrs().async_wrapped_opcode.has_value() &&
             async->opcode() == HloOpcode::kAsyncStart) {
           owner = rule_opcode;
         } else {
@@ -1916,16 +1925,19 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
   HloOpcode op = instr->opcode();
   auto int_list = [&](std::vector<int64_t>* out) { return ParseInt64List(out); };
   auto dot = [&]() -> DotDimensionNumbers& {
-    if (!instr->dot_dimension_numbers) instr->dot_dimension_numbers.emplace();
-    return *instr->dot_dimension_numbers;
+    if (!instr->mutable_attrs().dot_dimension_numbers)
+      instr->mutable_attrs().dot_dimension_numbers.emplace();
+    return *instr->mutable_attrs().dot_dimension_numbers;
   };
   auto gather = [&]() -> GatherDimensionNumbers& {
-    if (!instr->gather_dimension_numbers) instr->gather_dimension_numbers.emplace();
-    return *instr->gather_dimension_numbers;
+    if (!instr->mutable_attrs().gather_dimension_numbers)
+      instr->mutable_attrs().gather_dimension_numbers.emplace();
+    return *instr->mutable_attrs().gather_dimension_numbers;
   };
   auto scatter = [&]() -> ScatterDimensionNumbers& {
-    if (!instr->scatter_dimension_numbers) instr->scatter_dimension_numbers.emplace();
-    return *instr->scatter_dimension_numbers;
+    if (!instr->mutable_attrs().scatter_dimension_numbers)
+      instr->mutable_attrs().scatter_dimension_numbers.emplace();
+    return *instr->mutable_attrs().scatter_dimension_numbers;
   };
   auto ident = [&](std::string_view what, std::string_view* out) -> absl::Status {
     Skip();
@@ -1948,15 +1960,15 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
       size_t start = pos_;
       HLOVM_RETURN_IF_ERROR(SkipValue());
       HLOVM_RETURN_IF_ERROR(ValidateSharding(start, pos_));
-      instr->sharding.assign(s_.substr(start, pos_ - start));
+      instr->mutable_attrs().sharding.assign(s_.substr(start, pos_ - start));
       return absl::OkStatus();
     }
     case Attr::kBackendConfig: {
-      if (Peek() == '"') return ParseString(&instr->backend_config);
+      if (Peek() == '"') return ParseString(&instr->mutable_attrs().backend_config);
       size_t start = pos_;
       if (PeekAt(pos_) != '{') return ErrorHere("expects string or JSON dict");
       HLOVM_RETURN_IF_ERROR(SkipValue());
-      instr->backend_config.assign(s_.substr(start, pos_ - start));
+      instr->mutable_attrs().backend_config.assign(s_.substr(start, pos_ - start));
       return absl::OkStatus();
     }
     case Attr::kResultAccuracy:
@@ -1984,15 +1996,15 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
         do {
           bool b = false;
           HLOVM_RETURN_IF_ERROR(ParseBool(&b));
-          instr->parameter_replication.push_back(b);
+          instr->mutable_attrs().parameter_replication.push_back(b);
         } while (Eat(','));
         HLOVM_RETURN_IF_ERROR(Expect('}', "expects '}'"));
       }
       int64_t leaves = LeafCount(instr->shape());
-      if (leaves != static_cast<int64_t>(instr->parameter_replication.size())) {
+      if (leaves != static_cast<int64_t>(instr->attrs().parameter_replication.size())) {
         return ErrorHere(Cat("parameter has ", leaves,
                                       " leaf buffers, but parameter_replication has ",
-                                      instr->parameter_replication.size(), " elements."));
+                                      instr->attrs().parameter_replication.size(), " elements."));
       }
       return absl::OkStatus();
     }
@@ -2002,7 +2014,7 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
         if (instr->dimensions.size() != 1) {
           return Error(name_offset, "all-to-all expects exactly one dimension");
         }
-        instr->split_dimension = instr->dimensions[0];
+        instr->mutable_attrs().split_dimension = instr->dimensions[0];
       }
       return absl::OkStatus();
     }
@@ -2014,20 +2026,20 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
       instr->slice.emplace();
       return ParseSliceRanges(&*instr->slice);
     case Attr::kDynamicSliceSizes:
-      return int_list(&instr->dynamic_slice_sizes);
+      return int_list(&instr->mutable_attrs().dynamic_slice_sizes);
     case Attr::kWindow:
-      instr->window.emplace();
-      return ParseWindow(&*instr->window);
+      instr->mutable_attrs().window.emplace();
+      return ParseWindow(&*instr->mutable_attrs().window);
     case Attr::kPadding:
-      instr->padding.emplace();
-      return ParsePaddingConfig(&*instr->padding);
+      instr->mutable_attrs().padding.emplace();
+      return ParsePaddingConfig(&*instr->mutable_attrs().padding);
     case Attr::kDimLabels:
-      instr->convolution_dimension_numbers.emplace();
-      return ParseDimLabels(&*instr->convolution_dimension_numbers);
+      instr->mutable_attrs().convolution_dimension_numbers.emplace();
+      return ParseDimLabels(&*instr->mutable_attrs().convolution_dimension_numbers);
     case Attr::kFeatureGroupCount:
-      return ParseInt64(&instr->feature_group_count);
+      return ParseInt64(&instr->mutable_attrs().feature_group_count);
     case Attr::kBatchGroupCount:
-      return ParseInt64(&instr->batch_group_count);
+      return ParseInt64(&instr->mutable_attrs().batch_group_count);
     case Attr::kLhsBatchDims:
       return int_list(&dot().lhs_batch_dimensions);
     case Attr::kRhsBatchDims:
@@ -2052,7 +2064,7 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
           return ErrorHere(Cat("expects precision but sees: ", p));
         }
         pos_ += p.size();
-        instr->operand_precision.push_back(std::move(lower));
+        instr->mutable_attrs().operand_precision.push_back(std::move(lower));
       } while (Eat(','));
       return Expect('}', "expects '}'");
     }
@@ -2064,7 +2076,7 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
             {"rng_default", RngAlgorithm::kDefault},
             {"rng_three_fry", RngAlgorithm::kThreeFry},
             {"rng_philox", RngAlgorithm::kPhilox}};
-        if (!LookUpEnum(a, kTable, &instr->rng_algorithm)) {
+        if (!LookUpEnum(a, kTable, &instr->mutable_attrs().rng_algorithm)) {
           return ErrorHere(Cat("expects random algorithm but sees: ", a));
         }
       } else {
@@ -2091,7 +2103,7 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
             std::end(kAlgorithms)) {
           return ErrorHere(Cat("Unknown algorithm: ", a));
         }
-        instr->precision_algorithm.assign(a);
+        instr->mutable_attrs().precision_algorithm.assign(a);
       }
       pos_ += a.size();
       return absl::OkStatus();
@@ -2118,9 +2130,9 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
     }
     case Attr::kSliceSizes:
       if (op == HloOpcode::kCollectivePermute || op == HloOpcode::kCollectivePermuteStart) {
-        return ParseInt64ListList(&instr->collective_slice_sizes);
+        return ParseInt64ListList(&instr->mutable_attrs().collective_slice_sizes);
       }
-      return int_list(&instr->gather_slice_sizes);
+      return int_list(&instr->mutable_attrs().gather_slice_sizes);
     case Attr::kUpdateWindowDims:
       return int_list(&scatter().update_window_dims);
     case Attr::kInsertedWindowDims:
@@ -2132,9 +2144,9 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
     case Attr::kScatterIndicesBatchingDims:
       return int_list(&scatter().scatter_indices_batching_dims);
     case Attr::kIndicesAreSorted:
-      return ParseBool(&instr->indices_are_sorted);
+      return ParseBool(&instr->mutable_attrs().indices_are_sorted);
     case Attr::kUniqueIndices:
-      return ParseBool(&instr->unique_indices);
+      return ParseBool(&instr->mutable_attrs().unique_indices);
     case Attr::kDirection: {
       static constexpr std::pair<std::string_view, ComparisonDirection> kTable[] = {
           {"EQ", ComparisonDirection::kEq}, {"NE", ComparisonDirection::kNe},
@@ -2166,47 +2178,47 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
           {"rng_normal", RandomDistribution::kNormal}};
       std::string_view d;
       HLOVM_RETURN_IF_ERROR(ident("random distribution", &d));
-      if (!LookUpEnum(d, kTable, &instr->distribution)) {
+      if (!LookUpEnum(d, kTable, &instr->mutable_attrs().distribution)) {
         return ErrorHere(Cat("expects random distribution but sees: ", d));
       }
       pos_ += d.size();
       return absl::OkStatus();
     }
     case Attr::kExponentBits:
-      return ParseInt64(&instr->exponent_bits);
+      return ParseInt64(&instr->mutable_attrs().exponent_bits);
     case Attr::kMantissaBits:
-      return ParseInt64(&instr->mantissa_bits);
+      return ParseInt64(&instr->mutable_attrs().mantissa_bits);
     case Attr::kFftType: {
       static constexpr std::pair<std::string_view, FftType> kTable[] = {
           {"FFT", FftType::kFft}, {"IFFT", FftType::kIfft},
           {"RFFT", FftType::kRfft}, {"IRFFT", FftType::kIrfft}};
       std::string_view t;
       HLOVM_RETURN_IF_ERROR(ident("fft type", &t));
-      if (!LookUpEnum(t, kTable, &instr->fft_type)) {
+      if (!LookUpEnum(t, kTable, &instr->mutable_attrs().fft_type)) {
         return ErrorHere(Cat("expects fft type but sees: ", t));
       }
       pos_ += t.size();
       return absl::OkStatus();
     }
     case Attr::kFftLength:
-      return int_list(&instr->fft_length);
+      return int_list(&instr->mutable_attrs().fft_length);
     case Attr::kIsStable:
-      return ParseBool(&instr->is_stable);
+      return ParseBool(&instr->mutable_attrs().is_stable);
     case Attr::kK:
-      return ParseInt64(&instr->k);
+      return ParseInt64(&instr->mutable_attrs().k);
     case Attr::kLargest:
-      return ParseBool(&instr->largest);
+      return ParseBool(&instr->mutable_attrs().largest);
     case Attr::kReplicaGroups:
-      instr->replica_groups.emplace();
-      return ParseReplicaGroups(&*instr->replica_groups);
+      instr->mutable_attrs().replica_groups.emplace();
+      return ParseReplicaGroups(&*instr->mutable_attrs().replica_groups);
     case Attr::kChannelId: {
       int64_t v = 0;
       HLOVM_RETURN_IF_ERROR(ParseInt64(&v));
-      instr->channel_id = v;
+      instr->mutable_attrs().channel_id = v;
       return absl::OkStatus();
     }
     case Attr::kUseGlobalDeviceIds:
-      return ParseBool(&instr->use_global_device_ids);
+      return ParseBool(&instr->mutable_attrs().use_global_device_ids);
     case Attr::kSourceTargetPairs: {
       std::vector<std::vector<int64_t>> pairs;
       HLOVM_RETURN_IF_ERROR(ParseInt64ListList(&pairs));
@@ -2214,12 +2226,12 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
         if (pair.size() != 2) {
           return ErrorHere("expects 'source_target_pairs=' to be a list of pairs");
         }
-        instr->source_target_pairs.emplace_back(pair[0], pair[1]);
+        instr->mutable_attrs().source_target_pairs.emplace_back(pair[0], pair[1]);
       }
       return absl::OkStatus();
     }
     case Attr::kCustomCallTarget:
-      return ParseString(&instr->custom_call_target);
+      return ParseString(&instr->mutable_attrs().custom_call_target);
     case Attr::kApiVersion: {
       std::string_view v;
       HLOVM_RETURN_IF_ERROR(ident("custom-call API version", &v));
@@ -2231,14 +2243,14 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
         return ErrorHere(Cat("expects custom-call API version but sees: ", v,
                                       ", error: Unknown API version: ", v));
       }
-      instr->custom_call_api_version.assign(v);
+      instr->mutable_attrs().custom_call_api_version.assign(v);
       pos_ += v.size();
       return absl::OkStatus();
     }
     case Attr::kCustomCallHasSideEffect:
-      return ParseBool(&instr->custom_call_has_side_effect);
+      return ParseBool(&instr->mutable_attrs().custom_call_has_side_effect);
     case Attr::kOutputToOperandAliasing:
-      return ParseInstructionAliasing(&instr->output_to_operand_aliasing);
+      return ParseInstructionAliasing(&instr->mutable_attrs().output_to_operand_aliasing);
     case Attr::kOperandLayoutConstraints: {
       std::vector<Shape> shapes;
       HLOVM_RETURN_IF_ERROR(Expect('{', "expects '{'"));
@@ -2250,7 +2262,7 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
         } while (Eat(','));
         HLOVM_RETURN_IF_ERROR(Expect('}', "expects '}'"));
       }
-      instr->operand_layout_constraints = std::move(shapes);
+      instr->mutable_attrs().operand_layout_constraints = std::move(shapes);
       return absl::OkStatus();
     }
     case Attr::kSchedule: {
@@ -2259,7 +2271,7 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
       if (v != "SCHEDULE_NONE" && v != "SCHEDULE_LATEST" && v != "SCHEDULE_EARLIEST") {
         return ErrorHere(Cat("expects custom-call schedule but sees: ", v));
       }
-      instr->custom_call_schedule.assign(v);
+      instr->mutable_attrs().custom_call_schedule.assign(v);
       pos_ += v.size();
       return absl::OkStatus();
     }
@@ -2269,30 +2281,30 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
       if (v != "kLoop" && v != "kInput" && v != "kOutput" && v != "kCustom") {
         return ErrorHere(Cat("expects fusion kind but sees: ", v));
       }
-      instr->fusion_kind.assign(v);
+      instr->mutable_attrs().fusion_kind.assign(v);
       pos_ += v.size();
       return absl::OkStatus();
     }
     case Attr::kAsyncExecutionThread:
-      return ParseString(&instr->async_execution_thread);
+      return ParseString(&instr->mutable_attrs().async_execution_thread);
     case Attr::kInfeedConfig:
-      return ParseString(&instr->infeed_config);
+      return ParseString(&instr->mutable_attrs().infeed_config);
     case Attr::kOutfeedConfig:
-      return ParseString(&instr->outfeed_config);
+      return ParseString(&instr->mutable_attrs().outfeed_config);
     case Attr::kOutfeedShape: {
       Shape s;
       HLOVM_RETURN_IF_ERROR(ParseShapeHere(&s));
-      instr->outfeed_shape = std::move(s);
+      instr->mutable_attrs().outfeed_shape = std::move(s);
       return absl::OkStatus();
     }
     case Attr::kIsHostTransfer:
-      return ParseBool(&instr->is_host_transfer);
+      return ParseBool(&instr->mutable_attrs().is_host_transfer);
     case Attr::kLeftSide:
-      return ParseBool(&instr->left_side);
+      return ParseBool(&instr->mutable_attrs().left_side);
     case Attr::kLower:
-      return ParseBool(&instr->lower);
+      return ParseBool(&instr->mutable_attrs().lower);
     case Attr::kUnitDiagonal:
-      return ParseBool(&instr->unit_diagonal);
+      return ParseBool(&instr->mutable_attrs().unit_diagonal);
     case Attr::kTransposeA: {
       static constexpr std::pair<std::string_view, TriangularSolveTranspose> kTable[] = {
           {"NO_TRANSPOSE", TriangularSolveTranspose::kNoTranspose},
@@ -2300,7 +2312,7 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
           {"ADJOINT", TriangularSolveTranspose::kAdjoint}};
       std::string_view t;
       HLOVM_RETURN_IF_ERROR(ident("transpose type", &t));
-      if (!LookUpEnum(t, kTable, &instr->transpose_a)) {
+      if (!LookUpEnum(t, kTable, &instr->mutable_attrs().transpose_a)) {
         return ErrorHere(Cat("expects transpose type but sees: ", t));
       }
       pos_ += t.size();
@@ -2312,33 +2324,33 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
       if (v > std::numeric_limits<float>::max() || v < std::numeric_limits<float>::lowest()) {
         return Error(name_offset, "value out of range for float");
       }
-      instr->epsilon = static_cast<float>(v);
+      instr->mutable_attrs().epsilon = static_cast<float>(v);
       return absl::OkStatus();
     }
     case Attr::kFeatureIndex:
-      return ParseInt64(&instr->feature_index);
+      return ParseInt64(&instr->mutable_attrs().feature_index);
     case Attr::kConstrainLayout:
-      return ParseBool(&instr->constrain_layout);
+      return ParseBool(&instr->mutable_attrs().constrain_layout);
     case Attr::kInferredDimension: {
       int64_t v = 0;
       HLOVM_RETURN_IF_ERROR(ParseInt64(&v));
-      instr->inferred_dimension = v;
+      instr->mutable_attrs().inferred_dimension = v;
       return absl::OkStatus();
     }
     case Attr::kNumCarries:
-      return ParseInt64(&instr->num_carries);
+      return ParseInt64(&instr->mutable_attrs().num_carries);
     case Attr::kIsReverse:
-      return ParseBool(&instr->is_reverse);
+      return ParseBool(&instr->mutable_attrs().is_reverse);
     case Attr::kIsAssociative:
-      return ParseBool(&instr->is_associative);
+      return ParseBool(&instr->mutable_attrs().is_associative);
     case Attr::kIsComposite:
-      return ParseBool(&instr->is_composite);
+      return ParseBool(&instr->mutable_attrs().is_composite);
     case Attr::kDelta:
-      return ParseInt64(&instr->rng_delta);
+      return ParseInt64(&instr->mutable_attrs().rng_delta);
     case Attr::kCrossProgramPrefetchIndex: {
       int64_t v = 0;
       HLOVM_RETURN_IF_ERROR(ParseInt64(&v));
-      instr->cross_program_prefetch_index = v;
+      instr->mutable_attrs().cross_program_prefetch_index = v;
       return absl::OkStatus();
     }
     case Attr::kLiteral: {
@@ -2505,7 +2517,8 @@ absl::Status Parser::ParseDimLabels(ConvolutionDimensionNumbers* dnums) {
   pos_ = p;
   size_t underscore = text.find('_');
   size_t arrow = text.find("->");
-  if (underscore == std::string_view::npos || arrow == std::string_view::npos || arrow < underscore) {
+  if (underscore == std::string_view::npos || arrow == std::string_view::npos ||
+      arrow < underscore) {
     return Error(start, Cat("expects convolution dimension numbers like "
                                      "'bf01_oi01->bf01', but sees ", text));
   }
@@ -2657,7 +2670,8 @@ absl::Status Parser::ParseReplicaGroups(ReplicaGroups* groups) {
     for (int64_t d : reshape) {
       if (d < 0 || d > (int64_t{1} << 20)) return Error(start, "replica group size out of range");
       reshape_total *= d;
-      if (reshape_total > (int64_t{1} << 20)) return Error(start, "replica group size out of range");
+      if (reshape_total > (int64_t{1} << 20))
+        return Error(start, "replica group size out of range");
     }
     if (total != reshape_total) {
       return Error(start, Cat("iota reshape dimensions product ", reshape_total,
@@ -2943,9 +2957,11 @@ std::vector<Required> RequiredAttributes(HloOpcode op, bool scalar_operand, bool
       return {{Attr::kToApply, "to_apply"},
               {Attr::kDimensions, "dimensions"},
               {Attr::kNumCarries, "num_carries"}};
-    case HloOpcode::kReduce: return {{Attr::kToApply, "to_apply"}, {Attr::kDimensions, "dimensions"}};
+    case HloOpcode::kReduce:
+      return {{Attr::kToApply, "to_apply"}, {Attr::kDimensions, "dimensions"}};
     case HloOpcode::kReverse: return {{Attr::kDimensions, "dimensions"}};
-    case HloOpcode::kSelectAndScatter: return {{Attr::kSelect, "select"}, {Attr::kScatter, "scatter"}};
+    case HloOpcode::kSelectAndScatter:
+      return {{Attr::kSelect, "select"}, {Attr::kScatter, "scatter"}};
     case HloOpcode::kSlice: return {{Attr::kSlice, "slice"}};
     case HloOpcode::kDynamicSlice: return {{Attr::kDynamicSliceSizes, "dynamic_slice_sizes"}};
     case HloOpcode::kTranspose: return {{Attr::kDimensions, "dimensions"}};
@@ -3008,7 +3024,7 @@ absl::Status Parser::FinishInstruction(Scope* scope, HloInstruction* instr, Call
                               operands[0]->shape().rank() == 0;
   const bool pred_index = op == HloOpcode::kConditional && !operands.empty() &&
                           operands[0]->shape().element_type() == ElementType::kPred;
-  const bool wrapped_start = instr->async_wrapped_opcode.has_value();
+  const bool wrapped_start = instr->attrs().async_wrapped_opcode.has_value();
   Skip();
   const size_t attrs_end = pos_;
   for (const Required& r : RequiredAttributes(op, scalar_operand, pred_index, wrapped_start)) {
@@ -3114,15 +3130,15 @@ absl::Status Parser::FinishInstruction(Scope* scope, HloInstruction* instr, Call
       break;
     case HloOpcode::kCollectivePermute:
     case HloOpcode::kCollectivePermuteStart:
-      if (!instr->collective_slice_sizes.empty() && n != 4) {
+      if (!instr->attrs().collective_slice_sizes.empty() && n != 4) {
         return Error(operands_offset,
                      "CollectivePermute and CollectivePermuteStart must have exactly four "
                      "operands for dynamic-slice and in-place update.");
       }
       break;
     case HloOpcode::kCustomCall:
-      if (instr->operand_layout_constraints.has_value()) {
-        const auto& constraints = *instr->operand_layout_constraints;
+      if (instr->attrs().operand_layout_constraints.has_value()) {
+        const auto& constraints = *instr->attrs().operand_layout_constraints;
         if (static_cast<int64_t>(constraints.size()) != n) {
           return Error(attrs_end, Cat("Expected ", n, " operand layout constraints, ",
                                                constraints.size(), " given"));
@@ -3302,16 +3318,16 @@ absl::Status Parser::InferShape(HloInstruction* instr, const Called& called, siz
           break;
         }
         case HloOpcode::kPad: {
-          if (!need(2) || !ops[0]->shape().IsArray() || !instr->padding) {
+          if (!need(2) || !ops[0]->shape().IsArray() || !instr->attrs().padding) {
             return fail("expects an array operand and padding");
           }
           const Shape& s = ops[0]->shape();
-          if (static_cast<int64_t>(instr->padding->size()) != s.rank()) {
+          if (static_cast<int64_t>(instr->attrs().padding->size()) != s.rank()) {
             return fail("padding does not match the operand rank");
           }
           std::vector<int64_t> dims;
           for (int64_t i = 0; i < s.rank(); ++i) {
-            const PaddingDimension& p = (*instr->padding)[i];
+            const PaddingDimension& p = (*instr->attrs().padding)[i];
             int64_t size = s.dimensions(i);
             dims.push_back(p.low + p.high + size + std::max<int64_t>(size - 1, 0) * p.interior);
           }
@@ -3341,7 +3357,8 @@ absl::Status Parser::InferShape(HloInstruction* instr, const Called& called, siz
           if (!need(2) || !ops[0]->shape().IsArray() || !ops[1]->shape().IsArray()) {
             return fail("expects array operands");
           }
-          DotDimensionNumbers dn = instr->dot_dimension_numbers.value_or(DotDimensionNumbers{});
+          DotDimensionNumbers dn =
+              instr->attrs().dot_dimension_numbers.value_or(DotDimensionNumbers{});
           const Shape& a = ops[0]->shape();
           const Shape& b = ops[1]->shape();
           auto in = [](const std::vector<int64_t>& v, int64_t d) {

@@ -77,13 +77,13 @@ INSTANTIATE_TEST_SUITE_P(
                  "rhs_contracting_dims={0}, operand_precision={highest,default}, "
                  "algorithm=dot_bf16_bf16_f32",
                  [](const HloInstruction& t) {
-                   ASSERT_TRUE(t.dot_dimension_numbers.has_value());
-                   EXPECT_EQ(t.dot_dimension_numbers->lhs_contracting_dimensions, V{1});
-                   EXPECT_EQ(t.dot_dimension_numbers->rhs_contracting_dimensions, V{0});
-                   EXPECT_TRUE(t.dot_dimension_numbers->lhs_batch_dimensions.empty());
-                   EXPECT_EQ(t.operand_precision,
+                   ASSERT_TRUE(t.attrs().dot_dimension_numbers.has_value());
+                   EXPECT_EQ(t.attrs().dot_dimension_numbers->lhs_contracting_dimensions, V{1});
+                   EXPECT_EQ(t.attrs().dot_dimension_numbers->rhs_contracting_dimensions, V{0});
+                   EXPECT_TRUE(t.attrs().dot_dimension_numbers->lhs_batch_dimensions.empty());
+                   EXPECT_EQ(t.attrs().operand_precision,
                              (std::vector<std::string>{"highest", "default"}));
-                   EXPECT_EQ(t.precision_algorithm, "dot_bf16_bf16_f32");
+                   EXPECT_EQ(t.attrs().precision_algorithm, "dot_bf16_bf16_f32");
                  }},
         AttrCase{"Convolution",
                  "a = f32[1,8,8,3] broadcast(i), dimensions={}\n"
@@ -92,16 +92,16 @@ INSTANTIATE_TEST_SUITE_P(
                  "pad=1_1x0_1 lhs_dilate=1x1 rhs_dilate=1x2 rhs_reversal=0x1}, "
                  "dim_labels=b01f_01io->b01f, feature_group_count=1, batch_group_count=1",
                  [](const HloInstruction& t) {
-                   ASSERT_TRUE(t.window.has_value());
-                   ASSERT_EQ(t.window->size(), 2u);
-                   EXPECT_EQ((*t.window)[0].size, 3);
-                   EXPECT_EQ((*t.window)[1].stride, 2);
-                   EXPECT_EQ((*t.window)[1].padding_low, 0);
-                   EXPECT_EQ((*t.window)[1].padding_high, 1);
-                   EXPECT_EQ((*t.window)[1].window_dilation, 2);
-                   EXPECT_TRUE((*t.window)[1].window_reversal);
-                   EXPECT_FALSE((*t.window)[0].window_reversal);
-                   const auto& d = *t.convolution_dimension_numbers;
+                   ASSERT_TRUE(t.attrs().window.has_value());
+                   ASSERT_EQ(t.attrs().window->size(), 2u);
+                   EXPECT_EQ((*t.attrs().window)[0].size, 3);
+                   EXPECT_EQ((*t.attrs().window)[1].stride, 2);
+                   EXPECT_EQ((*t.attrs().window)[1].padding_low, 0);
+                   EXPECT_EQ((*t.attrs().window)[1].padding_high, 1);
+                   EXPECT_EQ((*t.attrs().window)[1].window_dilation, 2);
+                   EXPECT_TRUE((*t.attrs().window)[1].window_reversal);
+                   EXPECT_FALSE((*t.attrs().window)[0].window_reversal);
+                   const auto& d = *t.attrs().convolution_dimension_numbers;
                    EXPECT_EQ(d.input_batch_dimension, 0);
                    EXPECT_EQ(d.input_feature_dimension, 3);
                    EXPECT_EQ(d.input_spatial_dimensions, (V{1, 2}));
@@ -117,13 +117,13 @@ INSTANTIATE_TEST_SUITE_P(
                  "indices_are_sorted=true, operand_batching_dims={}, "
                  "start_indices_batching_dims={}",
                  [](const HloInstruction& t) {
-                   const auto& g = *t.gather_dimension_numbers;
+                   const auto& g = *t.attrs().gather_dimension_numbers;
                    EXPECT_EQ(g.offset_dims, V{1});
                    EXPECT_EQ(g.collapsed_slice_dims, V{0});
                    EXPECT_EQ(g.start_index_map, V{0});
                    EXPECT_EQ(g.index_vector_dim, 1);
-                   EXPECT_EQ(t.gather_slice_sizes, (V{1, 4}));
-                   EXPECT_TRUE(t.indices_are_sorted);
+                   EXPECT_EQ(t.attrs().gather_slice_sizes, (V{1, 4}));
+                   EXPECT_TRUE(t.attrs().indices_are_sorted);
                  }},
         AttrCase{"Scatter",
                  "idx = s32[2,1] broadcast(i), dimensions={}\n"
@@ -132,12 +132,12 @@ INSTANTIATE_TEST_SUITE_P(
                  "inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, "
                  "index_vector_dim=1, to_apply=add, unique_indices=true",
                  [](const HloInstruction& t) {
-                   const auto& s = *t.scatter_dimension_numbers;
+                   const auto& s = *t.attrs().scatter_dimension_numbers;
                    EXPECT_EQ(s.update_window_dims, V{1});
                    EXPECT_EQ(s.inserted_window_dims, V{0});
                    EXPECT_EQ(s.scatter_dims_to_operand_dims, V{0});
                    EXPECT_EQ(s.index_vector_dim, 1);
-                   EXPECT_TRUE(t.unique_indices);
+                   EXPECT_TRUE(t.attrs().unique_indices);
                    ASSERT_EQ(t.called_computations().size(), 1u);
                    EXPECT_EQ(t.to_apply()->name(), "add");
                  }},
@@ -151,11 +151,11 @@ INSTANTIATE_TEST_SUITE_P(
                    EXPECT_EQ(s.slice->starts, (V{0, 1}));
                    EXPECT_EQ(s.slice->limits, (V{4, 3}));
                    EXPECT_EQ(s.slice->strides, (V{2, 1}));
-                   ASSERT_EQ(t.padding->size(), 2u);
-                   EXPECT_EQ((*t.padding)[0].low, 1);
-                   EXPECT_EQ((*t.padding)[0].high, 2);
-                   EXPECT_EQ((*t.padding)[0].interior, 1);
-                   EXPECT_EQ((*t.padding)[1].interior, 0);
+                   ASSERT_EQ(t.attrs().padding->size(), 2u);
+                   EXPECT_EQ((*t.attrs().padding)[0].low, 1);
+                   EXPECT_EQ((*t.attrs().padding)[0].high, 2);
+                   EXPECT_EQ((*t.attrs().padding)[0].interior, 1);
+                   EXPECT_EQ((*t.attrs().padding)[1].interior, 0);
                  }},
         AttrCase{"Compare",
                  "ROOT t = pred[4,4] compare(p, q), direction=GE, type=TOTALORDER",
@@ -167,32 +167,32 @@ INSTANTIATE_TEST_SUITE_P(
                  "ROOT t = f32[4,4] all-reduce(p), replica_groups={{0,2},{1,3}}, "
                  "channel_id=7, use_global_device_ids=true, to_apply=add",
                  [](const HloInstruction& t) {
-                   ASSERT_TRUE(t.replica_groups.has_value());
-                   EXPECT_EQ(t.replica_groups->groups, (std::vector<V>{{0, 2}, {1, 3}}));
-                   EXPECT_TRUE(t.replica_groups->iota_text.empty());
-                   EXPECT_EQ(t.channel_id, 7);
-                   EXPECT_TRUE(t.use_global_device_ids);
+                   ASSERT_TRUE(t.attrs().replica_groups.has_value());
+                   EXPECT_EQ(t.attrs().replica_groups->groups, (std::vector<V>{{0, 2}, {1, 3}}));
+                   EXPECT_TRUE(t.attrs().replica_groups->iota_text.empty());
+                   EXPECT_EQ(t.attrs().channel_id, 7);
+                   EXPECT_TRUE(t.attrs().use_global_device_ids);
                  }},
         AttrCase{"ReplicaGroupsIota",
                  "ROOT t = f32[4,4] all-reduce(p), replica_groups=[2,2]<=[4], to_apply=add",
                  [](const HloInstruction& t) {
-                   EXPECT_EQ(t.replica_groups->groups, (std::vector<V>{{0, 1}, {2, 3}}));
-                   EXPECT_EQ(t.replica_groups->iota_text, "[2,2]<=[4]");
+                   EXPECT_EQ(t.attrs().replica_groups->groups, (std::vector<V>{{0, 1}, {2, 3}}));
+                   EXPECT_EQ(t.attrs().replica_groups->iota_text, "[2,2]<=[4]");
                  }},
         AttrCase{"ReplicaGroupsIotaTransposed",
                  "ROOT t = f32[4,4] all-reduce(p), replica_groups=[4,2]<=[2,4]T(1,0), "
                  "to_apply=add",
                  [](const HloInstruction& t) {
-                   EXPECT_EQ(t.replica_groups->groups,
+                   EXPECT_EQ(t.attrs().replica_groups->groups,
                              (std::vector<V>{{0, 4}, {1, 5}, {2, 6}, {3, 7}}));
                  }},
         AttrCase{"AllToAllAndPermute",
                  "a = f32[4,4] all-to-all(p), dimensions={1}, replica_groups={{0,1}}\n"
                  "  ROOT t = f32[4,4] collective-permute(a), source_target_pairs={{0,1},{1,0}}",
                  [](const HloInstruction& t) {
-                   EXPECT_EQ(t.operand(0)->split_dimension, 1);
-                   ASSERT_EQ(t.source_target_pairs.size(), 2u);
-                   EXPECT_EQ(t.source_target_pairs[0], (std::pair<int64_t, int64_t>{0, 1}));
+                   EXPECT_EQ(t.operand(0)->attrs().split_dimension, 1);
+                   ASSERT_EQ(t.attrs().source_target_pairs.size(), 2u);
+                   EXPECT_EQ(t.attrs().source_target_pairs[0], (std::pair<int64_t, int64_t>{0, 1}));
                  }},
         AttrCase{"CustomCall",
                  "ROOT t = (f32[4,4], f32[]) custom-call(p, q), custom_call_target=\"my\\\"fn\", "
@@ -200,25 +200,25 @@ INSTANTIATE_TEST_SUITE_P(
                  "custom_call_has_side_effect=true, output_to_operand_aliasing={{0}: (1, {})}, "
                  "backend_config={\"k\": [1, 2]}",
                  [](const HloInstruction& t) {
-                   EXPECT_EQ(t.custom_call_target, "my\"fn");
-                   EXPECT_EQ(t.custom_call_api_version, "API_VERSION_TYPED_FFI");
-                   EXPECT_EQ(t.custom_call_schedule, "SCHEDULE_LATEST");
-                   EXPECT_TRUE(t.custom_call_has_side_effect);
-                   ASSERT_EQ(t.output_to_operand_aliasing.size(), 1u);
-                   EXPECT_EQ(t.output_to_operand_aliasing[0].output_index, V{0});
-                   EXPECT_EQ(t.output_to_operand_aliasing[0].operand, 1);
-                   EXPECT_EQ(t.backend_config, "{\"k\": [1, 2]}");
+                   EXPECT_EQ(t.attrs().custom_call_target, "my\"fn");
+                   EXPECT_EQ(t.attrs().custom_call_api_version, "API_VERSION_TYPED_FFI");
+                   EXPECT_EQ(t.attrs().custom_call_schedule, "SCHEDULE_LATEST");
+                   EXPECT_TRUE(t.attrs().custom_call_has_side_effect);
+                   ASSERT_EQ(t.attrs().output_to_operand_aliasing.size(), 1u);
+                   EXPECT_EQ(t.attrs().output_to_operand_aliasing[0].output_index, V{0});
+                   EXPECT_EQ(t.attrs().output_to_operand_aliasing[0].operand, 1);
+                   EXPECT_EQ(t.attrs().backend_config, "{\"k\": [1, 2]}");
                  }},
         AttrCase{"BackendConfigString",
                  "ROOT t = f32[4,4] copy(p), backend_config=\"a\\nb\"",
-                 [](const HloInstruction& t) { EXPECT_EQ(t.backend_config, "a\nb"); }},
+                 [](const HloInstruction& t) { EXPECT_EQ(t.attrs().backend_config, "a\nb"); }},
         AttrCase{"SortAndTopK",
                  "s = f32[4,4] sort(p), dimensions={1}, is_stable=true, to_apply=cmp\n"
                  "  ROOT t = (f32[4,2], s32[4,2]) topk(s), k=2, largest=false",
                  [](const HloInstruction& t) {
-                   EXPECT_EQ(t.k, 2);
-                   EXPECT_FALSE(t.largest);
-                   EXPECT_TRUE(t.operand(0)->is_stable);
+                   EXPECT_EQ(t.attrs().k, 2);
+                   EXPECT_FALSE(t.attrs().largest);
+                   EXPECT_TRUE(t.operand(0)->attrs().is_stable);
                    EXPECT_EQ(t.operand(0)->dimensions, V{1});
                    EXPECT_EQ(t.operand(0)->to_apply()->name(), "cmp");
                  }},
@@ -228,7 +228,7 @@ INSTANTIATE_TEST_SUITE_P(
                  "  k = u64[2] broadcast(i), dimensions={}\n"
                  "  ROOT t = (u64[2], u32[4]) rng-bit-generator(k), algorithm=rng_philox",
                  [](const HloInstruction& t) {
-                   EXPECT_EQ(t.rng_algorithm, RngAlgorithm::kPhilox);
+                   EXPECT_EQ(t.attrs().rng_algorithm, RngAlgorithm::kPhilox);
                  }},
         AttrCase{"ReducePrecisionFftIota",
                  "r = f32[4,4] reduce-precision(p), exponent_bits=5, mantissa_bits=10\n"
@@ -246,14 +246,14 @@ INSTANTIATE_TEST_SUITE_P(
                  "  ROOT t = (f32[4,4], f32[4], f32[4]) batch-norm-training(ch, sc, sc), "
                  "epsilon=0.001, feature_index=1",
                  [](const HloInstruction& t) {
-                   EXPECT_FLOAT_EQ(t.epsilon, 0.001f);
-                   EXPECT_EQ(t.feature_index, 1);
+                   EXPECT_FLOAT_EQ(t.attrs().epsilon, 0.001f);
+                   EXPECT_EQ(t.attrs().feature_index, 1);
                    const HloInstruction& tri = *t.operand(0)->operand(0);
-                   EXPECT_TRUE(tri.left_side);
-                   EXPECT_TRUE(tri.lower);
-                   EXPECT_TRUE(tri.unit_diagonal);
-                   EXPECT_EQ(tri.transpose_a, TriangularSolveTranspose::kAdjoint);
-                   EXPECT_TRUE(t.operand(0)->lower);
+                   EXPECT_TRUE(tri.attrs().left_side);
+                   EXPECT_TRUE(tri.attrs().lower);
+                   EXPECT_TRUE(tri.attrs().unit_diagonal);
+                   EXPECT_EQ(tri.attrs().transpose_a, TriangularSolveTranspose::kAdjoint);
+                   EXPECT_TRUE(t.operand(0)->attrs().lower);
                  }},
         AttrCase{"ReduceAndBroadcast",
                  "z = f32[] constant(0)\n"
@@ -273,7 +273,7 @@ INSTANTIATE_TEST_SUITE_P(
                    EXPECT_EQ(t.raw_attributes()[0].first, "metadata");
                    EXPECT_EQ(t.raw_attributes()[0].second, "{op_name=\"a,b\" source_line=3}");
                    EXPECT_EQ(t.raw_attributes()[1].second, "{devices=[2,1]0,1}");
-                   EXPECT_EQ(t.sharding, "{devices=[2,1]0,1}");
+                   EXPECT_EQ(t.attrs().sharding, "{devices=[2,1]0,1}");
                    EXPECT_EQ(t.raw_attributes()[2].first, "frontend_attributes");
                    EXPECT_EQ(t.raw_attributes()[3].first, "some_future_attribute");
                    EXPECT_EQ(t.raw_attributes()[3].second, "{1, {2}}");
@@ -364,7 +364,8 @@ TEST(ParserTest, HeaderlessTakesEntryOrLastComputation) {
   ASSERT_NE(last, nullptr);
   EXPECT_EQ(last->entry()->name(), "b");
   EXPECT_FALSE(last->has_header);
-  auto entry = MustParse("ENTRY a { ROOT x = f32[] parameter(0) }\nb { ROOT y = s32[] parameter(0) }");
+  auto entry =
+      MustParse("ENTRY a { ROOT x = f32[] parameter(0) }\nb { ROOT y = s32[] parameter(0) }");
   ASSERT_NE(entry, nullptr);
   EXPECT_EQ(entry->entry()->name(), "a");
 }
@@ -427,12 +428,12 @@ ENTRY e {
   ASSERT_NE(module, nullptr);
   const HloInstruction* s = Find(*module, "s");
   EXPECT_EQ(s->opcode(), HloOpcode::kAsyncStart);
-  EXPECT_EQ(s->async_wrapped_opcode, HloOpcode::kCustomCall);
+  EXPECT_EQ(s->attrs().async_wrapped_opcode, HloOpcode::kCustomCall);
   ASSERT_EQ(s->called_computations().size(), 1u);
   const HloComputation* wrapped = s->called_computations()[0];
   EXPECT_TRUE(wrapped->is_async_wrapped);
   EXPECT_EQ(wrapped->root()->opcode(), HloOpcode::kCustomCall);
-  EXPECT_EQ(wrapped->root()->custom_call_target, "foo");
+  EXPECT_EQ(wrapped->root()->attrs().custom_call_target, "foo");
   EXPECT_EQ(wrapped->parameter_count(), 1);
   const HloInstruction* d = Find(*module, "d");
   EXPECT_EQ(d->opcode(), HloOpcode::kAsyncDone);
@@ -521,7 +522,8 @@ TEST_P(ErrorTest, ReportsLocatedError) {
   ASSERT_FALSE(module.ok());
   EXPECT_EQ(module.status().code(), absl::StatusCode::kInvalidArgument);
   std::string message(module.status().message());
-  std::string where = "in.hlo:" + std::to_string(c.line) + ":" + std::to_string(c.column) + ": error: ";
+  std::string where =
+      "in.hlo:" + std::to_string(c.line) + ":" + std::to_string(c.column) + ": error: ";
   EXPECT_EQ(message.rfind(where, 0), 0u) << message;
   EXPECT_NE(message.find(c.message), std::string::npos) << message;
   // The source line and a caret under the column follow.

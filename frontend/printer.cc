@@ -179,14 +179,14 @@ std::string DimLabels(const ConvolutionDimensionNumbers& d) {
     }
     return s;
   };
-  return absl::StrCat(
-      side(d.input_batch_dimension, d.input_feature_dimension, d.input_spatial_dimensions, 'b', 'f'),
-      "_",
-      side(d.kernel_input_feature_dimension, d.kernel_output_feature_dimension,
-           d.kernel_spatial_dimensions, 'i', 'o'),
-      "->",
-      side(d.output_batch_dimension, d.output_feature_dimension, d.output_spatial_dimensions, 'b',
-           'f'));
+  return absl::StrCat(side(d.input_batch_dimension, d.input_feature_dimension,
+                           d.input_spatial_dimensions, 'b', 'f'),
+                      "_",
+                      side(d.kernel_input_feature_dimension, d.kernel_output_feature_dimension,
+                           d.kernel_spatial_dimensions, 'i', 'o'),
+                      "->",
+                      side(d.output_batch_dimension, d.output_feature_dimension,
+                           d.output_spatial_dimensions, 'b', 'f'));
 }
 
 std::string ReplicaGroupsToString(const ReplicaGroups& groups) {
@@ -201,41 +201,48 @@ std::string ReplicaGroupsToString(const ReplicaGroups& groups) {
 }
 
 void AddPrecision(const HloInstruction& instr, std::vector<Attr>& attrs) {
-  bool non_default = std::any_of(instr.operand_precision.begin(), instr.operand_precision.end(),
-                                 [](const std::string& p) { return p != "default"; });
+  bool non_default =
+      std::any_of(instr.attrs().operand_precision.begin(), instr.attrs().operand_precision.end(),
+                  [](const std::string& p) { return p != "default"; });
   if (non_default) {
-    attrs.push_back({"operand_precision", absl::StrCat("{", absl::StrJoin(instr.operand_precision, ","), "}")});
+    attrs.push_back({"operand_precision",
+                     absl::StrCat("{", absl::StrJoin(instr.attrs().operand_precision, ","), "}")});
   }
 }
 
 void AddDotDims(const DotDimensionNumbers& d, std::vector<Attr>& attrs) {
-  if (!d.lhs_batch_dimensions.empty()) attrs.push_back({"lhs_batch_dims", Braced(d.lhs_batch_dimensions)});
+  if (!d.lhs_batch_dimensions.empty())
+    attrs.push_back({"lhs_batch_dims", Braced(d.lhs_batch_dimensions)});
   attrs.push_back({"lhs_contracting_dims", Braced(d.lhs_contracting_dimensions)});
-  if (!d.rhs_batch_dimensions.empty()) attrs.push_back({"rhs_batch_dims", Braced(d.rhs_batch_dimensions)});
+  if (!d.rhs_batch_dimensions.empty())
+    attrs.push_back({"rhs_batch_dims", Braced(d.rhs_batch_dimensions)});
   attrs.push_back({"rhs_contracting_dims", Braced(d.rhs_contracting_dimensions)});
-  if (!d.lhs_ragged_dimensions.empty()) attrs.push_back({"lhs_ragged_dims", Braced(d.lhs_ragged_dimensions)});
-  if (!d.rhs_group_dimensions.empty()) attrs.push_back({"rhs_group_dims", Braced(d.rhs_group_dimensions)});
+  if (!d.lhs_ragged_dimensions.empty())
+    attrs.push_back({"lhs_ragged_dims", Braced(d.lhs_ragged_dimensions)});
+  if (!d.rhs_group_dimensions.empty())
+    attrs.push_back({"rhs_group_dims", Braced(d.rhs_group_dimensions)});
 }
 
 void AddConvolution(const HloInstruction& instr, std::vector<Attr>& attrs) {
-  if (instr.window.has_value() && !instr.window->empty()) {
-    attrs.push_back({"window", absl::StrCat("{", WindowToString(*instr.window), "}")});
+  if (instr.attrs().window.has_value() && !instr.attrs().window->empty()) {
+    attrs.push_back({"window", absl::StrCat("{", WindowToString(*instr.attrs().window), "}")});
   }
-  if (instr.convolution_dimension_numbers.has_value()) {
-    attrs.push_back({"dim_labels", DimLabels(*instr.convolution_dimension_numbers)});
+  if (instr.attrs().convolution_dimension_numbers.has_value()) {
+    attrs.push_back({"dim_labels", DimLabels(*instr.attrs().convolution_dimension_numbers)});
   }
-  if (instr.feature_group_count != 1) {
-    attrs.push_back({"feature_group_count", absl::StrCat(instr.feature_group_count)});
+  if (instr.attrs().feature_group_count != 1) {
+    attrs.push_back({"feature_group_count", absl::StrCat(instr.attrs().feature_group_count)});
   }
-  if (instr.batch_group_count != 1) {
-    attrs.push_back({"batch_group_count", absl::StrCat(instr.batch_group_count)});
+  if (instr.attrs().batch_group_count != 1) {
+    attrs.push_back({"batch_group_count", absl::StrCat(instr.attrs().batch_group_count)});
   }
 }
 
 void AddCollective(const HloInstruction& instr, std::vector<Attr>& attrs) {
-  if (instr.channel_id.has_value()) attrs.push_back({"channel_id", absl::StrCat(*instr.channel_id)});
-  attrs.push_back({"replica_groups", instr.replica_groups.has_value()
-                                         ? ReplicaGroupsToString(*instr.replica_groups)
+  if (instr.attrs().channel_id.has_value())
+    attrs.push_back({"channel_id", absl::StrCat(*instr.attrs().channel_id)});
+  attrs.push_back({"replica_groups", instr.attrs().replica_groups.has_value()
+                                         ? ReplicaGroupsToString(*instr.attrs().replica_groups)
                                          : std::string("{}")});
 }
 
@@ -244,7 +251,8 @@ void AddCollective(const HloInstruction& instr, std::vector<Attr>& attrs) {
 std::string LiteralWithShape(const Literal& literal) {
   if (literal.shape().IsTuple()) {
     std::vector<std::string> parts;
-    for (const Literal& element : literal.tuple_elements()) parts.push_back(LiteralWithShape(element));
+    for (const Literal& element : literal.tuple_elements())
+      parts.push_back(LiteralWithShape(element));
     return absl::StrCat("( ", absl::StrJoin(parts, ", "), " )");
   }
   return absl::StrCat(PrintShape(literal.shape()), " ", literal.ValueToString());
@@ -252,13 +260,14 @@ std::string LiteralWithShape(const Literal& literal) {
 
 // output_to_operand_aliasing={{0}: (1, {}), {1}: (0, {0})}
 void AddAliasing(const HloInstruction& instr, std::vector<Attr>& attrs) {
-  if (instr.output_to_operand_aliasing.empty()) return;
+  if (instr.attrs().output_to_operand_aliasing.empty()) return;
   std::vector<std::string> pairs;
-  for (const OutputOperandAlias& a : instr.output_to_operand_aliasing) {
+  for (const OutputOperandAlias& a : instr.attrs().output_to_operand_aliasing) {
     pairs.push_back(absl::StrCat("{", JoinInts(a.output_index), "}: (", a.operand, ", {",
                                  JoinInts(a.operand_index), "})"));
   }
-  attrs.push_back({"output_to_operand_aliasing", absl::StrCat("{", absl::StrJoin(pairs, ", "), "}")});
+  attrs.push_back(
+      {"output_to_operand_aliasing", absl::StrCat("{", absl::StrJoin(pairs, ", "), "}")});
 }
 
 // The opcode-specific attributes of `instr` from its typed fields, in XLA's
@@ -279,7 +288,7 @@ std::vector<Attr> TypedAttributes(const HloInstruction& instr) {
       break;
     case HloOpcode::kSort:
       attrs.push_back({"dimensions", Braced(instr.dimensions)});
-      if (instr.is_stable) attrs.push_back({"is_stable", "true"});
+      if (instr.attrs().is_stable) attrs.push_back({"is_stable", "true"});
       break;
     case HloOpcode::kIota:
       attrs.push_back({"iota_dimension", absl::StrCat(instr.iota_dimension)});
@@ -301,28 +310,32 @@ std::vector<Attr> TypedAttributes(const HloInstruction& instr) {
       }
       break;
     case HloOpcode::kDynamicSlice:
-      attrs.push_back({"dynamic_slice_sizes", Braced(instr.dynamic_slice_sizes)});
+      attrs.push_back({"dynamic_slice_sizes", Braced(instr.attrs().dynamic_slice_sizes)});
       break;
     case HloOpcode::kPad:
-      if (instr.padding.has_value()) attrs.push_back({"padding", PaddingToString(*instr.padding)});
+      if (instr.attrs().padding.has_value())
+        attrs.push_back({"padding", PaddingToString(*instr.attrs().padding)});
       break;
     case HloOpcode::kConvolution:
       AddConvolution(instr, attrs);
       AddPrecision(instr, attrs);
-      if (!instr.precision_algorithm.empty()) attrs.push_back({"algorithm", instr.precision_algorithm});
+      if (!instr.attrs().precision_algorithm.empty())
+        attrs.push_back({"algorithm", instr.attrs().precision_algorithm});
       break;
     case HloOpcode::kReduceWindow:
     case HloOpcode::kSelectAndScatter:
-      if (instr.window.has_value() && !instr.window->empty()) {
-        attrs.push_back({"window", absl::StrCat("{", WindowToString(*instr.window), "}")});
+      if (instr.attrs().window.has_value() && !instr.attrs().window->empty()) {
+        attrs.push_back({"window", absl::StrCat("{", WindowToString(*instr.attrs().window), "}")});
       }
       break;
     case HloOpcode::kDot:
     case HloOpcode::kRaggedDot:
     case HloOpcode::kScaledDot:
-      if (instr.dot_dimension_numbers.has_value()) AddDotDims(*instr.dot_dimension_numbers, attrs);
+      if (instr.attrs().dot_dimension_numbers.has_value())
+        AddDotDims(*instr.attrs().dot_dimension_numbers, attrs);
       AddPrecision(instr, attrs);
-      if (!instr.precision_algorithm.empty()) attrs.push_back({"algorithm", instr.precision_algorithm});
+      if (!instr.attrs().precision_algorithm.empty())
+        attrs.push_back({"algorithm", instr.attrs().precision_algorithm});
       break;
     case HloOpcode::kCompare:
       attrs.push_back({"direction", std::string(DirectionName(instr.comparison_direction))});
@@ -331,31 +344,32 @@ std::vector<Attr> TypedAttributes(const HloInstruction& instr) {
       }
       break;
     case HloOpcode::kRng:
-      attrs.push_back({"distribution", instr.distribution == RandomDistribution::kNormal
+      attrs.push_back({"distribution", instr.attrs().distribution == RandomDistribution::kNormal
                                            ? "rng_normal"
                                            : "rng_uniform"});
       break;
     case HloOpcode::kRngBitGenerator:
-      attrs.push_back({"algorithm", instr.rng_algorithm == RngAlgorithm::kThreeFry ? "rng_three_fry"
-                                    : instr.rng_algorithm == RngAlgorithm::kPhilox ? "rng_philox"
-                                                                                   : "rng_default"});
+      attrs.push_back(
+          {"algorithm", instr.attrs().rng_algorithm == RngAlgorithm::kThreeFry ? "rng_three_fry"
+                        : instr.attrs().rng_algorithm == RngAlgorithm::kPhilox ? "rng_philox"
+                                                                               : "rng_default"});
       break;
     case HloOpcode::kReducePrecision:
-      attrs.push_back({"exponent_bits", absl::StrCat(instr.exponent_bits)});
-      attrs.push_back({"mantissa_bits", absl::StrCat(instr.mantissa_bits)});
+      attrs.push_back({"exponent_bits", absl::StrCat(instr.attrs().exponent_bits)});
+      attrs.push_back({"mantissa_bits", absl::StrCat(instr.attrs().mantissa_bits)});
       break;
     case HloOpcode::kFft:
-      attrs.push_back({"fft_type", std::string(FftTypeName(instr.fft_type))});
-      attrs.push_back({"fft_length", Braced(instr.fft_length)});
+      attrs.push_back({"fft_type", std::string(FftTypeName(instr.attrs().fft_type))});
+      attrs.push_back({"fft_length", Braced(instr.attrs().fft_length)});
       break;
     case HloOpcode::kTopK:
-      attrs.push_back({"k", absl::StrCat(instr.k)});
-      attrs.push_back({"largest", instr.largest ? "true" : "false"});
-      attrs.push_back({"is_stable", instr.is_stable ? "true" : "false"});
+      attrs.push_back({"k", absl::StrCat(instr.attrs().k)});
+      attrs.push_back({"largest", instr.attrs().largest ? "true" : "false"});
+      attrs.push_back({"is_stable", instr.attrs().is_stable ? "true" : "false"});
       break;
     case HloOpcode::kGather:
-      if (instr.gather_dimension_numbers.has_value()) {
-        const GatherDimensionNumbers& g = *instr.gather_dimension_numbers;
+      if (instr.attrs().gather_dimension_numbers.has_value()) {
+        const GatherDimensionNumbers& g = *instr.attrs().gather_dimension_numbers;
         attrs.push_back({"offset_dims", Braced(g.offset_dims)});
         attrs.push_back({"collapsed_slice_dims", Braced(g.collapsed_slice_dims)});
         attrs.push_back({"start_index_map", Braced(g.start_index_map)});
@@ -367,12 +381,12 @@ std::vector<Attr> TypedAttributes(const HloInstruction& instr) {
         }
         attrs.push_back({"index_vector_dim", absl::StrCat(g.index_vector_dim)});
       }
-      attrs.push_back({"slice_sizes", Braced(instr.gather_slice_sizes)});
-      if (instr.indices_are_sorted) attrs.push_back({"indices_are_sorted", "true"});
+      attrs.push_back({"slice_sizes", Braced(instr.attrs().gather_slice_sizes)});
+      if (instr.attrs().indices_are_sorted) attrs.push_back({"indices_are_sorted", "true"});
       break;
     case HloOpcode::kScatter:
-      if (instr.scatter_dimension_numbers.has_value()) {
-        const ScatterDimensionNumbers& s = *instr.scatter_dimension_numbers;
+      if (instr.attrs().scatter_dimension_numbers.has_value()) {
+        const ScatterDimensionNumbers& s = *instr.attrs().scatter_dimension_numbers;
         attrs.push_back({"update_window_dims", Braced(s.update_window_dims)});
         attrs.push_back({"inserted_window_dims", Braced(s.inserted_window_dims)});
         attrs.push_back({"scatter_dims_to_operand_dims", Braced(s.scatter_dims_to_operand_dims)});
@@ -380,12 +394,13 @@ std::vector<Attr> TypedAttributes(const HloInstruction& instr) {
           attrs.push_back({"input_batching_dims", Braced(s.input_batching_dims)});
         }
         if (!s.scatter_indices_batching_dims.empty()) {
-          attrs.push_back({"scatter_indices_batching_dims", Braced(s.scatter_indices_batching_dims)});
+          attrs.push_back(
+              {"scatter_indices_batching_dims", Braced(s.scatter_indices_batching_dims)});
         }
         attrs.push_back({"index_vector_dim", absl::StrCat(s.index_vector_dim)});
       }
-      if (instr.indices_are_sorted) attrs.push_back({"indices_are_sorted", "true"});
-      if (instr.unique_indices) attrs.push_back({"unique_indices", "true"});
+      if (instr.attrs().indices_are_sorted) attrs.push_back({"indices_are_sorted", "true"});
+      if (instr.attrs().unique_indices) attrs.push_back({"unique_indices", "true"});
       break;
     case HloOpcode::kAllReduce:
     case HloOpcode::kAllReduceStart:
@@ -393,31 +408,33 @@ std::vector<Attr> TypedAttributes(const HloInstruction& instr) {
     case HloOpcode::kAllGather:
     case HloOpcode::kAllGatherStart:
       AddCollective(instr, attrs);
-      if (instr.constrain_layout) attrs.push_back({"constrain_layout", "true"});
+      if (instr.attrs().constrain_layout) attrs.push_back({"constrain_layout", "true"});
       if (instr.opcode() == HloOpcode::kAllGather || instr.opcode() == HloOpcode::kAllGatherStart ||
           instr.opcode() == HloOpcode::kReduceScatter) {
         attrs.push_back({"dimensions", Braced(instr.dimensions)});
       }
-      if (instr.use_global_device_ids) attrs.push_back({"use_global_device_ids", "true"});
+      if (instr.attrs().use_global_device_ids) attrs.push_back({"use_global_device_ids", "true"});
       break;
     case HloOpcode::kAllToAll:
     case HloOpcode::kRaggedAllToAll:
     case HloOpcode::kCollectiveBroadcast:
       AddCollective(instr, attrs);
-      if (instr.constrain_layout) attrs.push_back({"constrain_layout", "true"});
-      if (instr.split_dimension.has_value()) {
-        attrs.push_back({"dimensions", absl::StrCat("{", *instr.split_dimension, "}")});
+      if (instr.attrs().constrain_layout) attrs.push_back({"constrain_layout", "true"});
+      if (instr.attrs().split_dimension.has_value()) {
+        attrs.push_back({"dimensions", absl::StrCat("{", *instr.attrs().split_dimension, "}")});
       }
       break;
     case HloOpcode::kCollectivePermute:
     case HloOpcode::kCollectivePermuteStart: {
-      if (instr.channel_id.has_value()) attrs.push_back({"channel_id", absl::StrCat(*instr.channel_id)});
+      if (instr.attrs().channel_id.has_value())
+        attrs.push_back({"channel_id", absl::StrCat(*instr.attrs().channel_id)});
       std::vector<std::string> pairs;
-      for (const auto& [a, b] : instr.source_target_pairs) pairs.push_back(absl::StrCat("{", a, ",", b, "}"));
+      for (const auto& [a, b] : instr.attrs().source_target_pairs)
+        pairs.push_back(absl::StrCat("{", a, ",", b, "}"));
       attrs.push_back({"source_target_pairs", absl::StrCat("{", absl::StrJoin(pairs, ","), "}")});
-      if (!instr.collective_slice_sizes.empty()) {
+      if (!instr.attrs().collective_slice_sizes.empty()) {
         std::vector<std::string> sizes;
-        for (const auto& v : instr.collective_slice_sizes) sizes.push_back(Braced(v));
+        for (const auto& v : instr.attrs().collective_slice_sizes) sizes.push_back(Braced(v));
         attrs.push_back({"slice_sizes", absl::StrCat("{", absl::StrJoin(sizes, ","), "}")});
       }
       break;
@@ -426,102 +443,114 @@ std::vector<Attr> TypedAttributes(const HloInstruction& instr) {
     case HloOpcode::kRecv:
     case HloOpcode::kSendDone:
     case HloOpcode::kRecvDone:
-      if (instr.channel_id.has_value()) attrs.push_back({"channel_id", absl::StrCat(*instr.channel_id)});
-      if (instr.is_host_transfer) attrs.push_back({"is_host_transfer", "true"});
+      if (instr.attrs().channel_id.has_value())
+        attrs.push_back({"channel_id", absl::StrCat(*instr.attrs().channel_id)});
+      if (instr.attrs().is_host_transfer) attrs.push_back({"is_host_transfer", "true"});
       break;
     case HloOpcode::kCustomCall:
-      if (instr.window.has_value() && !instr.window->empty()) {
-        attrs.push_back({"window", absl::StrCat("{", WindowToString(*instr.window), "}")});
+      if (instr.attrs().window.has_value() && !instr.attrs().window->empty()) {
+        attrs.push_back({"window", absl::StrCat("{", WindowToString(*instr.attrs().window), "}")});
       }
-      if (instr.convolution_dimension_numbers.has_value()) {
-        attrs.push_back({"dim_labels", DimLabels(*instr.convolution_dimension_numbers)});
+      if (instr.attrs().convolution_dimension_numbers.has_value()) {
+        attrs.push_back({"dim_labels", DimLabels(*instr.attrs().convolution_dimension_numbers)});
       }
-      if (instr.feature_group_count != 1) {
-        attrs.push_back({"feature_group_count", absl::StrCat(instr.feature_group_count)});
+      if (instr.attrs().feature_group_count != 1) {
+        attrs.push_back({"feature_group_count", absl::StrCat(instr.attrs().feature_group_count)});
       }
-      if (instr.batch_group_count != 1) {
-        attrs.push_back({"batch_group_count", absl::StrCat(instr.batch_group_count)});
+      if (instr.attrs().batch_group_count != 1) {
+        attrs.push_back({"batch_group_count", absl::StrCat(instr.attrs().batch_group_count)});
       }
       AddPrecision(instr, attrs);
       attrs.push_back({"custom_call_target",
-                       absl::StrCat("\"", absl::CEscape(instr.custom_call_target), "\"")});
-      if (instr.operand_layout_constraints.has_value()) {
+                       absl::StrCat("\"", absl::CEscape(instr.attrs().custom_call_target), "\"")});
+      if (instr.attrs().operand_layout_constraints.has_value()) {
         std::vector<std::string> shapes;
-        for (const Shape& shape : *instr.operand_layout_constraints) shapes.push_back(PrintShape(shape));
-        attrs.push_back({"operand_layout_constraints", absl::StrCat("{", absl::StrJoin(shapes, ", "), "}")});
+        for (const Shape& shape : *instr.attrs().operand_layout_constraints)
+          shapes.push_back(PrintShape(shape));
+        attrs.push_back(
+            {"operand_layout_constraints", absl::StrCat("{", absl::StrJoin(shapes, ", "), "}")});
       }
-      if (instr.custom_call_has_side_effect) attrs.push_back({"custom_call_has_side_effect", "true"});
+      if (instr.attrs().custom_call_has_side_effect)
+        attrs.push_back({"custom_call_has_side_effect", "true"});
       if (instr.custom_call_literal.has_value()) {
         attrs.push_back({"literal", LiteralWithShape(*instr.custom_call_literal)});
       }
       AddAliasing(instr, attrs);
-      if (!instr.custom_call_schedule.empty()) attrs.push_back({"schedule", instr.custom_call_schedule});
-      if (!instr.custom_call_api_version.empty()) {
-        attrs.push_back({"api_version", instr.custom_call_api_version});
+      if (!instr.attrs().custom_call_schedule.empty())
+        attrs.push_back({"schedule", instr.attrs().custom_call_schedule});
+      if (!instr.attrs().custom_call_api_version.empty()) {
+        attrs.push_back({"api_version", instr.attrs().custom_call_api_version});
       }
       break;
     case HloOpcode::kFusion:
-      if (!instr.fusion_kind.empty()) attrs.push_back({"kind", instr.fusion_kind});
+      if (!instr.attrs().fusion_kind.empty()) attrs.push_back({"kind", instr.attrs().fusion_kind});
       AddAliasing(instr, attrs);
       break;
     case HloOpcode::kAsyncStart:
-      if (!instr.async_execution_thread.empty() && instr.async_execution_thread != "main") {
-        attrs.push_back({"async_execution_thread",
-                         absl::StrCat("\"", absl::CEscape(instr.async_execution_thread), "\"")});
+      if (!instr.attrs().async_execution_thread.empty() &&
+          instr.attrs().async_execution_thread != "main") {
+        attrs.push_back(
+            {"async_execution_thread",
+             absl::StrCat("\"", absl::CEscape(instr.attrs().async_execution_thread), "\"")});
       }
       AddAliasing(instr, attrs);
       break;
     case HloOpcode::kParameter:
-      if (!instr.parameter_replication.empty()) {
+      if (!instr.attrs().parameter_replication.empty()) {
         std::vector<std::string> flags;
-        for (bool b : instr.parameter_replication) flags.push_back(b ? "true" : "false");
-        attrs.push_back({"parameter_replication", absl::StrCat("{", absl::StrJoin(flags, ","), "}")});
+        for (bool b : instr.attrs().parameter_replication) flags.push_back(b ? "true" : "false");
+        attrs.push_back(
+            {"parameter_replication", absl::StrCat("{", absl::StrJoin(flags, ","), "}")});
       }
       break;
     case HloOpcode::kCopyStart:
-      if (instr.cross_program_prefetch_index.has_value()) {
-        attrs.push_back({"cross_program_prefetch_index", absl::StrCat(*instr.cross_program_prefetch_index)});
+      if (instr.attrs().cross_program_prefetch_index.has_value()) {
+        attrs.push_back({"cross_program_prefetch_index",
+                         absl::StrCat(*instr.attrs().cross_program_prefetch_index)});
       }
       break;
     case HloOpcode::kRngGetAndUpdateState:
-      attrs.push_back({"delta", absl::StrCat(instr.rng_delta)});
+      attrs.push_back({"delta", absl::StrCat(instr.attrs().rng_delta)});
       break;
     case HloOpcode::kReshape:
-      if (instr.inferred_dimension.has_value()) {
-        attrs.push_back({"inferred_dimension", absl::StrCat(*instr.inferred_dimension)});
+      if (instr.attrs().inferred_dimension.has_value()) {
+        attrs.push_back({"inferred_dimension", absl::StrCat(*instr.attrs().inferred_dimension)});
       }
       break;
     case HloOpcode::kScan:
       attrs.push_back({"dimensions", Braced(instr.dimensions)});
-      attrs.push_back({"num_carries", absl::StrCat(instr.num_carries)});
-      if (instr.is_reverse) attrs.push_back({"is_reverse", "true"});
-      if (instr.is_associative) attrs.push_back({"is_associative", "true"});
+      attrs.push_back({"num_carries", absl::StrCat(instr.attrs().num_carries)});
+      if (instr.attrs().is_reverse) attrs.push_back({"is_reverse", "true"});
+      if (instr.attrs().is_associative) attrs.push_back({"is_associative", "true"});
       break;
     case HloOpcode::kInfeed:
-      if (!instr.infeed_config.empty()) {
-        attrs.push_back({"infeed_config", absl::StrCat("\"", absl::CEscape(instr.infeed_config), "\"")});
+      if (!instr.attrs().infeed_config.empty()) {
+        attrs.push_back({"infeed_config",
+                         absl::StrCat("\"", absl::CEscape(instr.attrs().infeed_config), "\"")});
       }
       break;
     case HloOpcode::kOutfeed:
-      if (instr.outfeed_shape.has_value()) attrs.push_back({"outfeed_shape", PrintShape(*instr.outfeed_shape)});
-      if (!instr.outfeed_config.empty()) {
-        attrs.push_back({"outfeed_config", absl::StrCat("\"", absl::CEscape(instr.outfeed_config), "\"")});
+      if (instr.attrs().outfeed_shape.has_value())
+        attrs.push_back({"outfeed_shape", PrintShape(*instr.attrs().outfeed_shape)});
+      if (!instr.attrs().outfeed_config.empty()) {
+        attrs.push_back({"outfeed_config",
+                         absl::StrCat("\"", absl::CEscape(instr.attrs().outfeed_config), "\"")});
       }
       break;
     case HloOpcode::kTriangularSolve:
-      if (instr.left_side) attrs.push_back({"left_side", "true"});
-      if (instr.lower) attrs.push_back({"lower", "true"});
-      if (instr.unit_diagonal) attrs.push_back({"unit_diagonal", "true"});
-      attrs.push_back({"transpose_a", std::string(TransposeName(instr.transpose_a))});
+      if (instr.attrs().left_side) attrs.push_back({"left_side", "true"});
+      if (instr.attrs().lower) attrs.push_back({"lower", "true"});
+      if (instr.attrs().unit_diagonal) attrs.push_back({"unit_diagonal", "true"});
+      attrs.push_back({"transpose_a", std::string(TransposeName(instr.attrs().transpose_a))});
       break;
     case HloOpcode::kCholesky:
-      if (instr.lower) attrs.push_back({"lower", "true"});
+      if (instr.attrs().lower) attrs.push_back({"lower", "true"});
       break;
     case HloOpcode::kBatchNormTraining:
     case HloOpcode::kBatchNormInference:
     case HloOpcode::kBatchNormGrad:
-      attrs.push_back({"epsilon", absl::StrCat(instr.epsilon)});
-      attrs.push_back({"feature_index", absl::StrCat(instr.feature_index)});
+      attrs.push_back({"epsilon", absl::StrCat(instr.attrs().epsilon)});
+      attrs.push_back({"feature_index", absl::StrCat(instr.attrs().feature_index)});
       break;
     default:
       break;
@@ -804,7 +833,9 @@ std::string Printer::ControlPredecessors(const HloInstruction& instr) {
 std::string Printer::ReferenceValue(const HloInstruction& instr, const std::string& name,
                                     const std::string& raw, int indent) {
   const auto& called = instr.called_computations();
-  auto at = [&](size_t i) -> const HloComputation* { return i < called.size() ? called[i] : nullptr; };
+  auto at = [&](size_t i) -> const HloComputation* {
+    return i < called.size() ? called[i] : nullptr;
+  };
   if (!options_.print_subcomputation_bodies) {
     // A body written inline (`to_apply={...}`) became a computation of the
     // module; refer to it by name.
@@ -971,7 +1002,8 @@ std::vector<Attr> Printer::Attributes(const HloInstruction& instr, int indent) {
         ref("scatter", names(1, 2));
         break;
       case HloOpcode::kConditional:
-        if (instr.operand_count() > 0 && instr.operand(0)->shape().element_type() == ElementType::kPred) {
+        if (instr.operand_count() > 0 &&
+            instr.operand(0)->shape().element_type() == ElementType::kPred) {
           ref("true_computation", names(0, 1));
           ref("false_computation", names(1, 2));
         } else {
@@ -1001,13 +1033,13 @@ std::vector<Attr> Printer::Attributes(const HloInstruction& instr, int indent) {
         break;
     }
   }
-  if (instr.is_composite) emit("is_composite", "true");
-  if (!instr.sharding.empty()) emit("sharding", instr.sharding);
+  if (instr.attrs().is_composite) emit("is_composite", "true");
+  if (!instr.attrs().sharding.empty()) emit("sharding", instr.attrs().sharding);
   if (options_.print_control_dependencies && !instr.control_predecessors().empty()) {
     emit("control-predecessors", ControlPredecessors(instr));
   }
-  if (options_.print_backend_config && !instr.backend_config.empty()) {
-    std::string_view config = instr.backend_config;
+  if (options_.print_backend_config && !instr.attrs().backend_config.empty()) {
+    std::string_view config = instr.attrs().backend_config;
     if (config.front() == '{' && config.back() == '}') {
       emit("backend_config", config);
     } else {
@@ -1167,7 +1199,8 @@ void Printer::Module(const HloModule& module, std::string& out) {
       continue;
     }
     if (name == "replica_count") {
-      if (module.replica_count != 1) absl::StrAppend(&out, ", replica_count=", module.replica_count);
+      if (module.replica_count != 1)
+        absl::StrAppend(&out, ", replica_count=", module.replica_count);
       continue;
     }
     if (name == "is_scheduled" && module.is_scheduled && find(name) == nullptr) {
@@ -1180,7 +1213,8 @@ void Printer::Module(const HloModule& module, std::string& out) {
       continue;
     }
     if (name == "num_partitions") {
-      if (module.num_partitions != 1) absl::StrAppend(&out, ", num_partitions=", module.num_partitions);
+      if (module.num_partitions != 1)
+        absl::StrAppend(&out, ", num_partitions=", module.num_partitions);
       continue;
     }
     if (const std::string* v = find(name)) {
@@ -1188,7 +1222,8 @@ void Printer::Module(const HloModule& module, std::string& out) {
     }
   }
   for (const auto& [name, value] : module.raw_attributes) {
-    if (std::find(std::begin(kHeaderOrder), std::end(kHeaderOrder), name) != std::end(kHeaderOrder)) {
+    if (std::find(std::begin(kHeaderOrder), std::end(kHeaderOrder), name) !=
+        std::end(kHeaderOrder)) {
       continue;
     }
     // XLA writes these two multi-line tables on lines of their own.

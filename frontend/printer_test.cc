@@ -140,10 +140,10 @@ TEST(PrinterTest, TypedAttributesInXlaOrder) {
   auto* q = Param(&c, 1, "q", F32({8, 16}));
 
   auto* dot = Add(&c, HloOpcode::kDot, "dot", F32({4, 16}), {p, q});
-  dot->dot_dimension_numbers = DotDimensionNumbers{};
-  dot->dot_dimension_numbers->lhs_contracting_dimensions = {1};
-  dot->dot_dimension_numbers->rhs_contracting_dimensions = {0};
-  dot->operand_precision = {"high", "default"};
+  dot->mutable_attrs().dot_dimension_numbers = DotDimensionNumbers{};
+  dot->mutable_attrs().dot_dimension_numbers->lhs_contracting_dimensions = {1};
+  dot->mutable_attrs().dot_dimension_numbers->rhs_contracting_dimensions = {0};
+  dot->mutable_attrs().operand_precision = {"high", "default"};
   EXPECT_EQ(PrintInstruction(*dot, PrintOptions::ShortParsable()),
             "dot = f32[4,16]{1,0} dot(p, q), lhs_contracting_dims={1}, rhs_contracting_dims={0}, "
             "operand_precision={high,default}");
@@ -156,14 +156,15 @@ TEST(PrinterTest, TypedAttributesInXlaOrder) {
   EXPECT_EQ(PrintInstruction(*slice, PrintOptions::ShortParsable()),
             "slice = f32[2,4]{1,0} slice(p), slice={[0:4:2], [0:8:2]}");
 
-  auto* compare = Add(&c, HloOpcode::kCompare, "compare", Shape(ElementType::kPred, {4, 8}), {p, p});
+  auto* compare =
+      Add(&c, HloOpcode::kCompare, "compare", Shape(ElementType::kPred, {4, 8}), {p, p});
   compare->comparison_direction = ComparisonDirection::kLt;
   compare->comparison_type = ComparisonType::kTotalOrder;
   EXPECT_EQ(PrintInstruction(*compare, PrintOptions::ShortParsable()),
             "compare = pred[4,8]{1,0} compare(p, p), direction=LT, type=TOTALORDER");
 
   auto* pad = Add(&c, HloOpcode::kPad, "pad", F32({6, 17}), {p, p});
-  pad->padding = PaddingConfig{{1, 1, 0}, {0, 2, 1}};
+  pad->mutable_attrs().padding = PaddingConfig{{1, 1, 0}, {0, 2, 1}};
   EXPECT_EQ(PrintInstruction(*pad, PrintOptions::ShortParsable()),
             "pad = f32[6,17]{1,0} pad(p, p), padding=1_1_0x0_2_1");
 }
@@ -174,9 +175,9 @@ TEST(PrinterTest, ConvolutionWindowAndDimLabels) {
   auto* input = Param(&c, 0, "input", in);
   auto* filter = Param(&c, 1, "filter", F32({1, 1, 1, 1}));
   auto* conv = Add(&c, HloOpcode::kConvolution, "convolution", in, {input, filter});
-  conv->window = Window(2);
-  (*conv->window)[0].padding_low = 1;
-  (*conv->window)[1].stride = 2;
+  conv->mutable_attrs().window = Window(2);
+  (*conv->mutable_attrs().window)[0].padding_low = 1;
+  (*conv->mutable_attrs().window)[1].stride = 2;
   ConvolutionDimensionNumbers d;
   d.input_batch_dimension = 0;
   d.input_feature_dimension = 3;
@@ -187,8 +188,8 @@ TEST(PrinterTest, ConvolutionWindowAndDimLabels) {
   d.output_batch_dimension = 0;
   d.output_feature_dimension = 3;
   d.output_spatial_dimensions = {1, 2};
-  conv->convolution_dimension_numbers = d;
-  conv->feature_group_count = 2;
+  conv->mutable_attrs().convolution_dimension_numbers = d;
+  conv->mutable_attrs().feature_group_count = 2;
   EXPECT_EQ(PrintInstruction(*conv, PrintOptions::ShortParsable()),
             "convolution = f32[1,2,2,1]{3,2,1,0} convolution(input, filter), "
             "window={size=1x1 stride=1x2 pad=1_0x0_0}, dim_labels=b01f_01io->b01f, "
@@ -266,10 +267,12 @@ TEST(PrinterTest, IncompleteInstructionsDoNotCrash) {
   add->AppendCalledComputation(nullptr);
   add->AddControlPredecessor(nullptr);
   // A missing operand prints as XLA prints one, and nothing else breaks.
-  EXPECT_EQ(PrintInstruction(*add, PrintOptions::ShortParsable()).rfind("add = f32[] add(null )", 0), 0u);
+  EXPECT_EQ(
+      PrintInstruction(*add, PrintOptions::ShortParsable()).rfind("add = f32[] add(null )", 0), 0u);
   auto* start = Add(&c, HloOpcode::kAsyncStart, "start", Shape::Tuple({}), {nullptr});
   start->AppendCalledComputation(nullptr);
-  EXPECT_EQ(PrintInstruction(*start, PrintOptions::ShortParsable()).rfind("start = () async-start(null )", 0),
+  EXPECT_EQ(PrintInstruction(*start, PrintOptions::ShortParsable())
+                .rfind("start = () async-start(null )", 0),
             0u);
 }
 

@@ -71,72 +71,80 @@ std::string Ints(const std::vector<int64_t>& v) { return absl::StrJoin(v, ","); 
 // compared field by field.
 std::string TypedFields(const HloInstruction& i) {
   std::string s;
-  absl::StrAppend(&s, "pn=", i.parameter_number, " ti=", i.tuple_index, " dims=", Ints(i.dimensions),
-                  " iota=", i.iota_dimension, " dss=", Ints(i.dynamic_slice_sizes));
+  absl::StrAppend(&s, "pn=", i.parameter_number, " ti=", i.tuple_index,
+                  " dims=", Ints(i.dimensions), " iota=", i.iota_dimension,
+                  " dss=", Ints(i.attrs().dynamic_slice_sizes));
   if (i.slice) {
     absl::StrAppend(&s, " slice=", Ints(i.slice->starts), ":", Ints(i.slice->limits), ":",
                     Ints(i.slice->strides));
   }
-  if (i.window) {
+  if (i.attrs().window) {
     s += " window=";
-    for (const WindowDimension& d : *i.window) {
+    for (const WindowDimension& d : *i.attrs().window) {
       absl::StrAppend(&s, d.size, "/", d.stride, "/", d.padding_low, "/", d.padding_high, "/",
                       d.window_dilation, "/", d.base_dilation, "/", d.window_reversal, ";");
     }
   }
-  if (i.padding) {
+  if (i.attrs().padding) {
     s += " padding=";
-    for (const PaddingDimension& d : *i.padding) absl::StrAppend(&s, d.low, "_", d.high, "_", d.interior, ";");
+    for (const PaddingDimension& d : *i.attrs().padding)
+      absl::StrAppend(&s, d.low, "_", d.high, "_", d.interior, ";");
   }
-  if (i.convolution_dimension_numbers) {
-    const auto& d = *i.convolution_dimension_numbers;
+  if (i.attrs().convolution_dimension_numbers) {
+    const auto& d = *i.attrs().convolution_dimension_numbers;
     absl::StrAppend(&s, " conv=", d.input_batch_dimension, d.input_feature_dimension, "/",
                     Ints(d.input_spatial_dimensions), "/", d.kernel_input_feature_dimension,
                     d.kernel_output_feature_dimension, "/", Ints(d.kernel_spatial_dimensions), "/",
                     d.output_batch_dimension, d.output_feature_dimension, "/",
                     Ints(d.output_spatial_dimensions));
   }
-  absl::StrAppend(&s, " fgc=", i.feature_group_count, " bgc=", i.batch_group_count);
-  if (i.dot_dimension_numbers) {
-    const auto& d = *i.dot_dimension_numbers;
-    absl::StrAppend(&s, " dot=", Ints(d.lhs_batch_dimensions), "/", Ints(d.rhs_batch_dimensions), "/",
-                    Ints(d.lhs_contracting_dimensions), "/", Ints(d.rhs_contracting_dimensions), "/",
-                    Ints(d.lhs_ragged_dimensions), "/", Ints(d.rhs_group_dimensions));
+  absl::StrAppend(&s, " fgc=", i.attrs().feature_group_count, " bgc=", i.attrs().batch_group_count);
+  if (i.attrs().dot_dimension_numbers) {
+    const auto& d = *i.attrs().dot_dimension_numbers;
+    absl::StrAppend(&s, " dot=", Ints(d.lhs_batch_dimensions), "/", Ints(d.rhs_batch_dimensions),
+                    "/", Ints(d.lhs_contracting_dimensions), "/",
+                    Ints(d.rhs_contracting_dimensions), "/", Ints(d.lhs_ragged_dimensions), "/",
+                    Ints(d.rhs_group_dimensions));
   }
-  absl::StrAppend(&s, " prec=", absl::StrJoin(i.operand_precision, ","));
-  if (i.gather_dimension_numbers) {
-    const auto& g = *i.gather_dimension_numbers;
+  absl::StrAppend(&s, " prec=", absl::StrJoin(i.attrs().operand_precision, ","));
+  if (i.attrs().gather_dimension_numbers) {
+    const auto& g = *i.attrs().gather_dimension_numbers;
     absl::StrAppend(&s, " gather=", Ints(g.offset_dims), "/", Ints(g.collapsed_slice_dims), "/",
                     Ints(g.start_index_map), "/", Ints(g.operand_batching_dims), "/",
                     Ints(g.start_indices_batching_dims), "/", g.index_vector_dim);
   }
-  absl::StrAppend(&s, " gss=", Ints(i.gather_slice_sizes));
-  if (i.scatter_dimension_numbers) {
-    const auto& g = *i.scatter_dimension_numbers;
-    absl::StrAppend(&s, " scatter=", Ints(g.update_window_dims), "/", Ints(g.inserted_window_dims), "/",
-                    Ints(g.scatter_dims_to_operand_dims), "/", Ints(g.input_batching_dims), "/",
-                    Ints(g.scatter_indices_batching_dims), "/", g.index_vector_dim);
+  absl::StrAppend(&s, " gss=", Ints(i.attrs().gather_slice_sizes));
+  if (i.attrs().scatter_dimension_numbers) {
+    const auto& g = *i.attrs().scatter_dimension_numbers;
+    absl::StrAppend(&s, " scatter=", Ints(g.update_window_dims), "/", Ints(g.inserted_window_dims),
+                    "/", Ints(g.scatter_dims_to_operand_dims), "/", Ints(g.input_batching_dims),
+                    "/", Ints(g.scatter_indices_batching_dims), "/", g.index_vector_dim);
   }
-  absl::StrAppend(&s, " sorted=", i.indices_are_sorted, " unique=", i.unique_indices,
-                  " dir=", static_cast<int>(i.comparison_direction),
-                  " ctype=", static_cast<int>(i.comparison_type),
-                  " dist=", static_cast<int>(i.distribution), " alg=", static_cast<int>(i.rng_algorithm),
-                  " eb=", i.exponent_bits, " mb=", i.mantissa_bits, " fft=", static_cast<int>(i.fft_type),
-                  " fftlen=", Ints(i.fft_length), " stable=", i.is_stable, " k=", i.k,
-                  " largest=", i.largest);
+  absl::StrAppend(
+      &s, " sorted=", i.attrs().indices_are_sorted, " unique=", i.attrs().unique_indices,
+      " dir=", static_cast<int>(i.comparison_direction),
+      " ctype=", static_cast<int>(i.comparison_type),
+      " dist=", static_cast<int>(i.attrs().distribution),
+      " alg=", static_cast<int>(i.attrs().rng_algorithm), " eb=", i.attrs().exponent_bits,
+      " mb=", i.attrs().mantissa_bits, " fft=", static_cast<int>(i.attrs().fft_type),
+      " fftlen=", Ints(i.attrs().fft_length), " stable=", i.attrs().is_stable, " k=", i.attrs().k,
+      " largest=", i.attrs().largest);
   // No replica_groups and an empty list both mean "all replicas".
-  if (i.replica_groups && (!i.replica_groups->groups.empty() || !i.replica_groups->iota_text.empty())) {
+  if (i.attrs().replica_groups &&
+      (!i.attrs().replica_groups->groups.empty() || !i.attrs().replica_groups->iota_text.empty())) {
     s += " rg=";
-    for (const auto& g : i.replica_groups->groups) absl::StrAppend(&s, "{", Ints(g), "}");
+    for (const auto& g : i.attrs().replica_groups->groups) absl::StrAppend(&s, "{", Ints(g), "}");
   }
-  if (i.channel_id) absl::StrAppend(&s, " ch=", *i.channel_id);
-  absl::StrAppend(&s, " ugdi=", i.use_global_device_ids, " stp=");
-  for (const auto& [a, b] : i.source_target_pairs) absl::StrAppend(&s, a, ">", b, ",");
-  if (i.split_dimension) absl::StrAppend(&s, " split=", *i.split_dimension);
-  absl::StrAppend(&s, " cct=", i.custom_call_target, " se=", i.custom_call_has_side_effect,
-                  " bc=", i.backend_config, " kind=", i.fusion_kind, " ls=", i.left_side,
-                  " lo=", i.lower, " ud=", i.unit_diagonal, " ta=", static_cast<int>(i.transpose_a),
-                  " eps=", i.epsilon, " fi=", i.feature_index, " host=", i.is_host_transfer);
+  if (i.attrs().channel_id) absl::StrAppend(&s, " ch=", *i.attrs().channel_id);
+  absl::StrAppend(&s, " ugdi=", i.attrs().use_global_device_ids, " stp=");
+  for (const auto& [a, b] : i.attrs().source_target_pairs) absl::StrAppend(&s, a, ">", b, ",");
+  if (i.attrs().split_dimension) absl::StrAppend(&s, " split=", *i.attrs().split_dimension);
+  absl::StrAppend(&s, " cct=", i.attrs().custom_call_target,
+                  " se=", i.attrs().custom_call_has_side_effect, " bc=", i.attrs().backend_config,
+                  " kind=", i.attrs().fusion_kind, " ls=", i.attrs().left_side,
+                  " lo=", i.attrs().lower, " ud=", i.attrs().unit_diagonal,
+                  " ta=", static_cast<int>(i.attrs().transpose_a), " eps=", i.attrs().epsilon,
+                  " fi=", i.attrs().feature_index, " host=", i.attrs().is_host_transfer);
   return s;
 }
 
@@ -164,9 +172,11 @@ std::string CompareModules(const HloModule& a, const HloModule& b) {
     }
   }
   if (a.entry_parameter_layouts.has_value() && b.entry_parameter_layouts.has_value()) {
-    if (a.entry_parameter_layouts->size() != b.entry_parameter_layouts->size()) return "entry layout";
+    if (a.entry_parameter_layouts->size() != b.entry_parameter_layouts->size())
+      return "entry layout";
     for (size_t i = 0; i < a.entry_parameter_layouts->size(); ++i) {
-      if (PrintShape((*a.entry_parameter_layouts)[i]) != PrintShape((*b.entry_parameter_layouts)[i])) {
+      if (PrintShape((*a.entry_parameter_layouts)[i]) !=
+          PrintShape((*b.entry_parameter_layouts)[i])) {
         return "entry parameter layout";
       }
     }
@@ -185,7 +195,8 @@ std::string CompareModules(const HloModule& a, const HloModule& b) {
       if (c->is_async_wrapped) wrapped.insert(c.get());
       for (const auto& instr : c->instructions()) {
         HloOpcode op = instr->opcode();
-        if (op == HloOpcode::kAsyncStart || op == HloOpcode::kAsyncUpdate || op == HloOpcode::kAsyncDone) {
+        if (op == HloOpcode::kAsyncStart || op == HloOpcode::kAsyncUpdate ||
+            op == HloOpcode::kAsyncDone) {
           for (const HloComputation* callee : instr->called_computations()) wrapped.insert(callee);
         }
       }
@@ -194,7 +205,8 @@ std::string CompareModules(const HloModule& a, const HloModule& b) {
   };
   const std::set<const HloComputation*> wrapped_a = async_wrapped(a), wrapped_b = async_wrapped(b);
   if (a.computations().size() - wrapped_a.size() != b.computations().size() - wrapped_b.size()) {
-    return absl::StrCat("computation count ", a.computations().size(), " vs ", b.computations().size());
+    return absl::StrCat("computation count ", a.computations().size(), " vs ",
+                        b.computations().size());
   }
   for (size_t ci = 0; ci < a.computations().size(); ++ci) {
     const HloComputation& ca = *a.computations()[ci];
@@ -231,7 +243,8 @@ std::string CompareModules(const HloModule& a, const HloModule& b) {
       for (int64_t k = 0; k < ia.operand_count(); ++k) {
         if (ia.operand(k)->name() != ib.operand(k)->name()) return absl::StrCat(at, "operand ", k);
       }
-      if (ia.called_computations().size() != ib.called_computations().size()) return at + "called count";
+      if (ia.called_computations().size() != ib.called_computations().size())
+        return at + "called count";
       for (size_t k = 0; k < ia.called_computations().size(); ++k) {
         const HloComputation* ka = ia.called_computations()[k];
         const HloComputation* kb = ib.called_computations()[k];
@@ -274,7 +287,8 @@ std::string CompareModules(const HloModule& a, const HloModule& b) {
       }
       // Attributes as written must come back with the same value.
       const bool async = ia.opcode() == HloOpcode::kAsyncStart ||
-                         ia.opcode() == HloOpcode::kAsyncUpdate || ia.opcode() == HloOpcode::kAsyncDone;
+                         ia.opcode() == HloOpcode::kAsyncUpdate ||
+                         ia.opcode() == HloOpcode::kAsyncDone;
       for (const auto& [name, value] : ia.raw_attributes()) {
         if (name == "control-predecessors") continue;
         // `calls` of an async op is implied by the shorthand form.
@@ -450,7 +464,8 @@ TEST(RoundTripTest, XlaRoundTripCasesPrintAsXla) {
     const std::string& r = c.roundtrip;
     enum { kModule, kRootInstruction } what = kModule;
     PrintOptions options;
-    if (r.find("set_print_operand_shape(true).set_print_large_constants(true)") != std::string::npos) {
+    if (r.find("set_print_operand_shape(true).set_print_large_constants(true)") !=
+        std::string::npos) {
       options = PrintOptions::Long();
     } else if (r.find("compact_gte") != std::string::npos) {
       options = PrintOptions::ShortParsable();
@@ -462,7 +477,8 @@ TEST(RoundTripTest, XlaRoundTripCasesPrintAsXla) {
       options = PrintOptions::ShortParsable();
     } else if (r.find("ToString(HloPrintOptions())") != std::string::npos) {
       options = PrintOptions::Default();
-    } else if (r.find("root_instruction()->ToString(HloPrintOptions::Canonical())") != std::string::npos) {
+    } else if (r.find("root_instruction()->ToString(HloPrintOptions::Canonical())") !=
+               std::string::npos) {
       options = PrintOptions::Canonical();
       what = kRootInstruction;
     } else if (r.find("Canonical().set_print_metadata(false)") != std::string::npos) {

@@ -123,9 +123,10 @@ std::optional<ElementType> PreferredType(const InferContext& ctx) {
 // size.
 absl::StatusOr<int64_t> ShardCount(const HloInstruction& instr, const InferContext& ctx,
                                    bool gather, int64_t d) {
-  std::optional<int64_t> group = CollectiveGroupSize(
-      instr.replica_groups, instr.channel_id.has_value(), /*has_global_ids_attribute=*/true,
-      instr.use_global_device_ids, ctx.replica_count, ctx.num_partitions);
+  std::optional<int64_t> group =
+      CollectiveGroupSize(instr.attrs().replica_groups, instr.attrs().channel_id.has_value(),
+                          /*has_global_ids_attribute=*/true, instr.attrs().use_global_device_ids,
+                          ctx.replica_count, ctx.num_partitions);
   if (ctx.declared == nullptr || instr.operand_count() == 0) {
     if (!group.has_value()) return Invalid("replica_groups must all have the same size.");
     return *group;
@@ -162,7 +163,7 @@ absl::Status CheckCollectiveGroups(const HloInstruction& instr, const InferConte
     case HloOpcode::kCollectivePermuteStart:
       // The in-place form (4 operands) may read or write a device twice.
       if (instr.operand_count() != 1) return absl::OkStatus();
-      return CheckSourceTargetPairs(instr.source_target_pairs);
+      return CheckSourceTargetPairs(instr.attrs().source_target_pairs);
     case HloOpcode::kAllReduce:
     case HloOpcode::kAllReduceStart:
     case HloOpcode::kAllGather:
@@ -175,15 +176,15 @@ absl::Status CheckCollectiveGroups(const HloInstruction& instr, const InferConte
     default:
       return absl::OkStatus();
   }
-  if (!instr.replica_groups.has_value()) return absl::OkStatus();
+  if (!instr.attrs().replica_groups.has_value()) return absl::OkStatus();
   const bool has_global_ids_attribute = op != HloOpcode::kAllToAll &&
                                         op != HloOpcode::kRaggedAllToAll &&
                                         op != HloOpcode::kCollectiveBroadcast;
   int64_t participants = ctx.replica_count;
-  if (instr.channel_id.has_value()) {
+  if (instr.attrs().channel_id.has_value()) {
     if (!has_global_ids_attribute) {
       participants = ctx.num_partitions;
-    } else if (instr.use_global_device_ids) {
+    } else if (instr.attrs().use_global_device_ids) {
       participants = ctx.replica_count * ctx.num_partitions;
     }
   }
@@ -192,7 +193,7 @@ absl::Status CheckCollectiveGroups(const HloInstruction& instr, const InferConte
                                  op == HloOpcode::kReduceScatter;
   const bool complete = gather_or_scatter || op == HloOpcode::kAllReduce ||
                         op == HloOpcode::kAllReduceStart;
-  return CheckReplicaGroups(*instr.replica_groups, participants, complete,
+  return CheckReplicaGroups(*instr.attrs().replica_groups, participants, complete,
                             /*uniform=*/gather_or_scatter);
 }
 
@@ -234,7 +235,8 @@ absl::StatusOr<Shape> InferShape(const HloInstruction& instr, const InferContext
       return InferStochasticConvertShape(operand(0), operand(1), t);
     }
     case HloOpcode::kReducePrecision:
-      return InferReducePrecisionShape(operand(0), instr.exponent_bits, instr.mantissa_bits);
+      return InferReducePrecisionShape(operand(0), instr.attrs().exponent_bits,
+                                       instr.attrs().mantissa_bits);
     case HloOpcode::kMap: {
       HLOVM_RETURN_IF_ERROR(NeedOperands(instr, 1));
       HLOVM_ASSIGN_OR_RETURN(const HloComputation* f, Called(instr, 0, "to_apply"));
@@ -279,7 +281,7 @@ absl::StatusOr<Shape> InferShape(const HloInstruction& instr, const InferContext
     case HloOpcode::kDynamicSlice:
       HLOVM_RETURN_IF_ERROR(NeedOperands(instr, 1));
       return InferDynamicSliceShape(operand(0), OperandShapes(instr, 1),
-                                    instr.dynamic_slice_sizes);
+                                    instr.attrs().dynamic_slice_sizes);
     case HloOpcode::kDynamicUpdateSlice:
       HLOVM_RETURN_IF_ERROR(NeedOperands(instr, 2));
       return InferDynamicUpdateSliceShape(operand(0), operand(1), OperandShapes(instr, 2));
@@ -288,8 +290,8 @@ absl::StatusOr<Shape> InferShape(const HloInstruction& instr, const InferContext
       return InferConcatenateShape(OperandShapes(instr), d);
     }
     case HloOpcode::kPad:
-      if (!instr.padding.has_value()) return Invalid("pad needs padding=.");
-      return InferPadShape(operand(0), operand(1), *instr.padding);
+      if (!instr.attrs().padding.has_value()) return Invalid("pad needs padding=.");
+      return InferPadShape(operand(0), operand(1), *instr.attrs().padding);
     case HloOpcode::kReverse:
       return InferReverseShape(operand(0), instr.dimensions);
     case HloOpcode::kCopy:
@@ -311,18 +313,18 @@ absl::StatusOr<Shape> InferShape(const HloInstruction& instr, const InferContext
 
     // Indexing.
     case HloOpcode::kGather:
-      if (!instr.gather_dimension_numbers.has_value()) {
+      if (!instr.attrs().gather_dimension_numbers.has_value()) {
         return Invalid("gather needs its dimension numbers.");
       }
-      return InferGatherShape(operand(0), operand(1), *instr.gather_dimension_numbers,
-                              instr.gather_slice_sizes);
+      return InferGatherShape(operand(0), operand(1), *instr.attrs().gather_dimension_numbers,
+                              instr.attrs().gather_slice_sizes);
     case HloOpcode::kScatter: {
-      if (!instr.scatter_dimension_numbers.has_value()) {
+      if (!instr.attrs().scatter_dimension_numbers.has_value()) {
         return Invalid("scatter needs its dimension numbers.");
       }
       HLOVM_RETURN_IF_ERROR(NeedOperands(instr, 3));
       HLOVM_ASSIGN_OR_RETURN(const HloComputation* f, Called(instr, 0, "to_apply"));
-      return InferScatterShape(OperandShapes(instr), *instr.scatter_dimension_numbers,
+      return InferScatterShape(OperandShapes(instr), *instr.attrs().scatter_dimension_numbers,
                                SignatureOf(ctx, f));
     }
 
@@ -333,15 +335,15 @@ absl::StatusOr<Shape> InferShape(const HloInstruction& instr, const InferContext
     }
     case HloOpcode::kReduceWindow: {
       HLOVM_ASSIGN_OR_RETURN(const HloComputation* f, Called(instr, 0, "to_apply"));
-      return InferReduceWindowShape(OperandShapes(instr), instr.window.value_or(Window{}),
+      return InferReduceWindowShape(OperandShapes(instr), instr.attrs().window.value_or(Window{}),
                                     SignatureOf(ctx, f));
     }
     case HloOpcode::kSelectAndScatter: {
       HLOVM_ASSIGN_OR_RETURN(const HloComputation* select, Called(instr, 0, "select"));
       HLOVM_ASSIGN_OR_RETURN(const HloComputation* scatter, Called(instr, 1, "scatter"));
       return InferSelectAndScatterShape(operand(0), SignatureOf(ctx, select),
-                                        instr.window.value_or(Window{}), operand(1), operand(2),
-                                        SignatureOf(ctx, scatter));
+                                        instr.attrs().window.value_or(Window{}), operand(1),
+                                        operand(2), SignatureOf(ctx, scatter));
     }
 
     // Sorting.
@@ -352,51 +354,52 @@ absl::StatusOr<Shape> InferShape(const HloInstruction& instr, const InferContext
       return InferSortShape(OperandShapes(instr), d, SignatureOf(ctx, f));
     }
     case HloOpcode::kTopK:
-      return InferTopKShape(operand(0), instr.k);
+      return InferTopKShape(operand(0), instr.attrs().k);
     case HloOpcode::kScan:
       return Declared(ctx, instr);
 
     // Contractions.
     case HloOpcode::kDot:
       return InferDotShape(operand(0), operand(1),
-                           instr.dot_dimension_numbers.value_or(DotDimensionNumbers{}),
+                           instr.attrs().dot_dimension_numbers.value_or(DotDimensionNumbers{}),
                            PreferredType(ctx));
     case HloOpcode::kRaggedDot:
-      return InferRaggedDotShape(operand(0), operand(1), operand(2),
-                                 instr.dot_dimension_numbers.value_or(DotDimensionNumbers{}),
-                                 PreferredType(ctx));
+      return InferRaggedDotShape(
+          operand(0), operand(1), operand(2),
+          instr.attrs().dot_dimension_numbers.value_or(DotDimensionNumbers{}), PreferredType(ctx));
     case HloOpcode::kScaledDot:
-      return InferScaledDotShape(operand(0), operand(1), operand(2), operand(3),
-                                 instr.dot_dimension_numbers.value_or(DotDimensionNumbers{}),
-                                 PreferredType(ctx));
+      return InferScaledDotShape(
+          operand(0), operand(1), operand(2), operand(3),
+          instr.attrs().dot_dimension_numbers.value_or(DotDimensionNumbers{}), PreferredType(ctx));
     case HloOpcode::kConvolution:
       HLOVM_RETURN_IF_ERROR(NeedOperands(instr, 2));
       if (instr.operand_count() != 2) {
         return Invalid(absl::StrFormat("convolution takes 2 operands, got %d.",
                                        instr.operand_count()));
       }
-      if (!instr.convolution_dimension_numbers.has_value()) {
+      if (!instr.attrs().convolution_dimension_numbers.has_value()) {
         return Invalid("convolution needs dim_labels=.");
       }
-      return InferConvolutionShape(operand(0), operand(1), instr.feature_group_count,
-                                   instr.batch_group_count, instr.window.value_or(Window{}),
-                                   *instr.convolution_dimension_numbers, PreferredType(ctx));
+      return InferConvolutionShape(
+          operand(0), operand(1), instr.attrs().feature_group_count,
+          instr.attrs().batch_group_count, instr.attrs().window.value_or(Window{}),
+          *instr.attrs().convolution_dimension_numbers, PreferredType(ctx));
 
     case HloOpcode::kFft:
-      return InferFftShape(operand(0), instr.fft_type, instr.fft_length);
+      return InferFftShape(operand(0), instr.attrs().fft_type, instr.attrs().fft_length);
     case HloOpcode::kCholesky:
       return InferCholeskyShape(operand(0));
     case HloOpcode::kTriangularSolve:
-      return InferTriangularSolveShape(operand(0), operand(1), instr.left_side);
+      return InferTriangularSolveShape(operand(0), operand(1), instr.attrs().left_side);
     case HloOpcode::kBatchNormTraining:
       return InferBatchNormTrainingShape(operand(0), operand(1), operand(2),
-                                         instr.feature_index);
+                                         instr.attrs().feature_index);
     case HloOpcode::kBatchNormInference:
       return InferBatchNormInferenceShape(operand(0), operand(1), operand(2), operand(3),
-                                          operand(4), instr.feature_index);
+                                          operand(4), instr.attrs().feature_index);
     case HloOpcode::kBatchNormGrad:
       return InferBatchNormGradShape(operand(0), operand(1), operand(2), operand(3),
-                                     operand(4), instr.feature_index);
+                                     operand(4), instr.attrs().feature_index);
 
     // Random numbers.
     case HloOpcode::kRng: {
@@ -404,7 +407,7 @@ absl::StatusOr<Shape> InferShape(const HloInstruction& instr, const InferContext
         return Invalid(absl::StrFormat("rng takes 2 operands, got %d.", instr.operand_count()));
       }
       HLOVM_ASSIGN_OR_RETURN(Shape out, Declared(ctx, instr));
-      return InferRngShape(operand(0), operand(1), instr.distribution, out);
+      return InferRngShape(operand(0), operand(1), instr.attrs().distribution, out);
     }
     case HloOpcode::kRngBitGenerator: {
       HLOVM_ASSIGN_OR_RETURN(Shape out, Declared(ctx, instr));
@@ -444,14 +447,15 @@ absl::StatusOr<Shape> InferShape(const HloInstruction& instr, const InferContext
     }
     case HloOpcode::kAllToAll: {
       std::optional<int64_t> split_count;
-      if (instr.replica_groups.has_value() && !instr.replica_groups->groups.empty()) {
-        split_count = static_cast<int64_t>(instr.replica_groups->groups[0].size());
+      if (instr.attrs().replica_groups.has_value() &&
+          !instr.attrs().replica_groups->groups.empty()) {
+        split_count = static_cast<int64_t>(instr.attrs().replica_groups->groups[0].size());
       }
       HLOVM_ASSIGN_OR_RETURN(
           Shape result,
-          InferAllToAllShape(OperandShapes(instr), instr.split_dimension, split_count));
+          InferAllToAllShape(OperandShapes(instr), instr.attrs().split_dimension, split_count));
       // Without split_dimension the result is always a tuple, even of one.
-      if (!instr.split_dimension.has_value() && !result.IsTuple()) {
+      if (!instr.attrs().split_dimension.has_value() && !result.IsTuple()) {
         return Shape::Tuple({result});
       }
       return result;
@@ -490,8 +494,9 @@ absl::StatusOr<Shape> InferShape(const HloInstruction& instr, const InferContext
       return Declared(ctx, instr);
     case HloOpcode::kCustomCall: {
       HLOVM_ASSIGN_OR_RETURN(Shape out, Declared(ctx, instr));
-      return InferCustomCallShape(OperandShapes(instr), out, instr.operand_layout_constraints,
-                                  instr.output_to_operand_aliasing);
+      return InferCustomCallShape(OperandShapes(instr), out,
+                                  instr.attrs().operand_layout_constraints,
+                                  instr.attrs().output_to_operand_aliasing);
     }
     case HloOpcode::kConstant:
       if (instr.literal.has_value()) return instr.literal->shape();
@@ -507,7 +512,7 @@ absl::StatusOr<Shape> InferShape(const HloInstruction& instr, const InferContext
       HLOVM_ASSIGN_OR_RETURN(Shape result,
                              InferCallShape(HloOpcodeName(op), operands, SignatureOf(ctx, f)));
       HLOVM_RETURN_IF_ERROR(
-          CheckOutputOperandAliasing(result, operands, instr.output_to_operand_aliasing));
+          CheckOutputOperandAliasing(result, operands, instr.attrs().output_to_operand_aliasing));
       return result;
     }
     case HloOpcode::kWhile: {
@@ -775,10 +780,10 @@ class Verifier {
     if (same && options_.layout_sensitive) same = LayoutsMatch(*inferred, instr.shape());
     if (!same) {
       Report(instr.location(), Subject(instr),
-             absl::StrFormat("inferred shape %s does not match the declared shape %s",
-                             options_.layout_sensitive ? inferred->ToString() : ShapeText(*inferred),
-                             options_.layout_sensitive ? instr.shape().ToString()
-                                                       : ShapeText(instr.shape())));
+             absl::StrFormat(
+                 "inferred shape %s does not match the declared shape %s",
+                 options_.layout_sensitive ? inferred->ToString() : ShapeText(*inferred),
+                 options_.layout_sensitive ? instr.shape().ToString() : ShapeText(instr.shape())));
     }
   }
 

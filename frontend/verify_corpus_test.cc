@@ -333,24 +333,24 @@ TEST(VerifyCorpusTest, RandomChangesNeverCrash) {
           break;
         case 4:
           instr->iota_dimension = static_cast<int64_t>(rng() % 5) - 1;
-          instr->feature_index = static_cast<int64_t>(rng() % 5) - 1;
-          instr->k = static_cast<int64_t>(rng() % 5) - 1;
+          instr->mutable_attrs().feature_index = static_cast<int64_t>(rng() % 5) - 1;
+          instr->mutable_attrs().k = static_cast<int64_t>(rng() % 5) - 1;
           break;
         case 5:
-          instr->dynamic_slice_sizes = RandomDims(rng);
-          instr->gather_slice_sizes = RandomDims(rng);
-          instr->fft_length = RandomDims(rng);
+          instr->mutable_attrs().dynamic_slice_sizes = RandomDims(rng);
+          instr->mutable_attrs().gather_slice_sizes = RandomDims(rng);
+          instr->mutable_attrs().fft_length = RandomDims(rng);
           break;
         case 6:
-          if (instr->gather_dimension_numbers.has_value()) {
-            auto& g = *instr->gather_dimension_numbers;
+          if (instr->attrs().gather_dimension_numbers.has_value()) {
+            auto& g = *instr->mutable_attrs().gather_dimension_numbers;
             g.offset_dims = RandomDims(rng);
             g.start_index_map = RandomDims(rng);
             g.operand_batching_dims = RandomDims(rng);
             g.index_vector_dim = static_cast<int64_t>(rng() % 5) - 1;
           }
-          if (instr->scatter_dimension_numbers.has_value()) {
-            auto& d = *instr->scatter_dimension_numbers;
+          if (instr->attrs().scatter_dimension_numbers.has_value()) {
+            auto& d = *instr->mutable_attrs().scatter_dimension_numbers;
             d.update_window_dims = RandomDims(rng);
             d.inserted_window_dims = RandomDims(rng);
             d.scatter_indices_batching_dims = RandomDims(rng);
@@ -358,27 +358,28 @@ TEST(VerifyCorpusTest, RandomChangesNeverCrash) {
           }
           break;
         case 7:
-          if (instr->dot_dimension_numbers.has_value()) {
-            auto& d = *instr->dot_dimension_numbers;
+          if (instr->attrs().dot_dimension_numbers.has_value()) {
+            auto& d = *instr->mutable_attrs().dot_dimension_numbers;
             d.lhs_contracting_dimensions = RandomDims(rng);
             d.rhs_batch_dimensions = RandomDims(rng);
           }
-          if (instr->convolution_dimension_numbers.has_value()) {
-            auto& d = *instr->convolution_dimension_numbers;
+          if (instr->attrs().convolution_dimension_numbers.has_value()) {
+            auto& d = *instr->mutable_attrs().convolution_dimension_numbers;
             d.input_spatial_dimensions = RandomDims(rng);
             d.kernel_output_feature_dimension = static_cast<int64_t>(rng() % 6) - 1;
             d.output_batch_dimension = static_cast<int64_t>(rng() % 6) - 1;
           }
           break;
         case 8:
-          if (instr->window.has_value() && !instr->window->empty()) {
-            WindowDimension& w = (*instr->window)[rng() % instr->window->size()];
+          if (instr->attrs().window.has_value() && !instr->attrs().window->empty()) {
+            WindowDimension& w =
+                (*instr->mutable_attrs().window)[rng() % instr->mutable_attrs().window->size()];
             w.size = static_cast<int64_t>(rng() % 5) - 1;
             w.stride = static_cast<int64_t>(rng() % 4) - 1;
             w.padding_low = static_cast<int64_t>(rng() % 7) - 3;
             w.base_dilation = static_cast<int64_t>(rng() % 3);
           } else if (rng() % 2 == 0) {
-            instr->window = Window(rng() % 3);
+            instr->mutable_attrs().window = Window(rng() % 3);
           }
           break;
         case 9:
@@ -387,17 +388,18 @@ TEST(VerifyCorpusTest, RandomChangesNeverCrash) {
             instr->slice->limits = RandomDims(rng);
             instr->slice->strides = RandomDims(rng);
           }
-          if (instr->padding.has_value() && !instr->padding->empty()) {
-            (*instr->padding)[0].interior = static_cast<int64_t>(rng() % 5) - 2;
-            (*instr->padding)[0].low = INT64_MAX - static_cast<int64_t>(rng() % 3);
+          if (instr->attrs().padding.has_value() && !instr->attrs().padding->empty()) {
+            (*instr->mutable_attrs().padding)[0].interior = static_cast<int64_t>(rng() % 5) - 2;
+            (*instr->mutable_attrs().padding)[0].low = INT64_MAX - static_cast<int64_t>(rng() % 3);
           }
           break;
         case 10:
-          if (instr->replica_groups.has_value()) {
-            instr->replica_groups->groups = {RandomDims(rng), RandomDims(rng)};
+          if (instr->attrs().replica_groups.has_value()) {
+            instr->mutable_attrs().replica_groups->groups = {RandomDims(rng), RandomDims(rng)};
           }
-          instr->source_target_pairs = {{static_cast<int64_t>(rng() % 4) - 1, 0}, {0, 1}};
-          instr->split_dimension = static_cast<int64_t>(rng() % 5) - 1;
+          instr->mutable_attrs().source_target_pairs = {{static_cast<int64_t>(rng() % 4) - 1, 0},
+                                                        {0, 1}};
+          instr->mutable_attrs().split_dimension = static_cast<int64_t>(rng() % 5) - 1;
           break;
         case 11:
           if (!instr->called_computations().empty() && (*module)->entry() != nullptr) {

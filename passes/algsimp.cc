@@ -64,8 +64,8 @@ HloInstruction* Simplified(HloInstruction* i) {
       return x;
     }
     case HloOpcode::kPad: {
-      if (!i->padding.has_value()) return nullptr;
-      for (const PaddingDimension& p : *i->padding) {
+      if (!i->attrs().padding.has_value()) return nullptr;
+      for (const PaddingDimension& p : *i->attrs().padding) {
         if (p.low != 0 || p.high != 0 || p.interior != 0) return nullptr;
       }
       return x;
@@ -92,7 +92,7 @@ std::string BracedDims(const std::vector<int64_t>& dims) {
 // their order, which the result's dimensions follow. Returns whether it
 // folded one.
 bool FoldTransposeIntoDot(HloInstruction* dot) {
-  if (dot->opcode() != HloOpcode::kDot || !dot->dot_dimension_numbers.has_value() ||
+  if (dot->opcode() != HloOpcode::kDot || !dot->attrs().dot_dimension_numbers.has_value() ||
       dot->operand_count() != 2) {
     return false;
   }
@@ -104,7 +104,7 @@ bool FoldTransposeIntoDot(HloInstruction* dot) {
     HloInstruction* t = dot->operand(side);
     if (t->opcode() != HloOpcode::kTranspose || !t->control_predecessors().empty()) continue;
     const std::vector<int64_t>& perm = t->dimensions;
-    DotDimensionNumbers& dn = *dot->dot_dimension_numbers;
+    DotDimensionNumbers& dn = *dot->mutable_attrs().dot_dimension_numbers;
     std::vector<int64_t>& batch = side == 0 ? dn.lhs_batch_dimensions : dn.rhs_batch_dimensions;
     std::vector<int64_t>& contract =
         side == 0 ? dn.lhs_contracting_dimensions : dn.rhs_contracting_dimensions;
@@ -129,7 +129,8 @@ bool FoldTransposeIntoDot(HloInstruction* dot) {
     for (int64_t& d : batch) d = perm[d];
     for (int64_t& d : contract) d = perm[d];
     const char* prefix = side == 0 ? "lhs" : "rhs";
-    if (!batch.empty()) SetRawAttribute(dot, absl::StrCat(prefix, "_batch_dims"), BracedDims(batch));
+    if (!batch.empty())
+      SetRawAttribute(dot, absl::StrCat(prefix, "_batch_dims"), BracedDims(batch));
     SetRawAttribute(dot, absl::StrCat(prefix, "_contracting_dims"), BracedDims(contract));
     dot->ReplaceOperand(side, t->operand(0));
     folded = true;
@@ -151,7 +152,8 @@ absl::StatusOr<PassResult> RunAlgebraicSimplifier(HloModule& module) {
     for (HloInstruction* i : order) {
       ForwardReplacedOperands(i, replaced);
       if (!i->control_predecessors().empty() || control.contains(i)) continue;
-      if (HloInstruction* to = Simplified(i); to != nullptr && to != i && to->shape() == i->shape()) {
+      if (HloInstruction* to = Simplified(i);
+          to != nullptr && to != i && to->shape() == i->shape()) {
         replaced.Set(i, to);
         ++rewrites;
         continue;
@@ -162,7 +164,8 @@ absl::StatusOr<PassResult> RunAlgebraicSimplifier(HloModule& module) {
       }
       // reshape(reshape(y)) reads y directly.
       if (i->opcode() == HloOpcode::kReshape && i->operand(0)->opcode() == HloOpcode::kReshape &&
-          i->operand(0)->control_predecessors().empty() && !i->inferred_dimension.has_value()) {
+          i->operand(0)->control_predecessors().empty() &&
+          !i->attrs().inferred_dimension.has_value()) {
         i->ReplaceOperand(0, i->operand(0)->operand(0));
         ++rewrites;
       }

@@ -96,7 +96,8 @@ ENTRY e {
   EXPECT_EQ(result->changes, 1);
   const HloInstruction* root = m->entry()->root();
   EXPECT_EQ(root->operand(1)->name(), "w");
-  EXPECT_EQ(root->dot_dimension_numbers->rhs_contracting_dimensions, std::vector<int64_t>{1});
+  EXPECT_EQ(root->attrs().dot_dimension_numbers->rhs_contracting_dimensions,
+            std::vector<int64_t>{1});
   EXPECT_NE(PrintModule(*m, PrintOptions::Default()).find("rhs_contracting_dims={1}"),
             std::string::npos);
   Literal x = test::Iota(Shape(ElementType::kF32, {3, 40}), 0.37f);
@@ -123,9 +124,11 @@ ENTRY e {
   const HloInstruction* root = m->entry()->root();
   EXPECT_EQ(root->operand(0)->name(), "a");
   EXPECT_EQ(root->operand(1)->name(), "b");
-  EXPECT_EQ(root->dot_dimension_numbers->lhs_contracting_dimensions, std::vector<int64_t>{2});
-  EXPECT_EQ(root->dot_dimension_numbers->rhs_batch_dimensions, std::vector<int64_t>{0});
-  EXPECT_EQ(root->dot_dimension_numbers->rhs_contracting_dimensions, std::vector<int64_t>{1});
+  EXPECT_EQ(root->attrs().dot_dimension_numbers->lhs_contracting_dimensions,
+            std::vector<int64_t>{2});
+  EXPECT_EQ(root->attrs().dot_dimension_numbers->rhs_batch_dimensions, std::vector<int64_t>{0});
+  EXPECT_EQ(root->attrs().dot_dimension_numbers->rhs_contracting_dimensions,
+            std::vector<int64_t>{1});
   EXPECT_TRUE(VerifyModule(*m).ok());
   Literal a = test::Iota(Shape(ElementType::kF32, {4, 6, 5}), 0.5f);
   Literal b = test::Iota(Shape(ElementType::kF32, {4, 5, 7}), -0.25f);

@@ -26,7 +26,8 @@ bool IsDirectlyEffectful(const HloInstruction& instr) {
     case HloOpcode::kAddDependency:
       return true;
     case HloOpcode::kCustomCall:
-      return instr.custom_call_has_side_effect || instr.custom_call_target.rfind("check.", 0) == 0;
+      return instr.attrs().custom_call_has_side_effect ||
+             instr.attrs().custom_call_target.rfind("check.", 0) == 0;
     default:
       break;
   }
@@ -80,7 +81,8 @@ std::vector<HloInstruction*> PostOrder(const HloComputation& computation) {
   for (uint32_t k = 0; k < n_instr && in_order; ++k) {
     const HloInstruction& i = *list[k];
     for (const HloInstruction* d : i.operands()) in_order &= !local(d) || d->scratch < k;
-    for (const HloInstruction* d : i.control_predecessors()) in_order &= !local(d) || d->scratch < k;
+    for (const HloInstruction* d : i.control_predecessors())
+      in_order &= !local(d) || d->scratch < k;
   }
   std::vector<HloInstruction*> order;
   order.reserve(n_instr);
@@ -184,7 +186,8 @@ void RemoveReplaced(HloComputation& computation, const Replacements& replaced) {
 }
 
 void RemoveAt(HloComputation& computation, const std::vector<bool>& dead) {
-  auto& list = const_cast<std::vector<std::unique_ptr<HloInstruction>>&>(computation.instructions());
+  auto& list =
+      const_cast<std::vector<std::unique_ptr<HloInstruction>>&>(computation.instructions());
   size_t kept = 0;
   for (size_t k = 0; k < list.size(); ++k) {
     if (k < dead.size() && dead[k] && list[k]->opcode() != HloOpcode::kParameter) continue;
@@ -197,7 +200,8 @@ void RemoveAt(HloComputation& computation, const std::vector<bool>& dead) {
 void RemoveInstructions(HloComputation& computation,
                         const absl::flat_hash_set<const HloInstruction*>& dead) {
   if (dead.empty()) return;
-  auto& list = const_cast<std::vector<std::unique_ptr<HloInstruction>>&>(computation.instructions());
+  auto& list =
+      const_cast<std::vector<std::unique_ptr<HloInstruction>>&>(computation.instructions());
   list.erase(std::remove_if(list.begin(), list.end(),
                             [&](const std::unique_ptr<HloInstruction>& i) {
                               return i->opcode() != HloOpcode::kParameter && dead.contains(i.get());
@@ -208,7 +212,8 @@ void RemoveInstructions(HloComputation& computation,
 void MoveAppendedBefore(HloComputation& computation, size_t original_size,
                         const std::vector<AppendedRange>& ranges) {
   if (ranges.empty()) return;
-  auto& list = const_cast<std::vector<std::unique_ptr<HloInstruction>>&>(computation.instructions());
+  auto& list =
+      const_cast<std::vector<std::unique_ptr<HloInstruction>>&>(computation.instructions());
   for (size_t k = 0; k < original_size; ++k) list[k]->scratch = static_cast<uint32_t>(k);
   // The ranges by anchor position (stable, so their given order holds).
   std::vector<size_t> by_anchor(ranges.size());
@@ -247,7 +252,8 @@ void RemoveComputations(HloModule& module,
 
 std::unique_ptr<HloInstruction> CloneInstruction(const HloInstruction& instr, std::string name) {
   // Literals are move-only, so the instruction is copied field by field
-  // (every typed attribute of core/hlo_ir.h; a new field needs a line here).
+  // (every field of HloInstruction; a new field needs a line here), its
+  // OpAttributes as a whole.
   auto copy = std::make_unique<HloInstruction>(instr.opcode(), std::move(name), instr.shape());
   for (HloInstruction* o : instr.operands()) copy->AppendOperand(o);
   for (HloComputation* c : instr.called_computations()) copy->AppendCalledComputation(c);
@@ -259,67 +265,9 @@ std::unique_ptr<HloInstruction> CloneInstruction(const HloInstruction& instr, st
   copy->dimensions = instr.dimensions;
   copy->iota_dimension = instr.iota_dimension;
   copy->slice = instr.slice;
-  copy->dynamic_slice_sizes = instr.dynamic_slice_sizes;
-  copy->window = instr.window;
-  copy->padding = instr.padding;
-  copy->convolution_dimension_numbers = instr.convolution_dimension_numbers;
-  copy->feature_group_count = instr.feature_group_count;
-  copy->batch_group_count = instr.batch_group_count;
-  copy->dot_dimension_numbers = instr.dot_dimension_numbers;
-  copy->operand_precision = instr.operand_precision;
-  copy->gather_dimension_numbers = instr.gather_dimension_numbers;
-  copy->gather_slice_sizes = instr.gather_slice_sizes;
-  copy->scatter_dimension_numbers = instr.scatter_dimension_numbers;
-  copy->indices_are_sorted = instr.indices_are_sorted;
-  copy->unique_indices = instr.unique_indices;
+  if (instr.has_attrs()) copy->set_attrs(instr.attrs());
   copy->comparison_direction = instr.comparison_direction;
   copy->comparison_type = instr.comparison_type;
-  copy->distribution = instr.distribution;
-  copy->rng_algorithm = instr.rng_algorithm;
-  copy->exponent_bits = instr.exponent_bits;
-  copy->mantissa_bits = instr.mantissa_bits;
-  copy->fft_type = instr.fft_type;
-  copy->fft_length = instr.fft_length;
-  copy->is_stable = instr.is_stable;
-  copy->k = instr.k;
-  copy->largest = instr.largest;
-  copy->replica_groups = instr.replica_groups;
-  copy->channel_id = instr.channel_id;
-  copy->use_global_device_ids = instr.use_global_device_ids;
-  copy->source_target_pairs = instr.source_target_pairs;
-  copy->split_dimension = instr.split_dimension;
-  copy->custom_call_target = instr.custom_call_target;
-  copy->custom_call_has_side_effect = instr.custom_call_has_side_effect;
-  copy->backend_config = instr.backend_config;
-  copy->fusion_kind = instr.fusion_kind;
-  copy->left_side = instr.left_side;
-  copy->lower = instr.lower;
-  copy->unit_diagonal = instr.unit_diagonal;
-  copy->transpose_a = instr.transpose_a;
-  copy->epsilon = instr.epsilon;
-  copy->feature_index = instr.feature_index;
-  copy->is_host_transfer = instr.is_host_transfer;
-  copy->async_wrapped_opcode = instr.async_wrapped_opcode;
-  copy->async_execution_thread = instr.async_execution_thread;
-  copy->output_to_operand_aliasing = instr.output_to_operand_aliasing;
-  copy->custom_call_schedule = instr.custom_call_schedule;
-  copy->custom_call_api_version = instr.custom_call_api_version;
-  copy->operand_layout_constraints = instr.operand_layout_constraints;
-  copy->precision_algorithm = instr.precision_algorithm;
-  copy->constrain_layout = instr.constrain_layout;
-  copy->inferred_dimension = instr.inferred_dimension;
-  copy->num_carries = instr.num_carries;
-  copy->is_reverse = instr.is_reverse;
-  copy->is_associative = instr.is_associative;
-  copy->is_composite = instr.is_composite;
-  copy->rng_delta = instr.rng_delta;
-  copy->infeed_config = instr.infeed_config;
-  copy->outfeed_config = instr.outfeed_config;
-  copy->outfeed_shape = instr.outfeed_shape;
-  copy->collective_slice_sizes = instr.collective_slice_sizes;
-  copy->cross_program_prefetch_index = instr.cross_program_prefetch_index;
-  copy->parameter_replication = instr.parameter_replication;
-  copy->sharding = instr.sharding;
   if (instr.literal.has_value()) copy->literal = instr.literal->Clone();
   if (instr.custom_call_literal.has_value()) {
     copy->custom_call_literal = instr.custom_call_literal->Clone();
@@ -488,9 +436,9 @@ std::optional<TupleLoop> AsTupleLoop(
   l.root = l.body->root();
   l.param = l.body->parameter(0);
   l.n = loop->shape().tuple_size();
-  if (l.root == nullptr || l.root->opcode() != HloOpcode::kTuple || l.root->operand_count() != l.n ||
-      HasControlDependencies(*l.body) || HasControlDependencies(*l.cond) ||
-      !OnlyReadByGetTupleElement(*l.body, l.param) ||
+  if (l.root == nullptr || l.root->opcode() != HloOpcode::kTuple ||
+      l.root->operand_count() != l.n || HasControlDependencies(*l.body) ||
+      HasControlDependencies(*l.cond) || !OnlyReadByGetTupleElement(*l.body, l.param) ||
       !OnlyReadByGetTupleElement(*l.cond, l.cond->parameter(0))) {
     return std::nullopt;
   }

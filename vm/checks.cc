@@ -142,8 +142,10 @@ bool PartsEqual(const Part& a, const Part& e) {
 }
 
 bool PartsAlmostEqual(const Part& a, const Part& e, double tolerance) {
-  if (!a.is_float) return PartsEqual(a, e) || std::fabs(static_cast<double>(a.is_unsigned ? a.uint : a.sint) -
-                                                         static_cast<double>(e.is_unsigned ? e.uint : e.sint)) <= tolerance;
+  if (!a.is_float)
+    return PartsEqual(a, e) ||
+           std::fabs(static_cast<double>(a.is_unsigned ? a.uint : a.sint) -
+                     static_cast<double>(e.is_unsigned ? e.uint : e.sint)) <= tolerance;
   if (a.value == e.value) return true;
   const bool nan_a = std::isnan(a.value), nan_e = std::isnan(e.value);
   if (nan_a && nan_e) return true;
@@ -186,9 +188,14 @@ std::optional<double> JsonNumber(const std::string& json, std::string_view key) 
 
 class Check : public PreparedCustomCall {
  public:
-  Check(CheckKind kind, std::string name, std::string check, ElementType type, uint64_t min_ulp, uint64_t max_ulp,
-        double tolerance)
-      : kind_(kind), name_(std::move(name)), check_(std::move(check)), type_(type), min_ulp_(min_ulp), max_ulp_(max_ulp),
+  Check(CheckKind kind, std::string name, std::string check, ElementType type, uint64_t min_ulp,
+        uint64_t max_ulp, double tolerance)
+      : kind_(kind),
+        name_(std::move(name)),
+        check_(std::move(check)),
+        type_(type),
+        min_ulp_(min_ulp),
+        max_ulp_(max_ulp),
         tolerance_(tolerance) {}
 
   bool is_check() const override { return true; }
@@ -285,7 +292,7 @@ class Check : public PreparedCustomCall {
 
 absl::StatusOr<std::unique_ptr<PreparedCustomCall>> MakeCheck(const HloInstruction& instr,
                                                               CheckKind kind) {
-  const std::string& name = instr.custom_call_target;
+  const std::string& name = instr.attrs().custom_call_target;
   if (instr.operand_count() != 2) {
     return absl::InvalidArgumentError(
         absl::StrCat(name, " takes two operands (actual, expected), has ", instr.operand_count()));
@@ -293,30 +300,32 @@ absl::StatusOr<std::unique_ptr<PreparedCustomCall>> MakeCheck(const HloInstructi
   const Shape& a = instr.operand(0)->shape();
   const Shape& e = instr.operand(1)->shape();
   if (!a.IsArray() || !e.IsArray() || !a.Compatible(e)) {
-    return absl::InvalidArgumentError(absl::StrCat(name, " needs two arrays of the same shape, has ",
-                                                   a.ToString(), " and ", e.ToString()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        name, " needs two arrays of the same shape, has ", a.ToString(), " and ", e.ToString()));
   }
   uint64_t min_ulp = 0, max_ulp = 0;
   double tolerance = 0;
   if (kind == CheckKind::kClose) {
-    auto max = JsonNumber(instr.backend_config, "max_ulp_difference");
-    auto min = JsonNumber(instr.backend_config, "min_ulp_difference");
+    auto max = JsonNumber(instr.attrs().backend_config, "max_ulp_difference");
+    auto min = JsonNumber(instr.attrs().backend_config, "min_ulp_difference");
     if (!max.has_value() || *max < 0 || (min.has_value() && *min < 0)) {
       return absl::InvalidArgumentError(absl::StrCat(
           name, " needs backend_config {\"max_ulp_difference\":M,\"min_ulp_difference\":m}, has \"",
-          instr.backend_config, "\""));
+          instr.attrs().backend_config, "\""));
     }
     max_ulp = static_cast<uint64_t>(*max);
     min_ulp = min.has_value() ? static_cast<uint64_t>(*min) : 0;
   } else if (kind == CheckKind::kAlmostEq) {
-    auto t = JsonNumber(instr.backend_config, "tolerance");
+    auto t = JsonNumber(instr.attrs().backend_config, "tolerance");
     if (!t.has_value() || !(*t >= 0)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          name, " needs backend_config {\"tolerance\":t}, has \"", instr.backend_config, "\""));
+      return absl::InvalidArgumentError(
+          absl::StrCat(name, " needs backend_config {\"tolerance\":t}, has \"",
+                       instr.attrs().backend_config, "\""));
     }
     tolerance = *t;
   }
-  return std::make_unique<Check>(kind, name, instr.name(), a.element_type(), min_ulp, max_ulp, tolerance);
+  return std::make_unique<Check>(kind, name, instr.name(), a.element_type(), min_ulp, max_ulp,
+                                 tolerance);
 }
 
 }  // namespace

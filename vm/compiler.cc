@@ -51,7 +51,8 @@ std::string Where(const HloInstruction& instr) {
 bool HasSideEffect(const HloInstruction& instr) {
   if (HloOpcodeHasSideEffect(instr.opcode())) return true;
   return instr.opcode() == HloOpcode::kCustomCall &&
-         (instr.custom_call_has_side_effect || instr.custom_call_target.rfind("check.", 0) == 0);
+         (instr.attrs().custom_call_has_side_effect ||
+          instr.attrs().custom_call_target.rfind("check.", 0) == 0);
 }
 
 // Three quarters of physical memory: the most the buffers of one module may
@@ -214,8 +215,9 @@ absl::StatusOr<Reg> FunctionBuilder::NewReg(RegKind kind, const Shape& shape) {
     static const int64_t limit = MemoryLimitBytes();
     if (bytes > limit) {
       return absl::ResourceExhaustedError(absl::StrCat(
-          "shape ", shape.ToString(), " needs ", bytes == INT64_MAX ? std::string("over 2^63") :
-          absl::StrCat(bytes), " bytes, more than the ", limit, " bytes this machine allows (3/4 of its memory)"));
+          "shape ", shape.ToString(), " needs ",
+          bytes == INT64_MAX ? std::string("over 2^63") : absl::StrCat(bytes),
+          " bytes, more than the ", limit, " bytes this machine allows (3/4 of its memory)"));
     }
     info.bytes = bytes;
   } else {
@@ -322,7 +324,8 @@ absl::Status Compiler::LowerComputation(FunctionBuilder& b, const HloComputation
         if (o != instr && !fn.values.contains(o)) fn.values[o] = values.at(o);
       }
     } else if (instr->opcode() == HloOpcode::kParameter) {
-      if (instr->parameter_number < 0 || instr->parameter_number >= static_cast<int64_t>(args.size())) {
+      if (instr->parameter_number < 0 ||
+          instr->parameter_number >= static_cast<int64_t>(args.size())) {
         status = absl::InvalidArgumentError(absl::StrCat(
             Where(*instr), ": parameter number ", instr->parameter_number, " out of range"));
         break;
@@ -333,9 +336,9 @@ absl::Status Compiler::LowerComputation(FunctionBuilder& b, const HloComputation
       for (const HloInstruction* o : instr->operands()) operands.push_back(&values.at(o));
       LowerFn lower = table[static_cast<int>(instr->opcode())];
       if (lower == nullptr) {
-        status = absl::UnimplementedError(absl::StrCat("opcode '", std::string(HloOpcodeName(instr->opcode())),
-                                                       "' is not implemented yet (", Where(*instr),
-                                                       ")"));
+        status = absl::UnimplementedError(
+            absl::StrCat("opcode '", std::string(HloOpcodeName(instr->opcode())),
+                         "' is not implemented yet (", Where(*instr), ")"));
         break;
       }
       status = lower(b, *instr, operands, &desc);

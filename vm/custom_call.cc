@@ -47,16 +47,16 @@ class IdentityCall final : public PreparedCustomCall {
 absl::StatusOr<std::unique_ptr<PreparedCustomCall>> MakeIdentityCall(
     const HloInstruction& instr) {
   if (instr.operand_count() != 1) {
-    return absl::InvalidArgumentError(absl::StrCat("custom-call \"", instr.custom_call_target,
-                                                   "\" takes one operand, got ",
-                                                   instr.operand_count()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("custom-call \"", instr.attrs().custom_call_target,
+                     "\" takes one operand, got ", instr.operand_count()));
   }
   const Shape& in = instr.operand(0)->shape();
   const Shape& out = instr.shape();
   if (!in.IsArray() || !out.IsArray() || in.element_type() != out.element_type() ||
       in.dimensions() != out.dimensions()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "custom-call \"", instr.custom_call_target,
+        "custom-call \"", instr.attrs().custom_call_target,
         "\" runs unpartitioned as the identity: its result must have the operand's shape"));
   }
   return std::make_unique<IdentityCall>();
@@ -148,10 +148,10 @@ bool CustomCallHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ct
 
 absl::Status LowerCustomCall(FunctionBuilder& b, const HloInstruction& instr,
                              absl::Span<const ValueDesc* const> ops, ValueDesc* result) {
-  CustomCallFactory factory = FindCustomCallTarget(instr.custom_call_target);
+  CustomCallFactory factory = FindCustomCallTarget(instr.attrs().custom_call_target);
   if (factory == nullptr) {
     return absl::UnimplementedError(absl::StrCat("unknown custom-call target \"",
-                                                 instr.custom_call_target, "\""));
+                                                 instr.attrs().custom_call_target, "\""));
   }
   HLOVM_ASSIGN_OR_RETURN(std::unique_ptr<PreparedCustomCall> call, factory(instr));
   CustomCallPlan plan;
@@ -175,8 +175,8 @@ absl::Status LowerCustomCall(FunctionBuilder& b, const HloInstruction& instr,
   spec.handler = &CustomCallHandler;
   spec.plan = b.program().AddPlan(std::move(plan));
   spec.mnemonic = "custom-call";
-  spec.variant = absl::StrCat("\"", instr.custom_call_target, "\"");
-  spec.side_effect = instr.custom_call_has_side_effect ||
+  spec.variant = absl::StrCat("\"", instr.attrs().custom_call_target, "\"");
+  spec.side_effect = instr.attrs().custom_call_has_side_effect ||
                      static_cast<const CustomCallPlan*>(spec.plan)->call->is_check();
   b.Emit(&instr, std::move(spec));
   return absl::OkStatus();

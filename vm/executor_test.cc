@@ -97,7 +97,7 @@ class Unit : public PreparedCustomCall {
 const bool unit_registered = [] {
   RegisterCustomCallTarget("test.unit", [](const HloInstruction& instr)
                                             -> absl::StatusOr<std::unique_ptr<PreparedCustomCall>> {
-    const std::string& config = instr.backend_config;
+    const std::string& config = instr.attrs().backend_config;
     const bool fail = config.find("fail") != std::string::npos;
     return std::make_unique<Unit>(config.substr(0, config.find(' ')), fail);
   });
@@ -110,8 +110,10 @@ std::string UnitModule(int fail_index) {
   std::string text = "HloModule units\nENTRY main {\n  p0 = f32[65536] parameter(0)\n";
   std::string all;
   for (int i = 0; i < 8; ++i) {
-    absl::StrAppend(&text, "  u", i, " = f32[65536] custom-call(p0), custom_call_target=\"test.unit\", "
-                    "backend_config=\"u", i, i == fail_index ? " fail" : "", "\"\n");
+    absl::StrAppend(&text, "  u", i,
+                    " = f32[65536] custom-call(p0), custom_call_target=\"test.unit\", "
+                    "backend_config=\"u",
+                    i, i == fail_index ? " fail" : "", "\"\n");
     absl::StrAppend(&all, i ? ", " : "", "u", i);
   }
   absl::StrAppend(&text, "  ROOT last = f32[65536] custom-call(", all,

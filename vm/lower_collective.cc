@@ -127,16 +127,16 @@ bool HasGlobalIdsAttribute(HloOpcode op) {
 }
 
 absl::StatusOr<GroupMode> ModeOf(const HloInstruction& instr) {
-  const bool channel = instr.channel_id.has_value();
+  const bool channel = instr.attrs().channel_id.has_value();
   if (HasGlobalIdsAttribute(instr.opcode())) {
     if (!channel) {
-      if (instr.use_global_device_ids) {
+      if (instr.attrs().use_global_device_ids) {
         return absl::InvalidArgumentError(
             "use_global_device_ids=true needs a channel_id");
       }
       return GroupMode::kCrossReplica;
     }
-    return instr.use_global_device_ids ? GroupMode::kFlattenedId
+    return instr.attrs().use_global_device_ids ? GroupMode::kFlattenedId
                                        : GroupMode::kCrossReplicaAndPartition;
   }
   return channel ? GroupMode::kCrossPartition : GroupMode::kCrossReplica;
@@ -156,7 +156,7 @@ absl::Status ResolveGroups(const HloInstruction& instr, CollectivePlan& plan) {
                            : mode == GroupMode::kFlattenedId ? N
                                                              : R;
   std::vector<std::vector<int64_t>> groups;
-  if (instr.replica_groups.has_value()) groups = instr.replica_groups->groups;
+  if (instr.attrs().replica_groups.has_value()) groups = instr.attrs().replica_groups->groups;
   for (const auto& g : groups) {
     for (int64_t id : g) {
       if (id < 0 || id >= id_space) {
@@ -212,7 +212,7 @@ absl::Status ResolveGroups(const HloInstruction& instr, CollectivePlan& plan) {
     }
     plan.ranks[self] = std::find(members.begin(), members.end(), self) - members.begin();
     if (permute) {
-      const auto& pairs = instr.source_target_pairs;
+      const auto& pairs = instr.attrs().source_target_pairs;
       const int64_t per_group =
           plan.in_place.groups > 0
               ? static_cast<int64_t>(pairs.size()) / plan.in_place.groups : 1;
@@ -269,12 +269,12 @@ absl::Status BuildInPlacePermute(const HloInstruction& instr, CollectivePlan& pl
       static_cast<int64_t>(plan.out_shapes.size()) != arrays) {
     return invalid("the inputs, outputs and results must be as many arrays");
   }
-  const int64_t entries = static_cast<int64_t>(instr.collective_slice_sizes.size());
+  const int64_t entries = static_cast<int64_t>(instr.attrs().collective_slice_sizes.size());
   if (entries % arrays != 0) {
     return invalid(entries, " slice sizes do not divide among ", arrays, " arrays");
   }
   const int64_t groups = entries / arrays;
-  const int64_t pairs = static_cast<int64_t>(instr.source_target_pairs.size());
+  const int64_t pairs = static_cast<int64_t>(instr.attrs().source_target_pairs.size());
   if (pairs % groups != 0) {
     return invalid(pairs, " source_target_pairs do not divide into ", groups,
                    " groups (one a slice size per array)");
@@ -282,7 +282,7 @@ absl::Status BuildInPlacePermute(const HloInstruction& instr, CollectivePlan& pl
   InPlacePermute& form = plan.in_place;
   form.arrays = arrays;
   form.groups = groups;
-  form.sizes = instr.collective_slice_sizes;
+  form.sizes = instr.attrs().collective_slice_sizes;
   int64_t offsets = 0;
   for (int64_t t = 0; t < arrays; ++t) {
     const Shape& in = plan.in_shapes[t];
@@ -382,7 +382,7 @@ absl::Status EmitCollective(FunctionBuilder& b, const HloInstruction& instr, Col
     }
     HLOVM_RETURN_IF_ERROR(BuildReducer(b, instr, type, plan.reducer));
   }
-  if (!instr.collective_slice_sizes.empty()) {
+  if (!instr.attrs().collective_slice_sizes.empty()) {
     HLOVM_RETURN_IF_ERROR(BuildInPlacePermute(instr, plan));
   }
   HLOVM_RETURN_IF_ERROR(ResolveGroups(instr, plan));
@@ -518,11 +518,12 @@ absl::Status LowerCollectiveStart(FunctionBuilder& b, const HloInstruction& inst
     return EmitCollective(b, instr, kind, in, leaves, result);
   }
   if (!shape.IsTuple() || shape.tuple_shapes().size() < 2) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        std::string(HloOpcodeName(instr.opcode())), " must produce a tuple (operands, results, ...)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(std::string(HloOpcodeName(instr.opcode())),
+                     " must produce a tuple (operands, results, ...)"));
   }
   // The in-place permute's first element is its input alone.
-  const ValueDesc& first = instr.collective_slice_sizes.empty() ? in : *operands[0];
+  const ValueDesc& first = instr.attrs().collective_slice_sizes.empty() ? in : *operands[0];
   result->insert(result->end(), first.begin(), first.end());
   std::vector<const Shape*> leaves;
   FlattenShape(shape.tuple_shapes()[1], &leaves);
@@ -651,7 +652,7 @@ absl::StatusOr<PointToPointPlan> MakePointToPointPlan(FunctionBuilder& b,
                                                       const Shape& data, bool send) {
   PointToPointPlan plan;
   plan.hlo = &instr;
-  plan.channel = instr.channel_id.value_or(0);
+  plan.channel = instr.attrs().channel_id.value_or(0);
   const HloModule& module = b.compiler().module();
   plan.replicas = std::max<int64_t>(1, module.replica_count);
   plan.partitions = std::max<int64_t>(1, module.num_partitions);
@@ -689,7 +690,7 @@ absl::Status LowerSend(FunctionBuilder& b, const HloInstruction& instr,
   if (operands.size() != 2 || operands[0]->size() != 1) {
     return absl::InvalidArgumentError("send takes (array, token)");
   }
-  if (instr.is_host_transfer) return LowerHostSend(b, instr, operands, result);
+  if (instr.attrs().is_host_transfer) return LowerHostSend(b, instr, operands, result);
   HLOVM_ASSIGN_OR_RETURN(PointToPointPlan plan,
                          MakePointToPointPlan(b, instr, instr.operand(0)->shape(), true));
   FunctionBuilder::EmitSpec spec;
@@ -729,7 +730,7 @@ absl::Status LowerRecvDone(FunctionBuilder& b, const HloInstruction& instr,
   if (recv.opcode() != HloOpcode::kRecv || !recv.shape().IsTuple()) {
     return absl::InvalidArgumentError("recv-done takes a recv");
   }
-  if (recv.is_host_transfer) return LowerHostRecvDone(b, instr, operands, result);
+  if (recv.attrs().is_host_transfer) return LowerHostRecvDone(b, instr, operands, result);
   const Shape& data = recv.shape().tuple_shapes()[0];
   HLOVM_ASSIGN_OR_RETURN(PointToPointPlan plan, MakePointToPointPlan(b, recv, data, false));
   HLOVM_ASSIGN_OR_RETURN(Reg out, b.NewReg(RegKind::kOwned, data));
@@ -767,8 +768,8 @@ void FlattenLiteral(Literal& value, std::vector<Literal*>* leaves) {
 bool InfeedHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
   const auto& p = *static_cast<const FeedPlan*>(instr.plan);
   if (ctx.feeds == nullptr) {
-    return ctx.Fail(absl::FailedPreconditionError(
-        absl::StrCat("infeed of ", p.shape.ToString(), " but no infeed was given (--infeed=FILE.npy)")));
+    return ctx.Fail(absl::FailedPreconditionError(absl::StrCat(
+        "infeed of ", p.shape.ToString(), " but no infeed was given (--infeed=FILE.npy)")));
   }
   Literal value;
   {
@@ -798,7 +799,8 @@ bool InfeedHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
   return true;
 }
 
-absl::StatusOr<Literal> LeavesToLiteral(const Shape& shape, uint8_t* const* regs, const Reg*& leaf) {
+absl::StatusOr<Literal> LeavesToLiteral(const Shape& shape, uint8_t* const* regs,
+                                        const Reg*& leaf) {
   if (shape.IsTuple()) {
     std::vector<Literal> elements;
     for (const Shape& s : shape.tuple_shapes()) {

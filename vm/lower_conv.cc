@@ -42,7 +42,7 @@ bool ConvHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
 // dimensions have (its spatial dimensions are all 1).
 bool WholeWindow(const HloInstruction& instr, const Window& window,
                  const ConvolutionDimensionNumbers& dn) {
-  if (instr.feature_group_count != 1 || instr.batch_group_count != 1) return false;
+  if (instr.attrs().feature_group_count != 1 || instr.attrs().batch_group_count != 1) return false;
   const Shape& lhs = instr.operand(0)->shape();
   if (window.size() != dn.input_spatial_dimensions.size() || window.empty()) return false;
   for (size_t d = 0; d < window.size(); ++d) {
@@ -83,19 +83,19 @@ absl::Status LowerConvolution(FunctionBuilder& b, const HloInstruction& instr,
   if (instr.operand_count() != 2 || ops.size() != 2) {
     return absl::InvalidArgumentError("convolution takes two operands");
   }
-  if (!instr.window.has_value() && instr.operand(0)->shape().rank() > 2) {
+  if (!instr.attrs().window.has_value() && instr.operand(0)->shape().rank() > 2) {
     return absl::InvalidArgumentError("convolution needs a window");
   }
-  const Window window = instr.window.value_or(Window{});
+  const Window window = instr.attrs().window.value_or(Window{});
   const ConvolutionDimensionNumbers dnums =
-      instr.convolution_dimension_numbers.value_or(ConvolutionDimensionNumbers{});
+      instr.attrs().convolution_dimension_numbers.value_or(ConvolutionDimensionNumbers{});
   if (WholeWindow(instr, window, dnums)) {
     return LowerWholeWindow(b, instr, dnums, (*ops[0])[0], (*ops[1])[0], result);
   }
   HLOVM_ASSIGN_OR_RETURN(
       ConvPlan plan,
       MakeConvPlan(instr.operand(0)->shape(), instr.operand(1)->shape(), instr.shape(), window,
-                   dnums, instr.feature_group_count, instr.batch_group_count));
+                   dnums, instr.attrs().feature_group_count, instr.attrs().batch_group_count));
   HLOVM_ASSIGN_OR_RETURN(Reg out, b.NewReg(RegKind::kOwned, instr.shape()));
   FunctionBuilder::EmitSpec spec;
   spec.handler = &ConvHandler;

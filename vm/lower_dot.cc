@@ -46,13 +46,14 @@ absl::Status EmitDotAs(FunctionBuilder& b, const HloInstruction& instr, Reg lhs,
   spec.out = {out};
   spec.cost = std::max<int64_t>(plan.flops(), b.function().regs[out].bytes);
   spec.mnemonic = std::string(HloOpcodeName(instr.opcode()));
-  spec.variant = absl::StrCat(instr.opcode() == HloOpcode::kDot ? "" : "as dot ",
-                              std::string(ElementTypeName(lhs_shape.element_type())), "x",
-                              std::string(ElementTypeName(rhs_shape.element_type())), "->",
-                              std::string(ElementTypeName(plan.result_type)), " via ",
-                              std::string(ElementTypeName(plan.compute_type)), " b=", plan.dims.batch,
-                              " m=", plan.dims.m, " k=", plan.dims.k, " n=", plan.dims.n,
-                              plan.lhs.transpose ? " lhs-T" : "", plan.rhs.transpose ? " rhs-T" : "");
+  spec.variant =
+      absl::StrCat(instr.opcode() == HloOpcode::kDot ? "" : "as dot ",
+                   std::string(ElementTypeName(lhs_shape.element_type())), "x",
+                   std::string(ElementTypeName(rhs_shape.element_type())), "->",
+                   std::string(ElementTypeName(plan.result_type)), " via ",
+                   std::string(ElementTypeName(plan.compute_type)), " b=", plan.dims.batch,
+                   " m=", plan.dims.m, " k=", plan.dims.k, " n=", plan.dims.n,
+                   plan.lhs.transpose ? " lhs-T" : "", plan.rhs.transpose ? " rhs-T" : "");
   spec.plan = b.program().AddPlan(std::move(plan));
   b.Emit(&instr, std::move(spec));
   result->push_back(out);
@@ -65,8 +66,8 @@ namespace {
 absl::Status EmitDot(FunctionBuilder& b, const HloInstruction& instr, Reg lhs, Reg rhs,
                      ValueDesc* result) {
   return EmitDotAs(b, instr, lhs, rhs, instr.operand(0)->shape(), instr.operand(1)->shape(),
-                   instr.shape(), instr.dot_dimension_numbers.value_or(DotDimensionNumbers{}),
-                   result);
+                   instr.shape(),
+                   instr.attrs().dot_dimension_numbers.value_or(DotDimensionNumbers{}), result);
 }
 
 absl::Status LowerDot(FunctionBuilder& b, const HloInstruction& instr,
@@ -88,7 +89,8 @@ absl::Status LowerRaggedDot(FunctionBuilder& b, const HloInstruction& instr,
   if (instr.operand_count() != 3 || ops.size() != 3) {
     return absl::InvalidArgumentError("ragged-dot takes three operands");
   }
-  const DotDimensionNumbers dnums = instr.dot_dimension_numbers.value_or(DotDimensionNumbers{});
+  const DotDimensionNumbers dnums =
+      instr.attrs().dot_dimension_numbers.value_or(DotDimensionNumbers{});
   // A ragged batch dimension changes nothing: the plain dot.
   if (RaggedDotModeOf(dnums) == RaggedDotMode::kBatch) {
     return EmitDot(b, instr, (*ops[0])[0], (*ops[1])[0], result);
@@ -103,9 +105,10 @@ absl::Status LowerRaggedDot(FunctionBuilder& b, const HloInstruction& instr,
   spec.out = {out};
   spec.cost = std::max<int64_t>(plan.flops(), b.function().regs[out].bytes);
   spec.mnemonic = "ragged-dot";
-  spec.variant = absl::StrCat(plan.mode == RaggedDotMode::kContracting ? "contracting" : "non-contracting",
-                              " ", std::string(ElementTypeName(plan.result_type)), " b=", plan.batch,
-                              " m=", plan.m, " k=", plan.k, " n=", plan.n, " groups=", plan.groups);
+  spec.variant =
+      absl::StrCat(plan.mode == RaggedDotMode::kContracting ? "contracting" : "non-contracting",
+                   " ", std::string(ElementTypeName(plan.result_type)), " b=", plan.batch,
+                   " m=", plan.m, " k=", plan.k, " n=", plan.n, " groups=", plan.groups);
   spec.plan = b.program().AddPlan(std::move(plan));
   b.Emit(&instr, std::move(spec));
   result->push_back(out);
@@ -125,7 +128,8 @@ absl::Status LowerScaledDot(FunctionBuilder& b, const HloInstruction& instr,
   if (instr.operand_count() != 4 || ops.size() != 4) {
     return absl::InvalidArgumentError("scaled-dot takes four operands");
   }
-  const DotDimensionNumbers dnums = instr.dot_dimension_numbers.value_or(DotDimensionNumbers{});
+  const DotDimensionNumbers dnums =
+      instr.attrs().dot_dimension_numbers.value_or(DotDimensionNumbers{});
   HLOVM_ASSIGN_OR_RETURN(ScaledDotPlan plan,
                          MakeScaledDotPlan(instr.operand(0)->shape(), instr.operand(1)->shape(),
                                            instr.operand(2)->shape(), instr.operand(3)->shape(),
@@ -137,10 +141,10 @@ absl::Status LowerScaledDot(FunctionBuilder& b, const HloInstruction& instr,
   spec.out = {out};
   spec.cost = std::max<int64_t>(plan.flops(), b.function().regs[out].bytes);
   spec.mnemonic = "scaled-dot";
-  spec.variant = absl::StrCat("dequantised to ",
-                              plan.lhs.active ? std::string(ElementTypeName(plan.lhs.type)) : "-", "/",
-                              plan.rhs.active ? std::string(ElementTypeName(plan.rhs.type)) : "-",
-                              " m=", plan.dot.dims.m, " k=", plan.dot.dims.k, " n=", plan.dot.dims.n);
+  spec.variant = absl::StrCat(
+      "dequantised to ", plan.lhs.active ? std::string(ElementTypeName(plan.lhs.type)) : "-", "/",
+      plan.rhs.active ? std::string(ElementTypeName(plan.rhs.type)) : "-", " m=", plan.dot.dims.m,
+      " k=", plan.dot.dims.k, " n=", plan.dot.dims.n);
   spec.plan = b.program().AddPlan(std::move(plan));
   b.Emit(&instr, std::move(spec));
   result->push_back(out);

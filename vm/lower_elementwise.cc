@@ -177,7 +177,8 @@ absl::Status LowerElementwise(FunctionBuilder& b, const HloInstruction& instr,
       break;
     case ElementwiseKernel::kReducePrecision:
       spec.handler = &ReducePrecisionHandler;
-      spec.plan = b.program().AddPlan(ReducePrecisionPlan{k.reduce_precision, n, chunk, k.out_size});
+      spec.plan =
+          b.program().AddPlan(ReducePrecisionPlan{k.reduce_precision, n, chunk, k.out_size});
       break;
     case ElementwiseKernel::kBinary:
       spec.handler = &BinaryHandler;
@@ -215,14 +216,16 @@ absl::StatusOr<ElementwiseKernel> SelectElementwiseKernel(const HloInstruction& 
   if (opcode == HloOpcode::kConvert) {
     k.kind = ElementwiseKernel::kUnary;
     HLOVM_ASSIGN_OR_RETURN(k.unary, SelectConvertKernel(from, rt));
-    k.variant = absl::StrCat(std::string(ElementTypeName(from)), "->", std::string(ElementTypeName(rt)));
+    k.variant =
+        absl::StrCat(std::string(ElementTypeName(from)), "->", std::string(ElementTypeName(rt)));
   } else if (opcode == HloOpcode::kReducePrecision) {
     k.kind = ElementwiseKernel::kReducePrecision;
-    HLOVM_ASSIGN_OR_RETURN(k.reduce_precision,
-                           SelectReducePrecisionKernel(rt, static_cast<int>(instr.exponent_bits),
-                                                       static_cast<int>(instr.mantissa_bits)));
-    k.variant = absl::StrCat(std::string(ElementTypeName(rt)), " e", instr.exponent_bits, "m",
-                             instr.mantissa_bits);
+    HLOVM_ASSIGN_OR_RETURN(
+        k.reduce_precision,
+        SelectReducePrecisionKernel(rt, static_cast<int>(instr.attrs().exponent_bits),
+                                    static_cast<int>(instr.attrs().mantissa_bits)));
+    k.variant = absl::StrCat(std::string(ElementTypeName(rt)), " e", instr.attrs().exponent_bits,
+                             "m", instr.attrs().mantissa_bits);
   } else if (family == OpFamily::kUnary) {
     k.kind = ElementwiseKernel::kUnary;
     HLOVM_ASSIGN_OR_RETURN(k.unary, SelectUnaryKernel(opcode, from, rt));

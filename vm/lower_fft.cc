@@ -39,14 +39,14 @@ absl::Status LowerFft(FunctionBuilder& b, const HloInstruction& instr,
   }
   const Shape& in_shape = instr.operand(0)->shape();
   const Shape& out_shape = instr.shape();
-  const int rank = static_cast<int>(instr.fft_length.size());
+  const int rank = static_cast<int>(instr.attrs().fft_length.size());
   if (rank < 1 || rank > 3 || in_shape.rank() < rank || !out_shape.IsArray()) {
     return absl::InvalidArgumentError("fft needs fft_length of 1-3 dimensions within the operand");
   }
   FftKernelSpec spec;
-  spec.type = instr.fft_type;
+  spec.type = instr.attrs().fft_type;
   spec.rank = rank;
-  for (int i = 0; i < rank; ++i) spec.length[i] = instr.fft_length[i];
+  for (int i = 0; i < rank; ++i) spec.length[i] = instr.attrs().fft_length[i];
   const ElementType real_or_complex = spec.type == FftType::kRfft ? in_shape.element_type()
                                                                     : out_shape.element_type();
   const ElementType t = spec.type == FftType::kIrfft ? out_shape.element_type() : real_or_complex;
@@ -56,15 +56,15 @@ absl::Status LowerFft(FunctionBuilder& b, const HloInstruction& instr,
     case ElementType::kC128:
     case ElementType::kF64: spec.single = false; break;
     default:
-      return absl::UnimplementedError(
-          absl::StrCat("fft of ", std::string(ElementTypeName(in_shape.element_type())), " is not supported"));
+      return absl::UnimplementedError(absl::StrCat(
+          "fft of ", std::string(ElementTypeName(in_shape.element_type())), " is not supported"));
   }
   spec.batch = 1;
   for (int64_t i = 0; i < in_shape.rank() - rank; ++i) spec.batch *= in_shape.dimensions()[i];
   HLOVM_ASSIGN_OR_RETURN(std::unique_ptr<FftKernel> kernel, FftKernel::Create(spec));
   const int64_t elems_in = in_shape.element_count(), elems_out = out_shape.element_count();
-  if (kernel->chunks() > 0 &&
-      (elems_in != spec.batch * kernel->in_elems() || elems_out != spec.batch * kernel->out_elems())) {
+  if (kernel->chunks() > 0 && (elems_in != spec.batch * kernel->in_elems() ||
+                               elems_out != spec.batch * kernel->out_elems())) {
     return absl::InvalidArgumentError("fft operand or result shape does not match fft_length");
   }
   HLOVM_ASSIGN_OR_RETURN(ValueDesc outs, b.NewOwnedValue(out_shape));

@@ -50,15 +50,15 @@ bool GatherHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
 
 absl::Status LowerGather(FunctionBuilder& b, const HloInstruction& instr,
                          absl::Span<const ValueDesc* const> ops, ValueDesc* result) {
-  if (!instr.gather_dimension_numbers.has_value() || instr.operand_count() != 2 ||
+  if (!instr.attrs().gather_dimension_numbers.has_value() || instr.operand_count() != 2 ||
       ops[0]->size() != 1 || ops[1]->size() != 1) {
     return absl::InvalidArgumentError("gather needs two array operands and dimension numbers");
   }
   const Shape& operand = instr.operand(0)->shape();
   const Shape& indices = instr.operand(1)->shape();
   HLOVM_ASSIGN_OR_RETURN(GatherPlan plan,
-                         MakeGatherPlan(operand, indices, *instr.gather_dimension_numbers,
-                                        instr.gather_slice_sizes, instr.shape()));
+                         MakeGatherPlan(operand, indices, *instr.attrs().gather_dimension_numbers,
+                                        instr.attrs().gather_slice_sizes, instr.shape()));
   HLOVM_ASSIGN_OR_RETURN(Reg out, b.NewReg(RegKind::kOwned, instr.shape()));
   const int64_t bytes = b.function().regs[out].bytes;
   const int64_t window_bytes = std::max<int64_t>(1, plan.windows.window_elems * plan.elem_size);
@@ -217,7 +217,7 @@ bool IsAssignCombiner(const HloComputation& computation, int num) {
 absl::Status LowerScatter(FunctionBuilder& b, const HloInstruction& instr,
                           absl::Span<const ValueDesc* const> ops, ValueDesc* result) {
   const int64_t count = instr.operand_count();
-  if (!instr.scatter_dimension_numbers.has_value() || count < 3 || count % 2 == 0 ||
+  if (!instr.attrs().scatter_dimension_numbers.has_value() || count < 3 || count % 2 == 0 ||
       instr.to_apply() == nullptr) {
     return absl::InvalidArgumentError(
         "scatter needs operands, indices, updates, dimension numbers and a computation");
@@ -230,8 +230,9 @@ absl::Status LowerScatter(FunctionBuilder& b, const HloInstruction& instr,
   const Shape& operand = instr.operand(0)->shape();
   const Shape& indices = instr.operand(n)->shape();
   const Shape& updates = instr.operand(n + 1)->shape();
-  HLOVM_ASSIGN_OR_RETURN(ScatterPlan scatter, MakeScatterPlan(operand, indices, updates,
-                                                              *instr.scatter_dimension_numbers));
+  HLOVM_ASSIGN_OR_RETURN(
+      ScatterPlan scatter,
+      MakeScatterPlan(operand, indices, updates, *instr.attrs().scatter_dimension_numbers));
   ScatterVmPlan plan;
   plan.scatter = std::move(scatter);
   plan.num = n;
@@ -276,7 +277,8 @@ absl::Status LowerScatter(FunctionBuilder& b, const HloInstruction& instr,
     const int64_t update_elems = plan.scatter.windows.batch_count *
                                  plan.scatter.windows.window_elems;
     if (update_elems >= kScatterCallParallelElements) {
-      plan.parts = std::min<int64_t>(kScatterCallParts, std::max<int64_t>(1, operand.element_count()));
+      plan.parts =
+          std::min<int64_t>(kScatterCallParts, std::max<int64_t>(1, operand.element_count()));
       absl::StrAppend(&combine, " parts=", plan.parts);
     }
   }

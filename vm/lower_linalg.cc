@@ -46,10 +46,11 @@ absl::Status LowerTriangularSolve(FunctionBuilder& b, const HloInstruction& inst
   if (instr.operand_count() != 2 || ops[0]->size() != 1 || ops[1]->size() != 1) {
     return absl::InvalidArgumentError("triangular-solve takes two array operands");
   }
-  HLOVM_ASSIGN_OR_RETURN(TriangularSolvePlan plan,
-                         MakeTriangularSolvePlan(instr.operand(0)->shape(), instr.operand(1)->shape(),
-                                                 instr.left_side, instr.lower, instr.unit_diagonal,
-                                                 instr.transpose_a));
+  HLOVM_ASSIGN_OR_RETURN(
+      TriangularSolvePlan plan,
+      MakeTriangularSolvePlan(instr.operand(0)->shape(), instr.operand(1)->shape(),
+                              instr.attrs().left_side, instr.attrs().lower,
+                              instr.attrs().unit_diagonal, instr.attrs().transpose_a));
   HLOVM_ASSIGN_OR_RETURN(Reg out, b.NewReg(RegKind::kOwned, instr.shape()));
   FunctionBuilder::EmitSpec spec;
   spec.handler = &TriangularSolveHandler;
@@ -73,7 +74,8 @@ absl::Status LowerCholesky(FunctionBuilder& b, const HloInstruction& instr,
   if (instr.operand_count() != 1 || ops[0]->size() != 1) {
     return absl::InvalidArgumentError("cholesky takes one array operand");
   }
-  HLOVM_ASSIGN_OR_RETURN(CholeskyPlan plan, MakeCholeskyPlan(instr.operand(0)->shape(), instr.lower));
+  HLOVM_ASSIGN_OR_RETURN(CholeskyPlan plan,
+                         MakeCholeskyPlan(instr.operand(0)->shape(), instr.attrs().lower));
   HLOVM_ASSIGN_OR_RETURN(Reg out, b.NewReg(RegKind::kOwned, instr.shape()));
   FunctionBuilder::EmitSpec spec;
   spec.handler = &CholeskyHandler;

@@ -107,11 +107,13 @@ absl::Status LowerBatchNorm(FunctionBuilder& b, const HloInstruction& instr,
     return absl::InvalidArgumentError(absl::StrCat(name, " takes ", want_in, " operands"));
   }
   for (const ValueDesc* v : ops) {
-    if (v->size() != 1) return absl::InvalidArgumentError(absl::StrCat(name, " operands must be arrays"));
+    if (v->size() != 1)
+      return absl::InvalidArgumentError(absl::StrCat(name, " operands must be arrays"));
   }
   const Shape& x = instr.operand(0)->shape();
-  if (instr.feature_index < 0 || instr.feature_index >= x.rank()) {
-    return absl::InvalidArgumentError(absl::StrCat(name, ": feature_index ", instr.feature_index,
+  if (instr.attrs().feature_index < 0 || instr.attrs().feature_index >= x.rank()) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": feature_index ",
+                                                   instr.attrs().feature_index,
                                                    " is outside the operand's rank ", x.rank()));
   }
   if (!BatchNormSupports(x.element_type())) {
@@ -120,8 +122,8 @@ absl::Status LowerBatchNorm(FunctionBuilder& b, const HloInstruction& instr,
   }
   NormVmPlan plan;
   plan.type = x.element_type();
-  plan.geometry = MakeBatchNormGeometry(x, instr.feature_index);
-  plan.epsilon = instr.epsilon;
+  plan.geometry = MakeBatchNormGeometry(x, instr.attrs().feature_index);
+  plan.epsilon = instr.attrs().epsilon;
   const int64_t bytes = x.element_count() * ByteWidth(x.element_type()) * (want_in == 5 ? 3 : 2);
   const int64_t feature_bytes =
       std::max<int64_t>(1, plan.geometry.per_feature() * ByteWidth(x.element_type()));
@@ -149,10 +151,11 @@ absl::Status LowerBatchNorm(FunctionBuilder& b, const HloInstruction& instr,
   spec.out = outs;
   spec.cost = bytes;
   spec.mnemonic = name;
-  spec.variant = absl::StrCat(std::string(ElementTypeName(plan.type)), " outer=", plan.geometry.outer,
-                              " features=", plan.geometry.features, " inner=", plan.geometry.inner,
-                              plan.rows ? " rows/chunk=" : " features/chunk=",
-                              plan.rows ? plan.rows_per_chunk : plan.features_per_chunk);
+  spec.variant =
+      absl::StrCat(std::string(ElementTypeName(plan.type)), " outer=", plan.geometry.outer,
+                   " features=", plan.geometry.features, " inner=", plan.geometry.inner,
+                   plan.rows ? " rows/chunk=" : " features/chunk=",
+                   plan.rows ? plan.rows_per_chunk : plan.features_per_chunk);
   spec.plan = b.program().AddPlan(std::move(plan));
   b.Emit(&instr, std::move(spec));
   for (Reg r : outs) result->push_back(r);

@@ -198,8 +198,8 @@ absl::Status CheckOperands(const HloInstruction& instr, absl::Span<const ValueDe
   }
   *num = static_cast<int>(count / 2);
   if (*num > kMaxOperands) {
-    return absl::UnimplementedError(absl::StrCat(std::string(HloOpcodeName(instr.opcode())), " with more than ",
-                                                 kMaxOperands, " operands"));
+    return absl::UnimplementedError(absl::StrCat(std::string(HloOpcodeName(instr.opcode())),
+                                                 " with more than ", kMaxOperands, " operands"));
   }
   for (const ValueDesc* op : ops) {
     if (op->size() != 1) return absl::InvalidArgumentError("reduce operands must be arrays");
@@ -260,7 +260,8 @@ absl::Status LowerReduce(FunctionBuilder& b, const HloInstruction& instr,
     if (!g.runs) {
       plan.col_block = std::max<int64_t>(1, std::min<int64_t>(g.inner, 4096 * 4 / es));
       plan.col_blocks = (g.inner + plan.col_block - 1) / plan.col_block;
-      const int64_t unit_bytes = std::max<int64_t>(1, plan.col_block * es * std::max<int64_t>(1, g.red_count));
+      const int64_t unit_bytes =
+          std::max<int64_t>(1, plan.col_block * es * std::max<int64_t>(1, g.red_count));
       plan.units_per_task = std::max<int64_t>(1, kChunkBytes / unit_bytes);
     } else {
       plan.identity.resize(es);
@@ -274,15 +275,16 @@ absl::Status LowerReduce(FunctionBuilder& b, const HloInstruction& instr,
       plan.outs_per_task = std::max<int64_t>(1, kChunkBytes / per_out);
     }
     spec.handler = &ReduceHandler;
-    spec.variant = absl::StrCat(TypeName(operand), " ", std::string(HloOpcodeName(*single)), " ", dims_text,
-                                how, plan.fold != nullptr ? " fold" : "",
+    spec.variant = absl::StrCat(TypeName(operand), " ", std::string(HloOpcodeName(*single)), " ",
+                                dims_text, how, plan.fold != nullptr ? " fold" : "",
                                 !g.runs && plan.fold4 != nullptr ? " fold4" : "");
     spec.plan = b.program().AddPlan(std::move(plan));
   } else {
     ReduceCallPlan plan;
     plan.g = g;
     plan.num = n;
-    for (int i = 0; i < n; ++i) plan.elem_size.push_back(ByteWidth(instr.operand(i)->shape().element_type()));
+    for (int i = 0; i < n; ++i)
+      plan.elem_size.push_back(ByteWidth(instr.operand(i)->shape().element_type()));
     HLOVM_ASSIGN_OR_RETURN(plan.fn, b.compiler().CompileFunction(computation, false));
     if (static_cast<int>(plan.fn->param_regs.size()) != 2 * n ||
         static_cast<int>(plan.fn->result_regs.size()) != n) {
@@ -360,7 +362,7 @@ std::optional<RowReduce> SelectColumnReduce(const HloInstruction& reduce) {
 
 std::optional<WindowReduce> SelectWindowRows(const HloInstruction& reduce_window) {
   if (reduce_window.opcode() != HloOpcode::kReduceWindow || reduce_window.operand_count() != 2 ||
-      !reduce_window.window.has_value() || !reduce_window.shape().IsArray() ||
+      !reduce_window.attrs().window.has_value() || !reduce_window.shape().IsArray() ||
       reduce_window.to_apply() == nullptr) {
     return std::nullopt;
   }
@@ -370,7 +372,7 @@ std::optional<WindowReduce> SelectWindowRows(const HloInstruction& reduce_window
   if (!single.has_value()) return std::nullopt;
   auto op = SelectBinaryKernel(*single, type, type);
   auto g = MakeWindowGeometry(operand.dimensions(), reduce_window.shape().dimensions(),
-                              *reduce_window.window);
+                              *reduce_window.attrs().window);
   if (!op.ok() || !g.ok()) return std::nullopt;
   std::optional<WindowRowView> rows = MatchWindowRows(*g);
   if (!rows.has_value()) return std::nullopt;
@@ -562,7 +564,8 @@ bool WindowHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
           const int64_t q = (o * s.n + j) * s.inner + c;
           const int64_t prev = j == 0 ? -1 : q - s.inner;
           for (int i = 0; i < n; ++i) {
-            const uint8_t* src = prev < 0 ? regs[instr.in[n + i]] : regs[instr.out[i]] + prev * p.elem_size[i];
+            const uint8_t* src =
+                prev < 0 ? regs[instr.in[n + i]] : regs[instr.out[i]] + prev * p.elem_size[i];
             std::memcpy(regs[instr.out[i]] + q * p.elem_size[i], src, p.elem_size[i]);
           }
           if (!fold(q, q)) {
@@ -601,7 +604,8 @@ absl::Status LowerReduceWindow(FunctionBuilder& b, const HloInstruction& instr,
                                absl::Span<const ValueDesc* const> ops, ValueDesc* result) {
   int n = 0;
   HLOVM_RETURN_IF_ERROR(CheckOperands(instr, ops, &n));
-  if (!instr.window.has_value()) return absl::InvalidArgumentError("reduce-window needs a window");
+  if (!instr.attrs().window.has_value())
+    return absl::InvalidArgumentError("reduce-window needs a window");
   const Shape& operand = instr.operand(0)->shape();
   const ElementType type = operand.element_type();
   std::vector<const Shape*> leaves;
@@ -611,11 +615,12 @@ absl::Status LowerReduceWindow(FunctionBuilder& b, const HloInstruction& instr,
   }
   WindowPlan plan;
   HLOVM_ASSIGN_OR_RETURN(plan.g, MakeWindowGeometry(operand.dimensions(), leaves[0]->dimensions(),
-                                                    *instr.window));
+                                                    *instr.attrs().window));
   plan.num = n;
-  for (int i = 0; i < n; ++i) plan.elem_size.push_back(ByteWidth(instr.operand(i)->shape().element_type()));
+  for (int i = 0; i < n; ++i)
+    plan.elem_size.push_back(ByteWidth(instr.operand(i)->shape().element_type()));
   if (leaves[0]->dimensions() == operand.dimensions()) {
-    plan.scan = MatchCumulativeWindow(operand.dimensions(), *instr.window);
+    plan.scan = MatchCumulativeWindow(operand.dimensions(), *instr.attrs().window);
   }
   const HloComputation& computation = *instr.to_apply();
   std::optional<HloOpcode> single = n == 1 ? SingleOpReducer(computation, type) : std::nullopt;
@@ -657,7 +662,8 @@ absl::Status LowerReduceWindow(FunctionBuilder& b, const HloInstruction& instr,
       plan.rows = MatchWindowRows(plan.g);
       if (plan.rows.has_value()) {
         plan.outs_per_task = std::max<int64_t>(
-            1, 16384 / std::max<int64_t>(1, plan.rows->row * std::max<int64_t>(1, plan.g.window_count)));
+            1, 16384 / std::max<int64_t>(
+                           1, plan.rows->row * std::max<int64_t>(1, plan.g.window_count)));
         how += absl::StrCat(" rows of ", plan.rows->row);
       }
     }
@@ -776,19 +782,20 @@ bool SelectScatterHandler(const Instr& instr, uint8_t* const* regs, ExecContext&
 absl::Status LowerSelectAndScatter(FunctionBuilder& b, const HloInstruction& instr,
                                    absl::Span<const ValueDesc* const> ops, ValueDesc* result) {
   if (instr.operand_count() != 3 || instr.called_computations().size() != 2 ||
-      !instr.window.has_value()) {
+      !instr.attrs().window.has_value()) {
     return absl::InvalidArgumentError(
         "select-and-scatter needs operand, source, init, a window and two computations");
   }
   for (const ValueDesc* op : ops) {
-    if (op->size() != 1) return absl::InvalidArgumentError("select-and-scatter operands must be arrays");
+    if (op->size() != 1)
+      return absl::InvalidArgumentError("select-and-scatter operands must be arrays");
   }
   const Shape& operand = instr.operand(0)->shape();
   const Shape& source = instr.operand(1)->shape();
   const ElementType type = operand.element_type();
   SelectScatterPlan plan;
   HLOVM_ASSIGN_OR_RETURN(plan.g, MakeWindowGeometry(operand.dimensions(), source.dimensions(),
-                                                    *instr.window));
+                                                    *instr.attrs().window));
   plan.elem_size = ByteWidth(type);
   plan.source_size = ByteWidth(source.element_type());
   plan.out_count = operand.element_count();

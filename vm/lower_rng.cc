@@ -64,7 +64,7 @@ absl::Status LowerRngBitGenerator(FunctionBuilder& b, const HloInstruction& inst
         "sub-byte types are not supported).",
         ElementTypeName(et)));
   }
-  const RngBitsAlgorithm algorithm = instr.rng_algorithm == RngAlgorithm::kThreeFry
+  const RngBitsAlgorithm algorithm = instr.attrs().rng_algorithm == RngAlgorithm::kThreeFry
                                          ? RngBitsAlgorithm::kThreeFry
                                          : RngBitsAlgorithm::kPhilox;
   HLOVM_ASSIGN_OR_RETURN(RngBitsPlan plan,
@@ -145,7 +145,7 @@ absl::Status LowerRngGetAndUpdateState(FunctionBuilder& b, const HloInstruction&
     return absl::InvalidArgumentError(
         absl::StrFormat("rng-get-and-update-state returns u64[2], got %s.", ShapeText(out)));
   }
-  if (instr.rng_delta < 0) {
+  if (instr.attrs().rng_delta < 0) {
     return absl::InvalidArgumentError("rng-get-and-update-state needs delta >= 0.");
   }
   HLOVM_ASSIGN_OR_RETURN(Reg reg, b.NewReg(RegKind::kOwned, out));
@@ -154,10 +154,10 @@ absl::Status LowerRngGetAndUpdateState(FunctionBuilder& b, const HloInstruction&
   spec.out = {reg};
   spec.cost = 1;
   spec.mnemonic = "rng-get-and-update-state";
-  spec.variant = absl::StrCat("delta=", instr.rng_delta);
+  spec.variant = absl::StrCat("delta=", instr.attrs().rng_delta);
   spec.side_effect = true;
   spec.plan = b.program().AddPlan(
-      RngStatePlan{StateOf(&b.program()), static_cast<uint64_t>(instr.rng_delta)});
+      RngStatePlan{StateOf(&b.program()), static_cast<uint64_t>(instr.attrs().rng_delta)});
   b.Emit(&instr, std::move(spec));
   result->push_back(reg);
   return absl::OkStatus();
@@ -201,8 +201,8 @@ absl::Status LowerRng(FunctionBuilder& b, const HloInstruction& instr,
           "rng's parameters must be scalars of the result's element type, got %s.", ShapeText(s)));
     }
   }
-  HLOVM_ASSIGN_OR_RETURN(RngDistPlan dist,
-                         MakeRngDistPlan(instr.distribution, out.element_type(), out.dimensions()));
+  HLOVM_ASSIGN_OR_RETURN(RngDistPlan dist, MakeRngDistPlan(instr.attrs().distribution,
+                                                           out.element_type(), out.dimensions()));
   HLOVM_ASSIGN_OR_RETURN(Reg reg, b.NewReg(RegKind::kOwned, out));
   FunctionBuilder::EmitSpec spec;
   spec.handler = &RngHandler;
@@ -210,9 +210,9 @@ absl::Status LowerRng(FunctionBuilder& b, const HloInstruction& instr,
   spec.out = {reg};
   spec.cost = dist.elements * 20;
   spec.mnemonic = "rng";
-  spec.variant =
-      absl::StrCat(instr.distribution == RandomDistribution::kNormal ? "normal " : "uniform ",
-                   std::string(ElementTypeName(out.element_type())));
+  spec.variant = absl::StrCat(
+      instr.attrs().distribution == RandomDistribution::kNormal ? "normal " : "uniform ",
+      std::string(ElementTypeName(out.element_type())));
   spec.side_effect = true;
   spec.plan = b.program().AddPlan(RngOpPlan{dist, StateOf(&b.program())});
   b.Emit(&instr, std::move(spec));

@@ -224,8 +224,9 @@ absl::Status LowerPad(FunctionBuilder& b, const HloInstruction& instr,
                       absl::Span<const ValueDesc* const> ops, ValueDesc* result) {
   const Shape& in = instr.operand(0)->shape();
   HLOVM_RETURN_IF_ERROR(NeedArray(in, "pad operand"));
-  if (!instr.padding.has_value()) return absl::InvalidArgumentError("pad needs padding=");
-  HLOVM_ASSIGN_OR_RETURN(PadPlan p, MakePadPlan(ElemSize(in), in.dimensions(), *instr.padding));
+  if (!instr.attrs().padding.has_value()) return absl::InvalidArgumentError("pad needs padding=");
+  HLOVM_ASSIGN_OR_RETURN(PadPlan p,
+                         MakePadPlan(ElemSize(in), in.dimensions(), *instr.attrs().padding));
   HLOVM_ASSIGN_OR_RETURN(Reg out, b.NewReg(RegKind::kOwned, instr.shape()));
   const int64_t bytes = b.function().regs[out].bytes;
   FunctionBuilder::EmitSpec spec;
@@ -235,8 +236,9 @@ absl::Status LowerPad(FunctionBuilder& b, const HloInstruction& instr,
   spec.cost = bytes + b.function().regs[(*ops[0])[0]].bytes;
   spec.mnemonic = "pad";
   std::vector<std::string> cfg;
-  for (const PaddingDimension& d : *instr.padding) {
-    cfg.push_back(absl::StrCat(d.low, "_", d.high, d.interior != 0 ? absl::StrCat("_", d.interior) : ""));
+  for (const PaddingDimension& d : *instr.attrs().padding) {
+    cfg.push_back(
+        absl::StrCat(d.low, "_", d.high, d.interior != 0 ? absl::StrCat("_", d.interior) : ""));
   }
   spec.variant = absl::StrCat(TypeName(in), " ", absl::StrJoin(cfg, "x"));
   const int64_t rows = p.rows();
@@ -325,7 +327,7 @@ absl::Status LowerDynamicSliceOrUpdate(FunctionBuilder& b, const HloInstruction&
     }
     sizes.assign(u.dimensions().begin(), u.dimensions().end());
   } else {
-    sizes = instr.dynamic_slice_sizes;
+    sizes = instr.attrs().dynamic_slice_sizes;
   }
   const int es = ElemSize(in);
   HLOVM_ASSIGN_OR_RETURN(DynamicSlicePlan d,

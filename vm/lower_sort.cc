@@ -214,7 +214,7 @@ absl::Status LowerSort(FunctionBuilder& b, const HloInstruction& instr,
   const int64_t dim = instr.dimensions[0];
   SortVmPlan plan;
   plan.fast_plan.geometry = MakeSortGeometry(shape, dim);
-  plan.fast_plan.is_stable = instr.is_stable;
+  plan.fast_plan.is_stable = instr.attrs().is_stable;
   int64_t row_bytes = 0;
   for (int i = 0; i < num; ++i) {
     const Shape& s = instr.operand(i)->shape();
@@ -240,15 +240,19 @@ absl::Status LowerSort(FunctionBuilder& b, const HloInstruction& instr,
     f.float_compare = ElementTypeKind(f.key_type) == TypeKind::kFloat &&
                       m->type != ComparisonType::kTotalOrder;
     f.canonical = canonical.has_value();
-    variant = absl::StrCat("keys ", std::string(ElementTypeName(f.key_type)), f.descending ? " GT" : " LT",
-                           f.canonical ? " canonical" : f.float_compare ? "" : " total", " key=", f.key_operand);
+    variant = absl::StrCat("keys ", std::string(ElementTypeName(f.key_type)),
+                           f.descending ? " GT" : " LT",
+                           f.canonical       ? " canonical"
+                           : f.float_compare ? ""
+                                             : " total",
+                           " key=", f.key_operand);
   } else {
     HLOVM_ASSIGN_OR_RETURN(plan.comparator, b.compiler().CompileFunction(comparator, false));
     if (static_cast<int>(plan.comparator->param_regs.size()) != 2 * num ||
         plan.comparator->result_regs.size() != 1) {
       return absl::InvalidArgumentError("sort comparator must take 2N scalars and return pred");
     }
-    variant = absl::StrCat("call ", comparator.name(), instr.is_stable ? " stable" : "");
+    variant = absl::StrCat("call ", comparator.name(), instr.attrs().is_stable ? " stable" : "");
   }
   const int64_t rows = plan.fast_plan.geometry.rows();
   plan.rows_per_chunk = RowsPerChunk(rows, row_bytes, rows * row_bytes);
@@ -305,11 +309,12 @@ absl::Status LowerTopK(FunctionBuilder& b, const HloInstruction& instr,
   plan.topk.rows = plan.topk.n == 0 ? 0 : shape.element_count() / plan.topk.n;
   if (plan.topk.n == 0) {
     plan.topk.rows = 1;
-    for (size_t i = 0; i + 1 < shape.dimensions().size(); ++i) plan.topk.rows *= shape.dimensions()[i];
+    for (size_t i = 0; i + 1 < shape.dimensions().size(); ++i)
+      plan.topk.rows *= shape.dimensions()[i];
   }
-  plan.topk.k = instr.k;
-  plan.topk.largest = instr.largest;
-  if (instr.k < 0 || instr.k > plan.topk.n) {
+  plan.topk.k = instr.attrs().k;
+  plan.topk.largest = instr.attrs().largest;
+  if (instr.attrs().k < 0 || instr.attrs().k > plan.topk.n) {
     return absl::InvalidArgumentError("topk k must lie in [0, size of the last dimension]");
   }
   const int64_t row_bytes = plan.topk.n * ByteWidth(shape.element_type()) * 4;
@@ -390,7 +395,8 @@ bool ScanHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
     for (int k = 0; k < no; ++k) {
       CopySliceIn(p.outputs[k], p.length, call.result(k), i, regs[instr.out[k]]);
     }
-    for (int c = 0; c < nc; ++c) std::memmove(next[c].data(), call.result(no + c), p.carry_bytes[c]);
+    for (int c = 0; c < nc; ++c)
+      std::memmove(next[c].data(), call.result(no + c), p.carry_bytes[c]);
     for (int c = 0; c < nc; ++c) {
       std::memcpy(regs[instr.out[no + c]], next[c].data(), p.carry_bytes[c]);
     }
@@ -411,7 +417,7 @@ ScanArray MakeScanArray(const Shape& s, int64_t dim) {
 absl::Status LowerScan(FunctionBuilder& b, const HloInstruction& instr,
                        absl::Span<const ValueDesc* const> ops, ValueDesc* result) {
   const int64_t count = instr.operand_count();
-  const int64_t nc = instr.num_carries;
+  const int64_t nc = instr.attrs().num_carries;
   if (instr.to_apply() == nullptr || instr.dimensions.size() != 1 || nc < 0 || nc > count) {
     return absl::InvalidArgumentError("scan needs a body, one dimension and num_carries");
   }
@@ -421,7 +427,7 @@ absl::Status LowerScan(FunctionBuilder& b, const HloInstruction& instr,
   ScanVmPlan plan;
   plan.num_carries = static_cast<int>(nc);
   plan.num_inputs = static_cast<int>(count - nc);
-  plan.reverse = instr.is_reverse;
+  plan.reverse = instr.attrs().is_reverse;
   const int64_t dim = instr.dimensions[0];
   std::vector<const Shape*> leaves;
   FlattenShape(instr.shape(), &leaves);

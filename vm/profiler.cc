@@ -190,29 +190,33 @@ InstructionCost EstimateCost(const HloInstruction& instr) {
       break;
     case OpFamily::kReduce:
       if (op == HloOpcode::kReduce) {
-        for (const HloInstruction* operand : instr.operands()) cost.flops += Elements(operand->shape());
+        for (const HloInstruction* operand : instr.operands())
+          cost.flops += Elements(operand->shape());
         cost.flops /= 2;  // the operands are inputs and their init values
-      } else if (instr.window.has_value()) {
+      } else if (instr.attrs().window.has_value()) {
         double window = 1;
-        for (const WindowDimension& d : *instr.window) window *= static_cast<double>(d.size);
+        for (const WindowDimension& d : *instr.attrs().window)
+          window *= static_cast<double>(d.size);
         cost.flops = out * window;
       }
       break;
     case OpFamily::kDot:
-      if (op == HloOpcode::kDot && instr.dot_dimension_numbers.has_value() &&
+      if (op == HloOpcode::kDot && instr.attrs().dot_dimension_numbers.has_value() &&
           instr.operand_count() >= 1) {
         double contracted = 1;
         const Shape& lhs = instr.operands()[0]->shape();
-        for (int64_t d : instr.dot_dimension_numbers->lhs_contracting_dimensions) {
+        for (int64_t d : instr.attrs().dot_dimension_numbers->lhs_contracting_dimensions) {
           if (d >= 0 && d < lhs.rank()) contracted *= static_cast<double>(lhs.dimensions(d));
         }
         cost.flops = 2 * out * contracted;
-      } else if (op == HloOpcode::kConvolution && instr.convolution_dimension_numbers.has_value() &&
+      } else if (op == HloOpcode::kConvolution &&
+                 instr.attrs().convolution_dimension_numbers.has_value() &&
                  instr.operand_count() >= 2) {
         // Each output element sums over the kernel's elements of one output
         // feature (the input features of its group times the window).
         const Shape& rhs = instr.operands()[1]->shape();
-        const int64_t of = instr.convolution_dimension_numbers->kernel_output_feature_dimension;
+        const int64_t of =
+            instr.attrs().convolution_dimension_numbers->kernel_output_feature_dimension;
         const double per_feature =
             of >= 0 && of < rhs.rank() && rhs.dimensions(of) > 0
                 ? Elements(rhs) / static_cast<double>(rhs.dimensions(of))
@@ -364,10 +368,9 @@ std::vector<ProfileRow> AggregateProfile(const std::vector<ProfileEvent>& events
       case ProfileGrouping::kInstruction: {
         key = e.hlo->name();
         const OpMetadata m = GetOpMetadata(*e.hlo);
-        detail = absl::StrCat(e.fused != nullptr ? absl::StrCat("fusion of ", e.fused->ops, " ops to ")
-                                                 : "",
-                              std::string(HloOpcodeName(e.hlo->opcode())), " ",
-                              e.hlo->shape().ToString(false));
+        detail = absl::StrCat(
+            e.fused != nullptr ? absl::StrCat("fusion of ", e.fused->ops, " ops to ") : "",
+            std::string(HloOpcodeName(e.hlo->opcode())), " ", e.hlo->shape().ToString(false));
         if (!m.op_name.empty()) absl::StrAppend(&detail, "  ", m.op_name);
         if (const std::string loc = m.SourceLocation(); !loc.empty()) {
           absl::StrAppend(&detail, "  ", loc);
@@ -486,7 +489,8 @@ std::string ChromeTraceJson(const std::vector<ProfileEvent>& events,
     auto [it, inserted] = info.try_emplace(e.hlo);
     if (inserted) it->second = {CostOf(e), GetOpMetadata(*e.hlo).op_name};
     out.append(",\"cat\":");
-    AppendJsonString(&out, e.fused != nullptr ? std::string_view("fusion") : HloOpcodeName(e.hlo->opcode()));
+    AppendJsonString(
+        &out, e.fused != nullptr ? std::string_view("fusion") : HloOpcodeName(e.hlo->opcode()));
     out.append(",\"args\":{\"shape\":");
     AppendJsonString(&out, e.hlo->shape().ToString(false));
     absl::StrAppend(&out, ",\"bytes\":", static_cast<int64_t>(it->second.first.bytes),
