@@ -1,6 +1,7 @@
 #include "passes/ir_util.h"
 
 #include <algorithm>
+#include <array>
 #include <optional>
 #include <utility>
 
@@ -9,30 +10,51 @@
 
 namespace hlovm::passes {
 
+namespace {
+
+// Per opcode: 0 no effect, 1 an effect, 2 an effect where the custom call
+// says so.
+std::array<uint8_t, HloOpcodeCount()> EffectByOpcode() {
+  std::array<uint8_t, HloOpcodeCount()> table{};
+  for (int k = 0; k < HloOpcodeCount(); ++k) {
+    const HloOpcode op = static_cast<HloOpcode>(k);
+    bool effect = HloOpcodeHasSideEffect(op) || HloOpcodeFamily(op) == OpFamily::kCollective;
+    switch (op) {
+      case HloOpcode::kRng:
+      case HloOpcode::kRngBitGenerator:
+      case HloOpcode::kRngGetAndUpdateState:
+      case HloOpcode::kOptimizationBarrier:
+      case HloOpcode::kInfeed:
+      case HloOpcode::kOutfeed:
+      case HloOpcode::kSend:
+      case HloOpcode::kSendDone:
+      case HloOpcode::kRecv:
+      case HloOpcode::kRecvDone:
+      case HloOpcode::kAfterAll:
+      case HloOpcode::kAddDependency:
+        effect = true;
+        break;
+      default:
+        break;
+    }
+    table[k] = effect ? 1 : op == HloOpcode::kCustomCall ? 2 : 0;
+  }
+  return table;
+}
+
+}  // namespace
+
 bool IsDirectlyEffectful(const HloInstruction& instr) {
-  if (HloOpcodeHasSideEffect(instr.opcode())) return true;
-  switch (instr.opcode()) {
-    case HloOpcode::kRng:
-    case HloOpcode::kRngBitGenerator:
-    case HloOpcode::kRngGetAndUpdateState:
-    case HloOpcode::kOptimizationBarrier:
-    case HloOpcode::kInfeed:
-    case HloOpcode::kOutfeed:
-    case HloOpcode::kSend:
-    case HloOpcode::kSendDone:
-    case HloOpcode::kRecv:
-    case HloOpcode::kRecvDone:
-    case HloOpcode::kAfterAll:
-    case HloOpcode::kAddDependency:
+  static const std::array<uint8_t, HloOpcodeCount()> kEffect = EffectByOpcode();
+  switch (kEffect[static_cast<int>(instr.opcode())]) {
+    case 0:
+      return false;
+    case 1:
       return true;
-    case HloOpcode::kCustomCall:
+    default:
       return instr.attrs().custom_call_has_side_effect ||
              instr.attrs().custom_call_target.rfind("check.", 0) == 0;
-    default:
-      break;
   }
-  if (HloOpcodeFamily(instr.opcode()) == OpFamily::kCollective) return true;
-  return false;
 }
 
 bool EffectAnalysis::ComputationHasEffect(const HloComputation& computation) {
@@ -151,18 +173,39 @@ void ReplaceAllUses(HloComputation& computation, HloInstruction* from, HloInstru
   if (computation.root() == from) computation.set_root(to);
 }
 
+PointerTable::PointerTable(size_t count) {
+  size_t capacity = 16;
+  int bits = 4;
+  while (capacity < 4 * count) {
+    capacity *= 2;
+    ++bits;
+  }
+  keys_.assign(capacity, nullptr);
+  values_.assign(capacity, nullptr);
+  mask_ = capacity - 1;
+  shift_ = 64 - bits;
+}
+
+void PointerTable::Insert(const HloInstruction* key, HloInstruction* value) {
+  size_t s = Slot(key);
+  while (keys_[s] != nullptr && keys_[s] != key) s = (s + 1) & mask_;
+  keys_[s] = key;
+  values_[s] = value;
+}
+
 void ReplaceUses(HloComputation& computation,
                  const absl::flat_hash_map<const HloInstruction*, HloInstruction*>& map,
                  const absl::flat_hash_set<const HloInstruction*>& except) {
   if (map.empty()) return;
+  PointerTable to(map.size());
+  for (const auto& [from, replacement] : map) to.Insert(from, replacement);
   for (const auto& instr : computation.instructions()) {
-    if (except.contains(instr.get())) continue;
+    if (!except.empty() && except.contains(instr.get())) continue;
     for (int64_t k = 0; k < instr->operand_count(); ++k) {
-      auto it = map.find(instr->operand(k));
-      if (it != map.end()) instr->ReplaceOperand(k, it->second);
+      if (HloInstruction* r = to.Find(instr->operand(k)); r != nullptr) instr->ReplaceOperand(k, r);
     }
   }
-  if (auto it = map.find(computation.root()); it != map.end()) computation.set_root(it->second);
+  if (HloInstruction* r = to.Find(computation.root()); r != nullptr) computation.set_root(r);
 }
 
 void ForwardReplacedOperands(HloInstruction* instr, const Replacements& replaced) {
@@ -200,11 +243,14 @@ void RemoveAt(HloComputation& computation, const std::vector<bool>& dead) {
 void RemoveInstructions(HloComputation& computation,
                         const absl::flat_hash_set<const HloInstruction*>& dead) {
   if (dead.empty()) return;
+  PointerTable table(dead.size());
+  for (const HloInstruction* i : dead) table.Insert(i, nullptr);
   auto& list =
       const_cast<std::vector<std::unique_ptr<HloInstruction>>&>(computation.instructions());
   list.erase(std::remove_if(list.begin(), list.end(),
                             [&](const std::unique_ptr<HloInstruction>& i) {
-                              return i->opcode() != HloOpcode::kParameter && dead.contains(i.get());
+                              return table.Contains(i.get()) &&
+                                     i->opcode() != HloOpcode::kParameter;
                             }),
              list.end());
 }
@@ -358,10 +404,13 @@ void NameUniquer::Fill() {
       ++count_[Key(list[k]->name())];
     }
   }
+  distinct_ = count_.size() == n;
 }
 
 bool NameUniquer::Unique(std::string_view name) {
   if (!filled_) Fill();
+  // Every name since the collection came from Get, which gives distinct ones.
+  if (distinct_) return true;
   auto it = count_.find(Key(name));
   return it == count_.end() || it->second <= 1;
 }

@@ -55,6 +55,40 @@ struct TupleReaders {
 };
 TupleReaders ReadersOf(const HloComputation& computation, const HloInstruction* tuple);
 
+// A fixed set of instructions (with a value each) looked up in a walk over
+// a large computation: open addressing on the pointer's bits, which costs a
+// multiply and, nearly always, one probe of a table kept at most a quarter
+// full (a hash map's lookup costs several times that, per operand slot).
+class PointerTable {
+ public:
+  // Room for `count` keys (never null).
+  explicit PointerTable(size_t count);
+  void Insert(const HloInstruction* key, HloInstruction* value);
+  // The value of `key`, or null where it is not in the table.
+  HloInstruction* Find(const HloInstruction* key) const {
+    for (size_t s = Slot(key);; s = (s + 1) & mask_) {
+      if (keys_[s] == nullptr) return nullptr;
+      if (keys_[s] == key) return values_[s];
+    }
+  }
+  bool Contains(const HloInstruction* key) const {
+    for (size_t s = Slot(key);; s = (s + 1) & mask_) {
+      if (keys_[s] == nullptr) return false;
+      if (keys_[s] == key) return true;
+    }
+  }
+
+ private:
+  size_t Slot(const HloInstruction* key) const {
+    return static_cast<size_t>((reinterpret_cast<uintptr_t>(key) * 0x9e3779b97f4a7c15ull) >>
+                               shift_);
+  }
+  std::vector<const HloInstruction*> keys_;
+  std::vector<HloInstruction*> values_;
+  size_t mask_;
+  int shift_;
+};
+
 // Points every operand slot and the root that name `from` at `to`, except in
 // the instructions of `except`.
 void ReplaceAllUses(HloComputation& computation, HloInstruction* from, HloInstruction* to,
@@ -189,6 +223,9 @@ class NameUniquer {
 
   const HloModule* module_;
   bool filled_ = false;
+  // Whether the module's names were all distinct when collected (no two
+  // hashes alike either): then a name an instruction has is its own.
+  bool distinct_ = false;
   // How many names of each hash were seen.
   absl::flat_hash_map<uint64_t, uint32_t> count_;
   // The next suffix to try per base name (a computation inlined a hundred

@@ -38,9 +38,10 @@ bool ShapeHasToken(const Shape& shape) {
 }
 
 // Hoists out of one while loop; returns how many instructions moved.
+// `call_sites` counts the calls of the copies it makes too.
 int64_t HoistOutOf(HloInstruction* loop, HloComputation* caller, EffectAnalysis& effects,
                    NameUniquer& names,
-                   const absl::flat_hash_map<const HloComputation*, int64_t>& call_sites) {
+                   absl::flat_hash_map<const HloComputation*, int64_t>& call_sites) {
   const std::optional<TupleLoop> parts = AsTupleLoop(loop, call_sites);
   if (!parts.has_value()) return 0;
   HloComputation* cond = parts->cond;
@@ -130,6 +131,7 @@ int64_t HoistOutOf(HloInstruction* loop, HloComputation* caller, EffectAnalysis&
       continue;
     }
     auto copy = CloneInstruction(*i, names.Get(i->name()));
+    for (const HloComputation* c : copy->called_computations()) ++call_sites[c];
     for (int64_t k = 0; k < copy->operand_count(); ++k) {
       copy->ReplaceOperand(k, map.at(copy->operand(k)));
     }
@@ -208,8 +210,8 @@ absl::StatusOr<PassResult> RunWhileLicm(HloModule& module, NameUniquer* shared_n
   NameUniquer& names = shared_names != nullptr ? *shared_names : own_names.emplace(module);
   int64_t moved = 0, loops = 0;
   PassResult result;
+  auto call_sites = CallSiteCounts(module);
   ForEachWhileLoop(module, [&](HloComputation* caller, HloInstruction* loop) {
-    const auto call_sites = CallSiteCounts(module);
     const int64_t m = HoistOutOf(loop, caller, effects, names, call_sites);
     moved += m;
     loops += m > 0;
