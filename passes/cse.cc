@@ -129,23 +129,25 @@ absl::StatusOr<PassResult> RunCse(HloModule& module,
     seen.reserve(list.size());
     for (HloInstruction* i : order) {
       ForwardReplacedOperands(i, replaced);
-      if (NeverMerged(i->opcode()) || control[i->scratch] || effects.HasEffect(*i)) {
-        continue;
-      }
+      if (NeverMerged(i->opcode()) || control[i->scratch]) continue;
       if (i->opcode() == HloOpcode::kConstant &&
           (!i->shape().IsArray() || i->shape().element_count() > 4096 ||
            !i->literal.has_value() || i->literal->elided())) {
         continue;
       }
       // Instructions sharing a hash but not equal take the next probe of
-      // it; past 64 of them, an instruction is only not merged.
+      // it; past 64 of them, an instruction is only not merged. Equal
+      // instructions have the same effects (same opcode, callees and
+      // attributes), so effects are looked at only where one would merge.
       uint64_t h = Hash(*i);
       for (int probe = 0; probe < 64; ++probe, h = Mix(h, 0x51ed27u)) {
         auto [it, inserted] = seen.try_emplace(h, i);
         if (inserted) break;
         if (Same(*it->second, *i)) {
-          replaced.Set(i, it->second);
-          ++merged;
+          if (!effects.HasEffect(*i)) {
+            replaced.Set(i, it->second);
+            ++merged;
+          }
           break;
         }
       }

@@ -22,24 +22,35 @@ absl::StatusOr<PassResult> RunDce(HloModule& module) {
       live[i->scratch] = true;
       stack.push_back(i);
     };
+    auto propagate = [&] {
+      while (!stack.empty()) {
+        const HloInstruction* i = stack.back();
+        stack.pop_back();
+        for (const HloInstruction* o : i->operands()) want(o);
+        for (const HloInstruction* p : i->control_predecessors()) want(p);
+      }
+    };
+    // What the root and the parameters reach, then what the side effects
+    // among the rest reach (only those need their effects looked up).
     want(computation->root());
     for (const auto& i : list) {
-      if (i->opcode() == HloOpcode::kParameter || effects.HasEffect(*i)) want(i.get());
+      if (i->opcode() == HloOpcode::kParameter) want(i.get());
     }
-    while (!stack.empty()) {
-      const HloInstruction* i = stack.back();
-      stack.pop_back();
-      for (const HloInstruction* o : i->operands()) want(o);
-      for (const HloInstruction* p : i->control_predecessors()) want(p);
+    propagate();
+    for (const auto& i : list) {
+      if (!live[i->scratch] && effects.HasEffect(*i)) want(i.get());
     }
+    propagate();
     std::vector<bool> dead(list.size());
+    int64_t removed = 0;
     for (size_t k = 0; k < list.size(); ++k) {
       dead[k] = !live[k];
-      removed_instructions += dead[k];
+      removed += dead[k];
     }
+    removed_instructions += removed;
     // Live instructions may name dead ones only as control predecessors of
     // dead ones, which go too; nothing live refers to a dead instruction.
-    RemoveAt(*computation, dead);
+    if (removed > 0) RemoveAt(*computation, dead);
   }
 
   // Computations reachable from the entry through called computations.

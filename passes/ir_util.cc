@@ -417,13 +417,16 @@ bool NameUniquer::Unique(std::string_view name) {
 
 std::string NameUniquer::Get(std::string_view base) {
   if (!filled_) Fill();
-  std::string name(base);
-  if (Taken(name)) {
-    int64_t& n = next_suffix_[name];
-    do {
-      name = absl::StrCat(std::string(base), ".", ++n);
-    } while (Taken(name));
+  if (!Taken(base)) {
+    ++count_[Key(base)];
+    return std::string(base);
   }
+  const absl::string_view view(base.data(), base.size());
+  int64_t& n = next_suffix_[Key(base)];
+  std::string name;
+  do {
+    name = absl::StrCat(view, ".", ++n);
+  } while (Taken(name));
   ++count_[Key(name)];
   return name;
 }

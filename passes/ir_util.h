@@ -228,9 +228,10 @@ class NameUniquer {
   bool distinct_ = false;
   // How many names of each hash were seen.
   absl::flat_hash_map<uint64_t, uint32_t> count_;
-  // The next suffix to try per base name (a computation inlined a hundred
-  // times would otherwise probe .1, .2, ... for every copied name).
-  absl::flat_hash_map<std::string, int64_t> next_suffix_;
+  // The next suffix to try per base name, by its hash (a computation
+  // inlined a hundred times would otherwise probe .1, .2, ... for every
+  // copied name; bases sharing a hash merely share where they start).
+  absl::flat_hash_map<uint64_t, int64_t> next_suffix_;
 };
 
 // A while loop in the form the loop passes rewrite: one operand, a tuple

@@ -117,7 +117,7 @@ int64_t Shrink(HloInstruction* loop, HloComputation* caller, EffectAnalysis& eff
   HloInstruction* new_init =
       caller->AddInstruction(MakeTuple(init_elements, names.Get(loop->name() + ".init")));
   MoveAppendedBefore(*caller, caller_size, {{loop, caller_size, caller->instructions().size()}});
-  const Shape shape = new_init->shape();
+  const Shape& shape = new_init->shape();
 
   gone[parts->root->scratch] = true;
   body->set_root(

@@ -144,7 +144,7 @@ int64_t HoistOutOf(HloInstruction* loop, HloComputation* caller, EffectAnalysis&
   for (HloInstruction* f : frontier) new_elements.push_back(map.at(f));
   HloInstruction* new_init =
       caller->AddInstruction(MakeTuple(new_elements, names.Get(loop->name() + ".init")));
-  const Shape new_shape = new_init->shape();
+  const Shape& new_shape = new_init->shape();
   std::vector<AppendedRange> caller_ranges = {{loop, caller_size, caller->instructions().size()}};
 
   // Users of the loop value itself (not through get-tuple-element) keep the
