@@ -290,7 +290,7 @@ FusionPlan PlanFusion(absl::Span<const HloInstruction* const> order,
     bool root_stored = false;
     for (int64_t u : users[r]) {
       if (banded || u >= count || pinned[u] || region_of[u] != -1 ||
-          order[u]->operand(0) != order[r]) {
+          order[u]->operand_count() != 2 || order[u]->operand(0) != order[r]) {
         continue;
       }
       auto init = pos.find(order[u]->operand(1));
