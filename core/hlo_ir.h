@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "core/boxed.h"
 #include "core/hlo_opcode.h"
 #include "core/literal.h"
@@ -265,7 +266,8 @@ class HloInstruction {
   // (OpAttributes, below).
   HloOpcode opcode_;
   HloComputation* parent_ = nullptr;
-  std::vector<HloInstruction*> operands_;
+  // Up to three operands inline: reading them costs no cache miss of its own.
+  absl::InlinedVector<HloInstruction*, 3> operands_;
   std::vector<HloComputation*> called_;
   std::vector<HloInstruction*> control_predecessors_;
 
@@ -308,7 +310,7 @@ class HloInstruction {
   const Shape& shape() const { return shape_; }
   Shape* mutable_shape() { return &shape_; }
 
-  const std::vector<HloInstruction*>& operands() const { return operands_; }
+  const absl::InlinedVector<HloInstruction*, 3>& operands() const { return operands_; }
   HloInstruction* operand(int64_t i) const { return operands_[i]; }
   int64_t operand_count() const { return static_cast<int64_t>(operands_.size()); }
   void AppendOperand(HloInstruction* operand) { operands_.push_back(operand); }
