@@ -149,9 +149,13 @@ absl::StatusOr<PassResult> RunAlgebraicSimplifier(HloModule& module) {
     }
     const std::vector<HloInstruction*> order = PostOrder(*computation);
     Replacements replaced(*computation);
-    for (HloInstruction* i : order) {
+    for (size_t k = 0; k < order.size(); ++k) {
+      PrefetchAhead(order, k);
+      HloInstruction* i = order[k];
       ForwardReplacedOperands(i, replaced);
-      if (!i->control_predecessors().empty() || control.contains(i)) continue;
+      if (!i->control_predecessors().empty() || (!control.empty() && control.contains(i))) {
+        continue;
+      }
       if (HloInstruction* to = Simplified(i);
           to != nullptr && to != i && to->shape() == i->shape()) {
         replaced.Set(i, to);

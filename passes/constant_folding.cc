@@ -57,7 +57,10 @@ absl::StatusOr<PassResult> RunConstantFolding(HloModule& module,
   int64_t folded = 0;
   for (const auto& computation : module.computations()) {
     bool any = false;  // most computations have nothing to fold: skip them cheaply
-    for (const auto& i : computation->instructions()) {
+    const auto& list = computation->instructions();
+    for (size_t k = 0; k < list.size(); ++k) {
+      PrefetchAhead(list, k);
+      const auto& i = list[k];
       if (i->operand_count() > 0 && i->operand(0)->opcode() == HloOpcode::kConstant &&
           Foldable(*i, effects)) {
         any = true;
@@ -69,7 +72,9 @@ absl::StatusOr<PassResult> RunConstantFolding(HloModule& module,
     // (operands come first in post order, so every use is forwarded).
     const std::vector<HloInstruction*> order = PostOrder(*computation);
     Replacements replaced(*computation);
-    for (HloInstruction* i : order) {
+    for (size_t k = 0; k < order.size(); ++k) {
+      PrefetchAhead(order, k);
+      HloInstruction* i = order[k];
       ForwardReplacedOperands(i, replaced);
       if (!Foldable(*i, effects)) continue;
       const int64_t bytes = i->shape().element_count() * ByteWidth(i->shape().element_type());

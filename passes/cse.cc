@@ -127,7 +127,9 @@ absl::StatusOr<PassResult> RunCse(HloModule& module,
     Replacements replaced(*computation);
     absl::flat_hash_map<uint64_t, HloInstruction*> seen;
     seen.reserve(list.size());
-    for (HloInstruction* i : order) {
+    for (size_t k = 0; k < order.size(); ++k) {
+      PrefetchAhead(order, k);
+      HloInstruction* i = order[k];
       ForwardReplacedOperands(i, replaced);
       if (NeverMerged(i->opcode()) || control[i->scratch]) continue;
       if (i->opcode() == HloOpcode::kConstant &&

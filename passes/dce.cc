@@ -14,7 +14,10 @@ absl::StatusOr<PassResult> RunDce(HloModule& module) {
   for (const auto& computation : module.computations()) {
     // Liveness by position in the list.
     const auto& list = computation->instructions();
-    for (size_t k = 0; k < list.size(); ++k) list[k]->scratch = static_cast<uint32_t>(k);
+    for (size_t k = 0; k < list.size(); ++k) {
+      PrefetchAhead(list, k);
+      list[k]->scratch = static_cast<uint32_t>(k);
+    }
     std::vector<bool> live(list.size(), false);
     std::vector<const HloInstruction*> stack;
     auto want = [&](const HloInstruction* i) {

@@ -98,7 +98,10 @@ std::vector<HloInstruction*> PostOrder(const HloComputation& computation) {
   // Positions in `scratch`; an operand of another computation (never in a
   // verified module) is skipped below, as it has no position here.
   bool in_order = true;
-  for (uint32_t k = 0; k < n_instr; ++k) list[k]->scratch = k;
+  for (uint32_t k = 0; k < n_instr; ++k) {
+    PrefetchAhead(list, k);
+    list[k]->scratch = k;
+  }
   auto local = [&](const HloInstruction* d) { return d != nullptr && d->parent() == &computation; };
   for (uint32_t k = 0; k < n_instr && in_order; ++k) {
     const HloInstruction& i = *list[k];
@@ -199,8 +202,11 @@ void ReplaceUses(HloComputation& computation,
   if (map.empty()) return;
   PointerTable to(map.size());
   for (const auto& [from, replacement] : map) to.Insert(from, replacement);
-  for (const auto& instr : computation.instructions()) {
-    if (!except.empty() && except.contains(instr.get())) continue;
+  const auto& list = computation.instructions();
+  for (size_t j = 0; j < list.size(); ++j) {
+    PrefetchAhead(list, j);
+    HloInstruction* instr = list[j].get();
+    if (!except.empty() && except.contains(instr)) continue;
     for (int64_t k = 0; k < instr->operand_count(); ++k) {
       if (HloInstruction* r = to.Find(instr->operand(k)); r != nullptr) instr->ReplaceOperand(k, r);
     }
@@ -222,9 +228,10 @@ void RemoveReplaced(HloComputation& computation, const Replacements& replaced) {
   if (HloInstruction* to = replaced.Find(computation.root()); to != nullptr) {
     computation.set_root(to);
   }
+  // The list has only grown since it was numbered: positions still hold.
   const auto& list = computation.instructions();
   std::vector<bool> dead(list.size(), false);
-  for (size_t k = 0; k < list.size(); ++k) dead[k] = replaced.Find(list[k].get()) != nullptr;
+  for (size_t k = 0; k < list.size(); ++k) dead[k] = replaced.ReplacedAt(k);
   RemoveAt(computation, dead);
 }
 
@@ -447,8 +454,10 @@ void ForEachWhileLoop(HloModule& module,
 absl::flat_hash_map<const HloComputation*, int64_t> CallSiteCounts(const HloModule& module) {
   absl::flat_hash_map<const HloComputation*, int64_t> counts;
   for (const auto& c : module.computations()) {
-    for (const auto& i : c->instructions()) {
-      for (const HloComputation* callee : i->called_computations()) ++counts[callee];
+    const auto& list = c->instructions();
+    for (size_t k = 0; k < list.size(); ++k) {
+      PrefetchAhead(list, k);
+      for (const HloComputation* callee : list[k]->called_computations()) ++counts[callee];
     }
   }
   return counts;
