@@ -30,19 +30,20 @@ class ElementDependence {
       }
     }
   }
-  bool DependsOn(const HloInstruction* i, int64_t element) const {
-    return (Row(i)[element / 64] >> (element % 64) & 1) != 0;
-  }
-  bool DependsOnAny(const HloInstruction* i, const std::vector<bool>& elements) const {
-    for (size_t e = 0; e < elements.size(); ++e) {
-      if (elements[e] && DependsOn(i, static_cast<int64_t>(e))) return true;
+  size_t words() const { return words_; }
+  // The elements `i` depends on, words() words of bits.
+  const uint64_t* Row(const HloInstruction* i) const { return bits_.data() + i->scratch * words_; }
+  // Whether `i` depends on any element of `elements` (words() words).
+  bool DependsOnAny(const HloInstruction* i, const std::vector<uint64_t>& elements) const {
+    const uint64_t* row = Row(i);
+    for (size_t w = 0; w < words_; ++w) {
+      if ((row[w] & elements[w]) != 0) return true;
     }
     return false;
   }
 
  private:
   uint64_t* Row(const HloInstruction* i) { return bits_.data() + i->scratch * words_; }
-  const uint64_t* Row(const HloInstruction* i) const { return bits_.data() + i->scratch * words_; }
 
   size_t words_;
   std::vector<uint64_t> bits_;
@@ -76,22 +77,34 @@ int64_t Shrink(HloInstruction* loop, HloComputation* caller, EffectAnalysis& eff
   for (const auto& i : body->instructions()) {
     if (effects.HasEffect(*i)) effectful.push_back(i.get());
   }
-  bool changed = true;
+  // The candidates as bits; an element found live goes on the worklist,
+  // whose elements keep alive what their next values depend on.
+  std::vector<uint64_t> dead_bits(depends.words(), 0);
+  std::vector<int64_t> work;
+  for (int64_t e = 0; e < n; ++e) {
+    if (dead[e]) {
+      dead_bits[e / 64] |= uint64_t{1} << (e % 64);
+    } else {
+      work.push_back(e);
+    }
+  }
   auto keep_what_feeds = [&](const HloInstruction* i) {
-    for (int64_t c = 0; c < n; ++c) {
-      if (dead[c] && depends.DependsOn(i, c)) {
-        dead[c] = false;
-        changed = true;
+    const uint64_t* row = depends.Row(i);
+    for (size_t w = 0; w < dead_bits.size(); ++w) {
+      uint64_t now_live = dead_bits[w] & row[w];
+      dead_bits[w] &= ~now_live;
+      for (; now_live != 0; now_live &= now_live - 1) {
+        work.push_back(static_cast<int64_t>(w * 64 + __builtin_ctzll(now_live)));
       }
     }
   };
-  while (changed) {
-    changed = false;
-    for (int64_t e = 0; e < n; ++e) {
-      if (!dead[e]) keep_what_feeds(parts->root->operand(e));
-    }
-    for (const HloInstruction* i : effectful) keep_what_feeds(i);
+  for (const HloInstruction* i : effectful) keep_what_feeds(i);
+  while (!work.empty()) {
+    const int64_t e = work.back();
+    work.pop_back();
+    keep_what_feeds(parts->root->operand(e));
   }
+  for (int64_t e = 0; e < n; ++e) dead[e] = (dead_bits[e / 64] >> (e % 64) & 1) != 0;
   std::vector<int64_t> new_index(n, -1);
   std::vector<int64_t> kept;
   for (int64_t e = 0; e < n; ++e) {
@@ -107,7 +120,7 @@ int64_t Shrink(HloInstruction* loop, HloComputation* caller, EffectAnalysis& eff
   // only); the rest reads the renumbered state.
   std::vector<bool> gone(body->instructions().size(), false);
   for (const auto& i : body->instructions()) {
-    if (i.get() != parts->root && depends.DependsOnAny(i.get(), dead)) gone[i->scratch] = true;
+    if (i.get() != parts->root && depends.DependsOnAny(i.get(), dead_bits)) gone[i->scratch] = true;
   }
   std::vector<HloInstruction*> root_elements;
   for (int64_t e : kept) root_elements.push_back(parts->root->operand(e));
