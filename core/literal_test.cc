@@ -666,7 +666,7 @@ Shape RandomArrayShape(ElementType type, std::mt19937_64& rng) {
   for (int i = 0; i < rank; ++i) order[i] = i;
   std::shuffle(order.begin(), order.end(), rng);
   Layout layout = Layout::RowMajor(rank);
-  layout.minor_to_major = order;
+  layout.minor_to_major.assign(order.begin(), order.end());
   shape.set_layout(layout);
   return shape;
 }

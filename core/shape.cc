@@ -509,8 +509,8 @@ int64_t Shape::byte_size() const {
 }
 
 std::vector<int64_t> Shape::minor_to_major() const {
-  if (layout_.has_value()) return layout_->minor_to_major;
-  return Layout::RowMajor(rank()).minor_to_major;
+  const Layout layout = layout_.has_value() ? *layout_ : Layout::RowMajor(rank());
+  return std::vector<int64_t>(layout.minor_to_major.begin(), layout.minor_to_major.end());
 }
 
 bool Shape::operator==(const Shape& other) const {

@@ -41,7 +41,8 @@ class Shape;
 // The physical arrangement of an array. Kernels need only minor_to_major;
 // everything else is parsed, kept and printed back.
 struct Layout {
-  std::vector<int64_t> minor_to_major;
+  // Inline up to rank 6, as Shape's dimensions.
+  absl::InlinedVector<int64_t, 6> minor_to_major;
   // Dim level types as printed inside `D(...)`, e.g. "X", "C", "S", "H+~".
   std::vector<std::string> dim_level_types;
   std::vector<Tile> tiles;

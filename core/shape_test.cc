@@ -189,7 +189,7 @@ TEST(ShapeTest, ParsedShapesWithoutLayoutHaveNone) {
   EXPECT_EQ(shape.minor_to_major(), (std::vector<int64_t>{1, 0}));
   Shape with = MustParse("f32[2,3]{0,1}");
   ASSERT_TRUE(with.has_layout());
-  EXPECT_EQ(with.layout().minor_to_major, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(with.layout().minor_to_major, (absl::InlinedVector<int64_t, 6>{0, 1}));
   EXPECT_FALSE(with.layout().IsRowMajor());
   EXPECT_TRUE(MustParse("f32[2,3]{1,0}").layout().IsRowMajor());
   Shape tuple = MustParse("(f32[2], s32[3]{0})");
@@ -452,7 +452,7 @@ TEST(LayoutTest, ParseLayoutAtCursor) {
   Layout layout;
   ASSERT_TRUE(ParseLayout(cursor, &layout).ok());
   EXPECT_EQ(cursor.Rest(), " rest");
-  EXPECT_EQ(layout.minor_to_major, (std::vector<int64_t>{1, 0}));
+  EXPECT_EQ(layout.minor_to_major, (absl::InlinedVector<int64_t, 6>{1, 0}));
   EXPECT_EQ(layout.tiles.size(), 2u);
   EXPECT_EQ(layout.element_size_in_bits, 4);
   EXPECT_EQ(layout.ToString(), "{1,0:T(8,128)(2,1)E(4)}");

@@ -344,7 +344,7 @@ ENTRY main {
   }());
   ASSERT_TRUE(r.ok()) << r.status();
   const Literal& c = r->tuple_elements()[0];
-  EXPECT_EQ(c.shape().layout().minor_to_major, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(c.shape().layout().minor_to_major, (absl::InlinedVector<int64_t, 6>{0, 1}));
   EXPECT_THAT(Values<float>(c), ElementsAre(1, 4, 2, 5, 3, 6));  // physical order
   EXPECT_THAT(Values<float>(r->tuple_elements()[1]), ElementsAre(1, 4, 2, 5, 3, 6));
 }
