@@ -398,7 +398,8 @@ void NameUniquer::Fill() {
   filled_ = true;
   size_t n = 0;
   for (const auto& c : module_->computations()) n += 1 + c->instructions().size();
-  count_.reserve(n);
+  // Room for the names the passes add too, so that they never rehash it.
+  count_.reserve(2 * n);
   // Each name costs two cache misses (the instruction, then the text of a
   // long name): the instructions are touched ahead of the names read.
   constexpr size_t kAhead = 8;
