@@ -4,7 +4,6 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "passes/ir_util.h"
@@ -143,19 +142,23 @@ bool FoldTransposeIntoDot(HloInstruction* dot) {
 absl::StatusOr<PassResult> RunAlgebraicSimplifier(HloModule& module) {
   int64_t rewrites = 0;
   for (const auto& computation : module.computations()) {
-    absl::flat_hash_set<const HloInstruction*> control;
-    for (const auto& i : computation->instructions()) {
-      for (const HloInstruction* p : i->control_predecessors()) control.insert(p);
-    }
     const std::vector<HloInstruction*> order = PostOrder(*computation);
+    // Instructions named as control predecessors, by the positions PostOrder
+    // numbered (it has just read every instruction, so this sweep hits the
+    // cache).
+    const auto& list = computation->instructions();
+    std::vector<bool> control(list.size(), false);
+    for (const auto& i : list) {
+      for (const HloInstruction* p : i->control_predecessors()) {
+        if (p->parent() == computation.get()) control[p->scratch] = true;
+      }
+    }
     Replacements replaced(*computation);
     for (size_t k = 0; k < order.size(); ++k) {
       PrefetchAhead(order, k);
       HloInstruction* i = order[k];
       ForwardReplacedOperands(i, replaced);
-      if (!i->control_predecessors().empty() || (!control.empty() && control.contains(i))) {
-        continue;
-      }
+      if (!i->control_predecessors().empty() || control[i->scratch]) continue;
       if (HloInstruction* to = Simplified(i);
           to != nullptr && to != i && to->shape() == i->shape()) {
         replaced.Set(i, to);
