@@ -62,18 +62,20 @@ absl::StatusOr<PassResult> RunInlineCalls(HloModule& module, NameUniquer* shared
   for (HloComputation* caller : computations) {
     if (emptied.contains(caller)) continue;
     // Calls added by inlining are handled in the next round of the pipeline.
+    // One sweep finds the calls and what control edges name.
     std::vector<HloInstruction*> calls;
-    for (const auto& i : caller->instructions()) {
+    absl::flat_hash_set<const HloInstruction*> control;
+    const auto& list = caller->instructions();
+    for (size_t k = 0; k < list.size(); ++k) {
+      PrefetchAhead(list, k);
+      HloInstruction* i = list[k].get();
+      for (const HloInstruction* p : i->control_predecessors()) control.insert(p);
       if (i->opcode() == HloOpcode::kCall && i->called_computations().size() == 1 &&
           i->control_predecessors().empty()) {
-        calls.push_back(i.get());
+        calls.push_back(i);
       }
     }
     if (calls.empty()) continue;
-    absl::flat_hash_set<const HloInstruction*> control;
-    for (const auto& i : caller->instructions()) {
-      for (const HloInstruction* p : i->control_predecessors()) control.insert(p);
-    }
     absl::flat_hash_map<const HloInstruction*, HloInstruction*> results;
     absl::flat_hash_set<const HloInstruction*> done;
     const size_t original_size = caller->instructions().size();

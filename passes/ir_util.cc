@@ -445,8 +445,10 @@ void ForEachWhileLoop(HloModule& module,
   for (const auto& c : module.computations()) computations.push_back(c.get());
   for (HloComputation* caller : computations) {
     std::vector<HloInstruction*> loops;
-    for (const auto& i : caller->instructions()) {
-      if (i->opcode() == HloOpcode::kWhile) loops.push_back(i.get());
+    const auto& list = caller->instructions();
+    for (size_t k = 0; k < list.size(); ++k) {
+      PrefetchAhead(list, k);
+      if (list[k]->opcode() == HloOpcode::kWhile) loops.push_back(list[k].get());
     }
     for (HloInstruction* loop : loops) f(caller, loop);
   }
