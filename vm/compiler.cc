@@ -57,12 +57,16 @@ bool HasSideEffect(const HloInstruction& instr) {
 
 // Three quarters of physical memory: the most the buffers of one module may
 // take. Beyond it a run would end in the kernel's out-of-memory killer
-// rather than in an error.
+// rather than in an error. Asked of the kernel once (a system call, which
+// constant folding would otherwise pay for every value it folds).
 int64_t MemoryLimitBytes() {
-  const long pages = sysconf(_SC_PHYS_PAGES);
-  const long page_size = sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || page_size <= 0) return int64_t{1} << 40;
-  return static_cast<int64_t>(pages) * page_size / 4 * 3;
+  static const int64_t limit = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long page_size = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page_size <= 0) return int64_t{1} << 40;
+    return static_cast<int64_t>(pages) * page_size / 4 * 3;
+  }();
+  return limit;
 }
 
 }  // namespace
