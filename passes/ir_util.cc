@@ -398,35 +398,38 @@ void NameUniquer::Fill() {
   filled_ = true;
   size_t n = 0;
   for (const auto& c : module_->computations()) n += 1 + c->instructions().size();
-  // Room for the names the passes add too, so that they never rehash it.
-  count_.reserve(2 * n);
+  // Room for the names the passes add too, so that they seldom rehash it.
+  seen_.reserve(n + n / 4);
   // Each name costs two cache misses (the instruction, then the text of a
   // long name): the instructions are touched ahead of the names read.
   constexpr size_t kAhead = 8;
   for (const auto& c : module_->computations()) {
-    ++count_[Key(c->name())];
+    Add(Key(c->name()));
     const auto& list = c->instructions();
     for (size_t k = 0; k < list.size(); ++k) {
       if (k + 2 * kAhead < list.size()) __builtin_prefetch(&list[k + 2 * kAhead]->name());
       if (k + kAhead < list.size()) __builtin_prefetch(list[k + kAhead]->name().data());
-      ++count_[Key(list[k]->name())];
+      Add(Key(list[k]->name()));
     }
   }
-  distinct_ = count_.size() == n;
+  distinct_ = repeated_.empty();
+}
+
+void NameUniquer::Add(uint64_t key) {
+  if (!seen_.insert(key).second) repeated_.insert(key);
 }
 
 bool NameUniquer::Unique(std::string_view name) {
   if (!filled_) Fill();
   // Every name since the collection came from Get, which gives distinct ones.
   if (distinct_) return true;
-  auto it = count_.find(Key(name));
-  return it == count_.end() || it->second <= 1;
+  return !repeated_.contains(Key(name));
 }
 
 std::string NameUniquer::Get(std::string_view base) {
   if (!filled_) Fill();
   if (!Taken(base)) {
-    ++count_[Key(base)];
+    Add(Key(base));
     return std::string(base);
   }
   const absl::string_view view(base.data(), base.size());
@@ -435,7 +438,7 @@ std::string NameUniquer::Get(std::string_view base) {
   do {
     name = absl::StrCat(view, ".", ++n);
   } while (Taken(name));
-  ++count_[Key(name)];
+  Add(Key(name));
   return name;
 }
 

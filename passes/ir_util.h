@@ -238,7 +238,8 @@ class NameUniquer {
 
  private:
   void Fill();
-  bool Taken(std::string_view name) const { return count_.contains(Key(name)); }
+  bool Taken(std::string_view name) const { return seen_.contains(Key(name)); }
+  void Add(uint64_t key);
   static uint64_t Key(std::string_view name);
 
   const HloModule* module_;
@@ -246,8 +247,11 @@ class NameUniquer {
   // Whether the module's names were all distinct when collected (no two
   // hashes alike either): then a name an instruction has is its own.
   bool distinct_ = false;
-  // How many names of each hash were seen.
-  absl::flat_hash_map<uint64_t, uint32_t> count_;
+  // The hashes of the names seen, and those seen more than once: a set of
+  // keys alone stays small enough for the cache while the module's names
+  // are collected, which a table of counts did not.
+  absl::flat_hash_set<uint64_t> seen_;
+  absl::flat_hash_set<uint64_t> repeated_;
   // The next suffix to try per base name, by its hash (a computation
   // inlined a hundred times would otherwise probe .1, .2, ... for every
   // copied name; bases sharing a hash merely share where they start).
