@@ -443,18 +443,21 @@ std::string NameUniquer::Get(std::string_view base) {
 }
 
 void ForEachWhileLoop(HloModule& module,
+                      absl::flat_hash_map<const HloComputation*, int64_t>* call_sites,
                       absl::FunctionRef<void(HloComputation* caller, HloInstruction* loop)> f) {
-  std::vector<HloComputation*> computations;
-  for (const auto& c : module.computations()) computations.push_back(c.get());
-  for (HloComputation* caller : computations) {
-    std::vector<HloInstruction*> loops;
-    const auto& list = caller->instructions();
+  if (call_sites != nullptr) call_sites->clear();
+  std::vector<std::pair<HloComputation*, HloInstruction*>> loops;
+  for (const auto& c : module.computations()) {
+    const auto& list = c->instructions();
     for (size_t k = 0; k < list.size(); ++k) {
       PrefetchAhead(list, k);
-      if (list[k]->opcode() == HloOpcode::kWhile) loops.push_back(list[k].get());
+      HloInstruction* i = list[k].get();
+      if (i->opcode() == HloOpcode::kWhile) loops.emplace_back(c.get(), i);
+      if (call_sites == nullptr) continue;
+      for (const HloComputation* callee : i->called_computations()) ++(*call_sites)[callee];
     }
-    for (HloInstruction* loop : loops) f(caller, loop);
   }
+  for (const auto& [caller, loop] : loops) f(caller, loop);
 }
 
 absl::flat_hash_map<const HloComputation*, int64_t> CallSiteCounts(const HloModule& module) {

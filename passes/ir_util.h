@@ -273,10 +273,17 @@ std::optional<TupleLoop> AsTupleLoop(
     HloInstruction* loop, const absl::flat_hash_map<const HloComputation*, int64_t>& call_sites);
 
 // Calls `f(caller, loop)` for each while loop of the module, computation by
-// computation; the loops of a computation are listed before the first call,
-// so `f` may add and remove instructions.
+// computation; the module's loops are listed before the first call, so `f`
+// may add and remove instructions. Where `call_sites` is given, the same
+// sweep counts into it how many instructions call each computation
+// (CallSiteCounts) before the first call.
 void ForEachWhileLoop(HloModule& module,
+                      absl::flat_hash_map<const HloComputation*, int64_t>* call_sites,
                       absl::FunctionRef<void(HloComputation* caller, HloInstruction* loop)> f);
+inline void ForEachWhileLoop(
+    HloModule& module, absl::FunctionRef<void(HloComputation* caller, HloInstruction* loop)> f) {
+  ForEachWhileLoop(module, nullptr, f);
+}
 
 // How many instructions of the module call `computation`.
 absl::flat_hash_map<const HloComputation*, int64_t> CallSiteCounts(const HloModule& module);

@@ -210,8 +210,8 @@ absl::StatusOr<PassResult> RunWhileLicm(HloModule& module, NameUniquer* shared_n
   NameUniquer& names = shared_names != nullptr ? *shared_names : own_names.emplace(module);
   int64_t moved = 0, loops = 0;
   PassResult result;
-  auto call_sites = CallSiteCounts(module);
-  ForEachWhileLoop(module, [&](HloComputation* caller, HloInstruction* loop) {
+  absl::flat_hash_map<const HloComputation*, int64_t> call_sites;
+  ForEachWhileLoop(module, &call_sites, [&](HloComputation* caller, HloInstruction* loop) {
     const int64_t m = HoistOutOf(loop, caller, effects, names, call_sites);
     moved += m;
     loops += m > 0;

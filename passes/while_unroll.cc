@@ -105,8 +105,8 @@ absl::StatusOr<PassResult> RunWhileUnroll(HloModule& module, const ConstantEvalu
   std::optional<NameUniquer> own_names;
   NameUniquer& names = shared_names != nullptr ? *shared_names : own_names.emplace(module);
   int64_t replaced_loops = 0, copies = 0;
-  const auto call_sites = CallSiteCounts(module);
-  ForEachWhileLoop(module, [&](HloComputation* caller, HloInstruction* loop) {
+  absl::flat_hash_map<const HloComputation*, int64_t> call_sites;
+  ForEachWhileLoop(module, &call_sites, [&](HloComputation* caller, HloInstruction* loop) {
     const std::optional<TupleLoop> parts = AsTupleLoop(loop, call_sites);
     if (!parts.has_value() || effects.ComputationHasEffect(*parts->cond)) return;
     const int64_t body_size = static_cast<int64_t>(parts->body->instructions().size());
