@@ -448,18 +448,7 @@ std::vector<Attr> TypedAttributes(const HloInstruction& instr) {
       if (instr.attrs().is_host_transfer) attrs.push_back({"is_host_transfer", "true"});
       break;
     case HloOpcode::kCustomCall:
-      if (instr.attrs().window.has_value() && !instr.attrs().window->empty()) {
-        attrs.push_back({"window", absl::StrCat("{", WindowToString(*instr.attrs().window), "}")});
-      }
-      if (instr.attrs().convolution_dimension_numbers.has_value()) {
-        attrs.push_back({"dim_labels", DimLabels(*instr.attrs().convolution_dimension_numbers)});
-      }
-      if (instr.attrs().feature_group_count != 1) {
-        attrs.push_back({"feature_group_count", absl::StrCat(instr.attrs().feature_group_count)});
-      }
-      if (instr.attrs().batch_group_count != 1) {
-        attrs.push_back({"batch_group_count", absl::StrCat(instr.attrs().batch_group_count)});
-      }
+      AddConvolution(instr, attrs);  // a convolution custom call's window and dimensions
       AddPrecision(instr, attrs);
       attrs.push_back({"custom_call_target",
                        absl::StrCat("\"", absl::CEscape(instr.attrs().custom_call_target), "\"")});
