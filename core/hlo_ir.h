@@ -263,7 +263,7 @@ class HloInstruction {
   // large module reads an instruction's first few cache lines and no more
   // (a miss each: a module of ten thousand instructions is larger than the
   // cache). The attributes of the opcodes few instructions are live apart
-  // (OpAttributes, below).
+  // (OpAttributes, above; attrs()).
   HloOpcode opcode_;
   HloComputation* parent_ = nullptr;
   // Up to three operands inline: reading them costs no cache miss of its own.
