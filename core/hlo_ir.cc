@@ -6,7 +6,10 @@
 
 namespace hlovm {
 
-const OpAttributes HloInstruction::kNoAttributes;
+const OpAttributes& HloInstruction::NoAttributes() {
+  static const OpAttributes* const defaults = new OpAttributes();
+  return *defaults;
+}
 
 const std::string* HloInstruction::FindRawAttribute(std::string_view name) const {
   for (const auto& [key, value] : raw_attributes_) {

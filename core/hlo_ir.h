@@ -346,7 +346,7 @@ class HloInstruction {
 
   // The typed attributes of the opcodes few instructions are: read-only
   // defaults where the instruction has none, allocated on the first write.
-  const OpAttributes& attrs() const { return attrs_ != nullptr ? *attrs_ : kNoAttributes; }
+  const OpAttributes& attrs() const { return attrs_ != nullptr ? *attrs_ : NoAttributes(); }
   OpAttributes& mutable_attrs() {
     if (attrs_ == nullptr) attrs_ = std::make_unique<OpAttributes>();
     return *attrs_;
@@ -355,7 +355,9 @@ class HloInstruction {
   void set_attrs(const OpAttributes& attrs) { attrs_ = std::make_unique<OpAttributes>(attrs); }
 
  private:
-  static const OpAttributes kNoAttributes;
+  // The defaults, made on first use (so that no static initializer elsewhere
+  // can read them before they exist).
+  static const OpAttributes& NoAttributes();
   std::unique_ptr<OpAttributes> attrs_;
 };
 
