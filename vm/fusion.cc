@@ -1433,12 +1433,14 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
     if (op.dst.kind == Src::kTile) width_of[op.dst.index] = op.dst.size;
   }
   // Slots never freed: invariant values' and the banded transpose's.
-  std::vector<bool> kept = invariant_value;
+  int64_t banded_value = -1;
   for (const MicroOp& op : plan.ops) {
     if (op.kind == MicroKind::kTranspose && plan.transposes[op.transpose].banded) {
-      kept[op.dst.index] = true;
+      banded_value = op.dst.index;
     }
   }
+  std::vector<bool> kept = invariant_value;
+  if (banded_value >= 0) kept[banded_value] = true;
   std::vector<int> free_slots;
   int max_width = 1;
   for (size_t s = 0; s < steps.size(); ++s) {
@@ -1470,13 +1472,7 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
       if (last_use[v] == -1 && !kept[v]) free_slots.push_back(slot_of[v]);
     }
   }
-  if (plan.bands.has_value()) {
-    for (const MicroOp& op : plan.ops) {
-      if (op.kind == MicroKind::kTranspose && plan.transposes[op.transpose].banded) {
-        plan.bands->slot = slot_of[op.dst.index];
-      }
-    }
-  }
+  if (plan.bands.has_value()) plan.bands->slot = slot_of[banded_value];
   auto remap = [&](Src& src) {
     if (src.kind == Src::kTile) src.index = static_cast<uint32_t>(slot_of[src.index]);
   };

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -205,22 +204,32 @@ absl::StatusOr<TransposePlan> MakeTransposePlan(int elem_size, absl::Span<const 
   return plan;
 }
 
+namespace {
+
+// Calls fn(T{}) with T the element type of `elem_size` bytes (1, 2, 4, 8 or
+// 16); nothing for another size.
+template <class Fn>
+void WithElementOfSize(int elem_size, Fn&& fn) {
+  switch (elem_size) {
+    case 1: return fn(uint8_t{});
+    case 2: return fn(uint16_t{});
+    case 4: return fn(uint32_t{});
+    case 8: return fn(uint64_t{});
+    case 16: return fn(Bytes16{});
+    default: return;
+  }
+}
+
+}  // namespace
+
 void TransposeBlock(int elem_size, const void* src_v, void* dst_v, int64_t nx, int64_t ny,
                     int64_t sy, int64_t dx) {
   const uint8_t* src = static_cast<const uint8_t*>(src_v);
   uint8_t* dst = static_cast<uint8_t*>(dst_v);
-  auto run = [&](auto* t) {
-    using T = std::remove_pointer_t<decltype(t)>;
+  WithElementOfSize(elem_size, [&](auto element) {
+    using T = decltype(element);
     Tile(reinterpret_cast<const T*>(src), reinterpret_cast<T*>(dst), nx, ny, 1, sy, dx);
-  };
-  switch (elem_size) {
-    case 1: return run(static_cast<uint8_t*>(nullptr));
-    case 2: return run(static_cast<uint16_t*>(nullptr));
-    case 4: return run(static_cast<uint32_t*>(nullptr));
-    case 8: return run(static_cast<uint64_t*>(nullptr));
-    case 16: return run(static_cast<Bytes16*>(nullptr));
-    default: return;
-  }
+  });
 }
 
 void RunTranspose(const TransposePlan& plan, const void* src_v, void* dst_v, int64_t unit_begin,
@@ -232,14 +241,9 @@ void RunTranspose(const TransposePlan& plan, const void* src_v, void* dst_v, int
     RunStridedCopy(plan.copy, src, dst, unit_begin, unit_end);
     return;
   }
-  switch (plan.elem_size) {
-    case 1: return RunTiled<uint8_t>(plan, src, dst, unit_begin, unit_end);
-    case 2: return RunTiled<uint16_t>(plan, src, dst, unit_begin, unit_end);
-    case 4: return RunTiled<uint32_t>(plan, src, dst, unit_begin, unit_end);
-    case 8: return RunTiled<uint64_t>(plan, src, dst, unit_begin, unit_end);
-    case 16: return RunTiled<Bytes16>(plan, src, dst, unit_begin, unit_end);
-    default: return;
-  }
+  WithElementOfSize(plan.elem_size, [&](auto element) {
+    RunTiled<decltype(element)>(plan, src, dst, unit_begin, unit_end);
+  });
 }
 
 }  // namespace hlovm
