@@ -18,7 +18,8 @@
 //
 //   BM_TransposedInput: a loop-carried 4096x4096 f32 state transposed
 //     (its innermost dimension moved) into a scale and a maximum, fused (the
-//     transpose read with a stride tile by tile) and op by op, against the
+//     region run in bands, the transpose gathered a block of columns at a
+//     time) and op by op, against the
 //     transpose alone (the op-by-op kernel, the same bytes moved as the
 //     fused loop): speedup = time op by op / time fused, vs_transpose =
 //     time of the transpose / time fused.

@@ -412,7 +412,6 @@ void NameUniquer::Fill() {
       Add(Key(list[k]->name()));
     }
   }
-  distinct_ = repeated_.empty();
 }
 
 void NameUniquer::Add(uint64_t key) {
@@ -421,9 +420,7 @@ void NameUniquer::Add(uint64_t key) {
 
 bool NameUniquer::Unique(std::string_view name) {
   if (!filled_) Fill();
-  // Every name since the collection came from Get, which gives distinct ones.
-  if (distinct_) return true;
-  return !repeated_.contains(Key(name));
+  return repeated_.empty() || !repeated_.contains(Key(name));
 }
 
 std::string NameUniquer::Get(std::string_view base) {

@@ -244,12 +244,11 @@ class NameUniquer {
 
   const HloModule* module_;
   bool filled_ = false;
-  // Whether the module's names were all distinct when collected (no two
-  // hashes alike either): then a name an instruction has is its own.
-  bool distinct_ = false;
   // The hashes of the names seen, and those seen more than once: a set of
   // keys alone stays small enough for the cache while the module's names
-  // are collected, which a table of counts did not.
+  // are collected, which a table of counts did not. Only the collection
+  // can repeat a name (Get gives distinct ones), so where the module's
+  // names were all distinct, `repeated_` stays empty.
   absl::flat_hash_set<uint64_t> seen_;
   absl::flat_hash_set<uint64_t> repeated_;
   // The next suffix to try per base name, by its hash (a computation
