@@ -510,6 +510,23 @@ void VmExecutable::ReturnFrame(std::unique_ptr<Frame> frame) const {
 // constants) as a module of its own and runs it, so folded values are the
 // bits this VM computes at run time.
 absl::StatusOr<Literal> EvaluateConstantInstruction(const HloInstruction& instr) {
+  // A reshape or bitcast between row-major layouts keeps the bytes as they
+  // are: the folded value is the operand's bytes under the new shape (most
+  // of what real modules fold, which would otherwise each compile a module).
+  if ((instr.opcode() == HloOpcode::kReshape || instr.opcode() == HloOpcode::kBitcast) &&
+      instr.operand_count() == 1 && instr.operand(0)->literal.has_value()) {
+    const Literal& from = *instr.operand(0)->literal;
+    const Shape& shape = instr.shape();
+    if (shape.IsArray() && from.shape().IsArray() &&
+        shape.element_type() == from.shape().element_type() &&
+        shape.element_count() == from.shape().element_count() && vm::IsEffectivelyRowMajor(shape) &&
+        vm::IsEffectivelyRowMajor(from.shape())) {
+      HLOVM_ASSIGN_OR_RETURN(Literal value, Literal::CreateUninitialized(shape));
+      const size_t bytes = static_cast<size_t>(shape.element_count()) * ByteWidth(shape.element_type());
+      if (bytes > 0) std::memcpy(value.untyped_data(), from.untyped_data(), bytes);
+      return value;
+    }
+  }
   auto module = std::make_unique<HloModule>("fold");
   auto computation = std::make_unique<HloComputation>("fold.entry");
   computation->set_is_entry(true);
