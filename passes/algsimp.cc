@@ -142,13 +142,14 @@ bool FoldTransposeIntoDot(HloInstruction* dot) {
 absl::StatusOr<PassResult> RunAlgebraicSimplifier(HloModule& module) {
   int64_t rewrites = 0;
   for (const auto& computation : module.computations()) {
-    const std::vector<HloInstruction*> order = PostOrder(*computation);
+    bool has_control = false;
+    const std::vector<HloInstruction*> order = PostOrder(*computation, &has_control);
     // Instructions named as control predecessors, by the positions PostOrder
-    // numbered (it has just read every instruction, so this sweep hits the
-    // cache).
+    // numbered.
     const auto& list = computation->instructions();
     std::vector<bool> control(list.size(), false);
     for (const auto& i : list) {
+      if (!has_control) break;
       for (const HloInstruction* p : i->control_predecessors()) {
         if (p->parent() == computation.get()) control[p->scratch] = true;
       }

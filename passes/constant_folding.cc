@@ -72,6 +72,8 @@ absl::StatusOr<PassResult> RunConstantFolding(HloModule& module,
     // (operands come first in post order, so every use is forwarded).
     const std::vector<HloInstruction*> order = PostOrder(*computation);
     Replacements replaced(*computation);
+    const size_t original_size = list.size();
+    std::vector<AppendedRange> placed;
     for (size_t k = 0; k < order.size(); ++k) {
       PrefetchAhead(order, k);
       HloInstruction* i = order[k];
@@ -84,7 +86,9 @@ absl::StatusOr<PassResult> RunConstantFolding(HloModule& module,
       auto constant = std::make_unique<HloInstruction>(HloOpcode::kConstant,
                                                        names.Get(i->name() + ".folded"), i->shape());
       constant->literal = std::move(*value);
+      const size_t at = list.size();
       HloInstruction* c = computation->AddInstruction(std::move(constant));
+      placed.push_back({i, at, at + 1});
       replaced.Set(i, c);
       ++folded;
     }
@@ -92,6 +96,9 @@ absl::StatusOr<PassResult> RunConstantFolding(HloModule& module,
     if (HloInstruction* to = replaced.Find(computation->root()); to != nullptr) {
       computation->set_root(to);
     }
+    // Each value goes where its instruction was, so that the list keeps its
+    // operands first (and the next PostOrder is the list itself).
+    MoveAppendedBefore(*computation, original_size, placed);
   }
   result.changes = folded;
   result.detail = absl::StrCat("folded ", folded, " instructions");

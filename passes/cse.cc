@@ -113,11 +113,13 @@ absl::StatusOr<PassResult> RunCse(HloModule& module,
     if (only != nullptr && std::find(only->begin(), only->end(), computation.get()) == only->end()) {
       continue;
     }
-    const std::vector<HloInstruction*> order = PostOrder(*computation);
+    bool has_control = false;
+    const std::vector<HloInstruction*> order = PostOrder(*computation, &has_control);
     // Instructions on either end of a control edge, by position.
     const auto& list = computation->instructions();
     std::vector<bool> control(list.size(), false);
     for (const auto& i : list) {
+      if (!has_control) break;
       if (i->control_predecessors().empty()) continue;
       control[i->scratch] = true;
       for (const HloInstruction* p : i->control_predecessors()) {

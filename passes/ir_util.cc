@@ -92,23 +92,37 @@ absl::flat_hash_map<const HloInstruction*, std::vector<HloInstruction*>> Compute
   return users;
 }
 
-std::vector<HloInstruction*> PostOrder(const HloComputation& computation) {
+std::vector<HloInstruction*> PostOrder(const HloComputation& computation, bool* has_control) {
   const auto& list = computation.instructions();
   const uint32_t n_instr = static_cast<uint32_t>(list.size());
-  // Positions in `scratch`; an operand of another computation (never in a
-  // verified module) is skipped below, as it has no position here.
+  // One sweep numbers each instruction with its position in `scratch` and
+  // tests that every operand and control predecessor came before it: an
+  // instruction of this computation not numbered yet still holds a number
+  // from an earlier walk, which is at least k or the position of another
+  // instruction. An operand of another computation (never in a verified
+  // module) has no position here and is skipped.
   bool in_order = true;
+  bool control = false;
+  auto before = [&](const HloInstruction* d, uint32_t k) {
+    return d == nullptr || d->parent() != &computation ||
+           (d->scratch < k && list[d->scratch].get() == d);
+  };
   for (uint32_t k = 0; k < n_instr; ++k) {
     PrefetchAhead(list, k);
-    list[k]->scratch = k;
-  }
-  auto local = [&](const HloInstruction* d) { return d != nullptr && d->parent() == &computation; };
-  for (uint32_t k = 0; k < n_instr && in_order; ++k) {
     const HloInstruction& i = *list[k];
-    for (const HloInstruction* d : i.operands()) in_order &= !local(d) || d->scratch < k;
-    for (const HloInstruction* d : i.control_predecessors())
-      in_order &= !local(d) || d->scratch < k;
+    i.scratch = k;
+    if (!in_order) continue;
+    for (const HloInstruction* d : i.operands()) in_order &= before(d, k);
+    if (!i.control_predecessors().empty()) {
+      control = true;
+      for (const HloInstruction* d : i.control_predecessors()) in_order &= before(d, k);
+    }
   }
+  if (!in_order) {
+    for (const auto& i : list) control |= !i->control_predecessors().empty();
+  }
+  if (has_control != nullptr) *has_control = control;
+  auto local = [&](const HloInstruction* d) { return d != nullptr && d->parent() == &computation; };
   std::vector<HloInstruction*> order;
   order.reserve(n_instr);
   // A list whose operands all come first is its own post order (the walk
@@ -267,7 +281,15 @@ void MoveAppendedBefore(HloComputation& computation, size_t original_size,
   if (ranges.empty()) return;
   auto& list =
       const_cast<std::vector<std::unique_ptr<HloInstruction>>&>(computation.instructions());
-  for (size_t k = 0; k < original_size; ++k) list[k]->scratch = static_cast<uint32_t>(k);
+  // The anchors' positions: where a walk has just numbered the list (and
+  // it has only grown since), each anchor still holds its own.
+  bool numbered = true;
+  for (const AppendedRange& r : ranges) {
+    numbered &= r.anchor->scratch < original_size && list[r.anchor->scratch].get() == r.anchor;
+  }
+  if (!numbered) {
+    for (size_t k = 0; k < original_size; ++k) list[k]->scratch = static_cast<uint32_t>(k);
+  }
   // The ranges by anchor position (stable, so their given order holds).
   std::vector<size_t> by_anchor(ranges.size());
   for (size_t r = 0; r < ranges.size(); ++r) by_anchor[r] = r;

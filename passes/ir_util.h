@@ -59,8 +59,12 @@ inline void PrefetchAhead(const List& v, size_t k) {
 absl::flat_hash_map<const HloInstruction*, std::vector<HloInstruction*>> ComputeUsers(
     const HloComputation& computation);
 
-// Operands before users (every instruction, dead ones included).
-std::vector<HloInstruction*> PostOrder(const HloComputation& computation);
+// Operands before users (every instruction, dead ones included); numbers
+// each instruction with its position in the list (scratch). Where
+// `has_control` is given, it tells whether any instruction has a control
+// predecessor.
+std::vector<HloInstruction*> PostOrder(const HloComputation& computation,
+                                       bool* has_control = nullptr);
 
 // How `tuple` is read in `computation`: the get-tuple-element users, and
 // whether anything reads it whole (another user, or the root being it). One
