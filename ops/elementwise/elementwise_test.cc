@@ -212,6 +212,66 @@ TEST(ElementwiseUnaryTest, F64MatchesReference) {
   ForEachTarget([] { CheckFloatUnary<double>(1000); });
 }
 
+// XLA's CPU f32 tanh, step by step in scalars: std::fma is the fused
+// multiply-add of the AVX2 and AVX-512 kernels.
+float RationalTanh(float x) {
+  const float ax = std::fabs(x);
+  if (ax >= 20.0f) return std::copysign(1.0f, x);
+  if (ax < 0.0004f) return x;
+  const float bound = 7.99881172180175781f;
+  float c = x < -bound ? -bound : x;
+  c = c > bound ? bound : c;
+  const float c2 = c * c;
+  float p = std::fma(c2, -2.76076847742355e-16f, 2.00018790482477e-13f);
+  for (float k : {-8.60467152213735e-11f, 5.12229709037114e-08f, 1.48572235717979e-05f,
+                  6.37261928875436e-04f, 4.89352455891786e-03f}) {
+    p = std::fma(c2, p, k);
+  }
+  float q = std::fma(c2, 1.19825839466702e-06f, 1.18534705686654e-04f);
+  for (float k : {2.26843463243900e-03f, 4.89352518554385e-03f}) q = std::fma(c2, q, k);
+  const float numerator = c * p;
+  return numerator / q;
+}
+
+TEST(ElementwiseUnaryTest, F32TanhIsXlasRationalApproximation) {
+  std::vector<float> in = FloatInputs<float>(3000);
+  for (float x : {0.0004f, 0.00039999999f, 7.9f, 7.99881172180175781f, 8.5f, 19.99f, 20.0f}) {
+    in.push_back(x);
+    in.push_back(-x);
+  }
+  std::vector<float> out(in.size());
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    if (target != HWY_AVX2 && target != HWY_AVX3) continue;  // the targets with FMA
+    hwy::SetSupportedTargetsForTest(target);
+    SCOPED_TRACE(hwy::TargetName(target));
+    auto kernel = SelectUnaryKernel(HloOpcode::kTanh, ET::kF32, ET::kF32);
+    ASSERT_TRUE(kernel.ok()) << kernel.status();
+    (*kernel)(in.data(), out.data(), static_cast<int64_t>(in.size()));
+    int failures = 0;
+    for (size_t i = 0; i < in.size() && failures < 5; ++i) {
+      const float expected = RationalTanh(in[i]);
+      if (std::isnan(expected) ? !std::isnan(out[i])
+                               : std::memcmp(&out[i], &expected, sizeof(float)) != 0) {
+        ++failures;
+        ADD_FAILURE() << "x=" << in[i] << " got " << out[i] << " expected " << expected;
+      }
+    }
+    // Exactly +-1 from the clamp on (and for the infinities); the input
+    // itself near 0.
+    const std::vector<float> edge = {7.99881172180175781f, -9.0f, 25.0f,
+                                     -std::numeric_limits<float>::infinity(), 0.0003f, -0.0f};
+    std::vector<float> got(edge.size());
+    (*kernel)(edge.data(), got.data(), static_cast<int64_t>(edge.size()));
+    EXPECT_EQ(got[0], 1.0f);
+    EXPECT_EQ(got[1], -1.0f);
+    EXPECT_EQ(got[2], 1.0f);
+    EXPECT_EQ(got[3], -1.0f);
+    EXPECT_EQ(got[4], 0.0003f);
+    EXPECT_TRUE(got[5] == 0.0f && std::signbit(got[5]));
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
+
 TEST(ElementwiseUnaryTest, InPlaceIsAllowed) {
   std::vector<float> v = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
   auto kernel = SelectUnaryKernel(HloOpcode::kNegate, ET::kF32, ET::kF32);
