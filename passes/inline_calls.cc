@@ -54,33 +54,55 @@ absl::StatusOr<PassResult> RunInlineCalls(HloModule& module, NameUniquer* shared
   EffectAnalysis effects;
   std::optional<NameUniquer> own_names;
   NameUniquer& names = shared_names != nullptr ? *shared_names : own_names.emplace(module);
-  absl::flat_hash_map<const HloComputation*, int64_t> call_sites = CallSiteCounts(module);
-  absl::flat_hash_set<const HloComputation*> emptied;
-  int64_t inlined = 0;
-  std::vector<HloComputation*> computations;
-  for (const auto& c : module.computations()) computations.push_back(c.get());
-  for (HloComputation* caller : computations) {
-    if (emptied.contains(caller)) continue;
-    // Calls added by inlining are handled in the next round of the pipeline.
-    // One sweep finds the calls and what control edges name.
-    std::vector<HloInstruction*> calls;
+  // One sweep over the module counts call sites and finds, per computation,
+  // its calls, the instructions that read a call, and what control edges
+  // name; it numbers every list (for MoveAppendedBefore) and collects the
+  // module's names for the uniquer where nobody has yet. (Calls added by
+  // inlining are handled in the next round of the pipeline.)
+  struct Caller {
+    HloComputation* computation;
+    std::vector<HloInstruction*> calls, readers;
     absl::flat_hash_set<const HloInstruction*> control;
-    const auto& list = caller->instructions();
+  };
+  std::vector<Caller> callers;
+  absl::flat_hash_map<const HloComputation*, int64_t> call_sites;
+  const bool collect = !names.collected();
+  for (const auto& c : module.computations()) {
+    if (collect) names.Collect(c->name());
+    Caller caller{c.get(), {}, {}, {}};
+    const auto& list = c->instructions();
     for (size_t k = 0; k < list.size(); ++k) {
       PrefetchAhead(list, k);
       HloInstruction* i = list[k].get();
-      for (const HloInstruction* p : i->control_predecessors()) control.insert(p);
+      i->scratch = static_cast<uint32_t>(k);
+      if (collect) names.Collect(i->name());
+      for (const HloComputation* callee : i->called_computations()) ++call_sites[callee];
+      for (const HloInstruction* p : i->control_predecessors()) caller.control.insert(p);
       if (i->opcode() == HloOpcode::kCall && i->called_computations().size() == 1 &&
           i->control_predecessors().empty()) {
-        calls.push_back(i);
+        caller.calls.push_back(i);
+      }
+      for (const HloInstruction* o : i->operands()) {
+        if (o->opcode() == HloOpcode::kCall) {
+          caller.readers.push_back(i);
+          break;
+        }
       }
     }
-    if (calls.empty()) continue;
+    if (!caller.calls.empty()) callers.push_back(std::move(caller));
+  }
+  if (collect) names.FinishCollecting();
+
+  absl::flat_hash_set<const HloComputation*> emptied;
+  int64_t inlined = 0;
+  for (Caller& site : callers) {
+    HloComputation* caller = site.computation;
+    if (emptied.contains(caller)) continue;
     absl::flat_hash_map<const HloInstruction*, HloInstruction*> results;
     absl::flat_hash_set<const HloInstruction*> done;
     const size_t original_size = caller->instructions().size();
     std::vector<AppendedRange> copies;
-    for (HloInstruction* call : calls) {
+    for (HloInstruction* call : site.calls) {
       HloComputation* callee = call->to_apply();
       if (callee == nullptr || callee == caller || callee == module.entry() ||
           callee->root() == nullptr || emptied.contains(callee) ||
@@ -88,7 +110,7 @@ absl::StatusOr<PassResult> RunInlineCalls(HloModule& module, NameUniquer* shared
           callee->parameter_count() != call->operand_count()) {
         continue;
       }
-      if (control.contains(call)) continue;
+      if (site.control.contains(call)) continue;
       absl::flat_hash_map<const HloInstruction*, HloInstruction*> map;
       for (int64_t p = 0; p < callee->parameter_count(); ++p) {
         // An operand that is itself an inlined call reads that call's result.
@@ -113,10 +135,21 @@ absl::StatusOr<PassResult> RunInlineCalls(HloModule& module, NameUniquer* shared
       done.insert(call);
       ++inlined;
     }
+    if (done.empty()) continue;
     // The copies go where their call was, so the caller's users still
     // follow their operands in its list.
     MoveAppendedBefore(*caller, original_size, copies);
-    ReplaceUses(*caller, results);
+    // What read an inlined call reads its result.
+    PointerTable to(results.size());
+    for (const auto& [from, replacement] : results) to.Insert(from, replacement);
+    for (HloInstruction* reader : site.readers) {
+      for (int64_t k = 0; k < reader->operand_count(); ++k) {
+        if (HloInstruction* r = to.Find(reader->operand(k)); r != nullptr) {
+          reader->ReplaceOperand(k, r);
+        }
+      }
+    }
+    if (HloInstruction* r = to.Find(caller->root()); r != nullptr) caller->set_root(r);
     // Nothing reads an inlined call any more (calls named as control
     // predecessors are not inlined); the calls go now, so that none refers
     // to a callee removed below.

@@ -233,12 +233,19 @@ std::vector<HloInstruction*> ElementsOf(HloComputation& computation, HloInstruct
 // hash another shares: the uniquer then picks the next suffix).
 class NameUniquer {
  public:
-  // The module's names are collected on the first Get or Unique.
+  // The module's names are collected on the first Get or Unique, unless a
+  // pass that sweeps the whole module anyway collects them first.
   explicit NameUniquer(const HloModule& module) : module_(&module) {}
   std::string Get(std::string_view base);
   // Whether no other instruction or computation of the module has (or had
   // since the collection) the name `name`, which one instruction has.
   bool Unique(std::string_view name);
+
+  // Collection by such a pass: every computation's and instruction's name
+  // goes to Collect, then FinishCollecting.
+  bool collected() const { return filled_; }
+  void Collect(std::string_view name) { Add(Key(name)); }
+  void FinishCollecting() { filled_ = true; }
 
  private:
   void Fill();
