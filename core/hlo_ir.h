@@ -304,13 +304,6 @@ class HloInstruction {
   HloInstruction(HloOpcode opcode, std::string name, Shape shape)
       : opcode_(opcode), name_(std::move(name)), shape_(std::move(shape)) {}
 
-  // Instructions live in blocks of their size that a free list per thread
-  // hands out and takes back (hlo_ir.cc): the passes remove thousands at a
-  // time, and the general allocator merges each freed block with its
-  // neighbours, touching memory no pass reads.
-  static void* operator new(size_t size);
-  static void operator delete(void* block, size_t size) noexcept;
-
   HloOpcode opcode() const { return opcode_; }
   const std::string& name() const { return name_; }
   void set_name(std::string name) { name_ = std::move(name); }
