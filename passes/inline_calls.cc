@@ -67,6 +67,7 @@ absl::StatusOr<PassResult> RunInlineCalls(HloModule& module, NameUniquer* shared
   std::vector<Caller> callers;
   absl::flat_hash_map<const HloComputation*, int64_t> call_sites;
   const bool collect = !names.collected();
+  if (collect) names.BeginCollecting();
   for (const auto& c : module.computations()) {
     if (collect) names.Collect(c->name());
     Caller caller{c.get(), {}, {}, {}};

@@ -416,12 +416,16 @@ uint64_t NameUniquer::Key(std::string_view name) {
   return absl::HashOf(absl::string_view(name.data(), name.size()));
 }
 
-void NameUniquer::Fill() {
-  filled_ = true;
+void NameUniquer::BeginCollecting() {
   size_t n = 0;
   for (const auto& c : module_->computations()) n += 1 + c->instructions().size();
   // Room for the names the passes add too, so that they seldom rehash it.
   seen_.reserve(n + n / 4);
+}
+
+void NameUniquer::Fill() {
+  filled_ = true;
+  BeginCollecting();
   // Each name costs two cache misses (the instruction, then the text of a
   // long name): the instructions are touched ahead of the names read.
   constexpr size_t kAhead = 8;

@@ -241,9 +241,10 @@ class NameUniquer {
   // since the collection) the name `name`, which one instruction has.
   bool Unique(std::string_view name);
 
-  // Collection by such a pass: every computation's and instruction's name
-  // goes to Collect, then FinishCollecting.
+  // Collection by such a pass: BeginCollecting, every computation's and
+  // instruction's name to Collect, then FinishCollecting.
   bool collected() const { return filled_; }
+  void BeginCollecting();
   void Collect(std::string_view name) { Add(Key(name)); }
   void FinishCollecting() { filled_ = true; }
 
