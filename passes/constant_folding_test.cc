@@ -103,5 +103,55 @@ ENTRY e {
   EXPECT_TRUE(ra->BitwiseEqual(*rb)) << ra->ToString() << "\n" << rb->ToString();
 }
 
+TEST(ConstantFoldingTest, FoldedValuesGoWhereTheirInstructionsWere) {
+  auto m = Parse(R"(HloModule m
+ENTRY e {
+  a = s32[4] constant({1, 2, 3, 4})
+  p = s32[4] parameter(0)
+  b = s32[4] multiply(a, a)
+  c = s32[4] add(b, p)
+  ROOT d = s32[4] negate(c)
+})");
+  ASSERT_NE(m, nullptr);
+  std::vector<std::string> asked;
+  ConstantFoldingOptions options;
+  options.evaluate = FakeEvaluator{&asked};
+  ASSERT_TRUE(RunConstantFolding(*m, options).ok());
+  // The value sits just before the multiply it replaces, so every operand
+  // still comes before its users in the list.
+  std::vector<std::string> names;
+  for (const auto& i : m->entry()->instructions()) names.push_back(i->name());
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "p", "b.folded", "b", "c", "d"}));
+}
+
+TEST(ConstantFoldingTest, VmFoldsReshapesAndBitcastsOfConstants) {
+  // Row-major reshapes and bitcasts take the constant's bytes; a reshape
+  // out of a column-major constant is evaluated by the VM. All against the
+  // run without passes.
+  const std::string text = R"(HloModule m
+ENTRY e {
+  a = f32[2,3]{1,0} constant({{1, 2, 3}, {4, 5, 6}})
+  r = f32[3,2]{1,0} reshape(a)
+  b = f32[6]{0} bitcast(a)
+  c = f32[2,3]{0,1} constant({{1, 2, 3}, {4, 5, 6}})
+  rc = f32[6]{0} reshape(c)
+  e = f32[0,4]{1,0} constant({})
+  re = f32[4,0]{1,0} reshape(e)
+  ROOT t = (f32[3,2], f32[6], f32[6], f32[4,0]) tuple(r, b, rc, re)
+})";
+  CompileOptions off;
+  off.passes = "none";
+  auto a = Executable::FromText(text);
+  auto b = Executable::FromText(text, off);
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_NE((*a)->PassReport().find("folded 4 instructions"), std::string::npos)
+      << (*a)->PassReport();
+  auto ra = (*a)->Execute({});
+  auto rb = (*b)->Execute({});
+  ASSERT_TRUE(ra.ok() && rb.ok());
+  EXPECT_TRUE(ra->BitwiseEqual(*rb)) << ra->ToString() << "\n" << rb->ToString();
+}
+
 }  // namespace
 }  // namespace hlovm::passes

@@ -1,5 +1,6 @@
 #include "passes/ir_util.h"
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -82,6 +83,42 @@ ENTRY e {
   EXPECT_TRUE(names.Unique("x"));
   EXPECT_NE(names.Get("y"), "y");
   ASSERT_NE(Find(*m->entry(), "y"), nullptr);
+}
+
+TEST(PostOrderTest, ListsOutOfOrderAreWalkedWhateverTheirOldNumbers) {
+  auto m = Parse(R"(HloModule m
+ENTRY e {
+  p = f32[] parameter(0)
+  a = f32[] negate(p)
+  x = f32[] constant(1)
+  b = f32[] exponential(a)
+  ROOT c = f32[] add(a, b)
+})");
+  ASSERT_NE(m, nullptr);
+  HloComputation& entry = *m->entry();
+  bool has_control = true;
+  std::vector<HloInstruction*> order = PostOrder(entry, &has_control);
+  EXPECT_FALSE(has_control);
+  ASSERT_EQ(order.size(), 5u);
+  EXPECT_EQ(order[1]->name(), "a");  // the list itself: it is in order
+  // Move `a` to the end: it keeps its old number (1), which is below the
+  // new position of b (2), so its number alone would not show that b now
+  // comes before its operand.
+  auto& list = const_cast<std::vector<std::unique_ptr<HloInstruction>>&>(entry.instructions());
+  std::rotate(list.begin() + 1, list.begin() + 2, list.end());
+  const_cast<HloInstruction*>(Find(entry, "c"))
+      ->AddControlPredecessor(const_cast<HloInstruction*>(Find(entry, "p")));
+  order = PostOrder(entry, &has_control);
+  EXPECT_TRUE(has_control);
+  ASSERT_EQ(order.size(), 5u);
+  auto position = [&](const char* name) {
+    return std::find(order.begin(), order.end(), Find(entry, name)) - order.begin();
+  };
+  EXPECT_LT(position("p"), position("a"));
+  EXPECT_LT(position("a"), position("b"));
+  EXPECT_LT(position("b"), position("c"));
+  // Numbered by list position.
+  for (size_t k = 0; k < list.size(); ++k) EXPECT_EQ(list[k]->scratch, k);
 }
 
 }  // namespace

@@ -522,7 +522,8 @@ absl::StatusOr<Literal> EvaluateConstantInstruction(const HloInstruction& instr)
         shape.element_count() == from.shape().element_count() && vm::IsEffectivelyRowMajor(shape) &&
         vm::IsEffectivelyRowMajor(from.shape())) {
       HLOVM_ASSIGN_OR_RETURN(Literal value, Literal::CreateUninitialized(shape));
-      const size_t bytes = static_cast<size_t>(shape.element_count()) * ByteWidth(shape.element_type());
+      const size_t bytes =
+          static_cast<size_t>(shape.element_count()) * ByteWidth(shape.element_type());
       if (bytes > 0) std::memcpy(value.untyped_data(), from.untyped_data(), bytes);
       return value;
     }

@@ -258,8 +258,12 @@ TEST(ElementwiseUnaryTest, F32TanhIsXlasRationalApproximation) {
     }
     // Exactly +-1 from the clamp on (and for the infinities); the input
     // itself near 0.
-    const std::vector<float> edge = {7.99881172180175781f, -9.0f, 25.0f,
-                                     -std::numeric_limits<float>::infinity(), 0.0003f, -0.0f};
+    const std::vector<float> edge = {7.99881172180175781f,
+                                     -9.0f,
+                                     25.0f,
+                                     -std::numeric_limits<float>::infinity(),
+                                     0.0003f,
+                                     -0.0f};
     std::vector<float> got(edge.size());
     (*kernel)(edge.data(), got.data(), static_cast<int64_t>(edge.size()));
     EXPECT_EQ(got[0], 1.0f);

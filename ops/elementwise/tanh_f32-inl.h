@@ -51,7 +51,8 @@ HWY_INLINE V TanhF32Rational(D d, V x) {
   q = hn::MulAdd(c2, q, hn::Set(d, 4.89352518554385e-03f));
   const V r = hn::IfThenElse(hn::Lt(hn::Abs(x), hn::Set(d, 0.0004f)), x, hn::Div(p, q));
 #if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
-  return hn::IfThenElse(hn::Ge(hn::Abs(x), hn::Set(d, 20.0f)), hn::CopySign(hn::Set(d, 1.0f), x), r);
+  return hn::IfThenElse(hn::Ge(hn::Abs(x), hn::Set(d, 20.0f)), hn::CopySign(hn::Set(d, 1.0f), x),
+                        r);
 #else
   return r;
 #endif
