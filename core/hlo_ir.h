@@ -304,6 +304,10 @@ class HloInstruction {
   HloInstruction(HloOpcode opcode, std::string name, Shape shape)
       : opcode_(opcode), name_(std::move(name)), shape_(std::move(shape)) {}
 
+  // Instructions are carved in address order from slabs (hlo_ir.cc).
+  static void* operator new(size_t size);
+  static void operator delete(void* block, size_t size) noexcept;
+
   HloOpcode opcode() const { return opcode_; }
   const std::string& name() const { return name_; }
   void set_name(std::string name) { name_ = std::move(name); }

@@ -1,6 +1,10 @@
 #include "core/hlo_ir.h"
 
+#include <algorithm>
 #include <memory>
+#include <random>
+#include <thread>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -71,4 +75,31 @@ TEST(HloIrTest, ModuleFindsComputations) {
 }
 
 }  // namespace
+TEST(HloIrTest, InstructionsMadeAfterOthersAreFreedLieInOrder) {
+  auto make = [] {
+    return std::make_unique<HloInstruction>(HloOpcode::kConstant, "c",
+                                            Shape(ElementType::kF32, {}));
+  };
+  // Many instructions, freed in a random order, some on another thread.
+  std::vector<std::unique_ptr<HloInstruction>> first;
+  for (int k = 0; k < 5000; ++k) first.push_back(make());
+  std::shuffle(first.begin(), first.end(), std::mt19937(7));
+  std::vector<std::unique_ptr<HloInstruction>> half;
+  for (size_t k = 2500; k < first.size(); ++k) half.push_back(std::move(first[k]));
+  first.resize(2500);
+  std::thread other([&] { half.clear(); });
+  first.clear();
+  other.join();
+  // The next ones are carved in address order within each slab: a walk
+  // over them in creation order moves forward through memory.
+  std::vector<std::unique_ptr<HloInstruction>> next;
+  for (int k = 0; k < 5000; ++k) next.push_back(make());
+  int64_t backwards = 0;
+  for (size_t k = 1; k < next.size(); ++k) backwards += next[k].get() < next[k - 1].get();
+  EXPECT_LT(backwards, 50);  // a step back only from one slab to the next
+  // Distinct, usable blocks.
+  for (size_t k = 0; k < next.size(); ++k) next[k]->scratch = static_cast<uint32_t>(k);
+  for (size_t k = 0; k < next.size(); ++k) EXPECT_EQ(next[k]->scratch, k);
+}
+
 }  // namespace hlovm
