@@ -26,6 +26,8 @@ struct Slab {
 };
 constexpr size_t kSlabHeader = 64;
 constexpr size_t kBlocksPerSlab = (kSlabBytes - kSlabHeader) / sizeof(HloInstruction);
+static_assert(sizeof(Slab) <= kSlabHeader && kSlabHeader % alignof(HloInstruction) == 0 &&
+              sizeof(HloInstruction) % alignof(HloInstruction) == 0);
 
 absl::Mutex empty_mu(absl::kConstInit);
 Slab* empty_slabs ABSL_GUARDED_BY(empty_mu) = nullptr;
@@ -58,6 +60,7 @@ struct Carver {
   size_t next = 0;
   ~Carver() {
     if (slab != nullptr) Release(slab);
+    slab = nullptr;
   }
 };
 thread_local Carver carver;
