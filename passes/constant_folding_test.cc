@@ -73,6 +73,22 @@ ENTRY e {
   EXPECT_EQ(result->changes, 0);
 }
 
+// Compiles `text` with the default passes, whose report must say
+// `folded`, and without passes; both runs give the same bits.
+void ExpectFoldedLikeTheRun(const std::string& text, const std::string& folded) {
+  CompileOptions off;
+  off.passes = "none";
+  auto a = Executable::FromText(text);
+  auto b = Executable::FromText(text, off);
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_NE((*a)->PassReport().find(folded), std::string::npos) << (*a)->PassReport();
+  auto ra = (*a)->Execute({});
+  auto rb = (*b)->Execute({});
+  ASSERT_TRUE(ra.ok() && rb.ok());
+  EXPECT_TRUE(ra->BitwiseEqual(*rb)) << ra->ToString() << "\n" << rb->ToString();
+}
+
 TEST(ConstantFoldingTest, VmFoldedValuesEqualTheRun) {
   // Division by zero, NaN, signed zeros and integer overflow, folded by the
   // VM through the pipeline, against the same module run op by op.
@@ -89,18 +105,7 @@ ENTRY e {
   h = bf16[4] convert(q)
   ROOT t = (f32[4], f32[4], s32[3], s32[3], bf16[4]) tuple(q, m, s, d, h)
 })";
-  CompileOptions off;
-  off.passes = "none";
-  auto a = Executable::FromText(text);
-  auto b = Executable::FromText(text, off);
-  ASSERT_TRUE(a.ok()) << a.status();
-  ASSERT_TRUE(b.ok()) << b.status();
-  EXPECT_NE((*a)->PassReport().find("folded 5 instructions"), std::string::npos)
-      << (*a)->PassReport();
-  auto ra = (*a)->Execute({});
-  auto rb = (*b)->Execute({});
-  ASSERT_TRUE(ra.ok() && rb.ok());
-  EXPECT_TRUE(ra->BitwiseEqual(*rb)) << ra->ToString() << "\n" << rb->ToString();
+  ExpectFoldedLikeTheRun(text, "folded 5 instructions");
 }
 
 TEST(ConstantFoldingTest, FoldedValuesGoWhereTheirInstructionsWere) {
@@ -139,18 +144,7 @@ ENTRY e {
   re = f32[4,0]{1,0} reshape(e)
   ROOT t = (f32[3,2], f32[6], f32[6], f32[4,0]) tuple(r, b, rc, re)
 })";
-  CompileOptions off;
-  off.passes = "none";
-  auto a = Executable::FromText(text);
-  auto b = Executable::FromText(text, off);
-  ASSERT_TRUE(a.ok()) << a.status();
-  ASSERT_TRUE(b.ok()) << b.status();
-  EXPECT_NE((*a)->PassReport().find("folded 4 instructions"), std::string::npos)
-      << (*a)->PassReport();
-  auto ra = (*a)->Execute({});
-  auto rb = (*b)->Execute({});
-  ASSERT_TRUE(ra.ok() && rb.ok());
-  EXPECT_TRUE(ra->BitwiseEqual(*rb)) << ra->ToString() << "\n" << rb->ToString();
+  ExpectFoldedLikeTheRun(text, "folded 4 instructions");
 }
 
 }  // namespace
