@@ -144,22 +144,13 @@ absl::StatusOr<PassResult> RunAlgebraicSimplifier(HloModule& module) {
   for (const auto& computation : module.computations()) {
     bool has_control = false;
     const std::vector<HloInstruction*> order = PostOrder(*computation, &has_control);
-    // Instructions named as control predecessors, by the positions PostOrder
-    // numbered.
-    const auto& list = computation->instructions();
-    std::vector<bool> control(list.size(), false);
-    for (const auto& i : list) {
-      if (!has_control) break;
-      for (const HloInstruction* p : i->control_predecessors()) {
-        if (p->parent() == computation.get()) control[p->scratch] = true;
-      }
-    }
+    const std::vector<bool> control = OnControlEdges(*computation, has_control);
     Replacements replaced(*computation);
     for (size_t k = 0; k < order.size(); ++k) {
       PrefetchAhead(order, k);
       HloInstruction* i = order[k];
       ForwardReplacedOperands(i, replaced);
-      if (!i->control_predecessors().empty() || control[i->scratch]) continue;
+      if (control[i->scratch]) continue;
       if (HloInstruction* to = Simplified(i);
           to != nullptr && to != i && to->shape() == i->shape()) {
         replaced.Set(i, to);

@@ -115,17 +115,8 @@ absl::StatusOr<PassResult> RunCse(HloModule& module,
     }
     bool has_control = false;
     const std::vector<HloInstruction*> order = PostOrder(*computation, &has_control);
-    // Instructions on either end of a control edge, by position.
     const auto& list = computation->instructions();
-    std::vector<bool> control(list.size(), false);
-    for (const auto& i : list) {
-      if (!has_control) break;
-      if (i->control_predecessors().empty()) continue;
-      control[i->scratch] = true;
-      for (const HloInstruction* p : i->control_predecessors()) {
-        if (p->parent() == computation.get()) control[p->scratch] = true;
-      }
-    }
+    const std::vector<bool> control = OnControlEdges(*computation, has_control);
     Replacements replaced(*computation);
     absl::flat_hash_map<uint64_t, HloInstruction*> seen;
     seen.reserve(list.size());

@@ -162,6 +162,20 @@ std::vector<HloInstruction*> PostOrder(const HloComputation& computation, bool* 
   return order;
 }
 
+std::vector<bool> OnControlEdges(const HloComputation& computation, bool has_control) {
+  const auto& list = computation.instructions();
+  std::vector<bool> ends(list.size(), false);
+  if (!has_control) return ends;
+  for (const auto& i : list) {
+    if (i->control_predecessors().empty()) continue;
+    ends[i->scratch] = true;
+    for (const HloInstruction* p : i->control_predecessors()) {
+      if (p->parent() == &computation) ends[p->scratch] = true;
+    }
+  }
+  return ends;
+}
+
 TupleReaders ReadersOf(const HloComputation& computation, const HloInstruction* tuple) {
   TupleReaders readers;
   readers.whole = computation.root() == tuple;

@@ -66,6 +66,12 @@ absl::flat_hash_map<const HloInstruction*, std::vector<HloInstruction*>> Compute
 std::vector<HloInstruction*> PostOrder(const HloComputation& computation,
                                        bool* has_control = nullptr);
 
+// The instructions on either end of a control edge of `computation`, by the
+// positions PostOrder numbered: those that have control predecessors and
+// those of the computation named as one. All false, without a sweep, where
+// PostOrder found no control edge (`has_control`).
+std::vector<bool> OnControlEdges(const HloComputation& computation, bool has_control);
+
 // How `tuple` is read in `computation`: the get-tuple-element users, and
 // whether anything reads it whole (another user, or the root being it). One
 // sweep over the operands: a users map of a large computation costs more.
