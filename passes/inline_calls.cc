@@ -141,16 +141,7 @@ absl::StatusOr<PassResult> RunInlineCalls(HloModule& module, NameUniquer* shared
     // follow their operands in its list.
     MoveAppendedBefore(*caller, original_size, copies);
     // What read an inlined call reads its result.
-    PointerTable to(results.size());
-    for (const auto& [from, replacement] : results) to.Insert(from, replacement);
-    for (HloInstruction* reader : site.readers) {
-      for (int64_t k = 0; k < reader->operand_count(); ++k) {
-        if (HloInstruction* r = to.Find(reader->operand(k)); r != nullptr) {
-          reader->ReplaceOperand(k, r);
-        }
-      }
-    }
-    if (HloInstruction* r = to.Find(caller->root()); r != nullptr) caller->set_root(r);
+    ReplaceUsesIn(*caller, site.readers, results);
     // Nothing reads an inlined call any more (calls named as control
     // predecessors are not inlined); the calls go now, so that none refers
     // to a callee removed below.

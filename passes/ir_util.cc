@@ -224,21 +224,43 @@ void PointerTable::Insert(const HloInstruction* key, HloInstruction* value) {
   values_[s] = value;
 }
 
+namespace {
+
+// Points the operand slots of `instr` that name a key of `to` at its value.
+void ReplaceOperandsFrom(HloInstruction* instr, const PointerTable& to) {
+  for (int64_t k = 0; k < instr->operand_count(); ++k) {
+    if (HloInstruction* r = to.Find(instr->operand(k)); r != nullptr) instr->ReplaceOperand(k, r);
+  }
+}
+
+PointerTable TableOf(const absl::flat_hash_map<const HloInstruction*, HloInstruction*>& map) {
+  PointerTable to(map.size());
+  for (const auto& [from, replacement] : map) to.Insert(from, replacement);
+  return to;
+}
+
+}  // namespace
+
 void ReplaceUses(HloComputation& computation,
                  const absl::flat_hash_map<const HloInstruction*, HloInstruction*>& map,
                  const absl::flat_hash_set<const HloInstruction*>& except) {
   if (map.empty()) return;
-  PointerTable to(map.size());
-  for (const auto& [from, replacement] : map) to.Insert(from, replacement);
+  const PointerTable to = TableOf(map);
   const auto& list = computation.instructions();
   for (size_t j = 0; j < list.size(); ++j) {
     PrefetchAhead(list, j);
     HloInstruction* instr = list[j].get();
     if (!except.empty() && except.contains(instr)) continue;
-    for (int64_t k = 0; k < instr->operand_count(); ++k) {
-      if (HloInstruction* r = to.Find(instr->operand(k)); r != nullptr) instr->ReplaceOperand(k, r);
-    }
+    ReplaceOperandsFrom(instr, to);
   }
+  if (HloInstruction* r = to.Find(computation.root()); r != nullptr) computation.set_root(r);
+}
+
+void ReplaceUsesIn(HloComputation& computation, const std::vector<HloInstruction*>& readers,
+                   const absl::flat_hash_map<const HloInstruction*, HloInstruction*>& map) {
+  if (map.empty()) return;
+  const PointerTable to = TableOf(map);
+  for (HloInstruction* reader : readers) ReplaceOperandsFrom(reader, to);
   if (HloInstruction* r = to.Find(computation.root()); r != nullptr) computation.set_root(r);
 }
 
@@ -480,9 +502,9 @@ std::string NameUniquer::Get(std::string_view base) {
 }
 
 void ForEachWhileLoop(HloModule& module,
-                      absl::flat_hash_map<const HloComputation*, int64_t>* call_sites,
+                      absl::flat_hash_map<const HloComputation*, int64_t>& call_sites,
                       absl::FunctionRef<void(HloComputation* caller, HloInstruction* loop)> f) {
-  if (call_sites != nullptr) call_sites->clear();
+  call_sites.clear();
   std::vector<std::pair<HloComputation*, HloInstruction*>> loops;
   for (const auto& c : module.computations()) {
     const auto& list = c->instructions();
@@ -490,23 +512,10 @@ void ForEachWhileLoop(HloModule& module,
       PrefetchAhead(list, k);
       HloInstruction* i = list[k].get();
       if (i->opcode() == HloOpcode::kWhile) loops.emplace_back(c.get(), i);
-      if (call_sites == nullptr) continue;
-      for (const HloComputation* callee : i->called_computations()) ++(*call_sites)[callee];
+      for (const HloComputation* callee : i->called_computations()) ++call_sites[callee];
     }
   }
   for (const auto& [caller, loop] : loops) f(caller, loop);
-}
-
-absl::flat_hash_map<const HloComputation*, int64_t> CallSiteCounts(const HloModule& module) {
-  absl::flat_hash_map<const HloComputation*, int64_t> counts;
-  for (const auto& c : module.computations()) {
-    const auto& list = c->instructions();
-    for (size_t k = 0; k < list.size(); ++k) {
-      PrefetchAhead(list, k);
-      for (const HloComputation* callee : list[k]->called_computations()) ++counts[callee];
-    }
-  }
-  return counts;
 }
 
 namespace {

@@ -126,6 +126,10 @@ void ReplaceAllUses(HloComputation& computation, HloInstruction* from, HloInstru
 void ReplaceUses(HloComputation& computation,
                  const absl::flat_hash_map<const HloInstruction*, HloInstruction*>& map,
                  const absl::flat_hash_set<const HloInstruction*>& except = {});
+// The same where every instruction that reads a key is among `readers`:
+// only those and the root are looked at.
+void ReplaceUsesIn(HloComputation& computation, const std::vector<HloInstruction*>& readers,
+                   const absl::flat_hash_map<const HloInstruction*, HloInstruction*>& map);
 
 // The instructions of one computation that a walk in PostOrder replaces
 // by others: a table indexed by the positions PostOrder numbers them with
@@ -291,19 +295,11 @@ std::optional<TupleLoop> AsTupleLoop(
 
 // Calls `f(caller, loop)` for each while loop of the module, computation by
 // computation; the module's loops are listed before the first call, so `f`
-// may add and remove instructions. Where `call_sites` is given, the same
-// sweep counts into it how many instructions call each computation
-// (CallSiteCounts) before the first call.
+// may add and remove instructions. The same sweep counts into `call_sites`
+// how many instructions call each computation, before the first call.
 void ForEachWhileLoop(HloModule& module,
-                      absl::flat_hash_map<const HloComputation*, int64_t>* call_sites,
+                      absl::flat_hash_map<const HloComputation*, int64_t>& call_sites,
                       absl::FunctionRef<void(HloComputation* caller, HloInstruction* loop)> f);
-inline void ForEachWhileLoop(
-    HloModule& module, absl::FunctionRef<void(HloComputation* caller, HloInstruction* loop)> f) {
-  ForEachWhileLoop(module, nullptr, f);
-}
-
-// How many instructions of the module call `computation`.
-absl::flat_hash_map<const HloComputation*, int64_t> CallSiteCounts(const HloModule& module);
 
 bool HasControlDependencies(const HloComputation& computation);
 

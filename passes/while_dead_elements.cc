@@ -158,7 +158,7 @@ absl::StatusOr<PassResult> RunWhileDeadElements(HloModule& module, NameUniquer* 
   NameUniquer& names = shared_names != nullptr ? *shared_names : own_names.emplace(module);
   int64_t removed = 0, loops = 0;
   absl::flat_hash_map<const HloComputation*, int64_t> call_sites;
-  ForEachWhileLoop(module, &call_sites, [&](HloComputation* caller, HloInstruction* loop) {
+  ForEachWhileLoop(module, call_sites, [&](HloComputation* caller, HloInstruction* loop) {
     const int64_t r = Shrink(loop, caller, effects, names, call_sites);
     removed += r;
     loops += r > 0;

@@ -211,7 +211,7 @@ absl::StatusOr<PassResult> RunWhileLicm(HloModule& module, NameUniquer* shared_n
   int64_t moved = 0, loops = 0;
   PassResult result;
   absl::flat_hash_map<const HloComputation*, int64_t> call_sites;
-  ForEachWhileLoop(module, &call_sites, [&](HloComputation* caller, HloInstruction* loop) {
+  ForEachWhileLoop(module, call_sites, [&](HloComputation* caller, HloInstruction* loop) {
     const int64_t m = HoistOutOf(loop, caller, effects, names, call_sites);
     moved += m;
     loops += m > 0;

@@ -106,7 +106,7 @@ absl::StatusOr<PassResult> RunWhileUnroll(HloModule& module, const ConstantEvalu
   NameUniquer& names = shared_names != nullptr ? *shared_names : own_names.emplace(module);
   int64_t replaced_loops = 0, copies = 0;
   absl::flat_hash_map<const HloComputation*, int64_t> call_sites;
-  ForEachWhileLoop(module, &call_sites, [&](HloComputation* caller, HloInstruction* loop) {
+  ForEachWhileLoop(module, call_sites, [&](HloComputation* caller, HloInstruction* loop) {
     const std::optional<TupleLoop> parts = AsTupleLoop(loop, call_sites);
     if (!parts.has_value() || effects.ComputationHasEffect(*parts->cond)) return;
     const int64_t body_size = static_cast<int64_t>(parts->body->instructions().size());
