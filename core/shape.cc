@@ -509,8 +509,11 @@ int64_t Shape::byte_size() const {
 }
 
 std::vector<int64_t> Shape::minor_to_major() const {
-  const Layout layout = layout_.has_value() ? *layout_ : Layout::RowMajor(rank());
-  return std::vector<int64_t>(layout.minor_to_major.begin(), layout.minor_to_major.end());
+  if (layout_.has_value()) {
+    return std::vector<int64_t>(layout_->minor_to_major.begin(), layout_->minor_to_major.end());
+  }
+  const Layout row_major = Layout::RowMajor(rank());
+  return std::vector<int64_t>(row_major.minor_to_major.begin(), row_major.minor_to_major.end());
 }
 
 bool Shape::operator==(const Shape& other) const {
