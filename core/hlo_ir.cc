@@ -93,13 +93,6 @@ const OpAttributes& HloInstruction::NoAttributes() {
   return *defaults;
 }
 
-const std::string* HloInstruction::FindRawAttribute(std::string_view name) const {
-  for (const auto& [key, value] : raw_attributes_) {
-    if (key == name) return &value;
-  }
-  return nullptr;
-}
-
 HloInstruction* HloComputation::AddInstruction(std::unique_ptr<HloInstruction> instruction) {
   HloInstruction* raw = instruction.get();
   raw->set_parent(this);

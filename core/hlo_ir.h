@@ -22,6 +22,7 @@
 #include "core/boxed.h"
 #include "core/hlo_opcode.h"
 #include "core/literal.h"
+#include "core/raw_attributes.h"
 #include "core/shape.h"
 
 namespace hlovm {
@@ -298,7 +299,7 @@ class HloInstruction {
   std::string name_;
   Shape shape_;
   SourceLocation location_;
-  std::vector<std::pair<std::string, std::string>> raw_attributes_;
+  RawAttributes raw_attributes_;
 
  public:
   HloInstruction(HloOpcode opcode, std::string name, Shape shape)
@@ -338,12 +339,12 @@ class HloInstruction {
   void set_location(SourceLocation location) { location_ = location; }
 
   // Every `name=value` attribute as written, in order (value text verbatim).
-  std::vector<std::pair<std::string, std::string>>& raw_attributes() { return raw_attributes_; }
-  const std::vector<std::pair<std::string, std::string>>& raw_attributes() const {
-    return raw_attributes_;
+  RawAttributes& raw_attributes() { return raw_attributes_; }
+  const RawAttributes& raw_attributes() const { return raw_attributes_; }
+  // The raw text of attribute `name`, if written.
+  std::optional<std::string_view> FindRawAttribute(std::string_view name) const {
+    return raw_attributes_.Find(name);
   }
-  // The raw text of attribute `name`, or nullptr.
-  const std::string* FindRawAttribute(std::string_view name) const;
 
   // custom-call: literal= (move-only, so not among the Attributes).
   Boxed<Literal> custom_call_literal;

@@ -52,14 +52,13 @@ TEST(HloIrTest, OperandsAndRawAttributes) {
   auto add = std::make_unique<HloInstruction>(HloOpcode::kAdd, "sum", Shape(ElementType::kF32, {2}));
   add->AppendOperand(a);
   add->AppendOperand(a);
-  add->raw_attributes().push_back({"metadata", "{op_name=\"x\"}"});
-  add->raw_attributes().push_back({"sharding", "{replicated}"});
+  add->raw_attributes().Append("metadata", "{op_name=\"x\"}");
+  add->raw_attributes().Append("sharding", "{replicated}");
   HloInstruction* sum = c.AddInstruction(std::move(add));
   EXPECT_EQ(sum->operand_count(), 2);
   EXPECT_EQ(sum->operand(1), a);
-  ASSERT_NE(sum->FindRawAttribute("sharding"), nullptr);
-  EXPECT_EQ(*sum->FindRawAttribute("sharding"), "{replicated}");
-  EXPECT_EQ(sum->FindRawAttribute("backend_config"), nullptr);
+  EXPECT_EQ(sum->FindRawAttribute("sharding"), "{replicated}");
+  EXPECT_FALSE(sum->FindRawAttribute("backend_config").has_value());
 }
 
 TEST(HloIrTest, ModuleFindsComputations) {

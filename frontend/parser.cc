@@ -1792,7 +1792,7 @@ absl::Status Parser::ParseOperand(Scope* scope, HloInstruction** out) {
     gte->tuple_index = index;
     gte->AppendOperand(operand);
     gte->set_location(Locate(name_offset));
-    gte->raw_attributes().emplace_back("index", Cat(index));
+    gte->raw_attributes().Append("index", Cat(index));
     HloInstruction* g = AddToScope(scope, std::move(gte));
     RegisterName(g);
     scope->gtes.emplace(key, g);
@@ -1821,6 +1821,10 @@ absl::Status Parser::ParseAttributes(Scope* scope, HloInstruction* instr, HloIns
                                 instr->operand_count() > 0 &&
                                 instr->operand(0)->shape().element_type() == ElementType::kPred;
   const auto& table = AttrTable();
+  // Every attribute as written, stored on the instruction at the end in one
+  // piece (the views point into the text).
+  absl::InlinedVector<RawAttributes::Entry, 4> raw(instr->raw_attributes().begin(),
+                                                   instr->raw_attributes().end());
   while (Eat(',')) {
     Skip();
     size_t name_offset = pos_;
@@ -1835,7 +1839,7 @@ absl::Status Parser::ParseAttributes(Scope* scope, HloInstruction* instr, HloIns
     if (attr != Attr::kUnknown) {
       repeated = seen->contains(attr);
     } else {
-      for (const auto& [existing, value] : instr->raw_attributes()) repeated |= existing == name;
+      for (const auto& [existing, value] : raw) repeated |= existing == name;
     }
     if (repeated) return Error(name_offset, Cat("attribute ", name, " already exists"));
     HloOpcode owner = rule_opcode;
@@ -1863,9 +1867,9 @@ absl::Status Parser::ParseAttributes(Scope* scope, HloInstruction* instr, HloIns
     HLOVM_RETURN_IF_ERROR(ParseAttribute(scope, attr, name, name_offset,
                                          owner == rule_opcode ? instr : async, async, called));
     seen->insert(attr);
-    instr->raw_attributes().emplace_back(std::string(name),
-                                         std::string(s_.substr(value_offset, pos_ - value_offset)));
+    raw.emplace_back(name, s_.substr(value_offset, pos_ - value_offset));
   }
+  if (!raw.empty()) instr->raw_attributes().Assign(raw);
   return absl::OkStatus();
 }
 

@@ -760,7 +760,7 @@ class Printer {
  private:
   void Operands(const HloInstruction& instr, bool nested, CanonicalNames* names, std::string& out);
   std::vector<Attr> Attributes(const HloInstruction& instr, int indent);
-  std::string ReferenceValue(const HloInstruction& instr, const std::string& name,
+  std::string ReferenceValue(const HloInstruction& instr, std::string_view name,
                              const std::string& raw, int indent);
   std::string Body(const HloComputation* c, int indent);
   std::string ControlPredecessors(const HloInstruction& instr);
@@ -819,7 +819,7 @@ std::string Printer::ControlPredecessors(const HloInstruction& instr) {
 
 // The value of a computation-reference attribute: names (with or without %)
 // or, in the Canonical form, the bodies.
-std::string Printer::ReferenceValue(const HloInstruction& instr, const std::string& name,
+std::string Printer::ReferenceValue(const HloInstruction& instr, std::string_view name,
                                     const std::string& raw, int indent) {
   const auto& called = instr.called_computations();
   auto at = [&](size_t i) -> const HloComputation* {

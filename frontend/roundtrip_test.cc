@@ -12,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -299,14 +300,14 @@ std::string CompareModules(const HloModule& a, const HloModule& b) {
              name == "branch_computations" || name == "true_computation" ||
              name == "false_computation" || name == "select" || name == "scatter" ||
              name == "called_computations") &&
-            value.find_first_of("=(") != std::string::npos) {
+            value.find_first_of("=(") != std::string_view::npos) {
           continue;
         }
-        const std::string* other = ib.FindRawAttribute(name);
-        if (other == nullptr) return absl::StrCat(at, "attribute ", name, " lost");
+        const std::optional<std::string_view> other = ib.FindRawAttribute(name);
+        if (!other.has_value()) return absl::StrCat(at, "attribute ", std::string(name), " lost");
         std::string va = NormalizeAttributeValue(value), vb = NormalizeAttributeValue(*other);
         if (StripPercent(va) != StripPercent(vb)) {
-          return absl::StrCat(at, "attribute ", name, ": ", va, " vs ", vb);
+          return absl::StrCat(at, "attribute ", std::string(name), ": ", va, " vs ", vb);
         }
       }
     }
@@ -587,7 +588,7 @@ TEST(RoundTripTest, TypedFieldsPrintAsXla) {
     ++considered;
     for (const auto& computation : (*module)->computations()) {
       for (const auto& instr : computation->instructions()) {
-        instr->raw_attributes().clear();
+        instr->raw_attributes().Clear();
         instr->set_location(SourceLocation{});
       }
     }

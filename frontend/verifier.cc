@@ -469,7 +469,7 @@ absl::StatusOr<Shape> InferShape(const HloInstruction& instr, const InferContext
         return operand(1);  // in-place form: (input, output, input/output offsets)
       }
       if (op == HloOpcode::kCollectiveBroadcast && instr.operand_count() == 2 &&
-          instr.FindRawAttribute("has_dynamic_root") != nullptr) {
+          instr.FindRawAttribute("has_dynamic_root").has_value()) {
         return operand(0);  // (input, root replica)
       }
       return InferCollectivePermuteShape(OperandShapes(instr));

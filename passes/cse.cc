@@ -58,26 +58,12 @@ uint64_t Hash(const HloInstruction& i) {
   return h;
 }
 
-bool SameAttributes(const HloInstruction& a, const HloInstruction& b) {
-  const auto& ra = a.raw_attributes();
-  const auto& rb = b.raw_attributes();
-  size_t x = 0, y = 0;
-  while (true) {
-    while (x < ra.size() && ra[x].first == "metadata") ++x;
-    while (y < rb.size() && rb[y].first == "metadata") ++y;
-    if (x == ra.size() || y == rb.size()) return x == ra.size() && y == rb.size();
-    if (ra[x] != rb[y]) return false;
-    ++x;
-    ++y;
-  }
-}
-
 bool Same(const HloInstruction& a, const HloInstruction& b) {
   if (a.opcode() != b.opcode() || a.operands() != b.operands() || !(a.shape() == b.shape()) ||
       a.tuple_index != b.tuple_index || a.iota_dimension != b.iota_dimension ||
-      a.comparison_direction != b.comparison_direction ||
-      a.comparison_type != b.comparison_type || a.dimensions != b.dimensions ||
-      a.called_computations() != b.called_computations() || !SameAttributes(a, b)) {
+      a.comparison_direction != b.comparison_direction || a.comparison_type != b.comparison_type ||
+      a.dimensions != b.dimensions || a.called_computations() != b.called_computations() ||
+      !a.raw_attributes().SameIgnoringMetadata(b.raw_attributes())) {
     return false;
   }
   if (a.opcode() == HloOpcode::kConstant) {

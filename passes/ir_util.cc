@@ -406,14 +406,8 @@ void SetTupleIndex(HloInstruction* gte, int64_t index) {
 }
 
 void SetRawAttribute(HloInstruction* instr, std::string_view name, std::string value) {
-  auto& raw = instr->raw_attributes();
-  for (auto& [n, v] : raw) {
-    if (n == name) {
-      v = std::move(value);
-      return;
-    }
-  }
-  if (!raw.empty()) raw.emplace_back(std::string(name), std::move(value));
+  RawAttributes& raw = instr->raw_attributes();
+  if (!raw.empty()) raw.Set(name, value);
 }
 
 std::unique_ptr<HloInstruction> MakeGetTupleElement(HloInstruction* tuple, int64_t index,

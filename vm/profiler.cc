@@ -5,7 +5,10 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
+#include <string>
+#include <string_view>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -242,9 +245,9 @@ InstructionCost EstimateCost(const HloInstruction& instr) {
 namespace {
 
 // Reads `key="value"` or `key=value` from the text of a metadata attribute.
-std::string MetadataField(const std::string& text, std::string_view key) {
+std::string MetadataField(std::string_view text, std::string_view key) {
   size_t at = 0;
-  while ((at = text.find(key, at)) != std::string::npos) {
+  while ((at = text.find(key, at)) != std::string_view::npos) {
     const bool starts_word = at == 0 || text[at - 1] == ' ' || text[at - 1] == '{';
     const size_t eq = at + key.size();
     if (!starts_word || eq >= text.size() || text[eq] != '=') {
@@ -270,8 +273,8 @@ std::string MetadataField(const std::string& text, std::string_view key) {
 
 OpMetadata GetOpMetadata(const HloInstruction& instr) {
   OpMetadata m;
-  const std::string* raw = instr.FindRawAttribute("metadata");
-  if (raw == nullptr) return m;
+  const std::optional<std::string_view> raw = instr.FindRawAttribute("metadata");
+  if (!raw.has_value()) return m;
   m.op_name = MetadataField(*raw, "op_name");
   m.source_file = MetadataField(*raw, "source_file");
   const std::string line = MetadataField(*raw, "source_line");

@@ -253,8 +253,8 @@ ENTRY main {
 
 TEST(ProfilerTest, ReadsMetadataFields) {
   HloInstruction instr(HloOpcode::kAdd, "a", Shape(ElementType::kF32, {}));
-  instr.raw_attributes().push_back(
-      {"metadata", R"({op_type="add" op_name="jit(g)/a\"b" source_file="x/y.py" source_line=7})"});
+  instr.raw_attributes().Append(
+      "metadata", R"({op_type="add" op_name="jit(g)/a\"b" source_file="x/y.py" source_line=7})");
   const OpMetadata m = GetOpMetadata(instr);
   EXPECT_EQ(m.op_name, "jit(g)/a\"b");
   EXPECT_EQ(m.source_file, "x/y.py");
