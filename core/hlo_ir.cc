@@ -1,82 +1,25 @@
 #include "core/hlo_ir.h"
 
-#include <atomic>
 #include <cstdint>
-#include <cstdlib>
 #include <memory>
 #include <new>
 #include <string_view>
 #include <utility>
 
-#include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
+#include "core/slab_pool.h"
 
 namespace hlovm {
 namespace {
 
-// Slabs of instruction blocks, aligned to their size so that a block finds
-// its slab by masking its address. A thread carves blocks from its current
-// slab in address order; a slab whose blocks are all freed (and that no
-// thread carves from) goes back to a shared list and is carved again from
-// its start, so that a module's instructions lie in the order they were made.
-constexpr size_t kSlabBytes = size_t{1} << 18;
-struct Slab {
-  std::atomic<int64_t> live;  // blocks in use, plus one while a thread carves
-  Slab* next;
-};
-constexpr size_t kSlabHeader = 64;
-constexpr size_t kBlocksPerSlab = (kSlabBytes - kSlabHeader) / sizeof(HloInstruction);
-static_assert(sizeof(Slab) <= kSlabHeader && kSlabHeader % alignof(HloInstruction) == 0 &&
-              sizeof(HloInstruction) % alignof(HloInstruction) == 0);
-
-absl::Mutex empty_mu(absl::kConstInit);
-Slab* empty_slabs ABSL_GUARDED_BY(empty_mu) = nullptr;
-
-void Release(Slab* slab) {
-  if (slab->live.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-  absl::MutexLock lock(&empty_mu);
-  slab->next = empty_slabs;
-  empty_slabs = slab;
-}
-
-Slab* TakeSlab() {
-  {
-    absl::MutexLock lock(&empty_mu);
-    if (empty_slabs != nullptr) {
-      Slab* slab = empty_slabs;
-      empty_slabs = slab->next;
-      slab->live.store(1, std::memory_order_relaxed);
-      return slab;
-    }
-  }
-  void* memory = std::aligned_alloc(kSlabBytes, kSlabBytes);
-  if (memory == nullptr) throw std::bad_alloc();
-  Slab* slab = new (memory) Slab{{1}, nullptr};
-  return slab;
-}
-
-struct Carver {
-  Slab* slab = nullptr;
-  size_t next = 0;
-  ~Carver() {
-    if (slab != nullptr) Release(slab);
-    slab = nullptr;
-  }
-};
-thread_local Carver carver;
+// A module's instructions lie in the order they were made (SlabPool).
+SlabPool instruction_pool(0);
+static_assert(alignof(HloInstruction) <= SlabPool::kAlignment);
 
 }  // namespace
 
 void* HloInstruction::operator new(size_t size) {
   if (size != sizeof(HloInstruction)) return ::operator new(size);
-  Carver& c = carver;
-  if (c.slab == nullptr || c.next == kBlocksPerSlab) {
-    if (c.slab != nullptr) Release(c.slab);
-    c.slab = TakeSlab();
-    c.next = 0;
-  }
-  c.slab->live.fetch_add(1, std::memory_order_relaxed);
-  return reinterpret_cast<char*>(c.slab) + kSlabHeader + c.next++ * sizeof(HloInstruction);
+  return instruction_pool.Allocate(size);
 }
 
 void HloInstruction::operator delete(void* block, size_t size) noexcept {
@@ -85,7 +28,7 @@ void HloInstruction::operator delete(void* block, size_t size) noexcept {
     ::operator delete(block, size);
     return;
   }
-  Release(reinterpret_cast<Slab*>(reinterpret_cast<uintptr_t>(block) & ~(kSlabBytes - 1)));
+  SlabPool::Free(block);
 }
 
 const OpAttributes& HloInstruction::NoAttributes() {

@@ -4,17 +4,37 @@
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
+#include "core/slab_pool.h"
 
 namespace hlovm {
 namespace {
 
 constexpr std::string_view kMetadata = "metadata";
 
+// Blocks up to this size come from slabs.
+constexpr size_t kMaxSlabRep = 4096;
+SlabPool rep_pool(1);
+
 uint32_t PlainBytes(std::string_view name, std::string_view value) {
   return name == kMetadata ? 0 : static_cast<uint32_t>(name.size() + value.size() + 1);
 }
 
 }  // namespace
+
+char* RawAttributes::NewRep(size_t bytes) {
+  large_ = bytes > kMaxSlabRep;
+  return large_ ? new char[bytes] : static_cast<char*>(rep_pool.Allocate(bytes));
+}
+
+void RawAttributes::Release() {
+  if (rep_ == nullptr) return;
+  if (large_) {
+    delete[] rep_;
+  } else {
+    SlabPool::Free(rep_);
+  }
+  rep_ = nullptr;
+}
 
 RawAttributes& RawAttributes::operator=(const RawAttributes& other) {
   if (this != &other) {
@@ -26,9 +46,10 @@ RawAttributes& RawAttributes::operator=(const RawAttributes& other) {
 
 RawAttributes& RawAttributes::operator=(RawAttributes&& other) noexcept {
   if (this != &other) {
-    delete[] rep_;
+    Release();
     rep_ = std::exchange(other.rep_, nullptr);
     plain_bytes_ = std::exchange(other.plain_bytes_, 0);
+    large_ = other.large_;
   }
   return *this;
 }
@@ -45,7 +66,7 @@ size_t RawAttributes::RepBytes() const {
 void RawAttributes::CopyFrom(const RawAttributes& other) {
   if (other.rep_ == nullptr) return;
   const size_t bytes = other.RepBytes();
-  rep_ = new char[bytes];
+  rep_ = NewRep(bytes);
   std::memcpy(rep_, other.rep_, bytes);
   plain_bytes_ = other.plain_bytes_;
 }
@@ -74,14 +95,13 @@ std::optional<std::string_view> RawAttributes::Find(std::string_view name) const
 }
 
 void RawAttributes::Assign(absl::Span<const Entry> entries) {
-  char* old = rep_;
-  rep_ = nullptr;
-  plain_bytes_ = 0;
+  // The entries may be views into the old text: it goes last.
+  RawAttributes old = std::move(*this);
   if (!entries.empty()) {
     size_t text = 0;
     for (const auto& [n, v] : entries) text += n.size() + v.size();
     const size_t head = sizeof(uint32_t) * (1 + 2 * entries.size());
-    char* rep = new char[head + text];
+    char* rep = NewRep(head + text);
     auto* words = reinterpret_cast<uint32_t*>(rep);
     words[0] = static_cast<uint32_t>(entries.size());
     char* out = rep + head;
@@ -97,8 +117,6 @@ void RawAttributes::Assign(absl::Span<const Entry> entries) {
     }
     rep_ = rep;
   }
-  // The entries may have been views into the old text.
-  delete[] old;
 }
 
 void RawAttributes::Append(std::string_view name, std::string_view value) {
@@ -122,8 +140,7 @@ void RawAttributes::Set(std::string_view name, std::string_view value) {
 }
 
 void RawAttributes::Clear() {
-  delete[] rep_;
-  rep_ = nullptr;
+  Release();
   plain_bytes_ = 0;
 }
 

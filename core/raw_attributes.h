@@ -2,11 +2,11 @@
 // in order, value text verbatim. The printer gives them back; a few readers
 // look up attributes that have no typed field.
 //
-// All of them live in one allocation: copying an instruction's attributes
-// is one allocation and one copy of bytes, freeing them is one free, and
-// two sets are compared without touching either allocation where the
-// attributes besides metadata differ in size or are absent (most
-// instructions carry metadata alone).
+// All of them live in one block, carved from slabs (SlabPool) unless large:
+// copying an instruction's attributes is one carve and one copy of bytes,
+// freeing them one atomic decrement, and two sets are compared without
+// touching either block where the attributes besides metadata differ in
+// size or are absent (most instructions carry metadata alone).
 #ifndef HLOVM_CORE_RAW_ATTRIBUTES_H_
 #define HLOVM_CORE_RAW_ATTRIBUTES_H_
 
@@ -65,14 +65,15 @@ class RawAttributes {
   RawAttributes(const RawAttributes& other) { CopyFrom(other); }
   RawAttributes(RawAttributes&& other) noexcept
       : rep_(std::exchange(other.rep_, nullptr)),
-        plain_bytes_(std::exchange(other.plain_bytes_, 0)) {}
+        plain_bytes_(std::exchange(other.plain_bytes_, 0)),
+        large_(other.large_) {}
   RawAttributes& operator=(const RawAttributes& other);
   RawAttributes& operator=(RawAttributes&& other) noexcept;
   RawAttributes& operator=(std::initializer_list<Entry> entries) {
     Assign(entries);
     return *this;
   }
-  ~RawAttributes() { delete[] rep_; }
+  ~RawAttributes() { Release(); }
 
   size_t size() const { return rep_ == nullptr ? 0 : Count(); }
   bool empty() const { return rep_ == nullptr; }
@@ -105,11 +106,15 @@ class RawAttributes {
   const char* Text() const { return rep_ + sizeof(uint32_t) * (1 + 2 * Count()); }
   void CopyFrom(const RawAttributes& other);
   size_t RepBytes() const;
+  // A block for a rep of `bytes`; large_ says where it came from.
+  char* NewRep(size_t bytes);
+  void Release();
 
   char* rep_ = nullptr;
   // The bytes of the entries other than metadata, plus one for each such
   // entry: zero exactly when there are none.
   uint32_t plain_bytes_ = 0;
+  bool large_ = false;  // rep_ is from new[], not a slab
 };
 
 }  // namespace hlovm

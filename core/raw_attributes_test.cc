@@ -64,6 +64,22 @@ TEST(RawAttributesTest, CopiesAndMovesOwnTheirText) {
   EXPECT_TRUE(b.empty());
 }
 
+TEST(RawAttributesTest, LargeAttributesAreKeptWhole) {
+  const std::string big(10000, 'x');
+  RawAttributes raw = {{"backend_config", big}};
+  RawAttributes copy = raw;
+  raw.Append("metadata", "{}");  // the large set grows; its copy stays
+  EXPECT_EQ(raw.Find("backend_config"), big);
+  EXPECT_EQ(copy.size(), 1u);
+  EXPECT_EQ(copy.Find("backend_config"), big);
+  copy.Set("backend_config", "{}");  // from large to small
+  EXPECT_EQ(copy.Find("backend_config"), "{}");
+  copy = raw;  // and back
+  EXPECT_TRUE(copy.SameIgnoringMetadata(raw));
+  RawAttributes moved = std::move(copy);
+  EXPECT_EQ(moved.Find("backend_config"), big);
+}
+
 TEST(RawAttributesTest, ComparesAllButMetadata) {
   const RawAttributes none;
   const RawAttributes only_metadata = {{"metadata", "{op_name=\"a\"}"}};
