@@ -1,7 +1,8 @@
 // Elementwise kernel throughput, each as a ratio to a reference loop timed in
 // the same run with the same thread count (see ../shared/MACHINE.md):
 //   f32 add of 16M elements vs a plain triad loop (same bytes moved),
-//   f32 exponential / tanh / logistic of 16M vs a plain copy loop.
+//   f32 exponential / tanh / logistic / log / log1p / expm1 / erf / rsqrt and
+//   f64 tanh of 16M vs a plain copy loop of the same type.
 // Kernels run per chunk, as the VM calls them; threads split the chunks.
 #include <chrono>
 #include <cmath>
@@ -85,20 +86,27 @@ void BM_AddF32VsTriad(benchmark::State& state) {
       });
 }
 
-void UnaryVsCopy(benchmark::State& state, HloOpcode opcode) {
+// Inputs: (i % 2001 - 1000) / 100, in [-10, 10]; their absolute values (plus
+// 1/64, no zeros) where `positive` (log, log1p, rsqrt).
+template <class T>
+void UnaryVsCopy(benchmark::State& state, HloOpcode opcode, bool positive = false) {
   const int threads = static_cast<int>(state.range(0));
-  std::vector<float> in(kElements), out(kElements);
-  for (int64_t i = 0; i < kElements; ++i) in[i] = static_cast<float>((i % 2001) - 1000) / 100.0f;
-  auto kernel = SelectUnaryKernel(opcode, ElementType::kF32, ElementType::kF32);
+  std::vector<T> in(kElements), out(kElements);
+  for (int64_t i = 0; i < kElements; ++i) {
+    const T x = static_cast<T>((i % 2001) - 1000) / 100;
+    in[i] = positive ? std::abs(x) + T(1) / 64 : x;
+  }
+  const ElementType type = sizeof(T) == 4 ? ElementType::kF32 : ElementType::kF64;
+  auto kernel = SelectUnaryKernel(opcode, type, type);
   if (!kernel.ok()) {
     state.SkipWithError("no kernel");
     return;
   }
   const UnaryKernel k = *kernel;
-  const float* pi = in.data();
-  float* po = out.data();
+  const T* pi = in.data();
+  T* po = out.data();
   Compare(
-      state, 2.0 * 4 * kElements,
+      state, 2.0 * sizeof(T) * kElements,
       [&] { ForChunks(threads, [&](int64_t i, int64_t e) { k(pi + i, po + i, e - i); }); },
       [&] {
         ForChunks(threads, [&](int64_t i, int64_t e) {
@@ -108,14 +116,32 @@ void UnaryVsCopy(benchmark::State& state, HloOpcode opcode) {
       });
 }
 
-void BM_ExpF32VsCopy(benchmark::State& state) { UnaryVsCopy(state, HloOpcode::kExp); }
-void BM_TanhF32VsCopy(benchmark::State& state) { UnaryVsCopy(state, HloOpcode::kTanh); }
-void BM_LogisticF32VsCopy(benchmark::State& state) { UnaryVsCopy(state, HloOpcode::kLogistic); }
+void BM_ExpF32VsCopy(benchmark::State& state) { UnaryVsCopy<float>(state, HloOpcode::kExp); }
+void BM_TanhF32VsCopy(benchmark::State& state) { UnaryVsCopy<float>(state, HloOpcode::kTanh); }
+void BM_LogisticF32VsCopy(benchmark::State& state) {
+  UnaryVsCopy<float>(state, HloOpcode::kLogistic);
+}
+void BM_LogF32VsCopy(benchmark::State& state) { UnaryVsCopy<float>(state, HloOpcode::kLog, true); }
+void BM_Log1pF32VsCopy(benchmark::State& state) {
+  UnaryVsCopy<float>(state, HloOpcode::kLog1p, true);
+}
+void BM_Expm1F32VsCopy(benchmark::State& state) { UnaryVsCopy<float>(state, HloOpcode::kExpm1); }
+void BM_ErfF32VsCopy(benchmark::State& state) { UnaryVsCopy<float>(state, HloOpcode::kErf); }
+void BM_RsqrtF32VsCopy(benchmark::State& state) {
+  UnaryVsCopy<float>(state, HloOpcode::kRsqrt, true);
+}
+void BM_TanhF64VsCopy(benchmark::State& state) { UnaryVsCopy<double>(state, HloOpcode::kTanh); }
 
 BENCHMARK(BM_AddF32VsTriad)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ExpF32VsCopy)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TanhF32VsCopy)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_LogisticF32VsCopy)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LogF32VsCopy)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Log1pF32VsCopy)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Expm1F32VsCopy)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ErfF32VsCopy)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RsqrtF32VsCopy)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_TanhF64VsCopy)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace hlovm
