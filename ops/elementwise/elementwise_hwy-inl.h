@@ -21,6 +21,7 @@
 #include "hwy/contrib/math/math-inl.h"
 #include "hwy/highway.h"
 #include "ops/elementwise/tanh_f32-inl.h"
+#include "ops/elementwise/tanh_f64-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace hlovm {
@@ -164,10 +165,16 @@ struct LogisticF32Op {
     return hn::Div(one, hn::Add(one, ExpF32(d, hn::Neg(v))));
   }
 };
-// tanh as XLA's CPU backend computes it (tanh_f32-inl.h).
+// tanh as XLA's CPU backend computes it (tanh_f32-inl.h, tanh_f64-inl.h).
 struct TanhF32Op {
   template <class D, class V>
   HWY_INLINE V operator()(D d, V x) const { return TanhF32Rational(d, x); }
+};
+struct TanhF64Op {
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V x) const {
+    return TanhF64Rational(d, x);
+  }
 };
 
 // f32 log, sin and cos through f64: Highway's f64 polynomials are off by a
@@ -282,6 +289,7 @@ HLOVM_EW_HWY_UNARY_(RsqrtF64, double, RsqrtOp)
 HLOVM_EW_HWY_UNARY_(FloorF64, double, FloorOp)
 HLOVM_EW_HWY_UNARY_(CeilF64, double, CeilOp)
 HLOVM_EW_HWY_UNARY_(RoundEvenF64, double, RoundEvenOp)
+HLOVM_EW_HWY_UNARY_(TanhF64, double, TanhF64Op)
 
 #undef HLOVM_EW_HWY_BINARY_
 #undef HLOVM_EW_HWY_UNARY_

@@ -402,6 +402,8 @@ template <>
 inline constexpr UnaryKernel kF64Unary<CeilOp> = &HwyCeilF64;
 template <>
 inline constexpr UnaryKernel kF64Unary<RoundEvenOp> = &HwyRoundEvenF64;
+template <>
+inline constexpr UnaryKernel kF64Unary<TanhOp> = &HwyTanhF64;
 
 // The float unary ops: V(opcode, op struct).
 #define HLOVM_EW_FLOAT_UNARY_OPS(V)                                                      \
