@@ -20,6 +20,8 @@
 
 #include "hwy/contrib/math/math-inl.h"
 #include "hwy/highway.h"
+#include "ops/elementwise/erf_f32-inl.h"
+#include "ops/elementwise/log_f32-inl.h"
 #include "ops/elementwise/tanh_f32-inl.h"
 #include "ops/elementwise/tanh_f64-inl.h"
 
@@ -176,12 +178,46 @@ struct TanhF64Op {
     return TanhF64Rational(d, x);
   }
 };
+// expm1 as XLA's CPU backend computes f32 expm1: tanh(x / 2) * (exp(x) + 1)
+// where |x| <= 0.5 (with its tanh and exp), exp(x) - 1 above, and x itself
+// where x / 2 is 0. Up to 6 ulp from expm1.
+struct Expm1F32Op {
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V x) const {
+    const V one = hn::Set(d, 1.0f);
+    const V half_x = hn::Mul(x, hn::Set(d, 0.5f));
+    const V e = ExpF32(d, x);
+    V r = hn::Mul(TanhF32Rational(d, half_x), hn::Add(e, one));
+    r = hn::IfThenElse(hn::Gt(hn::Abs(x), hn::Set(d, 0.5f)), hn::Sub(e, one), r);
+    return hn::IfThenElse(hn::Eq(half_x, hn::Zero(d)), x, r);
+  }
+};
+// log, log1p and erf as XLA's CPU backend computes them (log_f32-inl.h,
+// erf_f32-inl.h).
+struct LogF32Op {
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V x) const {
+    return LogF32Cephes(d, x);
+  }
+};
+struct Log1pF32Op {
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V x) const {
+    return Log1pF32Cephes(d, x);
+  }
+};
+struct ErfF32Op {
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V x) const {
+    return ErfF32Rational(d, x);
+  }
+};
 
-// f32 log, sin and cos through f64: Highway's f64 polynomials are off by a
-// few f64 ulp, so the result rounds to the correctly rounded f32 in nearly
-// every case (the f32 polynomials are off by up to 4 f32 ulp, beyond XLA's
-// usual 3-ulp tolerance). The portable targets use the C library instead
-// (their f64 -> f32 demotion clamps infinities).
+// f32 sin and cos through f64: Highway's f64 polynomials are off by a few
+// f64 ulp, so the result rounds to the correctly rounded f32 in nearly every
+// case (the f32 polynomials are off by up to 4 f32 ulp, beyond XLA's usual
+// 3-ulp tolerance). The portable targets use the C library instead (their
+// f64 -> f32 demotion clamps infinities).
 #if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
 constexpr bool kPortable = true;
 #else
@@ -203,18 +239,6 @@ HWY_INLINE void F32ViaF64(const float* in, float* out, int64_t n, Op64 op, Scala
   for (; i < n; ++i) out[i] = scalar(in[i]);
 }
 
-struct LogF64Op {
-  template <class D, class V>
-  HWY_INLINE V operator()(D d, V x, const float*, int64_t) const {
-    const auto zero = hn::Zero(d);
-    auto r = hn::Log(d, hn::Max(x, hn::Set(d, 1e-300)));
-    r = hn::IfThenElse(hn::Eq(x, zero), hn::Set(d, -HUGE_VAL), r);
-    r = hn::IfThenElse(hn::Eq(x, hn::Set(d, HUGE_VAL)), x, r);
-    // Negative operands and NaN give NaN.
-    return hn::IfThenElse(hn::Or(hn::Lt(x, zero), hn::IsNaN(x)), hn::Set(d, NAN), r);
-  }
-};
-
 // Beyond |x| = 39000 (and for inf/NaN) Highway's range reduction is not
 // valid: such vectors use the C library lane by lane.
 template <bool kSin>
@@ -232,10 +256,6 @@ struct SinCosF64Op {
   }
 };
 
-void LogF32(const void* in, void* out, int64_t n) {
-  F32ViaF64(static_cast<const float*>(in), static_cast<float*>(out), n, LogF64Op(),
-            [](float x) { return std::log(x); });
-}
 void SinF32(const void* in, void* out, int64_t n) {
   F32ViaF64(static_cast<const float*>(in), static_cast<float*>(out), n, SinCosF64Op<true>(),
             [](float x) { return std::sin(x); });
@@ -282,6 +302,10 @@ HLOVM_EW_HWY_UNARY_(RoundEvenF32, float, RoundEvenOp)
 HLOVM_EW_HWY_UNARY_(ExpF32K, float, ExpF32Op)
 HLOVM_EW_HWY_UNARY_(LogisticF32, float, LogisticF32Op)
 HLOVM_EW_HWY_UNARY_(TanhF32, float, TanhF32Op)
+HLOVM_EW_HWY_UNARY_(Expm1F32, float, Expm1F32Op)
+HLOVM_EW_HWY_UNARY_(LogF32, float, LogF32Op)
+HLOVM_EW_HWY_UNARY_(Log1pF32, float, Log1pF32Op)
+HLOVM_EW_HWY_UNARY_(ErfF32, float, ErfF32Op)
 HLOVM_EW_HWY_UNARY_(AbsF64, double, AbsOp)
 HLOVM_EW_HWY_UNARY_(NegF64, double, NegOp)
 HLOVM_EW_HWY_UNARY_(SqrtF64, double, SqrtOp)

@@ -14,7 +14,7 @@ namespace elementwise_internal {
   V(AddF64) V(SubF64) V(MulF64) V(DivF64) V(MaxF64) V(MinF64)
 #define HLOVM_EW_HWY_UNARY_KERNELS(V)                                                           \
   V(AbsF32) V(NegF32) V(SqrtF32) V(RsqrtF32) V(FloorF32) V(CeilF32) V(RoundEvenF32)             \
-  V(ExpF32K) V(LogisticF32) V(TanhF32) V(LogF32)                                                   \
+  V(ExpF32K) V(LogisticF32) V(TanhF32) V(Expm1F32) V(LogF32) V(Log1pF32) V(ErfF32)              \
   V(SinF32) V(CosF32)                                                                           \
   V(AbsF64) V(NegF64) V(SqrtF64) V(RsqrtF64) V(FloorF64) V(CeilF64) V(RoundEvenF64) V(TanhF64)  \
   V(BF16ToF32) V(F32ToBF16) V(F32ToF64) V(F64ToF32) V(F32ToS32) V(S32ToF32)

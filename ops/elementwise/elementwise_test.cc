@@ -147,16 +147,17 @@ const std::vector<UnaryCase>& FloatUnaryCases() {
       {HloOpcode::kRsqrt, [](LD x) { return 1 / std::sqrt(x); }, 1, 1},
       {HloOpcode::kCbrt, [](LD x) { return std::cbrt(x); }, 1, 2},
       {HloOpcode::kExp, [](LD x) { return std::exp(x); }, 2, 2},
-      {HloOpcode::kExpm1, [](LD x) { return std::expm1(x); }, 1, 2},
+      // XLA's f32 expm1, log1p and erf are up to 6, 2 and 7 ulp from the functions.
+      {HloOpcode::kExpm1, [](LD x) { return std::expm1(x); }, 6, 2},
       {HloOpcode::kLog, [](LD x) { return std::log(x); }, 1, 2},
-      {HloOpcode::kLog1p, [](LD x) { return std::log1p(x); }, 1, 2},
+      {HloOpcode::kLog1p, [](LD x) { return std::log1p(x); }, 2, 2},
       {HloOpcode::kLogistic, [](LD x) { return 1 / (1 + std::exp(-x)); }, 3, 3},
       // XLA's f64 tanh is up to 7 ulp from tanh (just below 1 for 17.7 < |x| < 20).
       {HloOpcode::kTanh, [](LD x) { return std::tanh(x); }, 4, 7},
       {HloOpcode::kSin, [](LD x) { return std::sin(x); }, 1, 2},
       {HloOpcode::kCos, [](LD x) { return std::cos(x); }, 1, 2},
       {HloOpcode::kTan, [](LD x) { return std::tan(x); }, 1, 2},
-      {HloOpcode::kErf, [](LD x) { return std::erf(x); }, 1, 2},
+      {HloOpcode::kErf, [](LD x) { return std::erf(x); }, 7, 2},
       {HloOpcode::kAcos, [](LD x) { return std::acos(x); }, 1, 2},
       {HloOpcode::kAcosh, [](LD x) { return std::acosh(x); }, 1, 2},
       {HloOpcode::kAsin, [](LD x) { return std::asin(x); }, 1, 2},
@@ -348,6 +349,136 @@ TEST(ElementwiseUnaryTest, F64TanhIsXlasRationalApproximation) {
   EXPECT_EQ(got[2], -1.0);
   EXPECT_EQ(got[3], -4.9e-324);
   EXPECT_TRUE(got[4] == 0.0 && std::signbit(got[4]));
+}
+
+// FloatInputs plus `count` uniform values in [lo, hi].
+std::vector<float> F32InputsWith(float lo, float hi, int count) {
+  std::vector<float> in = FloatInputs<float>(3000);
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<float> range(lo, hi);
+  for (int i = 0; i < count; ++i) in.push_back(range(rng));
+  return in;
+}
+
+// XLA's CPU f32 erf, step by step in scalars (see erf_f32-inl.h).
+float RationalErf(float x) {
+  if (std::fabs(x) >= 3.832506856900711f) return std::copysign(1.0f, x);
+  const float x2 = x * x;
+  float p = 0.00022905065861350646f;
+  for (float k :
+       {0.0034082910107109506f, 0.050955695062380861f, 0.18520832239976145f, 1.128379143519084f}) {
+    p = std::fma(x2, p, k);
+  }
+  float q = -1.1791602954361697e-7f;
+  for (float k : {0.000023547966471313185f, 0.0010179625278914885f, 0.014070470171167667f,
+                  0.11098505178285362f, 0.49746925110067538f, 1.0f}) {
+    q = std::fma(x2, q, k);
+  }
+  return x * p / q;
+}
+
+TEST(ElementwiseUnaryTest, F32ErfIsXlasRationalApproximation) {
+  std::vector<float> in = F32InputsWith(-4.5f, 4.5f, 20000);
+  for (float x : {3.832506856900711f, 3.8325067f, 1e-30f, 1e-45f}) {
+    in.push_back(x);
+    in.push_back(-x);
+  }
+  ExpectBitExactOnFmaTargets<float>(HloOpcode::kErf, in, RationalErf);
+}
+
+// XLA's CPU f32 log, step by step in scalars (see log_f32-inl.h); subnormals
+// are scaled by 2^24 first.
+float CephesLog(float x) {
+  if (std::isnan(x) || x < 0) return std::numeric_limits<float>::quiet_NaN();
+  if (x == 0) return -std::numeric_limits<float>::infinity();
+  if (std::isinf(x)) return x;
+  int e = 0;
+  if (x < std::numeric_limits<float>::min()) {
+    x *= 16777216.0f;
+    e = -24;
+  }
+  const uint32_t bits = std::bit_cast<uint32_t>(x);
+  e += static_cast<int>(bits >> 23) - 126;
+  float m = std::bit_cast<float>((bits & 0x007fffffu) | 0x3f000000u);  // in [0.5, 1)
+  float t = m - 1.0f;
+  if (m < 0.707106781186547524f) {
+    t = t + m;
+    e -= 1;
+  }
+  const float fe = static_cast<float>(e);
+  const float t2 = t * t;
+  const float t3 = t2 * t;
+  float y = std::fma(t, 7.0376836292E-2f, -1.1514610310E-1f);
+  float y1 = std::fma(t, -1.2420140846E-1f, 1.4249322787E-1f);
+  float y2 = std::fma(t, 2.0000714765E-1f, -2.4999993993E-1f);
+  y = std::fma(y, t, 1.1676998740E-1f);
+  y1 = std::fma(y1, t, -1.6668057665E-1f);
+  y2 = std::fma(y2, t, 3.3333331174E-1f);
+  y = std::fma(y, t3, y1);
+  y = std::fma(y, t3, y2);
+  y = std::fma(y, t3, -2.12194440e-4f * fe);
+  const float r = std::fma(-0.5f, t2, t) + y;
+  return std::fma(0.693359375f, fe, r);
+}
+
+TEST(ElementwiseUnaryTest, F32LogIsXlasCephesPolynomial) {
+  std::vector<float> in = F32InputsWith(0.0f, 4.0f, 20000);
+  for (float x : {0.70710677f, 0.70710683f, 1.0f, 1e-40f, 3e-45f}) in.push_back(x);
+  ExpectBitExactOnFmaTargets<float>(HloOpcode::kLog, in, CephesLog);
+  // Subnormals get their logarithm (XLA's CPU backend flushes them to 0).
+  auto kernel = SelectUnaryKernel(HloOpcode::kLog, ET::kF32, ET::kF32);
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  const float sub = std::numeric_limits<float>::denorm_min();
+  float got = 0;
+  (*kernel)(&sub, &got, 1);
+  EXPECT_NEAR(got, -103.27893f, 1e-4f);
+}
+
+// XLA's CPU f32 log1p, step by step in scalars (see log_f32-inl.h).
+float CephesLog1p(float x) {
+  if (!(std::fabs(x) < static_cast<float>(0.41421356237309504880))) return CephesLog(x + 1.0f);
+  float n = static_cast<float>(4.5270000862445199635215E-5);
+  for (double k :
+       {4.9854102823193375972212E-1, 6.5787325942061044846969E0, 2.9911919328553073277375E1,
+        6.0949667980987787057556E1, 5.7112963590585538103336E1, 2.0039553499201281259648E1}) {
+    n = std::fma(n, x, static_cast<float>(k));
+  }
+  float q = 1.0f;
+  for (double k :
+       {1.5062909083469192043167E1, 8.3047565967967209469434E1, 2.2176239823732856465394E2,
+        3.0909872225312059774938E2, 2.1642788614495947685003E2, 6.0118660497603843919306E1}) {
+    q = std::fma(q, x, static_cast<float>(k));
+  }
+  const float x2 = x * x;
+  return x + std::fma(-0.5f, x2, (x * x2) * (n / q));
+}
+
+TEST(ElementwiseUnaryTest, F32Log1pIsXlasRationalApproximation) {
+  std::vector<float> in = F32InputsWith(-1.0f, 2.0f, 20000);
+  for (float x : {0.41421356f, 0.4142136f, -0.41421356f, -0.4142136f, -1.0f, 1e-40f}) {
+    in.push_back(x);
+  }
+  ExpectBitExactOnFmaTargets<float>(HloOpcode::kLog1p, in, CephesLog1p);
+}
+
+// XLA's CPU f32 expm1 in scalars, with the exp kernel (which XLA's exp
+// matches) and RationalTanh.
+float TanhFormExpm1(float x) {
+  auto exp = SelectUnaryKernel(HloOpcode::kExp, ET::kF32, ET::kF32);
+  float e = 0;
+  (*exp)(&x, &e, 1);
+  const float half_x = x * 0.5f;
+  if (half_x == 0) return x;
+  if (std::fabs(x) > 0.5f) return e - 1.0f;
+  return RationalTanh(half_x) * (e + 1.0f);
+}
+
+TEST(ElementwiseUnaryTest, F32Expm1IsXlasTanhForm) {
+  std::vector<float> in = F32InputsWith(-1.0f, 1.0f, 20000);
+  for (float x : {0.5f, 0.50000006f, -0.5f, 0.0008f, 1e-40f, 1e-45f, -1e-45f, 89.0f, -89.0f}) {
+    in.push_back(x);
+  }
+  ExpectBitExactOnFmaTargets<float>(HloOpcode::kExpm1, in, TanhFormExpm1);
 }
 
 TEST(ElementwiseUnaryTest, InPlaceIsAllowed) {

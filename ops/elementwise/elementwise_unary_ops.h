@@ -382,6 +382,12 @@ inline constexpr UnaryKernel kF32Unary<TanhOp> = &HwyTanhF32;
 template <>
 inline constexpr UnaryKernel kF32Unary<LogOp> = &HwyLogF32;
 template <>
+inline constexpr UnaryKernel kF32Unary<Log1pOp> = &HwyLog1pF32;
+template <>
+inline constexpr UnaryKernel kF32Unary<Expm1Op> = &HwyExpm1F32;
+template <>
+inline constexpr UnaryKernel kF32Unary<ErfOp> = &HwyErfF32;
+template <>
 inline constexpr UnaryKernel kF32Unary<SinOp> = &HwySinF32;
 template <>
 inline constexpr UnaryKernel kF32Unary<CosOp> = &HwyCosF32;
