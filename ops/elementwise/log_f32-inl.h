@@ -27,7 +27,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 //   y = ((P0(t) * t^3 + P1(t)) * t^3 + P2(t)) * t^3 + q1 * e   (last step fused)
 //   log(x) = ((t - 0.5 * t^2) + y) + q2 * e   (the first and last steps fused)
 // where P0, P1, P2 have degree 2 (two fused steps each) and q1 + q2 = ln 2
-// split in two. 0 gives -inf, +inf gives +inf, negative numbers and NaN NaN.
+// split in two. 0 gives -inf, +inf gives +inf, negative numbers and NaN -NaN.
 // XLA's CPU backend flushes subnormal inputs to 0 (so -inf); here they are
 // scaled into the normal range first, which gives their logarithm.
 template <class D, class V>
@@ -63,8 +63,10 @@ HWY_INLINE V LogF32Cephes(D d, V x) {
   V r = hn::NegMulAdd(hn::Set(d, 0.5f), t2, t);
   r = hn::Add(r, y);
   r = hn::MulAdd(hn::Set(d, 0.693359375f), e, r);
-  // Not greater than 0 (NaN included): NaN; then 0 and +inf.
-  r = hn::IfThenElse(hn::Gt(x, zero), r, hn::Set(d, NAN));
+  // Not greater than 0 (NaN included): x86's default NaN (XLA sets every
+  // bit; payloads are not kept either way); then 0 and +inf.
+  r = hn::IfThenElse(hn::Gt(x, zero), r,
+                     hn::BitCast(d, hn::Set(di, static_cast<int32_t>(0xffc00000u))));
   r = hn::IfThenElse(hn::Eq(x, zero), hn::Set(d, -HUGE_VALF), r);
   return hn::IfThenElse(hn::Eq(x, hn::Set(d, HUGE_VALF)), x, r);
 }
