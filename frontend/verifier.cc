@@ -578,7 +578,10 @@ class Verifier {
     CheckModule();
     for (const auto& c : module_.computations()) CheckComputation(*c);
     CheckCallGraph();
-    if (messages_.empty()) return absl::OkStatus();
+    if (messages_.empty()) {
+      if (options_.name_keys != nullptr) *options_.name_keys = std::move(keys_);
+      return absl::OkStatus();
+    }
     std::string text = absl::StrJoin(messages_, "\n");
     if (error_count_ > static_cast<int64_t>(messages_.size())) {
       absl::StrAppend(&text, "\n", error_count_ - static_cast<int64_t>(messages_.size()),
@@ -626,8 +629,13 @@ class Verifier {
       Report({}, "", absl::StrFormat("module %s has no entry computation", module_.name()));
       return;
     }
+    // Room for every name, and for the names the passes add later.
+    size_t names = 0;
+    for (const auto& c : module_.computations()) names += 1 + c->instructions().size();
+    keys_.seen.reserve(names + names / 4);
     absl::flat_hash_set<std::string> computation_names;
     for (const auto& c : module_.computations()) {
+      keys_.Add(ModuleNameKeys::Key(c->name()));
       if (!computation_names.insert(c->name()).second) {
         Report(c->location(), "",
                absl::StrFormat("computation name %s is not unique", c->name()));
@@ -713,9 +721,8 @@ class Verifier {
                                number, c.name(), param_count, param_count - 1));
       }
     }
-    names_.clear();
+    exact_names_for_ = nullptr;
     seen_.clear();
-    names_.reserve(c.instructions().size());
     seen_.reserve(c.instructions().size());
     forward_reference_ = false;
     for (const auto& instr : c.instructions()) {
@@ -728,7 +735,7 @@ class Verifier {
   }
 
   void CheckInstruction(const HloComputation& c, const HloInstruction& instr) {
-    if (!names_.insert(instr.name()).second) {
+    if (!UniqueInComputation(c, instr)) {
       Report(instr.location(), Subject(instr),
              absl::StrFormat("instruction name %s is not unique in computation %s",
                              instr.name(), c.name()));
@@ -877,13 +884,34 @@ class Verifier {
     }
   }
 
+  // Whether no instruction of `c` before `instr` has its name. Every name
+  // goes into the module's keys; only where a key was there already (the
+  // name is in another computation too, or repeats in this one, or rarely
+  // shares its hash) are `c`'s names looked at one by one, from then on.
+  bool UniqueInComputation(const HloComputation& c, const HloInstruction& instr) {
+    const bool new_key = keys_.Add(ModuleNameKeys::Key(instr.name()));
+    if (new_key && exact_names_for_ != &c) return true;
+    if (exact_names_for_ != &c) {
+      exact_names_for_ = &c;
+      names_.clear();
+      for (const auto& before : c.instructions()) {
+        if (before.get() == &instr) break;
+        names_.insert(before->name());
+      }
+    }
+    return names_.insert(instr.name()).second;
+  }
+
   const HloModule& module_;
   const VerifyOptions& options_;
   InferContext ctx_;
   SignatureCache signatures_;
-  // Per computation being checked: the instruction names (scoped by
-  // computation, as in XLA's text), the instructions before the current one,
-  // and whether an operand or control predecessor referred forward.
+  // The module's names; per computation being checked: its instruction
+  // names where they are looked at one by one (UniqueInComputation), the
+  // instructions before the current one, and whether an operand or control
+  // predecessor referred forward.
+  ModuleNameKeys keys_;
+  const HloComputation* exact_names_for_ = nullptr;
   absl::flat_hash_set<std::string_view> names_;
   absl::flat_hash_set<const HloInstruction*> seen_;
   bool forward_reference_ = false;

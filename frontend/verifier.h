@@ -18,6 +18,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "core/hlo_ir.h"
+#include "core/name_keys.h"
 
 namespace hlovm {
 
@@ -34,6 +35,9 @@ struct VerifyOptions {
   // Report at most this many problems (at least one); the message ends with
   // the count of those left out.
   int max_errors = 20;
+  // Where not null and the module is valid: receives the hashes of its
+  // computations' and instructions' names (for the passes' name uniquer).
+  ModuleNameKeys* name_keys = nullptr;
 };
 
 // Checks the whole module; OK or InvalidArgument listing every problem found.

@@ -57,6 +57,59 @@ ENTRY main {
             "");
 }
 
+// Two computations that both name an instruction `a` and `s`.
+constexpr std::string_view kRepeatedNames = R"(
+HloModule m
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+ENTRY main {
+  a = f32[4] parameter(0)
+  zero = f32[] constant(0)
+  s = f32[] reduce(a, zero), dimensions={0}, to_apply=add
+  ROOT t = f32[] negate(s)
+}
+)";
+
+TEST(VerifierTest, NamesMayRepeatAcrossComputationsAndTheirKeysSayWhich) {
+  std::unique_ptr<HloModule> m = Parse(kRepeatedNames);
+  ASSERT_NE(m, nullptr);
+  ModuleNameKeys keys;
+  VerifyOptions options;
+  options.name_keys = &keys;
+  EXPECT_TRUE(VerifyModule(*m, options).ok());
+  for (std::string_view name : {"add", "main", "a", "b", "s", "zero", "t"}) {
+    EXPECT_TRUE(keys.seen.contains(ModuleNameKeys::Key(name))) << name;
+  }
+  EXPECT_EQ(keys.repeated.size(), 2u);
+  EXPECT_TRUE(keys.repeated.contains(ModuleNameKeys::Key("a")));
+  EXPECT_TRUE(keys.repeated.contains(ModuleNameKeys::Key("s")));
+}
+
+TEST(VerifierTest, ANameRepeatedWithinAComputationIsAnError) {
+  std::unique_ptr<HloModule> m = Parse(kRepeatedNames);
+  ASSERT_NE(m, nullptr);
+  // `t` becomes a second `zero` of main, after `a`, a name the reducer has
+  // too, made main's names be looked at one by one; then `b`, which only
+  // the reducer had.
+  HloComputation* entry = m->entry();
+  const auto& list = entry->instructions();
+  list.back()->set_name("zero");
+  list[list.size() - 2]->set_name("b");
+  ModuleNameKeys keys;
+  VerifyOptions options;
+  options.name_keys = &keys;
+  const absl::Status s = VerifyModule(*m, options);
+  EXPECT_THAT(s.message(), HasSubstr("instruction name zero is not unique in computation main"));
+  EXPECT_THAT(s.message(), Not(HasSubstr("name b is not unique")));
+  EXPECT_THAT(s.message(), Not(HasSubstr("name a is not unique")));
+  EXPECT_TRUE(keys.seen.empty());  // only a valid module's names are given
+}
+
 TEST(VerifierTest, ShapeMismatchIsLocatedAndShowsBothShapes) {
   const std::string msg = VerifyText(R"(HloModule m
 

@@ -442,15 +442,18 @@ std::vector<HloInstruction*> ElementsOf(HloComputation& computation, HloInstruct
   return elements;
 }
 
-uint64_t NameUniquer::Key(std::string_view name) {
-  return absl::HashOf(absl::string_view(name.data(), name.size()));
+NameUniquer::NameUniquer(const HloModule& module, ModuleNameKeys* collected) : module_(&module) {
+  if (collected != nullptr) {
+    keys_ = std::move(*collected);
+    filled_ = true;
+  }
 }
 
 void NameUniquer::BeginCollecting() {
   size_t n = 0;
   for (const auto& c : module_->computations()) n += 1 + c->instructions().size();
   // Room for the names the passes add too, so that they seldom rehash it.
-  seen_.reserve(n + n / 4);
+  keys_.seen.reserve(n + n / 4);
 }
 
 void NameUniquer::Fill() {
@@ -470,13 +473,9 @@ void NameUniquer::Fill() {
   }
 }
 
-void NameUniquer::Add(uint64_t key) {
-  if (!seen_.insert(key).second) repeated_.insert(key);
-}
-
 bool NameUniquer::Unique(std::string_view name) {
   if (!filled_) Fill();
-  return repeated_.empty() || !repeated_.contains(Key(name));
+  return keys_.repeated.empty() || !keys_.repeated.contains(Key(name));
 }
 
 std::string NameUniquer::Get(std::string_view base) {

@@ -19,6 +19,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/functional/function_ref.h"
 #include "core/hlo_ir.h"
+#include "core/name_keys.h"
 
 namespace hlovm::passes {
 
@@ -244,8 +245,10 @@ std::vector<HloInstruction*> ElementsOf(HloComputation& computation, HloInstruct
 class NameUniquer {
  public:
   // The module's names are collected on the first Get or Unique, unless a
-  // pass that sweeps the whole module anyway collects them first.
-  explicit NameUniquer(const HloModule& module) : module_(&module) {}
+  // pass that sweeps the whole module anyway collects them first, or they
+  // are given: `collected`, where not null, holds them already (the
+  // verifier's, moved from).
+  explicit NameUniquer(const HloModule& module, ModuleNameKeys* collected = nullptr);
   std::string Get(std::string_view base);
   // Whether no other instruction or computation of the module has (or had
   // since the collection) the name `name`, which one instruction has.
@@ -260,9 +263,9 @@ class NameUniquer {
 
  private:
   void Fill();
-  bool Taken(std::string_view name) const { return seen_.contains(Key(name)); }
-  void Add(uint64_t key);
-  static uint64_t Key(std::string_view name);
+  bool Taken(std::string_view name) const { return keys_.seen.contains(Key(name)); }
+  void Add(uint64_t key) { keys_.Add(key); }
+  static uint64_t Key(std::string_view name) { return ModuleNameKeys::Key(name); }
 
   const HloModule* module_;
   bool filled_ = false;
@@ -270,9 +273,8 @@ class NameUniquer {
   // keys alone stays small enough for the cache while the module's names
   // are collected, which a table of counts did not. Only the collection
   // can repeat a name (Get gives distinct ones), so where the module's
-  // names were all distinct, `repeated_` stays empty.
-  absl::flat_hash_set<uint64_t> seen_;
-  absl::flat_hash_set<uint64_t> repeated_;
+  // names were all distinct, `keys_.repeated` stays empty.
+  ModuleNameKeys keys_;
   // The next suffix to try per base name, by its hash (a computation
   // inlined a hundred times would otherwise probe .1, .2, ... for every
   // copied name; bases sharing a hash merely share where they start).

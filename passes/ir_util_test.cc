@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <memory>
+#include <string_view>
 #include <vector>
 
+#include "frontend/verifier.h"
 #include "gtest/gtest.h"
 #include "passes/test_util.h"
 
@@ -83,6 +85,32 @@ ENTRY e {
   EXPECT_TRUE(names.Unique("x"));
   EXPECT_NE(names.Get("y"), "y");
   ASSERT_NE(Find(*m->entry(), "y"), nullptr);
+}
+
+TEST(NameUniquerTest, TheVerifiersKeysServeAsTheCollection) {
+  auto m = Parse(R"(HloModule m
+f {
+  x = f32[] parameter(0)
+  ROOT y = f32[] negate(x)
+}
+ENTRY e {
+  p = f32[] parameter(0)
+  s = f32[] call(p), to_apply=f
+  ROOT y = f32[] negate(s)
+})");
+  ASSERT_NE(m, nullptr);
+  ModuleNameKeys keys;
+  VerifyOptions options;
+  options.name_keys = &keys;
+  ASSERT_TRUE(VerifyModule(*m, options).ok());
+  NameUniquer names(*m, &keys);
+  EXPECT_TRUE(names.collected());
+  EXPECT_FALSE(names.Unique("y"));
+  EXPECT_TRUE(names.Unique("x"));
+  for (std::string_view taken : {"y", "x", "p", "s", "f", "e"}) {
+    EXPECT_NE(names.Get(taken), taken);
+  }
+  EXPECT_EQ(names.Get("fresh"), "fresh");
 }
 
 TEST(PostOrderTest, ListsOutOfOrderAreWalkedWhateverTheirOldNumbers) {

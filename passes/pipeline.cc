@@ -123,7 +123,7 @@ absl::StatusOr<PipelineReport> RunPipeline(HloModule& module, std::string_view s
   HLOVM_ASSIGN_OR_RETURN(std::vector<const PassInfo*> list, Parse(spec));
   PipelineReport report;
   const double start = ThreadSeconds();
-  NameUniquer names(module);
+  NameUniquer names(module, options.name_keys);
   auto record = [&](const char* name, double t0, const PassResult& r) {
     report.entries.push_back({name, r.changes, r.detail, ThreadSeconds() - t0});
   };

@@ -18,6 +18,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "core/hlo_ir.h"
+#include "core/name_keys.h"
 #include "passes/constant_folding.h"
 
 namespace hlovm::passes {
@@ -48,6 +49,10 @@ struct PipelineOptions {
   // Evaluates one instruction with constant operands (for `fold`); without
   // one, fold changes nothing.
   ConstantEvaluator evaluate;
+  // The module's names as the verifier found them (VerifyOptions::name_keys;
+  // moved from), so that the passes need not collect them again; only valid
+  // for the module as verified.
+  ModuleNameKeys* name_keys = nullptr;
 };
 
 absl::StatusOr<PipelineReport> RunPipeline(HloModule& module, std::string_view spec,

@@ -567,13 +567,20 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::FromModule(
   if (options.replica_count > 0) module->replica_count = options.replica_count;
   if (options.num_partitions > 0) module->num_partitions = options.num_partitions;
   HLOVM_ASSIGN_OR_RETURN(int64_t elided, FillElidedConstants(*module, options.elided));
-  if (options.verify) HLOVM_RETURN_IF_ERROR(VerifyModule(*module));
+  // The verifier's hashes of the module's names serve the passes' uniquer.
+  ModuleNameKeys names;
+  if (options.verify) {
+    VerifyOptions verify;
+    verify.name_keys = &names;
+    HLOVM_RETURN_IF_ERROR(VerifyModule(*module, verify));
+  }
   std::string pass_report = "// passes: none\n";
   double pass_seconds = 0;
   if (!options.passes.empty() && options.passes != "none") {
     HLOVM_ASSIGN_OR_RETURN(passes::PipelineReport report,
                            passes::RunPipeline(*module, options.passes,
-                                               {.evaluate = &EvaluateConstantInstruction}));
+                                               {.evaluate = &EvaluateConstantInstruction,
+                                                .name_keys = options.verify ? &names : nullptr}));
     pass_report = report.ToString();
     pass_seconds = report.seconds;
   }
