@@ -95,9 +95,13 @@ bool FoldTransposeIntoDot(HloInstruction* dot) {
       dot->operand_count() != 2) {
     return false;
   }
-  for (const auto& [name, value] : dot->raw_attributes()) {
-    if (name == "sparsity") return false;
+  // A transposed operand first: most dots have none, and their attributes
+  // need not be read.
+  if (dot->operand(0)->opcode() != HloOpcode::kTranspose &&
+      dot->operand(1)->opcode() != HloOpcode::kTranspose) {
+    return false;
   }
+  if (dot->FindRawAttribute("sparsity").has_value()) return false;
   bool folded = false;
   for (int64_t side = 0; side < 2; ++side) {
     HloInstruction* t = dot->operand(side);
