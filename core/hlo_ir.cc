@@ -12,14 +12,13 @@ namespace hlovm {
 namespace {
 
 // A module's instructions lie in the order they were made (SlabPool).
-SlabPool instruction_pool(0);
 static_assert(alignof(HloInstruction) <= SlabPool::kAlignment);
 
 }  // namespace
 
 void* HloInstruction::operator new(size_t size) {
   if (size != sizeof(HloInstruction)) return ::operator new(size);
-  return instruction_pool.Allocate(size);
+  return IrPool().Allocate(size);
 }
 
 void HloInstruction::operator delete(void* block, size_t size) noexcept {

@@ -101,4 +101,20 @@ TEST(HloIrTest, InstructionsMadeAfterOthersAreFreedLieInOrder) {
   for (size_t k = 0; k < next.size(); ++k) EXPECT_EQ(next[k]->scratch, k);
 }
 
+TEST(HloIrTest, AnInstructionsAttributesLieJustAfterIt) {
+  std::vector<std::unique_ptr<HloInstruction>> list;
+  for (int k = 0; k < 100; ++k) {
+    list.push_back(std::make_unique<HloInstruction>(HloOpcode::kBroadcast, "b",
+                                                    Shape(ElementType::kF32, {4})));
+    list.back()->raw_attributes().Append("dimensions", "{}");
+  }
+  int64_t adjacent = 0;
+  for (const auto& instr : list) {
+    const char* at = reinterpret_cast<const char*>(instr.get()) + sizeof(HloInstruction);
+    const char* text = (*instr->raw_attributes().begin()).first.data();
+    adjacent += text > at && text < at + 64;
+  }
+  EXPECT_GT(adjacent, 95);  // all but where a slab ran out
+}
+
 }  // namespace hlovm

@@ -13,7 +13,6 @@ constexpr std::string_view kMetadata = "metadata";
 
 // Blocks up to this size come from slabs.
 constexpr size_t kMaxSlabRep = 4096;
-SlabPool rep_pool(1);
 
 uint32_t PlainBytes(std::string_view name, std::string_view value) {
   return name == kMetadata ? 0 : static_cast<uint32_t>(name.size() + value.size() + 1);
@@ -23,7 +22,7 @@ uint32_t PlainBytes(std::string_view name, std::string_view value) {
 
 char* RawAttributes::NewRep(size_t bytes) {
   large_ = bytes > kMaxSlabRep;
-  return large_ ? new char[bytes] : static_cast<char*>(rep_pool.Allocate(bytes));
+  return large_ ? new char[bytes] : static_cast<char*>(IrPool().Allocate(bytes));
 }
 
 void RawAttributes::Release() {

@@ -63,6 +63,11 @@ void* SlabPool::Allocate(size_t bytes) {
   return block;
 }
 
+SlabPool& IrPool() {
+  static SlabPool pool(0);
+  return pool;
+}
+
 void SlabPool::Free(void* block) {
   Release(reinterpret_cast<Slab*>(reinterpret_cast<uintptr_t>(block) & ~(kSlabBytes - 1)));
 }

@@ -50,6 +50,11 @@ class SlabPool {
   Slab* empty_ ABSL_GUARDED_BY(mu_) = nullptr;
 };
 
+// The pool of the IR: instructions and their attributes. An instruction's
+// attributes are mostly carved just after it, so that what reads both (cse
+// comparing instructions) finds them in neighbouring lines.
+SlabPool& IrPool();
+
 }  // namespace hlovm
 
 #endif  // HLOVM_CORE_SLAB_POOL_H_

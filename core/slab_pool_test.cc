@@ -13,7 +13,7 @@
 namespace hlovm {
 namespace {
 
-// A pool of the test's own (ids 0 and 1 serve instructions and attributes).
+// A pool of the test's own (id 0 serves the IR).
 SlabPool pool(SlabPool::kMaxPools - 1);
 
 struct Block {
