@@ -12,14 +12,20 @@ absl::StatusOr<PassResult> RunDce(HloModule& module) {
   EffectAnalysis effects;
   int64_t removed_instructions = 0;
   for (const auto& computation : module.computations()) {
-    // Liveness by position in the list.
+    // Liveness by position in the list; the parameters are live whatever
+    // reads them (marked while the list is numbered).
     const auto& list = computation->instructions();
-    for (size_t k = 0; k < list.size(); ++k) {
-      PrefetchAhead(list, k);
-      list[k]->scratch = static_cast<uint32_t>(k);
-    }
     std::vector<bool> live(list.size(), false);
     std::vector<const HloInstruction*> stack;
+    for (size_t k = 0; k < list.size(); ++k) {
+      PrefetchAhead(list, k);
+      HloInstruction* i = list[k].get();
+      i->scratch = static_cast<uint32_t>(k);
+      if (i->opcode() == HloOpcode::kParameter) {
+        live[k] = true;
+        stack.push_back(i);
+      }
+    }
     auto want = [&](const HloInstruction* i) {
       if (i == nullptr || i->parent() != computation.get() || live[i->scratch]) return;
       live[i->scratch] = true;
@@ -36,12 +42,9 @@ absl::StatusOr<PassResult> RunDce(HloModule& module) {
     // What the root and the parameters reach, then what the side effects
     // among the rest reach (only those need their effects looked up).
     want(computation->root());
-    for (const auto& i : list) {
-      if (i->opcode() == HloOpcode::kParameter) want(i.get());
-    }
     propagate();
-    for (const auto& i : list) {
-      if (!live[i->scratch] && effects.HasEffect(*i)) want(i.get());
+    for (size_t k = 0; k < list.size(); ++k) {
+      if (!live[k] && effects.HasEffect(*list[k])) want(list[k].get());
     }
     propagate();
     std::vector<bool> dead(list.size());
