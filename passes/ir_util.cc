@@ -80,18 +80,6 @@ bool EffectAnalysis::HasEffect(const HloInstruction& instr) {
   return false;
 }
 
-absl::flat_hash_map<const HloInstruction*, std::vector<HloInstruction*>> ComputeUsers(
-    const HloComputation& computation) {
-  absl::flat_hash_map<const HloInstruction*, std::vector<HloInstruction*>> users;
-  for (const auto& instr : computation.instructions()) {
-    for (const HloInstruction* op : instr->operands()) {
-      auto& list = users[op];
-      if (list.empty() || list.back() != instr.get()) list.push_back(instr.get());
-    }
-  }
-  return users;
-}
-
 std::vector<HloInstruction*> PostOrder(const HloComputation& computation, bool* has_control) {
   const auto& list = computation.instructions();
   const uint32_t n_instr = static_cast<uint32_t>(list.size());

@@ -55,11 +55,6 @@ inline void PrefetchAhead(const List& v, size_t k) {
   if (k + kPrefetchAhead < v.size()) Prefetch(&*v[k + kPrefetchAhead]);
 }
 
-// Users of every instruction of a computation (an operand used twice by one
-// user lists that user once).
-absl::flat_hash_map<const HloInstruction*, std::vector<HloInstruction*>> ComputeUsers(
-    const HloComputation& computation);
-
 // Operands before users (every instruction, dead ones included); numbers
 // each instruction with its position in the list (scratch). Where
 // `has_control` is given, it tells whether any instruction has a control
