@@ -107,7 +107,7 @@ absl::StatusOr<PassResult> RunCse(HloModule& module,
     absl::flat_hash_map<uint64_t, HloInstruction*> seen;
     seen.reserve(list.size());
     for (size_t k = 0; k < order.size(); ++k) {
-      PrefetchAhead(order, k);
+      PrefetchWholeAhead(order, k);
       HloInstruction* i = order[k];
       ForwardReplacedOperands(i, replaced);
       if (NeverMerged(i->opcode()) || control[i->scratch]) continue;

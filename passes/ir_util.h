@@ -54,6 +54,17 @@ template <class List>
 inline void PrefetchAhead(const List& v, size_t k) {
   if (k + kPrefetchAhead < v.size()) Prefetch(&*v[k + kPrefetchAhead]);
 }
+// The whole of v[k + kPrefetchAhead] and the start of the attributes that
+// mostly follow it, for a walk that compares instructions whole (cse: their
+// layouts and attributes too).
+template <class List>
+inline void PrefetchWholeAhead(const List& v, size_t k) {
+  if (k + kPrefetchAhead >= v.size()) return;
+  const char* p = reinterpret_cast<const char*>(&*v[k + kPrefetchAhead]);
+  for (size_t line = 0; line < sizeof(HloInstruction) / 64 + 2; ++line) {
+    __builtin_prefetch(p + 64 * line);
+  }
+}
 
 // Operands before users (every instruction, dead ones included); numbers
 // each instruction with its position in the list (scratch). Where
