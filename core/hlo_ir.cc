@@ -35,9 +35,15 @@ const OpAttributes& HloInstruction::NoAttributes() {
   return *defaults;
 }
 
+void HloInstruction::AddControlPredecessor(HloInstruction* i) {
+  control_predecessors_.push_back(i);
+  if (parent_ != nullptr) parent_->may_have_control_edges_ = true;
+}
+
 HloInstruction* HloComputation::AddInstruction(std::unique_ptr<HloInstruction> instruction) {
   HloInstruction* raw = instruction.get();
   raw->set_parent(this);
+  if (!raw->control_predecessors().empty()) may_have_control_edges_ = true;
   if (raw->opcode() == HloOpcode::kParameter && raw->parameter_number >= 0) {
     // Parameters are indexed by number; holes (a number never given) stay
     // nullptr until filled, and the verifier reports them.

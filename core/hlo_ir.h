@@ -330,7 +330,7 @@ class HloInstruction {
   HloComputation* to_apply() const { return called_.empty() ? nullptr : called_[0]; }
 
   const std::vector<HloInstruction*>& control_predecessors() const { return control_predecessors_; }
-  void AddControlPredecessor(HloInstruction* i) { control_predecessors_.push_back(i); }
+  void AddControlPredecessor(HloInstruction* i);
 
   HloComputation* parent() const { return parent_; }
   void set_parent(HloComputation* parent) { parent_ = parent; }
@@ -383,6 +383,11 @@ class HloComputation {
   const std::vector<std::unique_ptr<HloInstruction>>& instructions() const { return instructions_; }
   int64_t instruction_count() const { return static_cast<int64_t>(instructions_.size()); }
 
+  // False only if no instruction of this computation has ever had a control
+  // predecessor (set as instructions are added or given one); walks that
+  // must treat control edges apart skip looking for them where it is false.
+  bool may_have_control_edges() const { return may_have_control_edges_; }
+
   HloInstruction* root() const { return root_; }
   void set_root(HloInstruction* root) { root_ = root; }
   // Parameters indexed by parameter number (filled as instructions are added).
@@ -403,8 +408,10 @@ class HloComputation {
   bool is_inline = false;
 
  private:
+  friend class HloInstruction;  // AddControlPredecessor marks its computation
   std::string name_;
   bool is_entry_ = false;
+  bool may_have_control_edges_ = false;
   std::vector<std::unique_ptr<HloInstruction>> instructions_;
   std::vector<HloInstruction*> parameters_;
   HloInstruction* root_ = nullptr;

@@ -146,24 +146,19 @@ bool FoldTransposeIntoDot(HloInstruction* dot) {
 absl::StatusOr<PassResult> RunAlgebraicSimplifier(HloModule& module) {
   int64_t rewrites = 0;
   for (const auto& computation : module.computations()) {
-    bool has_control = false;
-    const std::vector<HloInstruction*> order = PostOrder(*computation, &has_control);
-    const std::vector<bool> control = OnControlEdges(*computation, has_control);
     Replacements replaced(*computation);
-    for (size_t k = 0; k < order.size(); ++k) {
-      PrefetchAhead(order, k);
-      HloInstruction* i = order[k];
+    ForEachInPostOrder(*computation, [&](HloInstruction* i, bool on_control_edge) {
       ForwardReplacedOperands(i, replaced);
-      if (control[i->scratch]) continue;
+      if (on_control_edge) return;
       if (HloInstruction* to = Simplified(i);
           to != nullptr && to != i && to->shape() == i->shape()) {
         replaced.Set(i, to);
         ++rewrites;
-        continue;
+        return;
       }
       if (FoldTransposeIntoDot(i)) {
         ++rewrites;
-        continue;
+        return;
       }
       // reshape(reshape(y)) reads y directly.
       if (i->opcode() == HloOpcode::kReshape && i->operand(0)->opcode() == HloOpcode::kReshape &&
@@ -172,7 +167,7 @@ absl::StatusOr<PassResult> RunAlgebraicSimplifier(HloModule& module) {
         i->ReplaceOperand(0, i->operand(0)->operand(0));
         ++rewrites;
       }
-    }
+    });
     // Every user now reads the replacement (users follow their operands in
     // post order), so the replaced instructions go.
     RemoveReplaced(*computation, replaced);

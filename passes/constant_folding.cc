@@ -70,19 +70,16 @@ absl::StatusOr<PassResult> RunConstantFolding(HloModule& module,
     if (!any) continue;
     // Folded values replace their instruction as operands of later ones
     // (operands come first in post order, so every use is forwarded).
-    const std::vector<HloInstruction*> order = PostOrder(*computation);
     Replacements replaced(*computation);
     const size_t original_size = list.size();
     std::vector<AppendedRange> placed;
-    for (size_t k = 0; k < order.size(); ++k) {
-      PrefetchAhead(order, k);
-      HloInstruction* i = order[k];
+    ForEachInPostOrder(*computation, [&](HloInstruction* i, bool) {
       ForwardReplacedOperands(i, replaced);
-      if (!Foldable(*i, effects)) continue;
+      if (!Foldable(*i, effects)) return;
       const int64_t bytes = i->shape().element_count() * ByteWidth(i->shape().element_type());
-      if (bytes > options.max_result_bytes) continue;
+      if (bytes > options.max_result_bytes) return;
       absl::StatusOr<Literal> value = options.evaluate(*i);
-      if (!value.ok() || !value->shape().Compatible(i->shape())) continue;  // leave it to the run
+      if (!value.ok() || !value->shape().Compatible(i->shape())) return;  // leave it to the run
       auto constant = std::make_unique<HloInstruction>(HloOpcode::kConstant,
                                                        names.Get(i->name() + ".folded"), i->shape());
       constant->literal = std::move(*value);
@@ -91,7 +88,7 @@ absl::StatusOr<PassResult> RunConstantFolding(HloModule& module,
       placed.push_back({i, at, at + 1});
       replaced.Set(i, c);
       ++folded;
-    }
+    });
     // (The folded instructions stay for dce: a control edge may name one.)
     if (HloInstruction* to = replaced.Find(computation->root()); to != nullptr) {
       computation->set_root(to);

@@ -99,22 +99,16 @@ absl::StatusOr<PassResult> RunCse(HloModule& module,
     if (only != nullptr && std::find(only->begin(), only->end(), computation.get()) == only->end()) {
       continue;
     }
-    bool has_control = false;
-    const std::vector<HloInstruction*> order = PostOrder(*computation, &has_control);
-    const auto& list = computation->instructions();
-    const std::vector<bool> control = OnControlEdges(*computation, has_control);
     Replacements replaced(*computation);
     absl::flat_hash_map<uint64_t, HloInstruction*> seen;
-    seen.reserve(list.size());
-    for (size_t k = 0; k < order.size(); ++k) {
-      PrefetchWholeAhead(order, k);
-      HloInstruction* i = order[k];
+    seen.reserve(computation->instructions().size());
+    ForEachInPostOrder</*kWhole=*/true>(*computation, [&](HloInstruction* i, bool on_control_edge) {
       ForwardReplacedOperands(i, replaced);
-      if (NeverMerged(i->opcode()) || control[i->scratch]) continue;
+      if (NeverMerged(i->opcode()) || on_control_edge) return;
       if (i->opcode() == HloOpcode::kConstant &&
           (!i->shape().IsArray() || i->shape().element_count() > 4096 ||
            !i->literal.has_value() || i->literal->elided())) {
-        continue;
+        return;
       }
       // Instructions sharing a hash but not equal take the next probe of
       // it; past 64 of them, an instruction is only not merged. Equal
@@ -132,7 +126,7 @@ absl::StatusOr<PassResult> RunCse(HloModule& module,
           break;
         }
       }
-    }
+    });
     // Every user now reads the replacement (users follow their operands in
     // post order), so the replaced instructions go.
     RemoveReplaced(*computation, replaced);

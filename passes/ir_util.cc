@@ -110,22 +110,47 @@ std::vector<HloInstruction*> PostOrder(const HloComputation& computation, bool* 
     for (const auto& i : list) control |= !i->control_predecessors().empty();
   }
   if (has_control != nullptr) *has_control = control;
-  auto local = [&](const HloInstruction* d) { return d != nullptr && d->parent() == &computation; };
-  std::vector<HloInstruction*> order;
-  order.reserve(n_instr);
   // A list whose operands all come first is its own post order (the walk
   // below would visit it in list order).
   if (in_order) {
+    std::vector<HloInstruction*> order;
+    order.reserve(n_instr);
     for (const auto& i : list) order.push_back(i.get());
     return order;
   }
-  std::vector<uint8_t> state(n_instr, 0);  // 0 new, 1 on the stack, 2 done
+  return PostOrderOfRest(computation, 0, n_instr);
+}
+
+bool OperandsBefore(const HloComputation& computation, const HloInstruction& instr,
+                    uint32_t position) {
+  const auto& list = computation.instructions();
+  for (const HloInstruction* d : instr.operands()) {
+    if (d != nullptr && d->parent() == &computation &&
+        !(d->scratch < position && list[d->scratch].get() == d)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::vector<HloInstruction*> PostOrderOfRest(const HloComputation& computation, uint32_t first,
+                                             uint32_t end) {
+  const auto& list = computation.instructions();
+  for (uint32_t k = first; k < end; ++k) list[k]->scratch = k;
+  auto local = [&](const HloInstruction* d) {
+    return d != nullptr && d->parent() == &computation && d->scratch < end &&
+           list[d->scratch].get() == d;
+  };
+  std::vector<HloInstruction*> order;
+  order.reserve(end - first);
+  std::vector<uint8_t> state(end, 0);  // 0 new, 1 on the stack, 2 done
+  std::fill(state.begin(), state.begin() + first, 2);
   struct Item {
     HloInstruction* instr;
     uint32_t next;
   };
   std::vector<Item> stack;
-  for (uint32_t s = 0; s < n_instr; ++s) {
+  for (uint32_t s = first; s < end; ++s) {
     if (state[s] != 0) continue;
     stack.push_back({list[s].get(), 0});
     state[s] = 1;

@@ -79,6 +79,64 @@ std::vector<HloInstruction*> PostOrder(const HloComputation& computation,
 // PostOrder found no control edge (`has_control`).
 std::vector<bool> OnControlEdges(const HloComputation& computation, bool has_control);
 
+// Whether every operand of `instr` of this computation was numbered (scratch)
+// in this walk before `position`.
+bool OperandsBefore(const HloComputation& computation, const HloInstruction& instr,
+                    uint32_t position);
+
+// A post order of the instructions at positions [first, end) of the list,
+// where those before `first` are done (they hold all their operands): the
+// rest is numbered with its positions, then walked depth first.
+std::vector<HloInstruction*> PostOrderOfRest(const HloComputation& computation, uint32_t first,
+                                             uint32_t end);
+
+// Calls f(instr, on_control_edge) once for every instruction of the list of
+// `computation` in a post order (operands first), each numbered with its
+// position (scratch) before f is given it. Where the computation has no
+// control edges and its list is its own post order (the usual case), one
+// sweep numbers, checks and visits: f gets an instruction just after its
+// operands were checked, while it is still in the cache, instead of a
+// second sweep after PostOrder's. f may point the operands of the
+// instruction it is given at instructions it was given before, or at ones
+// it appends (which are not visited), but must not change an instruction
+// before it is given it. kWhole prefetches instructions whole
+// (PrefetchWholeAhead) rather than their first lines.
+template <bool kWhole = false, class F>
+void ForEachInPostOrder(const HloComputation& computation, F&& f) {
+  const auto& list = computation.instructions();
+  if (computation.may_have_control_edges()) {
+    bool has_control = false;
+    const std::vector<HloInstruction*> order = PostOrder(computation, &has_control);
+    const std::vector<bool> control = OnControlEdges(computation, has_control);
+    for (size_t k = 0; k < order.size(); ++k) {
+      if constexpr (kWhole) {
+        PrefetchWholeAhead(order, k);
+      } else {
+        PrefetchAhead(order, k);
+      }
+      f(order[k], static_cast<bool>(control[order[k]->scratch]));
+    }
+    return;
+  }
+  const uint32_t end = static_cast<uint32_t>(list.size());
+  for (uint32_t k = 0; k < end; ++k) {
+    if constexpr (kWhole) {
+      PrefetchWholeAhead(list, k);
+    } else {
+      PrefetchAhead(list, k);
+    }
+    HloInstruction* i = list[k].get();
+    i->scratch = k;
+    if (!OperandsBefore(computation, *i, k)) {
+      // Out of order from here: what was visited holds its operands, so a
+      // post order of the rest follows it.
+      for (HloInstruction* r : PostOrderOfRest(computation, k, end)) f(r, false);
+      return;
+    }
+    f(i, false);
+  }
+}
+
 // How `tuple` is read in `computation`: the get-tuple-element users, and
 // whether anything reads it whole (another user, or the root being it). One
 // sweep over the operands: a users map of a large computation costs more.

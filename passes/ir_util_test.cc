@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -147,6 +148,87 @@ ENTRY e {
   EXPECT_LT(position("b"), position("c"));
   // Numbered by list position.
   for (size_t k = 0; k < list.size(); ++k) EXPECT_EQ(list[k]->scratch, k);
+}
+
+constexpr const char* kFiveInstructions = R"(HloModule m
+ENTRY e {
+  p = f32[] parameter(0)
+  a = f32[] negate(p)
+  x = f32[] constant(1)
+  b = f32[] exponential(a)
+  ROOT c = f32[] add(a, b)
+})";
+
+// The names f is given, in order, with what each was numbered when given.
+struct Visit {
+  std::vector<std::string> names;
+  std::vector<bool> numbered;
+  std::vector<bool> control;
+};
+
+Visit Walk(HloComputation& computation) {
+  Visit v;
+  const auto& list = computation.instructions();
+  ForEachInPostOrder(computation, [&](HloInstruction* i, bool on_control_edge) {
+    v.names.push_back(i->name());
+    v.numbered.push_back(i->scratch < list.size() && list[i->scratch].get() == i);
+    v.control.push_back(on_control_edge);
+  });
+  return v;
+}
+
+TEST(ForEachInPostOrderTest, AListInOrderIsVisitedAsItStands) {
+  auto m = Parse(kFiveInstructions);
+  ASSERT_NE(m, nullptr);
+  HloComputation& entry = *m->entry();
+  EXPECT_FALSE(entry.may_have_control_edges());
+  const Visit v = Walk(entry);
+  EXPECT_EQ(v.names, (std::vector<std::string>{"p", "a", "x", "b", "c"}));
+  EXPECT_EQ(v.numbered, std::vector<bool>(5, true));
+  EXPECT_EQ(v.control, std::vector<bool>(5, false));
+}
+
+TEST(ForEachInPostOrderTest, TheRestOfAListOutOfOrderFollowsInPostOrder) {
+  auto m = Parse(kFiveInstructions);
+  ASSERT_NE(m, nullptr);
+  HloComputation& entry = *m->entry();
+  Walk(entry);  // numbers every instruction with its position
+  // p x b c a: b comes before its operand a, whose old number (1) is below
+  // b's position.
+  auto& list = const_cast<std::vector<std::unique_ptr<HloInstruction>>&>(entry.instructions());
+  std::rotate(list.begin() + 1, list.begin() + 2, list.end());
+  // What the visitor appends is not visited.
+  std::vector<std::string> names;
+  ForEachInPostOrder(entry, [&](HloInstruction* i, bool) {
+    names.push_back(i->name());
+    entry.AddInstruction(std::make_unique<HloInstruction>(HloOpcode::kConstant, "added",
+                                                          Shape(ElementType::kF32, {})));
+  });
+  EXPECT_EQ(names, (std::vector<std::string>{"p", "x", "a", "b", "c"}));
+  for (size_t k = 0; k < 5; ++k) EXPECT_EQ(list[k]->scratch, k);
+  EXPECT_EQ(list.size(), 10u);
+}
+
+TEST(ForEachInPostOrderTest, ControlEdgesOrderTheWalkAndAreTold) {
+  auto m = Parse(kFiveInstructions);
+  ASSERT_NE(m, nullptr);
+  HloComputation& entry = *m->entry();
+  // x must come after b now, and both are on a control edge.
+  auto* x = const_cast<HloInstruction*>(Find(entry, "x"));
+  x->AddControlPredecessor(const_cast<HloInstruction*>(Find(entry, "b")));
+  EXPECT_TRUE(entry.may_have_control_edges());
+  const Visit v = Walk(entry);
+  ASSERT_EQ(v.names.size(), 5u);
+  auto at = [&](const std::string& name) {
+    return std::find(v.names.begin(), v.names.end(), name) - v.names.begin();
+  };
+  EXPECT_LT(at("b"), at("x"));
+  EXPECT_LT(at("a"), at("b"));
+  EXPECT_LT(at("b"), at("c"));
+  EXPECT_EQ(v.numbered, std::vector<bool>(5, true));
+  for (const char* name : {"p", "a", "c"}) EXPECT_FALSE(v.control[at(name)]) << name;
+  EXPECT_TRUE(v.control[at("x")]);
+  EXPECT_TRUE(v.control[at("b")]);
 }
 
 }  // namespace
