@@ -69,8 +69,8 @@ TEST(NameUniquerTest, DistinctNamesAreUniqueAndNewOnesNeverRepeat) {
   EXPECT_NE(names.Get("fresh"), names.Get("fresh"));
 }
 
-TEST(NameUniquerTest, ANameTwoComputationsShareIsNotUnique) {
-  auto m = Parse(R"(HloModule m
+// Both computations name an instruction `y`.
+constexpr const char* kSharedName = R"(HloModule m
 f {
   x = f32[] parameter(0)
   ROOT y = f32[] negate(x)
@@ -79,7 +79,10 @@ ENTRY e {
   p = f32[] parameter(0)
   s = f32[] call(p), to_apply=f
   ROOT y = f32[] negate(s)
-})");
+})";
+
+TEST(NameUniquerTest, ANameTwoComputationsShareIsNotUnique) {
+  auto m = Parse(kSharedName);
   ASSERT_NE(m, nullptr);
   NameUniquer names(*m);
   EXPECT_FALSE(names.Unique("y"));
@@ -89,16 +92,7 @@ ENTRY e {
 }
 
 TEST(NameUniquerTest, TheVerifiersKeysServeAsTheCollection) {
-  auto m = Parse(R"(HloModule m
-f {
-  x = f32[] parameter(0)
-  ROOT y = f32[] negate(x)
-}
-ENTRY e {
-  p = f32[] parameter(0)
-  s = f32[] call(p), to_apply=f
-  ROOT y = f32[] negate(s)
-})");
+  auto m = Parse(kSharedName);
   ASSERT_NE(m, nullptr);
   ModuleNameKeys keys;
   VerifyOptions options;
