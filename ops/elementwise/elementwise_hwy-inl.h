@@ -21,6 +21,7 @@
 #include "hwy/contrib/math/math-inl.h"
 #include "hwy/highway.h"
 #include "ops/elementwise/erf_f32-inl.h"
+#include "ops/elementwise/exp_f32-inl.h"
 #include "ops/elementwise/log_f32-inl.h"
 #include "ops/elementwise/tanh_f32-inl.h"
 #include "ops/elementwise/tanh_f64-inl.h"
@@ -143,28 +144,19 @@ struct RoundEvenOp {
   HWY_INLINE V operator()(D, V v) const { return hn::CopySign(hn::Round(v), v); }
 };
 
-// exp with the edges Highway's polynomial leaves open: overflow to +inf,
-// underflow to 0, NaN passed through.
-template <class D, class V>
-HWY_INLINE V ExpF32(D d, V x) {
-  const auto hi = hn::Set(d, 88.72283935546875f);  // largest x with finite exp(x)
-  const auto lo = hn::Set(d, -104.0f);
-  const auto clamped = hn::Min(hn::Max(x, lo), hi);
-  auto r = hn::Exp(d, clamped);
-  r = hn::IfThenElse(hn::Gt(x, hi), hn::Set(d, HUGE_VALF), r);
-  r = hn::IfThenZeroElse(hn::Lt(x, lo), r);
-  return hn::IfThenElse(hn::IsNaN(x), x, r);
-}
+// exp as XLA's CPU backend computes f32 exp (exp_f32-inl.h).
 struct ExpF32Op {
   template <class D, class V>
-  HWY_INLINE V operator()(D d, V v) const { return ExpF32(d, v); }
+  HWY_INLINE V operator()(D d, V v) const {
+    return ExpF32Cephes(d, v);
+  }
 };
 // logistic(x) = 1 / (1 + exp(-x)), the expansion XLA's CPU backend uses.
 struct LogisticF32Op {
   template <class D, class V>
   HWY_INLINE V operator()(D d, V v) const {
     const auto one = hn::Set(d, 1.0f);
-    return hn::Div(one, hn::Add(one, ExpF32(d, hn::Neg(v))));
+    return hn::Div(one, hn::Add(one, ExpF32Cephes(d, hn::Neg(v))));
   }
 };
 // tanh as XLA's CPU backend computes it (tanh_f32-inl.h, tanh_f64-inl.h).
@@ -186,7 +178,7 @@ struct Expm1F32Op {
   HWY_INLINE V operator()(D d, V x) const {
     const V one = hn::Set(d, 1.0f);
     const V half_x = hn::Mul(x, hn::Set(d, 0.5f));
-    const V e = ExpF32(d, x);
+    const V e = ExpF32Cephes(d, x);
     V r = hn::Mul(TanhF32Rational(d, half_x), hn::Add(e, one));
     r = hn::IfThenElse(hn::Gt(hn::Abs(x), hn::Set(d, 0.5f)), hn::Sub(e, one), r);
     return hn::IfThenElse(hn::Eq(half_x, hn::Zero(d)), x, r);

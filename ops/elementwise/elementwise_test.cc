@@ -4,6 +4,7 @@
 // compiled in; and checks which target runs on this machine.
 #include "ops/elementwise/elementwise_hwy_targets.h"  // must precede Highway
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <complex>
@@ -461,12 +462,60 @@ TEST(ElementwiseUnaryTest, F32Log1pIsXlasRationalApproximation) {
   ExpectBitExactOnFmaTargets<float>(HloOpcode::kLog1p, in, CephesLog1p);
 }
 
-// XLA's CPU f32 expm1 in scalars, with the exp kernel (which XLA's exp
-// matches) and RationalTanh.
+// XLA's CPU f32 exp, step by step in scalars (see exp_f32-inl.h), with
+// subnormal results z * 2^n rounded once where XLA flushes them to 0.
+float CephesExp(float x) {
+  if (std::isnan(x)) return x;
+  const float c = std::min(std::max(x, -104.0f), 88.8f);
+  const float n = std::floor(std::fma(c, 1.44269504088896341f, 0.5f));
+  float r = std::fma(-n, 0.693145751953125f, c);
+  r = std::fma(-n, 1.4286067653301877e-6f, r);
+  float z = std::fma(r, 1.9875691500E-4f, 1.3981999507E-3f);
+  for (float k : {8.3334519073E-3f, 4.1665795894E-2f, 1.6666665459E-1f, 5.0000001201E-1f}) {
+    z = std::fma(z, r, k);
+  }
+  z = std::fma(z, r * r, r) + 1.0f;
+  const int ni = static_cast<int>(n);
+  const int e1 = std::min(std::max(ni, -126), 127);
+  // z * 2^(n - e1) exactly, by its exponent bits (z stays normal).
+  z = std::bit_cast<float>(std::bit_cast<uint32_t>(z) + (static_cast<uint32_t>(ni - e1) << 23));
+  return z * std::bit_cast<float>(static_cast<uint32_t>(e1 + 127) << 23);
+}
+
+TEST(ElementwiseUnaryTest, F32ExpIsXlasCephesPolynomial) {
+  std::vector<float> in = F32InputsWith(-110.0f, 90.0f, 40000);
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+  for (int i = 0; i < 20000; ++i) in.push_back(unit(rng));
+  // Around the overflow threshold, the clamps and the ends of the normal and
+  // subnormal ranges.
+  for (float x : {88.72283f, 88.72284f, 88.8f, 88.80001f, 89.0f, -87.33654f, -87.33655f, -87.8f,
+                  -87.80001f, -103.27893f, -103.97208f, -103.97209f, -104.0f, -104.00001f}) {
+    in.push_back(x);
+    for (int i = 1; i <= 64; ++i) {
+      in.push_back(std::nextafter(in.back(), 0.0f));
+    }
+  }
+  ExpectBitExactOnFmaTargets<float>(HloOpcode::kExp, in, CephesExp);
+  auto kernel = SelectUnaryKernel(HloOpcode::kExp, ET::kF32, ET::kF32);
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> edge = {0.0f, -0.0f, 88.72283f, 88.7229f, inf, -inf, -104.0f, -87.0f};
+  std::vector<float> got(edge.size());
+  (*kernel)(edge.data(), got.data(), static_cast<int64_t>(edge.size()));
+  EXPECT_EQ(got[0], 1.0f);
+  EXPECT_EQ(got[1], 1.0f);
+  EXPECT_TRUE(std::isfinite(got[2]));
+  EXPECT_EQ(got[3], inf);
+  EXPECT_EQ(got[4], inf);
+  EXPECT_EQ(got[5], 0.0f);
+  EXPECT_EQ(got[6], 0.0f);
+  EXPECT_GE(got[7], std::numeric_limits<float>::min());
+}
+
+// XLA's CPU f32 expm1 in scalars, with CephesExp and RationalTanh.
 float TanhFormExpm1(float x) {
-  auto exp = SelectUnaryKernel(HloOpcode::kExp, ET::kF32, ET::kF32);
-  float e = 0;
-  (*exp)(&x, &e, 1);
+  const float e = CephesExp(x);
   const float half_x = x * 0.5f;
   if (half_x == 0) return x;
   if (std::fabs(x) > 0.5f) return e - 1.0f;
