@@ -493,17 +493,21 @@ bool NameUniquer::Unique(std::string_view name) {
 
 std::string NameUniquer::Get(std::string_view base) {
   if (!filled_) Fill();
-  if (!Taken(base)) {
-    Add(Key(base));
+  // Each name is hashed once.
+  const uint64_t base_key = Key(base);
+  if (!keys_.seen.contains(base_key)) {
+    Add(base_key);
     return std::string(base);
   }
   const absl::string_view view(base.data(), base.size());
-  int64_t& n = next_suffix_[Key(base)];
+  int64_t& n = next_suffix_[base_key];
   std::string name;
+  uint64_t key;
   do {
     name = absl::StrCat(view, ".", ++n);
-  } while (Taken(name));
-  Add(Key(name));
+    key = Key(name);
+  } while (keys_.seen.contains(key));
+  Add(key);
   return name;
 }
 
