@@ -6,16 +6,25 @@
 #ifndef HLOVM_CORE_NAME_KEYS_H_
 #define HLOVM_CORE_NAME_KEYS_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
 #include "absl/strings/string_view.h"
+#include "core/hlo_ir.h"
 
 namespace hlovm {
 
 struct ModuleNameKeys {
+  // Room for every name of `module`, and for the names the passes add
+  // later, so that the set seldom rehashes.
+  void ReserveFor(const HloModule& module) {
+    size_t n = 0;
+    for (const auto& c : module.computations()) n += 1 + c->instructions().size();
+    seen.reserve(n + n / 4);
+  }
   static uint64_t Key(std::string_view name) {
     return absl::HashOf(absl::string_view(name.data(), name.size()));
   }

@@ -629,10 +629,7 @@ class Verifier {
       Report({}, "", absl::StrFormat("module %s has no entry computation", module_.name()));
       return;
     }
-    // Room for every name, and for the names the passes add later.
-    size_t names = 0;
-    for (const auto& c : module_.computations()) names += 1 + c->instructions().size();
-    keys_.seen.reserve(names + names / 4);
+    keys_.ReserveFor(module_);
     absl::flat_hash_set<std::string> computation_names;
     for (const auto& c : module_.computations()) {
       keys_.Add(ModuleNameKeys::Key(c->name()));

@@ -80,20 +80,29 @@ bool EffectAnalysis::HasEffect(const HloInstruction& instr) {
   return false;
 }
 
+namespace {
+
+// Whether `d` is no instruction of this computation (null, or another's:
+// never in a verified module), or one the walk numbered before `position`.
+// An instruction of this computation not numbered yet in this walk still
+// holds a number from an earlier one, which is at least `position` or the
+// position of another instruction.
+bool NumberedBefore(const HloComputation& computation, const HloInstruction* d, uint32_t position) {
+  return d == nullptr || d->parent() != &computation ||
+         (d->scratch < position && computation.instructions()[d->scratch].get() == d);
+}
+
+}  // namespace
+
 std::vector<HloInstruction*> PostOrder(const HloComputation& computation, bool* has_control) {
   const auto& list = computation.instructions();
   const uint32_t n_instr = static_cast<uint32_t>(list.size());
   // One sweep numbers each instruction with its position in `scratch` and
-  // tests that every operand and control predecessor came before it: an
-  // instruction of this computation not numbered yet still holds a number
-  // from an earlier walk, which is at least k or the position of another
-  // instruction. An operand of another computation (never in a verified
-  // module) has no position here and is skipped.
+  // tests that every operand and control predecessor came before it.
   bool in_order = true;
   bool control = false;
   auto before = [&](const HloInstruction* d, uint32_t k) {
-    return d == nullptr || d->parent() != &computation ||
-           (d->scratch < k && list[d->scratch].get() == d);
+    return NumberedBefore(computation, d, k);
   };
   for (uint32_t k = 0; k < n_instr; ++k) {
     PrefetchAhead(list, k);
@@ -123,12 +132,8 @@ std::vector<HloInstruction*> PostOrder(const HloComputation& computation, bool* 
 
 bool OperandsBefore(const HloComputation& computation, const HloInstruction& instr,
                     uint32_t position) {
-  const auto& list = computation.instructions();
   for (const HloInstruction* d : instr.operands()) {
-    if (d != nullptr && d->parent() == &computation &&
-        !(d->scratch < position && list[d->scratch].get() == d)) {
-      return false;
-    }
+    if (!NumberedBefore(computation, d, position)) return false;
   }
   return true;
 }
@@ -462,12 +467,7 @@ NameUniquer::NameUniquer(const HloModule& module, ModuleNameKeys* collected) : m
   }
 }
 
-void NameUniquer::BeginCollecting() {
-  size_t n = 0;
-  for (const auto& c : module_->computations()) n += 1 + c->instructions().size();
-  // Room for the names the passes add too, so that they seldom rehash it.
-  keys_.seen.reserve(n + n / 4);
-}
+void NameUniquer::BeginCollecting() { keys_.ReserveFor(*module_); }
 
 void NameUniquer::Fill() {
   filled_ = true;

@@ -103,28 +103,27 @@ std::vector<HloInstruction*> PostOrderOfRest(const HloComputation& computation, 
 // (PrefetchWholeAhead) rather than their first lines.
 template <bool kWhole = false, class F>
 void ForEachInPostOrder(const HloComputation& computation, F&& f) {
+  auto prefetch = [](const auto& v, size_t k) {
+    if constexpr (kWhole) {
+      PrefetchWholeAhead(v, k);
+    } else {
+      PrefetchAhead(v, k);
+    }
+  };
   const auto& list = computation.instructions();
   if (computation.may_have_control_edges()) {
     bool has_control = false;
     const std::vector<HloInstruction*> order = PostOrder(computation, &has_control);
     const std::vector<bool> control = OnControlEdges(computation, has_control);
     for (size_t k = 0; k < order.size(); ++k) {
-      if constexpr (kWhole) {
-        PrefetchWholeAhead(order, k);
-      } else {
-        PrefetchAhead(order, k);
-      }
+      prefetch(order, k);
       f(order[k], static_cast<bool>(control[order[k]->scratch]));
     }
     return;
   }
   const uint32_t end = static_cast<uint32_t>(list.size());
   for (uint32_t k = 0; k < end; ++k) {
-    if constexpr (kWhole) {
-      PrefetchWholeAhead(list, k);
-    } else {
-      PrefetchAhead(list, k);
-    }
+    prefetch(list, k);
     HloInstruction* i = list[k].get();
     i->scratch = k;
     if (!OperandsBefore(computation, *i, k)) {
@@ -327,7 +326,6 @@ class NameUniquer {
 
  private:
   void Fill();
-  bool Taken(std::string_view name) const { return keys_.seen.contains(Key(name)); }
   void Add(uint64_t key) { keys_.Add(key); }
   static uint64_t Key(std::string_view name) { return ModuleNameKeys::Key(name); }
 
