@@ -144,30 +144,32 @@ struct RoundEvenOp {
   HWY_INLINE V operator()(D, V v) const { return hn::CopySign(hn::Round(v), v); }
 };
 
-// exp as XLA's CPU backend computes f32 exp (exp_f32-inl.h).
-struct ExpF32Op {
-  template <class D, class V>
-  HWY_INLINE V operator()(D d, V v) const {
-    return ExpF32Cephes(d, v);
-  }
-};
+// An element op that applies one element function of the headers above.
+#define HLOVM_EW_FUNCTION_OP_(Op, Function)   \
+  struct Op {                                 \
+    template <class D, class V>               \
+    HWY_INLINE V operator()(D d, V x) const { \
+      return Function(d, x);                  \
+    }                                         \
+  };
+
+// exp, tanh, log, log1p and erf as XLA's CPU backend computes them
+// (exp_f32-inl.h, tanh_f32-inl.h, tanh_f64-inl.h, log_f32-inl.h,
+// erf_f32-inl.h).
+HLOVM_EW_FUNCTION_OP_(ExpF32Op, ExpF32Cephes)
+HLOVM_EW_FUNCTION_OP_(TanhF32Op, TanhF32Rational)
+HLOVM_EW_FUNCTION_OP_(TanhF64Op, TanhF64Rational)
+HLOVM_EW_FUNCTION_OP_(LogF32Op, LogF32Cephes)
+HLOVM_EW_FUNCTION_OP_(Log1pF32Op, Log1pF32Cephes)
+HLOVM_EW_FUNCTION_OP_(ErfF32Op, ErfF32Rational)
+#undef HLOVM_EW_FUNCTION_OP_
+
 // logistic(x) = 1 / (1 + exp(-x)), the expansion XLA's CPU backend uses.
 struct LogisticF32Op {
   template <class D, class V>
   HWY_INLINE V operator()(D d, V v) const {
     const auto one = hn::Set(d, 1.0f);
     return hn::Div(one, hn::Add(one, ExpF32Cephes(d, hn::Neg(v))));
-  }
-};
-// tanh as XLA's CPU backend computes it (tanh_f32-inl.h, tanh_f64-inl.h).
-struct TanhF32Op {
-  template <class D, class V>
-  HWY_INLINE V operator()(D d, V x) const { return TanhF32Rational(d, x); }
-};
-struct TanhF64Op {
-  template <class D, class V>
-  HWY_INLINE V operator()(D d, V x) const {
-    return TanhF64Rational(d, x);
   }
 };
 // expm1 as XLA's CPU backend computes f32 expm1: tanh(x / 2) * (exp(x) + 1)
@@ -182,26 +184,6 @@ struct Expm1F32Op {
     V r = hn::Mul(TanhF32Rational(d, half_x), hn::Add(e, one));
     r = hn::IfThenElse(hn::Gt(hn::Abs(x), hn::Set(d, 0.5f)), hn::Sub(e, one), r);
     return hn::IfThenElse(hn::Eq(half_x, hn::Zero(d)), x, r);
-  }
-};
-// log, log1p and erf as XLA's CPU backend computes them (log_f32-inl.h,
-// erf_f32-inl.h).
-struct LogF32Op {
-  template <class D, class V>
-  HWY_INLINE V operator()(D d, V x) const {
-    return LogF32Cephes(d, x);
-  }
-};
-struct Log1pF32Op {
-  template <class D, class V>
-  HWY_INLINE V operator()(D d, V x) const {
-    return Log1pF32Cephes(d, x);
-  }
-};
-struct ErfF32Op {
-  template <class D, class V>
-  HWY_INLINE V operator()(D d, V x) const {
-    return ErfF32Rational(d, x);
   }
 };
 
