@@ -13,8 +13,15 @@
 //     Highway loop (the same element functions in the same order, tanh the
 //     VM's own, so the same bits, checked): `handwritten_ratio` is what a kernel with no
 //     interpreter reaches against the tanh, `vs_handwritten` the fused
-//     region's speed as a fraction of that kernel's. The second argument 1
-//     runs everything on the AVX2 code path (skipped where the CPU lacks it).
+//     region's speed as a fraction of that kernel's. `l1_bound` is the
+//     ratio of the two hand-written loops (tanh alone, GELU) over a block
+//     that stays in L1: the most any GELU reaches against this tanh where
+//     both are compute-bound, and `of_l1_bound` the fused region's ratio as a
+//     fraction of it. (The tanh is XLA's rational function: 11 multiplies or
+//     fused multiply-adds and a divide a vector; GELU adds 6 multiplies, so
+//     on a core with two multiply pipes the bound is near 11/17.) The second
+//     argument 1 runs everything on the AVX2 code path (skipped where the CPU
+//     lacks it).
 //
 //   BM_TransposedInput: a loop-carried 4096x4096 f32 state transposed
 //     (its innermost dimension moved) into a scale and a maximum, fused (the
@@ -79,6 +86,22 @@ void GeluRange(const float* x, float* y, int64_t begin, int64_t end) {
   GeluVectors(hn::CappedTag<float, 1>(), x, y, whole, end);
 }
 
+// y := tanh(x) on elements [begin, end): the VM's tanh, as one loop.
+void TanhRange(const float* x, float* y, int64_t begin, int64_t end) {
+  const hn::ScalableTag<float> d;
+  const int64_t n = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t whole = begin + (end - begin) / n * n;
+  for (int64_t i = begin; i < whole; i += n) {
+    hn::StoreU(elementwise_internal::HWY_NAMESPACE::TanhF32Rational(d, hn::LoadU(d, x + i)), d,
+               y + i);
+  }
+  const hn::CappedTag<float, 1> d1;
+  for (int64_t i = whole; i < end; ++i) {
+    hn::StoreU(elementwise_internal::HWY_NAMESPACE::TanhF32Rational(d1, hn::LoadU(d1, x + i)), d1,
+               y + i);
+  }
+}
+
 int64_t TargetOf() { return HWY_TARGET; }
 
 }  // namespace HWY_NAMESPACE
@@ -101,6 +124,7 @@ HWY_AFTER_NAMESPACE();
 namespace hlovm {
 namespace fusion_bench {
 HWY_EXPORT(GeluRange);
+HWY_EXPORT(TanhRange);
 HWY_EXPORT(TargetOf);
 }  // namespace fusion_bench
 
@@ -303,6 +327,28 @@ double HandWrittenGeluSeconds(tbb::task_arena& arena, const float* x, float* y) 
   return s;
 }
 
+// Seconds per element of fn(x, y, 0, n) over a block that stays in L1
+// (the best of many passes, on this thread): the kernel's compute alone.
+template <class Fn>
+double InL1SecondsPerElement(Fn&& fn) {
+  constexpr int64_t kBlock = 2048;  // 8 KiB in, 8 KiB out
+  std::vector<float> x(kBlock), y(kBlock);
+  for (int64_t i = 0; i < kBlock; ++i) x[i] = static_cast<float>(i % 2001 - 1000) / 400.0f;
+  double best = 1e9;
+  for (int round = 0; round < 50; ++round) {
+    constexpr int kPasses = 100;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int pass = 0; pass < kPasses; ++pass) {
+      fn(x.data(), y.data(), 0, kBlock);
+      benchmark::ClobberMemory();
+    }
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    best = std::min(best, s / (kPasses * kBlock));
+  }
+  benchmark::DoNotOptimize(y.data());
+  return best;
+}
+
 // Runs everything on the AVX2 code path while it lives.
 class Avx2Only {
  public:
@@ -345,6 +391,12 @@ void BM_GeluVsTanh(benchmark::State& state) {
   state.counters["ratio"] = ms[1] / ms[0];
   state.counters["handwritten_ratio"] = ms[1] / ms[2];
   state.counters["vs_handwritten"] = ms[2] / ms[0];
+  // The most any GELU kernel can reach against this tanh where both are
+  // compute-bound: the two hand-written loops in L1.
+  const double bound = InL1SecondsPerElement(HWY_DYNAMIC_DISPATCH(fusion_bench::TanhRange)) /
+                       InL1SecondsPerElement(HWY_DYNAMIC_DISPATCH(fusion_bench::GeluRange));
+  state.counters["l1_bound"] = bound;
+  state.counters["of_l1_bound"] = ms[1] / ms[0] / bound;
   state.SetLabel(hwy::TargetName(HWY_DYNAMIC_DISPATCH(fusion_bench::TargetOf)()));
 }
 
