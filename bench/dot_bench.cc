@@ -7,6 +7,11 @@
 //   Batch64          256 dots of [64, 64] x [64, 64] (batch dimension)
 //   Attention        [1, 12, 128, 64] x [1, 12, 128, 64] contracting the last
 //                    dimensions (Q . K^T), batch dims {0, 1}
+//   MatVec/<n>       f32 [1, 1152] x [n, 1152] contracting the last
+//                    dimensions: a matrix-vector product with the matrix
+//                    stored [n, k] (a decode step's logits)
+//   Decode/<n>       f32 [11, 1152] x [n, 1152], the same layout with a few
+//                    rows (a short prompt's projections)
 // Arguments: the case size and the thread count (the reference gets the same
 // number of OpenBLAS threads; per-matrix cases call it once per matrix).
 // Reports GFLOP/s (2*b*m*n*k per run). Compare Dot* with Blas* of the same
@@ -50,7 +55,7 @@ namespace {
 // (vm/lower_dot.cc).
 constexpr int64_t kParallelDotFlops = 4 * 1024 * 1024;
 
-enum class Case { kSquare, kBatch64, kAttention };
+enum class Case { kSquare, kBatch64, kAttention, kMatVec, kDecode };
 
 struct Problem {
   std::vector<int64_t> ld, rd, od;
@@ -81,6 +86,14 @@ Problem MakeProblem(Case c, int64_t size) {
       p.dn.lhs_contracting_dimensions = {3};
       p.dn.rhs_contracting_dimensions = {3};
       p.batch = 12, p.m = 128, p.k = 64, p.n = 128;
+      p.rhs_transposed = true;
+      break;
+    case Case::kMatVec:
+    case Case::kDecode:
+      p.m = c == Case::kMatVec ? 1 : 11, p.k = 1152, p.n = size;
+      p.ld = {p.m, p.k}, p.rd = {p.n, p.k}, p.od = {p.m, p.n};
+      p.dn.lhs_contracting_dimensions = {1};
+      p.dn.rhs_contracting_dimensions = {1};
       p.rhs_transposed = true;
       break;
   }
@@ -177,7 +190,11 @@ void BM_DotF32Batch64(benchmark::State& s) { BM_Dot<float>(s, ElementType::kF32,
 void BM_DotF32Attention(benchmark::State& s) {
   BM_Dot<float>(s, ElementType::kF32, Case::kAttention);
 }
+void BM_DotF32MatVec(benchmark::State& s) { BM_Dot<float>(s, ElementType::kF32, Case::kMatVec); }
+void BM_DotF32Decode(benchmark::State& s) { BM_Dot<float>(s, ElementType::kF32, Case::kDecode); }
 #ifdef HLOVM_BENCH_OPENBLAS
+void BM_BlasF32MatVec(benchmark::State& s) { BM_Blas<float>(s, Case::kMatVec); }
+void BM_BlasF32Decode(benchmark::State& s) { BM_Blas<float>(s, Case::kDecode); }
 void BM_BlasF32Square(benchmark::State& s) { BM_Blas<float>(s, Case::kSquare); }
 void BM_BlasF64Square(benchmark::State& s) { BM_Blas<double>(s, Case::kSquare); }
 void BM_BlasF32Batch64(benchmark::State& s) { BM_Blas<float>(s, Case::kBatch64); }
@@ -204,6 +221,8 @@ HLOVM_DOT_BENCH_CASE(BM_DotF64Square, BM_BlasF64Square, 1024);
 HLOVM_DOT_BENCH_CASE(BM_DotF32Batch64, BM_BlasF32Batch64, 0);
 HLOVM_DOT_BENCH_CASE(BM_DotF32Attention, BM_BlasF32Attention, 0);
 HLOVM_DOT_BENCH_PAIR(BM_DotF32Square, BM_BlasF32Square, 256, 1);
+HLOVM_DOT_BENCH_CASE(BM_DotF32MatVec, BM_BlasF32MatVec, 16384);
+HLOVM_DOT_BENCH_CASE(BM_DotF32Decode, BM_BlasF32Decode, 13824);
 
 }  // namespace
 }  // namespace hlovm

@@ -457,6 +457,31 @@ TEST(GemmTest, StridedOperands) {
   });
 }
 
+TEST(GemmTest, FewRowsAgainstColumnsAlongK) {
+  // B stored [n, k] (a transposed weight matrix) against 1 to 2 vectors'
+  // worth of rows of A: A is transposed instead of B. Row counts around
+  // one and two vectors of every target, partial column groups, several k
+  // blocks, batches with gaps, and A stored k-major as well.
+  ForEachTarget([] {
+    int seed = 100;
+    for (int64_t m : {1, 3, 4, 5, 8, 9, 11, 16, 17, 32, 33}) {
+      for (int64_t n : {1, 5, 16, 17, 530}) {
+        for (int64_t k : {1, 7, 256, 600}) {
+          if (m * n * k > 100000 && m != 11 && m != 17) continue;  // keep the test quick
+          GemmDims d;
+          d.batch = 2, d.m = m, d.k = k, d.n = n, d.use_strides = true;
+          d.a_sb = m * k + 3, d.a_sm = k, d.a_sk = 1;
+          d.b_sb = (k + 2) * n, d.b_sk = 1, d.b_sn = k + 2;
+          CheckGemm<float>(ElementType::kF32, d, ++seed);
+          CheckGemm<double>(ElementType::kF64, d, ++seed);
+          d.a_sm = 1, d.a_sk = m;
+          CheckGemm<float>(ElementType::kF32, d, ++seed);
+        }
+      }
+    }
+  });
+}
+
 TEST(GemmTest, ManySmallBatches) {
   GemmDims d;
   d.batch = 37, d.m = 10, d.k = 9, d.n = 19;
@@ -505,6 +530,10 @@ TEST(DotTest, Bf16AndF16OperandsConvertWhilePacking) {
       {{37, 300}, {300, 53}, {37, 53}, Dnums({}, {1}, {}, {0})},
       {{2, 70, 33}, {2, 45, 33}, {2, 70, 45}, Dnums({0}, {2}, {0}, {2})},
       {{300, 9}, {300, 250}, {9, 250}, Dnums({}, {0}, {}, {0})},
+      // A few rows against a transposed rhs ([n, k]): a matrix-vector
+      // product and a decode step's projection.
+      {{1, 300}, {700, 300}, {1, 700}, Dnums({}, {1}, {}, {1})},
+      {{11, 530}, {2, 45, 530}, {11, 2, 45}, Dnums({}, {1}, {}, {2})},
   };
   ForEachTarget([&] {
     for (ElementType narrow : {ElementType::kBF16, ElementType::kF16}) {

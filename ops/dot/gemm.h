@@ -5,7 +5,10 @@
 // work units are spread over threads. f32 and f64 run a cache-blocked kernel
 // with packed panels (small row-major operands are read in place) and a
 // Highway register tile per SIMD target (dynamic dispatch; see
-// gemm_hwy-inl.h); the other compute types run a templated i-k-j loop. With
+// gemm_hwy-inl.h). A few rows of A (up to two vectors' worth) against a B
+// stored along k (a transposed weight matrix: matrix-vector products, decode
+// steps) transpose A instead of packing B, and read B once along its
+// columns. The other compute types run a templated i-k-j loop. With
 // k = 0 every kernel writes zeros.
 #ifndef HLOVM_OPS_DOT_GEMM_H_
 #define HLOVM_OPS_DOT_GEMM_H_

@@ -17,6 +17,10 @@
 // is small (its rows then share cache sets little), and so is B (full
 // strips; a partial last strip is still packed). bf16 / f16 operands
 // (GemmDims::Source) are converted to f32 as they are packed.
+//
+// A few rows of A against a B stored along k run GemmNarrowRows instead
+// (below): A transposed into vectors of rows, each element of B broadcast
+// against them.
 
 // Per-target include guard (see hwy/examples/skeleton-inl.h).
 #if defined(HLOVM_OPS_DOT_GEMM_HWY_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -386,16 +390,167 @@ HWY_NOINLINE void GemmBlocked(const void* a_v, const void* b_v, T* HWY_RESTRICT 
   }
 }
 
+// Few rows of A (m <= kR lanes of kR vectors) against a B whose columns run
+// along k (b_sk == 1: a transposed weight matrix, as in a matrix-vector
+// product or a decode step's projections). Packing such a B transposes it,
+// which costs more than the few multiply-adds each of its elements takes
+// part in; here A is transposed instead (a k-major strip, element (i, k) at
+// at[k * kR * L + i], once per work unit) and each element of B is
+// broadcast against it, kG columns of C at a time (kR * kG accumulators
+// in registers), so B is read once, along its columns. bf16 / f16 columns
+// are converted a k block at a time into an L1 buffer first. Each element
+// of C is still its k terms summed in sequential order with one fused
+// multiply-add each: the same bits as GemmBlocked.
+#if HWY_TARGET <= HWY_AVX3 || HWY_ARCH_ARM
+constexpr int kNarrowColumns1 = 16;  // columns of C at a time with one vector of rows
+constexpr int kNarrowColumns2 = 12;  // with two
+#else
+constexpr int kNarrowColumns1 = 12;
+constexpr int kNarrowColumns2 = 6;
+#endif
+constexpr int64_t kNarrowBlockK = 256;
+// Elements from one column's block to the next in the L1 buffer: a block
+// and a cache line, so that the kG lines read at one k fall in different
+// sets of L1 (power-of-two strides put them all in one).
+template <typename T>
+constexpr int64_t NarrowColumnStride() {
+  return kNarrowBlockK + 64 / static_cast<int64_t>(sizeof(T));
+}
+
+// Whether GemmNarrowRows serves `dims` on this target.
+template <typename T>
+bool UseNarrowRows(const GemmDims& dims) {
+  const int64_t L = static_cast<int64_t>(hn::Lanes(hn::ScalableTag<T>()));
+  // A's k-major strip (k * 2 * L elements at most) stays within L2.
+  return dims.strided() && dims.b_sk == 1 && dims.b_sn != 1 && dims.m <= 2 * L && dims.k > 0 &&
+         dims.k * 2 * L * static_cast<int64_t>(sizeof(T)) <= 512 * 1024;
+}
+
+// d: the vectors of rows (kR of them, Lanes(d) rows each).
+template <int kR, int kG, GemmDims::Source SB, class D, typename T = hn::TFromD<D>>
+HWY_INLINE void NarrowRowsColumns(D d, const T* HWY_RESTRICT at, const SourceType<SB, T>* b,
+                                  int64_t b_sn, int64_t K, int64_t w, int64_t M, T* c, int64_t N,
+                                  T* HWY_RESTRICT cols) {
+  const hn::ScalableTag<T> df;  // converts the columns
+  const int64_t Lf = static_cast<int64_t>(hn::Lanes(df));
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  using V = hn::Vec<D>;
+  V acc[kR][kG];
+  HWY_UNROLL(2) for (int r = 0; r < kR; ++r) {
+    HWY_UNROLL(16) for (int g = 0; g < kG; ++g) acc[r][g] = hn::Zero(d);
+  }
+  using S = SourceType<SB, T>;
+  for (int64_t k0 = 0; k0 < K; k0 += kNarrowBlockK) {
+    const int64_t kb = std::min(kNarrowBlockK, K - k0);
+    // The source lines of the next block (this group's next k block, else
+    // the next group's first), prefetched a line or two at each k below:
+    // the conversion then finds them in cache instead of waiting on memory
+    // between blocks of multiply-adds.
+    const int64_t next_k0 = k0 + kb < K ? k0 + kb : 0;
+    const char* next = reinterpret_cast<const char*>(b + (next_k0 == 0 ? kG * b_sn : next_k0));
+    const int64_t next_lines =
+        (std::min(kNarrowBlockK, K - next_k0) * int64_t{sizeof(S)} + 63) / 64;
+    int64_t pf_column = 0, pf_line = 0;
+    // This k block of each column, in the compute type, at cols[g * stride]
+    // (fixed offsets: no pointer a column in the loop below). Columns past w
+    // are left as they were; their sums are not stored.
+    for (int64_t g = 0; g < w; ++g) {
+      const S* from = b + g * b_sn + k0;
+      T* to = cols + g * NarrowColumnStride<T>();
+      int64_t k = 0;
+      for (; k + Lf <= kb; k += Lf) hn::Store(LoadSource<SB>(df, from + k), df, to + k);
+      for (; k < kb; ++k) to[k] = FromSource<SB, T>(from[k]);
+    }
+    const T* a = at + k0 * kR * L;
+    for (int64_t k = 0; k < kb; ++k) {
+      V av[kR];
+      HWY_UNROLL(2) for (int r = 0; r < kR; ++r) av[r] = hn::Load(d, a + r * L);
+      a += kR * L;
+      HWY_UNROLL(16) for (int g = 0; g < kG; ++g) {
+        const V bv = hn::Set(d, cols[g * NarrowColumnStride<T>() + k]);
+        HWY_UNROLL(2) for (int r = 0; r < kR; ++r) acc[r][g] = hn::MulAdd(av[r], bv, acc[r][g]);
+      }
+      for (int p = 0; p < 8 && pf_column < kG; ++p) {
+        PrefetchL2(next + pf_column * b_sn * int64_t{sizeof(S)} + pf_line * 64);
+        if (++pf_line == next_lines) pf_line = 0, ++pf_column;
+      }
+    }
+  }
+  HWY_ALIGN T sums[kG * kR * HWY_MAX_BYTES / sizeof(T)];
+  HWY_UNROLL(16) for (int g = 0; g < kG; ++g) {
+    HWY_UNROLL(2) for (int r = 0; r < kR; ++r) hn::Store(acc[r][g], d, sums + (g * kR + r) * L);
+  }
+  for (int64_t g = 0; g < w; ++g) {
+    for (int64_t i = 0; i < M; ++i) c[i * N + g] = sums[g * kR * L + i];
+  }
+}
+
+template <int kR, GemmDims::Source SA, GemmDims::Source SB, class D, typename T = hn::TFromD<D>>
+HWY_NOINLINE void GemmNarrowRows(D d, const void* a_v, const void* b_v, T* HWY_RESTRICT c_all,
+                                 const GemmDims& dims, int64_t unit_begin, int64_t unit_end) {
+  constexpr int kG = kR == 1 ? kNarrowColumns1 : kNarrowColumns2;
+  const SourceType<SA, T>* a_all = static_cast<const SourceType<SA, T>*>(a_v);
+  const SourceType<SB, T>* b_all = static_cast<const SourceType<SB, T>*>(b_v);
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t M = dims.m, N = dims.n, K = dims.k;
+  const int64_t nb = (N + kGemmBlockN - 1) / kGemmBlockN;  // one row block: M <= kGemmBlockM
+  thread_local PackBuffers<T> bufs;
+  T* at = bufs.A(static_cast<size_t>(K * kR * L));
+  // Columns past a partial group's end are read (as zeros), not stored.
+  T* cols = bufs.B(static_cast<size_t>(kG * NarrowColumnStride<T>()));
+  std::fill(cols, cols + kG * NarrowColumnStride<T>(), T(0));
+  for (int64_t u = unit_begin; u < unit_end; ++u) {
+    const int64_t bi = u / nb, j0 = (u % nb) * kGemmBlockN;
+    const int64_t nc = std::min(kGemmBlockN, N - j0);
+    const SourceType<SA, T>* A = a_all + bi * dims.a_sb;
+    for (int64_t k = 0; k < K; ++k) {
+      T* to = at + k * kR * L;
+      for (int64_t i = 0; i < M; ++i) to[i] = FromSource<SA, T>(A[i * dims.a_sm + k * dims.a_sk]);
+      for (int64_t i = M; i < kR * L; ++i) to[i] = T(0);
+    }
+    const SourceType<SB, T>* B = b_all + bi * dims.b_sb;
+    T* C = c_all + bi * M * N;
+    for (int64_t j = j0; j < j0 + nc; j += kG) {
+      NarrowRowsColumns<kR, kG, SB>(d, at, B + j * dims.b_sn, dims.b_sn, K,
+                                    std::min<int64_t>(kG, j0 + nc - j), M, C + j, N, cols);
+    }
+  }
+}
+
+// GemmNarrowRows where it serves `dims`, else GemmBlocked. The rows go in
+// the narrowest vectors that hold them: a multiply-add of a 128- or 256-bit
+// vector costs no more than one of a full one (less on cores that split
+// 512-bit operations in two), and each handles one element of B.
+template <typename T, GemmDims::Source SA, GemmDims::Source SB>
+void GemmAny(const void* a, const void* b, void* c_v, const GemmDims& dims, int64_t ub,
+             int64_t ue) {
+  T* c = static_cast<T*>(c_v);
+  if (UseNarrowRows<T>(dims)) {
+    const hn::ScalableTag<T> d;
+    const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+    constexpr size_t k128 = 16 / sizeof(T), k256 = 32 / sizeof(T);
+    if (dims.m <= static_cast<int64_t>(std::min<size_t>(k128, L))) {
+      return GemmNarrowRows<1, SA, SB>(hn::CappedTag<T, k128>(), a, b, c, dims, ub, ue);
+    }
+    if (dims.m <= static_cast<int64_t>(std::min<size_t>(k256, L))) {
+      return GemmNarrowRows<1, SA, SB>(hn::CappedTag<T, k256>(), a, b, c, dims, ub, ue);
+    }
+    if (dims.m <= L) return GemmNarrowRows<1, SA, SB>(d, a, b, c, dims, ub, ue);
+    return GemmNarrowRows<2, SA, SB>(d, a, b, c, dims, ub, ue);
+  }
+  GemmBlocked<T, SA, SB>(a, b, c, dims, ub, ue);
+}
+
 template <typename T, GemmDims::Source SA>
 void GemmWithA(const void* a, const void* b, void* c, const GemmDims& dims, int64_t ub,
                int64_t ue) {
   switch (dims.b_source) {
     case GemmDims::Source::kBF16:
-      return GemmBlocked<T, SA, GemmDims::Source::kBF16>(a, b, static_cast<T*>(c), dims, ub, ue);
+      return GemmAny<T, SA, GemmDims::Source::kBF16>(a, b, c, dims, ub, ue);
     case GemmDims::Source::kF16:
-      return GemmBlocked<T, SA, GemmDims::Source::kF16>(a, b, static_cast<T*>(c), dims, ub, ue);
+      return GemmAny<T, SA, GemmDims::Source::kF16>(a, b, c, dims, ub, ue);
     default:
-      return GemmBlocked<T, SA, GemmDims::Source::kCompute>(a, b, static_cast<T*>(c), dims, ub, ue);
+      return GemmAny<T, SA, GemmDims::Source::kCompute>(a, b, c, dims, ub, ue);
   }
 }
 
@@ -410,8 +565,7 @@ void GemmF32(const void* a, const void* b, void* c, const GemmDims& dims, int64_
   }
 }
 void GemmF64(const void* a, const void* b, void* c, const GemmDims& dims, int64_t ub, int64_t ue) {
-  GemmBlocked<double, GemmDims::Source::kCompute, GemmDims::Source::kCompute>(
-      a, b, static_cast<double*>(c), dims, ub, ue);
+  GemmAny<double, GemmDims::Source::kCompute, GemmDims::Source::kCompute>(a, b, c, dims, ub, ue);
 }
 const char* GemmTarget() { return hwy::TargetName(HWY_TARGET); }
 
