@@ -470,7 +470,7 @@ HWY_INLINE void NarrowRowsColumns(D d, const T* HWY_RESTRICT at, const SourceTyp
         const V bv = hn::Set(d, cols[g * NarrowColumnStride<T>() + k]);
         HWY_UNROLL(2) for (int r = 0; r < kR; ++r) acc[r][g] = hn::MulAdd(av[r], bv, acc[r][g]);
       }
-      for (int p = 0; p < 8 && pf_column < kG; ++p) {
+      for (int p = 0; p < 2 && pf_column < kG; ++p) {
         PrefetchL2(next + pf_column * b_sn * int64_t{sizeof(S)} + pf_line * 64);
         if (++pf_line == next_lines) pf_line = 0, ++pf_column;
       }
