@@ -1951,6 +1951,17 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
     *out = s_.substr(pos_, p - pos_);
     return absl::OkStatus();
   };
+  // An identifier named in `table`, its value into *out; `what` names the
+  // kind of value in errors.
+  auto enum_value = [&]<typename Enum, size_t N>(std::string_view what,
+                                                 const std::pair<std::string_view, Enum>(&table)[N],
+                                                 Enum* out) -> absl::Status {
+    std::string_view t;
+    HLOVM_RETURN_IF_ERROR(ident(what, &t));
+    if (!LookUpEnum(t, table, out)) return ErrorHere(Cat("expects ", what, " but sees: ", t));
+    pos_ += t.size();
+    return absl::OkStatus();
+  };
   switch (attr) {
     case Attr::kCount:  // not an attribute; the lookup never yields it
     case Attr::kUnknown:
@@ -2156,37 +2167,19 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
           {"EQ", ComparisonDirection::kEq}, {"NE", ComparisonDirection::kNe},
           {"GE", ComparisonDirection::kGe}, {"GT", ComparisonDirection::kGt},
           {"LE", ComparisonDirection::kLe}, {"LT", ComparisonDirection::kLt}};
-      std::string_view d;
-      HLOVM_RETURN_IF_ERROR(ident("comparison direction", &d));
-      if (!LookUpEnum(d, kTable, &instr->comparison_direction)) {
-        return ErrorHere(Cat("expects comparison direction but sees: ", d));
-      }
-      pos_ += d.size();
-      return absl::OkStatus();
+      return enum_value("comparison direction", kTable, &instr->comparison_direction);
     }
     case Attr::kType: {
       static constexpr std::pair<std::string_view, ComparisonType> kTable[] = {
           {"FLOAT", ComparisonType::kFloat}, {"TOTALORDER", ComparisonType::kTotalOrder},
           {"SIGNED", ComparisonType::kSigned}, {"UNSIGNED", ComparisonType::kUnsigned}};
-      std::string_view t;
-      HLOVM_RETURN_IF_ERROR(ident("comparison type", &t));
-      if (!LookUpEnum(t, kTable, &instr->comparison_type)) {
-        return ErrorHere(Cat("expects comparison type but sees: ", t));
-      }
-      pos_ += t.size();
-      return absl::OkStatus();
+      return enum_value("comparison type", kTable, &instr->comparison_type);
     }
     case Attr::kDistribution: {
       static constexpr std::pair<std::string_view, RandomDistribution> kTable[] = {
           {"rng_uniform", RandomDistribution::kUniform},
           {"rng_normal", RandomDistribution::kNormal}};
-      std::string_view d;
-      HLOVM_RETURN_IF_ERROR(ident("random distribution", &d));
-      if (!LookUpEnum(d, kTable, &instr->mutable_attrs().distribution)) {
-        return ErrorHere(Cat("expects random distribution but sees: ", d));
-      }
-      pos_ += d.size();
-      return absl::OkStatus();
+      return enum_value("random distribution", kTable, &instr->mutable_attrs().distribution);
     }
     case Attr::kExponentBits:
       return ParseInt64(&instr->mutable_attrs().exponent_bits);
@@ -2196,13 +2189,7 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
       static constexpr std::pair<std::string_view, FftType> kTable[] = {
           {"FFT", FftType::kFft}, {"IFFT", FftType::kIfft},
           {"RFFT", FftType::kRfft}, {"IRFFT", FftType::kIrfft}};
-      std::string_view t;
-      HLOVM_RETURN_IF_ERROR(ident("fft type", &t));
-      if (!LookUpEnum(t, kTable, &instr->mutable_attrs().fft_type)) {
-        return ErrorHere(Cat("expects fft type but sees: ", t));
-      }
-      pos_ += t.size();
-      return absl::OkStatus();
+      return enum_value("fft type", kTable, &instr->mutable_attrs().fft_type);
     }
     case Attr::kFftLength:
       return int_list(&instr->mutable_attrs().fft_length);
@@ -2314,13 +2301,7 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
           {"NO_TRANSPOSE", TriangularSolveTranspose::kNoTranspose},
           {"TRANSPOSE", TriangularSolveTranspose::kTranspose},
           {"ADJOINT", TriangularSolveTranspose::kAdjoint}};
-      std::string_view t;
-      HLOVM_RETURN_IF_ERROR(ident("transpose type", &t));
-      if (!LookUpEnum(t, kTable, &instr->mutable_attrs().transpose_a)) {
-        return ErrorHere(Cat("expects transpose type but sees: ", t));
-      }
-      pos_ += t.size();
-      return absl::OkStatus();
+      return enum_value("transpose type", kTable, &instr->mutable_attrs().transpose_a);
     }
     case Attr::kEpsilon: {
       double v = 0;
