@@ -14,15 +14,19 @@ namespace hlovm {
 namespace vm {
 namespace {
 
+// Kernel: a function of one operand (UnaryKernel), or a reduce-precision
+// kernel (which carries its bit counts); called the same way.
+template <class Kernel>
 struct UnaryPlan {
-  UnaryKernel kernel;
+  Kernel kernel;
   int64_t n;
   int64_t chunk;  // elements per chunk
   int in_size, out_size;
 };
 
+template <class Kernel>
 bool UnaryHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
-  const auto& p = *static_cast<const UnaryPlan*>(instr.plan);
+  const auto& p = *static_cast<const UnaryPlan<Kernel>*>(instr.plan);
   const uint8_t* a = regs[instr.in[0]];
   uint8_t* o = regs[instr.out[0]];
   if (p.n <= p.chunk) {
@@ -31,27 +35,6 @@ bool UnaryHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
   }
   ForEachChunk(ctx, p.n, p.chunk, [&](int64_t b, int64_t e) {
     p.kernel(a + b * p.in_size, o + b * p.out_size, e - b);
-  });
-  return true;
-}
-
-struct ReducePrecisionPlan {
-  ReducePrecisionKernel kernel;
-  int64_t n;
-  int64_t chunk;
-  int size;
-};
-
-bool ReducePrecisionHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
-  const auto& p = *static_cast<const ReducePrecisionPlan*>(instr.plan);
-  const uint8_t* a = regs[instr.in[0]];
-  uint8_t* o = regs[instr.out[0]];
-  if (p.n <= p.chunk) {
-    p.kernel(a, o, p.n);
-    return true;
-  }
-  ForEachChunk(ctx, p.n, p.chunk, [&](int64_t b, int64_t e) {
-    p.kernel(a + b * p.size, o + b * p.size, e - b);
   });
   return true;
 }
@@ -172,13 +155,14 @@ absl::Status LowerElementwise(FunctionBuilder& b, const HloInstruction& instr,
   if (chunk < n) absl::StrAppend(&spec.variant, " chunks of ", chunk);
   switch (k.kind) {
     case ElementwiseKernel::kUnary:
-      spec.handler = &UnaryHandler;
-      spec.plan = b.program().AddPlan(UnaryPlan{k.unary, n, chunk, k.in_size[0], k.out_size});
+      spec.handler = &UnaryHandler<UnaryKernel>;
+      spec.plan =
+          b.program().AddPlan(UnaryPlan<UnaryKernel>{k.unary, n, chunk, k.in_size[0], k.out_size});
       break;
     case ElementwiseKernel::kReducePrecision:
-      spec.handler = &ReducePrecisionHandler;
-      spec.plan =
-          b.program().AddPlan(ReducePrecisionPlan{k.reduce_precision, n, chunk, k.out_size});
+      spec.handler = &UnaryHandler<ReducePrecisionKernel>;
+      spec.plan = b.program().AddPlan(
+          UnaryPlan<ReducePrecisionKernel>{k.reduce_precision, n, chunk, k.out_size, k.out_size});
       break;
     case ElementwiseKernel::kBinary:
       spec.handler = &BinaryHandler;
