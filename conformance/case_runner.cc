@@ -70,6 +70,7 @@ void ComparePasses(const std::string& text, const CaseInfo& info, const SingleCa
   // The same devices on a collective bus of their own.
   ReplicatedOptions replicated;
   replicated.threads = options.threads;
+  replicated.flush_denormals = options.flush_denormals;
   const std::vector<const Literal*> no_arguments;
   std::vector<absl::StatusOr<Literal>> without =
       ExecuteReplicated(**exe, absl::MakeConstSpan(&no_arguments, 1), replicated);
@@ -134,6 +135,7 @@ CaseResult RunCaseInProcess(const CaseInfo& info, const SingleCaseOptions& optio
     // Every device is an instance of its own on one collective bus.
     ReplicatedOptions replicated;
     replicated.threads = options.threads;
+    replicated.flush_denormals = options.flush_denormals;
     const std::vector<const Literal*> no_arguments;
     std::vector<absl::StatusOr<Literal>> values =
         ExecuteReplicated(exe, absl::MakeConstSpan(&no_arguments, 1), replicated);
@@ -163,6 +165,7 @@ CaseResult RunCaseInProcess(const CaseInfo& info, const SingleCaseOptions& optio
     ExecuteOptions one, two;
     one.threads = 1;
     two.threads = 2;
+    one.flush_denormals = two.flush_denormals = options.flush_denormals;
     auto exe_one = Executable::FromText(text, compile_options);
     auto exe_two = Executable::FromText(text, compile_options);
     absl::StatusOr<Literal> a = exe_one.ok() ? (*exe_one)->Execute({}, one)

@@ -41,6 +41,15 @@ expect "relu example" 0 "$hlovm" run examples/relu_affine.hlo 'f32[2,3] {{1, -2,
 expect_output "relu example" "{ 1.5, 0, 0 }"
 expect_output "relu example" "{ 0, 10, 0 }"
 # The scan example: running sums by hand.
+# --flush_denormals computes as XLA:CPU does: the subnormal product
+# (smallest normal / 4) is written as zero, a normal one is not.
+printf 'HloModule m\nENTRY e {\n  a = f32[2] parameter(0)\n  q = f32[2] constant({0.25, 2})\n  ROOT m = f32[2] multiply(a, q)\n}\n' >"$tmp/subnormal.hlo"
+expect "subnormals kept" 0 "$hlovm" run "$tmp/subnormal.hlo" 'f32[2] {1.17549435e-38, 1.17549435e-38}'
+expect_output "subnormals kept" "{2.93873588e-39, 2.3509887e-38}"
+expect "subnormals flushed" 0 "$hlovm" run --flush_denormals "$tmp/subnormal.hlo" \
+  'f32[2] {1.17549435e-38, 1.17549435e-38}'
+expect_output "subnormals flushed" "{0, 2.3509887e-38}"
+
 expect "scan example" 0 "$hlovm" run examples/scan_loop.hlo 'f32[8] {1, 2, 3, 4, 5, 6, 7, 8}'
 expect_output "scan example" "{1, 3, 6, 10, 15, 21, 28, 36}"
 # `hlovm FILE.hlo` is `hlovm run FILE.hlo`; a bare value takes the parameter's shape.

@@ -87,6 +87,8 @@ struct SingleCaseOptions {
   // (--passes=none) and fails it unless every device's ROOT value is
   // bitwise identical to the one with passes.
   bool compare_passes = false;
+  // Every run flushes subnormals to zero (ExecuteOptions::flush_denormals).
+  bool flush_denormals = false;
 };
 
 // Compiles and runs one case in this process and evaluates its checks.

@@ -35,6 +35,7 @@
 ABSL_DECLARE_FLAG(bool, random);
 ABSL_DECLARE_FLAG(uint64_t, seed);
 ABSL_DECLARE_FLAG(int, threads);
+ABSL_DECLARE_FLAG(bool, flush_denormals);
 ABSL_DECLARE_FLAG(std::string, fft_plan);
 ABSL_DECLARE_FLAG(std::string, passes);
 ABSL_DECLARE_FLAG(bool, no_fusion);
@@ -202,6 +203,7 @@ int Bench(const std::vector<std::string>& args) {
     if (instances == 1) {
       ExecuteOptions options;
       options.threads = absl::GetFlag(FLAGS_threads);
+      options.flush_denormals = absl::GetFlag(FLAGS_flush_denormals);
       options.profiler = profiler;
       // Parameters the module returns unchanged are handed to the result
       // and back, as a caller that donates its weights would run it.
@@ -212,6 +214,7 @@ int Bench(const std::vector<std::string>& args) {
     }
     ReplicatedOptions options;
     options.threads = absl::GetFlag(FLAGS_threads);
+    options.flush_denormals = absl::GetFlag(FLAGS_flush_denormals);
     options.profiler = profiler;
     for (const absl::StatusOr<Literal>& r :
          ExecuteReplicated(exe, absl::MakeConstSpan(&argument_ptrs, 1), options)) {

@@ -41,6 +41,7 @@ ABSL_FLAG(bool, exec_children, false,
 ABSL_FLAG(bool, conformance_child, false, "(internal) run the one case given and print its result");
 
 ABSL_DECLARE_FLAG(int, threads);
+ABSL_DECLARE_FLAG(bool, flush_denormals);
 
 namespace hlovm {
 namespace {
@@ -65,6 +66,7 @@ int RunChild(const std::vector<std::string>& args) {
   options.threads = absl::GetFlag(FLAGS_threads);
   options.compare_threads = absl::GetFlag(FLAGS_compare_threads);
   options.compare_passes = absl::GetFlag(FLAGS_compare_passes);
+  options.flush_denormals = absl::GetFlag(FLAGS_flush_denormals);
   CaseResult result = RunCaseInProcess(info, options);
   const std::string text = SerializeCaseResult(result);
   std::fwrite(text.data(), 1, text.size(), stdout);
@@ -138,6 +140,8 @@ int RunConformance(const std::vector<std::string>& args) {
                            absl::StrCat("--compare_threads=", absl::GetFlag(FLAGS_compare_threads))};
   options.child_command.push_back(
       absl::StrCat("--compare_passes=", absl::GetFlag(FLAGS_compare_passes)));
+  options.child_command.push_back(
+      absl::StrCat("--flush_denormals=", absl::GetFlag(FLAGS_flush_denormals)));
   // By default each case runs in a fork of this process (no exec: about
   // 40 ms less per case); --exec_children runs the binary anew instead.
   SingleCaseOptions single;
@@ -145,6 +149,7 @@ int RunConformance(const std::vector<std::string>& args) {
   single.threads = threads;
   single.compare_threads = absl::GetFlag(FLAGS_compare_threads);
   single.compare_passes = absl::GetFlag(FLAGS_compare_passes);
+  single.flush_denormals = absl::GetFlag(FLAGS_flush_denormals);
   if (!absl::GetFlag(FLAGS_exec_children)) {
     options.fork_function = [single](const CaseInfo& info) { return RunCaseInProcess(info, single); };
   }

@@ -40,6 +40,9 @@ ABSL_FLAG(std::string, elided, "xla",
           "run: how to fill elided constant({...}) literals: xla (XLA's parser's counter "
           "pattern), zeros, or error");
 ABSL_FLAG(int, threads, 0, "executor threads (0: all cores)");
+ABSL_FLAG(bool, flush_denormals, false,
+          "run, bench, conformance: compute as XLA's CPU backend does, reading subnormal "
+          "operands and writing subnormal results as zero");
 ABSL_FLAG(std::string, fft_plan, "estimate",
           "run: how FFT plans are made: estimate (instant) or measure (FFTW measures the "
           "fastest algorithm once; the result is kept in ~/.cache/hlovm/ or $XDG_CACHE_HOME/hlovm/)");
@@ -177,6 +180,7 @@ int RunInstances(const Executable& exe, const std::vector<Literal>& arguments, i
   }
   ReplicatedOptions options;
   options.threads = absl::GetFlag(FLAGS_threads);
+  options.flush_denormals = absl::GetFlag(FLAGS_flush_denormals);
   options.collective_timeout_seconds = absl::GetFlag(FLAGS_collective_timeout);
   auto infeed = ReadInfeed();
   if (!infeed.ok()) {
@@ -316,6 +320,7 @@ int Run(const std::vector<std::string>& args) {
   }
   ExecuteOptions execute_options;
   execute_options.threads = absl::GetFlag(FLAGS_threads);
+  execute_options.flush_denormals = absl::GetFlag(FLAGS_flush_denormals);
   FeedQueues feeds;
   {
     auto infeed = ReadInfeed();

@@ -11,14 +11,15 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "core/elided_fill.h"
+#include "core/float_env.h"
 #include "core/status_macros.h"
 #include "frontend/parser.h"
 #include "frontend/verifier.h"
 #include "oneapi/tbb/info.h"
-#include "passes/ir_util.h"
-#include "passes/pipeline.h"
 #include "oneapi/tbb/task_arena.h"
 #include "ops/shape/strided_copy.h"
+#include "passes/ir_util.h"
+#include "passes/pipeline.h"
 #include "vm/buffer_plan.h"
 #include "vm/compiler.h"
 #include "vm/executor.h"
@@ -295,6 +296,9 @@ void VmExecutable::ReturnDonated(Literal& result, absl::Span<Literal> arguments)
 absl::StatusOr<Literal> VmExecutable::Run(absl::Span<const Literal* const> arguments,
                                           absl::Span<Literal* const> donated,
                                           const ExecuteOptions& options) const {
+  if (options.flush_denormals && !CanFlushDenormals()) {
+    return absl::UnimplementedError("flushing subnormals to zero: this processor has no such mode");
+  }
   if (arguments.size() != parameter_shapes_.size()) {
     return absl::InvalidArgumentError(absl::StrCat("the entry computation takes ",
                                                    parameter_shapes_.size(), " arguments, got ",
@@ -367,6 +371,10 @@ absl::StatusOr<Literal> VmExecutable::Run(absl::Span<const Literal* const> argum
   if (ctx.observer != nullptr) ctx.threads = 1;
   // More threads than cores only adds contention (and TBB refuses them).
   ctx.threads = std::min(ctx.threads, std::max(1, tbb::info::default_concurrency()));
+  // The arena takes the calling thread's floating-point modes when it starts
+  // and its worker threads run every task under them (oneTBB's documented
+  // behaviour), so this scope covers the whole run.
+  const FlushDenormalsScope flush(options.flush_denormals);
   if (ctx.threads > 1) {
     tbb::task_arena arena(ctx.threads);
     arena.execute([&] { vm::RunFunction(fn, regs, ctx); });

@@ -98,6 +98,10 @@ struct ExecuteOptions {
   CollectiveBus* bus = nullptr;
   // infeed / outfeed queues (null: infeed fails, outfeed discards).
   FeedQueues* feeds = nullptr;
+  // Compute as XLA's CPU backend does: subnormal operands read as zero and
+  // subnormal results written as zero (core/float_env.h). Unimplemented on
+  // processors without such a mode.
+  bool flush_denormals = false;
 };
 
 // Errors from Execute: a failed check custom-call (check.expect_eq, ...)
@@ -180,6 +184,7 @@ class Executable {
 // each on a thread of its own, meeting at collectives on an in-memory bus.
 struct ReplicatedOptions {
   int threads = 0;  // kernel threads of each instance (0: its share of the cores)
+  bool flush_denormals = false;  // ExecuteOptions::flush_denormals for every instance
   double collective_timeout_seconds = 10;
   // Every instance's infeed queue starts with these values.
   std::vector<const Literal*> infeed;

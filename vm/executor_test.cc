@@ -9,15 +9,18 @@
 // happens-before edges of task spawning or of absl::Mutex and reports races
 // inside them; a clean run needs TBB and Abseil built with -fsanitize=thread
 // (or suppressions for their frames).
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "core/float_env.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "vm/api.h"
@@ -205,6 +208,67 @@ TEST(ExecutorTest, ResultsAreBitwiseIdenticalForAnyThreadCount) {
   const auto& e = one->tuple_elements();
   EXPECT_EQ(Values<float>(e[3])[1500], 1.0f);  // convert(1.5) toward zero
   EXPECT_EQ(Values<float>(e[3])[999], 0.0f);
+}
+
+// flush_denormals computes as XLA:CPU does: a subnormal product is written
+// as zero and a subnormal operand read as zero, on the calling thread and on
+// the workers that run independent instructions and chunks of large ones;
+// the calling thread's mode is restored afterwards.
+TEST(ExecutorTest, FlushDenormalsOnEveryThreadOfTheRun) {
+  if (!CanFlushDenormals()) GTEST_SKIP() << "no flush-to-zero mode on this processor";
+  constexpr int64_t kN = 1 << 20;  // large enough to be split across threads
+  auto exe = Executable::FromText(absl::StrCat(R"hlo(HloModule m
+ENTRY main {
+  p = f32[)hlo",
+                                               kN, R"hlo(] parameter(0)
+  q = f32[)hlo",
+                                               kN, R"hlo(] parameter(1)
+  quarter = f32[] constant(0.25)
+  zero = f32[] constant(0)
+  qb = f32[)hlo",
+                                               kN, R"hlo(] broadcast(quarter), dimensions={}
+  zb = f32[)hlo",
+                                               kN, R"hlo(] broadcast(zero), dimensions={}
+  product = f32[)hlo",
+                                               kN, R"hlo(] multiply(p, qb)
+  sum = f32[)hlo",
+                                               kN, R"hlo(] add(q, zb)
+  ROOT t = (f32[)hlo",
+                                               kN, "], f32[", kN, R"hlo(]) tuple(product, sum)
+})hlo"));
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  auto p = Literal::Create(Shape(ElementType::kF32, {kN}));
+  auto q = Literal::Create(Shape(ElementType::kF32, {kN}));
+  ASSERT_TRUE(p.ok() && q.ok());
+  for (int64_t i = 0; i < kN; ++i) {
+    reinterpret_cast<float*>(p->untyped_data())[i] = std::numeric_limits<float>::min();
+    reinterpret_cast<float*>(q->untyped_data())[i] = std::numeric_limits<float>::denorm_min();
+  }
+  // Flushed runs first: worker threads started during one must not keep
+  // the mode for the runs after it.
+  for (int threads : {2, 1, 2}) {
+    SCOPED_TRACE(testing::Message() << threads << " threads");
+    ExecuteOptions options;
+    options.threads = threads;
+    options.flush_denormals = true;
+    auto flushed = (*exe)->Execute({&*p, &*q}, options);
+    ASSERT_TRUE(flushed.ok()) << flushed.status();
+    for (const Literal& e : flushed->tuple_elements()) {
+      const std::vector<float> v = Values<float>(e);
+      ASSERT_EQ(std::count(v.begin(), v.end(), 0.0f), kN);
+    }
+    options.flush_denormals = false;
+    auto ieee = (*exe)->Execute({&*p, &*q}, options);
+    ASSERT_TRUE(ieee.ok()) << ieee.status();
+    const std::vector<float> product = Values<float>(ieee->tuple_elements()[0]);
+    const std::vector<float> sum = Values<float>(ieee->tuple_elements()[1]);
+    ASSERT_EQ(std::count(product.begin(), product.end(), std::numeric_limits<float>::min() / 4),
+              kN);
+    ASSERT_EQ(std::count(sum.begin(), sum.end(), std::numeric_limits<float>::denorm_min()), kN);
+    // The caller computes with subnormals again.
+    volatile float tiny = std::numeric_limits<float>::min();
+    EXPECT_GT(tiny * 0.25f, 0.0f);
+  }
 }
 
 // The largest live set: a and b (1 KiB each) are live together where c is

@@ -49,6 +49,7 @@ std::vector<absl::StatusOr<Literal>> ExecuteReplicated(
   auto run = [&](int64_t id) {
     ExecuteOptions execute;
     execute.threads = threads;
+    execute.flush_denormals = options.flush_denormals;
     execute.replica_id = id / partitions;
     execute.partition_id = id % partitions;
     execute.instance = static_cast<int32_t>(id);
