@@ -35,14 +35,16 @@ constexpr bool kCanFlush = false;
 
 bool CanFlushDenormals() { return kCanFlush; }
 
-FlushDenormalsScope::FlushDenormalsScope(bool on) : on_(on && kCanFlush) {
-  if (!on_) return;
+FlushDenormalsScope::FlushDenormalsScope(bool on) {
+  if (!kCanFlush) return;
   saved_ = ReadModes();
-  WriteModes(saved_ | kFlushBits);
+  const uint64_t modes = on ? saved_ | kFlushBits : saved_ & ~kFlushBits;
+  changed_ = modes != saved_;
+  if (changed_) WriteModes(modes);
 }
 
 FlushDenormalsScope::~FlushDenormalsScope() {
-  if (on_) WriteModes(saved_);
+  if (changed_) WriteModes(saved_);
 }
 
 }  // namespace hlovm

@@ -19,8 +19,9 @@ namespace hlovm {
 bool CanFlushDenormals();
 
 // While it lives, the calling thread flushes subnormals (results and
-// operands) when `on`; it restores the thread's previous modes when it ends.
-// With `on` false it does nothing.
+// operands) when `on` and keeps them when not, whatever its modes were
+// (a caller that runs with flushing on still gets IEEE results by default);
+// the thread's previous modes come back when it ends.
 class FlushDenormalsScope {
  public:
   explicit FlushDenormalsScope(bool on);
@@ -29,8 +30,8 @@ class FlushDenormalsScope {
   FlushDenormalsScope& operator=(const FlushDenormalsScope&) = delete;
 
  private:
-  bool on_;
   uint64_t saved_ = 0;
+  bool changed_ = false;
 };
 
 }  // namespace hlovm

@@ -35,6 +35,12 @@ TEST(FloatEnvTest, FlushesSubnormalResultsAndOperandsWhileItLives) {
       EXPECT_EQ(Multiply(tiny, 0.25f), 0.0f);
     }
     EXPECT_EQ(Multiply(tiny, 0.25f), 0.0f);  // the inner scope restored the outer mode
+    {
+      FlushDenormalsScope ieee(false);  // IEEE inside, whatever the caller runs with
+      EXPECT_GT(Multiply(tiny, 0.25f), 0.0f);
+      EXPECT_EQ(Add(sub, 0.0f), sub);
+    }
+    EXPECT_EQ(Multiply(tiny, 0.25f), 0.0f);
   }
   EXPECT_GT(Multiply(tiny, 0.25f), 0.0f);  // IEEE again
   {

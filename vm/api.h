@@ -100,7 +100,8 @@ struct ExecuteOptions {
   FeedQueues* feeds = nullptr;
   // Compute as XLA's CPU backend does: subnormal operands read as zero and
   // subnormal results written as zero (core/float_env.h). Unimplemented on
-  // processors without such a mode.
+  // processors without such a mode. When false the run keeps subnormals
+  // (IEEE), whatever modes the calling thread has.
   bool flush_denormals = false;
 };
 
