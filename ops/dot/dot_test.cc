@@ -386,11 +386,11 @@ TEST(GemmTest, EdgeSizesSumSequentially) {
     CheckGemm<float>(ElementType::kF32, d, 1);
     CheckGemm<double>(ElementType::kF64, d, 2);
   });
-  // Sizes around the register tiles (6 or 8 rows, 16 to 48 columns), the
-  // work units and the k blocks; small sizes read operands in place, large
-  // ones pack them.
+  // Sizes around the register tiles (6 or 8 rows, 16 to 48 columns; strips
+  // of 1 to 4 rows run kernels of 1 or 4 rows), the work units and the k
+  // blocks; small sizes read operands in place, large ones pack them.
   ForEachTarget([] {
-    const std::vector<int64_t> ms = {1, 5, 6, 7, 8, 9, 13, 25, kGemmBlockM + 3};
+    const std::vector<int64_t> ms = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 25, kGemmBlockM + 3};
     const std::vector<int64_t> ns = {1, 3, 8, 15, 16, 17, 31, 48, 49, kGemmBlockN + 5};
     const std::vector<int64_t> ks = {0, 1, 2, 7, 64, kGemmBlockK / 2 + 1, kGemmBlockK + 3};
     int seed = 0;
@@ -534,6 +534,10 @@ TEST(DotTest, Bf16AndF16OperandsConvertWhilePacking) {
       // product and a decode step's projection.
       {{1, 300}, {700, 300}, {1, 700}, Dnums({}, {1}, {}, {1})},
       {{11, 530}, {2, 45, 530}, {11, 2, 45}, Dnums({}, {1}, {}, {2})},
+      // A few rows against a row-major rhs, read in place and converted as
+      // loaded.
+      {{1, 700}, {700, 530}, {1, 530}, Dnums({}, {1}, {}, {0})},
+      {{3, 300}, {300, 250}, {3, 250}, Dnums({}, {1}, {}, {0})},
   };
   ForEachTarget([&] {
     for (ElementType narrow : {ElementType::kBF16, ElementType::kF16}) {

@@ -68,23 +68,45 @@ constexpr int64_t BlockK() {
   return sizeof(T) == 4 ? kGemmBlockK : kGemmBlockK / 2;
 }
 
-// c (ldc) = (first ? 0 : c) + sum over k < kc of A[r][k] * B[k][0..nr).
+// Operand storage read by the packing: the compute type itself, or bf16 /
+// f16 bits converted to f32 as they are packed.
+template <GemmDims::Source S, typename T>
+using SourceType = std::conditional_t<S == GemmDims::Source::kCompute, T, uint16_t>;
+
+template <GemmDims::Source S, class D, typename T = hn::TFromD<D>>
+HWY_INLINE hn::Vec<D> LoadSource(D d, const SourceType<S, T>* HWY_RESTRICT p) {
+  if constexpr (S == GemmDims::Source::kCompute) {
+    return hn::LoadU(d, p);
+  } else {
+    const hn::Rebind<uint16_t, D> du;
+    if constexpr (S == GemmDims::Source::kBF16) {
+      return hn::PromoteTo(d, hn::BitCast(hn::Rebind<hwy::bfloat16_t, D>(), hn::LoadU(du, p)));
+    } else {
+      return hn::PromoteTo(d, hn::BitCast(hn::Rebind<hwy::float16_t, D>(), hn::LoadU(du, p)));
+    }
+  }
+}
+
+// c (ldc) = (first ? 0 : c) + sum over k < kc of A[r][k] * B[k][0..nr) for
+// the first kM rows (1 <= kM <= kMr).
 // A: with kRowsA, rows at a + r * lda with k contiguous (read in place, or
 // a packed row strip); otherwise a k-major packed strip (element (r, k) at
-// a[k * kMr + r]). B: rows of nr (or more) elements at b + k * ldb.
-template <bool kRowsA, class D, typename T = hn::TFromD<D>>
+// a[k * kMr + r]). B: rows of nr (or more) elements at b + k * ldb, stored
+// as SB (a packed strip, or B itself read in place, converted as loaded).
+template <bool kRowsA, int kM = kMr, GemmDims::Source SB = GemmDims::Source::kCompute, class D,
+          typename T = hn::TFromD<D>>
 HWY_INLINE void MicroKernel(D d, int64_t kc, const T* HWY_RESTRICT a, int64_t lda,
-                            const T* HWY_RESTRICT b, int64_t ldb, T* HWY_RESTRICT c, int64_t ldc,
-                            bool first) {
+                            const SourceType<SB, T>* HWY_RESTRICT b, int64_t ldb, T* HWY_RESTRICT c,
+                            int64_t ldc, bool first) {
   const size_t L = hn::Lanes(d);
   using V = decltype(hn::Zero(d));
-  V acc[kMr][kNv];
+  V acc[kM][kNv];
   if (first) {
-    HWY_UNROLL(kMr) for (int r = 0; r < kMr; ++r) {
+    HWY_UNROLL(kMr) for (int r = 0; r < kM; ++r) {
       HWY_UNROLL(kNv) for (int v = 0; v < kNv; ++v) acc[r][v] = hn::Zero(d);
     }
   } else {
-    HWY_UNROLL(kMr) for (int r = 0; r < kMr; ++r) {
+    HWY_UNROLL(kMr) for (int r = 0; r < kM; ++r) {
       HWY_UNROLL(kNv) for (int v = 0; v < kNv; ++v) {
         acc[r][v] = hn::LoadU(d, c + r * ldc + v * L);
       }
@@ -92,15 +114,15 @@ HWY_INLINE void MicroKernel(D d, int64_t kc, const T* HWY_RESTRICT a, int64_t ld
   }
   HWY_UNROLL(4) for (int64_t k = 0; k < kc; ++k) {
     V bv[kNv];
-    HWY_UNROLL(kNv) for (int v = 0; v < kNv; ++v) bv[v] = hn::LoadU(d, b + v * L);
+    HWY_UNROLL(kNv) for (int v = 0; v < kNv; ++v) bv[v] = LoadSource<SB>(d, b + v * L);
     b += ldb;
-    HWY_UNROLL(kMr) for (int r = 0; r < kMr; ++r) {
+    HWY_UNROLL(kMr) for (int r = 0; r < kM; ++r) {
       const V av = hn::Set(d, kRowsA ? a[r * lda + k] : a[r]);
       HWY_UNROLL(kNv) for (int v = 0; v < kNv; ++v) acc[r][v] = hn::MulAdd(av, bv[v], acc[r][v]);
     }
     if (!kRowsA) a += kMr;
   }
-  HWY_UNROLL(kMr) for (int r = 0; r < kMr; ++r) {
+  HWY_UNROLL(kMr) for (int r = 0; r < kM; ++r) {
     HWY_UNROLL(kNv) for (int v = 0; v < kNv; ++v) hn::StoreU(acc[r][v], d, c + r * ldc + v * L);
   }
 }
@@ -128,25 +150,6 @@ struct PackBuffers {
     return b.get();
   }
 };
-
-// Operand storage read by the packing: the compute type itself, or bf16 /
-// f16 bits converted to f32 as they are packed.
-template <GemmDims::Source S, typename T>
-using SourceType = std::conditional_t<S == GemmDims::Source::kCompute, T, uint16_t>;
-
-template <GemmDims::Source S, class D, typename T = hn::TFromD<D>>
-HWY_INLINE hn::Vec<D> LoadSource(D d, const SourceType<S, T>* HWY_RESTRICT p) {
-  if constexpr (S == GemmDims::Source::kCompute) {
-    return hn::LoadU(d, p);
-  } else {
-    const hn::Rebind<uint16_t, D> du;
-    if constexpr (S == GemmDims::Source::kBF16) {
-      return hn::PromoteTo(d, hn::BitCast(hn::Rebind<hwy::bfloat16_t, D>(), hn::LoadU(du, p)));
-    } else {
-      return hn::PromoteTo(d, hn::BitCast(hn::Rebind<hwy::float16_t, D>(), hn::LoadU(du, p)));
-    }
-  }
-}
 
 template <GemmDims::Source S, typename T>
 HWY_INLINE T FromSource(SourceType<S, T> x) {
@@ -245,6 +248,36 @@ HWY_INLINE void PackAStrip(D d, const SourceType<S, T>* HWY_RESTRICT a, int64_t 
   }
 }
 
+// Rows the micro-kernel computes for a strip of h rows: 1, 4 or kMr (the
+// rows past h of a partial strip are zero padding; computing fewer of them
+// saves their multiply-adds).
+constexpr int KernelRows(int64_t h) { return h == 1 ? 1 : h <= 4 && 4 < kMr ? 4 : kMr; }
+
+// MicroKernel for a strip of h rows, with B packed (b_packed, nr elements
+// a row) or read in place (b_in_place, ldb elements a row, stored as SB).
+template <bool kRowsA, GemmDims::Source SB, class D, typename T = hn::TFromD<D>>
+HWY_INLINE void StripKernel(D d, int64_t h, int64_t kc, const T* HWY_RESTRICT a, int64_t lda,
+                            const T* b_packed, const SourceType<SB, T>* b_in_place, int64_t ldb,
+                            T* HWY_RESTRICT c, int64_t ldc, bool first) {
+  const int64_t nr = kNv * static_cast<int64_t>(hn::Lanes(d));
+  auto run = [&](auto rows) {
+    constexpr int kM = decltype(rows)::value;
+    if (b_in_place != nullptr) {
+      MicroKernel<kRowsA, kM, SB>(d, kc, a, lda, b_in_place, ldb, c, ldc, first);
+    } else {
+      MicroKernel<kRowsA, kM>(d, kc, a, lda, b_packed, nr, c, ldc, first);
+    }
+  };
+  switch (KernelRows(h)) {
+    case 1:
+      return run(std::integral_constant<int, 1>());
+    case 4:
+      return run(std::integral_constant<int, (4 < kMr ? 4 : kMr)>());
+    default:
+      return run(std::integral_constant<int, kMr>());
+  }
+}
+
 template <typename T, GemmDims::Source SA, GemmDims::Source SB>
 HWY_NOINLINE void GemmBlocked(const void* a_v, const void* b_v, T* HWY_RESTRICT c_all,
                               const GemmDims& dims, int64_t unit_begin, int64_t unit_end) {
@@ -265,16 +298,20 @@ HWY_NOINLINE void GemmBlocked(const void* a_v, const void* b_v, T* HWY_RESTRICT 
   const int64_t mb = (M + kGemmBlockM - 1) / kGemmBlockM;
   const int64_t nb = (N + kGemmBlockN - 1) / kGemmBlockN;
   // Small row-major operands are read in place (see the file comment);
-  // converted ones are always packed.
+  // converted ones are packed. So is a row-major B against one strip of
+  // rows of A (a matrix-vector product, a decode step), converted as it is
+  // loaded: each of its elements then meets all the rows it ever will in
+  // one pass, and packing would only copy it once more.
   constexpr int64_t kDirectBytes = 64 * 1024;
   constexpr bool kSameA = SA == GemmDims::Source::kCompute;
   constexpr bool kSameB = SB == GemmDims::Source::kCompute;
   const bool direct_a =
       kSameA && a_sk == 1 &&
       std::min(M, kGemmBlockM) * std::min(K, KC) * int64_t{sizeof(T)} <= kDirectBytes;
-  const bool direct_b =
+  const bool small_b =
       kSameB && b_sn == 1 &&
       std::min(K, KC) * std::min(N, kGemmBlockN) * int64_t{sizeof(T)} <= kDirectBytes;
+  const bool direct_b = small_b || (b_sn == 1 && M <= kMr);
   thread_local PackBuffers<T> bufs;
   const int64_t max_mc = (kGemmBlockM + kMr - 1) / kMr * kMr;
   T* ap = bufs.A(static_cast<size_t>(max_mc * KC));
@@ -311,16 +348,12 @@ HWY_NOINLINE void GemmBlocked(const void* a_v, const void* b_v, T* HWY_RESTRICT 
         if (!b_in_place) {
           PackBStrip<SB>(d, B + k0 * b_sk + js * b_sn, b_sk, b_sn, kc, w, nr, bp);
         }
-        const T* bs = bp;
-        if constexpr (kSameB) {
-          if (b_in_place) bs = B + k0 * b_sk + js;
-        }
-        const int64_t ldb = b_in_place ? b_sk : nr;
+        const TB* b_src = b_in_place ? B + k0 * b_sk + js : nullptr;
         // The next strip of B to prefetch: this k block's next one, else
         // the next k block's first.
         int64_t next_k0 = k0, next_js = js + nr;
         if (sn + 1 == n_strips) next_k0 = k0 + KC, next_js = j0;
-        const bool prefetch_b = b_sn == 1 && next_k0 < K && !direct_b;
+        const bool prefetch_b = b_sn == 1 && next_k0 < K && !small_b;
         const int64_t next_kc = std::min(KC, K - next_k0);
         const int64_t next_w = std::min(nr, j0 + nc - next_js);
         const int64_t rows_per_call = (next_kc + m_strips - 1) / m_strips;
@@ -356,7 +389,7 @@ HWY_NOINLINE void GemmBlocked(const void* a_v, const void* b_v, T* HWY_RESTRICT 
               hwy::Prefetch(next + r * N + w - 1);
             }
           }
-          const bool full = h == kMr && w == nr;
+          const bool full = KernelRows(h) == h && w == nr;
           T* cc = full ? c : tile;
           const int64_t ldc = full ? N : nr;
           if (!full && !first) {
@@ -366,18 +399,19 @@ HWY_NOINLINE void GemmBlocked(const void* a_v, const void* b_v, T* HWY_RESTRICT 
           }
           if (direct_a) {
             if constexpr (kSameA) {
-              if (h == kMr) {
-                MicroKernel<true>(d, kc, A + is * a_sm + k0, a_sm, bs, ldb, cc, ldc, first);
+              if (h == KernelRows(h)) {
+                StripKernel<true, SB>(d, h, kc, A + is * a_sm + k0, a_sm, bp, b_src, b_sk, cc, ldc,
+                                      first);
               } else {
                 // A partial row strip read in place: pack it (zero padded).
                 PackAStrip<SA>(d, A + is * a_sm + k0, a_sm, int64_t{1}, kc, h, ap);
-                MicroKernel<true>(d, kc, ap, kc, bs, ldb, cc, ldc, first);
+                StripKernel<true, SB>(d, h, kc, ap, kc, bp, b_src, b_sk, cc, ldc, first);
               }
             }
           } else if (a_sk == 1) {
-            MicroKernel<true>(d, kc, a_strip, kc, bs, ldb, cc, ldc, first);
+            StripKernel<true, SB>(d, h, kc, a_strip, kc, bp, b_src, b_sk, cc, ldc, first);
           } else {
-            MicroKernel<false>(d, kc, a_strip, 0, bs, ldb, cc, ldc, first);
+            StripKernel<false, SB>(d, h, kc, a_strip, 0, bp, b_src, b_sk, cc, ldc, first);
           }
           if (!full) {
             for (int64_t r = 0; r < h; ++r) {
