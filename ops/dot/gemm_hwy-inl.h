@@ -16,7 +16,10 @@
 // Small row-major operands skip packing: A is read in place when its block
 // is small (its rows then share cache sets little), and so is B (full
 // strips; a partial last strip is still packed). bf16 / f16 operands
-// (GemmDims::Source) are converted to f32 as they are packed.
+// (GemmDims::Source) are converted to f32 as they are packed. Against a
+// single strip of rows of A, a row-major B of any size is read in place too,
+// converted as it is loaded, and a strip of 1 to 4 rows runs a micro-kernel
+// of 1 or 4 rows rather than a full tile of zero rows.
 //
 // A few rows of A against a B stored along k run GemmNarrowRows instead
 // (below): A transposed into vectors of rows, each element of B broadcast
