@@ -12,6 +12,8 @@
 //                    stored [n, k] (a decode step's logits)
 //   Decode/<n>       f32 [11, 1152] x [n, 1152], the same layout with a few
 //                    rows (a short prompt's projections)
+//   MatVecNN/<n>     f32 [1, 2048] x [2048, n]: the matrix stored [k, n]
+//                    (x @ W with W [in, out])
 // Arguments: the case size and the thread count (the reference gets the same
 // number of OpenBLAS threads; per-matrix cases call it once per matrix).
 // Reports GFLOP/s (2*b*m*n*k per run). Compare Dot* with Blas* of the same
@@ -55,7 +57,7 @@ namespace {
 // (vm/lower_dot.cc).
 constexpr int64_t kParallelDotFlops = 4 * 1024 * 1024;
 
-enum class Case { kSquare, kBatch64, kAttention, kMatVec, kDecode };
+enum class Case { kSquare, kBatch64, kAttention, kMatVec, kDecode, kMatVecNN };
 
 struct Problem {
   std::vector<int64_t> ld, rd, od;
@@ -95,6 +97,12 @@ Problem MakeProblem(Case c, int64_t size) {
       p.dn.lhs_contracting_dimensions = {1};
       p.dn.rhs_contracting_dimensions = {1};
       p.rhs_transposed = true;
+      break;
+    case Case::kMatVecNN:
+      p.m = 1, p.k = 2048, p.n = size;
+      p.ld = {p.m, p.k}, p.rd = {p.k, p.n}, p.od = {p.m, p.n};
+      p.dn.lhs_contracting_dimensions = {1};
+      p.dn.rhs_contracting_dimensions = {0};
       break;
   }
   return p;
@@ -192,9 +200,13 @@ void BM_DotF32Attention(benchmark::State& s) {
 }
 void BM_DotF32MatVec(benchmark::State& s) { BM_Dot<float>(s, ElementType::kF32, Case::kMatVec); }
 void BM_DotF32Decode(benchmark::State& s) { BM_Dot<float>(s, ElementType::kF32, Case::kDecode); }
+void BM_DotF32MatVecNN(benchmark::State& s) {
+  BM_Dot<float>(s, ElementType::kF32, Case::kMatVecNN);
+}
 #ifdef HLOVM_BENCH_OPENBLAS
 void BM_BlasF32MatVec(benchmark::State& s) { BM_Blas<float>(s, Case::kMatVec); }
 void BM_BlasF32Decode(benchmark::State& s) { BM_Blas<float>(s, Case::kDecode); }
+void BM_BlasF32MatVecNN(benchmark::State& s) { BM_Blas<float>(s, Case::kMatVecNN); }
 void BM_BlasF32Square(benchmark::State& s) { BM_Blas<float>(s, Case::kSquare); }
 void BM_BlasF64Square(benchmark::State& s) { BM_Blas<double>(s, Case::kSquare); }
 void BM_BlasF32Batch64(benchmark::State& s) { BM_Blas<float>(s, Case::kBatch64); }
@@ -223,6 +235,7 @@ HLOVM_DOT_BENCH_CASE(BM_DotF32Attention, BM_BlasF32Attention, 0);
 HLOVM_DOT_BENCH_PAIR(BM_DotF32Square, BM_BlasF32Square, 256, 1);
 HLOVM_DOT_BENCH_CASE(BM_DotF32MatVec, BM_BlasF32MatVec, 16384);
 HLOVM_DOT_BENCH_CASE(BM_DotF32Decode, BM_BlasF32Decode, 13824);
+HLOVM_DOT_BENCH_CASE(BM_DotF32MatVecNN, BM_BlasF32MatVecNN, 16384);
 
 }  // namespace
 }  // namespace hlovm
