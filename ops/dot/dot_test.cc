@@ -482,6 +482,31 @@ TEST(GemmTest, FewRowsAgainstColumnsAlongK) {
   });
 }
 
+TEST(GemmTest, FewRowsAgainstRowsOfB) {
+  // Up to 4 rows of A against a large row-major B (x @ W): B is read a row
+  // at a time into sums kept in L1. Several work units, a partial last
+  // vector of columns, padded rows of B, batches, and A stored k-major.
+  ForEachTarget([] {
+    int seed = 300;
+    for (int64_t m : {1, 2, 3, 4}) {
+      for (int64_t n : {517, 1100}) {
+        const int64_t k = n == 517 ? 130 : 61;  // B of 256 KiB or more
+        GemmDims d;
+        d.batch = 2, d.m = m, d.k = k, d.n = n, d.use_strides = true;
+        d.a_sb = m * k, d.a_sm = k, d.a_sk = 1;
+        d.b_sb = k * (n + 3) + 5, d.b_sk = n + 3, d.b_sn = 1;
+        CheckGemm<float>(ElementType::kF32, d, ++seed);
+        CheckGemm<double>(ElementType::kF64, d, ++seed);
+        d.use_strides = false;
+        CheckGemm<float>(ElementType::kF32, d, ++seed);
+        d.use_strides = true;
+        d.a_sm = 1, d.a_sk = m;
+        CheckGemm<float>(ElementType::kF32, d, ++seed);
+      }
+    }
+  });
+}
+
 TEST(GemmTest, ManySmallBatches) {
   GemmDims d;
   d.batch = 37, d.m = 10, d.k = 9, d.n = 19;

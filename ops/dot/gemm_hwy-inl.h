@@ -19,7 +19,9 @@
 // (GemmDims::Source) are converted to f32 as they are packed. Against a
 // single strip of rows of A, a row-major B of any size is read in place too,
 // converted as it is loaded, and a strip of 1 to 4 rows runs a micro-kernel
-// of 1 or 4 rows rather than a full tile of zero rows.
+// of 1 or 4 rows rather than a full tile of zero rows. Up to four rows
+// against a large row-major B run GemmAlongRows (below): B read a row at a
+// time.
 //
 // A few rows of A against a B stored along k run GemmNarrowRows instead
 // (below): A transposed into vectors of rows, each element of B broadcast
@@ -554,6 +556,84 @@ HWY_NOINLINE void GemmNarrowRows(D d, const void* a_v, const void* b_v, T* HWY_R
   }
 }
 
+// A few rows of A (m <= 4) against a B stored by rows (b_sn == 1: x @ W with
+// W [in, out], as a decode step computes it). Each row of B, over the work
+// unit's columns, is read once and in order, and added into the rows of C,
+// which stay in L1 (sums[r * kGemmBlockN + j]); the rows of B follow one
+// another in k. (GemmBlocked walks B a strip of columns at a time, down all
+// its rows: a line or two of each row, then the next row.) The same
+// sequential sums: sums start at zero and each k adds a[r][k] * b[k][j] with
+// one fused multiply-add.
+constexpr int64_t kAlongRowsMaxM = 4;
+
+// Where B is small (in cache, its reading order matters little),
+// GemmBlocked reads it in place with less work around each row.
+template <typename T>
+bool UseAlongRows(const GemmDims& dims) {
+  const int64_t b_sn = dims.strided() ? dims.b_sn : 1;
+  return b_sn == 1 && dims.m <= kAlongRowsMaxM && dims.k > 0 &&
+         dims.k * dims.n * static_cast<int64_t>(sizeof(T)) >= 256 * 1024;
+}
+
+template <int kM, GemmDims::Source SA, GemmDims::Source SB, typename T>
+HWY_NOINLINE void GemmAlongRows(const void* a_v, const void* b_v, T* HWY_RESTRICT c_all,
+                                const GemmDims& dims, int64_t unit_begin, int64_t unit_end) {
+  using TA = SourceType<SA, T>;
+  using TB = SourceType<SB, T>;
+  const TA* a_all = static_cast<const TA*>(a_v);
+  const TB* b_all = static_cast<const TB*>(b_v);
+  const hn::ScalableTag<T> d;
+  const hn::CappedTag<T, 1> d1;  // the columns past the last whole vector
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t M = dims.m, N = dims.n, K = dims.k;
+  const bool strided = dims.strided();
+  const int64_t a_sb = strided ? dims.a_sb : M * K, a_sm = strided ? dims.a_sm : K;
+  const int64_t a_sk = strided ? dims.a_sk : 1;
+  const int64_t b_sb = strided ? dims.b_sb : K * N, b_sk = strided ? dims.b_sk : N;
+  const int64_t nb = (N + kGemmBlockN - 1) / kGemmBlockN;  // one row block: M <= kGemmBlockM
+  constexpr int64_t kAhead = 8;                            // rows of B prefetched ahead
+  constexpr int64_t kLine = 64 / static_cast<int64_t>(sizeof(TB));
+  HWY_ALIGN T sums[kM * kGemmBlockN];
+  for (int64_t u = unit_begin; u < unit_end; ++u) {
+    const int64_t bi = u / nb, j0 = (u % nb) * kGemmBlockN;
+    const int64_t nc = std::min(kGemmBlockN, N - j0), whole = nc / L * L;
+    const TA* A = a_all + bi * a_sb;
+    const TB* B = b_all + bi * b_sb + j0;
+    for (int r = 0; r < kM; ++r)
+      std::fill(sums + r * kGemmBlockN, sums + r * kGemmBlockN + nc, T(0));
+    for (int64_t k = 0; k < K; ++k) {
+      const TB* row = B + k * b_sk;
+      if (k + kAhead < K) {
+        const TB* ahead = row + kAhead * b_sk;
+        for (int64_t j = 0; j < nc; j += kLine) PrefetchL2(ahead + j);
+      }
+      // Rows past M multiply zero; their sums are not stored.
+      hn::Vec<decltype(d)> av[kM];
+      for (int r = 0; r < kM; ++r) {
+        av[r] = hn::Set(d, r < M ? FromSource<SA, T>(A[r * a_sm + k * a_sk]) : T(0));
+      }
+      for (int64_t j = 0; j < whole; j += L) {
+        const auto bv = LoadSource<SB>(d, row + j);
+        HWY_UNROLL(4) for (int r = 0; r < kM; ++r) {
+          T* s = sums + r * kGemmBlockN + j;
+          hn::Store(hn::MulAdd(av[r], bv, hn::Load(d, s)), d, s);
+        }
+      }
+      for (int64_t j = whole; j < nc; ++j) {
+        const auto bv = LoadSource<SB>(d1, row + j);
+        for (int r = 0; r < kM; ++r) {
+          T* s = sums + r * kGemmBlockN + j;
+          hn::StoreU(hn::MulAdd(hn::Set(d1, hn::GetLane(av[r])), bv, hn::LoadU(d1, s)), d1, s);
+        }
+      }
+    }
+    T* C = c_all + bi * M * N + j0;
+    for (int64_t r = 0; r < M; ++r) {
+      std::copy(sums + r * kGemmBlockN, sums + r * kGemmBlockN + nc, C + r * N);
+    }
+  }
+}
+
 // GemmNarrowRows where it serves `dims`, else GemmBlocked. The rows go in
 // the narrowest vectors that hold them: a multiply-add of a 128- or 256-bit
 // vector costs no more than one of a full one (less on cores that split
@@ -574,6 +654,10 @@ void GemmAny(const void* a, const void* b, void* c_v, const GemmDims& dims, int6
     }
     if (dims.m <= L) return GemmNarrowRows<1, SA, SB>(d, a, b, c, dims, ub, ue);
     return GemmNarrowRows<2, SA, SB>(d, a, b, c, dims, ub, ue);
+  }
+  if (UseAlongRows<T>(dims)) {
+    if (dims.m == 1) return GemmAlongRows<1, SA, SB>(a, b, c, dims, ub, ue);
+    return GemmAlongRows<kAlongRowsMaxM, SA, SB>(a, b, c, dims, ub, ue);
   }
   GemmBlocked<T, SA, SB>(a, b, c, dims, ub, ue);
 }
