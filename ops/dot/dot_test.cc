@@ -466,8 +466,8 @@ TEST(GemmTest, FewRowsAgainstColumnsAlongK) {
     int seed = 100;
     for (int64_t m : {1, 3, 4, 5, 8, 9, 11, 16, 17, 32, 33}) {
       for (int64_t n : {1, 5, 16, 17, 530}) {
-        for (int64_t k : {1, 7, 256, 600}) {
-          if (m * n * k > 100000 && m != 11 && m != 17) continue;  // keep the test quick
+        for (int64_t k : {1, 7, 256, 259, 600}) {
+          if (m * n * k > 100000 && m != 1 && m != 11 && m != 17) continue;  // keep the test quick
           GemmDims d;
           d.batch = 2, d.m = m, d.k = k, d.n = n, d.use_strides = true;
           d.a_sb = m * k + 3, d.a_sm = k, d.a_sk = 1;

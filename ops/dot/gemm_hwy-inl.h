@@ -556,6 +556,109 @@ HWY_NOINLINE void GemmNarrowRows(D d, const void* a_v, const void* b_v, T* HWY_R
   }
 }
 
+// One row of A against a B whose columns run along k (f32 compute: x . E^T,
+// a decode step's logits), on targets with 8-lane f32 vectors. Eight
+// columns of B are loaded 8 values of k at a time and transposed in
+// registers, so that one multiply-add covers 8 columns at one k; four such
+// groups (32 columns) run side by side. GemmNarrowRows would broadcast each
+// element of B instead: one multiply-add an element. The same sequential
+// sums.
+#if HWY_TARGET != HWY_SCALAR
+template <class D>
+HWY_INLINE void Transpose8(D d, hn::Vec<D> (&r)[8]) {
+  const hn::Repartition<uint64_t, D> du;
+  using V = hn::Vec<D>;
+  V t[8];
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = hn::InterleaveLower(d, r[i], r[i + 1]);      // k 0 1 | 4 5 of rows i, i+1
+    t[i + 1] = hn::InterleaveUpper(d, r[i], r[i + 1]);  // k 2 3 | 6 7
+  }
+  V u[8];
+  for (int i = 0; i < 8; i += 4) {
+    for (int h = 0; h < 2;
+         ++h) {  // h: k 0|4 and 1|5 from t[i], t[i+2]; 2|6, 3|7 from t[i+1], t[i+3]
+      const auto lo = hn::BitCast(du, t[i + h]), hi = hn::BitCast(du, t[i + h + 2]);
+      u[i + 2 * h] = hn::BitCast(d, hn::InterleaveLower(du, lo, hi));
+      u[i + 2 * h + 1] = hn::BitCast(d, hn::InterleaveUpper(du, lo, hi));
+    }
+  }
+  // u[0..3]: k 0|4, 1|5, 2|6, 3|7 of rows 0-3; u[4..7] the same of rows 4-7.
+  for (int k = 0; k < 4; ++k) {
+    r[k] = hn::ConcatLowerLower(d, u[k + 4], u[k]);
+    r[k + 4] = hn::ConcatUpperUpper(d, u[k + 4], u[k]);
+  }
+}
+
+template <typename T>
+bool UseVecTransposed(const GemmDims& dims) {
+  const hn::CappedTag<float, 8> d8;
+  return std::is_same_v<T, float> && hn::MaxLanes(d8) == 8 && dims.strided() && dims.m == 1 &&
+         dims.b_sk == 1 && dims.b_sn != 1 && dims.k >= 8;
+}
+
+template <GemmDims::Source SA, GemmDims::Source SB>
+HWY_NOINLINE void GemmVecTransposed(const void* a_v, const void* b_v, float* HWY_RESTRICT c_all,
+                                    const GemmDims& dims, int64_t unit_begin, int64_t unit_end) {
+  using TB = SourceType<SB, float>;
+  const SourceType<SA, float>* a_all = static_cast<const SourceType<SA, float>*>(a_v);
+  const TB* b_all = static_cast<const TB*>(b_v);
+  const hn::CappedTag<float, 8> d;
+  using V = hn::Vec<decltype(d)>;
+  constexpr int kGroups = 4;
+  const int64_t N = dims.n, K = dims.k, b_sn = dims.b_sn;
+  const int64_t nb = (N + kGemmBlockN - 1) / kGemmBlockN;
+  const int64_t whole_k = K / 8 * 8;
+  thread_local PackBuffers<float> bufs;
+  float* a = bufs.A(static_cast<size_t>(K));
+  for (int64_t u = unit_begin; u < unit_end; ++u) {
+    const int64_t bi = u / nb, j0 = (u % nb) * kGemmBlockN;
+    const int64_t j1 = j0 + std::min(kGemmBlockN, N - j0);
+    const SourceType<SA, float>* A = a_all + bi * dims.a_sb;
+    for (int64_t k = 0; k < K; ++k) a[k] = FromSource<SA, float>(A[k * dims.a_sk]);
+    const TB* B = b_all + bi * dims.b_sb;
+    float* C = c_all + bi * N;
+    for (int64_t j = j0; j < j1; j += 8 * kGroups) {
+      // Columns past j1 repeat the last one; their sums are not stored.
+      const TB* col[8 * kGroups];
+      for (int64_t g = 0; g < 8 * kGroups; ++g) col[g] = B + std::min(j + g, j1 - 1) * b_sn;
+      V acc[kGroups];
+      for (int g = 0; g < kGroups; ++g) acc[g] = hn::Zero(d);
+      // The next group's columns (K elements each, along memory), a few
+      // lines of them prefetched each step.
+      const char* next = reinterpret_cast<const char*>(B + (j + 8 * kGroups) * b_sn);
+      const int64_t column_lines = (K * int64_t{sizeof(TB)} + 63) / 64;
+      const int64_t per_step = (8 * kGroups * column_lines + whole_k / 8 - 1) / (whole_k / 8);
+      int64_t pf_column = 0, pf_line = 0;
+      for (int64_t k = 0; k < whole_k; k += 8) {
+        for (int64_t p = 0; p < per_step && pf_column < 8 * kGroups; ++p) {
+          PrefetchL2(next + pf_column * b_sn * int64_t{sizeof(TB)} + pf_line * 64);
+          if (++pf_line == column_lines) pf_line = 0, ++pf_column;
+        }
+        HWY_UNROLL(4) for (int g = 0; g < kGroups; ++g) {
+          V r[8];
+          HWY_UNROLL(8) for (int i = 0; i < 8; ++i) r[i] = LoadSource<SB>(d, col[g * 8 + i] + k);
+          Transpose8(d, r);
+          HWY_UNROLL(8) for (int i = 0; i < 8; ++i) {
+            acc[g] = hn::MulAdd(hn::Set(d, a[k + i]), r[i], acc[g]);
+          }
+        }
+      }
+      HWY_ALIGN float lanes[8];
+      for (int64_t k = whole_k; k < K; ++k) {
+        for (int g = 0; g < kGroups; ++g) {
+          for (int i = 0; i < 8; ++i) lanes[i] = FromSource<SB, float>(col[g * 8 + i][k]);
+          acc[g] = hn::MulAdd(hn::Set(d, a[k]), hn::Load(d, lanes), acc[g]);
+        }
+      }
+      HWY_ALIGN float sums[8 * kGroups];
+      for (int g = 0; g < kGroups; ++g) hn::Store(acc[g], d, sums + 8 * g);
+      std::copy(sums, sums + std::min<int64_t>(8 * kGroups, j1 - j), C + j);
+    }
+  }
+}
+
+#endif  // HWY_TARGET != HWY_SCALAR
+
 // A few rows of A (m <= 4) against a B stored by rows (b_sn == 1: x @ W with
 // W [in, out], as a decode step computes it). Each row of B, over the work
 // unit's columns, is read once and in order, and added into the rows of C,
@@ -642,6 +745,11 @@ template <typename T, GemmDims::Source SA, GemmDims::Source SB>
 void GemmAny(const void* a, const void* b, void* c_v, const GemmDims& dims, int64_t ub,
              int64_t ue) {
   T* c = static_cast<T*>(c_v);
+#if HWY_TARGET != HWY_SCALAR
+  if constexpr (std::is_same_v<T, float>) {
+    if (UseVecTransposed<T>(dims)) return GemmVecTransposed<SA, SB>(a, b, c, dims, ub, ue);
+  }
+#endif
   if (UseNarrowRows<T>(dims)) {
     const hn::ScalableTag<T> d;
     const int64_t L = static_cast<int64_t>(hn::Lanes(d));
