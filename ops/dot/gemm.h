@@ -8,7 +8,8 @@
 // gemm_hwy-inl.h). A few rows of A (up to two vectors' worth) against a B
 // stored along k (a transposed weight matrix: matrix-vector products, decode
 // steps) transpose A instead of packing B, and read B once along its
-// columns (one f32 row of A: 8x8 blocks of B transposed in registers); up to four rows against a large row-major B read it once a row at
+// columns (up to 4 f32 rows of A, 12 with 32 vector registers: 8x8 blocks
+// of B transposed in registers); up to four rows against a large row-major B read it once a row at
 // a time into sums kept in L1. The other compute types run a templated i-k-j
 // loop. With
 // k = 0 every kernel writes zeros.

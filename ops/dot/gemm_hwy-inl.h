@@ -556,13 +556,15 @@ HWY_NOINLINE void GemmNarrowRows(D d, const void* a_v, const void* b_v, T* HWY_R
   }
 }
 
-// One row of A against a B whose columns run along k (f32 compute: x . E^T,
-// a decode step's logits), on targets with 8-lane f32 vectors. Eight
-// columns of B are loaded 8 values of k at a time and transposed in
-// registers, so that one multiply-add covers 8 columns at one k; four such
-// groups (32 columns) run side by side. GemmNarrowRows would broadcast each
-// element of B instead: one multiply-add an element. The same sequential
-// sums.
+// A few rows of A (up to 4, or 12 where there are 32 vector registers)
+// against a B whose columns run along k, f32 compute (x . E^T: a decode
+// step's logits and projections), on targets with 8-lane f32 vectors.
+// Eight columns of B are loaded 8 values of k at a time and transposed in
+// registers, so that one multiply-add covers 8 columns of a row at one k;
+// kGroups such groups run side by side. A is transposed once a work unit
+// (at[k * kM + i], zero rows past m). GemmNarrowRows would broadcast each
+// element of B against the rows instead: one multiply-add an element. The
+// same sequential sums.
 #if HWY_TARGET != HWY_SCALAR
 template <class D>
 HWY_INLINE void Transpose8(D d, hn::Vec<D> (&r)[8]) {
@@ -573,10 +575,10 @@ HWY_INLINE void Transpose8(D d, hn::Vec<D> (&r)[8]) {
     t[i] = hn::InterleaveLower(d, r[i], r[i + 1]);      // k 0 1 | 4 5 of rows i, i+1
     t[i + 1] = hn::InterleaveUpper(d, r[i], r[i + 1]);  // k 2 3 | 6 7
   }
+  // u: k 0|4, 1|5 from t[i], t[i+2]; k 2|6, 3|7 from t[i+1], t[i+3].
   V u[8];
   for (int i = 0; i < 8; i += 4) {
-    for (int h = 0; h < 2;
-         ++h) {  // h: k 0|4 and 1|5 from t[i], t[i+2]; 2|6, 3|7 from t[i+1], t[i+3]
+    for (int h = 0; h < 2; ++h) {
       const auto lo = hn::BitCast(du, t[i + h]), hi = hn::BitCast(du, t[i + h + 2]);
       u[i + 2 * h] = hn::BitCast(d, hn::InterleaveLower(du, lo, hi));
       u[i + 2 * h + 1] = hn::BitCast(d, hn::InterleaveUpper(du, lo, hi));
@@ -589,70 +591,96 @@ HWY_INLINE void Transpose8(D d, hn::Vec<D> (&r)[8]) {
   }
 }
 
+#if HWY_TARGET <= HWY_AVX3 || HWY_ARCH_ARM
+constexpr int64_t kTransposedMaxM = 12;
+#else
+constexpr int64_t kTransposedMaxM = 4;
+#endif
+
 template <typename T>
-bool UseVecTransposed(const GemmDims& dims) {
+bool UseTransposedB(const GemmDims& dims) {
   const hn::CappedTag<float, 8> d8;
-  return std::is_same_v<T, float> && hn::MaxLanes(d8) == 8 && dims.strided() && dims.m == 1 &&
-         dims.b_sk == 1 && dims.b_sn != 1 && dims.k >= 8;
+  return std::is_same_v<T, float> && hn::MaxLanes(d8) == 8 && dims.strided() &&
+         dims.m <= kTransposedMaxM && dims.b_sk == 1 && dims.b_sn != 1 && dims.k >= 8 &&
+         dims.k * kTransposedMaxM * int64_t{sizeof(float)} <= 512 * 1024;
 }
 
-template <GemmDims::Source SA, GemmDims::Source SB>
-HWY_NOINLINE void GemmVecTransposed(const void* a_v, const void* b_v, float* HWY_RESTRICT c_all,
-                                    const GemmDims& dims, int64_t unit_begin, int64_t unit_end) {
+// Columns [j, j1) of C (at most 8 * kGroups) from A's k-major strip `at`.
+template <int kM, int kGroups, GemmDims::Source SB>
+HWY_INLINE void TransposedBColumns(const float* HWY_RESTRICT at, const SourceType<SB, float>* B,
+                                   int64_t b_sn, int64_t K, int64_t M, int64_t N, int64_t j,
+                                   int64_t j1, float* C) {
+  using TB = SourceType<SB, float>;
+  const hn::CappedTag<float, 8> d;
+  using V = hn::Vec<decltype(d)>;
+  const int64_t whole_k = K / 8 * 8;
+  // Columns past j1 repeat the last one; their sums are not stored.
+  const TB* col[8 * kGroups];
+  for (int64_t g = 0; g < 8 * kGroups; ++g) col[g] = B + std::min(j + g, j1 - 1) * b_sn;
+  V acc[kM][kGroups];
+  for (int i = 0; i < kM; ++i) {
+    for (int g = 0; g < kGroups; ++g) acc[i][g] = hn::Zero(d);
+  }
+  // The next columns (K elements each, along memory), a few lines of them
+  // prefetched each step.
+  const char* next = reinterpret_cast<const char*>(B + (j + 8 * kGroups) * b_sn);
+  const int64_t column_lines = (K * int64_t{sizeof(TB)} + 63) / 64;
+  const int64_t per_step = (8 * kGroups * column_lines + whole_k / 8 - 1) / (whole_k / 8);
+  int64_t pf_column = 0, pf_line = 0;
+  for (int64_t k = 0; k < whole_k; k += 8) {
+    for (int64_t p = 0; p < per_step && pf_column < 8 * kGroups; ++p) {
+      PrefetchL2(next + pf_column * b_sn * int64_t{sizeof(TB)} + pf_line * 64);
+      if (++pf_line == column_lines) pf_line = 0, ++pf_column;
+    }
+    HWY_UNROLL(4) for (int g = 0; g < kGroups; ++g) {
+      V r[8];
+      HWY_UNROLL(8) for (int c = 0; c < 8; ++c) r[c] = LoadSource<SB>(d, col[g * 8 + c] + k);
+      Transpose8(d, r);
+      HWY_UNROLL(8) for (int kk = 0; kk < 8; ++kk) {
+        HWY_UNROLL(12) for (int i = 0; i < kM; ++i) {
+          acc[i][g] = hn::MulAdd(hn::Set(d, at[(k + kk) * kM + i]), r[kk], acc[i][g]);
+        }
+      }
+    }
+  }
+  HWY_ALIGN float lanes[8];
+  for (int64_t k = whole_k; k < K; ++k) {
+    for (int g = 0; g < kGroups; ++g) {
+      for (int c = 0; c < 8; ++c) lanes[c] = FromSource<SB, float>(col[g * 8 + c][k]);
+      const V v = hn::Load(d, lanes);
+      for (int i = 0; i < kM; ++i) acc[i][g] = hn::MulAdd(hn::Set(d, at[k * kM + i]), v, acc[i][g]);
+    }
+  }
+  HWY_ALIGN float sums[8 * kGroups];
+  const int64_t w = std::min<int64_t>(8 * kGroups, j1 - j);
+  for (int64_t i = 0; i < M; ++i) {
+    for (int g = 0; g < kGroups; ++g) hn::Store(acc[i][g], d, sums + 8 * g);
+    std::copy(sums, sums + w, C + i * N + j);
+  }
+}
+
+template <int kM, int kGroups, GemmDims::Source SA, GemmDims::Source SB>
+HWY_NOINLINE void GemmTransposedB(const void* a_v, const void* b_v, float* HWY_RESTRICT c_all,
+                                  const GemmDims& dims, int64_t unit_begin, int64_t unit_end) {
   using TB = SourceType<SB, float>;
   const SourceType<SA, float>* a_all = static_cast<const SourceType<SA, float>*>(a_v);
   const TB* b_all = static_cast<const TB*>(b_v);
-  const hn::CappedTag<float, 8> d;
-  using V = hn::Vec<decltype(d)>;
-  constexpr int kGroups = 4;
-  const int64_t N = dims.n, K = dims.k, b_sn = dims.b_sn;
+  const int64_t M = dims.m, N = dims.n, K = dims.k;
   const int64_t nb = (N + kGemmBlockN - 1) / kGemmBlockN;
-  const int64_t whole_k = K / 8 * 8;
   thread_local PackBuffers<float> bufs;
-  float* a = bufs.A(static_cast<size_t>(K));
+  float* at = bufs.A(static_cast<size_t>(K * kM));
   for (int64_t u = unit_begin; u < unit_end; ++u) {
     const int64_t bi = u / nb, j0 = (u % nb) * kGemmBlockN;
     const int64_t j1 = j0 + std::min(kGemmBlockN, N - j0);
     const SourceType<SA, float>* A = a_all + bi * dims.a_sb;
-    for (int64_t k = 0; k < K; ++k) a[k] = FromSource<SA, float>(A[k * dims.a_sk]);
-    const TB* B = b_all + bi * dims.b_sb;
-    float* C = c_all + bi * N;
+    for (int64_t k = 0; k < K; ++k) {
+      for (int64_t i = 0; i < kM; ++i) {
+        at[k * kM + i] = i < M ? FromSource<SA, float>(A[i * dims.a_sm + k * dims.a_sk]) : 0.0f;
+      }
+    }
     for (int64_t j = j0; j < j1; j += 8 * kGroups) {
-      // Columns past j1 repeat the last one; their sums are not stored.
-      const TB* col[8 * kGroups];
-      for (int64_t g = 0; g < 8 * kGroups; ++g) col[g] = B + std::min(j + g, j1 - 1) * b_sn;
-      V acc[kGroups];
-      for (int g = 0; g < kGroups; ++g) acc[g] = hn::Zero(d);
-      // The next group's columns (K elements each, along memory), a few
-      // lines of them prefetched each step.
-      const char* next = reinterpret_cast<const char*>(B + (j + 8 * kGroups) * b_sn);
-      const int64_t column_lines = (K * int64_t{sizeof(TB)} + 63) / 64;
-      const int64_t per_step = (8 * kGroups * column_lines + whole_k / 8 - 1) / (whole_k / 8);
-      int64_t pf_column = 0, pf_line = 0;
-      for (int64_t k = 0; k < whole_k; k += 8) {
-        for (int64_t p = 0; p < per_step && pf_column < 8 * kGroups; ++p) {
-          PrefetchL2(next + pf_column * b_sn * int64_t{sizeof(TB)} + pf_line * 64);
-          if (++pf_line == column_lines) pf_line = 0, ++pf_column;
-        }
-        HWY_UNROLL(4) for (int g = 0; g < kGroups; ++g) {
-          V r[8];
-          HWY_UNROLL(8) for (int i = 0; i < 8; ++i) r[i] = LoadSource<SB>(d, col[g * 8 + i] + k);
-          Transpose8(d, r);
-          HWY_UNROLL(8) for (int i = 0; i < 8; ++i) {
-            acc[g] = hn::MulAdd(hn::Set(d, a[k + i]), r[i], acc[g]);
-          }
-        }
-      }
-      HWY_ALIGN float lanes[8];
-      for (int64_t k = whole_k; k < K; ++k) {
-        for (int g = 0; g < kGroups; ++g) {
-          for (int i = 0; i < 8; ++i) lanes[i] = FromSource<SB, float>(col[g * 8 + i][k]);
-          acc[g] = hn::MulAdd(hn::Set(d, a[k]), hn::Load(d, lanes), acc[g]);
-        }
-      }
-      HWY_ALIGN float sums[8 * kGroups];
-      for (int g = 0; g < kGroups; ++g) hn::Store(acc[g], d, sums + 8 * g);
-      std::copy(sums, sums + std::min<int64_t>(8 * kGroups, j1 - j), C + j);
+      TransposedBColumns<kM, kGroups, SB>(at, b_all + bi * dims.b_sb, dims.b_sn, K, M, N, j, j1,
+                                          c_all + bi * M * N);
     }
   }
 }
@@ -747,7 +775,14 @@ void GemmAny(const void* a, const void* b, void* c_v, const GemmDims& dims, int6
   T* c = static_cast<T*>(c_v);
 #if HWY_TARGET != HWY_SCALAR
   if constexpr (std::is_same_v<T, float>) {
-    if (UseVecTransposed<T>(dims)) return GemmVecTransposed<SA, SB>(a, b, c, dims, ub, ue);
+    if (UseTransposedB<T>(dims)) {
+      // Accumulators: kM rows x kGroups vectors of 8 columns.
+      if (dims.m == 1) return GemmTransposedB<1, 4, SA, SB>(a, b, c, dims, ub, ue);
+      if (dims.m <= 4) return GemmTransposedB<4, 2, SA, SB>(a, b, c, dims, ub, ue);
+      if constexpr (kTransposedMaxM > 4) {
+        return GemmTransposedB<kTransposedMaxM, 1, SA, SB>(a, b, c, dims, ub, ue);
+      }
+    }
   }
 #endif
   if (UseNarrowRows<T>(dims)) {
