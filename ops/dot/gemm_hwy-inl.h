@@ -23,9 +23,10 @@
 // against a large row-major B run GemmAlongRows (below): B read a row at a
 // time.
 //
-// A few rows of A against a B stored along k run GemmNarrowRows instead
-// (below): A transposed into vectors of rows, each element of B broadcast
-// against them.
+// A few rows of A against a B stored along k run GemmTransposedB (f32, up to
+// 4 or 12 rows: 8x8 blocks of B transposed in registers) or GemmNarrowRows
+// (A transposed into vectors of rows, each element of B broadcast against
+// them) instead (below).
 
 // Per-target include guard (see hwy/examples/skeleton-inl.h).
 #if defined(HLOVM_OPS_DOT_GEMM_HWY_INL_H_) == defined(HWY_TARGET_TOGGLE)
