@@ -54,6 +54,10 @@ absl::Status EmitDotAs(FunctionBuilder& b, const HloInstruction& instr, Reg lhs,
                    std::string(ElementTypeName(plan.compute_type)), " b=", plan.dims.batch,
                    " m=", plan.dims.m, " k=", plan.dims.k, " n=", plan.dims.n,
                    plan.lhs.transpose ? " lhs-T" : "", plan.rhs.transpose ? " rhs-T" : "");
+  if (GemmReadsStrided(plan.compute_type)) {
+    absl::StrAppend(&spec.variant, " ",
+                    gemm_internal::HwyGemmPath(plan.compute_type == ElementType::kF64, plan.dims));
+  }
   spec.plan = b.program().AddPlan(std::move(plan));
   b.Emit(&instr, std::move(spec));
   result->push_back(out);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/float_format.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hwy/targets.h"
 #include "ops/dot/gemm.h"
@@ -513,6 +514,25 @@ TEST(GemmTest, ManySmallBatches) {
   CheckGemm<float>(ElementType::kF32, d, 11);
   d.batch = 12, d.m = 128, d.k = 64, d.n = 128;  // attention-sized
   CheckGemm<float>(ElementType::kF32, d, 12);
+}
+
+TEST(GemmTest, NamesTheKernelThatServesEachShape) {
+  GemmDims d;
+  d.m = 1, d.k = 2048, d.n = 16384;  // x @ W, W large and row-major
+  EXPECT_STREQ(gemm_internal::HwyGemmPath(false, d), "along-rows");
+  EXPECT_STREQ(gemm_internal::HwyGemmPath(true, d), "along-rows");
+  d.m = 41;
+  EXPECT_STREQ(gemm_internal::HwyGemmPath(false, d), "blocked");
+  d.m = 1, d.k = 64, d.n = 100;  // small: read in place by the blocked kernel
+  EXPECT_STREQ(gemm_internal::HwyGemmPath(false, d), "blocked");
+  // B stored [n, k]: registers transpose it where there are 8-lane f32
+  // vectors, else each element is broadcast against the rows.
+  d.m = 1, d.k = 1152, d.n = 4096, d.use_strides = true;
+  d.a_sb = d.k, d.a_sm = d.k, d.a_sk = 1;
+  d.b_sb = d.n * d.k, d.b_sk = 1, d.b_sn = d.k;
+  EXPECT_THAT(gemm_internal::HwyGemmPath(false, d),
+              testing::AnyOf(testing::StrEq("transposed-b"), testing::StrEq("narrow-rows")));
+  EXPECT_STREQ(gemm_internal::HwyGemmPath(true, d), "narrow-rows");
 }
 
 TEST(GemmTest, RunsADispatchedTarget) {

@@ -80,6 +80,9 @@ void HwyGemmF32(const void* a, const void* b, void* c, const GemmDims& dims, int
 void HwyGemmF64(const void* a, const void* b, void* c, const GemmDims& dims, int64_t unit_begin,
                 int64_t unit_end);
 const char* HwyGemmTarget();
+// Which f32 (or f64) kernel serves `dims` on this machine: "blocked",
+// "transposed-b", "narrow-rows" or "along-rows" (see gemm_hwy-inl.h).
+const char* HwyGemmPath(bool f64, const GemmDims& dims);
 }  // namespace gemm_internal
 
 }  // namespace hlovm

@@ -766,45 +766,79 @@ HWY_NOINLINE void GemmAlongRows(const void* a_v, const void* b_v, T* HWY_RESTRIC
   }
 }
 
-// GemmNarrowRows where it serves `dims`, else GemmBlocked. The rows go in
-// the narrowest vectors that hold them: a multiply-add of a 128- or 256-bit
-// vector costs no more than one of a full one (less on cores that split
-// 512-bit operations in two), and each handles one element of B.
+// The kernel that serves `dims`, in order of preference; GemmAny runs it and
+// GemmPath names it (the disassembly shows the name).
+enum class GemmPathKind { kTransposedB, kNarrowRows, kAlongRows, kBlocked };
+
+template <typename T>
+GemmPathKind ChooseGemmPath(const GemmDims& dims) {
+#if HWY_TARGET != HWY_SCALAR
+  if (UseTransposedB<T>(dims)) return GemmPathKind::kTransposedB;
+#endif
+  if (UseNarrowRows<T>(dims)) return GemmPathKind::kNarrowRows;
+  if (UseAlongRows<T>(dims)) return GemmPathKind::kAlongRows;
+  return GemmPathKind::kBlocked;
+}
+
+// GemmNarrowRows puts the rows in the narrowest vectors that hold them: a
+// multiply-add of a 128- or 256-bit vector costs no more than one of a full
+// one (less on cores that split 512-bit operations in two), and each
+// handles one element of B.
 template <typename T, GemmDims::Source SA, GemmDims::Source SB>
 void GemmAny(const void* a, const void* b, void* c_v, const GemmDims& dims, int64_t ub,
              int64_t ue) {
   T* c = static_cast<T*>(c_v);
+  switch (ChooseGemmPath<T>(dims)) {
+    case GemmPathKind::kTransposedB:
 #if HWY_TARGET != HWY_SCALAR
-  if constexpr (std::is_same_v<T, float>) {
-    if (UseTransposedB<T>(dims)) {
-      // Accumulators: kM rows x kGroups vectors of 8 columns.
-      if (dims.m == 1) return GemmTransposedB<1, 4, SA, SB>(a, b, c, dims, ub, ue);
-      if (dims.m <= 4) return GemmTransposedB<4, 2, SA, SB>(a, b, c, dims, ub, ue);
-      if constexpr (kTransposedMaxM > 4) {
-        return GemmTransposedB<kTransposedMaxM, 1, SA, SB>(a, b, c, dims, ub, ue);
+      if constexpr (std::is_same_v<T, float>) {
+        // Accumulators: kM rows x kGroups vectors of 8 columns.
+        if (dims.m == 1) return GemmTransposedB<1, 4, SA, SB>(a, b, c, dims, ub, ue);
+        if (dims.m <= 4) return GemmTransposedB<4, 2, SA, SB>(a, b, c, dims, ub, ue);
+        if constexpr (kTransposedMaxM > 4) {
+          return GemmTransposedB<kTransposedMaxM, 1, SA, SB>(a, b, c, dims, ub, ue);
+        }
       }
-    }
-  }
 #endif
-  if (UseNarrowRows<T>(dims)) {
-    const hn::ScalableTag<T> d;
-    const int64_t L = static_cast<int64_t>(hn::Lanes(d));
-    constexpr size_t k128 = 16 / sizeof(T), k256 = 32 / sizeof(T);
-    if (dims.m <= static_cast<int64_t>(std::min<size_t>(k128, L))) {
-      return GemmNarrowRows<1, SA, SB>(hn::CappedTag<T, k128>(), a, b, c, dims, ub, ue);
+      break;
+    case GemmPathKind::kNarrowRows: {
+      const hn::ScalableTag<T> d;
+      const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+      constexpr size_t k128 = 16 / sizeof(T), k256 = 32 / sizeof(T);
+      if (dims.m <= static_cast<int64_t>(std::min<size_t>(k128, L))) {
+        return GemmNarrowRows<1, SA, SB>(hn::CappedTag<T, k128>(), a, b, c, dims, ub, ue);
+      }
+      if (dims.m <= static_cast<int64_t>(std::min<size_t>(k256, L))) {
+        return GemmNarrowRows<1, SA, SB>(hn::CappedTag<T, k256>(), a, b, c, dims, ub, ue);
+      }
+      if (dims.m <= L) return GemmNarrowRows<1, SA, SB>(d, a, b, c, dims, ub, ue);
+      return GemmNarrowRows<2, SA, SB>(d, a, b, c, dims, ub, ue);
     }
-    if (dims.m <= static_cast<int64_t>(std::min<size_t>(k256, L))) {
-      return GemmNarrowRows<1, SA, SB>(hn::CappedTag<T, k256>(), a, b, c, dims, ub, ue);
-    }
-    if (dims.m <= L) return GemmNarrowRows<1, SA, SB>(d, a, b, c, dims, ub, ue);
-    return GemmNarrowRows<2, SA, SB>(d, a, b, c, dims, ub, ue);
-  }
-  if (UseAlongRows<T>(dims)) {
-    if (dims.m == 1) return GemmAlongRows<1, SA, SB>(a, b, c, dims, ub, ue);
-    return GemmAlongRows<kAlongRowsMaxM, SA, SB>(a, b, c, dims, ub, ue);
+    case GemmPathKind::kAlongRows:
+      if (dims.m == 1) return GemmAlongRows<1, SA, SB>(a, b, c, dims, ub, ue);
+      return GemmAlongRows<kAlongRowsMaxM, SA, SB>(a, b, c, dims, ub, ue);
+    case GemmPathKind::kBlocked:
+      break;
   }
   GemmBlocked<T, SA, SB>(a, b, c, dims, ub, ue);
 }
+
+template <typename T>
+const char* GemmPathOf(const GemmDims& dims) {
+  switch (ChooseGemmPath<T>(dims)) {
+    case GemmPathKind::kTransposedB:
+      return "transposed-b";
+    case GemmPathKind::kNarrowRows:
+      return "narrow-rows";
+    case GemmPathKind::kAlongRows:
+      return "along-rows";
+    case GemmPathKind::kBlocked:
+      break;
+  }
+  return "blocked";
+}
+const char* GemmPathF32(const GemmDims& dims) { return GemmPathOf<float>(dims); }
+const char* GemmPathF64(const GemmDims& dims) { return GemmPathOf<double>(dims); }
 
 template <typename T, GemmDims::Source SA>
 void GemmWithA(const void* a, const void* b, void* c, const GemmDims& dims, int64_t ub,

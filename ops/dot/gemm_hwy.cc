@@ -24,6 +24,8 @@ namespace gemm_internal {
 HWY_EXPORT(GemmF32);
 HWY_EXPORT(GemmF64);
 HWY_EXPORT(GemmTarget);
+HWY_EXPORT(GemmPathF32);
+HWY_EXPORT(GemmPathF64);
 
 void HwyGemmF32(const void* a, const void* b, void* c, const GemmDims& dims, int64_t ub,
                 int64_t ue) {
@@ -34,6 +36,9 @@ void HwyGemmF64(const void* a, const void* b, void* c, const GemmDims& dims, int
   HWY_DYNAMIC_DISPATCH(GemmF64)(a, b, c, dims, ub, ue);
 }
 const char* HwyGemmTarget() { return HWY_DYNAMIC_DISPATCH(GemmTarget)(); }
+const char* HwyGemmPath(bool f64, const GemmDims& dims) {
+  return f64 ? HWY_DYNAMIC_DISPATCH(GemmPathF64)(dims) : HWY_DYNAMIC_DISPATCH(GemmPathF32)(dims);
+}
 
 }  // namespace gemm_internal
 }  // namespace hlovm
