@@ -108,15 +108,17 @@ TEST(NameUniquerTest, TheVerifiersKeysServeAsTheCollection) {
   EXPECT_EQ(names.Get("fresh"), "fresh");
 }
 
-TEST(PostOrderTest, ListsOutOfOrderAreWalkedWhateverTheirOldNumbers) {
-  auto m = Parse(R"(HloModule m
+constexpr const char* kFiveInstructions = R"(HloModule m
 ENTRY e {
   p = f32[] parameter(0)
   a = f32[] negate(p)
   x = f32[] constant(1)
   b = f32[] exponential(a)
   ROOT c = f32[] add(a, b)
-})");
+})";
+
+TEST(PostOrderTest, ListsOutOfOrderAreWalkedWhateverTheirOldNumbers) {
+  auto m = Parse(kFiveInstructions);
   ASSERT_NE(m, nullptr);
   HloComputation& entry = *m->entry();
   bool has_control = true;
@@ -143,15 +145,6 @@ ENTRY e {
   // Numbered by list position.
   for (size_t k = 0; k < list.size(); ++k) EXPECT_EQ(list[k]->scratch, k);
 }
-
-constexpr const char* kFiveInstructions = R"(HloModule m
-ENTRY e {
-  p = f32[] parameter(0)
-  a = f32[] negate(p)
-  x = f32[] constant(1)
-  b = f32[] exponential(a)
-  ROOT c = f32[] add(a, b)
-})";
 
 // The names f is given, in order, with what each was numbered when given.
 struct Visit {
