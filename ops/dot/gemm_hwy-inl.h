@@ -430,12 +430,53 @@ HWY_NOINLINE void GemmBlocked(const void* a_v, const void* b_v, T* HWY_RESTRICT 
   }
 }
 
+// Whether B's columns run along k (b_sk == 1: a transposed weight matrix).
+inline bool ColumnsAlongK(const GemmDims& dims) {
+  return dims.strided() && dims.b_sk == 1 && dims.b_sn != 1;
+}
+
+// A's rows [0, m) transposed into a k-major strip of `width` rows (element
+// (i, k) at at[k * width + i]; rows m..width are zero), converted from SA.
+// Inlined, so that a width known at compile time unrolls the inner loop.
+template <GemmDims::Source SA, typename T>
+HWY_INLINE void PackRowsKMajor(const SourceType<SA, T>* a, int64_t a_sm, int64_t a_sk, int64_t m,
+                               int64_t k, int64_t width, T* HWY_RESTRICT at) {
+  for (int64_t p = 0; p < k; ++p) {
+    for (int64_t i = 0; i < width; ++i) {
+      at[p * width + i] = i < m ? FromSource<SA, T>(a[i * a_sm + p * a_sk]) : T(0);
+    }
+  }
+}
+
+// Prefetches, a few lines at a time, `lines` lines from each of `columns`
+// columns of B that start `stride` bytes apart at `first`: the columns the
+// next group of a kernel will read, brought in while this group computes.
+class ColumnPrefetch {
+ public:
+  ColumnPrefetch(const void* first, int64_t stride, int64_t columns, int64_t lines)
+      : first_(static_cast<const char*>(first)),
+        stride_(stride),
+        columns_(columns),
+        lines_(lines) {}
+  HWY_INLINE void Next(int64_t count) {
+    for (int64_t p = 0; p < count && column_ < columns_; ++p) {
+      PrefetchL2(first_ + column_ * stride_ + line_ * 64);
+      if (++line_ == lines_) line_ = 0, ++column_;
+    }
+  }
+
+ private:
+  const char* first_;
+  int64_t stride_, columns_, lines_;
+  int64_t column_ = 0, line_ = 0;
+};
+
 // Few rows of A (m <= kR lanes of kR vectors) against a B whose columns run
 // along k (b_sk == 1: a transposed weight matrix, as in a matrix-vector
 // product or a decode step's projections). Packing such a B transposes it,
 // which costs more than the few multiply-adds each of its elements takes
 // part in; here A is transposed instead (a k-major strip, element (i, k) at
-// at[k * kR * L + i], once per work unit) and each element of B is
+// at[k * kR * L + i], once per call and batch index) and each element of B is
 // broadcast against it, kG columns of C at a time (kR * kG accumulators
 // in registers), so B is read once, along its columns. bf16 / f16 columns
 // are converted a k block at a time into an L1 buffer first. Each element
@@ -462,7 +503,7 @@ template <typename T>
 bool UseNarrowRows(const GemmDims& dims) {
   const int64_t L = static_cast<int64_t>(hn::Lanes(hn::ScalableTag<T>()));
   // A's k-major strip (k * 2 * L elements at most) stays within L2.
-  return dims.strided() && dims.b_sk == 1 && dims.b_sn != 1 && dims.m <= 2 * L && dims.k > 0 &&
+  return ColumnsAlongK(dims) && dims.m <= 2 * L && dims.k > 0 &&
          dims.k * 2 * L * static_cast<int64_t>(sizeof(T)) <= 512 * 1024;
 }
 
@@ -487,10 +528,8 @@ HWY_INLINE void NarrowRowsColumns(D d, const T* HWY_RESTRICT at, const SourceTyp
     // the conversion then finds them in cache instead of waiting on memory
     // between blocks of multiply-adds.
     const int64_t next_k0 = k0 + kb < K ? k0 + kb : 0;
-    const char* next = reinterpret_cast<const char*>(b + (next_k0 == 0 ? kG * b_sn : next_k0));
-    const int64_t next_lines =
-        (std::min(kNarrowBlockK, K - next_k0) * int64_t{sizeof(S)} + 63) / 64;
-    int64_t pf_column = 0, pf_line = 0;
+    ColumnPrefetch prefetch(b + (next_k0 == 0 ? kG * b_sn : next_k0), b_sn * int64_t{sizeof(S)}, kG,
+                            (std::min(kNarrowBlockK, K - next_k0) * int64_t{sizeof(S)} + 63) / 64);
     // This k block of each column, in the compute type, at cols[g * stride]
     // (fixed offsets: no pointer a column in the loop below). Columns past w
     // are left as they were; their sums are not stored.
@@ -510,10 +549,7 @@ HWY_INLINE void NarrowRowsColumns(D d, const T* HWY_RESTRICT at, const SourceTyp
         const V bv = hn::Set(d, cols[g * NarrowColumnStride<T>() + k]);
         HWY_UNROLL(2) for (int r = 0; r < kR; ++r) acc[r][g] = hn::MulAdd(av[r], bv, acc[r][g]);
       }
-      for (int p = 0; p < 2 && pf_column < kG; ++p) {
-        PrefetchL2(next + pf_column * b_sn * int64_t{sizeof(S)} + pf_line * 64);
-        if (++pf_line == next_lines) pf_line = 0, ++pf_column;
-      }
+      prefetch.Next(2);
     }
   }
   HWY_ALIGN T sums[kG * kR * HWY_MAX_BYTES / sizeof(T)];
@@ -539,14 +575,13 @@ HWY_NOINLINE void GemmNarrowRows(D d, const void* a_v, const void* b_v, T* HWY_R
   // Columns past a partial group's end are read (as zeros), not stored.
   T* cols = bufs.B(static_cast<size_t>(kG * NarrowColumnStride<T>()));
   std::fill(cols, cols + kG * NarrowColumnStride<T>(), T(0));
+  int64_t packed = -1;  // the batch index whose A is in `at`
   for (int64_t u = unit_begin; u < unit_end; ++u) {
     const int64_t bi = u / nb, j0 = (u % nb) * kGemmBlockN;
     const int64_t nc = std::min(kGemmBlockN, N - j0);
-    const SourceType<SA, T>* A = a_all + bi * dims.a_sb;
-    for (int64_t k = 0; k < K; ++k) {
-      T* to = at + k * kR * L;
-      for (int64_t i = 0; i < M; ++i) to[i] = FromSource<SA, T>(A[i * dims.a_sm + k * dims.a_sk]);
-      for (int64_t i = M; i < kR * L; ++i) to[i] = T(0);
+    if (bi != packed) {
+      PackRowsKMajor<SA>(a_all + bi * dims.a_sb, dims.a_sm, dims.a_sk, M, K, kR * L, at);
+      packed = bi;
     }
     const SourceType<SB, T>* B = b_all + bi * dims.b_sb;
     T* C = c_all + bi * M * N;
@@ -562,8 +597,8 @@ HWY_NOINLINE void GemmNarrowRows(D d, const void* a_v, const void* b_v, T* HWY_R
 // step's logits and projections), on targets with 8-lane f32 vectors.
 // Eight columns of B are loaded 8 values of k at a time and transposed in
 // registers, so that one multiply-add covers 8 columns of a row at one k;
-// kGroups such groups run side by side. A is transposed once a work unit
-// (at[k * kM + i], zero rows past m). GemmNarrowRows would broadcast each
+// kGroups such groups run side by side. A is transposed once per call and
+// batch index (at[k * kM + i], zero rows past m). GemmNarrowRows would broadcast each
 // element of B against the rows instead: one multiply-add an element. The
 // same sequential sums.
 #if HWY_TARGET != HWY_SCALAR
@@ -601,8 +636,8 @@ constexpr int64_t kTransposedMaxM = 4;
 template <typename T>
 bool UseTransposedB(const GemmDims& dims) {
   const hn::CappedTag<float, 8> d8;
-  return std::is_same_v<T, float> && hn::MaxLanes(d8) == 8 && dims.strided() &&
-         dims.m <= kTransposedMaxM && dims.b_sk == 1 && dims.b_sn != 1 && dims.k >= 8 &&
+  return std::is_same_v<T, float> && hn::MaxLanes(d8) == 8 && ColumnsAlongK(dims) &&
+         dims.m <= kTransposedMaxM && dims.k >= 8 &&
          dims.k * kTransposedMaxM * int64_t{sizeof(float)} <= 512 * 1024;
 }
 
@@ -622,17 +657,13 @@ HWY_INLINE void TransposedBColumns(const float* HWY_RESTRICT at, const SourceTyp
   for (int i = 0; i < kM; ++i) {
     for (int g = 0; g < kGroups; ++g) acc[i][g] = hn::Zero(d);
   }
-  // The next columns (K elements each, along memory), a few lines of them
-  // prefetched each step.
-  const char* next = reinterpret_cast<const char*>(B + (j + 8 * kGroups) * b_sn);
+  // The next columns (K elements each, along memory), spread over the steps.
   const int64_t column_lines = (K * int64_t{sizeof(TB)} + 63) / 64;
   const int64_t per_step = (8 * kGroups * column_lines + whole_k / 8 - 1) / (whole_k / 8);
-  int64_t pf_column = 0, pf_line = 0;
+  ColumnPrefetch prefetch(B + (j + 8 * kGroups) * b_sn, b_sn * int64_t{sizeof(TB)}, 8 * kGroups,
+                          column_lines);
   for (int64_t k = 0; k < whole_k; k += 8) {
-    for (int64_t p = 0; p < per_step && pf_column < 8 * kGroups; ++p) {
-      PrefetchL2(next + pf_column * b_sn * int64_t{sizeof(TB)} + pf_line * 64);
-      if (++pf_line == column_lines) pf_line = 0, ++pf_column;
-    }
+    prefetch.Next(per_step);
     HWY_UNROLL(4) for (int g = 0; g < kGroups; ++g) {
       V r[8];
       HWY_UNROLL(8) for (int c = 0; c < 8; ++c) r[c] = LoadSource<SB>(d, col[g * 8 + c] + k);
@@ -670,14 +701,13 @@ HWY_NOINLINE void GemmTransposedB(const void* a_v, const void* b_v, float* HWY_R
   const int64_t nb = (N + kGemmBlockN - 1) / kGemmBlockN;
   thread_local PackBuffers<float> bufs;
   float* at = bufs.A(static_cast<size_t>(K * kM));
+  int64_t packed = -1;  // the batch index whose A is in `at`
   for (int64_t u = unit_begin; u < unit_end; ++u) {
     const int64_t bi = u / nb, j0 = (u % nb) * kGemmBlockN;
     const int64_t j1 = j0 + std::min(kGemmBlockN, N - j0);
-    const SourceType<SA, float>* A = a_all + bi * dims.a_sb;
-    for (int64_t k = 0; k < K; ++k) {
-      for (int64_t i = 0; i < kM; ++i) {
-        at[k * kM + i] = i < M ? FromSource<SA, float>(A[i * dims.a_sm + k * dims.a_sk]) : 0.0f;
-      }
+    if (bi != packed) {
+      PackRowsKMajor<SA>(a_all + bi * dims.a_sb, dims.a_sm, dims.a_sk, M, K, int64_t{kM}, at);
+      packed = bi;
     }
     for (int64_t j = j0; j < j1; j += 8 * kGroups) {
       TransposedBColumns<kM, kGroups, SB>(at, b_all + bi * dims.b_sb, dims.b_sn, K, M, N, j, j1,
