@@ -1,7 +1,6 @@
 #include "core/elided_fill.h"
 
 #include <cstring>
-#include <mutex>
 #include <vector>
 
 #include "core/element_type.h"
@@ -9,17 +8,6 @@
 
 namespace hlovm {
 namespace {
-
-struct Counters {
-  std::mutex mu;
-  uint32_t word = 0;
-  uint8_t byte = 0;
-};
-
-Counters& GlobalCounters() {
-  static auto* counters = new Counters();
-  return *counters;
-}
 
 // Keeps a sub-byte element to the bits its type has: unsigned and float
 // types keep the low bits; signed types are sign-extended from them.
@@ -32,7 +20,9 @@ uint8_t NormalizeSubByte(ElementType type, uint8_t value) {
   return low;
 }
 
-void FillArray(Literal* literal) {
+}  // namespace
+
+void ElidedFiller::FillArray(Literal* literal) {
   const Shape& shape = literal->shape();
   const int64_t count = shape.element_count();
   const int width = ByteWidth(shape.element_type());
@@ -49,18 +39,14 @@ void FillArray(Literal* literal) {
   }
 
   const uint32_t mask = shape.element_type() == ElementType::kPred ? 0x01010101u : 0xFFFFFFFFu;
-  {
-    Counters& counters = GlobalCounters();
-    std::lock_guard<std::mutex> lock(counters.mu);
-    const int64_t words = size / 4;
-    for (int64_t i = 0; i < words; ++i) {
-      const uint32_t value = counters.word++ & mask;
-      std::memcpy(bytes + 4 * i, &value, 4);
-    }
-    // XLA writes the tail bytes at offset size/4 + i; reproduce it exactly.
-    for (int64_t i = 0; i < size % 4; ++i) {
-      bytes[words + i] = static_cast<uint8_t>(counters.byte++ & mask);
-    }
+  const int64_t words = size / 4;
+  for (int64_t i = 0; i < words; ++i) {
+    const uint32_t value = word_++ & mask;
+    std::memcpy(bytes + 4 * i, &value, 4);
+  }
+  // XLA writes the tail bytes at offset size/4 + i; reproduce it exactly.
+  for (int64_t i = 0; i < size % 4; ++i) {
+    bytes[words + i] = static_cast<uint8_t>(byte_++ & mask);
   }
 
   if (IsSubByte(shape.element_type())) {
@@ -85,11 +71,9 @@ void FillArray(Literal* literal) {
   }
 }
 
-}  // namespace
-
-void FillElidedLikeXla(Literal* literal) {
+void ElidedFiller::FillLikeXla(Literal* literal) {
   if (literal->shape().IsTuple()) {
-    for (Literal& element : literal->tuple_elements()) FillElidedLikeXla(&element);
+    for (Literal& element : literal->tuple_elements()) FillLikeXla(&element);
     return;
   }
   if (!literal->shape().IsArray()) return;
@@ -103,25 +87,6 @@ void FillElidedWithZeros(Literal* literal) {
   }
   if (!literal->shape().IsArray() || literal->untyped_data() == nullptr) return;
   std::memset(literal->untyped_data(), 0, literal->size_bytes());
-}
-
-void ResetElidedFillCounters() {
-  Counters& counters = GlobalCounters();
-  std::lock_guard<std::mutex> lock(counters.mu);
-  counters.word = 0;
-  counters.byte = 0;
-}
-
-uint32_t ElidedFillWordCounter() {
-  Counters& counters = GlobalCounters();
-  std::lock_guard<std::mutex> lock(counters.mu);
-  return counters.word;
-}
-
-uint8_t ElidedFillByteCounter() {
-  Counters& counters = GlobalCounters();
-  std::lock_guard<std::mutex> lock(counters.mu);
-  return counters.byte;
 }
 
 }  // namespace hlovm

@@ -22,25 +22,25 @@ std::vector<uint8_t> Bytes(const Literal& literal) {
 }
 
 TEST(ElidedFillTest, WordsCountUpAcrossConstants) {
-  ResetElidedFillCounters();
+  ElidedFiller filler;
   Literal a = Make(Shape(ElementType::kF32, {5}));
-  FillElidedLikeXla(&a);
+  filler.FillLikeXla(&a);
   std::vector<uint32_t> words(5);
   std::memcpy(words.data(), a.untyped_data(), 20);
   EXPECT_EQ(words, (std::vector<uint32_t>{0, 1, 2, 3, 4}));
 
   Literal b = Make(Shape(ElementType::kS32, {2, 2}));
-  FillElidedLikeXla(&b);
+  filler.FillLikeXla(&b);
   auto values = b.data<int32_t>();
   EXPECT_EQ(std::vector<int32_t>(values.begin(), values.end()), (std::vector<int32_t>{5, 6, 7, 8}));
-  EXPECT_EQ(ElidedFillWordCounter(), 9u);
-  EXPECT_EQ(ElidedFillByteCounter(), 0u);
+  EXPECT_EQ(filler.word_counter(), 9u);
+  EXPECT_EQ(filler.byte_counter(), 0u);
 }
 
 TEST(ElidedFillTest, SixtyFourBitElementsTakeTwoWords) {
-  ResetElidedFillCounters();
+  ElidedFiller filler;
   Literal a = Make(Shape(ElementType::kS64, {2}));
-  FillElidedLikeXla(&a);
+  filler.FillLikeXla(&a);
   auto values = a.data<int64_t>();
   // Little-endian: element 0 is words (0, 1), element 1 is words (2, 3).
   EXPECT_EQ(values[0], int64_t{1} << 32);
@@ -48,43 +48,43 @@ TEST(ElidedFillTest, SixtyFourBitElementsTakeTwoWords) {
 }
 
 TEST(ElidedFillTest, TailBytesUseTheByteCounterAtXlasOffset) {
-  ResetElidedFillCounters();
+  ElidedFiller filler;
   Literal a = Make(Shape(ElementType::kU8, {3}));  // no whole word
-  FillElidedLikeXla(&a);
+  filler.FillLikeXla(&a);
   EXPECT_EQ(Bytes(a), (std::vector<uint8_t>{0, 1, 2}));
 
   // 7 bytes: one word (counter 0 -> bytes 0..3 = 0), then 3 tail bytes from
   // the byte counter (3, 4, 5) written at offsets 7/4 = 1, 2, 3.
   Literal b = Make(Shape(ElementType::kU8, {7}));
-  FillElidedLikeXla(&b);
+  filler.FillLikeXla(&b);
   EXPECT_EQ(Bytes(b), (std::vector<uint8_t>{0, 3, 4, 5, 0, 0, 0}));
-  EXPECT_EQ(ElidedFillWordCounter(), 1u);
-  EXPECT_EQ(ElidedFillByteCounter(), 6u);
+  EXPECT_EQ(filler.word_counter(), 1u);
+  EXPECT_EQ(filler.byte_counter(), 6u);
 }
 
 TEST(ElidedFillTest, PredIsMaskedToZeroOrOne) {
-  ResetElidedFillCounters();
+  ElidedFiller filler;
   Literal a = Make(Shape(ElementType::kPred, {4}));
-  FillElidedLikeXla(&a);  // word 0
+  filler.FillLikeXla(&a);  // word 0
   EXPECT_EQ(Bytes(a), (std::vector<uint8_t>{0, 0, 0, 0}));
   Literal b = Make(Shape(ElementType::kPred, {6}));
   // word 1 -> {1,0,0,0}; tail bytes 0 & 1 = 0, 1 & 1 = 1 at offsets 1 and 2.
-  FillElidedLikeXla(&b);
+  filler.FillLikeXla(&b);
   EXPECT_EQ(Bytes(b), (std::vector<uint8_t>{1, 0, 1, 0, 0, 0}));
   Literal c = Make(Shape(ElementType::kPred, {8}));
   // words 2 and 3: 2 & 0x01010101 = 0, 3 & 0x01010101 = 1.
-  FillElidedLikeXla(&c);
+  filler.FillLikeXla(&c);
   EXPECT_EQ(Bytes(c), (std::vector<uint8_t>{0, 0, 0, 0, 1, 0, 0, 0}));
 }
 
 TEST(ElidedFillTest, NonDefaultLayoutIsFilledInLogicalRowMajorOrder) {
-  ResetElidedFillCounters();
+  ElidedFiller filler;
   Shape shape(ElementType::kS32, {2, 3});
   Layout layout;
   layout.minor_to_major = {0, 1};  // column-major
   shape.set_layout(layout);
   Literal a = Make(shape);
-  FillElidedLikeXla(&a);
+  filler.FillLikeXla(&a);
   // Logical (i, j) holds 3*i + j; physically column-major.
   auto values = a.data<int32_t>();
   EXPECT_EQ(std::vector<int32_t>(values.begin(), values.end()),
@@ -92,40 +92,40 @@ TEST(ElidedFillTest, NonDefaultLayoutIsFilledInLogicalRowMajorOrder) {
 }
 
 TEST(ElidedFillTest, SubByteTypesKeepTheirBits) {
-  ResetElidedFillCounters();
+  ElidedFiller filler;
   Literal skip = Make(Shape(ElementType::kU8, {4}));
-  FillElidedLikeXla(&skip);  // word 0
+  filler.FillLikeXla(&skip);  // word 0
   Literal a = Make(Shape(ElementType::kU4, {4}));
   // word 1 = bytes {1, 0, 0, 0}.
-  FillElidedLikeXla(&a);
+  filler.FillLikeXla(&a);
   EXPECT_EQ(Bytes(a), (std::vector<uint8_t>{1, 0, 0, 0}));
-  for (int i = 0; i < 13; ++i) FillElidedLikeXla(&skip);  // words 2..14
+  for (int i = 0; i < 13; ++i) filler.FillLikeXla(&skip);  // words 2..14
   Literal b = Make(Shape(ElementType::kU4, {4}));
-  FillElidedLikeXla(&b);  // word 15 -> low bits 15
+  filler.FillLikeXla(&b);  // word 15 -> low bits 15
   EXPECT_EQ(Bytes(b)[0], 15);
   Literal c = Make(Shape(ElementType::kU2, {4}));
-  FillElidedLikeXla(&c);  // word 16 -> 16 & 3 = 0
+  filler.FillLikeXla(&c);  // word 16 -> 16 & 3 = 0
   EXPECT_EQ(Bytes(c)[0], 0);
 }
 
 TEST(ElidedFillTest, EmptyArraysAndTuplesConsumeOnlyWhatTheyHold) {
-  ResetElidedFillCounters();
+  ElidedFiller filler;
   Literal empty = Make(Shape(ElementType::kF32, {0, 4}));
-  FillElidedLikeXla(&empty);
-  EXPECT_EQ(ElidedFillWordCounter(), 0u);
+  filler.FillLikeXla(&empty);
+  EXPECT_EQ(filler.word_counter(), 0u);
   std::vector<Literal> elements;
   elements.push_back(Make(Shape(ElementType::kS32, {2})));
   elements.push_back(Make(Shape(ElementType::kS32, {1})));
   Literal tuple = Literal::Tuple(std::move(elements));
-  FillElidedLikeXla(&tuple);
+  filler.FillLikeXla(&tuple);
   EXPECT_EQ(tuple.tuple_elements()[0].data<int32_t>()[1], 1);
   EXPECT_EQ(tuple.tuple_elements()[1].data<int32_t>()[0], 2);
 }
 
 TEST(ElidedFillTest, ZerosFillClearsEverything) {
-  ResetElidedFillCounters();
+  ElidedFiller filler;
   Literal a = Make(Shape(ElementType::kF64, {3}));
-  FillElidedLikeXla(&a);
+  filler.FillLikeXla(&a);
   FillElidedWithZeros(&a);
   EXPECT_EQ(Bytes(a), std::vector<uint8_t>(24, 0));
 }

@@ -45,11 +45,9 @@ Shape WithLayout(Shape shape) {
 
 // Fills every elided constant of `module`; returns how many there were.
 absl::StatusOr<int64_t> FillElidedConstants(HloModule& module, ElidedFill how) {
-  // XLA's counter is process-wide; restarting it per module makes a module's
+  // XLA's counters are process-wide; counters of this module's own make its
   // values those of a fresh XLA process loading the same text.
-  static absl::Mutex mu(absl::kConstInit);
-  absl::MutexLock lock(&mu);
-  if (how == ElidedFill::kXla) ResetElidedFillCounters();
+  ElidedFiller filler;
   int64_t filled = 0;
   for (const auto& computation : module.computations()) {
     for (const auto& instr : computation->instructions()) {
@@ -68,7 +66,7 @@ absl::StatusOr<int64_t> FillElidedConstants(HloModule& module, ElidedFill how) {
           FillElidedWithZeros(&*instr->literal);
           break;
         case ElidedFill::kXla:
-          FillElidedLikeXla(&*instr->literal);
+          filler.FillLikeXla(&*instr->literal);
           break;
       }
       instr->literal->set_elided(false);

@@ -210,6 +210,31 @@ TEST(ExecutorTest, ResultsAreBitwiseIdenticalForAnyThreadCount) {
   EXPECT_EQ(Values<float>(e[3])[999], 0.0f);
 }
 
+// An elided constant's values depend on its module alone: modules compiled
+// on several threads at once each fill their constants from a fresh start of
+// XLA's counters, as a fresh XLA process would.
+TEST(ExecutorTest, ElidedConstantsDependOnTheModuleAlone) {
+  constexpr char kElided[] = R"hlo(
+HloModule elided
+ENTRY main {
+  a = s32[12] constant({...})
+  b = s32[3] constant({...})
+  ROOT t = (s32[12], s32[3]) tuple(a, b)
+})hlo";
+  std::vector<std::thread> threads;
+  std::vector<absl::StatusOr<Literal>> results(8);
+  for (int i = 0; i < 8; ++i) {
+    threads.emplace_back([&, i] { results[i] = RunHlo(kElided, {}, 1); });
+  }
+  for (std::thread& t : threads) t.join();
+  for (const auto& result : results) {
+    ASSERT_TRUE(result.ok()) << result.status();
+    const auto& e = result->tuple_elements();
+    EXPECT_THAT(Values<int32_t>(e[0]), ElementsAre(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11));
+    EXPECT_THAT(Values<int32_t>(e[1]), ElementsAre(12, 13, 14));
+  }
+}
+
 // flush_denormals computes as XLA:CPU does: a subnormal product is written
 // as zero and a subnormal operand read as zero, on the calling thread and on
 // the workers that run independent instructions and chunks of large ones;
