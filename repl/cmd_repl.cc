@@ -73,7 +73,9 @@ int RunScript(repl::Session& session, const cli::Flags& flags) {
 
 int RunInteractive(repl::Session& session) {
   repl::LineEditor editor(repl::LineEditor::DefaultHistoryPath(),
-                          [&](const std::string& prefix) { return session.Completions(prefix); });
+                          [&](const std::string& line, size_t* word_start) {
+                            return session.CompleteLine(line, word_start);
+                          });
   std::printf("hlovm: type HLO (x = f32[2] constant({1, 2})), :help for commands, Ctrl-D to leave\n");
   std::string buffer;
   bool last_interrupted = false;
