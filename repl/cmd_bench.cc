@@ -324,7 +324,7 @@ int Bench(const std::vector<std::string>& args, const cli::Options& options) {
 
 HLOVM_REGISTER_COMMAND(bench, "bench",
                        "hlovm bench [--random] [--iterations=N] [--profile] [--trace=FILE.json] "
-                       "FILE.hlo [INPUT...]",
+                       "[FLAGS] FILE.hlo [INPUT...]",
                        "time a module: parse/verify/compile, runs (min/median/max), memory; "
                        "--profile: per-op times against the roofline",
                        {cli::FlagGroup::kCompile, cli::FlagGroup::kExecute,

@@ -25,6 +25,18 @@ std::string SelfPath() {
   return std::string(buffer, n);
 }
 
+// How one case runs, from the flags; `threads` is the executor threads of
+// each case.
+SingleCaseOptions CaseOptions(const cli::Flags& flags, int threads) {
+  SingleCaseOptions options;
+  options.replicas = flags.replicas;
+  options.threads = threads;
+  options.compare_threads = flags.compare_threads;
+  options.compare_passes = flags.compare_passes;
+  options.flush_denormals = flags.flush_denormals;
+  return options;
+}
+
 int RunChild(const std::vector<std::string>& args, const cli::Flags& flags) {
   if (args.size() != 1) {
     std::fprintf(stderr, "hlovm conformance --conformance_child takes exactly one case file\n");
@@ -33,13 +45,7 @@ int RunChild(const std::vector<std::string>& args, const cli::Flags& flags) {
   CaseInfo info;
   info.path = args[0];
   info.name = args[0];
-  SingleCaseOptions options;
-  options.replicas = flags.replicas;
-  options.threads = flags.threads;
-  options.compare_threads = flags.compare_threads;
-  options.compare_passes = flags.compare_passes;
-  options.flush_denormals = flags.flush_denormals;
-  CaseResult result = RunCaseInProcess(info, options);
+  CaseResult result = RunCaseInProcess(info, CaseOptions(flags, flags.threads));
   const std::string text = SerializeCaseResult(result);
   std::fwrite(text.data(), 1, text.size(), stdout);
   std::fflush(stdout);
@@ -107,22 +113,17 @@ int RunConformance(const std::vector<std::string>& args, const cli::Options& fla
   // share the cores instead of oversubscribing them.
   int threads = flags.threads;
   if (threads <= 0 && jobs > 1) threads = 1;
-  options.child_command = {self, "conformance", "--conformance_child",
+  options.child_command = {self,
+                           "conformance",
+                           "--conformance_child",
                            absl::StrCat("--replicas=", flags.replicas),
                            absl::StrCat("--threads=", threads),
-                           absl::StrCat("--compare_threads=", flags.compare_threads)};
-  options.child_command.push_back(
-      absl::StrCat("--compare_passes=", flags.compare_passes));
-  options.child_command.push_back(
-      absl::StrCat("--flush_denormals=", flags.flush_denormals));
+                           absl::StrCat("--compare_threads=", flags.compare_threads),
+                           absl::StrCat("--compare_passes=", flags.compare_passes),
+                           absl::StrCat("--flush_denormals=", flags.flush_denormals)};
   // By default each case runs in a fork of this process (no exec: about
   // 40 ms less per case); --exec_children runs the binary anew instead.
-  SingleCaseOptions single;
-  single.replicas = flags.replicas;
-  single.threads = threads;
-  single.compare_threads = flags.compare_threads;
-  single.compare_passes = flags.compare_passes;
-  single.flush_denormals = flags.flush_denormals;
+  const SingleCaseOptions single = CaseOptions(flags, threads);
   if (!flags.exec_children) {
     options.fork_function = [single](const CaseInfo& info) { return RunCaseInProcess(info, single); };
   }
