@@ -164,7 +164,7 @@ expect_error "bad flag value" "--threads: 'many' is not an integer"
 mkdir -p "$tmp/cwd"
 expect "bench --json without a file" 2 bash -c \
   "cd '$tmp/cwd' && exec '$hlovm' bench --json --iterations=3 '$PWD/examples/scan_loop.hlo' --random"
-expect_error "bench --json without a file" "hlovm bench: --json takes a FILE only as --json=FILE"
+expect_error "bench --json without a file" "hlovm bench: --json takes its FILE only as --json=FILE"
 [ -e "$tmp/cwd/--iterations=3" ] && { echo "FAIL: bench wrote a file named --iterations=3"; failures=$((failures + 1)); }
 [ -z "$(ls -A "$tmp/cwd")" ] || { echo "FAIL: bench --json left files: $(ls -A "$tmp/cwd")"; failures=$((failures + 1)); }
 expect "run --output without a directory" 2 "$hlovm" run --output "$tmp/cwd" examples/newton_loop.hlo '{1, 2, 3, 4}'

@@ -226,7 +226,7 @@ absl::StatusOr<ParsedArgs> ParseArgs(absl::Span<const std::string> args, const F
       }
     } else if (!value.has_value()) {
       if (info->type == FlagType::kPath) {
-        return usage_error(absl::StrCat(flag, " takes a ", Sv(info->value), " only as ", flag, "=",
+        return usage_error(absl::StrCat(flag, " takes its ", Sv(info->value), " only as ", flag, "=",
                                         Sv(info->value)));
       }
       if (i + 1 >= args.size()) return usage_error(absl::StrCat(flag, " needs a value"));

@@ -113,7 +113,7 @@ TEST(ParseArgsTest, AFlagTheCommandDoesNotTakeIsAnError) {
 TEST(ParseArgsTest, AFileFlagTakesItsFileOnlyAfterAnEqualsSign) {
   absl::Status status = Parse({"--json", "--iterations=3", "x.hlo"}, kBenchLike, "bench").status();
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(status.message(), HasSubstr("hlovm bench: --json takes a FILE only as --json=FILE"));
+  EXPECT_THAT(status.message(), HasSubstr("hlovm bench: --json takes its FILE only as --json=FILE"));
   EXPECT_THAT(Parse({"--json", "out.json"}, kBenchLike, "bench").status().message(),
               HasSubstr("--json=FILE"));
   auto parsed = Parse({"--json=out.json", "--iterations", "3", "x.hlo"}, kBenchLike, "bench");
