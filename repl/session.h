@@ -1,7 +1,7 @@
 // The REPL's session: bound values, computations the user defined or loaded,
 // the `:` commands and the debugger. The terminal side (line editing,
-// prompts, Ctrl-C) lives in repl_main.cc; a Session only reads complete
-// inputs and writes its answers to a FILE.
+// prompts, Ctrl-C) lives in cmd_repl.cc and line_editor.cc; a Session only
+// reads complete inputs and writes its answers to a FILE.
 //
 //   x = f32[2,3] constant({{1,2,3},{4,5,6}})   binds x and prints it
 //   exponential(x)                             prints without binding (as _)
