@@ -143,6 +143,61 @@ expect_output "help" "hlovm run"
 expect_output "help" "hlovm conformance"
 expect "command help" 0 "$hlovm" run --help
 expect_output "command help" "Usage: hlovm run"
+# Each command takes only its own flags: another one is a usage error (exit 2)
+# that names the command and the flag, and `COMMAND --help` lists them.
+expect "check --replicas" 2 "$hlovm" check --replicas=4 examples/newton_loop.hlo
+expect_error "check --replicas" "hlovm check: unknown flag --replicas (hlovm check takes: --split_input_file)"
+expect "fmt --threads" 2 "$hlovm" fmt --threads=2 examples/newton_loop.hlo
+expect_error "fmt --threads" "hlovm fmt: unknown flag --threads"
+expect "dis --random" 2 "$hlovm" dis --random examples/newton_loop.hlo
+expect_error "dis --random" "hlovm dis: unknown flag --random"
+expect "conformance --partitions" 2 "$hlovm" conformance --partitions=2 conformance/cases
+expect_error "conformance --partitions" "hlovm conformance: unknown flag --partitions"
+expect "REPL --passes" 2 bash -c "echo 'x = f32[2] constant({1, 2})' | '$hlovm' --passes=none"
+expect_error "REPL --passes" "hlovm repl: unknown flag --passes"
+expect "no such flag" 2 "$hlovm" run --frobnicate examples/newton_loop.hlo '{1, 2, 3, 4}'
+expect_error "no such flag" "hlovm run: unknown flag --frobnicate"
+expect "bad flag value" 2 "$hlovm" run --threads=many examples/newton_loop.hlo '{1, 2, 3, 4}'
+expect_error "bad flag value" "--threads: 'many' is not an integer"
+# A flag that takes a file takes it only as --flag=FILE: `--json --iterations=3`
+# is a usage error, and no file named `--iterations=3` appears.
+mkdir -p "$tmp/cwd"
+expect "bench --json without a file" 2 bash -c \
+  "cd '$tmp/cwd' && exec '$hlovm' bench --json --iterations=3 '$PWD/examples/scan_loop.hlo' --random"
+expect_error "bench --json without a file" "hlovm bench: --json takes its FILE only as --json=FILE"
+[ -e "$tmp/cwd/--iterations=3" ] && { echo "FAIL: bench wrote a file named --iterations=3"; failures=$((failures + 1)); }
+[ -z "$(ls -A "$tmp/cwd")" ] || { echo "FAIL: bench --json left files: $(ls -A "$tmp/cwd")"; failures=$((failures + 1)); }
+expect "run --output without a directory" 2 "$hlovm" run --output "$tmp/cwd" examples/newton_loop.hlo '{1, 2, 3, 4}'
+expect "bench --json=FILE" 0 "$hlovm" bench --json="$tmp/bench.json" --iterations 2 --warmup=0 \
+  examples/scan_loop.hlo --random
+grep -q '"iterations": 2' "$tmp/bench.json" || { echo "FAIL: bench --json=FILE"; failures=$((failures + 1)); }
+# The flags of run still work for run, in every spelling: --flag=value,
+# --flag value, dashes for underscores, --noflag, before the command.
+expect "run flags" 0 "$hlovm" run --threads 2 --passes=none --no-fusion --nodump_after_passes \
+  --fft-plan=estimate --elided=zeros examples/scan_loop.hlo 'f32[8] {1, 2, 3, 4, 5, 6, 7, 8}'
+expect_output "run flags" "{1, 3, 6, 10, 15, 21, 28, 36}"
+expect "flags before the command" 0 "$hlovm" --threads 1 run --flush_denormals=false \
+  examples/scan_loop.hlo 'f32[8] {1, 2, 3, 4, 5, 6, 7, 8}'
+expect_output "flags before the command" "{1, 3, 6, 10, 15, 21, 28, 36}"
+expect "dis flags" 0 "$hlovm" dis --passes=none --no_fusion --dump-after-passes examples/scan_loop.hlo
+expect "bad --passes" 2 "$hlovm" opt --passes=nonsense examples/scan_loop.hlo
+expect_error "bad --passes" "hlovm opt: unknown pass 'nonsense'"
+# Per-command help lists that command's flags and no others.
+expect "run help flags" 0 "$hlovm" run --help
+expect_output "run help flags" "--replicas=N"
+expect_output "run help flags" "--output=DIR"
+expect_output "run help flags" "--passes=none|default|LIST"
+expect "check help" 0 "$hlovm" check --help
+expect_output "check help" "Usage: hlovm check"
+expect_output "check help" "--split_input_file"
+grep -qF -- "--replicas" "$tmp/out" && { echo "FAIL: check --help lists --replicas"; failures=$((failures + 1)); }
+expect "bench help" 0 "$hlovm" bench --help
+expect_output "bench help" "--json=FILE"
+expect_output "bench help" "--iterations=N"
+expect "repl help" 0 "$hlovm" repl --help
+expect_output "repl help" "--echo"
+expect "helpfull" 0 "$hlovm" --helpfull
+expect_output "helpfull" "--memory_limit_mb=MIB"
 # No command is the REPL; with stdin not a terminal it reads a script.
 expect "no command: the REPL" 0 bash -c "echo 'x = f32[2] constant({1, 2})' | '$hlovm'"
 expect_output "no command: the REPL" "x = f32[2] {1, 2}"

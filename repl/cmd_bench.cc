@@ -15,43 +15,19 @@
 #include <thread>
 #include <vector>
 
-#include "absl/flags/declare.h"
-#include "absl/flags/flag.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "frontend/parser.h"
 #include "frontend/verifier.h"
-#include "ops/fft/fft.h"
-#include "passes/pipeline.h"
 #include "repl/command.h"
 #include "repl/inputs.h"
+#include "repl/options.h"
 #include "repl/source_file.h"
 #include "vm/api.h"
 #include "vm/check_failure.h"
 #include "vm/profiler.h"
 #include "vm/roofline.h"
-
-ABSL_DECLARE_FLAG(bool, random);
-ABSL_DECLARE_FLAG(uint64_t, seed);
-ABSL_DECLARE_FLAG(int, threads);
-ABSL_DECLARE_FLAG(bool, flush_denormals);
-ABSL_DECLARE_FLAG(std::string, fft_plan);
-ABSL_DECLARE_FLAG(std::string, passes);
-ABSL_DECLARE_FLAG(bool, no_fusion);
-ABSL_DECLARE_FLAG(std::string, json);  // bench: the figures (and the profile's rows) as JSON
-
-ABSL_FLAG(int, iterations, 10, "bench: timed runs");
-ABSL_FLAG(int, warmup, 1, "bench: untimed runs before the timed ones");
-ABSL_FLAG(bool, profile, false, "bench: per-opcode and per-instruction time tables");
-ABSL_FLAG(std::string, trace, "", "bench: write a Chrome trace-event JSON of one run to this file");
-ABSL_FLAG(int, top, 20, "bench: rows of each --profile table");
-ABSL_FLAG(std::string, by, "instruction",
-          "bench: the second --profile table groups by instruction or op_name (metadata prefix)");
-ABSL_FLAG(int, op_name_depth, 3, "bench: path components of op_name kept by --by=op_name");
-ABSL_FLAG(double, peak_gflops, 0, "bench: the roofline's peak GFLOP/s (0: measured and cached)");
-ABSL_FLAG(double, peak_gbps, 0, "bench: the roofline's memory GB/s (0: measured and cached)");
-
 
 namespace hlovm {
 namespace {
@@ -141,25 +117,23 @@ std::string JsonRows(const std::vector<ProfileRow>& rows, int64_t total_ns, cons
   return out;
 }
 
-int Bench(const std::vector<std::string>& args) {
+int Bench(const std::vector<std::string>& args, const cli::Options& options) {
+  const cli::Flags& flags = options.flags;
   if (args.empty()) {
     std::fprintf(stderr,
                  "usage: hlovm bench [--random[=SEED]] [--iterations=N] [--warmup=N] [--profile] "
-                 "[--trace=FILE.json] FILE.hlo [INPUT...]\n");
+                 "[--trace=FILE.json] [FLAGS] FILE.hlo [INPUT...]\n");
     return kExitBadInput;
   }
   const std::string& file = args[0];
-  const int iterations = absl::GetFlag(FLAGS_iterations);
-  const int warmup = absl::GetFlag(FLAGS_warmup);
-  const std::string by = absl::GetFlag(FLAGS_by);
+  const int iterations = flags.iterations;
+  const int warmup = flags.warmup;
+  const std::string by = flags.by;
   if (iterations < 1 || warmup < 0 || (by != "instruction" && by != "op_name")) {
     std::fprintf(stderr, "hlovm: --iterations must be at least 1, --warmup at least 0, and --by "
                          "instruction or op_name\n");
     return kExitBadInput;
   }
-  auto fft_plan = ParseFftPlanMode(absl::GetFlag(FLAGS_fft_plan));
-  if (!fft_plan.ok()) return Fail(fft_plan.status(), false);
-  SetFftPlanMode(*fft_plan);
   // What the process holds before the module (code, libraries, thread
   // pools): the peak RSS above it is what this module costs.
   const int64_t start_rss = CurrentRssBytes();
@@ -175,14 +149,9 @@ int Bench(const std::vector<std::string>& args) {
   const Clock::time_point t1 = Clock::now();
   if (absl::Status s = VerifyModule(**module); !s.ok()) return Fail(s, false);
   const Clock::time_point t2 = Clock::now();
-  CompileOptions compile_options;
+  CompileOptions compile_options = options.compile;
   compile_options.file_name = file;
   compile_options.verify = false;  // just done
-  compile_options.passes = absl::GetFlag(FLAGS_passes);
-  compile_options.fusion = !absl::GetFlag(FLAGS_no_fusion);
-  if (absl::Status s = passes::ValidatePassSpec(compile_options.passes); !s.ok()) {
-    return Fail(s, false);
-  }
   auto executable = Executable::FromModule(std::move(*module), compile_options);
   if (!executable.ok()) return Fail(executable.status(), false);
   const Clock::time_point t3 = Clock::now();
@@ -190,7 +159,7 @@ int Bench(const std::vector<std::string>& args) {
 
   auto arguments = MakeArguments(exe.parameter_shapes(),
                                  std::vector<std::string>(args.begin() + 1, args.end()),
-                                 absl::GetFlag(FLAGS_random), absl::GetFlag(FLAGS_seed), file);
+                                 flags.random, flags.seed, file);
   if (!arguments.ok()) return Fail(arguments.status(), false);
   std::vector<const Literal*> argument_ptrs;
   for (const Literal& a : *arguments) argument_ptrs.push_back(&a);
@@ -201,23 +170,19 @@ int Bench(const std::vector<std::string>& args) {
                             std::max<int64_t>(1, exe.module().num_partitions);
   auto run_once = [&](Profiler* profiler) -> absl::Status {
     if (instances == 1) {
-      ExecuteOptions options;
-      options.threads = absl::GetFlag(FLAGS_threads);
-      options.flush_denormals = absl::GetFlag(FLAGS_flush_denormals);
-      options.profiler = profiler;
+      ExecuteOptions execute = options.execute;
+      execute.profiler = profiler;
       // Parameters the module returns unchanged are handed to the result
       // and back, as a caller that donates its weights would run it.
-      auto result = exe.ExecuteDonated(absl::MakeSpan(*arguments), options);
+      auto result = exe.ExecuteDonated(absl::MakeSpan(*arguments), execute);
       if (!result.ok()) return result.status();
       exe.ReturnDonated(*result, absl::MakeSpan(*arguments));
       return absl::OkStatus();
     }
-    ReplicatedOptions options;
-    options.threads = absl::GetFlag(FLAGS_threads);
-    options.flush_denormals = absl::GetFlag(FLAGS_flush_denormals);
-    options.profiler = profiler;
+    ReplicatedOptions replicated = options.replicated;
+    replicated.profiler = profiler;
     for (const absl::StatusOr<Literal>& r :
-         ExecuteReplicated(exe, absl::MakeConstSpan(&argument_ptrs, 1), options)) {
+         ExecuteReplicated(exe, absl::MakeConstSpan(&argument_ptrs, 1), replicated)) {
       if (!r.ok()) return r.status();
     }
     return absl::OkStatus();
@@ -276,7 +241,7 @@ int Bench(const std::vector<std::string>& args) {
       sorted.back(), iterations, memory.entry_arena_bytes, memory.nested_arena_bytes, memory.result_bytes,
       memory.constant_bytes, memory.value_bytes, memory.live_set_bytes, memory.parameter_bytes,
       peak_rss, start_rss);
-  const std::string json_path = absl::GetFlag(FLAGS_json);
+  const std::string json_path = flags.json;
   auto write_json = [&]() {
     if (json_path.empty()) return kExitOk;
     std::ofstream out(json_path, std::ios::trunc);
@@ -288,8 +253,8 @@ int Bench(const std::vector<std::string>& args) {
     return kExitOk;
   };
 
-  const std::string trace = absl::GetFlag(FLAGS_trace);
-  if (!absl::GetFlag(FLAGS_profile) && trace.empty()) return write_json();
+  const std::string trace = flags.trace;
+  if (!flags.profile && trace.empty()) return write_json();
 
   // One more run, profiled.
   Profiler profiler;
@@ -307,12 +272,12 @@ int Bench(const std::vector<std::string>& args) {
     }
     std::printf("  trace     %s (%zu events)\n", trace.c_str(), events.size());
   }
-  if (!absl::GetFlag(FLAGS_profile)) return write_json();
+  if (!flags.profile) return write_json();
 
-  Roofline roofline{absl::GetFlag(FLAGS_peak_gflops), absl::GetFlag(FLAGS_peak_gbps)};
+  Roofline roofline{flags.peak_gflops, flags.peak_gbps};
   std::string roofline_source = "given";
   if (roofline.peak_gflops <= 0 || roofline.peak_gbps <= 0) {
-    int threads = absl::GetFlag(FLAGS_threads);
+    int threads = flags.threads;
     if (threads <= 0) threads = static_cast<int>(std::thread::hardware_concurrency());
     const Roofline measured = CachedRoofline(threads, &roofline_source);
     if (roofline.peak_gflops <= 0) roofline.peak_gflops = measured.peak_gflops;
@@ -325,13 +290,13 @@ int Bench(const std::vector<std::string>& args) {
               Duration(profiled_ms).c_str(), events.size(), static_cast<long long>(overhead_ns),
               Duration(static_cast<double>(total_ns) * 1e-6).c_str(),
               roofline.peak_gflops, roofline.peak_gbps, roofline_source.c_str());
-  const int top = std::max(1, absl::GetFlag(FLAGS_top));
+  const int top = std::max(1, flags.top);
   const std::vector<ProfileRow> by_opcode =
       AggregateProfile(events, ProfileGrouping::kOpcode, 0, overhead_ns);
   PrintTable("by opcode", by_opcode, total_ns, roofline, top, false);
   const std::vector<ProfileRow> second =
       by == "op_name" ? AggregateProfile(events, ProfileGrouping::kOpName,
-                                         absl::GetFlag(FLAGS_op_name_depth), overhead_ns)
+                                         flags.op_name_depth, overhead_ns)
                       : AggregateProfile(events, ProfileGrouping::kInstruction, 0, overhead_ns);
   PrintTable(by == "op_name" ? "by op_name" : "by instruction", second, total_ns, roofline, top,
              by != "op_name");
@@ -359,9 +324,15 @@ int Bench(const std::vector<std::string>& args) {
 
 HLOVM_REGISTER_COMMAND(bench, "bench",
                        "hlovm bench [--random] [--iterations=N] [--profile] [--trace=FILE.json] "
-                       "FILE.hlo [INPUT...]",
+                       "[FLAGS] FILE.hlo [INPUT...]",
                        "time a module: parse/verify/compile, runs (min/median/max), memory; "
                        "--profile: per-op times against the roofline",
+                       {cli::FlagGroup::kCompile, cli::FlagGroup::kExecute,
+                        cli::FlagGroup::kInstances, cli::FlagGroup::kInputs,
+                        cli::FlagId::kIterations, cli::FlagId::kWarmup, cli::FlagId::kProfile,
+                        cli::FlagId::kTrace, cli::FlagId::kTop, cli::FlagId::kBy,
+                        cli::FlagId::kOpNameDepth, cli::FlagId::kPeakGflops,
+                        cli::FlagId::kPeakGbps, cli::FlagId::kJson},
                        Bench);
 
 }  // namespace hlovm

@@ -8,15 +8,10 @@
 #include <string_view>
 #include <vector>
 
-#include "absl/flags/declare.h"
-#include "absl/flags/flag.h"
 #include "frontend/parser.h"
 #include "frontend/verifier.h"
 #include "repl/command.h"
 #include "repl/source_file.h"
-
-// Defined with `hlovm fmt`, which shares it.
-ABSL_DECLARE_FLAG(bool, split_input_file);
 
 namespace hlovm {
 namespace {
@@ -39,12 +34,12 @@ bool CheckText(std::string_view text, const std::string& path, int first_line) {
   return true;
 }
 
-int RunCheck(const std::vector<std::string>& args) {
+int RunCheck(const std::vector<std::string>& args, const cli::Options& options) {
   if (args.empty()) {
     std::fprintf(stderr, "usage: hlovm check [--split_input_file] FILE...\n");
     return kExitBadInput;
   }
-  const bool split = absl::GetFlag(FLAGS_split_input_file);
+  const bool split = options.flags.split_input_file;
   bool unreadable = false, invalid = false;
   for (const std::string& path : args) {
     absl::StatusOr<std::string> read = ReadSourceFile(path);
@@ -81,6 +76,6 @@ int RunCheck(const std::vector<std::string>& args) {
 
 HLOVM_REGISTER_COMMAND(check, "check", "hlovm check [--split_input_file] FILE...",
                        "parse and verify modules; report every error with its location",
-                       &RunCheck);
+                       {cli::FlagId::kSplitInputFile}, &RunCheck);
 
 }  // namespace hlovm

@@ -6,22 +6,15 @@
 #include <string>
 #include <vector>
 
-#include "absl/flags/declare.h"
-#include "absl/flags/flag.h"
 #include "frontend/printer.h"
-#include "passes/pipeline.h"
 #include "repl/command.h"
 #include "repl/source_file.h"
 #include "vm/api.h"
 
-ABSL_DECLARE_FLAG(std::string, passes);
-ABSL_DECLARE_FLAG(bool, no_fusion);
-ABSL_DECLARE_FLAG(bool, dump_after_passes);
-
 namespace hlovm {
 namespace {
 
-int RunDis(const std::vector<std::string>& args) {
+int RunDis(const std::vector<std::string>& args, const cli::Options& flag_options) {
   if (args.size() != 1) {
     std::fprintf(stderr, "usage: hlovm dis FILE.hlo\n");
     return kExitBadInput;
@@ -31,22 +24,16 @@ int RunDis(const std::vector<std::string>& args) {
     std::fprintf(stderr, "hlovm dis: %s\n", std::string(text.status().message()).c_str());
     return kExitBadInput;
   }
-  CompileOptions options;
+  CompileOptions options = flag_options.compile;  // --passes, --no_fusion
   options.file_name = args[0];
   options.elided = ElidedFill::kZeros;  // values do not matter for the listing
-  options.passes = absl::GetFlag(FLAGS_passes);
-  options.fusion = !absl::GetFlag(FLAGS_no_fusion);
-  if (absl::Status s = passes::ValidatePassSpec(options.passes); !s.ok()) {
-    std::fprintf(stderr, "hlovm dis: %s\n", std::string(s.message()).c_str());
-    return kExitBadInput;
-  }
   auto exe = Executable::FromText(*text, options);
   if (!exe.ok()) {
     std::fprintf(stderr, "hlovm: %s\n", std::string(exe.status().message()).c_str());
     return ExitCodeForStatus(exe.status()) == 1 ? kExitFailed : kExitBadInput;
   }
   std::string listing = (*exe)->PassReport();
-  if (absl::GetFlag(FLAGS_dump_after_passes)) {
+  if (flag_options.flags.dump_after_passes) {
     listing += PrintModule((*exe)->module(), PrintOptions::Default());
   }
   listing += (*exe)->Disassemble();
@@ -55,7 +42,9 @@ int RunDis(const std::vector<std::string>& args) {
 }
 
 HLOVM_REGISTER_COMMAND(dis, "dis", "hlovm dis [--passes=none|default|LIST] [--dump-after-passes] FILE.hlo",
-                       "print the compiled bytecode: registers, shapes, kernels, buffers", &RunDis);
+                       "print the compiled bytecode: registers, shapes, kernels, buffers",
+                       {cli::FlagId::kPasses, cli::FlagId::kNoFusion, cli::FlagId::kDumpAfterPasses},
+                       &RunDis);
 
 }  // namespace
 }  // namespace hlovm

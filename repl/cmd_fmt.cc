@@ -10,15 +10,10 @@
 #include <string_view>
 #include <vector>
 
-#include "absl/flags/flag.h"
 #include "frontend/parser.h"
 #include "frontend/printer.h"
 #include "repl/command.h"
 #include "repl/source_file.h"
-
-ABSL_FLAG(bool, i, false, "fmt: rewrite the files in place instead of printing them");
-ABSL_FLAG(bool, split_input_file, false,
-          "check, fmt: treat each part of a file between `// -----` lines as its own module");
 
 namespace hlovm {
 namespace {
@@ -60,13 +55,13 @@ bool FormatText(std::string_view text, const std::string& path, int first_line, 
   return true;
 }
 
-int RunFmt(const std::vector<std::string>& args) {
+int RunFmt(const std::vector<std::string>& args, const cli::Options& options) {
   if (args.empty()) {
     std::fprintf(stderr, "usage: hlovm fmt [-i] [--split-input-file] FILE...\n");
     return kExitBadInput;
   }
-  const bool in_place = absl::GetFlag(FLAGS_i);
-  const bool split = absl::GetFlag(FLAGS_split_input_file);
+  const bool in_place = options.flags.i;
+  const bool split = options.flags.split_input_file;
   bool unreadable = false, invalid = false;
   for (const std::string& path : args) {
     absl::StatusOr<std::string> read = ReadSourceFile(path);
@@ -115,6 +110,7 @@ int RunFmt(const std::vector<std::string>& args) {
 }  // namespace
 
 HLOVM_REGISTER_COMMAND(fmt, "fmt", "hlovm fmt [-i] [--split-input-file] FILE...",
-                       "print each module in canonical HLO text (-i rewrites the files)", RunFmt);
+                       "print each module in canonical HLO text (-i rewrites the files)",
+                       {cli::FlagId::kInPlace, cli::FlagId::kSplitInputFile}, RunFmt);
 
 }  // namespace hlovm

@@ -12,17 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "absl/flags/declare.h"
-#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "repl/command.h"
 #include "repl/line_editor.h"
+#include "repl/options.h"
 #include "repl/session.h"
-
-ABSL_DECLARE_FLAG(bool, fail_fast);
-ABSL_DECLARE_FLAG(int, threads);
-ABSL_FLAG(bool, echo, false,
-          "repl: in a script, print each input after a prompt, as a terminal would show it");
 
 namespace hlovm {
 namespace {
@@ -47,9 +41,9 @@ void InstallInterruptHandler(repl::Session& session) {
   sigaction(SIGINT, &action, nullptr);
 }
 
-int RunScript(repl::Session& session) {
-  const bool fail_fast = absl::GetFlag(FLAGS_fail_fast);
-  const bool echo = absl::GetFlag(FLAGS_echo);
+int RunScript(repl::Session& session, const cli::Flags& flags) {
+  const bool fail_fast = flags.fail_fast;
+  const bool echo = flags.echo;
   int failures = 0;
   std::string buffer;
   std::string line;
@@ -79,7 +73,9 @@ int RunScript(repl::Session& session) {
 
 int RunInteractive(repl::Session& session) {
   repl::LineEditor editor(repl::LineEditor::DefaultHistoryPath(),
-                          [&](const std::string& prefix) { return session.Completions(prefix); });
+                          [&](const std::string& line, size_t* word_start) {
+                            return session.CompleteLine(line, word_start);
+                          });
   std::printf("hlovm: type HLO (x = f32[2] constant({1, 2})), :help for commands, Ctrl-D to leave\n");
   std::string buffer;
   bool last_interrupted = false;
@@ -122,14 +118,15 @@ int RunInteractive(repl::Session& session) {
   return kExitOk;
 }
 
-int Repl(const std::vector<std::string>& args) {
+int Repl(const std::vector<std::string>& args, const cli::Options& options) {
+  const cli::Flags& flags = options.flags;
   repl::Session session(stdout);
   InstallInterruptHandler(session);
-  if (absl::GetFlag(FLAGS_threads) > 0) session.Handle(absl::StrCat(":threads ", absl::GetFlag(FLAGS_threads)));
+  if (flags.threads > 0) session.Handle(absl::StrCat(":threads ", flags.threads));
   for (const std::string& file : args) {
     if (!session.Handle(":load " + file)) return kExitBadInput;
   }
-  if (!isatty(STDIN_FILENO)) return RunScript(session);
+  if (!isatty(STDIN_FILENO)) return RunScript(session, flags);
   const char* term = std::getenv("TERM");
   session.set_color(isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr &&
                     !(term != nullptr && std::string(term) == "dumb"));
@@ -141,6 +138,6 @@ int Repl(const std::vector<std::string>& args) {
 HLOVM_REGISTER_COMMAND(repl, "repl", "hlovm repl [--fail-fast] [--echo] [FILE.hlo...]",
                        "the interactive HLO shell (also `hlovm` alone); reads a script when stdin is "
                        "not a terminal",
-                       Repl);
+                       {cli::FlagId::kFailFast, cli::FlagId::kEcho, cli::FlagId::kThreads}, Repl);
 
 }  // namespace hlovm

@@ -12,10 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "absl/flags/declare.h"
-#include "absl/flags/flag.h"
 #include "frontend/printer.h"
-#include "passes/pipeline.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -25,43 +22,12 @@
 #include "core/npy.h"
 #include "core/shape.h"
 #include "core/status_macros.h"
-#include "ops/fft/fft.h"
 #include "repl/command.h"
 #include "repl/inputs.h"
+#include "repl/options.h"
 #include "repl/source_file.h"
 #include "vm/api.h"
 #include "vm/check_failure.h"
-
-ABSL_FLAG(bool, random, false,
-          "run: fill every entry parameter with deterministic random values; --random=SEED "
-          "is --random --seed=SEED");
-ABSL_FLAG(uint64_t, seed, 0, "run: seed of --random");
-ABSL_FLAG(std::string, elided, "xla",
-          "run: how to fill elided constant({...}) literals: xla (XLA's parser's counter "
-          "pattern), zeros, or error");
-ABSL_FLAG(int, threads, 0, "executor threads (0: all cores)");
-ABSL_FLAG(bool, flush_denormals, false,
-          "run, bench, conformance: compute as XLA's CPU backend does, reading subnormal "
-          "operands and writing subnormal results as zero");
-ABSL_FLAG(std::string, fft_plan, "estimate",
-          "run: how FFT plans are made: estimate (instant) or measure (FFTW measures the "
-          "fastest algorithm once; the result is kept in ~/.cache/hlovm/ or $XDG_CACHE_HOME/hlovm/)");
-// --replicas is defined with the conformance command (one flag for both).
-ABSL_DECLARE_FLAG(int64_t, replicas);
-ABSL_FLAG(int64_t, partitions, 0, "run: partition count (0: the module's num_partitions)");
-ABSL_FLAG(bool, per_replica, false,
-          "run: inputs are given per instance (instance 0's, then instance 1's, ...)");
-ABSL_FLAG(double, collective_timeout, 10, "run: seconds a collective waits for late peers");
-ABSL_FLAG(std::string, infeed, "",
-          "run: values the infeed instructions read, in order: .npy files or HLO literals, "
-          "separated by ';' (or by ',' between .npy files); every instance gets the same queue");
-ABSL_FLAG(std::string, output, "",
-          "run: write the results as .npy files into this directory instead of printing them "
-          "(one set per instance, replicaR_... , for replicated modules)");
-
-ABSL_DECLARE_FLAG(std::string, passes);
-ABSL_DECLARE_FLAG(bool, no_fusion);
-ABSL_DECLARE_FLAG(bool, dump_after_passes);
 
 namespace hlovm {
 namespace {
@@ -109,9 +75,8 @@ absl::Status WriteResults(const Literal& result, const std::string& dir, const s
 }
 
 // The --infeed values.
-absl::StatusOr<std::vector<Literal>> ReadInfeed() {
+absl::StatusOr<std::vector<Literal>> ReadInfeed(const std::string& flag) {
   std::vector<Literal> values;
-  const std::string flag = absl::GetFlag(FLAGS_infeed);
   if (flag.empty()) return values;
   std::vector<std::string> args = absl::StrSplit(flag, ';');
   if (args.size() == 1) {
@@ -171,18 +136,15 @@ std::string InstanceName(int64_t id, int64_t partitions) {
 // Runs every instance on the collective bus; prints one line per instance,
 // or one line for all when their results are bitwise identical.
 int RunInstances(const Executable& exe, const std::vector<Literal>& arguments, int64_t sets,
-                 int64_t replicas, int64_t partitions) {
+                 int64_t replicas, int64_t partitions, const cli::Options& run_options) {
   const int64_t instances = replicas * partitions;
   const size_t per_set = arguments.size() / sets;
   std::vector<std::vector<const Literal*>> argument_sets(sets);
   for (int64_t s = 0; s < sets; ++s) {
     for (size_t i = 0; i < per_set; ++i) argument_sets[s].push_back(&arguments[s * per_set + i]);
   }
-  ReplicatedOptions options;
-  options.threads = absl::GetFlag(FLAGS_threads);
-  options.flush_denormals = absl::GetFlag(FLAGS_flush_denormals);
-  options.collective_timeout_seconds = absl::GetFlag(FLAGS_collective_timeout);
-  auto infeed = ReadInfeed();
+  ReplicatedOptions options = run_options.replicated;
+  auto infeed = ReadInfeed(run_options.flags.infeed);
   if (!infeed.ok()) {
     PrintError(infeed.status());
     return kExitBadInput;
@@ -212,7 +174,7 @@ int RunInstances(const Executable& exe, const std::vector<Literal>& arguments, i
     code = std::max(code, ExitCodeFor(status, /*during_execution=*/true));
   }
   if (any_failed) return code == kExitOk ? static_cast<int>(kExitFailed) : code;
-  if (const std::string output = absl::GetFlag(FLAGS_output); !output.empty()) {
+  if (const std::string& output = run_options.flags.output; !output.empty()) {
     // One set of files per instance: replica0_result.npy, or
     // replica0_partition1_result.npy with partitions.
     std::vector<std::pair<std::string, const Literal*>> files;
@@ -240,10 +202,11 @@ int RunInstances(const Executable& exe, const std::vector<Literal>& arguments, i
   return kExitOk;
 }
 
-int Run(const std::vector<std::string>& args) {
+int Run(const std::vector<std::string>& args, const cli::Options& options) {
+  const cli::Flags& flags = options.flags;
   if (args.empty()) {
-    std::fprintf(stderr, "usage: hlovm run [--random] [--seed=N] [--elided=xla|zeros|error] [--passes=none|default|LIST] "
-                         "[--threads=N] [--output=DIR] FILE.hlo [INPUT...]\n");
+    std::fprintf(stderr, "usage: hlovm run [FLAGS] FILE.hlo [INPUT...] (`hlovm run --help` lists "
+                         "the flags)\n");
     return kExitBadInput;
   }
   const std::string& file = args[0];
@@ -253,40 +216,15 @@ int Run(const std::vector<std::string>& args) {
     return kExitBadInput;
   }
 
-  CompileOptions compile_options;
+  CompileOptions compile_options = options.compile;
   compile_options.file_name = file;
-  const std::string elided = absl::GetFlag(FLAGS_elided);
-  if (elided == "xla") {
-    compile_options.elided = ElidedFill::kXla;
-  } else if (elided == "zeros") {
-    compile_options.elided = ElidedFill::kZeros;
-  } else if (elided == "error") {
-    compile_options.elided = ElidedFill::kError;
-  } else {
-    std::fprintf(stderr, "hlovm: --elided must be xla, zeros or error, not '%s'\n", elided.c_str());
-    return kExitBadInput;
-  }
-  auto fft_plan = ParseFftPlanMode(absl::GetFlag(FLAGS_fft_plan));
-  if (!fft_plan.ok()) {
-    std::fprintf(stderr, "hlovm: %s\n", std::string(fft_plan.status().message()).c_str());
-    return kExitBadInput;
-  }
-  SetFftPlanMode(*fft_plan);
-  compile_options.replica_count = absl::GetFlag(FLAGS_replicas);
-  compile_options.num_partitions = absl::GetFlag(FLAGS_partitions);
-  compile_options.passes = absl::GetFlag(FLAGS_passes);
-  compile_options.fusion = !absl::GetFlag(FLAGS_no_fusion);
-  if (absl::Status s = passes::ValidatePassSpec(compile_options.passes); !s.ok()) {
-    PrintError(s);
-    return kExitBadInput;
-  }
   auto executable = Executable::FromText(*text, compile_options);
   if (!executable.ok()) {
     PrintError(executable.status());
     return ExitCodeFor(executable.status(), /*during_execution=*/false);
   }
   const Executable& exe = **executable;
-  if (absl::GetFlag(FLAGS_dump_after_passes)) {
+  if (flags.dump_after_passes) {
     const std::string dump = exe.PassReport() + PrintModule(exe.module(), PrintOptions::Default());
     std::fwrite(dump.data(), 1, dump.size(), stderr);
   }
@@ -301,7 +239,7 @@ int Run(const std::vector<std::string>& args) {
   const int64_t replicas = std::max<int64_t>(1, exe.module().replica_count);
   const int64_t partitions = std::max<int64_t>(1, exe.module().num_partitions);
   const int64_t instances = replicas * partitions;
-  const bool per_replica = absl::GetFlag(FLAGS_per_replica);
+  const bool per_replica = flags.per_replica;
   const int64_t sets = per_replica ? instances : 1;
   std::vector<Shape> parameters;
   for (int64_t s = 0; s < sets; ++s) {
@@ -309,21 +247,19 @@ int Run(const std::vector<std::string>& args) {
                       exe.parameter_shapes().end());
   }
   auto arguments = MakeArguments(parameters, std::vector<std::string>(args.begin() + 1, args.end()),
-                                 absl::GetFlag(FLAGS_random), absl::GetFlag(FLAGS_seed), file);
+                                 flags.random, flags.seed, file);
   if (!arguments.ok()) {
     PrintError(arguments.status());
     return kExitBadInput;
   }
 
   if (instances > 1) {
-    return RunInstances(exe, *arguments, sets, replicas, partitions);
+    return RunInstances(exe, *arguments, sets, replicas, partitions, options);
   }
-  ExecuteOptions execute_options;
-  execute_options.threads = absl::GetFlag(FLAGS_threads);
-  execute_options.flush_denormals = absl::GetFlag(FLAGS_flush_denormals);
+  ExecuteOptions execute_options = options.execute;
   FeedQueues feeds;
   {
-    auto infeed = ReadInfeed();
+    auto infeed = ReadInfeed(flags.infeed);
     if (!infeed.ok()) {
       PrintError(infeed.status());
       return kExitBadInput;
@@ -348,7 +284,7 @@ int Run(const std::vector<std::string>& args) {
     return ExitCodeFor(result.status(), /*during_execution=*/true);
   }
 
-  if (const std::string output = absl::GetFlag(FLAGS_output); !output.empty()) {
+  if (const std::string& output = flags.output; !output.empty()) {
     return WriteOutput(output, {{"result", &*result}});
   }
   std::printf("%s\n", result->ToString().c_str());
@@ -358,9 +294,13 @@ int Run(const std::vector<std::string>& args) {
 }  // namespace
 
 HLOVM_REGISTER_COMMAND(run, "run",
-                       "hlovm run [--random[=SEED]] [--output=DIR] FILE.hlo [INPUT...]",
+                       "hlovm run [--random[=SEED]] [--output=DIR] [FLAGS] FILE.hlo [INPUT...]",
                        "run the entry computation; inputs are HLO literals ('f32[2] {1, 2}') or "
                        ".npy files; results print as HLO literals",
+                       {cli::FlagGroup::kCompile, cli::FlagGroup::kExecute,
+                        cli::FlagGroup::kInstances, cli::FlagGroup::kInputs,
+                        cli::FlagId::kPerReplica, cli::FlagId::kInfeed, cli::FlagId::kOutput,
+                        cli::FlagId::kDumpAfterPasses},
                        Run);
 
 }  // namespace hlovm

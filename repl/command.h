@@ -1,11 +1,14 @@
 // The `hlovm` subcommands. Each command lives in its own cmd_<name>.cc in this
-// folder and registers itself with HLOVM_REGISTER_COMMAND; main.cc dispatches.
+// folder and registers itself with HLOVM_REGISTER_COMMAND, stating the flags
+// it takes; main.cc parses the command line for it and dispatches.
 #ifndef HLOVM_REPL_COMMAND_H_
 #define HLOVM_REPL_COMMAND_H_
 
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "repl/options.h"
 
 namespace hlovm {
 
@@ -16,11 +19,14 @@ inline constexpr int kExitBadInput = 2;  // bad input or usage
 
 struct Command {
   std::string_view name;
-  std::string_view usage;    // e.g. "hlovm check FILE..."
+  std::string_view usage;    // e.g. "hlovm check [FLAGS] FILE..."
   std::string_view summary;  // one line for `hlovm --help`
-  // Receives the positional arguments after the command name (flags were
-  // already parsed by Abseil). Returns the exit code.
-  int (*run)(const std::vector<std::string>& args);
+  // The flags the command takes (repl/options.h); any other is a usage
+  // error before `run` is called.
+  cli::FlagSet flags;
+  // Receives the positional arguments after the command name and the
+  // options built from its flags. Returns the exit code.
+  int (*run)(const std::vector<std::string>& args, const cli::Options& options);
 };
 
 // Registers `command`; returns true so it can initialise a static.

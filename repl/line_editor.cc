@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -21,11 +22,6 @@ namespace repl {
 namespace {
 
 std::atomic<bool> g_interrupt{false};
-
-bool IsWordChar(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-' || c == '%' ||
-         c == ':';
-}
 
 }  // namespace
 
@@ -91,10 +87,10 @@ struct LineEditor::Impl {
   static unsigned char Complete(EditLine* el, int /*ch*/) {
     Impl* impl = From(el);
     const LineInfo* info = el_line(el);
-    const char* start = info->cursor;
-    while (start > info->buffer && IsWordChar(start[-1])) --start;
-    const std::string prefix(start, info->cursor);
-    std::vector<std::string> options = impl->completer(prefix);
+    const std::string line(info->buffer, info->cursor);
+    size_t word_start = line.size();
+    std::vector<std::string> options = impl->completer(line, &word_start);
+    const std::string prefix = line.substr(std::min(word_start, line.size()));
     if (options.empty()) return CC_REFRESH_BEEP;
     std::string common = options[0];
     for (const std::string& o : options) {
@@ -104,7 +100,8 @@ struct LineEditor::Impl {
     }
     if (common.size() > prefix.size()) {
       std::string rest = common.substr(prefix.size());
-      if (options.size() == 1) rest += (prefix.size() > 0 && prefix[0] == ':') ? " " : "";
+      // A whole `:` command takes a space: its arguments come next.
+      if (options.size() == 1 && !prefix.empty() && prefix[0] == ':') rest += " ";
       el_insertstr(el, rest.c_str());
       return CC_REFRESH;
     }

@@ -14,7 +14,10 @@ namespace repl {
 
 class LineEditor {
  public:
-  using Completer = std::function<std::vector<std::string>(const std::string& prefix)>;
+  // Given the line up to the cursor, returns the words that may replace its
+  // last word and sets `*word_start` to where that word starts.
+  using Completer =
+      std::function<std::vector<std::string>(const std::string& line, size_t* word_start)>;
   // `history_path` may be empty (no history file).
   LineEditor(std::string history_path, Completer completer);
   ~LineEditor();

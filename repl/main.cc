@@ -1,15 +1,17 @@
-// The `hlovm` binary: dispatches to the registered subcommands.
+// The `hlovm` binary: finds the command, parses the flags it takes
+// (repl/options.h) and dispatches to it.
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "ops/fft/fft.h"
 #include "repl/command.h"
+#include "repl/options.h"
 
 namespace hlovm {
 namespace {
@@ -31,7 +33,7 @@ std::string UsageText() {
                     std::string(command.summary), "\n");
   }
   absl::StrAppend(&text, "\nExit codes: 0 success, 1 the program or a check failed, "
-                         "2 bad input or usage.\n`hlovm COMMAND --help` describes one command; "
+                         "2 bad input or usage.\n`hlovm COMMAND --help` describes one command and its flags; "
                          "--helpfull lists every flag.");
   return text;
 }
@@ -54,22 +56,34 @@ const Command* FindCommand(std::string_view name) {
   return it == Registry().end() ? nullptr : &it->second;
 }
 
-// Handles `--help`/`-h` (with or without a command) before Abseil sees it, so
-// the text lists the commands that exist rather than Abseil's flag dump.
+// Handles `--help`/`-h` (with or without a command) and `--helpfull`.
 // Returns true when help was printed.
-bool PrintHelpIfAsked(int argc, char** argv) {
-  bool asked = false;
-  const Command* command = nullptr;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i];
+bool PrintHelpIfAsked(const std::vector<std::string>& args, const Command* command) {
+  bool asked = false, full = false;
+  for (const std::string& arg : args) {
     if (arg == "--") break;
     if (arg == "--help" || arg == "-h" || arg == "-help") asked = true;
-    if (!arg.empty() && arg[0] != '-' && command == nullptr) command = FindCommand(arg);
+    if (arg == "--helpfull" || arg == "-helpfull") full = true;
+  }
+  if (full) {
+    std::printf("%s\n\nEvery flag, with the commands that take it:\n", UsageText().c_str());
+    for (const cli::FlagInfo& info : cli::AllFlags()) {
+      std::string takers;
+      for (const Command& c : RegisteredCommands()) {
+        if (c.flags.Contains(info.id)) absl::StrAppend(&takers, takers.empty() ? "" : ", ", std::string(c.name));
+      }
+      const cli::FlagSet one = {info.id};
+      std::string help = cli::FlagsHelp(one);
+      help = help.substr(help.find('\n') + 1);  // without the group title
+      std::printf("%s      (%s)\n", help.c_str(), takers.c_str());
+    }
+    return true;
   }
   if (!asked) return false;
   if (command != nullptr) {
     std::printf("Usage: %s\n  %s\n", std::string(command->usage).c_str(),
                 std::string(command->summary).c_str());
+    if (!command->flags.empty()) std::printf("\n%s", cli::FlagsHelp(command->flags).c_str());
   } else {
     std::printf("%s\n", UsageText().c_str());
   }
@@ -80,51 +94,26 @@ bool PrintHelpIfAsked(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   using namespace hlovm;
-  if (PrintHelpIfAsked(argc, argv)) return kExitOk;
-  absl::SetProgramUsageMessage(UsageText());
-  // Two conveniences Abseil lacks, rewritten before parsing: `--random=SEED`
-  // (hlovm run) is `--random --seed=SEED` (boolean flags take no number), and
-  // dashes in flag names are accepted for underscores.
-  std::vector<std::string> rewritten;
-  for (int i = 0; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    if (arg == "--") {
-      for (; i < argc; ++i) rewritten.emplace_back(argv[i]);
-      break;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  // The command is the first word that is not a flag; `hlovm FILE.hlo ...`
+  // is `hlovm run FILE.hlo ...`, and no command at all is the REPL.
+  const std::optional<size_t> first = cli::FindFirstPositional(args);
+  const Command* command = nullptr;
+  std::string name = "repl";
+  if (first.has_value()) {
+    name = args[*first];
+    command = FindCommand(name);
+    if (command != nullptr) {
+      args.erase(args.begin() + static_cast<std::ptrdiff_t>(*first));
+    } else if (absl::EndsWith(name, ".hlo")) {
+      command = FindCommand("run");
     }
-    // `--fail-fast` is `--fail_fast`: dashes in flag names become underscores.
-    std::string normalized;
-    if (arg.size() > 2 && arg.substr(0, 2) == "--") {
-      normalized = std::string(arg);
-      const size_t name_end = std::min(normalized.find('='), normalized.size());
-      for (size_t c = 2; c < name_end; ++c) {
-        if (normalized[c] == '-') normalized[c] = '_';
-      }
-      arg = normalized;
-    }
-    if (arg.substr(0, 9) == "--random=" && arg.size() > 9 &&
-        arg.find_first_not_of("0123456789", 9) == std::string_view::npos) {
-      rewritten.emplace_back("--random");
-      rewritten.push_back(absl::StrCat("--seed=", std::string(arg.substr(9))));
-    } else {
-      rewritten.emplace_back(arg);
-    }
+  } else {
+    command = FindCommand("repl");
   }
-  std::vector<char*> new_argv;
-  for (std::string& arg : rewritten) new_argv.push_back(arg.data());
-  new_argv.push_back(nullptr);
-  std::vector<char*> positional =
-      absl::ParseCommandLine(static_cast<int>(rewritten.size()), new_argv.data());
-  std::vector<std::string> args(positional.begin() + 1, positional.end());
-  std::string name = args.empty() ? "repl" : args.front();
-  if (!args.empty()) args.erase(args.begin());
-  const Command* command = FindCommand(name);
-  if (command == nullptr && absl::EndsWith(name, ".hlo")) {
-    // `hlovm FILE.hlo ...` is `hlovm run FILE.hlo ...`.
-    command = FindCommand("run");
-    args.insert(args.begin(), name);
-  }
-  if (command == nullptr && args.empty() && name == "repl") {
+  // `hlovm --help` describes every command, `hlovm COMMAND --help` one.
+  if (PrintHelpIfAsked(args, first.has_value() ? command : nullptr)) return kExitOk;
+  if (command == nullptr && !first.has_value()) {
     std::fprintf(stderr, "hlovm: no command given\n\n%s\n", UsageText().c_str());
     return kExitBadInput;
   }
@@ -132,5 +121,17 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "hlovm: unknown command '%s'\n\n%s\n", name.c_str(), UsageText().c_str());
     return kExitBadInput;
   }
-  return command->run(args);
+  absl::StatusOr<cli::ParsedArgs> parsed = cli::ParseArgs(args, command->flags, command->name);
+  if (!parsed.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(parsed.status().message()).c_str());
+    return kExitBadInput;
+  }
+  absl::StatusOr<cli::Options> options = cli::BuildOptions(parsed->flags);
+  if (!options.ok()) {
+    std::fprintf(stderr, "hlovm %s: %s\n", std::string(command->name).c_str(),
+                 std::string(options.status().message()).c_str());
+    return kExitBadInput;
+  }
+  if (command->flags.Contains(cli::FlagId::kFftPlan)) SetFftPlanMode(options->fft_plan);
+  return command->run(parsed->positional, *options);
 }

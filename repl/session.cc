@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <utility>
 
@@ -69,13 +70,8 @@ constexpr absl::string_view kAttributes[] = {
     "unit_diagonal",      "transpose_a",       "epsilon",          "feature_index",
 };
 
-constexpr absl::string_view kCommands[] = {
-    ":help", ":type",  ":list",  ":dis",   ":time",  ":threads", ":reset", ":save",
-    ":load", ":run",   ":debug", ":quit",  ":print", ":break",   ":delete", ":watch",
-    ":step", ":next",  ":continue", ":finish", ":where",
-};
-
-constexpr absl::string_view kHelp =
+// What :help says before the commands.
+constexpr absl::string_view kHelpIntro =
     R"(Type HLO and see values:
   x = f32[2,3] constant({{1,2,3},{4,5,6}})    bind a value (the shape may be left out
   y = exponential(x)                          where the op's shape rule gives it; % optional)
@@ -84,34 +80,20 @@ constexpr absl::string_view kHelp =
 Reducers add, multiply/mul, maximum/max, minimum/min, and, or exist for every type.
 Define a computation by typing it (an unclosed { or ( keeps reading), paste a module,
 and call it: r = call(x, y), to_apply=my_comp.
+)";
 
-Commands:
-  :help [OPCODE]            this text, or an op's operands, attributes and meaning
-  :type NAME                the shape of a value
-  :list                     values and computations
-  :print NAME [full]        a value (in full); while debugging any value computed so far
-  :dis [COMPUTATION]        the bytecode of a computation
-  :load FILE.hlo            load a module: its computations become callable
-  :run [COMPUTATION] ARGS   run the loaded ENTRY (or COMPUTATION); ARGS are literals,
-                            bound names, .npy files, or --random
-  :time EXPR | :time :run ...   compile and run times (min and median)
-  :threads N                executor threads (0: all cores)
-  :save FILE.hlo            the session as a module (`hlovm check` / `hlovm run` it)
-  :reset                    forget everything
-  :quit                     leave (also Ctrl-D)
-Debugger:
-  :break [COMPUTATION] INSTRUCTION   stop before an instruction (:delete [NAME] removes)
-  :watch INSTRUCTION        stop when its value changes
-  :debug [COMPUTATION] ARGS like :run, stopped before the first instruction
-  :step  :next  :continue  :finish  :where  :print NAME  :kill
-  (with breakpoints set, :run and expressions run under the debugger)
-Ctrl-C stops a running program.)";
+// The column where :help's descriptions start.
+constexpr size_t kHelpColumn = 28;
 
 absl::string_view Trim(absl::string_view s) {
   return absl::StripAsciiWhitespace(absl::string_view(s.data(), s.size()));
 }
 
 bool IsNameStart(char c) { return absl::ascii_isalpha(c) || c == '_'; }
+// The characters of a word that Tab completes (other than a path).
+bool IsWordChar(char c) {
+  return absl::ascii_isalnum(c) || c == '_' || c == '.' || c == '-' || c == '%' || c == ':';
+}
 bool IsNameChar(char c) { return absl::ascii_isalnum(c) || c == '_' || c == '.' || c == '-'; }
 
 // Reads a name (optionally %-prefixed) at `pos`; empty when none.
@@ -523,7 +505,7 @@ bool Session::Execute(Prepared& prepared) {
   if (debugger_->armed() && !debugger_->active()) {
     debugger_->Start(std::move(prepared.exe), std::move(prepared.arguments), threads_, &cancel_,
                      prepared.bind, false);
-    return CmdDebug("wait", "");
+    return WaitForDebugger();
   }
   std::vector<const Literal*> pointers;
   for (const Literal& a : prepared.arguments) pointers.push_back(&a);
@@ -740,53 +722,134 @@ bool Session::PrepareRun(absl::string_view args, Prepared* prepared) {
 
 //===--- Commands ---------------------------------------------------------===//
 
+using Completion = Session::ArgumentCompletion;
+
+const Session::CommandInfo Session::kCommandTable[] = {
+    {"help", "h ?", "[OPCODE]", "this text, or an op's operands, attributes and meaning",
+     Completion::kOpcode, false, &Session::CmdHelp},
+    {"type", "t", "NAME", "the shape of a value (the signature of a computation)", Completion::kName,
+     false, &Session::CmdType},
+    {"list", "ls", "", "values and computations", Completion::kNone, false, &Session::CmdList},
+    {"print", "p", "NAME [full]", "a value (in full); while debugging any value computed so far",
+     Completion::kName, false, &Session::CmdPrint},
+    {"dis", "", "[COMPUTATION]", "the bytecode of a computation", Completion::kComputation, false,
+     &Session::CmdDis},
+    {"load", "", "FILE.hlo", "load a module: its computations become callable", Completion::kFile,
+     false, &Session::CmdLoad},
+    {"run", "r", "[COMPUTATION] ARGS",
+     "run the loaded ENTRY (or COMPUTATION); ARGS are literals,\nbound names, .npy files, or --random",
+     Completion::kRun, false, &Session::CmdRun},
+    {"time", "", "EXPR | :time :run ...", "compile and run times (min and median)",
+     Completion::kExpression, false, &Session::CmdTime},
+    {"threads", "", "N", "executor threads (0: all cores)", Completion::kNone, false,
+     &Session::CmdThreads},
+    {"save", "", "FILE.hlo", "the session as a module (`hlovm check` / `hlovm run` it)",
+     Completion::kFile, false, &Session::CmdSave},
+    {"reset", "", "", "forget everything", Completion::kNone, false, &Session::CmdReset},
+    {"quit", "q exit", "", "leave (also Ctrl-D)", Completion::kNone, false, &Session::CmdQuit},
+    {"break", "b", "[COMPUTATION] INSTRUCTION",
+     "stop before an instruction (alone: list breakpoints and watches)", Completion::kInstruction,
+     true, &Session::CmdBreak},
+    {"watch", "", "INSTRUCTION", "stop when its value changes", Completion::kInstruction, true,
+     &Session::CmdWatch},
+    {"delete", "", "[INSTRUCTION]", "remove a breakpoint or watch (alone: all of them)",
+     Completion::kInstruction, true, &Session::CmdDelete},
+    {"debug", "", "[COMPUTATION] ARGS", "like :run, stopped before the first instruction",
+     Completion::kRun, true, &Session::CmdDebug},
+    {"step", "s", "", "run one instruction, into loop and branch bodies", Completion::kNone, true,
+     &Session::CmdStep},
+    {"next", "n", "", "run one instruction of this computation (over bodies)", Completion::kNone,
+     true, &Session::CmdNext},
+    {"continue", "c", "", "run to the next breakpoint or the end", Completion::kNone, true,
+     &Session::CmdContinue},
+    {"finish", "", "", "run until the current body or computation returns", Completion::kNone,
+     true, &Session::CmdFinish},
+    {"where", "bt", "", "where the program stopped, with the bodies it is in", Completion::kNone,
+     true, &Session::CmdWhere},
+    {"kill", "", "", "stop the program being debugged", Completion::kNone, true,
+     &Session::CmdKill},
+};
+
+absl::Span<const Session::CommandInfo> Session::Commands() { return kCommandTable; }
+
+const Session::CommandInfo* Session::FindCommand(absl::string_view name) {
+  for (const CommandInfo& command : kCommandTable) {
+    if (command.name == name) return &command;
+    for (absl::string_view alias : absl::StrSplit(command.aliases, ' ', absl::SkipEmpty())) {
+      if (alias == name) return &command;
+    }
+  }
+  return nullptr;
+}
+
+namespace {
+
+// One command's lines in :help: its synopsis, then its help from
+// kHelpColumn on (or on the next line when the synopsis is longer).
+std::string CommandHelpLines(const Session::CommandInfo& command) {
+  std::string synopsis = absl::StrCat("  :", command.name);
+  if (!command.arguments.empty()) absl::StrAppend(&synopsis, " ", command.arguments);
+  std::string text = synopsis;
+  if (synopsis.size() < kHelpColumn) {
+    text.append(kHelpColumn - synopsis.size(), ' ');
+  } else {
+    text.append("  ");
+  }
+  bool first = true;
+  for (absl::string_view line : absl::StrSplit(command.help, '\n')) {
+    if (!first) text.append("\n" + std::string(kHelpColumn, ' '));
+    absl::StrAppend(&text, line);
+    first = false;
+  }
+  if (!command.aliases.empty()) {
+    std::vector<std::string> aliases;
+    for (absl::string_view a : absl::StrSplit(command.aliases, ' ', absl::SkipEmpty())) {
+      aliases.push_back(absl::StrCat(":", a));
+    }
+    absl::StrAppend(&text, " (", absl::StrJoin(aliases, ", "), ")");
+  }
+  return text + "\n";
+}
+
+}  // namespace
+
+std::string Session::HelpText() {
+  std::string text(kHelpIntro);
+  for (bool debugger : {false, true}) {
+    text += debugger ? "Debugger:\n" : "\nCommands:\n";
+    for (const CommandInfo& command : kCommandTable) {
+      if (command.debugger == debugger) text += CommandHelpLines(command);
+    }
+  }
+  text += "  (with breakpoints set, :run and expressions run under the debugger)\n";
+  text += "Ctrl-C stops a running program.";
+  return text;
+}
+
 bool Session::HandleCommand(absl::string_view line) {
   size_t space = line.find_first_of(" \t\n");
   absl::string_view name = line.substr(1, space == absl::string_view::npos ? line.npos : space - 1);
   absl::string_view args = space == absl::string_view::npos ? absl::string_view() : Trim(line.substr(space));
-  if (name == "help" || name == "h" || name == "?") return CmdHelp(args);
-  if (name == "quit" || name == "q" || name == "exit") {
-    quit_ = true;
-    return true;
+  const CommandInfo* command = FindCommand(name);
+  if (command == nullptr) {
+    Error(absl::StrCat("unknown command :", name, " (:help lists them)"));
+    return false;
   }
-  if (name == "type" || name == "t") return CmdType(args);
-  if (name == "list" || name == "ls") return CmdList();
-  if (name == "dis") return CmdDis(args);
-  if (name == "time") return CmdTime(args);
-  if (name == "threads") return CmdThreads(args);
-  if (name == "reset") return CmdReset();
-  if (name == "save") return CmdSave(args);
-  if (name == "load") return CmdLoad(args);
-  if (name == "print" || name == "p") return CmdPrint(args);
-  if (name == "run" || name == "r") {
-    if (debugger_->active()) {
-      Error("a program is being debugged: :continue, :finish or :kill it first");
-      return false;
-    }
-    Prepared prepared;
-    if (!PrepareRun(args, &prepared)) return false;
-    return Execute(prepared);
-  }
-  static constexpr absl::string_view kDebug[] = {"debug", "break", "b", "delete", "watch", "step", "s",
-                                                "next", "n", "continue", "c", "finish", "where",
-                                                "bt", "kill"};
-  for (absl::string_view d : kDebug) {
-    if (name == d) return CmdDebug(name, args);
-  }
-  Error(absl::StrCat("unknown command :", name, " (:help lists them)"));
-  return false;
+  return (this->*command->handler)(args);
 }
 
 bool Session::CmdHelp(absl::string_view args) {
   if (args.empty()) {
-    Print(kHelp);
+    Print(HelpText());
+    return true;
+  }
+  if (args[0] == ':') {
+    // `:help :run`: that command's lines (all of them for an unknown one).
+    const CommandInfo* command = FindCommand(args.substr(1));
+    Print(command != nullptr ? CommandHelpLines(*command) : HelpText());
     return true;
   }
   std::string op(args);
-  if (!op.empty() && op[0] == ':') {
-    Print(kHelp);
-    return true;
-  }
   std::string help = OpcodeHelp(op);
   if (help.empty()) {
     Error(absl::StrCat("no opcode named ", op));
@@ -794,6 +857,21 @@ bool Session::CmdHelp(absl::string_view args) {
   }
   Print(help);
   return true;
+}
+
+bool Session::CmdQuit(absl::string_view /*args*/) {
+  quit_ = true;
+  return true;
+}
+
+bool Session::CmdRun(absl::string_view args) {
+  if (debugger_->active()) {
+    Error("a program is being debugged: :continue, :finish or :kill it first");
+    return false;
+  }
+  Prepared prepared;
+  if (!PrepareRun(args, &prepared)) return false;
+  return Execute(prepared);
 }
 
 bool Session::CmdType(absl::string_view args) {
@@ -815,7 +893,7 @@ bool Session::CmdType(absl::string_view args) {
   return false;
 }
 
-bool Session::CmdList() {
+bool Session::CmdList(absl::string_view /*args*/) {
   std::string text;
   for (const std::string& name : value_order_) {
     absl::StrAppend(&text, "  ", name, " : ", values_.at(name).literal.shape().ToString(false), "\n");
@@ -911,7 +989,7 @@ bool Session::CmdThreads(absl::string_view args) {
   return true;
 }
 
-bool Session::CmdReset() {
+bool Session::CmdReset(absl::string_view /*args*/) {
   debugger_->Kill();
   debugger_ = std::make_unique<Debugger>();
   values_.clear();
@@ -1003,96 +1081,123 @@ bool Session::CmdPrint(absl::string_view args) {
   return true;
 }
 
-bool Session::CmdDebug(absl::string_view command, absl::string_view args) {
+bool Session::CmdBreak(absl::string_view args) {
   Debugger& d = *debugger_;
-  if (command == "break" || command == "b") {
-    std::vector<std::string> words = absl::StrSplit(absl::string_view(args.data(), args.size()), ' ',
-                                                    absl::SkipWhitespace());
-    for (std::string& w : words) {
-      if (!w.empty() && w[0] == '%') w.erase(0, 1);
-    }
-    if (words.empty()) {
-      std::string list = d.ListBreakpoints();
-      Print(list.empty() ? "no breakpoints" : list);
-      return true;
-    }
-    if (words.size() > 2) {
-      Error("usage: :break [COMPUTATION] INSTRUCTION");
-      return false;
-    }
-    const std::string computation = words.size() == 2 ? words[0] : "";
-    const std::string instruction = words.back();
-    if (instruction.empty() || (words.size() == 2 && computation.empty())) {
-      Error("usage: :break [COMPUTATION] INSTRUCTION");
-      return false;
-    }
-    d.AddBreakpoint(computation, instruction);
-    Print(absl::StrCat("breakpoint before %", instruction,
-                       computation.empty() ? "" : absl::StrCat(" in %", computation)));
+  std::vector<std::string> words = absl::StrSplit(absl::string_view(args.data(), args.size()), ' ',
+                                                  absl::SkipWhitespace());
+  for (std::string& w : words) {
+    if (!w.empty() && w[0] == '%') w.erase(0, 1);
+  }
+  if (words.empty()) {
+    std::string list = d.ListBreakpoints();
+    Print(list.empty() ? "no breakpoints" : list);
     return true;
   }
-  if (command == "watch") {
-    if (args.empty()) {
-      Error("usage: :watch INSTRUCTION");
-      return false;
-    }
-    std::string name(args.substr(args[0] == '%' ? 1 : 0));
-    if (name.empty()) {
-      Error("usage: :watch INSTRUCTION");
-      return false;
-    }
-    d.AddWatch(name);
-    Print(absl::StrCat("watching %", name));
-    return true;
+  if (words.size() > 2) {
+    Error("usage: :break [COMPUTATION] INSTRUCTION");
+    return false;
   }
-  if (command == "delete") {
-    std::string name(args.substr(!args.empty() && args[0] == '%' ? 1 : 0));
-    if (!d.ClearBreakpoint(name)) {
-      Error(absl::StrCat("no breakpoint or watch on ", name));
-      return false;
-    }
-    Print(name.empty() ? "all breakpoints and watches deleted" : absl::StrCat("deleted %", name));
-    return true;
+  const std::string computation = words.size() == 2 ? words[0] : "";
+  const std::string instruction = words.back();
+  if (instruction.empty() || (words.size() == 2 && computation.empty())) {
+    Error("usage: :break [COMPUTATION] INSTRUCTION");
+    return false;
   }
-  if (command == "debug") {
-    if (d.active()) {
-      Error("a program is already being debugged (:kill stops it)");
-      return false;
-    }
-    Prepared prepared;
-    if (!PrepareRun(args, &prepared)) return false;
-    cancel_.store(false);
-    d.Start(std::move(prepared.exe), std::move(prepared.arguments), threads_, &cancel_, "", true);
-    command = "wait";
+  d.AddBreakpoint(computation, instruction);
+  Print(absl::StrCat("breakpoint before %", instruction,
+                     computation.empty() ? "" : absl::StrCat(" in %", computation)));
+  return true;
+}
+
+bool Session::CmdWatch(absl::string_view args) {
+  if (args.empty()) {
+    Error("usage: :watch INSTRUCTION");
+    return false;
   }
-  if (command == "kill") {
-    if (!d.active()) {
-      Error("no program is running");
-      return false;
-    }
-    d.Kill();
-    Print("program stopped");
-    return true;
+  std::string name(args.substr(args[0] == '%' ? 1 : 0));
+  if (name.empty()) {
+    Error("usage: :watch INSTRUCTION");
+    return false;
   }
-  if (command != "wait") {
-    if (command == "where" || command == "bt") {
-      if (d.state() != Debugger::State::kStopped) {
-        Error("no program is stopped");
-        return false;
-      }
-      Print(d.Where());
-      return true;
-    }
-    if (d.state() != Debugger::State::kStopped) {
-      Error("no program is stopped (set :break and :run, or :debug ARGS)");
-      return false;
-    }
-    Debugger::Mode mode = Debugger::Mode::kContinue;
-    if (command == "step" || command == "s") mode = Debugger::Mode::kStep;
-    if (command == "next" || command == "n") mode = Debugger::Mode::kNext;
-    if (command == "finish") mode = Debugger::Mode::kFinish;
-    d.Resume(mode);
+  debugger_->AddWatch(name);
+  Print(absl::StrCat("watching %", name));
+  return true;
+}
+
+bool Session::CmdDelete(absl::string_view args) {
+  std::string name(args.substr(!args.empty() && args[0] == '%' ? 1 : 0));
+  if (!debugger_->ClearBreakpoint(name)) {
+    Error(absl::StrCat("no breakpoint or watch on ", name));
+    return false;
   }
+  Print(name.empty() ? "all breakpoints and watches deleted" : absl::StrCat("deleted %", name));
+  return true;
+}
+
+bool Session::CmdDebug(absl::string_view args) {
+  if (debugger_->active()) {
+    Error("a program is already being debugged (:kill stops it)");
+    return false;
+  }
+  Prepared prepared;
+  if (!PrepareRun(args, &prepared)) return false;
+  cancel_.store(false);
+  debugger_->Start(std::move(prepared.exe), std::move(prepared.arguments), threads_, &cancel_, "",
+                   true);
+  return WaitForDebugger();
+}
+
+bool Session::CmdKill(absl::string_view /*args*/) {
+  if (!debugger_->active()) {
+    Error("no program is running");
+    return false;
+  }
+  debugger_->Kill();
+  Print("program stopped");
+  return true;
+}
+
+bool Session::CmdWhere(absl::string_view /*args*/) {
+  if (debugger_->state() != Debugger::State::kStopped) {
+    Error("no program is stopped");
+    return false;
+  }
+  Print(debugger_->Where());
+  return true;
+}
+
+bool Session::CheckStopped() {
+  if (debugger_->state() == Debugger::State::kStopped) return true;
+  Error("no program is stopped (set :break and :run, or :debug ARGS)");
+  return false;
+}
+
+bool Session::CmdStep(absl::string_view /*args*/) {
+  if (!CheckStopped()) return false;
+  debugger_->Resume(Debugger::Mode::kStep);
+  return WaitForDebugger();
+}
+
+bool Session::CmdNext(absl::string_view /*args*/) {
+  if (!CheckStopped()) return false;
+  debugger_->Resume(Debugger::Mode::kNext);
+  return WaitForDebugger();
+}
+
+bool Session::CmdContinue(absl::string_view /*args*/) {
+  if (!CheckStopped()) return false;
+  debugger_->Resume(Debugger::Mode::kContinue);
+  return WaitForDebugger();
+}
+
+bool Session::CmdFinish(absl::string_view /*args*/) {
+  if (!CheckStopped()) return false;
+  debugger_->Resume(Debugger::Mode::kFinish);
+  return WaitForDebugger();
+}
+
+bool Session::WaitForDebugger() {
+  Debugger& d = *debugger_;
   const Debugger::State state = d.WaitForStop(cancel_);
   if (state == Debugger::State::kStopped) {
     Print(d.StopText());
@@ -1116,6 +1221,43 @@ bool Session::CmdDebug(absl::string_view command, absl::string_view args) {
 
 //===--- Completion -------------------------------------------------------===//
 
+namespace {
+
+// The instruction names in a computation's text: its `[ROOT] [%]name = ...`
+// lines.
+void AddInstructionNames(absl::string_view text, std::vector<std::string>* out) {
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    line = Trim(line);
+    if (absl::StartsWith(line, "ROOT ")) line.remove_prefix(5);
+    size_t pos = 0;
+    absl::string_view name = LexName(line, &pos);
+    SkipSpace(line, &pos);
+    if (!name.empty() && pos < line.size() && line[pos] == '=') out->emplace_back(name);
+  }
+}
+
+// The paths that complete `prefix`; directories end in '/'. Hidden files
+// only when the prefix's last component starts with a dot.
+std::vector<std::string> PathCompletions(absl::string_view prefix) {
+  const std::string text(prefix);
+  const size_t slash = text.rfind('/');
+  const std::string shown = slash == std::string::npos ? "" : text.substr(0, slash + 1);
+  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : text.substr(0, slash));
+  const std::string stem = slash == std::string::npos ? text : text.substr(slash + 1);
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (!absl::StartsWith(name, stem)) continue;
+    if (name[0] == '.' && (stem.empty() || stem[0] != '.')) continue;
+    std::error_code dir_ec;
+    out.push_back(shown + name + (it->is_directory(dir_ec) ? "/" : ""));
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<std::string> Session::Completions(absl::string_view prefix) const {
   std::vector<std::string> out;
   auto add = [&](absl::string_view word) {
@@ -1125,7 +1267,7 @@ std::vector<std::string> Session::Completions(absl::string_view prefix) const {
     }
   };
   if (!prefix.empty() && prefix[0] == ':') {
-    for (absl::string_view c : kCommands) add(c);
+    for (const CommandInfo& command : kCommandTable) add(absl::StrCat(":", command.name));
   } else {
     const bool percent = !prefix.empty() && prefix[0] == '%';
     absl::string_view bare = percent ? prefix.substr(1) : prefix;
@@ -1145,6 +1287,78 @@ std::vector<std::string> Session::Completions(absl::string_view prefix) const {
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
+}
+
+std::vector<std::string> Session::ArgumentCompletions(ArgumentCompletion kind,
+                                                      absl::string_view prefix) const {
+  if (kind == ArgumentCompletion::kExpression) return Completions(prefix);
+  if (kind == ArgumentCompletion::kOpcode && !prefix.empty() && prefix[0] == ':') {
+    return Completions(prefix);
+  }
+  std::vector<std::string> out;
+  if (kind == ArgumentCompletion::kFile) {
+    out = PathCompletions(prefix);
+  } else {
+    std::vector<std::string> names;
+    switch (kind) {
+      case ArgumentCompletion::kOpcode:
+        for (int i = 0; i < HloOpcodeCount(); ++i) {
+          names.emplace_back(HloOpcodeName(static_cast<HloOpcode>(i)));
+        }
+        break;
+      case ArgumentCompletion::kRun:
+        names.push_back("--random");
+        [[fallthrough]];
+      case ArgumentCompletion::kName:
+        names.insert(names.end(), value_order_.begin(), value_order_.end());
+        [[fallthrough]];
+      case ArgumentCompletion::kComputation:
+        for (const Computation& c : computations_) names.push_back(c.name);
+        break;
+      case ArgumentCompletion::kInstruction:
+        for (const Computation& c : computations_) {
+          names.push_back(c.name);
+          AddInstructionNames(c.text, &names);
+        }
+        break;
+      case ArgumentCompletion::kNone:
+      case ArgumentCompletion::kFile:
+      case ArgumentCompletion::kExpression:
+        break;
+    }
+    // Names may be written with their %.
+    const bool percent = !prefix.empty() && prefix[0] == '%';
+    const absl::string_view bare = percent ? prefix.substr(1) : prefix;
+    for (const std::string& name : names) {
+      if (!absl::StartsWith(name, bare)) continue;
+      if (percent && absl::StartsWith(name, "--")) continue;
+      out.push_back(percent ? "%" + name : name);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::vector<std::string> Session::CompleteLine(absl::string_view line, size_t* word_start) const {
+  ArgumentCompletion kind = ArgumentCompletion::kExpression;
+  // After `:command `, the command's arguments.
+  const absl::string_view trimmed = absl::StripLeadingAsciiWhitespace(line);
+  if (!trimmed.empty() && trimmed[0] == ':') {
+    const size_t space = trimmed.find_first_of(" \t");
+    if (space != absl::string_view::npos) {
+      const CommandInfo* command = FindCommand(trimmed.substr(1, space - 1));
+      kind = command != nullptr ? command->completion : ArgumentCompletion::kNone;
+    }
+  }
+  size_t start = line.size();
+  if (kind == ArgumentCompletion::kFile) {
+    while (start > 0 && !absl::ascii_isspace(line[start - 1])) --start;
+  } else {
+    while (start > 0 && IsWordChar(line[start - 1])) --start;
+  }
+  *word_start = start;
+  return ArgumentCompletions(kind, line.substr(start));
 }
 
 }  // namespace repl

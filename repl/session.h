@@ -1,7 +1,7 @@
 // The REPL's session: bound values, computations the user defined or loaded,
 // the `:` commands and the debugger. The terminal side (line editing,
-// prompts, Ctrl-C) lives in repl_main.cc; a Session only reads complete
-// inputs and writes its answers to a FILE.
+// prompts, Ctrl-C) lives in cmd_repl.cc and line_editor.cc; a Session only
+// reads complete inputs and writes its answers to a FILE.
 //
 //   x = f32[2,3] constant({{1,2,3},{4,5,6}})   binds x and prints it
 //   exponential(x)                             prints without binding (as _)
@@ -11,6 +11,7 @@
 #define HLOVM_REPL_SESSION_H_
 
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "core/literal.h"
 
 namespace hlovm {
@@ -28,6 +30,35 @@ class Debugger;
 
 class Session {
  public:
+  // What Tab offers for the arguments of a `:` command.
+  enum class ArgumentCompletion : uint8_t {
+    kNone,         // no arguments, or none to guess (a number)
+    kOpcode,       // an opcode (or a `:` command)
+    kName,         // a bound value or a computation
+    kComputation,  // a computation
+    kRun,          // a computation, then bound values as arguments
+    kInstruction,  // an instruction of the computations, or a computation
+    kFile,         // a path
+    kExpression,   // an instruction line: opcodes, attributes, names
+  };
+
+  // One `:` command. The table of them (Commands()) is the only list: input
+  // dispatch, :help and Tab completion all read it.
+  struct CommandInfo {
+    absl::string_view name;       // without the colon
+    absl::string_view aliases;    // other names, separated by spaces ("h ?")
+    absl::string_view arguments;  // as shown by :help, e.g. "[OPCODE]"
+    absl::string_view help;       // what it does; a '\n' starts another line
+    ArgumentCompletion completion;
+    bool debugger;  // listed under "Debugger:" by :help
+    bool (Session::*handler)(absl::string_view args);
+  };
+  static absl::Span<const CommandInfo> Commands();
+  // The command called `name` (or one of its aliases), without the colon.
+  static const CommandInfo* FindCommand(absl::string_view name);
+  // The text of :help.
+  static std::string HelpText();
+
   explicit Session(std::FILE* out);
   ~Session();
 
@@ -51,6 +82,10 @@ class Session {
   // Words that complete `prefix`: commands after ':', otherwise opcodes,
   // attribute names, bound names and computations.
   std::vector<std::string> Completions(absl::string_view prefix) const;
+  // What Tab offers at the end of `line` (the text before the cursor): the
+  // words that complete its last word, which starts at `*word_start`. After
+  // a `:` command, its ArgumentCompletion decides (directories end in '/').
+  std::vector<std::string> CompleteLine(absl::string_view line, size_t* word_start) const;
 
   // Help text for one opcode, or empty when there is none.
   static std::string OpcodeHelp(absl::string_view opcode);
@@ -88,18 +123,38 @@ class Session {
   void Error(absl::string_view message);
   void Print(absl::string_view text);
 
-  // Commands.
+  std::vector<std::string> ArgumentCompletions(ArgumentCompletion kind,
+                                               absl::string_view prefix) const;
+
+  // The `:` commands (see kCommandTable in session.cc).
+  static const CommandInfo kCommandTable[];
   bool CmdHelp(absl::string_view args);
+  bool CmdQuit(absl::string_view args);
   bool CmdType(absl::string_view args);
-  bool CmdList();
+  bool CmdList(absl::string_view args);
   bool CmdDis(absl::string_view args);
   bool CmdTime(absl::string_view args);
   bool CmdThreads(absl::string_view args);
-  bool CmdReset();
+  bool CmdReset(absl::string_view args);
   bool CmdSave(absl::string_view args);
   bool CmdLoad(absl::string_view args);
   bool CmdPrint(absl::string_view args);
-  bool CmdDebug(absl::string_view command, absl::string_view args);
+  bool CmdRun(absl::string_view args);
+  // The debugger's.
+  bool CmdBreak(absl::string_view args);
+  bool CmdWatch(absl::string_view args);
+  bool CmdDelete(absl::string_view args);
+  bool CmdDebug(absl::string_view args);
+  bool CmdKill(absl::string_view args);
+  bool CmdWhere(absl::string_view args);
+  bool CmdStep(absl::string_view args);
+  bool CmdNext(absl::string_view args);
+  bool CmdContinue(absl::string_view args);
+  bool CmdFinish(absl::string_view args);
+  // True when a program is stopped in the debugger; otherwise says so.
+  bool CheckStopped();
+  // Waits until the debugged program stops or ends and reports it.
+  bool WaitForDebugger();
 
   std::FILE* out_;
   std::map<std::string, Value> values_;

@@ -3,14 +3,18 @@
 // interrupting a running program.
 #include "repl/session.h"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
 
+#include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "vm/api.h"
@@ -220,6 +224,82 @@ TEST_F(SessionTest, Completions) {
   EXPECT_THAT(session_->Completions("%my_v"), ::testing::ElementsAre("%my_value"));
   EXPECT_THAT(session_->Completions(":lo"), ::testing::ElementsAre(":load"));
   EXPECT_THAT(session_->Completions("to_ap"), ::testing::ElementsAre("to_apply"));
+}
+
+// Every `:` command comes from the one table: it has help text, :help lists
+// it, Tab completes its name, and its arguments have a completion kind.
+TEST(SessionStatic, EveryCommandHasHelpAndCompletion) {
+  std::FILE* out = std::tmpfile();
+  Session session(out);
+  const std::string help = Session::HelpText();
+  std::set<std::string> names;
+  for (const Session::CommandInfo& command : Session::Commands()) {
+    const std::string name(command.name);
+    SCOPED_TRACE(name);
+    EXPECT_TRUE(names.insert(name).second) << "listed twice";
+    EXPECT_FALSE(command.help.empty());
+    EXPECT_NE(command.handler, nullptr);
+    EXPECT_THAT(help, HasSubstr("  :" + name + (command.arguments.empty() ? "" : " ")));
+    EXPECT_THAT(session.Completions(":" + name), ::testing::Contains(":" + name));
+    EXPECT_EQ(Session::FindCommand(name), &command);
+    for (absl::string_view alias : absl::StrSplit(command.aliases, ' ', absl::SkipEmpty())) {
+      EXPECT_TRUE(names.insert(std::string(alias)).second) << "alias used twice: " << alias;
+      EXPECT_EQ(Session::FindCommand(alias), &command);
+    }
+    // A command without arguments completes none; one with arguments says
+    // how they complete (a number has nothing to offer).
+    if (command.arguments.empty() || command.arguments == "N") {
+      EXPECT_EQ(command.completion, Session::ArgumentCompletion::kNone);
+    } else {
+      EXPECT_NE(command.completion, Session::ArgumentCompletion::kNone);
+    }
+  }
+  EXPECT_THAT(session.Completions(":ki"), ::testing::ElementsAre(":kill"));
+  std::fclose(out);
+}
+
+TEST_F(SessionTest, ArgumentsCompleteByTheCommandsKind) {
+  Run("my_value = f32[] constant(1)");
+  Run("my_comp {\n  my_param = f32[] parameter(0)\n  ROOT my_neg = f32[] negate(my_param)\n}");
+  size_t start = 0;
+  EXPECT_THAT(session_->CompleteLine(":type my_", &start),
+              ::testing::ElementsAre("my_comp", "my_value"));
+  EXPECT_EQ(start, 6u);
+  EXPECT_THAT(session_->CompleteLine(":dis my_", &start), ::testing::ElementsAre("my_comp"));
+  EXPECT_THAT(session_->CompleteLine(":break my_comp %my_n", &start),
+              ::testing::ElementsAre("%my_neg"));
+  EXPECT_THAT(session_->CompleteLine(":run my_comp --r", &start),
+              ::testing::ElementsAre("--random"));
+  EXPECT_THAT(session_->CompleteLine(":help tan", &start), ::testing::ElementsAre("tan", "tanh"));
+  EXPECT_THAT(session_->CompleteLine(":help :ru", &start), ::testing::ElementsAre(":run"));
+  EXPECT_THAT(session_->CompleteLine(":time negate(my_v", &start),
+              ::testing::ElementsAre("my_value"));
+  EXPECT_THAT(session_->CompleteLine(":list my", &start), ::testing::IsEmpty());
+  // Without a command: the first word.
+  EXPECT_THAT(session_->CompleteLine("y = exponential", &start),
+              ::testing::ElementsAre("exponential", "exponential-minus-one"));
+  EXPECT_EQ(start, 4u);
+  // Paths: the word runs to the last space, directories end in '/'.
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("hlovm_complete_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir / "sub");
+  std::ofstream(dir / "model.hlo") << "";
+  const std::string line = ":load " + dir.string() + "/";
+  EXPECT_THAT(session_->CompleteLine(line + "m", &start),
+              ::testing::ElementsAre(dir.string() + "/model.hlo"));
+  EXPECT_EQ(start, 6u);
+  EXPECT_THAT(session_->CompleteLine(line + "s", &start),
+              ::testing::ElementsAre(dir.string() + "/sub/"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_F(SessionTest, HelpForOneCommand) {
+  EXPECT_THAT(Run(":help :kill"), HasSubstr(":kill"));
+  EXPECT_THAT(Run(":help :r"), HasSubstr(":run [COMPUTATION] ARGS"));
+  EXPECT_THAT(Run(":help :r"), Not(HasSubstr(":load")));
+  bool ok = false;
+  EXPECT_EQ(Run(":frobnicate", &ok), "error: unknown command :frobnicate (:help lists them)\n");
+  EXPECT_FALSE(ok);
 }
 
 TEST_F(SessionTest, HelpForOpcodes) {

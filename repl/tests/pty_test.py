@@ -114,6 +114,24 @@ def main():
         out = repl.read_until(re.escape(PROMPT))
         check("x : f32[2]" in out, "Ctrl-P recalls the previous input")
 
+        # A command's arguments complete by its kind: names for :type, paths
+        # for :load; :kill completes like every other command.
+        repl.send(":type lon\t")
+        time.sleep(0.3)
+        repl.send("\r")
+        out = repl.read_until(re.escape(PROMPT))
+        check("longname : f32[2]" in out, "tab completes the argument of :type")
+        repl.send(f":load {os.path.join(EXAMPLES, 'relu_aff')}\t")
+        time.sleep(0.3)
+        repl.send("\r")
+        out = repl.read_until(re.escape(PROMPT))
+        check("loaded" in out and "error" not in out, "tab completes a path after :load")
+        repl.send(":ki\t")
+        time.sleep(0.3)
+        repl.send("\r")
+        out = repl.read_until(re.escape(PROMPT))
+        check("no program is running" in out, "tab completes :kill")
+
         # Multi-line input: a computation, then a while loop that never ends.
         repl.send("cond {\r")
         repl.read_until(re.escape("...> "))

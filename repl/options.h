@@ -1,0 +1,256 @@
+// The command-line flags of `hlovm` in one list, the parser that reads them
+// for one command, and the compile and execute options built from them.
+//
+// Every flag is a row of HLOVM_FLAG_LIST: its name, value type, default,
+// group and help. The rows expand into the `Flags` struct (one member per
+// flag), the `FlagId` enum and the table the parser and `--help` read. A
+// command states the flags it takes as a FlagSet of groups and single flags
+// (repl/command.h); any other flag on its command line is a usage error that
+// names the command and the flag:
+//
+//   hlovm check: unknown flag --replicas (hlovm check takes: --split_input_file)
+//
+// Syntax (Abseil's): `--flag=value`; `--flag value` for flags whose value is
+// not a file; `--flag`, `--noflag` and `--flag=true|false` for booleans;
+// a single dash works as well as two; dashes in a name are underscores
+// (`--fail-fast` is `--fail_fast`); `--` ends the flags. A flag that takes a
+// file or a directory takes it only as `--flag=FILE`, so that
+// `--json --iterations=3` is an error rather than a file named
+// `--iterations=3`. One shorthand: `--random=SEED` is `--random --seed=SEED`.
+//
+// Nothing here is thread-safe; main() parses once before a command runs.
+#ifndef HLOVM_REPL_OPTIONS_H_
+#define HLOVM_REPL_OPTIONS_H_
+
+#include <bitset>
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "ops/fft/fft.h"
+#include "vm/api.h"
+
+namespace hlovm {
+namespace cli {
+
+// How a flag's value is written; kPath is a string naming a file or a
+// directory, which only `--flag=VALUE` sets.
+enum class FlagType : uint8_t { kBool, kInt, kInt64, kUint64, kDouble, kString, kPath };
+
+// Flags that commands take together. kCommand: a flag of one or two
+// commands, which they name one by one.
+enum class FlagGroup : uint8_t {
+  kCompile,    // how a module is compiled: passes, fusion, elided constants, FFT plans
+  kExecute,    // how it runs: threads, subnormals
+  kInstances,  // replicated and partitioned runs
+  kInputs,     // generated inputs
+  kCommand,
+};
+
+// V(enumerator, name, type, default, group, value placeholder, help)
+#define HLOVM_FLAG_LIST(V)                                                                        \
+  V(kPasses, passes, kString, "default", kCompile, "none|default|LIST",                           \
+    "the passes between verifier and compiler: none, default or a list of "                       \
+    "inline,algsimp,fold,cse,zerotrip,unroll,licm,whiledce,dce")                                  \
+  V(kNoFusion, no_fusion, kBool, false, kCompile, "",                                             \
+    "compile elementwise regions op by op instead of fusing them")                                \
+  V(kElided, elided, kString, "xla", kCompile, "xla|zeros|error",                                 \
+    "how to fill elided constant({...}) literals: xla (XLA's parser's counter pattern), zeros, "  \
+    "or error")                                                                                   \
+  V(kFftPlan, fft_plan, kString, "estimate", kCompile, "estimate|measure",                        \
+    "how FFT plans are made: estimate (instant) or measure (FFTW measures the fastest "           \
+    "algorithm once; the result is kept in ~/.cache/hlovm/ or $XDG_CACHE_HOME/hlovm/)")           \
+  V(kThreads, threads, kInt, 0, kExecute, "N", "executor threads (0: all cores)")                 \
+  V(kFlushDenormals, flush_denormals, kBool, false, kExecute, "",                                 \
+    "compute as XLA's CPU backend does, reading subnormal operands and writing subnormal "        \
+    "results as zero")                                                                            \
+  V(kReplicas, replicas, kInt64, 0, kInstances, "N",                                              \
+    "run with this many replicas (0: the module's replica_count)")                                \
+  V(kPartitions, partitions, kInt64, 0, kInstances, "N",                                          \
+    "partition count (0: the module's num_partitions)")                                           \
+  V(kCollectiveTimeout, collective_timeout, kDouble, 10, kInstances, "SECONDS",                   \
+    "seconds a collective waits for late peers")                                                  \
+  V(kRandom, random, kBool, false, kInputs, "",                                                   \
+    "fill every entry parameter with deterministic random values; --random=SEED is "              \
+    "--random --seed=SEED")                                                                       \
+  V(kSeed, seed, kUint64, 0, kInputs, "N", "seed of --random")                                    \
+  V(kPerReplica, per_replica, kBool, false, kCommand, "",                                         \
+    "inputs are given per instance (instance 0's, then instance 1's, ...)")                       \
+  V(kInfeed, infeed, kPath, "", kCommand, "VALUES",                                               \
+    "values the infeed instructions read, in order: .npy files or HLO literals, separated by "    \
+    "';' (or by ',' between .npy files); every instance gets the same queue")                     \
+  V(kOutput, output, kPath, "", kCommand, "DIR",                                                  \
+    "write the results as .npy files into this directory instead of printing them (one set "      \
+    "per instance, replicaR_..., for replicated modules)")                                        \
+  V(kDumpAfterPasses, dump_after_passes, kBool, false, kCommand, "",                              \
+    "print the module after the passes (to stderr for run)")                                      \
+  V(kIterations, iterations, kInt, 10, kCommand, "N", "timed runs")                               \
+  V(kWarmup, warmup, kInt, 1, kCommand, "N", "untimed runs before the timed ones")                \
+  V(kProfile, profile, kBool, false, kCommand, "", "per-opcode and per-instruction time tables")  \
+  V(kTrace, trace, kPath, "", kCommand, "FILE.json",                                              \
+    "write a Chrome trace-event JSON of one run to this file")                                    \
+  V(kTop, top, kInt, 20, kCommand, "N", "rows of each --profile table")                           \
+  V(kBy, by, kString, "instruction", kCommand, "instruction|op_name",                             \
+    "the second --profile table groups by instruction or op_name (metadata prefix)")              \
+  V(kOpNameDepth, op_name_depth, kInt, 3, kCommand, "N",                                          \
+    "path components of op_name kept by --by=op_name")                                            \
+  V(kPeakGflops, peak_gflops, kDouble, 0, kCommand, "X",                                          \
+    "the roofline's peak GFLOP/s (0: measured and cached)")                                       \
+  V(kPeakGbps, peak_gbps, kDouble, 0, kCommand, "X",                                              \
+    "the roofline's memory GB/s (0: measured and cached)")                                        \
+  V(kJson, json, kPath, "", kCommand, "FILE", "write a JSON report to this file")                 \
+  V(kFilter, filter, kString, "", kCommand, "REGEX",                                              \
+    "run only cases whose name matches this RE2 regex")                                           \
+  V(kJobs, jobs, kInt, 0, kCommand, "N", "cases run in parallel (0: one per core)")               \
+  V(kTimeout, timeout, kDouble, 120, kCommand, "SECONDS",                                         \
+    "seconds a case may run before it is killed (errored)")                                       \
+  V(kMemoryLimitMb, memory_limit_mb, kInt64, 8192, kCommand, "MIB",                               \
+    "address-space limit of each case's process in MiB (0: none)")                                \
+  V(kJunit, junit, kPath, "", kCommand, "FILE", "write a JUnit XML report to this file")          \
+  V(kList, list, kBool, false, kCommand, "",                                                      \
+    "list the cases (after --filter) instead of running them")                                    \
+  V(kFailFast, fail_fast, kBool, false, kCommand, "",                                             \
+    "stop at the first failure (a failed or errored case; a failed input of a script)")           \
+  V(kMinPassRate, min_pass_rate, kDouble, -1, kCommand, "FRACTION",                               \
+    "when >= 0, succeed when at least this fraction of the cases passed (instead of requiring "   \
+    "every case to pass); for CI thresholds")                                                     \
+  V(kVerbose, verbose, kBool, false, kCommand, "", "also print a line for every passing case")    \
+  V(kCompareThreads, compare_threads, kBool, false, kCommand, "",                                 \
+    "also run each passing case with 1 and 2 threads and fail it unless the results are "         \
+    "bitwise identical")                                                                          \
+  V(kComparePasses, compare_passes, kBool, false, kCommand, "",                                   \
+    "also run each passing case compiled with --passes=none and fail it unless the results "      \
+    "are bitwise identical")                                                                      \
+  V(kExecChildren, exec_children, kBool, false, kCommand, "",                                     \
+    "run each case by executing hlovm anew instead of in a fork")                                 \
+  V(kConformanceChild, conformance_child, kBool, false, kCommand, "",                             \
+    "(internal) run the one case given and print its result")                                    \
+  V(kSplitInputFile, split_input_file, kBool, false, kCommand, "",                                \
+    "treat each part of a file between `// -----` lines as its own module")                       \
+  V(kInPlace, i, kBool, false, kCommand, "",                                                      \
+    "rewrite the files in place instead of printing them")                                        \
+  V(kEcho, echo, kBool, false, kCommand, "",                                                      \
+    "in a script, print each input after a prompt, as a terminal would show it")
+
+enum class FlagId : uint8_t {
+#define HLOVM_FLAG_ENUM(id, ...) id,
+  HLOVM_FLAG_LIST(HLOVM_FLAG_ENUM)
+#undef HLOVM_FLAG_ENUM
+};
+#define HLOVM_FLAG_COUNT(...) +1
+inline constexpr int kFlagCount = 0 HLOVM_FLAG_LIST(HLOVM_FLAG_COUNT);
+#undef HLOVM_FLAG_COUNT
+
+// The C++ type of a flag's value.
+template <FlagType type> struct FlagValue;
+template <> struct FlagValue<FlagType::kBool> { using Type = bool; };
+template <> struct FlagValue<FlagType::kInt> { using Type = int; };
+template <> struct FlagValue<FlagType::kInt64> { using Type = int64_t; };
+template <> struct FlagValue<FlagType::kUint64> { using Type = uint64_t; };
+template <> struct FlagValue<FlagType::kDouble> { using Type = double; };
+template <> struct FlagValue<FlagType::kString> { using Type = std::string; };
+template <> struct FlagValue<FlagType::kPath> { using Type = std::string; };
+
+// Every flag's value; a flag not given (or not taken by the command) keeps
+// its default.
+struct Flags {
+#define HLOVM_FLAG_MEMBER(id, name, type, default_value, ...) \
+  FlagValue<FlagType::type>::Type name = default_value;
+  HLOVM_FLAG_LIST(HLOVM_FLAG_MEMBER)
+#undef HLOVM_FLAG_MEMBER
+};
+
+struct FlagInfo {
+  FlagId id;
+  std::string_view name;  // as written after `--`
+  FlagType type;
+  FlagGroup group;
+  std::string_view value;  // placeholder in help, e.g. "N"; empty for booleans
+  std::string_view help;
+};
+
+// Every flag, in HLOVM_FLAG_LIST order (which is FlagId order).
+absl::Span<const FlagInfo> AllFlags();
+const FlagInfo& GetFlagInfo(FlagId id);
+// The flag called `name` (underscores, without dashes in front), if any.
+const FlagInfo* FindFlag(std::string_view name);
+// A flag's default value as text, e.g. "10", "false", "default".
+std::string DefaultValueText(FlagId id);
+// The group's title in help, e.g. "compile".
+std::string_view FlagGroupName(FlagGroup group);
+
+// The flags one command takes: whole groups and single flags.
+class FlagSet {
+ public:
+  // One element of the braced list a command gives: a group or a flag.
+  struct Item {
+    Item(FlagGroup g) : is_group(true), group(g) {}  // NOLINT: implicit by design
+    Item(FlagId f) : flag(f) {}                      // NOLINT: implicit by design
+    bool is_group = false;
+    FlagGroup group = FlagGroup::kCommand;
+    FlagId flag = FlagId{};
+  };
+  FlagSet() = default;
+  FlagSet(std::initializer_list<Item> items);
+
+  bool Contains(FlagId id) const { return bits_.test(static_cast<size_t>(id)); }
+  bool empty() const { return bits_.none(); }
+  // The flags in list order.
+  std::vector<FlagId> Ids() const;
+
+ private:
+  std::bitset<kFlagCount> bits_;
+};
+
+// A command line after parsing.
+struct ParsedArgs {
+  Flags flags;
+  std::vector<std::string> positional;  // in order, flags removed
+};
+
+// Parses `args` (the words after `hlovm`, without the command name) for
+// command `command`, which takes `accepted`. InvalidArgument, with a
+// message that starts with "hlovm COMMAND: ", for an unknown flag or one
+// the command does not take, a file flag without `=`, a missing value or
+// one that does not parse.
+absl::StatusOr<ParsedArgs> ParseArgs(absl::Span<const std::string> args, const FlagSet& accepted,
+                                     std::string_view command);
+
+// The index in `args` of the first word that is neither a flag nor the
+// value of one (`--threads 4`): the command name; nullopt when there is
+// none. Every flag of any command counts here, as the command is not known
+// yet.
+std::optional<size_t> FindFirstPositional(absl::Span<const std::string> args);
+
+// The help for the flags of `set`, one block per group:
+//   Compile flags:
+//     --passes=none|default|LIST
+//         the passes between ... (default: default)
+std::string FlagsHelp(const FlagSet& set);
+// "--a, --b, --c": the flags of `set`, for error messages.
+std::string FlagNames(const FlagSet& set);
+
+// The options the flags describe, built once per command line.
+struct Options {
+  Flags flags;
+  // passes, fusion, elided, replica_count and num_partitions from the
+  // flags; file_name is left to the command.
+  CompileOptions compile;
+  ExecuteOptions execute;        // threads, flush_denormals
+  ReplicatedOptions replicated;  // threads, flush_denormals, collective timeout
+  FftPlanMode fft_plan = FftPlanMode::kEstimate;
+};
+
+// Checks the values that have a fixed set of choices (--elided, --passes,
+// --fft_plan) and builds the options. InvalidArgument names the flag.
+absl::StatusOr<Options> BuildOptions(const Flags& flags);
+
+}  // namespace cli
+}  // namespace hlovm
+
+#endif  // HLOVM_REPL_OPTIONS_H_

@@ -1,0 +1,214 @@
+#include "repl/options.h"
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace hlovm {
+namespace cli {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+const FlagSet kRunLike = {FlagGroup::kCompile, FlagGroup::kExecute, FlagGroup::kInstances,
+                          FlagGroup::kInputs, FlagId::kOutput};
+const FlagSet kBenchLike = {FlagGroup::kInputs, FlagId::kIterations, FlagId::kJson};
+
+absl::StatusOr<ParsedArgs> Parse(std::vector<std::string> args, const FlagSet& set,
+                                 const char* command = "run") {
+  return ParseArgs(args, set, command);
+}
+
+TEST(FlagTableTest, EveryFlagHasANameHelpAndAUniqueName) {
+  std::set<std::string_view> names;
+  for (const FlagInfo& info : AllFlags()) {
+    EXPECT_FALSE(info.help.empty()) << info.name;
+    EXPECT_TRUE(names.insert(info.name).second) << "twice: " << info.name;
+    EXPECT_EQ(&GetFlagInfo(info.id), &info);
+    EXPECT_EQ(FindFlag(info.name), &info);
+    // Booleans have no placeholder; every other flag shows one in help.
+    EXPECT_EQ(info.value.empty(), info.type == FlagType::kBool) << info.name;
+  }
+  EXPECT_EQ(AllFlags().size(), static_cast<size_t>(kFlagCount));
+  EXPECT_EQ(FindFlag("frobnicate"), nullptr);
+}
+
+TEST(FlagTableTest, GroupsAndDefaults) {
+  const FlagSet compile = {FlagGroup::kCompile};
+  EXPECT_TRUE(compile.Contains(FlagId::kPasses));
+  EXPECT_TRUE(compile.Contains(FlagId::kNoFusion));
+  EXPECT_FALSE(compile.Contains(FlagId::kReplicas));
+  const FlagSet mixed = {FlagGroup::kInstances, FlagId::kJson};
+  EXPECT_THAT(mixed.Ids(), ElementsAre(FlagId::kReplicas, FlagId::kPartitions,
+                                         FlagId::kCollectiveTimeout, FlagId::kJson));
+  EXPECT_TRUE(FlagSet().empty());
+  EXPECT_EQ(DefaultValueText(FlagId::kIterations), "10");
+  EXPECT_EQ(DefaultValueText(FlagId::kPasses), "default");
+  EXPECT_EQ(DefaultValueText(FlagId::kRandom), "false");
+}
+
+TEST(ParseArgsTest, FlagsAnywhereAmongPositionals) {
+  auto parsed = Parse({"--threads=3", "x.hlo", "--random", "f32[2] {1, 2}", "--replicas", "4"},
+                      kRunLike);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_THAT(parsed->positional, ElementsAre("x.hlo", "f32[2] {1, 2}"));
+  EXPECT_EQ(parsed->flags.threads, 3);
+  EXPECT_TRUE(parsed->flags.random);
+  EXPECT_EQ(parsed->flags.replicas, 4);
+  EXPECT_EQ(parsed->flags.passes, "default");  // not given: the default
+}
+
+TEST(ParseArgsTest, BooleanSpellings) {
+  auto parsed = Parse({"--no-fusion", "--flush_denormals=false"}, kRunLike);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_TRUE(parsed->flags.no_fusion);
+  EXPECT_FALSE(parsed->flags.flush_denormals);
+  parsed = Parse({"--flush-denormals", "--nono_fusion", "-random"}, kRunLike);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_TRUE(parsed->flags.flush_denormals);
+  EXPECT_FALSE(parsed->flags.no_fusion);
+  EXPECT_TRUE(parsed->flags.random);
+  parsed = Parse({"--flush_denormals=1", "--norandom"}, kRunLike);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_TRUE(parsed->flags.flush_denormals);
+  EXPECT_FALSE(parsed->flags.random);
+  // A boolean never takes the next word: it stays positional.
+  parsed = Parse({"--random", "false"}, kRunLike);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_TRUE(parsed->flags.random);
+  EXPECT_THAT(parsed->positional, ElementsAre("false"));
+  EXPECT_THAT(Parse({"--random=maybe"}, kRunLike).status().message(),
+              HasSubstr("--random: 'maybe' is not a boolean"));
+  EXPECT_THAT(Parse({"--norandom=true"}, kRunLike).status().message(),
+              HasSubstr("--norandom takes no value"));
+}
+
+TEST(ParseArgsTest, RandomWithASeed) {
+  auto parsed = Parse({"--random=7"}, kRunLike);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_TRUE(parsed->flags.random);
+  EXPECT_EQ(parsed->flags.seed, 7u);
+}
+
+TEST(ParseArgsTest, AFlagTheCommandDoesNotTakeIsAnError) {
+  const FlagSet check = {FlagId::kSplitInputFile};
+  absl::Status status = Parse({"--replicas=4", "x.hlo"}, check, "check").status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message(),
+            "hlovm check: unknown flag --replicas (hlovm check takes: --split_input_file)");
+  // Also a flag that no command has, and the --no form of a non-boolean.
+  EXPECT_THAT(Parse({"--frobnicate"}, check, "check").status().message(),
+              HasSubstr("unknown flag --frobnicate"));
+  EXPECT_THAT(Parse({"--nothreads"}, kRunLike).status().message(),
+              HasSubstr("unknown flag --nothreads"));
+  EXPECT_THAT(Parse({"-x"}, FlagSet(), "dis").status().message(),
+              HasSubstr("(hlovm dis takes no flags)"));
+}
+
+TEST(ParseArgsTest, AFileFlagTakesItsFileOnlyAfterAnEqualsSign) {
+  absl::Status status = Parse({"--json", "--iterations=3", "x.hlo"}, kBenchLike, "bench").status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("hlovm bench: --json takes its FILE only as --json=FILE"));
+  EXPECT_THAT(Parse({"--json", "out.json"}, kBenchLike, "bench").status().message(),
+              HasSubstr("--json=FILE"));
+  auto parsed = Parse({"--json=out.json", "--iterations", "3", "x.hlo"}, kBenchLike, "bench");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->flags.json, "out.json");
+  EXPECT_EQ(parsed->flags.iterations, 3);
+  EXPECT_THAT(parsed->positional, ElementsAre("x.hlo"));
+}
+
+TEST(ParseArgsTest, ValuesAreChecked) {
+  EXPECT_THAT(Parse({"--threads=many"}, kRunLike).status().message(),
+              HasSubstr("--threads: 'many' is not an integer"));
+  EXPECT_THAT(Parse({"--collective_timeout=soon"}, kRunLike).status().message(),
+              HasSubstr("is not a number"));
+  EXPECT_THAT(Parse({"--threads"}, kRunLike).status().message(),
+              HasSubstr("--threads needs a value"));
+  auto parsed = Parse({"--collective-timeout=2.5", "--output=", "--passes=none"}, kRunLike);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->flags.collective_timeout, 2.5);
+  EXPECT_EQ(parsed->flags.output, "");
+  EXPECT_EQ(parsed->flags.passes, "none");
+}
+
+TEST(ParseArgsTest, DoubleDashEndsTheFlags) {
+  auto parsed = Parse({"--random", "--", "--threads=2", "-x"}, kRunLike);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_THAT(parsed->positional, ElementsAre("--threads=2", "-x"));
+  EXPECT_EQ(parsed->flags.threads, 0);
+}
+
+TEST(FindFirstPositionalTest, SkipsFlagsAndTheirValues) {
+  using Args = std::vector<std::string>;
+  EXPECT_EQ(FindFirstPositional(Args{"run", "x.hlo"}), 0u);
+  EXPECT_EQ(FindFirstPositional(Args{"--threads", "4", "run"}), 2u);
+  EXPECT_EQ(FindFirstPositional(Args{"--threads=4", "--random", "run"}), 2u);
+  EXPECT_EQ(FindFirstPositional(Args{"--echo"}), std::nullopt);
+  EXPECT_EQ(FindFirstPositional(Args{}), std::nullopt);
+  EXPECT_EQ(FindFirstPositional(Args{"--", "x.hlo"}), 1u);
+  // A file flag never takes the next word.
+  EXPECT_EQ(FindFirstPositional(Args{"--json", "bench"}), 1u);
+}
+
+TEST(BuildOptionsTest, CompileAndExecuteOptionsFromTheFlags) {
+  Flags flags;
+  flags.passes = "none";
+  flags.no_fusion = true;
+  flags.elided = "zeros";
+  flags.replicas = 4;
+  flags.partitions = 2;
+  flags.threads = 3;
+  flags.flush_denormals = true;
+  flags.collective_timeout = 1.5;
+  flags.fft_plan = "measure";
+  absl::StatusOr<Options> options = BuildOptions(flags);
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->compile.passes, "none");
+  EXPECT_FALSE(options->compile.fusion);
+  EXPECT_EQ(options->compile.elided, ElidedFill::kZeros);
+  EXPECT_EQ(options->compile.replica_count, 4);
+  EXPECT_EQ(options->compile.num_partitions, 2);
+  EXPECT_EQ(options->execute.threads, 3);
+  EXPECT_TRUE(options->execute.flush_denormals);
+  EXPECT_EQ(options->replicated.threads, 3);
+  EXPECT_TRUE(options->replicated.flush_denormals);
+  EXPECT_EQ(options->replicated.collective_timeout_seconds, 1.5);
+  EXPECT_EQ(options->fft_plan, FftPlanMode::kMeasure);
+
+  absl::StatusOr<Options> defaults = BuildOptions(Flags());
+  ASSERT_TRUE(defaults.ok()) << defaults.status();
+  EXPECT_EQ(defaults->compile.elided, ElidedFill::kXla);
+  EXPECT_TRUE(defaults->compile.fusion);
+  EXPECT_EQ(defaults->compile.passes, "default");
+}
+
+TEST(BuildOptionsTest, BadChoicesNameTheFlag) {
+  Flags flags;
+  flags.elided = "maybe";
+  EXPECT_THAT(BuildOptions(flags).status().message(), HasSubstr("--elided must be"));
+  flags = Flags();
+  flags.passes = "nonsense";
+  EXPECT_THAT(BuildOptions(flags).status().message(), HasSubstr("--passes"));
+  flags = Flags();
+  flags.fft_plan = "guess";
+  EXPECT_THAT(BuildOptions(flags).status().message(), HasSubstr("--fft-plan"));
+}
+
+TEST(FlagsHelpTest, ListsTheFlagsOfTheSetByGroup) {
+  const std::string help = FlagsHelp(kBenchLike);
+  EXPECT_THAT(help, HasSubstr("Command flags:\n  --iterations=N\n      timed runs (default: 10)"));
+  EXPECT_THAT(help, HasSubstr("Input flags:\n  --random\n"));
+  EXPECT_THAT(help, HasSubstr("--json=FILE"));
+  EXPECT_THAT(help, Not(HasSubstr("--replicas")));
+  EXPECT_EQ(FlagNames(kBenchLike), "--random, --seed, --iterations, --json");
+}
+
+}  // namespace
+}  // namespace cli
+}  // namespace hlovm
