@@ -191,12 +191,19 @@ MlpSetup* Mlp() {
   return setup;
 }
 
-void BM_MlpStep8Replicas(benchmark::State& state) {
+// Mlp(), or null after skipping the benchmark where it is missing.
+MlpSetup* MlpOrSkip(benchmark::State& state) {
   MlpSetup* s = Mlp();
-  if (s->replicated == nullptr) {
+  if (s->replicated == nullptr || s->single == nullptr) {
     state.SkipWithError("examples/dp_mlp_step.hlo not found or does not compile");
-    return;
+    return nullptr;
   }
+  return s;
+}
+
+void BM_MlpStep8Replicas(benchmark::State& state) {
+  MlpSetup* s = MlpOrSkip(state);
+  if (s == nullptr) return;
   ReplicatedOptions options;
   options.threads = static_cast<int>(state.range(0));
   const std::vector<const Literal*>* args = &s->arg_ptrs;
@@ -208,11 +215,8 @@ void BM_MlpStep8Replicas(benchmark::State& state) {
 }
 
 void BM_MlpStep8TimesOneInstance(benchmark::State& state) {
-  MlpSetup* s = Mlp();
-  if (s->single == nullptr) {
-    state.SkipWithError("examples/dp_mlp_step.hlo not found or does not compile");
-    return;
-  }
+  MlpSetup* s = MlpOrSkip(state);
+  if (s == nullptr) return;
   ExecuteOptions options;
   options.threads = static_cast<int>(state.range(0));
   for (auto _ : state) {
@@ -228,11 +232,8 @@ void BM_MlpStep8TimesOneInstance(benchmark::State& state) {
 // that the bus's share of BM_MlpStep8Replicas can be told from that of
 // running 8 threads on this machine's cores).
 void BM_MlpStep8ThreadsNoBus(benchmark::State& state) {
-  MlpSetup* s = Mlp();
-  if (s->single == nullptr) {
-    state.SkipWithError("examples/dp_mlp_step.hlo not found or does not compile");
-    return;
-  }
+  MlpSetup* s = MlpOrSkip(state);
+  if (s == nullptr) return;
   ExecuteOptions options;
   options.threads = 1;
   for (auto _ : state) {

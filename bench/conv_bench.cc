@@ -7,14 +7,11 @@
 //   (input + output + kernel); reference BM_Triad: a STREAM triad
 //   a[i] = b[i] + s * c[i] over 3 x 64 MiB (ratio goal >= 0.5).
 #include <cstdint>
-#include <random>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "benchmark/benchmark.h"
 #include "hwy/aligned_allocator.h"
-#include "oneapi/tbb/blocked_range.h"
-#include "oneapi/tbb/parallel_for.h"
-#include "oneapi/tbb/partitioner.h"
 #include "oneapi/tbb/task_arena.h"
 #include "ops/dot/conv.h"
 #include "ops/dot/dot_conv_shape.h"
@@ -23,23 +20,9 @@
 namespace hlovm {
 namespace {
 
-template <typename Fn>
-void Parallel(tbb::task_arena& arena, int64_t units, Fn&& fn) {
-  arena.execute([&] {
-    tbb::parallel_for(
-        tbb::blocked_range<int64_t>(0, units, 1),
-        [&](const tbb::blocked_range<int64_t>& r) { fn(r.begin(), r.end()); },
-        tbb::simple_partitioner());
-  });
-}
+using bench::ParallelUnits;
 
-std::vector<float> Random(int64_t n) {
-  std::mt19937 rng(1);
-  std::uniform_real_distribution<float> dist(-1, 1);
-  std::vector<float> v(static_cast<size_t>(n));
-  for (float& x : v) x = dist(rng);
-  return v;
-}
+std::vector<float> Random(int64_t n) { return bench::RandomUniform<float>(n, 1); }
 
 void BM_GemmRef(benchmark::State& state) {
   const int64_t n = 1024;
@@ -50,7 +33,7 @@ void BM_GemmRef(benchmark::State& state) {
   const std::vector<float> a = Random(n * n), b = Random(n * n);
   std::vector<float> c(static_cast<size_t>(n * n));
   for (auto _ : state) {
-    Parallel(arena, kernel->Units(d),
+    ParallelUnits(arena, kernel->Units(d),
              [&](int64_t u0, int64_t u1) { kernel->fn(a.data(), b.data(), c.data(), d, u0, u1); });
     benchmark::DoNotOptimize(c.data());
   }
@@ -93,7 +76,8 @@ void RunConvBench(benchmark::State& state, int64_t c_in, int64_t c_out, int64_t 
   auto scratch = hwy::AllocateAligned<uint8_t>(static_cast<size_t>(plan->scratch_bytes + 64));
   for (auto _ : state) {
     const ConvBuffers b = ConvPrepare(*plan, in.data(), k.data(), o.data(), scratch.get());
-    Parallel(arena, plan->units, [&](int64_t u0, int64_t u1) { ConvUnits(*plan, b, u0, u1); });
+    ParallelUnits(arena, plan->units,
+                  [&](int64_t u0, int64_t u1) { ConvUnits(*plan, b, u0, u1); });
     ConvFinish(*plan, b, o.data());
     benchmark::DoNotOptimize(o.data());
   }
@@ -117,7 +101,7 @@ void BM_Triad(benchmark::State& state) {
   const float s = 3.0f;
   const int64_t chunk = 1 << 16;
   for (auto _ : state) {
-    Parallel(arena, (n + chunk - 1) / chunk, [&](int64_t c0, int64_t c1) {
+    ParallelUnits(arena, (n + chunk - 1) / chunk, [&](int64_t c0, int64_t c1) {
       const int64_t e = std::min(n, c1 * chunk);
       for (int64_t i = c0 * chunk; i < e; ++i) a[i] = b[i] + s * c[i];
     });

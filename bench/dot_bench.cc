@@ -27,15 +27,12 @@
 
 #include <cstdint>
 #include <cstdlib>
-#include <random>
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "benchmark/benchmark.h"
 #include "hwy/targets.h"
-#include "oneapi/tbb/blocked_range.h"
-#include "oneapi/tbb/parallel_for.h"
-#include "oneapi/tbb/partitioner.h"
 #include "oneapi/tbb/task_arena.h"
 #include "ops/dot/dot.h"
 
@@ -108,15 +105,6 @@ Problem MakeProblem(Case c, int64_t size) {
   return p;
 }
 
-template <typename T>
-std::vector<T> RandomVector(int64_t n, int seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<T> dist(-1, 1);
-  std::vector<T> v(n);
-  for (auto& x : v) x = dist(rng);
-  return v;
-}
-
 double Flops(const Problem& p) { return 2.0 * p.batch * p.m * p.n * p.k; }
 
 template <typename T>
@@ -128,8 +116,8 @@ void BM_Dot(benchmark::State& state, ElementType type, Case c) {
     state.SkipWithError(std::string(plan.status().message()).c_str());
     return;
   }
-  const auto a = RandomVector<T>(p.batch * p.m * p.k, 1);
-  const auto b = RandomVector<T>(p.batch * p.k * p.n, 2);
+  const auto a = bench::RandomUniform<T>(p.batch * p.m * p.k, 1);
+  const auto b = bench::RandomUniform<T>(p.batch * p.k * p.n, 2);
   std::vector<T> c_out(p.batch * p.m * p.n);
   std::vector<uint8_t> scratch(static_cast<size_t>(plan->scratch_bytes) + 64);
   tbb::task_arena arena(threads);
@@ -138,14 +126,8 @@ void BM_Dot(benchmark::State& state, ElementType type, Case c) {
     if (threads <= 1 || plan->flops() < kParallelDotFlops) {
       DotGemmUnits(*plan, bufs, 0, plan->units);
     } else {
-      arena.execute([&] {
-        tbb::parallel_for(
-            tbb::blocked_range<int64_t>(0, plan->units, 1),
-            [&](const tbb::blocked_range<int64_t>& r) {
-              DotGemmUnits(*plan, bufs, r.begin(), r.end());
-            },
-            tbb::simple_partitioner());
-      });
+      bench::ParallelUnits(arena, plan->units,
+                           [&](int64_t u0, int64_t u1) { DotGemmUnits(*plan, bufs, u0, u1); });
     }
     DotFinish(*plan, bufs, c_out.data());
     benchmark::DoNotOptimize(c_out.data());
@@ -170,8 +152,8 @@ template <typename T>
 void BM_Blas(benchmark::State& state, Case c) {
   const Problem p = MakeProblem(c, state.range(0));
   openblas_set_num_threads(static_cast<int>(state.range(1)));
-  const auto a = RandomVector<T>(p.batch * p.m * p.k, 1);
-  const auto b = RandomVector<T>(p.batch * p.k * p.n, 2);
+  const auto a = bench::RandomUniform<T>(p.batch * p.m * p.k, 1);
+  const auto b = bench::RandomUniform<T>(p.batch * p.k * p.n, 2);
   std::vector<T> c_out(p.batch * p.m * p.n);
   const int m = static_cast<int>(p.m), n = static_cast<int>(p.n), k = static_cast<int>(p.k);
   for (auto _ : state) {

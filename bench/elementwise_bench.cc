@@ -4,17 +4,14 @@
 //   f32 exponential / tanh / logistic / log / log1p / expm1 / erf / rsqrt and
 //   f64 tanh of 16M vs a plain copy loop of the same type.
 // Kernels run per chunk, as the VM calls them; threads split the chunks.
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <functional>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "benchmark/benchmark.h"
-#include "oneapi/tbb/blocked_range.h"
-#include "oneapi/tbb/parallel_for.h"
-#include "oneapi/tbb/task_arena.h"
 #include "ops/elementwise/elementwise.h"
 
 namespace hlovm {
@@ -25,43 +22,14 @@ constexpr int64_t kChunk = int64_t{1} << 16;     // elements per kernel call
 
 // Runs body(begin, end) over [0, kElements) in chunks on `threads` threads.
 void ForChunks(int threads, const std::function<void(int64_t, int64_t)>& body) {
-  if (threads == 1) {
-    for (int64_t i = 0; i < kElements; i += kChunk) body(i, std::min(kElements, i + kChunk));
-    return;
-  }
-  static tbb::task_arena arena(2);
-  arena.execute([&] {
-    tbb::parallel_for(tbb::blocked_range<int64_t>(0, kElements, kChunk),
-                      [&](const tbb::blocked_range<int64_t>& r) { body(r.begin(), r.end()); });
-  });
-}
-
-double Seconds(const std::function<void()>& f) {
-  const auto t0 = std::chrono::steady_clock::now();
-  f();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  bench::ForChunks(threads, kElements, kChunk, body);
 }
 
 // Times `kernel` and `reference` alternately; reports both bandwidths and
 // ratio = reference time / kernel time (>= 1 means the kernel is faster).
 void Compare(benchmark::State& state, double bytes, const std::function<void()>& kernel,
              const std::function<void()>& reference) {
-  kernel();
-  reference();
-  double kernel_s = 0, ref_s = 0;
-  for (auto _ : state) {
-    const double k = Seconds(kernel);
-    state.PauseTiming();
-    ref_s += Seconds(reference);
-    state.ResumeTiming();
-    kernel_s += k;
-    state.SetIterationTime(k);
-  }
-  const double n = static_cast<double>(state.iterations());
-  state.counters["kernel_GBps"] = bytes * n / kernel_s / 1e9;
-  state.counters["ref_GBps"] = bytes * n / ref_s / 1e9;
-  state.counters["ratio"] = ref_s / kernel_s;
-  state.SetBytesProcessed(static_cast<int64_t>(bytes * n));
+  bench::CompareBandwidth(state, bytes, kernel, reference, "ref_GBps");
 }
 
 void BM_AddF32VsTriad(benchmark::State& state) {

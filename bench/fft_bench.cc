@@ -10,45 +10,21 @@
 #include <fftw3.h>
 
 #include <algorithm>
-#include <chrono>
 #include <complex>
 #include <cstdint>
 #include <cstring>
-#include <functional>
 #include <memory>
-#include <random>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "benchmark/benchmark.h"
-#include "oneapi/tbb/blocked_range.h"
-#include "oneapi/tbb/parallel_for.h"
-#include "oneapi/tbb/partitioner.h"
-#include "oneapi/tbb/task_arena.h"
 #include "ops/fft/fft.h"
 
 namespace hlovm {
 namespace {
 
 // The VM's ForEachChunk: fixed chunks, simple partitioner.
-void ForChunks(int threads, int64_t chunks, const std::function<void(int64_t, int64_t)>& body) {
-  if (threads == 1 || chunks <= 1) {
-    body(0, chunks);
-    return;
-  }
-  static tbb::task_arena arena(2);
-  arena.execute([&] {
-    tbb::parallel_for(
-        tbb::blocked_range<int64_t>(0, chunks, 1),
-        [&](const tbb::blocked_range<int64_t>& r) { body(r.begin(), r.end()); },
-        tbb::simple_partitioner());
-  });
-}
-
-double Seconds(const std::function<void()>& f) {
-  const auto t0 = std::chrono::steady_clock::now();
-  f();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
+using bench::ForEachChunk;
 
 struct FftwFree {
   void operator()(void* p) const { fftwf_free(p); }
@@ -70,12 +46,9 @@ void FftVsFftw(benchmark::State& state, int64_t batch, int64_t n, int threads) {
   const FftKernel& kernel = **kernel_or;
   const int64_t total = batch * n;
   Buffer in = Alloc(total), out = Alloc(total), ref = Alloc(total);
-  std::mt19937 rng(42);
-  std::normal_distribution<float> dist;
-  for (int64_t i = 0; i < total; ++i) {
-    in.get()[i][0] = dist(rng);
-    in.get()[i][1] = dist(rng);
-  }
+  // Real and imaginary parts interleaved, as fftwf_complex stores them.
+  const std::vector<float> values = bench::RandomNormal<float>(2 * total, 42);
+  std::memcpy(in.get(), values.data(), values.size() * sizeof(float));
   std::memset(out.get(), 0, total * sizeof(fftwf_complex));
   std::memset(ref.get(), 0, total * sizeof(fftwf_complex));
   // Reference plans: the whole batch, or one half per thread.
@@ -91,25 +64,18 @@ void FftVsFftw(benchmark::State& state, int64_t batch, int64_t n, int threads) {
                                         FFTW_ESTIMATE));
   }
   auto run_kernel = [&] {
-    ForChunks(threads, kernel.chunks(),
+    ForEachChunk(threads, kernel.chunks(),
               [&](int64_t b, int64_t e) { (void)kernel.RunChunks(in.get(), out.get(), b, e); });
   };
   auto run_reference = [&] {
-    ForChunks(threads, parts, [&](int64_t b, int64_t e) {
+    ForEachChunk(threads, parts, [&](int64_t b, int64_t e) {
       for (int64_t p = b; p < e; ++p) fftwf_execute(plans[p]);
     });
   };
   run_kernel();
   run_reference();
-  double kernel_s = 0, ref_s = 0;
-  for (auto _ : state) {
-    const double k = Seconds(run_kernel);
-    state.PauseTiming();
-    ref_s += Seconds(run_reference);
-    state.ResumeTiming();
-    kernel_s += k;
-    state.SetIterationTime(k);
-  }
+  const bench::KernelAndReference t =
+      bench::TimeAgainstReference(state, run_kernel, run_reference);
   for (fftwf_plan p : plans) fftwf_destroy_plan(p);
   // Same transform: the results agree to rounding.
   double worst = 0, scale = 0;
@@ -122,10 +88,9 @@ void FftVsFftw(benchmark::State& state, int64_t batch, int64_t n, int threads) {
     state.SkipWithError("kernel and FFTW disagree");
     return;
   }
-  const double iters = static_cast<double>(state.iterations());
-  state.counters["kernel_ms"] = kernel_s / iters * 1e3;
-  state.counters["fftw_ms"] = ref_s / iters * 1e3;
-  state.counters["ratio"] = ref_s / kernel_s;
+  state.counters["kernel_ms"] = t.kernel * 1e3;
+  state.counters["fftw_ms"] = t.reference * 1e3;
+  state.counters["ratio"] = t.reference / t.kernel;
 }
 
 void BM_FftC64_2p20_VsFftw(benchmark::State& state) {

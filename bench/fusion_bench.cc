@@ -42,7 +42,6 @@
 // clang-format on
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -112,10 +111,10 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "bench/bench_util.h"
 #include "benchmark/benchmark.h"
 #include "hwy/targets.h"
 #include "oneapi/tbb/blocked_range.h"
-#include "oneapi/tbb/parallel_for.h"
 #include "oneapi/tbb/parallel_reduce.h"
 #include "oneapi/tbb/partitioner.h"
 #include "oneapi/tbb/task_arena.h"
@@ -232,9 +231,8 @@ class Loop {
     return exe_->Execute({&t, &x_}, options);
   }
   double Seconds(int trips) const {
-    const auto t0 = std::chrono::steady_clock::now();
-    auto r = Run(trips);
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    absl::StatusOr<Literal> r;
+    const double s = bench::WallSeconds([&] { r = Run(trips); });
     benchmark::DoNotOptimize(r);
     return s;
   }
@@ -250,38 +248,23 @@ class Loop {
   Literal x_;
 };
 
-// The benchmark loop: each iteration times `timed` (the iteration's time)
-// and, paused, each of `beside`, all measured in the same run. Returns
-// their mean milliseconds, `timed`'s first.
-std::vector<double> TimeBeside(benchmark::State& state, const std::function<double()>& timed,
-                               const std::vector<std::function<double()>>& beside) {
-  std::vector<double> ms(beside.size() + 1, 0.0);
-  for (auto _ : state) {
-    const double t = timed();
-    state.PauseTiming();
-    for (size_t k = 0; k < beside.size(); ++k) ms[k + 1] += beside[k]();
-    state.ResumeTiming();
-    ms[0] += t;
-    state.SetIterationTime(t);
-  }
-  const double iterations = static_cast<double>(std::max<int64_t>(1, state.iterations()));
-  for (double& m : ms) m *= 1e3 / iterations;
+// bench::TimeBeside in mean milliseconds, `timed`'s first.
+std::vector<double> TimeBesideMs(benchmark::State& state, const std::function<double()>& timed,
+                                 const std::vector<std::function<double()>>& beside) {
+  std::vector<double> ms = bench::TimeBeside(state, timed, beside);
+  for (double& m : ms) m *= 1e3;
   return ms;
 }
 
 // Seconds of one pass of fn(begin, end) over the 16M elements on `arena`,
 // in chunks of 64K elements.
-template <class Fn>
-double ChunkedPassSeconds(tbb::task_arena& arena, Fn&& fn) {
+double ChunkedPassSeconds(tbb::task_arena& arena,
+                          const std::function<void(int64_t, int64_t)>& fn) {
   const int64_t chunk = 1 << 16;
-  const auto t0 = std::chrono::steady_clock::now();
-  arena.execute([&] {
-    tbb::parallel_for(
-        tbb::blocked_range<int64_t>(0, kElements / chunk, 1),
-        [&](const tbb::blocked_range<int64_t>& r) { fn(r.begin() * chunk, r.end() * chunk); },
-        tbb::simple_partitioner());
+  return bench::WallSeconds([&] {
+    bench::ParallelUnits(arena, kElements / chunk,
+                         [&](int64_t begin, int64_t end) { fn(begin * chunk, end * chunk); });
   });
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 // One triad pass over 16M floats on `arena`; seconds.
@@ -306,7 +289,7 @@ void ChainVsTriad(benchmark::State& state, bool fusion) {
   TriadSeconds(arena, a, b, c);
   loop.Seconds(1);
   const std::vector<double> ms =
-      TimeBeside(state, [&] { return loop.Trip(); }, {[&] { return TriadSeconds(arena, a, b, c); }});
+      TimeBesideMs(state, [&] { return loop.Trip(); }, {[&] { return TriadSeconds(arena, a, b, c); }});
   const double chain_gbps = 8.0 * kElements / ms[0] / 1e6;
   const double triad_gbps = 12.0 * kElements / ms[1] / 1e6;
   state.counters["chain_GBps"] = chain_gbps;
@@ -337,12 +320,12 @@ double InL1SecondsPerElement(Fn&& fn) {
   double best = 1e9;
   for (int round = 0; round < 50; ++round) {
     constexpr int kPasses = 100;
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int pass = 0; pass < kPasses; ++pass) {
-      fn(x.data(), y.data(), 0, kBlock);
-      benchmark::ClobberMemory();
-    }
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double s = bench::WallSeconds([&] {
+      for (int pass = 0; pass < kPasses; ++pass) {
+        fn(x.data(), y.data(), 0, kBlock);
+        benchmark::ClobberMemory();
+      }
+    });
     best = std::min(best, s / (kPasses * kBlock));
   }
   benchmark::DoNotOptimize(y.data());
@@ -383,7 +366,7 @@ void BM_GeluVsTanh(benchmark::State& state) {
   }
   tanh.Seconds(1);
   const std::vector<double> ms =
-      TimeBeside(state, [&] { return gelu.Trip(); },
+      TimeBesideMs(state, [&] { return gelu.Trip(); },
                  {[&] { return tanh.Trip(); }, [&] { return HandWrittenGeluSeconds(arena, x, y.data()); }});
   state.counters["gelu_ms"] = ms[0];
   state.counters["tanh_ms"] = ms[1];
@@ -432,7 +415,7 @@ void BM_TransposedInput(benchmark::State& state) {
   fused.Seconds(1);
   plain.Seconds(1);
   alone.Seconds(1);
-  const std::vector<double> ms = TimeBeside(
+  const std::vector<double> ms = TimeBesideMs(
       state, [&] { return fused.Trip(); }, {[&] { return plain.Trip(); }, [&] { return alone.Trip(); }});
   state.counters["fused_ms"] = ms[0];
   state.counters["unfused_ms"] = ms[1];
@@ -464,22 +447,23 @@ ENTRY main {
 double ReadSeconds(tbb::task_arena& arena, const float* x, const float* y, int64_t n) {
   const int64_t chunk = 1 << 16;
   float total = 0;
-  const auto t0 = std::chrono::steady_clock::now();
-  arena.execute([&] {
-    total = tbb::parallel_reduce(
-        tbb::blocked_range<int64_t>(0, n / chunk, 1), 0.0f,
-        [&](const tbb::blocked_range<int64_t>& r, float acc) {
-          float a[8] = {};
-          for (int64_t i = r.begin() * chunk; i < r.end() * chunk; i += 8) {
-            for (int k = 0; k < 8; ++k) a[k] += x[i + k] + y[i + k];
-          }
-          for (float v : a) acc += v;
-          return acc;
-        },
-        [](float a, float b) { return a + b; }, tbb::simple_partitioner());
+  const double s = bench::WallSeconds([&] {
+    arena.execute([&] {
+      total = tbb::parallel_reduce(
+          tbb::blocked_range<int64_t>(0, n / chunk, 1), 0.0f,
+          [&](const tbb::blocked_range<int64_t>& r, float acc) {
+            float a[8] = {};
+            for (int64_t i = r.begin() * chunk; i < r.end() * chunk; i += 8) {
+              for (int k = 0; k < 8; ++k) a[k] += x[i + k] + y[i + k];
+            }
+            for (float v : a) acc += v;
+            return acc;
+          },
+          [](float a, float b) { return a + b; }, tbb::simple_partitioner());
+    });
   });
   benchmark::DoNotOptimize(total);
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return s;
 }
 
 void BM_ColumnSumVsRead(benchmark::State& state) {
@@ -505,16 +489,13 @@ void BM_ColumnSumVsRead(benchmark::State& state) {
   options.threads = threads;
   tbb::task_arena arena(threads);
   auto run = [&](const Executable& exe) {
-    const auto t0 = std::chrono::steady_clock::now();
-    auto r = exe.Execute({&*x, &*y}, options);
-    benchmark::DoNotOptimize(r);
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return bench::WallSeconds([&] { benchmark::DoNotOptimize(exe.Execute({&*x, &*y}, options)); });
   };
   run(**fused);
   run(**plain);
   ReadSeconds(arena, px, py, n);
   const std::vector<double> ms =
-      TimeBeside(state, [&] { return run(**fused); },
+      TimeBesideMs(state, [&] { return run(**fused); },
                  {[&] { return run(**plain); }, [&] { return ReadSeconds(arena, px, py, n); }});
   state.counters["fused_ms"] = ms[0];
   state.counters["unfused_ms"] = ms[1];

@@ -5,7 +5,6 @@
 //   scatter-add of 1M f32 scalars into 64K elements (single-op kernel path),
 //   scatter of 1M f32 scalars with a compiled combiner (a*0.5 + b).
 // ratio = reference time / VM time (>= 1: the VM is faster).
-#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -13,17 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "benchmark/benchmark.h"
 #include "vm/api.h"
 
 namespace hlovm {
 namespace {
-
-double Seconds(const std::function<void()>& f) {
-  const auto t0 = std::chrono::steady_clock::now();
-  f();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 template <typename T>
 Literal Array(ElementType type, std::vector<int64_t> dims, const std::vector<T>& values) {
@@ -34,28 +28,17 @@ Literal Array(ElementType type, std::vector<int64_t> dims, const std::vector<T>&
 
 void Compare(benchmark::State& state, const std::string& hlo, std::vector<Literal> args,
              const std::function<void()>& reference) {
-  auto exe = Executable::FromText(hlo);
-  if (!exe.ok()) {
-    state.SkipWithError(std::string(exe.status().message()).c_str());
-    return;
-  }
+  std::unique_ptr<Executable> exe = bench::CompileOrSkip(state, hlo);
+  if (exe == nullptr) return;
   std::vector<const Literal*> ptrs;
   for (const Literal& a : args) ptrs.push_back(&a);
   ExecuteOptions options;
   options.threads = static_cast<int>(state.range(0));
-  auto run = [&] { benchmark::DoNotOptimize((*exe)->Execute(ptrs, options)); };
+  auto run = [&] { benchmark::DoNotOptimize(exe->Execute(ptrs, options)); };
   run();
   reference();
-  double vm_s = 0, ref_s = 0;
-  for (auto _ : state) {
-    const double k = Seconds(run);
-    state.PauseTiming();
-    ref_s += Seconds(reference);
-    state.ResumeTiming();
-    vm_s += k;
-    state.SetIterationTime(k);
-  }
-  state.counters["ratio"] = ref_s / vm_s;
+  const bench::KernelAndReference t = bench::TimeAgainstReference(state, run, reference);
+  state.counters["ratio"] = t.reference / t.kernel;
 }
 
 constexpr int64_t kN = 1 << 20;
@@ -128,6 +111,18 @@ ENTRY e {
           });
 }
 
+// The scatters' arguments: operand f32[65536], indices s32[1048576, 1] and
+// updates f32[1048576].
+std::vector<Literal> ScatterArguments(const std::vector<float>& operand,
+                                      const std::vector<int32_t>& idx,
+                                      const std::vector<float>& upd) {
+  std::vector<Literal> a;
+  a.push_back(Array(ElementType::kF32, {static_cast<int64_t>(operand.size())}, operand));
+  a.push_back(Array(ElementType::kS32, {kN, 1}, idx));
+  a.push_back(Array(ElementType::kF32, {kN}, upd));
+  return a;
+}
+
 void BM_ScatterAdd(benchmark::State& state) {
   const int64_t n = 65536;
   std::vector<float> operand(n, 0.0f), upd(kN, 0.25f), out(n);
@@ -142,13 +137,7 @@ ENTRY e {
   ROOT s = f32[65536] scatter(o, i, u), update_window_dims={}, inserted_window_dims={0},
       scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
 })",
-          [&] {
-            std::vector<Literal> a;
-            a.push_back(Array(ElementType::kF32, {n}, operand));
-            a.push_back(Array(ElementType::kS32, {kN, 1}, idx));
-            a.push_back(Array(ElementType::kF32, {kN}, upd));
-            return a;
-          }(),
+          ScatterArguments(operand, idx, upd),
           [&] {
             std::memcpy(out.data(), operand.data(), n * sizeof(float));
             for (int64_t k = 0; k < kN; ++k) {
@@ -176,13 +165,7 @@ ENTRY e {
   ROOT s = f32[65536] scatter(o, i, u), update_window_dims={}, inserted_window_dims={0},
       scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=comb
 })",
-          [&] {
-            std::vector<Literal> a;
-            a.push_back(Array(ElementType::kF32, {n}, operand));
-            a.push_back(Array(ElementType::kS32, {kN, 1}, idx));
-            a.push_back(Array(ElementType::kF32, {kN}, upd));
-            return a;
-          }(),
+          ScatterArguments(operand, idx, upd),
           [&] {
             std::memcpy(out.data(), operand.data(), n * sizeof(float));
             for (int64_t k = 0; k < kN; ++k) {

@@ -3,8 +3,6 @@
 // for parse + verify in a Release build; and the whole compile of it (parse,
 // verify, passes, lowering to bytecode) with the pass pipeline's share of
 // that CPU time (`pass_share`, goal <= 0.10).
-#include <time.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -12,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "bench/bench_util.h"
 #include "benchmark/benchmark.h"
 #include "frontend/parser.h"
 #include "frontend/verifier.h"
@@ -49,7 +48,9 @@ const std::string& LargestModel() {
   return *text;
 }
 
-void BM_ParseLargestModel(benchmark::State& state) {
+// Parses the largest model each iteration (and verifies it where
+// `verify`); freeing the module is not timed.
+void ParseLargestModel(benchmark::State& state, bool verify) {
   const std::string& text = LargestModel();
   if (text.empty()) {
     state.SkipWithError("no corpus models found");
@@ -60,43 +61,24 @@ void BM_ParseLargestModel(benchmark::State& state) {
     if (!module.ok()) {
       state.SkipWithError("parse failed");
       return;
+    }
+    if (verify) {
+      absl::Status verified = VerifyModule(**module);
+      benchmark::DoNotOptimize(verified);
     }
     benchmark::DoNotOptimize(module);
-    state.PauseTiming();
-    module = absl::StatusOr<std::unique_ptr<HloModule>>();  // freeing is not parsing
-    state.ResumeTiming();
-  }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * text.size());
-}
-BENCHMARK(BM_ParseLargestModel)->Unit(benchmark::kMillisecond)->MinTime(2);
-
-void BM_ParseAndVerifyLargestModel(benchmark::State& state) {
-  const std::string& text = LargestModel();
-  if (text.empty()) {
-    state.SkipWithError("no corpus models found");
-    return;
-  }
-  for (auto _ : state) {
-    auto module = ParseHloModule(text);
-    if (!module.ok()) {
-      state.SkipWithError("parse failed");
-      return;
-    }
-    absl::Status verified = VerifyModule(**module);
-    benchmark::DoNotOptimize(verified);
     state.PauseTiming();
     module = absl::StatusOr<std::unique_ptr<HloModule>>();
     state.ResumeTiming();
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * text.size());
 }
-BENCHMARK(BM_ParseAndVerifyLargestModel)->Unit(benchmark::kMillisecond)->MinTime(2);
 
-double ThreadSeconds() {
-  timespec t;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
-}
+void BM_ParseLargestModel(benchmark::State& state) { ParseLargestModel(state, false); }
+BENCHMARK(BM_ParseLargestModel)->Unit(benchmark::kMillisecond)->MinTime(2);
+
+void BM_ParseAndVerifyLargestModel(benchmark::State& state) { ParseLargestModel(state, true); }
+BENCHMARK(BM_ParseAndVerifyLargestModel)->Unit(benchmark::kMillisecond)->MinTime(2);
 
 // Executable::FromText with the default passes and fusion: everything
 // between the text and a runnable program. Both the compile and its passes
@@ -109,9 +91,9 @@ void BM_CompileLargestModel(benchmark::State& state) {
   }
   double total = 0, passes = 0;
   for (auto _ : state) {
-    const double t0 = ThreadSeconds();
+    const double t0 = bench::ThreadCpuNow();
     auto exe = Executable::FromText(text);
-    total += ThreadSeconds() - t0;
+    total += bench::ThreadCpuNow() - t0;
     if (!exe.ok()) {
       state.SkipWithError("compile failed");
       return;

@@ -5,16 +5,14 @@
 // process CPU time; the goal is ratio >= 0.8. Also a row sum ([8192, 8192]
 // over dimension 1) and a column sum (over dimension 0) against the same
 // reference.
-#include <ctime>
 #include <cstdint>
 #include <cstring>
-#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "benchmark/benchmark.h"
-#include "oneapi/tbb/blocked_range.h"
-#include "oneapi/tbb/parallel_for.h"
 #include "oneapi/tbb/task_arena.h"
 #include "vm/api.h"
 
@@ -22,19 +20,6 @@ namespace hlovm {
 namespace {
 
 constexpr int64_t kElements = int64_t{1} << 26;  // 64M f32 = 256 MiB
-
-// Process CPU time: the build machines are shared, and wall time mostly
-// measures how long other tenants hold the cores (as indexing_bench).
-double CpuNow() {
-  timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-double Seconds(const std::function<void()>& f) {
-  const double t0 = CpuNow();
-  f();
-  return CpuNow() - t0;
-}
 
 // Plain read loop: eight independent accumulators per 1M-element part.
 float ReadSum(const float* x, int64_t n) {
@@ -58,10 +43,7 @@ float ReferenceSum(const float* x, int threads) {
     body(0, kParts);
   } else {
     static tbb::task_arena arena(2);
-    arena.execute([&] {
-      tbb::parallel_for(tbb::blocked_range<int64_t>(0, kParts, 1),
-                        [&](const tbb::blocked_range<int64_t>& r) { body(r.begin(), r.end()); });
-    });
+    bench::ParallelUnits(arena, kParts, body);
   }
   float s = 0;
   for (float v : partial) s += v;
@@ -77,19 +59,16 @@ void SumVsRead(benchmark::State& state, const std::string& dims, const std::stri
                           "ENTRY e { p = f32[" + dims + "] parameter(0)  z = f32[] constant(0)\n"
                           "  ROOT r = f32[" + out_shape + "] reduce(p, z), dimensions={" +
                           reduce_dims + "}, to_apply=add }\n";
-  auto exe = Executable::FromText(hlo);
-  if (!exe.ok()) {
-    state.SkipWithError(std::string(exe.status().message()).c_str());
-    return;
-  }
-  Literal input = std::move(Literal::Create((*exe)->parameter_shapes()[0]).value());
+  std::unique_ptr<Executable> exe = bench::CompileOrSkip(state, hlo);
+  if (exe == nullptr) return;
+  Literal input = std::move(Literal::Create(exe->parameter_shapes()[0]).value());
   float* x = reinterpret_cast<float*>(input.untyped_data());
   for (int64_t i = 0; i < kElements; ++i) x[i] = static_cast<float>(i % 1000) * 0.001f;
   const Literal* args[] = {&input};
   ExecuteOptions options;
   options.threads = threads;
   auto run = [&] {
-    auto r = (*exe)->Execute(args, options);
+    auto r = exe->Execute(args, options);
     if (!r.ok()) state.SkipWithError(std::string(r.status().message()).c_str());
     benchmark::DoNotOptimize(r);
   };
@@ -97,20 +76,12 @@ void SumVsRead(benchmark::State& state, const std::string& dims, const std::stri
   auto reference = [&] { sink += ReferenceSum(x, threads); };
   run();
   reference();
-  double vm_s = 0, ref_s = 0;
-  for (auto _ : state) {
-    const double k = Seconds(run);
-    state.PauseTiming();
-    ref_s += Seconds(reference);
-    state.ResumeTiming();
-    vm_s += k;
-    state.SetIterationTime(k);
-  }
+  // Both as process CPU time: the build machines are shared, and wall time
+  // mostly measures how long other tenants hold the cores.
+  const bench::KernelAndReference t =
+      bench::TimeAgainstReference(state, run, reference, bench::Clock::kProcessCpu);
   benchmark::DoNotOptimize(sink);
-  const double bytes = 4.0 * kElements * static_cast<double>(state.iterations());
-  state.counters["vm_GBps"] = bytes / vm_s / 1e9;
-  state.counters["read_GBps"] = bytes / ref_s / 1e9;
-  state.counters["ratio"] = ref_s / vm_s;
+  bench::SetBandwidthCounters(state, 4.0 * kElements, t, "vm_GBps", "read_GBps");
 }
 
 void BM_ReduceSumF32VsRead(benchmark::State& state) { SumVsRead(state, "67108864", "", "0"); }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "bench/bench_util.h"
 #include "benchmark/benchmark.h"
 #include "frontend/parser.h"
 #include "vm/api.h"
@@ -50,18 +51,11 @@ int64_t InstructionsPerIteration(const std::string& text) {
 void BM_WhileCount(benchmark::State& state) {
   const int64_t n = state.range(0);
   const std::string text = CountModule(n);
-  auto exe = Executable::FromText(text);
-  if (!exe.ok()) {
-    state.SkipWithError(std::string(exe.status().message()).c_str());
-    return;
-  }
+  std::unique_ptr<Executable> exe = bench::CompileOrSkip(state, text);
+  if (exe == nullptr) return;
   ExecuteOptions options;
   options.threads = 1;
-  for (auto _ : state) {
-    auto result = (*exe)->Execute({}, options);
-    if (!result.ok()) state.SkipWithError(std::string(result.status().message()).c_str());
-    benchmark::DoNotOptimize(result);
-  }
+  bench::ExecuteEachIteration(state, *exe, {}, options);
   const int64_t per_iter = InstructionsPerIteration(text);
   const double iterations = static_cast<double>(state.iterations()) * n;
   state.counters["ns_per_loop_iteration"] = benchmark::Counter(

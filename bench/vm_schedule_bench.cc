@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "bench/bench_util.h"
 #include "benchmark/benchmark.h"
 #include "vm/api.h"
 
@@ -60,20 +61,13 @@ std::string ChainsModule() {
 }
 
 void RunModule(benchmark::State& state, const std::string& text, const Shape& param_shape) {
-  auto exe = Executable::FromText(text);
-  if (!exe.ok()) {
-    state.SkipWithError(std::string(exe.status().message()).c_str());
-    return;
-  }
+  std::unique_ptr<Executable> exe = bench::CompileOrSkip(state, text);
+  if (exe == nullptr) return;
   auto arg = Literal::Create(param_shape);
   ExecuteOptions options;
   options.threads = static_cast<int>(state.range(0));
   const Literal* args[] = {&*arg};
-  for (auto _ : state) {
-    auto result = (*exe)->Execute(args, options);
-    if (!result.ok()) state.SkipWithError(std::string(result.status().message()).c_str());
-    benchmark::DoNotOptimize(result);
-  }
+  bench::ExecuteEachIteration(state, *exe, args, options);
 }
 
 void BM_SmallIndependentOps(benchmark::State& state) {

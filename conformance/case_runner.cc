@@ -63,6 +63,7 @@ void ComparePasses(const std::string& text, const CaseInfo& info, const SingleCa
   auto exe = Executable::FromText(text, plain);
   if (!exe.ok()) {
     result->outcome = CaseOutcome::kErrored;
+    result->compare_mismatch = true;
     result->message = absl::StrCat("compiling with --passes=none failed: ", exe.status().message());
     return;
   }
@@ -78,12 +79,14 @@ void ComparePasses(const std::string& text, const CaseInfo& info, const SingleCa
     if (!with[d].has_value()) continue;
     if (!without[d].ok()) {
       result->outcome = CaseOutcome::kFailed;
+      result->compare_mismatch = true;
       result->message = absl::StrCat("with --passes=none the run fails: ",
                                      without[d].status().message());
       return;
     }
     if (!without[d]->BitwiseEqual(*with[d])) {
       result->outcome = CaseOutcome::kFailed;
+      result->compare_mismatch = true;
       result->message = absl::StrCat("ROOT of device ", d, " differs between passes and --passes=none");
       result->root = absl::StrCat("passes: ", with[d]->ToString().substr(0, 1000),
                                   "\nnone: ", without[d]->ToString().substr(0, 1000));
@@ -174,10 +177,12 @@ CaseResult RunCaseInProcess(const CaseInfo& info, const SingleCaseOptions& optio
                                              : absl::StatusOr<Literal>(exe_two.status());
     if (!a.ok() || !b.ok()) {
       result.outcome = CaseOutcome::kErrored;
+      result.compare_mismatch = true;
       result.message = absl::StrCat("rerun with 1 or 2 threads failed: ",
                                     (!a.ok() ? a.status() : b.status()).message());
     } else if (!a->BitwiseEqual(*b) || !a->BitwiseEqual(*first_root)) {
       result.outcome = CaseOutcome::kFailed;
+      result.compare_mismatch = true;
       result.message = "ROOT differs between --threads=1 and --threads=2";
       result.root = absl::StrCat("1 thread: ", a->ToString(), "\n2 threads: ", b->ToString());
     }

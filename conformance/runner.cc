@@ -207,6 +207,7 @@ std::string SerializeCaseResult(const CaseResult& result) {
                                  absl::StrFormat("%.6f", result.seconds), "\n");
   if (result.check) absl::StrAppend(&out, "check\t", SerializeCheckFailure(*result.check), "\n");
   if (!result.root.empty()) absl::StrAppend(&out, "root\t", Escape(result.root), "\n");
+  if (result.compare_mismatch) absl::StrAppend(&out, "compare_mismatch\t1\n");
   absl::StrAppend(&out, "end\n");
   return out;
 }
@@ -240,6 +241,8 @@ absl::StatusOr<CaseResult> ParseCaseResult(std::string_view text, const CaseInfo
       result.check = ParseCheckFailure(std::string_view(value.data(), value.size()));
     } else if (key == "root") {
       result.root = Unescape(std::string_view(value.data(), value.size()));
+    } else if (key == "compare_mismatch") {
+      result.compare_mismatch = value == "1";
     } else if (key == "end") {
       have_end = true;
       break;
@@ -585,6 +588,18 @@ double PassRate(const std::vector<CaseResult>& results) {
   int passed = 0;
   for (const CaseResult& r : results) passed += r.outcome == CaseOutcome::kPassed;
   return static_cast<double>(passed) / results.size();
+}
+
+int CompareMismatches(const std::vector<CaseResult>& results) {
+  int n = 0;
+  for (const CaseResult& r : results) n += r.compare_mismatch && !r.info.set_apart;
+  return n;
+}
+
+bool RunSucceeded(const std::vector<CaseResult>& results, double min_pass_rate) {
+  if (CompareMismatches(results) > 0) return false;
+  if (min_pass_rate < 0) return AllPassed(results);
+  return PassRate(results) + 1e-12 >= min_pass_rate;
 }
 
 namespace {

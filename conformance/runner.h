@@ -68,6 +68,10 @@ struct CaseResult {
   std::string message;
   std::optional<CheckFailure> check;  // the first failed check, when known
   std::string root;                   // ROOT's value on failure (informative; may be cut)
+  // The case's checks passed, but its rerun for --compare_threads or
+  // --compare_passes gave other ROOT bits or failed (outcome is then kFailed
+  // or kErrored). Such a case fails the run whatever --min_pass_rate allows.
+  bool compare_mismatch = false;
   double seconds = 0;
 };
 
@@ -130,6 +134,13 @@ std::string SummaryTable(const std::vector<CaseResult>& results);
 bool AllPassed(const std::vector<CaseResult>& results);
 // Pass rate over all cases, in [0, 1] (1 when there are none).
 double PassRate(const std::vector<CaseResult>& results);
+// How many cases that are not set apart have compare_mismatch.
+int CompareMismatches(const std::vector<CaseResult>& results);
+// Whether the run succeeds: with min_pass_rate < 0, AllPassed; otherwise
+// PassRate reaches min_pass_rate. Either way no case may have a
+// compare mismatch (a threshold allows failed checks, never results that
+// change with the thread count or the pass pipeline).
+bool RunSucceeded(const std::vector<CaseResult>& results, double min_pass_rate);
 
 std::string JunitXml(const std::vector<CaseResult>& results);
 std::string ResultsJson(const std::vector<CaseResult>& results);

@@ -112,7 +112,37 @@ TEST_F(RunnerTest, ResultProtocolRoundTrips) {
   EXPECT_EQ(parsed->check->expected, "nan");
   EXPECT_EQ(parsed->check->ulp_difference, 7);
   EXPECT_EQ(parsed->root, result.root);
+  EXPECT_FALSE(parsed->compare_mismatch);
   EXPECT_FALSE(ParseCaseResult("hlovm-case-result\noutcome\tpassed\n", result.info).ok());
+
+  result.compare_mismatch = true;
+  parsed = ParseCaseResult(SerializeCaseResult(result), result.info);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_TRUE(parsed->compare_mismatch);
+}
+
+// A threshold admits failed checks, never a result that changes with the
+// thread count or the pass pipeline.
+TEST_F(RunnerTest, CompareMismatchFailsTheRunWhateverTheThreshold) {
+  std::vector<CaseResult> results(4);
+  for (CaseResult& r : results) r.outcome = CaseOutcome::kPassed;
+  results[0].outcome = CaseOutcome::kFailed;  // a failed check
+  EXPECT_FALSE(RunSucceeded(results, -1));
+  EXPECT_TRUE(RunSucceeded(results, 0.75));
+  EXPECT_FALSE(RunSucceeded(results, 0.8));
+  EXPECT_EQ(CompareMismatches(results), 0);
+
+  results[1].outcome = CaseOutcome::kFailed;
+  results[1].compare_mismatch = true;
+  EXPECT_EQ(CompareMismatches(results), 1);
+  EXPECT_FALSE(RunSucceeded(results, 0.5));
+  EXPECT_FALSE(RunSucceeded(results, 0));
+  EXPECT_FALSE(RunSucceeded(results, -1));
+
+  // Set apart, it counts as little as its failed checks would.
+  results[1].info.set_apart = true;
+  EXPECT_EQ(CompareMismatches(results), 0);
+  EXPECT_TRUE(RunSucceeded(results, 0.5));
 }
 
 TEST_F(RunnerTest, CrashesHangsAndGarbageAreErrored) {
@@ -204,6 +234,24 @@ TEST_F(RunnerTest, SetApartFailuresDoNotCount) {
   EXPECT_TRUE(AllPassed(results));
   EXPECT_NE(SummaryTable(results).find("set apart"), std::string::npos);
   EXPECT_NE(JunitXml(results).find("<skipped"), std::string::npos);
+}
+
+// The child's report of a compare mismatch reaches the parent, and fails
+// the run however low the threshold.
+TEST_F(RunnerTest, CompareMismatchCrossesTheProtocol) {
+  Write("fam_a/a.hlo", "fam",
+        "printf 'hlovm-case-result\\noutcome\\tfailed\\nmessage\\tROOT differs\\n"
+        "compare_mismatch\\t1\\nend\\n'");
+  Write("fam_a/b.hlo", "fam", PrintResult("passed"));
+  Write("fam_a/c.hlo", "fam", PrintResult("passed"));
+  auto found = DiscoverCases({dir_.string()});
+  ASSERT_TRUE(found.ok());
+  std::vector<CaseResult> results = RunCases(*found, ShellOptions());
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_TRUE(results[0].compare_mismatch);
+  EXPECT_FALSE(results[1].compare_mismatch);
+  EXPECT_EQ(CompareMismatches(results), 1);
+  EXPECT_FALSE(RunSucceeded(results, 0.5));
 }
 
 TEST_F(RunnerTest, JobsRunInParallel) {

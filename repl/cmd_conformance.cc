@@ -164,13 +164,18 @@ int RunConformance(const std::vector<std::string>& args, const cli::Options& fla
   if (!flags.junit.empty()) ok &= WriteFile(flags.junit, JunitXml(results));
   if (!flags.json.empty()) ok &= WriteFile(flags.json, ResultsJson(results));
   if (!ok) return kExitBadInput;
-  if (const double min_rate = flags.min_pass_rate; min_rate >= 0) {
+  const double min_rate = flags.min_pass_rate;
+  if (min_rate >= 0) {
     const double rate = PassRate(results);
     std::printf("pass rate %.4f, required %.4f: %s\n", rate, min_rate,
                 rate + 1e-12 >= min_rate ? "ok" : "BELOW THE THRESHOLD");
-    return rate + 1e-12 >= min_rate ? kExitOk : kExitFailed;
   }
-  return AllPassed(results) ? kExitOk : kExitFailed;
+  if (const int mismatches = CompareMismatches(results); mismatches > 0) {
+    std::printf("%d case%s gave other results with --compare_threads or --compare_passes: "
+                "FAILED whatever the pass rate\n",
+                mismatches, mismatches == 1 ? "" : "s");
+  }
+  return RunSucceeded(results, min_rate) ? kExitOk : kExitFailed;
 }
 
 }  // namespace

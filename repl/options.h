@@ -118,7 +118,8 @@ enum class FlagGroup : uint8_t {
     "stop at the first failure (a failed or errored case; a failed input of a script)")           \
   V(kMinPassRate, min_pass_rate, kDouble, -1, kCommand, "FRACTION",                               \
     "when >= 0, succeed when at least this fraction of the cases passed (instead of requiring "   \
-    "every case to pass); for CI thresholds")                                                     \
+    "every case to pass); for CI thresholds. A case whose results change under "                  \
+    "--compare_threads or --compare_passes fails the run all the same")                           \
   V(kVerbose, verbose, kBool, false, kCommand, "", "also print a line for every passing case")    \
   V(kCompareThreads, compare_threads, kBool, false, kCommand, "",                                 \
     "also run each passing case with 1 and 2 threads and fail it unless the results are "         \

@@ -4,6 +4,10 @@
 # corpus (../shared/conformance/stablehlo, beside the repository). Each suite
 # fails the run when its pass rate drops below the threshold kept in
 # conformance/*_threshold.txt (raise them as ops land; never lower them).
+# Every passing case also runs again with 1 and 2 executor threads
+# (--compare_threads) and compiled without passes or fusion
+# (--compare_passes); a case whose ROOT bits differ fails the run whatever
+# the threshold.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -20,6 +24,7 @@ run_suite() {  # name, path, threshold file
   threshold=$(tr -d ' \n' <"$3")
   echo "== conformance: $name ($path), required pass rate $threshold"
   "$hlovm" conformance --jobs="$jobs" --timeout=120 --min_pass_rate="$threshold" \
+    --compare_threads --compare_passes \
     --junit="build/conformance-reports/$name.xml" --json="build/conformance-reports/$name.json" \
     "$path" || status=1
 }

@@ -1,0 +1,157 @@
+// Runs the Highway loops of conv_hwy.cc on every SIMD target compiled in and
+// supported here (Highway's per-target test suite, hwy_gtest.h) and compares
+// them bit for bit with plain scalar loops that sum each output's terms in
+// the order conv.h documents: one fused multiply-add per term on targets
+// with FMA, a multiply then an add on those without (Highway's MulAdd there).
+#include "ops/elementwise/elementwise_hwy_targets.h"  // must precede Highway
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "hwy/highway.h"
+#include "hwy/targets.h"
+#include "hwy/tests/hwy_gtest.h"
+#include "ops/dot/conv.h"
+
+namespace hlovm {
+namespace conv_internal {
+namespace {
+
+HWY_BEFORE_TEST(ConvHwyTest);
+
+// The x86 targets with fused multiply-add; Highway's other targets here
+// (the portable baseline) multiply, round, then add.
+bool HasFma(int64_t target) {
+  return (target & (HWY_AVX2 | HWY_AVX3 | HWY_AVX3_DL)) != 0;
+}
+
+// One term: acc + a * b, as the target under test computes it.
+float Term(float a, float b, float acc, bool fma) {
+  if (fma) return std::fma(a, b, acc);
+  const volatile float product = a * b;  // rounded on its own
+  return product + acc;
+}
+
+std::vector<float> Values(int64_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+bool SameBits(float a, float b) { return std::memcmp(&a, &b, sizeof(float)) == 0; }
+
+TEST_P(ConvHwyTest, FmaRowMatchesScalarTerms) {
+  const bool fma = HasFma(GetParam());
+  for (int64_t n = 0; n <= 70; ++n) {
+    const std::vector<float> in = Values(n, 1);
+    std::vector<float> acc = Values(n, 2);
+    std::vector<float> want(n);
+    for (int64_t i = 0; i < n; ++i) want[i] = Term(in[i], 0.3f, acc[i], fma);
+    HwyFmaRowF32(in.data(), 0.3f, acc.data(), n);
+    for (int64_t i = 0; i < n; ++i) {
+      ASSERT_TRUE(SameBits(acc[i], want[i])) << "n=" << n << " i=" << i;
+    }
+  }
+}
+
+// outs[p][c] = sum over w in window order of rows[p * ksp + w][c] *
+// kernel[w * channels + c], from 0.
+TEST_P(ConvHwyTest, DepthwiseMatchesScalarWindowOrder) {
+  const bool fma = HasFma(GetParam());
+  for (int64_t ksp : {1, 3, 9}) {
+    for (int64_t channels : {1, 5, 8, 16, 17, 33, 64, 70}) {
+      for (int64_t npos : {1, 3, 4, 5, 9}) {
+        // Input rows: each position's window reads rows of a shared pool.
+        const int64_t pool = ksp + npos;
+        const std::vector<float> data = Values(pool * channels, 3);
+        const std::vector<float> kernel = Values(ksp * channels, 4);
+        std::vector<const float*> rows(npos * ksp);
+        for (int64_t p = 0; p < npos; ++p) {
+          for (int64_t w = 0; w < ksp; ++w) rows[p * ksp + w] = data.data() + (p + w) * channels;
+        }
+        std::vector<float> out(npos * channels, -1.0f);
+        std::vector<float*> outs(npos);
+        for (int64_t p = 0; p < npos; ++p) outs[p] = out.data() + p * channels;
+        HwyDepthwiseF32(rows.data(), kernel.data(), ksp, channels, npos, outs.data());
+        for (int64_t p = 0; p < npos; ++p) {
+          for (int64_t c = 0; c < channels; ++c) {
+            float want = 0.0f;
+            for (int64_t w = 0; w < ksp; ++w) {
+              want = Term(rows[p * ksp + w][c], kernel[w * channels + c], want, fma);
+            }
+            ASSERT_TRUE(SameBits(outs[p][c], want))
+                << "ksp=" << ksp << " channels=" << channels << " npos=" << npos << " p=" << p
+                << " c=" << c << ": " << outs[p][c] << " vs " << want;
+          }
+        }
+      }
+    }
+  }
+}
+
+// acc[o][i] = fma(rows[y][(col[k * ow + x] * cg + c) * 16 + i],
+//                 kernel[(k * cg + c) * 16 + i], acc[o][i])
+// for k, then c, then o = y * ow + x; a null row or a column of -1 is a zero
+// term.
+TEST_P(ConvHwyTest, BatchGroupRowMatchesScalarOrder) {
+  const bool fma = HasFma(GetParam());
+  constexpr int64_t kLanes = 16;
+  for (int64_t oh : {1, 2, 4}) {
+    for (int64_t ow : {1, 3, 4}) {
+      for (int64_t kw : {1, 3}) {
+        for (int64_t cg : {1, 2}) {
+          const int64_t width = ow + kw;
+          const std::vector<float> data = Values(oh * width * cg * kLanes, 5);
+          const std::vector<float> kernel = Values(kw * cg * kLanes, 6);
+          std::vector<const float*> rows(oh);
+          for (int64_t y = 0; y < oh; ++y) {
+            // The second row is padding when there are several.
+            rows[y] = y == 1 ? nullptr : data.data() + y * width * cg * kLanes;
+          }
+          std::vector<int32_t> col(kw * ow);
+          for (int64_t k = 0; k < kw; ++k) {
+            for (int64_t x = 0; x < ow; ++x) {
+              // The first column of the first window position is padding.
+              col[k * ow + x] = k == 0 && x == 0 ? -1 : static_cast<int32_t>(x + k);
+            }
+          }
+          const int64_t nout = oh * ow;
+          std::vector<float> acc = Values(nout * kLanes, 7);
+          std::vector<float> want = acc;
+          for (int64_t k = 0; k < kw; ++k) {
+            for (int64_t c = 0; c < cg; ++c) {
+              for (int64_t y = 0; y < oh; ++y) {
+                for (int64_t x = 0; x < ow; ++x) {
+                  const int64_t o = y * ow + x;
+                  const int32_t column = col[k * ow + x];
+                  for (int64_t i = 0; i < kLanes; ++i) {
+                    const float in = rows[y] == nullptr || column < 0
+                                         ? 0.0f
+                                         : rows[y][(column * cg + c) * kLanes + i];
+                    want[o * kLanes + i] =
+                        Term(in, kernel[(k * cg + c) * kLanes + i], want[o * kLanes + i], fma);
+                  }
+                }
+              }
+            }
+          }
+          HwyBatchGroupRowF32(rows.data(), kernel.data(), col.data(), oh, ow, kw, cg, acc.data());
+          for (int64_t j = 0; j < nout * kLanes; ++j) {
+            ASSERT_TRUE(SameBits(acc[j], want[j]))
+                << "oh=" << oh << " ow=" << ow << " kw=" << kw << " cg=" << cg << " j=" << j;
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace conv_internal
+}  // namespace hlovm
