@@ -58,7 +58,8 @@ absl::StatusOr<Shape> InferFftShape(const Shape& operand, FftType type,
         return Invalid(absl::StrFormat("%s requires complex input type, found %s.",
                                        FftName(type), ElementTypeName(t)));
       }
-      HLOVM_RETURN_IF_ERROR(check_dims(n));
+      // Only RFFT and IRFFT tie the operand's dimensions to fft_length; the
+      // complex transforms pad or truncate their input to it (XLA).
       return operand;
     case FftType::kRfft: {
       if (t != ElementType::kF32 && t != ElementType::kF64) {
@@ -76,11 +77,15 @@ absl::StatusOr<Shape> InferFftShape(const Shape& operand, FftType type,
                                        ElementTypeName(t)));
       }
       HLOVM_RETURN_IF_ERROR(check_dims(n - 1));
-      const int64_t expected_last = fft_length[n - 1] == 0 ? 0 : fft_length[n - 1] / 2 + 1;
-      if (dims[operand.rank() - 1] != expected_last) {
+      // fft_length[-1] / 2 + 1 values, or none at all when fft_length[-1]
+      // is 0 (XLA keeps zero-sized dimensions).
+      const int64_t last = dims[operand.rank() - 1];
+      const int64_t expected_last = fft_length[n - 1] / 2 + 1;
+      if ((last != 0 || fft_length[n - 1] != 0) && last != expected_last &&
+          last != kUnboundedSize) {
         return Invalid(absl::StrFormat(
             "IRFFT requires innermost dimension to be fft_length[-1] / 2 + 1 = %d, found %d.",
-            expected_last, dims[operand.rank() - 1]));
+            expected_last, last));
       }
       dims[operand.rank() - 1] = fft_length[n - 1];
       return MakeArrayShape(ComplexComponentType(t), dims);
