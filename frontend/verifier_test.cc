@@ -601,5 +601,23 @@ ENTRY main {
               HasSubstr("operands with different shapes"));
 }
 
+// XLA's shape inference refuses complex to real conversions; no kernel runs
+// them, so the check refuses them too.
+TEST(VerifierTest, ComplexToRealConvertIsRefused) {
+  EXPECT_THAT(VerifyText(R"(HloModule m
+ENTRY main {
+  x = c64[2] parameter(0)
+  ROOT r = f32[2] convert(x)
+})"),
+              HasSubstr("Conversion from complex to real type c64[2] => f32"));
+  EXPECT_EQ(VerifyText(R"(HloModule m
+ENTRY main {
+  x = f32[2] parameter(0)
+  c = c64[2] convert(x)
+  ROOT r = c128[2] convert(c)
+})"),
+            "");
+}
+
 }  // namespace
 }  // namespace hlovm
