@@ -601,6 +601,90 @@ def gen_sweep_types():
                            comps='lt {\n  a = %s[] parameter(0)\n  b = %s[] parameter(1)\n'
                                  '  ROOT r = pred[] compare(a, b), direction=LT\n}\n' % (t, t))
 
+
+SCAN_BODY = ('body {\n  x = s32[] parameter(0)\n  c = s32[] parameter(1)\n'
+             '  s = s32[] add(x, c)\n  ROOT r = (s32[], s32[]) tuple(s, s)\n}\n')
+
+
+def gen_sweep_dot_family():
+    module('ragged_dot_z_groups', ['f32[0,3]', 'f32[2,3,4]', 's32[2]'],
+           ['r = f32[0,4] ragged-dot(p0, p1, p2), lhs_contracting_dims={1}, '
+            'rhs_contracting_dims={1}, lhs_ragged_dims={0}, rhs_group_dims={0}'])
+    module('ragged_dot_zero_groups_count', ['f32[4,3]', 'f32[0,3,2]', 's32[0]'],
+           ['r = f32[4,2] ragged-dot(p0, p1, p2), lhs_contracting_dims={1}, '
+            'rhs_contracting_dims={1}, lhs_ragged_dims={0}, rhs_group_dims={0}'])
+    module('ragged_dot_z_contract', ['f32[4,0]', 'f32[2,0,2]'],
+           ['g = s32[2] constant({1, 3})',
+            'r = f32[4,2] ragged-dot(p0, p1, g), lhs_contracting_dims={1}, '
+            'rhs_contracting_dims={1}, lhs_ragged_dims={0}, rhs_group_dims={0}'])
+    module('scaled_dot_z', ['f32[0,32]', 'f32[32,3]', 'f32[0,1]', 'f32[1,3]'],
+           ['r = f32[0,3] scaled-dot(p0, p1, p2, p3), lhs_contracting_dims={1}, '
+            'rhs_contracting_dims={0}'])
+    module('scaled_dot_scalar_scales', ['f32[2,32]', 'f32[32,3]', 'f32[]', 'f32[]'],
+           ['r = f32[2,3] scaled-dot(p0, p1, p2, p3), lhs_contracting_dims={1}, '
+            'rhs_contracting_dims={0}'])
+    module('scan_z', ['s32[2,0]', 's32[2]'],
+           ['r = (s32[2,0], s32[2]) scan(p0, p1), dimensions={1}, num_carries=1, '
+            'to_apply=body'], comps=SCAN_BODY)
+    module('scan_defaults', ['s32[2,3]', 's32[2]'],
+           ['r = (s32[2,3], s32[2]) scan(p0, p1), dimensions={1}, num_carries=1, to_apply=body'],
+           comps=SCAN_BODY)
+    module('gather_scalar_operand', ['f32[]', 's32[0]'],
+           ['r = f32[] gather(p0, p1), offset_dims={}, collapsed_slice_dims={}, '
+            'start_index_map={}, index_vector_dim=0, slice_sizes={}'])
+    module('scatter_scalar_operand', ['f32[]', 's32[0]', 'f32[]'],
+           ['r = f32[] scatter(p0, p1, p2), update_window_dims={}, inserted_window_dims={}, '
+            'scatter_dims_to_operand_dims={}, index_vector_dim=0, to_apply=add_f32'],
+           comps=ADD_F32)
+    module('dynamic_slice_index_vector', ['f32[4,3]', 's32[2]'],
+           ['r = f32[2,2] dynamic-slice(p0, p1), dynamic_slice_sizes={2,2}'], valid=False)
+    module('bn_inference_r1', ['f32[3]', 'f32[3]', 'f32[3]', 'f32[3]', 'f32[3]'],
+           ['r = f32[3] batch-norm-inference(p0, p1, p2, p3, p4), epsilon=0.001, '
+            'feature_index=0'])
+    # Each branch takes exactly one operand in XLA.
+    module('conditional_no_operands', ['s32[]'],
+           ['r = f32[] conditional(p0), branch_computations={b0, b1}'],
+           comps='b0 {\n  ROOT c = f32[] constant(1)\n}\nb1 {\n  ROOT c = f32[] constant(2)\n}\n',
+           valid=False)
+    module('call_tuple_param', ['(f32[], s32[0])'],
+           ['r = s32[0] call(p0), to_apply=pick'],
+           comps='pick {\n  t = (f32[], s32[0]) parameter(0)\n'
+                 '  ROOT r = s32[0] get-tuple-element(t), index=1\n}\n')
+    module('while_token_state', [],
+           ['t = token[] after-all()', 'i = s32[] constant(0)',
+            's = (token[], s32[]) tuple(t, i)',
+            'r = (token[], s32[]) while(s), condition=cond, body=body'],
+           comps='cond {\n  x = (token[], s32[]) parameter(0)\n'
+                 '  i = s32[] get-tuple-element(x), index=1\n  c = s32[] constant(2)\n'
+                 '  ROOT r = pred[] compare(i, c), direction=LT\n}\n'
+                 'body {\n  x = (token[], s32[]) parameter(0)\n'
+                 '  t = token[] get-tuple-element(x), index=0\n'
+                 '  i = s32[] get-tuple-element(x), index=1\n  c = s32[] constant(1)\n'
+                 '  j = s32[] add(i, c)\n  ROOT r = (token[], s32[]) tuple(t, j)\n}\n')
+    module('get_tuple_element_token', [],
+           ['t = token[] after-all()', 'u = (token[]) tuple(t)',
+            'r = token[] get-tuple-element(u), index=0'])
+    module('opt_barrier_token', [],
+           ['t = token[] after-all()', 'u = (token[]) tuple(t)', 'r = (token[]) opt-barrier(u)'])
+    module('after_all_two', [],
+           ['a = token[] after-all()', 'b = token[] after-all()', 'r = token[] after-all(a, b)'])
+    module('partition_id_in_tuple', [],
+           ['a = u32[] partition-id()', 'b = u32[] replica-id()', 'r = (u32[], u32[]) tuple(a, b)'])
+    module('reduce_precision_zero_bits', ['f32[3]'],
+           ['r = f32[3] reduce-precision(p0), exponent_bits=1, mantissa_bits=0'])
+    module('iota_rank3_last', [], ['r = bf16[2,0,3] iota(), iota_dimension=2'])
+    # Non-default layouts on empty and padded arrays.
+    module('copy_relayout_z', ['f32[0,3]{0,1}'], ['r = f32[0,3]{1,0} copy(p0)'])
+    module('transpose_layout_z', ['f32[2,0]{0,1}'],
+           ['r = f32[0,2]{0,1} transpose(p0), dimensions={1,0}'])
+    module('fft_pad_layout', ['c64[3,2]{0,1}'],
+           ['r = c64[3,2]{0,1} fft(p0), fft_type=FFT, fft_length={5}'])
+    module('copy_start_layout', ['f32[2,3]{0,1}'],
+           ['cs = (f32[2,3]{1,0}, f32[2,3]{0,1}, u32[]) copy-start(p0)',
+            'r = f32[2,3]{1,0} copy-done(cs)'])
+    module('rng_normal_f16', ['f16[]', 'f16[]'],
+           ['r = f16[2] rng(p0, p1), distribution=rng_normal'])
+
 def gen_sweep():
     gen_sweep_elementwise()
     gen_sweep_shape()
@@ -611,6 +695,7 @@ def gen_sweep():
     gen_sweep_rng_control()
     gen_sweep_more()
     gen_sweep_types()
+    gen_sweep_dot_family()
 
 
 def run_sweep(hlovm):
@@ -741,6 +826,14 @@ def gen_copy_start_cases():
         cs = c.op(tuple_shape(s, s, 'u32[]'), 'copy-start(%s)' % ref(xc))
         r = c.op(s, 'copy-done(%s)' % ref(cs), root=True)
         c.check(r, t, x)
+    # A copy-start that changes the layout, as between memory spaces.
+    x = small('f32', [2, 3])
+    c = new('copy', 'copy_start_done_f32_column_major_to_row_major')
+    xc = c.const('f32', x, layout=[0, 1])
+    cs = c.op(tuple_shape(shape('f32', [2, 3]), shape('f32', [2, 3], [0, 1]), 'u32[]'),
+              'copy-start(%s)' % ref(xc))
+    r = c.op(shape('f32', [2, 3]), 'copy-done(%s)' % ref(cs), root=True)
+    c.check(r, 'f32', x)
     # The whole copy-start tuple: destination, source and a context.
     x = small('f32', [3])
     c = new('copy', 'copy_start_tuple_elements')
