@@ -513,6 +513,14 @@ ENTRY main {
   ROOT r = f32[2,0] fft(x), fft_type=IRFFT, fft_length={0}
 })"),
               HasSubstr("IRFFT requires innermost dimension"));
+  // Accepted by XLA's shape inference but refused by its evaluator: nothing
+  // runs a negative length, so the check refuses it.
+  EXPECT_THAT(VerifyText(R"(HloModule m
+ENTRY main {
+  x = c64[3] parameter(0)
+  ROOT r = c64[3] fft(x), fft_type=FFT, fft_length={-2}
+})"),
+              HasSubstr("non-negative fft_length"));
 }
 
 TEST(VerifierTest, CopyStartIsDestinationSourceAndContext) {

@@ -37,6 +37,14 @@ absl::StatusOr<Shape> InferFftShape(const Shape& operand, FftType type,
         "%s requires input of at least same rank as fft_length, got %s and fft_length {%s}.",
         FftName(type), ShapeText(operand), absl::StrJoin(fft_length, ",")));
   }
+  for (const int64_t length : fft_length) {
+    // XLA's shape inference lets these through but its evaluator refuses
+    // them; nothing can run them, so they fail here.
+    if (length < 0) {
+      return Invalid(absl::StrFormat("%s needs non-negative fft_length, got {%s}.",
+                                     FftName(type), absl::StrJoin(fft_length, ",")));
+    }
+  }
   const ElementType t = operand.element_type();
   std::vector<int64_t> dims(operand.dimensions().begin(), operand.dimensions().end());
   const int64_t first = operand.rank() - n;

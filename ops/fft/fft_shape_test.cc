@@ -19,6 +19,7 @@ TEST(FftShapeTest, AllTypes) {
   // FFT and IFFT pad or truncate to fft_length; RFFT and IRFFT do not.
   HLOVM_EXPECT_SHAPE(InferFftShape(S("c64[8]"), FftType::kFft, {4}), "c64[8]");
   HLOVM_EXPECT_SHAPE(InferFftShape(S("c128[3,2]"), FftType::kIfft, {0, 5}), "c128[3,2]");
+  HLOVM_EXPECT_ERROR(InferFftShape(S("c64[3]"), FftType::kFft, {-2}), "non-negative fft_length");
   HLOVM_EXPECT_ERROR(InferFftShape(S("f32[8]"), FftType::kRfft, {4}),
                      "requires innermost dimensions match fft_length");
   HLOVM_EXPECT_ERROR(InferFftShape(S("c64[3,5]"), FftType::kIrfft, {4, 8}),
