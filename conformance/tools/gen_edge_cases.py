@@ -152,6 +152,9 @@ def gen_sweep_shape():
            ['r = (f32[3], f32[3], u32[]) copy-start(p0)'])
     module('dynamic_slice_r0', ['f32[]'], ['r = f32[] dynamic-slice(p0), dynamic_slice_sizes={}'])
     module('dus_r0', ['f32[]', 'f32[]'], ['r = f32[] dynamic-update-slice(p0, p1)'])
+    module('dus_r0_index_vector', ['f32[]', 'f32[]'],
+           ['i = s32[0] constant({})', 'a = f32[] dynamic-slice(p0, i), dynamic_slice_sizes={}',
+            'r = f32[] dynamic-update-slice(a, p1, i)'])
     module('dynamic_slice_z', ['f32[0,3]', 's32[]', 's32[]'],
            ['r = f32[0,2] dynamic-slice(p0, p1, p2), dynamic_slice_sizes={0,2}'])
     module('dynamic_slice_z_size', ['f32[4,3]', 's32[]', 's32[]'],
