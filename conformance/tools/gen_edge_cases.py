@@ -148,6 +148,10 @@ def gen_sweep_shape():
     module('copy_start_prefetch', ['f32[4]'],
            ['cs = (f32[4]{0:S(1)}, f32[4]{0}, u32[]) copy-start(p0), cross_program_prefetch_index=0',
             'r = f32[4]{0:S(1)} copy-done(cs)'])
+    module('copy_done_of_parameter', ['(f32[2], f32[2], u32[])'], ['r = f32[2] copy-done(p0)'])
+    module('copy_start_of_tuple', ['(f32[2], s32[])'],
+           ['cs = ((f32[2], s32[]), (f32[2], s32[]), u32[]) copy-start(p0)',
+            'r = (f32[2], s32[]) copy-done(cs)'])
     module('copy_start_tuple_root', ['f32[3]'],
            ['r = (f32[3], f32[3], u32[]) copy-start(p0)'])
     module('dynamic_slice_r0', ['f32[]'], ['r = f32[] dynamic-slice(p0), dynamic_slice_sizes={}'])
@@ -692,6 +696,40 @@ def gen_sweep_dot_family():
     module('rng_normal_f16', ['f16[]', 'f16[]'],
            ['r = f16[2] rng(p0, p1), distribution=rng_normal'])
 
+
+FLOAT_TYPES_ALL = ['f16', 'bf16', 'f64', 'f8e5m2', 'f8e4m3', 'f8e4m3fn', 'f8e4m3fnuz',
+                   'f8e4m3b11fnuz', 'f8e5m2fnuz', 'f8e3m4', 'f6e2m3fn', 'f6e3m2fn', 'f4e2m1fn']
+INT_TYPES_ALL = ['s2', 's4', 's8', 's16', 's64', 'u2', 'u4', 'u8', 'u16', 'u32', 'u64']
+
+
+def gen_sweep_elementwise_types():
+    """Every unary and binary elementwise op on every element type it takes,
+    at rank 0 (f32 and s32 are in gen_sweep_elementwise)."""
+    for t in FLOAT_TYPES_ALL:
+        for op in UNARY_FLOAT:
+            module('ut_%s_%s' % (op, t), [t + '[]'], ['r = %s[] %s(p0)' % (t, op)])
+        for op in BINARY_FLOAT:
+            module('bt_%s_%s' % (op, t), [t + '[]', t + '[]'], ['r = %s[] %s(p0, p1)' % (t, op)])
+        module('isfinite_%s' % t, [t + '[1,0]'], ['r = pred[1,0] is-finite(p0)'])
+        module('clamp_%s' % t, [t + '[]'] * 3, ['r = %s[] clamp(p0, p1, p2)' % t])
+    for t in INT_TYPES_ALL:
+        unary = UNARY_INT if t[0] == 's' else [op for op in UNARY_INT if op not in ('abs', 'sign')]
+        for op in unary:
+            module('uti_%s_%s' % (op, t), [t + '[]'], ['r = %s[] %s(p0)' % (t, op)])
+        for op in BINARY_INT + ['subtract', 'multiply', 'minimum', 'mulhi']:
+            module('bti_%s_%s' % (op, t), [t + '[]', t + '[]'], ['r = %s[] %s(p0, p1)' % (t, op)])
+        module('clampi_%s' % t, [t + '[]'] * 3, ['r = %s[] clamp(p0, p1, p2)' % t])
+    for op in ('and', 'or', 'xor'):
+        module('bp_%s' % op, ['pred[]', 'pred[]'], ['r = pred[] %s(p0, p1)' % op])
+    module('not_pred', ['pred[0]'], ['r = pred[0] not(p0)'])
+    for t in ('c64', 'c128'):
+        for op in ('exponential', 'log', 'sqrt', 'rsqrt', 'tanh', 'negate', 'sign', 'cosine',
+                   'sine', 'log-plus-one', 'exponential-minus-one', 'cbrt', 'tan', 'logistic'):
+            module('uc_%s_%s' % (op, t), [t + '[]'], ['r = %s[] %s(p0)' % (t, op)])
+        for op in ('add', 'subtract', 'multiply', 'divide', 'power'):
+            module('bc_%s_%s' % (op, t), [t + '[]', t + '[]'], ['r = %s[] %s(p0, p1)' % (t, op)])
+        module('absc_%s' % t, [t + '[]'], ['r = %s[] abs(p0)' % ('f32' if t == 'c64' else 'f64')])
+
 def gen_sweep():
     gen_sweep_elementwise()
     gen_sweep_shape()
@@ -703,6 +741,7 @@ def gen_sweep():
     gen_sweep_more()
     gen_sweep_types()
     gen_sweep_dot_family()
+    gen_sweep_elementwise_types()
 
 
 def run_sweep(hlovm):
