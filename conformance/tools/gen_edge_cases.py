@@ -17,8 +17,10 @@ Two jobs:
       temporary folder and runs `hlovm check` on each, then `hlovm run
       --random` on each that passes: every module the verifier accepts must
       run. Prints one line per module that fails either step and a summary;
-      exits 1 if a checked module fails to run, or if a module marked
-      `valid` (XLA accepts it) fails the check.
+      exits 1 if a checked module fails to run (except those marked
+      `norun`: accepted by XLA's verifier but runnable nowhere, e.g. an
+      unknown custom-call target), or if a module marked `valid` (XLA
+      accepts it) fails the check. Takes a few minutes.
 
 Run from the repository root.
 """
@@ -39,7 +41,7 @@ SOURCE = 'hand-computed, conformance/tools/gen_edge_cases.py'
 # The sweep: modules with entry parameters, run with --random inputs.
 # ---------------------------------------------------------------------------
 
-SWEEP = []  # (name, text, valid): valid = XLA's verifier accepts it
+SWEEP = []  # (name, text, valid, norun); see module()
 
 
 def module(name, params, body, comps='', valid=True, header='', norun=None):
@@ -730,6 +732,40 @@ def gen_sweep_elementwise_types():
             module('bc_%s_%s' % (op, t), [t + '[]', t + '[]'], ['r = %s[] %s(p0, p1)' % (t, op)])
         module('absc_%s' % t, [t + '[]'], ['r = %s[] abs(p0)' % ('f32' if t == 'c64' else 'f64')])
 
+
+def gen_sweep_collective_modes():
+    """Collectives in every group mode (channel_id, use_global_device_ids) on
+    one device."""
+    bodies = {
+        'ar_channel': ['r = f32[3] all-reduce(p0), channel_id=1, replica_groups={}, '
+                       'to_apply=add_f32'],
+        'ar_global': ['r = f32[3] all-reduce(p0), channel_id=1, replica_groups={{0}}, '
+                      'use_global_device_ids=true, to_apply=add_f32'],
+        'ag_channel': ['r = f32[3] all-gather(p0), channel_id=1, replica_groups={}, '
+                       'dimensions={0}'],
+        'ag_global': ['r = f32[3] all-gather(p0), channel_id=1, replica_groups={{0}}, '
+                      'use_global_device_ids=true, dimensions={0}'],
+        'rs_channel': ['r = f32[3] reduce-scatter(p0), channel_id=1, replica_groups={}, '
+                       'dimensions={0}, to_apply=add_f32'],
+        'a2a_channel': ['r = f32[3] all-to-all(p0), channel_id=1, replica_groups={}, '
+                        'dimensions={0}'],
+        'cp_channel': ['r = f32[3] collective-permute(p0), channel_id=1, '
+                       'source_target_pairs={{0,0}}'],
+        'cb_channel': ['r = f32[3] collective-broadcast(p0), channel_id=1, '
+                       'replica_groups={{0}}'],
+        'ar_tuple_channel': ['r = (f32[3], f32[3]) all-reduce(p0, p0), channel_id=1, '
+                             'replica_groups={}, to_apply=add_f32'],
+        'cp_start_empty_pairs': ['s = (f32[3], f32[3], u32[], u32[]) collective-permute-start(p0), '
+                                 'source_target_pairs={}',
+                                 'r = f32[3] collective-permute-done(s)'],
+        'ragged_all_to_all_one': ['o = f32[3] constant({0, 0, 0})', 'off = s32[1] constant({0})',
+                                  'sz = s32[1] constant({3})',
+                                  'r = f32[3] ragged-all-to-all(p0, o, off, sz, off, sz), '
+                                  'replica_groups={{0}}'],
+    }
+    for name, body in bodies.items():
+        module('coll_' + name, ['f32[3]'], body, comps=ADD_F32)
+
 def gen_sweep():
     gen_sweep_elementwise()
     gen_sweep_shape()
@@ -742,6 +778,7 @@ def gen_sweep():
     gen_sweep_types()
     gen_sweep_dot_family()
     gen_sweep_elementwise_types()
+    gen_sweep_collective_modes()
 
 
 def run_sweep(hlovm):
