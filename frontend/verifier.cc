@@ -451,6 +451,30 @@ absl::StatusOr<Shape> InferShape(const HloInstruction& instr, const InferContext
           !instr.attrs().replica_groups->groups.empty()) {
         split_count = static_cast<int64_t>(instr.attrs().replica_groups->groups[0].size());
       }
+      if (!instr.attrs().split_dimension.has_value()) {
+        // The tuple form sends operand i to the i-th member of the group: one
+        // operand per member, all of one shape (XLA's verifier).
+        const std::optional<int64_t> group = CollectiveGroupSize(
+            instr.attrs().replica_groups, instr.attrs().channel_id.has_value(),
+            /*has_global_ids_attribute=*/false, /*use_global_device_ids=*/false,
+            ctx.replica_count, ctx.num_partitions);
+        if (group.has_value() && instr.operand_count() != *group) {
+          return Invalid(absl::StrFormat(
+              "all-to-all without split_dimension takes one operand per member of its group "
+              "(%d), got %d.",
+              *group, instr.operand_count()));
+        }
+        for (int64_t i = 1; i < instr.operand_count(); ++i) {
+          if (operand(0).IsArray() && operand(i).IsArray() &&
+              (!SameDimensions(operand(0), operand(i)) ||
+               operand(0).element_type() != operand(i).element_type())) {
+            return Invalid(absl::StrFormat(
+                "HLO all-to-all has operands with different shapes: the 0th operand shape %s, "
+                "but the %dth operand has shape %s.",
+                ShapeText(operand(0)), i, ShapeText(operand(i))));
+          }
+        }
+      }
       HLOVM_ASSIGN_OR_RETURN(
           Shape result,
           InferAllToAllShape(OperandShapes(instr), instr.attrs().split_dimension, split_count));

@@ -487,5 +487,145 @@ ENTRY main {
               HasSubstr("cannot be inferred from its operands"));
 }
 
+// FFT and IFFT accept any fft_length (the transform pads or truncates its
+// input); RFFT and IRFFT must match the operand, zero-sized transforms
+// keeping their zero-sized dimensions, as XLA's shape inference says.
+TEST(VerifierTest, FftLengthsAsXla) {
+  EXPECT_EQ(VerifyText(R"(HloModule m
+ENTRY main {
+  x = c64[2,3] parameter(0)
+  a = c64[2,3] fft(x), fft_type=FFT, fft_length={5}
+  b = c64[2,3] fft(a), fft_type=IFFT, fft_length={1,0}
+  z = c64[2,1] parameter(1)
+  i = f32[2,0] fft(z), fft_type=IRFFT, fft_length={0}
+  ROOT t = (c64[2,3], f32[2,0]) tuple(b, i)
+})"),
+            "");
+  EXPECT_THAT(VerifyText(R"(HloModule m
+ENTRY main {
+  x = f32[6] parameter(0)
+  ROOT r = c64[3] fft(x), fft_type=RFFT, fft_length={4}
+})"),
+              HasSubstr("RFFT requires innermost dimensions match fft_length"));
+  EXPECT_THAT(VerifyText(R"(HloModule m
+ENTRY main {
+  x = c64[2,3] parameter(0)
+  ROOT r = f32[2,0] fft(x), fft_type=IRFFT, fft_length={0}
+})"),
+              HasSubstr("IRFFT requires innermost dimension"));
+  // Accepted by XLA's shape inference but refused by its evaluator: nothing
+  // runs a negative length, so the check refuses it.
+  EXPECT_THAT(VerifyText(R"(HloModule m
+ENTRY main {
+  x = c64[3] parameter(0)
+  ROOT r = c64[3] fft(x), fft_type=FFT, fft_length={-2}
+})"),
+              HasSubstr("non-negative fft_length"));
+}
+
+TEST(VerifierTest, CopyStartIsDestinationSourceAndContext) {
+  EXPECT_EQ(VerifyText(R"(HloModule m
+ENTRY main {
+  x = f32[2,3] parameter(0)
+  cs = (f32[2,3], f32[2,3], u32[]) copy-start(x)
+  ROOT d = f32[2,3] copy-done(cs)
+})"),
+            "");
+  EXPECT_THAT(VerifyText(R"(HloModule m
+ENTRY main {
+  x = f32[2,3] parameter(0)
+  cs = (f32[2,3], f32[2,3]) copy-start(x)
+  ROOT d = f32[2,3] copy-done(cs)
+})"),
+              HasSubstr("(f32[2,3], f32[2,3], u32[])"));
+  EXPECT_THAT(VerifyText(R"(HloModule m
+ENTRY main {
+  x = f32[2,3] parameter(0)
+  ROOT d = f32[2,3] copy-done(x)
+})"),
+              HasSubstr("copy-start"));
+}
+
+// Without window= the window has no dimensions: a scalar operand only.
+TEST(VerifierTest, WindowlessReduceWindowIsRankZero) {
+  const std::string kAdd = R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+)";
+  EXPECT_EQ(VerifyText(kAdd + R"(
+ENTRY main {
+  x = f32[] parameter(0)
+  i = f32[] constant(0)
+  ROOT r = f32[] reduce-window(x, i), to_apply=add
+})"),
+            "");
+  EXPECT_THAT(VerifyText(kAdd + R"(
+ENTRY main {
+  x = f32[3] parameter(0)
+  i = f32[] constant(0)
+  ROOT r = f32[3] reduce-window(x, i), to_apply=add
+})"),
+              HasSubstr("Window has dimension 0 but base shape has dimension 1"));
+}
+
+// A scalar is sliced and updated without start indices.
+TEST(VerifierTest, ScalarDynamicSlicesTakeNoIndices) {
+  EXPECT_EQ(VerifyText(R"(HloModule m
+ENTRY main {
+  x = f32[] parameter(0)
+  u = f32[] parameter(1)
+  s = f32[] dynamic-slice(x), dynamic_slice_sizes={}
+  ROOT r = f32[] dynamic-update-slice(s, u)
+})"),
+            "");
+}
+
+// The tuple form of all-to-all takes one operand per member of the group,
+// all of one shape (XLA's verifier).
+TEST(VerifierTest, TupleAllToAllTakesOneOperandPerGroupMember) {
+  EXPECT_EQ(VerifyText(R"(HloModule m, replica_count=2
+ENTRY main {
+  a = f32[3] parameter(0)
+  b = f32[3] parameter(1)
+  ROOT r = (f32[3], f32[3]) all-to-all(a, b), replica_groups={}
+})"),
+            "");
+  EXPECT_THAT(VerifyText(R"(HloModule m
+ENTRY main {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT r = (f32[], f32[]) all-to-all(a, b), replica_groups={{0}}
+})"),
+              HasSubstr("one operand per member of its group (1), got 2"));
+  EXPECT_THAT(VerifyText(R"(HloModule m, replica_count=2
+ENTRY main {
+  a = f32[3] parameter(0)
+  b = f32[4] parameter(1)
+  ROOT r = (f32[3], f32[4]) all-to-all(a, b), replica_groups={{0,1}}
+})"),
+              HasSubstr("operands with different shapes"));
+}
+
+// XLA's shape inference refuses complex to real conversions; no kernel runs
+// them, so the check refuses them too.
+TEST(VerifierTest, ComplexToRealConvertIsRefused) {
+  EXPECT_THAT(VerifyText(R"(HloModule m
+ENTRY main {
+  x = c64[2] parameter(0)
+  ROOT r = f32[2] convert(x)
+})"),
+              HasSubstr("Conversion from complex to real type c64[2] => f32"));
+  EXPECT_EQ(VerifyText(R"(HloModule m
+ENTRY main {
+  x = f32[2] parameter(0)
+  c = c64[2] convert(x)
+  ROOT r = c128[2] convert(c)
+})"),
+            "");
+}
+
 }  // namespace
 }  // namespace hlovm

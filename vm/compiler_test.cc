@@ -227,13 +227,26 @@ TEST(CompilerTest, UnimplementedOpcodeNamesItAndTheLine) {
   auto c = Compile(R"hlo(HloModule m
 ENTRY main {
   p0 = f32[2,2] parameter(0)
-  cs = (f32[2,2], f32[2,2], u32[]) copy-start(p0)
-  ROOT d = f32[2,2] copy-done(cs)
+  n = f32[2,2] negate(p0)
+  ROOT s = f32[2,2] shuffle(n)
 })hlo");
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_THAT(c.status().message(), HasSubstr("copy-start"));
-  EXPECT_THAT(c.status().message(), HasSubstr("line 4"));
+  EXPECT_THAT(c.status().message(), HasSubstr("shuffle"));
+  EXPECT_THAT(c.status().message(), HasSubstr("line 5"));
+}
+
+// copy-start/copy-done is a copy: the destination and source alias the
+// operand and only the u32[] context is written.
+TEST(CompilerTest, CopyStartAndDoneAreACopy) {
+  auto c = Compile(R"hlo(HloModule m
+ENTRY main {
+  p0 = f32[2,2] parameter(0)
+  cs = (f32[2,2], f32[2,2], u32[]) copy-start(p0)
+  ROOT d = f32[2,2] copy-done(cs)
+})hlo");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_THAT(Mnemonics(c->entry()), ElementsAre("copy-start"));
 }
 
 TEST(CompilerTest, UnknownCustomCallTargetIsNamed) {

@@ -1,6 +1,6 @@
 // Lowering and handlers of the structural and control-flow opcodes:
 // parameter (in the compiler), constant, tuple, get-tuple-element, call and
-// fusion (inlined), while, conditional, copy, bitcast, reshape-like aliases,
+// fusion (inlined), while, conditional, copy, copy-start/-done, bitcast, reshape-like aliases,
 // optimization-barrier, after-all, add-dependency and domain.
 #include <cstring>
 #include <optional>
@@ -524,6 +524,51 @@ absl::Status LowerDeviceId(FunctionBuilder& b, const HloInstruction& instr,
   return absl::OkStatus();
 }
 
+// copy-start: (destination, source, u32[] context). Values never change once
+// written, so both arrays are the operand's registers; the context, which
+// means nothing outside an asynchronous schedule, is 0 (as in XLA's
+// evaluator).
+bool ZeroContextHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
+  const uint32_t zero = 0;
+  std::memcpy(regs[instr.out[0]], &zero, sizeof(zero));
+  return true;
+}
+
+absl::Status LowerCopyStart(FunctionBuilder& b, const HloInstruction& instr,
+                            absl::Span<const ValueDesc* const> ops, ValueDesc* result) {
+  const Shape& shape = instr.shape();
+  const Shape u32(ElementType::kU32, {});
+  if (ops.size() != 1 || !shape.IsTuple() || shape.tuple_size() != 3 ||
+      LeafCount(shape.tuple_shape(0)) != static_cast<int64_t>(ops[0]->size()) ||
+      !shape.tuple_shape(2).IsArray() || shape.tuple_shape(2).rank() != 0 ||
+      shape.tuple_shape(2).element_type() != ElementType::kU32) {
+    return absl::InvalidArgumentError(absl::StrCat("copy-start must produce (operand, operand, "
+                                                   "u32[]), not ", shape.ToString()));
+  }
+  HLOVM_ASSIGN_OR_RETURN(Reg context, b.NewReg(RegKind::kOwned, u32));
+  FunctionBuilder::EmitSpec spec;
+  spec.handler = &ZeroContextHandler;
+  spec.out = {context};
+  spec.cost = 4;
+  spec.mnemonic = "copy-start";
+  b.Emit(&instr, std::move(spec));
+  *result = *ops[0];
+  result->insert(result->end(), ops[0]->begin(), ops[0]->end());
+  result->push_back(context);
+  return absl::OkStatus();
+}
+
+// copy-done: element 0 of its copy-start's tuple.
+absl::Status LowerCopyDone(FunctionBuilder& b, const HloInstruction& instr,
+                           absl::Span<const ValueDesc* const> ops, ValueDesc* result) {
+  const int64_t count = LeafCount(instr.shape());
+  if (ops.size() != 1 || static_cast<int64_t>(ops[0]->size()) < count) {
+    return absl::InvalidArgumentError("copy-done expects the tuple of a copy-start");
+  }
+  result->assign(ops[0]->begin(), ops[0]->begin() + count);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterControlLowerings(LoweringTable& table) {
@@ -536,6 +581,8 @@ void RegisterControlLowerings(LoweringTable& table) {
   set(HloOpcode::kWhile, &LowerWhile);
   set(HloOpcode::kConditional, &LowerConditional);
   set(HloOpcode::kCopy, &LowerAlias);
+  set(HloOpcode::kCopyStart, &LowerCopyStart);
+  set(HloOpcode::kCopyDone, &LowerCopyDone);
   set(HloOpcode::kOptimizationBarrier, &LowerAlias);
   set(HloOpcode::kDomain, &LowerAlias);
   set(HloOpcode::kAddDependency, &LowerAlias);

@@ -1,5 +1,6 @@
 // End-to-end tests of fft through the VM: results against a direct DFT, and
 // bitwise the same with 1 and 2 threads for a batch split into chunks.
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstring>
@@ -83,6 +84,34 @@ ENTRY e {
   const auto y = Values<float>(RunWith(*exe, {&in}, 2));
   ASSERT_EQ(y.size(), x.size());
   for (size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(y[i], x[i], 1e-5);
+}
+
+// FFT with fft_length other than the operand's dimension (XLA's evaluator):
+// the input is padded with zeros or truncated to fft_length, and the result is
+// truncated or padded with zeros back to the operand's dimension.
+TEST(LowerFft, ComplexFftPadsAndTruncatesToFftLength) {
+  for (const int length : {2, 5, 0}) {
+    auto exe = Build(absl::StrCat("HloModule m\nENTRY e {\n  x = c128[2,3] parameter(0)\n"
+                                  "  ROOT f = c128[2,3] fft(x), fft_type=FFT, fft_length={",
+                                  length, "}\n}\n"));
+    ASSERT_NE(exe, nullptr);
+    std::vector<std::complex<double>> x = {{1, 2}, {-3, 0.5}, {4, -1}, {0, 1}, {2, 2}, {-1, 0}};
+    Literal in = Array(ElementType::kC128, {2, 3}, x);
+    const auto y = Values<std::complex<double>>(RunWith(*exe, {&in}, 1));
+    ASSERT_EQ(y.size(), x.size());
+    for (int r = 0; r < 2; ++r) {
+      for (int k = 0; k < 3; ++k) {
+        std::complex<double> s = 0;
+        if (k < length) {
+          for (int j = 0; j < std::min(length, 3); ++j) {
+            s += x[r * 3 + j] * std::polar(1.0, -2 * M_PI * j * k / length);
+          }
+        }
+        EXPECT_NEAR(y[r * 3 + k].real(), s.real(), 1e-12) << length << " " << r << " " << k;
+        EXPECT_NEAR(y[r * 3 + k].imag(), s.imag(), 1e-12) << length << " " << r << " " << k;
+      }
+    }
+  }
 }
 
 }  // namespace

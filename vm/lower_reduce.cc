@@ -604,8 +604,9 @@ absl::Status LowerReduceWindow(FunctionBuilder& b, const HloInstruction& instr,
                                absl::Span<const ValueDesc* const> ops, ValueDesc* result) {
   int n = 0;
   HLOVM_RETURN_IF_ERROR(CheckOperands(instr, ops, &n));
-  if (!instr.attrs().window.has_value())
-    return absl::InvalidArgumentError("reduce-window needs a window");
+  // Without window= the window has no dimensions (XLA's parser), which
+  // only a rank-0 operand admits.
+  const Window window = instr.attrs().window.value_or(Window{});
   const Shape& operand = instr.operand(0)->shape();
   const ElementType type = operand.element_type();
   std::vector<const Shape*> leaves;
@@ -615,12 +616,12 @@ absl::Status LowerReduceWindow(FunctionBuilder& b, const HloInstruction& instr,
   }
   WindowPlan plan;
   HLOVM_ASSIGN_OR_RETURN(plan.g, MakeWindowGeometry(operand.dimensions(), leaves[0]->dimensions(),
-                                                    *instr.attrs().window));
+                                                    window));
   plan.num = n;
   for (int i = 0; i < n; ++i)
     plan.elem_size.push_back(ByteWidth(instr.operand(i)->shape().element_type()));
   if (leaves[0]->dimensions() == operand.dimensions()) {
-    plan.scan = MatchCumulativeWindow(operand.dimensions(), *instr.attrs().window);
+    plan.scan = MatchCumulativeWindow(operand.dimensions(), window);
   }
   const HloComputation& computation = *instr.to_apply();
   std::optional<HloOpcode> single = n == 1 ? SingleOpReducer(computation, type) : std::nullopt;
@@ -781,10 +782,9 @@ bool SelectScatterHandler(const Instr& instr, uint8_t* const* regs, ExecContext&
 
 absl::Status LowerSelectAndScatter(FunctionBuilder& b, const HloInstruction& instr,
                                    absl::Span<const ValueDesc* const> ops, ValueDesc* result) {
-  if (instr.operand_count() != 3 || instr.called_computations().size() != 2 ||
-      !instr.attrs().window.has_value()) {
+  if (instr.operand_count() != 3 || instr.called_computations().size() != 2) {
     return absl::InvalidArgumentError(
-        "select-and-scatter needs operand, source, init, a window and two computations");
+        "select-and-scatter needs operand, source, init and two computations");
   }
   for (const ValueDesc* op : ops) {
     if (op->size() != 1)
@@ -794,8 +794,9 @@ absl::Status LowerSelectAndScatter(FunctionBuilder& b, const HloInstruction& ins
   const Shape& source = instr.operand(1)->shape();
   const ElementType type = operand.element_type();
   SelectScatterPlan plan;
+  // No window= means a window without dimensions (rank-0 operands).
   HLOVM_ASSIGN_OR_RETURN(plan.g, MakeWindowGeometry(operand.dimensions(), source.dimensions(),
-                                                    *instr.attrs().window));
+                                                    instr.attrs().window.value_or(Window{})));
   plan.elem_size = ByteWidth(type);
   plan.source_size = ByteWidth(source.element_type());
   plan.out_count = operand.element_count();

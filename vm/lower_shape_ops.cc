@@ -301,6 +301,12 @@ absl::Status LowerDynamicSliceOrUpdate(FunctionBuilder& b, const HloInstruction&
   const Shape& in = instr.operand(0)->shape();
   HLOVM_RETURN_IF_ERROR(NeedArray(in, "dynamic slice operand"));
   const uint32_t first_index = update ? 2 : 1;
+  if (in.rank() == 0 && instr.operand_count() == first_index) {
+    // A scalar has no start indices: the slice is the operand itself and the
+    // update replaces it whole.
+    *result = *ops[update ? 1 : 0];
+    return absl::OkStatus();
+  }
   if (instr.operand_count() <= first_index) {
     return absl::InvalidArgumentError("dynamic slice needs start indices");
   }

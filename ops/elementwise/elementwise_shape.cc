@@ -262,6 +262,12 @@ absl::StatusOr<Shape> InferClampShape(const Shape& min, const Shape& operand,
 }
 
 absl::StatusOr<Shape> InferConvertShape(const Shape& operand, ElementType new_type) {
+  // XLA's shape inference refuses these (its kernels have no rule for them).
+  if (operand.IsArray() && IsComplex(operand.element_type()) && !IsComplex(new_type)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("Conversion from complex to real type %s => %s is not implemented.",
+                        ShapeText(operand), ElementTypeName(new_type)));
+  }
   if (!operand.IsArray() || !IsArrayType(new_type)) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "Convert does not allow non-arrays, so cannot convert from %s to %s.",

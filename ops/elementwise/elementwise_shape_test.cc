@@ -67,6 +67,10 @@ TEST(ElementwiseShapeTest, Conversions) {
   HLOVM_EXPECT_SHAPE(InferConvertShape(S("f32[2]"), ElementType::kS8), "s8[2]");
   HLOVM_EXPECT_ERROR(InferConvertShape(S("(f32[2])"), ElementType::kS8),
                      "Convert does not allow non-arrays");
+  HLOVM_EXPECT_SHAPE(InferConvertShape(S("f32[2]"), ElementType::kC64), "c64[2]");
+  HLOVM_EXPECT_SHAPE(InferConvertShape(S("c64[]"), ElementType::kC128), "c128[]");
+  HLOVM_EXPECT_ERROR(InferConvertShape(S("c64[2]"), ElementType::kF32),
+                     "Conversion from complex to real type");
   HLOVM_EXPECT_SHAPE(InferBitcastConvertShape(S("f32[2]"), ElementType::kS32), "s32[2]");
   HLOVM_EXPECT_SHAPE(InferBitcastConvertShape(S("f32[2]"), ElementType::kU8), "u8[2,4]");
   HLOVM_EXPECT_SHAPE(InferBitcastConvertShape(S("u16[3,2]"), ElementType::kF32), "f32[3]");

@@ -37,6 +37,14 @@ absl::StatusOr<Shape> InferFftShape(const Shape& operand, FftType type,
         "%s requires input of at least same rank as fft_length, got %s and fft_length {%s}.",
         FftName(type), ShapeText(operand), absl::StrJoin(fft_length, ",")));
   }
+  for (const int64_t length : fft_length) {
+    // XLA's shape inference lets these through but its evaluator refuses
+    // them; nothing can run them, so they fail here.
+    if (length < 0) {
+      return Invalid(absl::StrFormat("%s needs non-negative fft_length, got {%s}.",
+                                     FftName(type), absl::StrJoin(fft_length, ",")));
+    }
+  }
   const ElementType t = operand.element_type();
   std::vector<int64_t> dims(operand.dimensions().begin(), operand.dimensions().end());
   const int64_t first = operand.rank() - n;
@@ -58,7 +66,8 @@ absl::StatusOr<Shape> InferFftShape(const Shape& operand, FftType type,
         return Invalid(absl::StrFormat("%s requires complex input type, found %s.",
                                        FftName(type), ElementTypeName(t)));
       }
-      HLOVM_RETURN_IF_ERROR(check_dims(n));
+      // Only RFFT and IRFFT tie the operand's dimensions to fft_length; the
+      // complex transforms pad or truncate their input to it (XLA).
       return operand;
     case FftType::kRfft: {
       if (t != ElementType::kF32 && t != ElementType::kF64) {
@@ -76,11 +85,15 @@ absl::StatusOr<Shape> InferFftShape(const Shape& operand, FftType type,
                                        ElementTypeName(t)));
       }
       HLOVM_RETURN_IF_ERROR(check_dims(n - 1));
-      const int64_t expected_last = fft_length[n - 1] == 0 ? 0 : fft_length[n - 1] / 2 + 1;
-      if (dims[operand.rank() - 1] != expected_last) {
+      // fft_length[-1] / 2 + 1 values, or none at all when fft_length[-1]
+      // is 0 (XLA keeps zero-sized dimensions).
+      const int64_t last = dims[operand.rank() - 1];
+      const int64_t expected_last = fft_length[n - 1] / 2 + 1;
+      if ((last != 0 || fft_length[n - 1] != 0) && last != expected_last &&
+          last != kUnboundedSize) {
         return Invalid(absl::StrFormat(
             "IRFFT requires innermost dimension to be fft_length[-1] / 2 + 1 = %d, found %d.",
-            expected_last, dims[operand.rank() - 1]));
+            expected_last, last));
       }
       dims[operand.rank() - 1] = fft_length[n - 1];
       return MakeArrayShape(ComplexComponentType(t), dims);
