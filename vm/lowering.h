@@ -1,6 +1,8 @@
 // Internal to vm/: how the compiler lowers one HLO instruction to bytecode.
 // Each op family provides its lowering functions in its own vm/lower_*.cc
 // file and registers them in a LoweringTable; compiler.cc owns the table.
+// The builder (lowering.cc) and this interface form the hlovm_bytecode
+// library with the bytecode and the executor, below the compiler.
 #ifndef HLOVM_VM_LOWERING_H_
 #define HLOVM_VM_LOWERING_H_
 
@@ -36,6 +38,31 @@ bool IsEffectivelyRowMajor(const Shape& shape);
 
 class FunctionBuilder;
 
+// What a lowering may ask of the compiler driving it (vm/compiler.h
+// implements it): lowerings live with their op families in ops/ and link
+// only this interface library, not the compiler.
+class LoweringContext {
+ public:
+  virtual ~LoweringContext() = default;
+  // Compiles `computation` as a function of its own (cached); `while_body`
+  // makes every changed result leaf an owned register of the function so
+  // that a loop can carry it by pointer.
+  virtual absl::StatusOr<const Function*> CompileFunction(const HloComputation& computation,
+                                                          bool while_body) = 0;
+  // Lowers `computation` into the function being built, its parameters bound
+  // to `args` (call and fusion inline their callee this way).
+  virtual absl::Status LowerComputation(FunctionBuilder& b, const HloComputation& computation,
+                                        absl::Span<const ValueDesc> args, ValueDesc* result) = 0;
+  virtual const HloModule& module() const = 0;
+  // Order of check custom-calls in the program (failures report the first).
+  virtual int64_t NextCheckOrder() = 0;
+};
+
+// Three quarters of physical memory: the most the buffers of one module may
+// take. Beyond it a run would end in the kernel's out-of-memory killer
+// rather than in an error.
+int64_t MemoryLimitBytes();
+
 // Lowers `instr`; `operands` are the descriptors of its operands. Sets
 // `*result` to where its value lives (new registers, or existing ones for
 // aliases such as tuple and reshape).
@@ -46,12 +73,12 @@ using LoweringTable = std::array<LowerFn, HloOpcodeCount()>;
 // Emitting code into one Function.
 class FunctionBuilder {
  public:
-  FunctionBuilder(class Compiler* compiler, Program* program, Function* fn)
+  FunctionBuilder(LoweringContext* compiler, Program* program, Function* fn)
       : compiler_(compiler), program_(program), fn_(fn) {}
 
   Program& program() { return *program_; }
   Function& function() { return *fn_; }
-  class Compiler& compiler() { return *compiler_; }
+  LoweringContext& compiler() { return *compiler_; }
 
   // A new register for a leaf array (or token) of `shape`. Fails cleanly when
   // the array is too large to allocate.
@@ -75,7 +102,7 @@ class FunctionBuilder {
   int32_t Emit(const HloInstruction* hlo, EmitSpec spec);
 
  private:
-  class Compiler* compiler_;
+  LoweringContext* compiler_;
   Program* program_;
   Function* fn_;
 };
