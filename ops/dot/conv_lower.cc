@@ -12,7 +12,7 @@
 #include "core/status_macros.h"
 #include "ops/dot/conv.h"
 #include "vm/lowering.h"
-#include "vm/unit_kernel.h"
+#include "ops/dot/unit_kernel.h"
 
 namespace hlovm {
 namespace vm {

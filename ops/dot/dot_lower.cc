@@ -12,7 +12,7 @@
 #include "ops/dot/ragged_dot.h"
 #include "ops/dot/scaled_dot.h"
 #include "vm/lowering.h"
-#include "vm/unit_kernel.h"
+#include "ops/dot/unit_kernel.h"
 
 namespace hlovm {
 namespace vm {
