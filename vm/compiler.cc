@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
+#include "ops/lowerings.h"
 #include "vm/buffer_plan.h"
 #include "vm/executor.h"
 #include "vm/fusion.h"

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -137,6 +138,46 @@ int32_t FunctionBuilder::Emit(const HloInstruction* hlo, EmitSpec spec) {
   fn_->code.push_back(instr);
   fn_->info.push_back(std::move(info));
   return static_cast<int32_t>(fn_->code.size() - 1);
+}
+
+//===----------------------------------------------------------------------===//
+// copy.
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+struct CopyPlan {
+  int64_t bytes;
+};
+
+bool CopyHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
+  const auto& p = *static_cast<const CopyPlan*>(instr.plan);
+  const uint8_t* src = regs[instr.in[0]];
+  uint8_t* dst = regs[instr.out[0]];
+  if (src == dst) return true;
+  if (p.bytes < kParallelKernelBytes) {
+    std::memcpy(dst, src, p.bytes);
+    return true;
+  }
+  ForEachChunk(ctx, p.bytes, kChunkBytes,
+               [&](int64_t b, int64_t e) { std::memcpy(dst + b, src + b, e - b); });
+  return true;
+}
+
+}  // namespace
+
+void EmitCopy(FunctionBuilder& b, const HloInstruction* hlo, Reg from, Reg to,
+              std::string variant) {
+  const int64_t bytes = b.function().regs[to].bytes;
+  FunctionBuilder::EmitSpec spec;
+  spec.handler = &CopyHandler;
+  spec.plan = b.program().AddPlan(CopyPlan{bytes});
+  spec.in = {from};
+  spec.out = {to};
+  spec.cost = 2 * bytes;
+  spec.mnemonic = "copy";
+  spec.variant = std::move(variant);
+  b.Emit(hlo, std::move(spec));
 }
 
 }  // namespace vm

@@ -11,8 +11,10 @@
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
 #include "ops/dot/conv.h"
-#include "vm/lowering.h"
+#include "ops/dot/dot_lower.h"
 #include "ops/dot/unit_kernel.h"
+#include "ops/lowerings.h"
+#include "vm/lowering.h"
 
 namespace hlovm {
 namespace vm {

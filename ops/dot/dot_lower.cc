@@ -9,10 +9,12 @@
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
 #include "ops/dot/dot.h"
+#include "ops/dot/dot_lower.h"
 #include "ops/dot/ragged_dot.h"
 #include "ops/dot/scaled_dot.h"
-#include "vm/lowering.h"
 #include "ops/dot/unit_kernel.h"
+#include "ops/lowerings.h"
+#include "vm/lowering.h"
 
 namespace hlovm {
 namespace vm {

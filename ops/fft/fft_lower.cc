@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
 #include "ops/fft/fft.h"
+#include "ops/lowerings.h"
 #include "vm/lowering.h"
 
 namespace hlovm {

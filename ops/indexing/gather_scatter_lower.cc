@@ -16,7 +16,7 @@
 #include "ops/elementwise/elementwise.h"
 #include "ops/indexing/gather.h"
 #include "ops/indexing/scatter.h"
-#include "vm/compiler.h"
+#include "ops/lowerings.h"
 #include "vm/computation_call.h"
 #include "vm/lowering.h"
 

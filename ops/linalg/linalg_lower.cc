@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
 #include "ops/linalg/linalg.h"
+#include "ops/lowerings.h"
 #include "vm/lowering.h"
 
 namespace hlovm {

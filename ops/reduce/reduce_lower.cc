@@ -18,9 +18,10 @@
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
 #include "ops/elementwise/elementwise.h"
+#include "ops/lowerings.h"
 #include "ops/reduce/reduce.h"
+#include "ops/reduce/reduce_lower.h"
 #include "ops/reduce/reduce_window.h"
-#include "vm/compiler.h"
 #include "vm/computation_call.h"
 #include "vm/lowering.h"
 

@@ -21,6 +21,7 @@
 #include "absl/synchronization/mutex.h"
 #include "core/status_macros.h"
 #include "ops/common/common_shape.h"
+#include "ops/lowerings.h"
 #include "ops/rng/rng_bits.h"
 #include "ops/rng/rng_dist.h"
 #include "vm/lowering.h"

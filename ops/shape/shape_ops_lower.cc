@@ -1,9 +1,9 @@
 // Lowering of the data-movement opcodes beyond broadcast/iota/reshape:
 // transpose, slice, dynamic-slice, dynamic-update-slice, concatenate, pad,
-// reverse, get-dimension-size, set-dimension-size, dynamic-reshape,
-// bitcast-convert and stochastic-convert. Kernels live in ops/shape/ (and
-// ops/elementwise/stochastic_convert.*); every kernel works on element
-// byte widths and splits large work into fixed chunks (ForEachChunk).
+// reverse, get-dimension-size, set-dimension-size, dynamic-reshape and
+// bitcast-convert. Kernels live beside it in ops/shape/; every kernel works
+// on element byte widths and splits large work into fixed chunks
+// (ForEachChunk).
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -14,7 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/status_macros.h"
-#include "ops/elementwise/stochastic_convert.h"
+#include "ops/lowerings.h"
 #include "ops/shape/bitcast_convert.h"
 #include "ops/shape/concatenate.h"
 #include "ops/shape/dynamic_slice.h"
@@ -597,60 +597,6 @@ absl::Status LowerBitcastConvert(FunctionBuilder& b, const HloInstruction& instr
   return absl::OkStatus();
 }
 
-//===----------------------------------------------------------------------===//
-// stochastic-convert.
-//===----------------------------------------------------------------------===//
-
-struct StochasticConvertOpPlan {
-  StochasticConvertPlan c;
-  int64_t n, chunk;
-};
-
-bool StochasticConvertHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
-  const auto& p = *static_cast<const StochasticConvertOpPlan*>(instr.plan);
-  const uint8_t* x = regs[instr.in[0]];
-  const uint8_t* r = regs[instr.in[1]];
-  uint8_t* dst = regs[instr.out[0]];
-  ForEachChunk(ctx, p.n, p.chunk,
-               [&](int64_t b, int64_t e) { RunStochasticConvert(p.c, x, r, dst, b, e); });
-  return true;
-}
-
-absl::Status LowerStochasticConvert(FunctionBuilder& b, const HloInstruction& instr,
-                                    absl::Span<const ValueDesc* const> ops, ValueDesc* result) {
-  if (instr.operand_count() != 2) {
-    return absl::InvalidArgumentError("stochastic-convert takes an operand and random bits");
-  }
-  const Shape& x = instr.operand(0)->shape();
-  const Shape& r = instr.operand(1)->shape();
-  const Shape& out = instr.shape();
-  HLOVM_RETURN_IF_ERROR(NeedArray(x, "stochastic-convert operand"));
-  HLOVM_RETURN_IF_ERROR(NeedArray(r, "stochastic-convert random operand"));
-  HLOVM_RETURN_IF_ERROR(NeedArray(out, "stochastic-convert result"));
-  if (r.dimensions() != x.dimensions() || out.dimensions() != x.dimensions()) {
-    return absl::InvalidArgumentError("stochastic-convert operands and result differ in shape");
-  }
-  HLOVM_ASSIGN_OR_RETURN(StochasticConvertPlan c,
-                         MakeStochasticConvertPlan(x.element_type(), r.element_type(),
-                                                   out.element_type()));
-  HLOVM_ASSIGN_OR_RETURN(Reg reg, b.NewReg(RegKind::kOwned, out));
-  const int64_t n = out.element_count();
-  const int64_t bytes = n * (ElemSize(x) * 2 + ElemSize(out));
-  FunctionBuilder::EmitSpec spec;
-  spec.handler = &StochasticConvertHandler;
-  spec.in = {(*ops[0])[0], (*ops[1])[0]};
-  spec.out = {reg};
-  spec.cost = bytes;
-  spec.mnemonic = "stochastic-convert";
-  spec.variant = absl::StrCat(TypeName(x), " -> ", TypeName(out));
-  const int64_t chunk = bytes < kParallelKernelBytes ? std::max<int64_t>(1, n)
-                                                     : std::max<int64_t>(1, kChunkBytes / 8);
-  spec.plan = b.program().AddPlan(StochasticConvertOpPlan{c, n, chunk});
-  b.Emit(&instr, std::move(spec));
-  result->push_back(reg);
-  return absl::OkStatus();
-}
-
 }  // namespace
 
 void RegisterShapeOpLowerings(LoweringTable& table) {
@@ -666,7 +612,6 @@ void RegisterShapeOpLowerings(LoweringTable& table) {
   set(HloOpcode::kSetDimensionSize, &LowerSetDimensionSize);
   set(HloOpcode::kDynamicReshape, &LowerDynamicReshape);
   set(HloOpcode::kBitcastConvert, &LowerBitcastConvert);
-  set(HloOpcode::kStochasticConvert, &LowerStochasticConvert);
 }
 
 }  // namespace vm

@@ -16,9 +16,9 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
+#include "ops/lowerings.h"
 #include "ops/sort/sort.h"
 #include "ops/sort/topk.h"
-#include "vm/compiler.h"
 #include "vm/computation_call.h"
 #include "vm/lowering.h"
 
