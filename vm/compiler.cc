@@ -350,7 +350,7 @@ absl::StatusOr<std::unique_ptr<Program>> CompileModule(const HloModule& module,
 
 std::vector<std::string> Mnemonics(const Function& fn) {
   std::vector<std::string> out;
-  for (const InstrInfo& info : fn.info) out.push_back(info.mnemonic);
+  for (const InstrInfo& info : fn.info) out.push_back(InstrMnemonic(info));
   return out;
 }
 

@@ -2,7 +2,10 @@
 
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -125,7 +128,15 @@ int32_t FunctionBuilder::Emit(const HloInstruction* hlo, EmitSpec spec) {
   instr.cost = spec.cost;
   InstrInfo info;
   info.hlo = hlo;
-  info.mnemonic = std::move(spec.mnemonic);
+  info.kind = spec.kind;
+  if (!spec.mnemonic.empty()) {
+    const std::optional<HandlerKind> kind = HandlerKindFromMnemonic(spec.mnemonic);
+    if (!kind.has_value()) {
+      std::fprintf(stderr, "hlovm: no handler kind is named \"%s\"\n", spec.mnemonic.c_str());
+      std::abort();
+    }
+    info.kind = *kind;
+  }
   info.variant = std::move(spec.variant);
   info.inplace_mask = spec.inplace_mask;
   info.side_effect = spec.side_effect;
@@ -175,7 +186,7 @@ void EmitCopy(FunctionBuilder& b, const HloInstruction* hlo, Reg from, Reg to,
   spec.in = {from};
   spec.out = {to};
   spec.cost = 2 * bytes;
-  spec.mnemonic = "copy";
+  spec.kind = HandlerKind::kCopy;
   spec.variant = std::move(variant);
   b.Emit(hlo, std::move(spec));
 }

@@ -279,7 +279,7 @@ absl::Status LowerWhile(FunctionBuilder& b, const HloInstruction& instr,
   spec.in = state;
   spec.out = outs;
   spec.cost = INT64_MAX / 4;  // unknown trip count: always worth a task
-  spec.mnemonic = "while";
+  spec.kind = HandlerKind::kWhile;
   spec.variant = absl::StrCat("cond=%", cond->name, " body=%", body->name);
   b.Emit(&instr, std::move(spec));
   return absl::OkStatus();
@@ -370,7 +370,7 @@ absl::Status LowerConditional(FunctionBuilder& b, const HloInstruction& instr,
   spec.in = std::move(in);
   spec.out = std::move(outs);
   spec.cost = INT64_MAX / 4;
-  spec.mnemonic = "cond";
+  spec.kind = HandlerKind::kCond;
   std::string names;
   for (const HloComputation* c : called) absl::StrAppend(&names, names.empty() ? "" : ",", "%", c->name());
   spec.variant = absl::StrCat(spec.plan && static_cast<const ConditionalPlan*>(spec.plan)->pred_form
@@ -403,7 +403,7 @@ absl::Status LowerDeviceId(FunctionBuilder& b, const HloInstruction& instr,
   spec.handler = &DeviceIdHandler<kReplica>;
   spec.out = {out};
   spec.cost = 4;
-  spec.mnemonic = std::string(HloOpcodeName(instr.opcode()));
+  spec.kind = HandlerKind::kDeviceId;
   b.Emit(&instr, std::move(spec));
   result->push_back(out);
   return absl::OkStatus();

@@ -76,7 +76,7 @@ absl::Status LowerCustomCall(FunctionBuilder& b, const HloInstruction& instr,
   }
   spec.handler = &CustomCallHandler;
   spec.plan = b.program().AddPlan(std::move(plan));
-  spec.mnemonic = "custom-call";
+  spec.kind = HandlerKind::kCustomCall;
   spec.variant = absl::StrCat("\"", instr.attrs().custom_call_target, "\"");
   spec.side_effect = instr.attrs().custom_call_has_side_effect ||
                      static_cast<const CustomCallPlan*>(spec.plan)->call->is_check();

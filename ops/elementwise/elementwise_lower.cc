@@ -147,7 +147,6 @@ absl::Status LowerElementwise(FunctionBuilder& b, const HloInstruction& instr,
   FunctionBuilder::EmitSpec spec;
   spec.out = {out};
   for (const ValueDesc* op : ops) spec.in.push_back((*op)[0]);
-  spec.mnemonic = std::string(HloOpcodeName(instr.opcode()));
   spec.inplace_mask = InplaceMask(b, instr, ops) & ~k.scalar_mask;
   spec.variant = k.variant;
   int max_size = k.out_size;
@@ -160,20 +159,25 @@ absl::Status LowerElementwise(FunctionBuilder& b, const HloInstruction& instr,
   if (chunk < n) absl::StrAppend(&spec.variant, " chunks of ", chunk);
   switch (k.kind) {
     case ElementwiseKernel::kUnary:
+      spec.kind =
+          instr.opcode() == HloOpcode::kConvert ? HandlerKind::kConvert : HandlerKind::kUnary;
       spec.handler = &UnaryHandler<UnaryKernel>;
       spec.plan =
           b.program().AddPlan(UnaryPlan<UnaryKernel>{k.unary, n, chunk, k.in_size[0], k.out_size});
       break;
     case ElementwiseKernel::kReducePrecision:
+      spec.kind = HandlerKind::kReducePrecision;
       spec.handler = &UnaryHandler<ReducePrecisionKernel>;
       spec.plan = b.program().AddPlan(
           UnaryPlan<ReducePrecisionKernel>{k.reduce_precision, n, chunk, k.out_size, k.out_size});
       break;
     case ElementwiseKernel::kBinary:
+      spec.kind = HandlerKind::kBinary;
       spec.handler = &BinaryHandler;
       spec.plan = b.program().AddPlan(BinaryPlan{k.binary, n, chunk, k.in_size[0], k.out_size});
       break;
     case ElementwiseKernel::kTernary:
+      spec.kind = HandlerKind::kTernary;
       spec.handler = &TernaryHandler;
       spec.plan = b.program().AddPlan(TernaryPlan{k.ternary, n, chunk,
                                                   {k.in_size[0], k.in_size[1], k.in_size[2]},
@@ -236,7 +240,7 @@ absl::Status LowerStochasticConvert(FunctionBuilder& b, const HloInstruction& in
   spec.in = {(*ops[0])[0], (*ops[1])[0]};
   spec.out = {reg};
   spec.cost = bytes;
-  spec.mnemonic = "stochastic-convert";
+  spec.kind = HandlerKind::kStochasticConvert;
   spec.variant = absl::StrCat(std::string(ElementTypeName(x.element_type())), " -> ",
                               std::string(ElementTypeName(out.element_type())));
   const int64_t chunk = bytes < kParallelKernelBytes ? std::max<int64_t>(1, n)

@@ -74,7 +74,7 @@ absl::Status LowerFft(FunctionBuilder& b, const HloInstruction& instr,
   es.in = {(*ops[0])[0]};
   es.out = outs;
   es.cost = spec.batch * kernel->transform_bytes() * 4;
-  es.mnemonic = "fft";
+  es.kind = HandlerKind::kFft;
   es.variant = kernel->Describe();
   es.plan = b.program().AddPlan(FftVmPlan{std::move(kernel)});
   b.Emit(&instr, std::move(es));

@@ -151,7 +151,7 @@ absl::Status LowerBatchNorm(FunctionBuilder& b, const HloInstruction& instr,
   for (const ValueDesc* v : ops) spec.in.push_back((*v)[0]);
   spec.out = outs;
   spec.cost = bytes;
-  spec.mnemonic = name;
+  spec.kind = HandlerKind::kBatchNorm;
   spec.variant =
       absl::StrCat(std::string(ElementTypeName(plan.type)), " outer=", plan.geometry.outer,
                    " features=", plan.geometry.features, " inner=", plan.geometry.inner,

@@ -238,7 +238,7 @@ absl::Status LowerReduce(FunctionBuilder& b, const HloInstruction& instr,
   for (const ValueDesc* op : ops) spec.in.push_back((*op)[0]);
   spec.out = outs;
   spec.cost = in_bytes;
-  spec.mnemonic = "reduce";
+  spec.kind = HandlerKind::kReduce;
   std::optional<HloOpcode> single;
   if (n == 1) single = SingleOpReducer(computation, type);
   BinaryKernel binary = nullptr;
@@ -594,7 +594,7 @@ absl::Status LowerReduceWindow(FunctionBuilder& b, const HloInstruction& instr,
   for (const ValueDesc* op : ops) spec.in.push_back((*op)[0]);
   spec.out = outs;
   spec.cost = work * plan.elem_size[0] * n;
-  spec.mnemonic = "reduce-window";
+  spec.kind = HandlerKind::kReduceWindow;
   spec.variant = absl::StrCat(TypeName(operand), " x", n, " ", how, " window=",
                               plan.g.window_count, " out=", plan.g.out_count);
   spec.plan = b.program().AddPlan(std::move(plan));
@@ -726,7 +726,7 @@ absl::Status LowerSelectAndScatter(FunctionBuilder& b, const HloInstruction& ins
   for (const ValueDesc* op : ops) spec.in.push_back((*op)[0]);
   spec.out = {out};
   spec.cost = plan.g.out_count * std::max<int64_t>(1, plan.g.window_count) * plan.elem_size;
-  spec.mnemonic = "select-and-scatter";
+  spec.kind = HandlerKind::kSelectAndScatter;
   spec.variant = absl::StrCat(TypeName(operand), " select ", select.name(), " scatter ", how,
                               " window=", plan.g.window_count);
   spec.plan = b.program().AddPlan(std::move(plan));

@@ -43,7 +43,7 @@ void EmitRelayout(FunctionBuilder& b, const HloInstruction* hlo, Reg from, Reg t
   spec.in = {from};
   spec.out = {to};
   spec.cost = 2 * bytes;
-  spec.mnemonic = "relayout";
+  spec.kind = HandlerKind::kRelayout;
   spec.variant = std::move(variant);
   b.Emit(hlo, std::move(spec));
 }
@@ -129,7 +129,7 @@ absl::Status LowerBroadcast(FunctionBuilder& b, const HloInstruction& instr,
   spec.in = {(*ops[0])[0]};
   spec.out = {out};
   spec.cost = bytes + b.function().regs[(*ops[0])[0]].bytes;
-  spec.mnemonic = "bcast";
+  spec.kind = HandlerKind::kBcast;
   spec.variant = absl::StrCat(std::string(ElementTypeName(in.element_type())), " dims={",
                               absl::StrJoin(instr.dimensions, ","), "} rows=", copy.rows(),
                               "x", copy.row_length());
@@ -175,7 +175,7 @@ absl::Status LowerIota(FunctionBuilder& b, const HloInstruction& instr,
   spec.plan = b.program().AddPlan(plan);
   spec.out = {out};
   spec.cost = bytes;
-  spec.mnemonic = "iota";
+  spec.kind = HandlerKind::kIota;
   spec.variant = absl::StrCat(std::string(ElementTypeName(shape.element_type())), " dim=", instr.iota_dimension);
   b.Emit(&instr, std::move(spec));
   result->push_back(out);
