@@ -51,7 +51,7 @@ namespace hlovm {
 namespace {
 
 // Below this many flops the VM runs a dot on the calling thread
-// (vm/lower_dot.cc).
+// (ops/dot/dot_lower.cc).
 constexpr int64_t kParallelDotFlops = 4 * 1024 * 1024;
 
 enum class Case { kSquare, kBatch64, kAttention, kMatVec, kDecode, kMatVecNN };

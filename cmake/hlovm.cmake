@@ -32,13 +32,18 @@ function(hlovm_cc_test)
   add_test(NAME ${ARG_NAME} COMMAND ${ARG_NAME} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 endfunction()
 
-# hlovm_glob_library(NAME name DEPS ...): one static library from every .cc
-# under the current folder (recursively) that is not a test, benchmark or
-# fuzzer, plus one gtest binary per *_test.cc. Adding a file needs no edit here.
+# hlovm_glob_library(NAME name DEPS ... [EXCLUDE file.cc ...]): one static
+# library from every .cc under the current folder (recursively) that is not a
+# test, benchmark or fuzzer, nor named in EXCLUDE (paths relative to the
+# folder, built into another library there), plus one gtest binary per
+# *_test.cc. Adding a file needs no edit here.
 function(hlovm_glob_library)
-  cmake_parse_arguments(ARG "" "NAME" "DEPS;TEST_DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "" "NAME" "DEPS;TEST_DEPS;EXCLUDE" ${ARGN})
   file(GLOB_RECURSE srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cc)
   list(FILTER srcs EXCLUDE REGEX "(_test|_bench|_fuzzer)\\.cc$")
+  foreach(excluded ${ARG_EXCLUDE})
+    list(REMOVE_ITEM srcs ${CMAKE_CURRENT_SOURCE_DIR}/${excluded})
+  endforeach()
   if(srcs)
     hlovm_cc_library(NAME ${ARG_NAME} SRCS ${srcs} DEPS ${ARG_DEPS})
   else()

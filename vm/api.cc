@@ -21,6 +21,7 @@
 #include "passes/ir_util.h"
 #include "passes/pipeline.h"
 #include "vm/buffer_plan.h"
+#include "vm/check_failure.h"
 #include "vm/compiler.h"
 #include "vm/executor.h"
 #include "vm/lowering.h"
@@ -594,6 +595,23 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::FromModule(
   return std::unique_ptr<Executable>(
       new VmExecutable(std::move(module), std::move(program), elided, std::move(pass_report),
                        pass_seconds));
+}
+
+bool IsCheckFailure(const absl::Status& status) {
+  return !status.ok() && GetCheckFailure(status).has_value();
+}
+
+int ExitCodeForStatus(const absl::Status& status) {
+  if (status.ok()) return 0;
+  switch (status.code()) {
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kUnimplemented:
+    case absl::StatusCode::kResourceExhausted:
+    case absl::StatusCode::kNotFound:
+      return 2;
+    default:
+      return 1;
+  }
 }
 
 }  // namespace hlovm

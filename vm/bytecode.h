@@ -30,28 +30,18 @@
 //
 // `in`/`out` point into Function::reg_pool; `plan` is immutable data owned by
 // the Program (dims, strides, kernel pointers, chunk sizes, callee
-// functions). The effect of each handler, R[x] meaning the buffer of x:
-//
-//   unary      R[out0] := k(R[in0])                  elementwise, may be in place
-//   binary     R[out0] := k(R[in0], R[in1])          elementwise, may be in place
-//   ternary    R[out0] := k(R[in0], R[in1], R[in2])  select, clamp
-//   convert    R[out0] := convert(R[in0])
-//   bcast      R[out0] := strided_copy(R[in0])       broadcast
-//   relayout   R[out0] := strided_copy(R[in0])       bitcast between layouts
-//   iota       R[out0] := iota
-//   copy       R[out0] := R[in0]                      (materialises a value)
-//   while      R[out*] := loop(cond, body, R[in*])   state kept by pointer
-//   cond       R[out*] := branch[R[in0]](R[in1+]...)  pred or index form
-//   custom     R[out*] := target(R[in*])              custom-call registry
-//
-// Next free handler kind: add it to the table above and to the disassembler.
+// functions). Each instruction's handler is of one kind (HandlerKind, listed
+// with its effect in HLOVM_HANDLER_KIND_LIST below); the disassembler names
+// an instruction by its kind.
 #ifndef HLOVM_VM_BYTECODE_H_
 #define HLOVM_VM_BYTECODE_H_
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -72,6 +62,95 @@ struct FeedQueues;
 namespace vm {
 
 using Reg = uint32_t;
+
+// The handler kinds: V(enumerator, mnemonic, effect), R[x] meaning the
+// buffer of register x. The disassembler prints an instruction by its kind's
+// mnemonic; an empty mnemonic stands for the name of the HLO opcode the
+// instruction lowers (one kind that runs several opcodes, each printed as
+// itself). A new kind is a new row; nothing else lists them.
+#define HLOVM_HANDLER_KIND_LIST(V)                                                                 \
+  /* elementwise (ops/elementwise/) */                                                             \
+  V(kUnary, "", "R[out0] := k(R[in0])  elementwise, may be in place")                              \
+  V(kBinary, "", "R[out0] := k(R[in0], R[in1])  elementwise, may be in place")                     \
+  V(kTernary, "", "R[out0] := k(R[in0], R[in1], R[in2])  select, clamp")                           \
+  V(kConvert, "", "R[out0] := convert(R[in0])")                                                    \
+  V(kReducePrecision, "", "R[out0] := round(R[in0]) to fewer exponent and mantissa bits")          \
+  V(kStochasticConvert, "stochastic-convert", "R[out0] := convert(R[in0]) rounded by bits R[in1]") \
+  /* shape (ops/shape/) */                                                                         \
+  V(kBcast, "bcast", "R[out0] := strided_copy(R[in0])  broadcast")                                 \
+  V(kRelayout, "relayout", "R[out0] := strided_copy(R[in0])  bitcast between layouts")             \
+  V(kIota, "iota", "R[out0] := iota")                                                              \
+  V(kCopy, "copy", "R[out0] := R[in0]  (materialises a value)")                                    \
+  V(kTranspose, "transpose", "R[out0] := transpose(R[in0])")                                       \
+  V(kSlice, "slice", "R[out0] := strided_copy(R[in0]) from an offset")                             \
+  V(kReverse, "reverse", "R[out0] := R[in0] reversed along some dimensions")                       \
+  V(kConcatenate, "concatenate", "R[out0] := R[in0] ++ R[in1] ++ ...")                             \
+  V(kPad, "pad", "R[out0] := pad(R[in0]) with the value R[in1]")                                   \
+  V(kDynamicSlice, "dynamic-slice", "R[out0] := R[in0] at the offsets R[in1+]")                    \
+  V(kDynamicUpdateSlice, "dus", "R[out0] := R[in0] with R[in1] written at R[in2+]")                \
+  V(kDimSize, "dim-size", "R[out0] := the size of a dimension")                                    \
+  V(kDynamicReshape, "dynamic-reshape", "R[out0] := reshape(R[in0]) to the sizes R[in1+]")         \
+  V(kBitcastConvert, "bitcast-convert", "R[out0] := the bytes of R[in0] as another type")          \
+  /* indexing (ops/indexing/) */                                                                   \
+  V(kGather, "gather", "R[out0] := gather(R[in0]) at the indices R[in1]")                          \
+  V(kScatter, "scatter", "R[out*] := scatter(R[in*]) of updates at indices")                       \
+  V(kMap, "map", "R[out0] := f(R[in*]) element by element")                                        \
+  /* reduce (ops/reduce/) */                                                                       \
+  V(kReduce, "reduce", "R[out*] := reduce(R[in*]) from the inits")                                 \
+  V(kReduceWindow, "reduce-window", "R[out*] := the fold of each window of R[in*]")                \
+  V(kSelectAndScatter, "select-and-scatter", "R[out0] := init + source at selected elements")      \
+  /* sort (ops/sort/) */                                                                           \
+  V(kSort, "sort", "R[out*] := R[in*] sorted along a dimension")                                   \
+  V(kTopK, "topk", "R[out0], R[out1] := the k largest of R[in0] and their indices")                \
+  V(kScan, "scan", "R[out*] := prefix scan of R[in*]")                                             \
+  /* dot (ops/dot/) */                                                                             \
+  V(kDot, "", "R[out0] := dot(R[in0], R[in1])  dot, convolution as a dot")                         \
+  V(kRaggedDot, "ragged-dot", "R[out0] := dot of R[in0] with R[in1] per group")                    \
+  V(kScaledDot, "scaled-dot", "R[out0] := dot(R[in0] * scale, R[in1] * scale)")                    \
+  V(kConvolution, "convolution", "R[out0] := conv(R[in0], R[in1])")                                \
+  /* fft, linalg, norm */                                                                          \
+  V(kFft, "fft", "R[out0] := fft(R[in0])")                                                         \
+  V(kFftResize, "fft-resize", "R[out0] := R[in0] cut or zero-padded to fft_length")               \
+  V(kCholesky, "cholesky", "R[out0] := cholesky(R[in0])")                                          \
+  V(kTriangularSolve, "triangular-solve", "R[out0] := solve(R[in0], R[in1])")                      \
+  V(kBatchNorm, "", "R[out*] := batch-norm-training / inference / grad of R[in*]")                 \
+  /* rng (ops/rng/) */                                                                             \
+  V(kRng, "rng", "R[out0] := random numbers from R[in*]")                                          \
+  V(kRngBitGenerator, "rng-bit-generator", "R[out0], R[out1] := next state, bits of R[in0]")       \
+  V(kRngGetAndUpdateState, "rng-get-and-update-state", "R[out0] := the program's rng state")       \
+  /* collectives (ops/collective/, through the collective bus) */                                  \
+  V(kAllReduce, "all-reduce", "R[out*] := reduce of R[in*] over the group")                        \
+  V(kAllGather, "all-gather", "R[out*] := R[in*] of the group, concatenated")                      \
+  V(kReduceScatter, "reduce-scatter", "R[out*] := this instance's part of the reduce")             \
+  V(kAllToAll, "all-to-all", "R[out*] := part i of every peer's R[in*]")                           \
+  V(kCollectivePermute, "collective-permute", "R[out*] := R[in*] of the source peer")              \
+  V(kCollectiveBroadcast, "collective-broadcast", "R[out*] := R[in*] of the group's first")        \
+  V(kRaggedAllToAll, "ragged-all-to-all", "R[out0] := ragged parts of every peer's R[in0]")        \
+  V(kSend, "send", "channel := R[in0]")                                                            \
+  V(kRecv, "recv", "R[out0] := channel")                                                           \
+  V(kInfeed, "infeed", "R[out*] := the next infeed value")                                         \
+  V(kOutfeed, "outfeed", "outfeed += R[in*]")                                                      \
+  V(kSendToHost, "send-to-host", "outfeed += R[in*]")                                              \
+  V(kRecvFromHost, "recv-from-host", "R[out*] := the next infeed value")                           \
+  /* control (ops/control/, ops/custom/) and fusion (vm/fusion.h) */                               \
+  V(kWhile, "while", "R[out*] := loop(cond, body, R[in*])  state kept by pointer")                 \
+  V(kCond, "cond", "R[out*] := branch[R[in0]](R[in1+]...)  pred or index form")                    \
+  V(kDeviceId, "", "R[out0] := replica-id / partition-id")                                         \
+  V(kCopyStart, "copy-start", "R[out0] := 0  a copy-start's context; its arrays alias R[in0]")     \
+  V(kCustomCall, "custom-call", "R[out*] := target(R[in*])  custom-call registry")                 \
+  V(kFusion, "fusion", "R[out*] := a fused region's program over R[in*]")
+
+enum class HandlerKind : uint8_t {
+#define HLOVM_HANDLER_KIND_ENUM_(e, mnemonic, effect) e,
+  HLOVM_HANDLER_KIND_LIST(HLOVM_HANDLER_KIND_ENUM_)
+#undef HLOVM_HANDLER_KIND_ENUM_
+};
+
+// The kind's mnemonic (empty: the HLO opcode's name) and its effect.
+std::string_view HandlerKindMnemonic(HandlerKind kind);
+std::string_view HandlerKindEffect(HandlerKind kind);
+// The kind whose mnemonic is `mnemonic` (not empty), if any.
+std::optional<HandlerKind> HandlerKindFromMnemonic(std::string_view mnemonic);
 
 struct Instr;
 struct ExecContext;
@@ -94,7 +173,7 @@ static_assert(sizeof(Instr) == 48, "keep Instr compact: see the diagram above");
 // Compile-time facts about an instruction that the dispatch loop never reads.
 struct InstrInfo {
   const HloInstruction* hlo = nullptr;  // where it came from
-  std::string mnemonic;                 // "add", "bcast", "while", ...
+  HandlerKind kind = HandlerKind::kCopy;
   std::string variant;                  // kernel variant, e.g. "f32 chunks of 16384"
   uint32_t in_offset = 0, out_offset = 0;  // into Function::reg_pool
   // Operands whose buffer the result may share (elementwise in place).
@@ -244,6 +323,10 @@ struct ExecContext {
   int64_t checks_failed ABSL_GUARDED_BY(mu) = 0;
   int depth = 0;  // nesting of while/conditional bodies (stepping)
 };
+
+// How the disassembler names the instruction: its kind's mnemonic, or the
+// name of its HLO opcode ("add", "bcast", "while", ...).
+std::string InstrMnemonic(const InstrInfo& info);
 
 // Prefixes `status` with the instruction it came from ("%add.3 (line 7): ..."),
 // keeping its code and payloads.

@@ -30,25 +30,20 @@ struct CompilerOptions {
   bool fusion = true;  // fuse elementwise regions (vm/fusion.h)
 };
 
-class Compiler {
+class Compiler final : public LoweringContext {
  public:
   explicit Compiler(const HloModule& module, const CompilerOptions& options = {});
 
   // Compiles the entry computation and everything it calls.
   absl::StatusOr<std::unique_ptr<Program>> Compile();
 
-  // For lowerings. Compiles `computation` as a function of its own (cached);
-  // `while_body` makes every changed result leaf an owned register of the
-  // function so that a loop can carry it by pointer.
+  // For lowerings (see LoweringContext in vm/lowering.h).
   absl::StatusOr<const Function*> CompileFunction(const HloComputation& computation,
-                                                  bool while_body);
-  // Lowers `computation` into the function being built, its parameters bound
-  // to `args` (call and fusion inline their callee this way).
+                                                  bool while_body) override;
   absl::Status LowerComputation(FunctionBuilder& b, const HloComputation& computation,
-                                absl::Span<const ValueDesc> args, ValueDesc* result);
-  const HloModule& module() const { return module_; }
-  // Order of check custom-calls in the program (failures report the first).
-  int64_t NextCheckOrder() { return next_check_order_++; }
+                                absl::Span<const ValueDesc> args, ValueDesc* result) override;
+  const HloModule& module() const override { return module_; }
+  int64_t NextCheckOrder() override { return next_check_order_++; }
 
  private:
   const HloModule& module_;

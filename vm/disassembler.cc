@@ -59,7 +59,7 @@ void DisassembleFunction(const Program& program, const Function& fn, std::string
     const Instr& instr = fn.code[pc];
     const InstrInfo& info = fn.info[pc];
     std::string lhs = RegList(fn, instr.out, instr.num_out);
-    std::string text = absl::StrCat(lhs.empty() ? "" : lhs + " = ", info.mnemonic, " ",
+    std::string text = absl::StrCat(lhs.empty() ? "" : lhs + " = ", InstrMnemonic(info), " ",
                                     RegList(fn, instr.in, instr.num_in));
     std::string shapes;
     for (uint32_t i = 0; i < instr.num_out; ++i) {

@@ -44,7 +44,7 @@
 // micro-program over tile registers: the region runs as a loop over tiles of
 // a few thousand elements sized so that the live tiles stay in L1/L2, each
 // micro-op calling the same kernel as the op-by-op handler on one tile
-// (vm/lowering.h SelectElementwiseKernel), so a fused region computes the
+// (ops/elementwise/elementwise_lower.h SelectElementwiseKernel), so a fused region computes the
 // same bits; no intermediate array is written to memory. Micro-ops whose
 // sources do not change from tile to tile (a broadcast scalar, a convert of
 // one) run once per chunk. Chunks of tiles run in parallel. Runs of f32 and
@@ -82,7 +82,7 @@ struct FusedRegion {
   // then members used outside.
   std::vector<const HloInstruction*> outputs;
   // A row or column reduce of the root computed in the same loop
-  // (vm/lowering.h SelectRowReduce, SelectColumnReduce), or a reduce-window
+  // (ops/reduce/reduce_lower.h SelectRowReduce, SelectColumnReduce), or a reduce-window
   // over whole rows (SelectWindowRows), or null.
   const HloInstruction* reduce = nullptr;
   // Where the region is emitted: its last instruction in the schedule.

@@ -20,6 +20,7 @@
 
 #include "hwy/contrib/math/math-inl.h"
 #include "hwy/highway.h"
+#include "ops/common/float_minmax.h"
 #include "ops/elementwise/erf_f32-inl.h"
 #include "ops/elementwise/exp_f32-inl.h"
 #include "ops/elementwise/log_f32-inl.h"
@@ -88,27 +89,17 @@ struct DivOp {
   template <class D, class V>
   HWY_INLINE V operator()(D, V a, V b) const { return hn::Div(a, b); }
 };
-// NaN-propagating; among equal operands (+0 and -0) the one with the clear
-// (max) or set (min) sign bit. A NaN result is the first NaN operand,
-// quieted: chosen explicitly, because which operand an addition of two NaNs
-// returns depends on the order the compiler happens to give the
-// (commutative) instruction, which may differ between kernels.
-template <class V>
-HWY_INLINE V FirstNaN(V a, V b) {
-  return hn::IfThenElse(hn::IsNaN(a), hn::Add(a, a), hn::Add(b, b));
-}
+// NaN-propagating; -0 orders below +0 (ops/common/float_minmax.h).
 struct MaxOp {
   template <class D, class V>
   HWY_INLINE V operator()(D, V a, V b) const {
-    const auto r = hn::IfThenElse(hn::Eq(a, b), hn::And(a, b), hn::Max(a, b));
-    return hn::IfThenElse(hn::Or(hn::IsNaN(a), hn::IsNaN(b)), FirstNaN(a, b), r);
+    return hlovm::HWY_NAMESPACE::FloatMaxVec(a, b);
   }
 };
 struct MinOp {
   template <class D, class V>
   HWY_INLINE V operator()(D, V a, V b) const {
-    const auto r = hn::IfThenElse(hn::Eq(a, b), hn::Or(a, b), hn::Min(a, b));
-    return hn::IfThenElse(hn::Or(hn::IsNaN(a), hn::IsNaN(b)), FirstNaN(a, b), r);
+    return hlovm::HWY_NAMESPACE::FloatMinVec(a, b);
   }
 };
 

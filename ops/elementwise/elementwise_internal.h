@@ -21,6 +21,7 @@
 #include "core/float_format.h"
 #include "core/hlo_ir.h"
 #include "core/hlo_opcode.h"
+#include "ops/common/float_minmax.h"
 #include "ops/elementwise/elementwise.h"
 
 namespace hlovm {
@@ -215,22 +216,6 @@ struct Traits<ET::kC128> : ComplexTraits<double> {};
 //===----------------------------------------------------------------------===//
 // Element semantics shared by several ops
 //===----------------------------------------------------------------------===//
-
-// max/min as XLA's CPU backend (llvm.maximum/minimum): NaN wins, -0 < +0.
-template <class F>
-inline F FloatMax(F a, F b) {
-  if (std::isnan(a)) return a;
-  if (std::isnan(b)) return b;
-  if (a == b) return std::signbit(a) ? b : a;
-  return a > b ? a : b;
-}
-template <class F>
-inline F FloatMin(F a, F b) {
-  if (std::isnan(a)) return a;
-  if (std::isnan(b)) return b;
-  if (a == b) return std::signbit(a) ? a : b;
-  return a < b ? a : b;
-}
 
 // |a + bi| without overflow, as XLA computes it.
 template <class F>

@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "core/float_format.h"
+#include "ops/common/float_minmax.h"
 #include "ops/elementwise/elementwise_hwy.h"
 #include "ops/reduce/reduce_hwy.h"
 
@@ -98,21 +99,6 @@ template <typename T>
 using Wide = typename WideOf<T>::type;
 
 template <typename T>
-inline T FMax(T a, T b) {
-  if (std::isnan(a)) return a;
-  if (std::isnan(b)) return b;
-  if (a == b) return std::signbit(a) ? b : a;
-  return a > b ? a : b;
-}
-template <typename T>
-inline T FMin(T a, T b) {
-  if (std::isnan(a)) return a;
-  if (std::isnan(b)) return b;
-  if (a == b) return std::signbit(a) ? a : b;
-  return a < b ? a : b;
-}
-
-template <typename T>
 bool Identity(HloOpcode op, T* out) {
   if constexpr (std::is_floating_point_v<T>) {
     switch (op) {
@@ -197,7 +183,7 @@ void FloatMaxMinFold(void* acc, const void* x, int64_t n) {
              : reduce_internal::HwyMinF64(static_cast<const double*>(x), n);
   }
   T& a = *static_cast<T*>(acc);
-  a = kMax ? FMax(a, m) : FMin(a, m);
+  a = kMax ? FloatMax(a, m) : FloatMin(a, m);
 }
 
 // bf16 and f16 maximum/minimum: blocks widened to f32 (exactly), folded by
@@ -228,7 +214,7 @@ void NarrowMaxMinFold(void* acc, const void* xv, int64_t n) {
       elementwise_internal::HwyF16ToF32(x + i, block, m);
     }
     const float r = kMax ? reduce_internal::HwyMaxF32(block, m) : reduce_internal::HwyMinF32(block, m);
-    a = kMax ? FMax(a, r) : FMin(a, r);
+    a = kMax ? FloatMax(a, r) : FloatMin(a, r);
   }
   uint16_t out;
   if constexpr (kBf16) {

@@ -16,6 +16,7 @@
 #include <limits>
 
 #include "hwy/highway.h"
+#include "ops/common/float_minmax.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace hlovm {
@@ -107,13 +108,13 @@ HWY_INLINE T MaxMinRun(const T* HWY_RESTRICT x, int64_t n) {
     r = buf[0];
     for (int64_t k = 1; k < 2 * lanes; ++k) {
       const T v = buf[k];
-      if (kMax ? (v > r || (v == r && !std::signbit(v))) : (v < r || (v == r && std::signbit(v)))) r = v;
+      r = kMax ? FloatMax(r, v) : FloatMin(r, v);
     }
   }
   for (; i < n; ++i) {
     const T v = x[i];
     if (std::isnan(v)) return v;
-    if (kMax ? (v > r || (v == r && !std::signbit(v))) : (v < r || (v == r && std::signbit(v)))) r = v;
+    r = kMax ? FloatMax(r, v) : FloatMin(r, v);
   }
   return r;
 }

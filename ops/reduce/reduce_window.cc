@@ -1,9 +1,13 @@
 #include "ops/reduce/reduce_window.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <type_traits>
+#include <vector>
 
 #include "absl/status/status.h"
+#include "ops/common/float_minmax.h"
 
 namespace hlovm {
 
@@ -175,6 +179,137 @@ void WindowRowSpan(const WindowGeometry& g, const WindowRowView& w, int64_t begi
       *first = std::min(*first, r);
       *last = std::max(*last, r);
     });
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Kernels: folds with a single-op reducer.
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+// Scalar single-op reducers on the common types, inlined into the window
+// loops.
+template <typename T, HloOpcode kOp>
+inline T ApplyOp(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    if constexpr (kOp == HloOpcode::kAdd) return static_cast<T>(U(a) + U(b));
+    if constexpr (kOp == HloOpcode::kMultiply) return static_cast<T>(U(a) * U(b));
+    if constexpr (kOp == HloOpcode::kMaximum) return a > b ? a : b;
+    if constexpr (kOp == HloOpcode::kMinimum) return a < b ? a : b;
+  } else {
+    if constexpr (kOp == HloOpcode::kAdd) return a + b;
+    if constexpr (kOp == HloOpcode::kMultiply) return a * b;
+    if constexpr (kOp == HloOpcode::kMaximum) return FloatMax(a, b);
+    if constexpr (kOp == HloOpcode::kMinimum) return FloatMin(a, b);
+  }
+}
+
+}  // namespace
+
+void ScanRows(const ScanGeometry& s, int elem_size,
+              void (*op)(const void*, const void*, void*, int64_t), const uint8_t* in,
+              const uint8_t* init, uint8_t* out, int64_t line_begin, int64_t line_end) {
+  const int64_t es = elem_size;
+  std::vector<uint8_t> init_row(s.inner * es);
+  for (int64_t i = 0; i < s.inner; ++i) std::memcpy(init_row.data() + i * es, init, es);
+  for (int64_t o = line_begin; o < line_end; ++o) {
+    const uint8_t* prev = init_row.data();
+    for (int64_t j = 0; j < s.n; ++j) {
+      const int64_t off = (o * s.n + j) * s.inner * es;
+      op(prev, in + off, out + off, s.inner);
+      prev = out + off;
+    }
+  }
+}
+
+namespace {
+
+template <typename T, HloOpcode kOp>
+void WindowTyped(const WindowGeometry& g, const uint8_t* in, const uint8_t* init, uint8_t* out,
+                 int64_t begin, int64_t end) {
+  const T* x = reinterpret_cast<const T*>(in);
+  T* o = reinterpret_cast<T*>(out);
+  T init_value;
+  std::memcpy(&init_value, init, sizeof(T));
+  WindowScratch scratch;
+  std::vector<int64_t> offsets;
+  for (int64_t q = begin; q < end; ++q) {
+    WindowOffsets(g, q, &scratch, &offsets);
+    T acc = init_value;
+    for (int64_t off : offsets) acc = ApplyOp<T, kOp>(acc, x[off]);
+    o[q] = acc;
+  }
+}
+
+template <typename T>
+WindowFoldKernel WindowTypedFor(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kAdd: return &WindowTyped<T, HloOpcode::kAdd>;
+    case HloOpcode::kMultiply: return &WindowTyped<T, HloOpcode::kMultiply>;
+    case HloOpcode::kMaximum: return &WindowTyped<T, HloOpcode::kMaximum>;
+    case HloOpcode::kMinimum: return &WindowTyped<T, HloOpcode::kMinimum>;
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
+WindowFoldKernel SelectWindowFoldKernel(HloOpcode op, ElementType type) {
+  switch (type) {
+    case ElementType::kF32: return WindowTypedFor<float>(op);
+    case ElementType::kF64: return WindowTypedFor<double>(op);
+    case ElementType::kS32: return WindowTypedFor<int32_t>(op);
+    case ElementType::kS64: return WindowTypedFor<int64_t>(op);
+    default: return nullptr;
+  }
+}
+
+namespace {
+
+template <typename T>
+inline bool CompareTyped(ComparisonDirection dir, T a, T b) {
+  switch (dir) {
+    case ComparisonDirection::kGe: return a >= b;
+    case ComparisonDirection::kGt: return a > b;
+    case ComparisonDirection::kLe: return a <= b;
+    case ComparisonDirection::kLt: return a < b;
+    case ComparisonDirection::kEq: return a == b;
+    case ComparisonDirection::kNe: return a != b;
+  }
+  return false;
+}
+
+template <typename T>
+void SelectScatterAddTyped(const WindowGeometry& g, ComparisonDirection direction,
+                           const uint8_t* operand_bytes, const uint8_t* source_bytes,
+                           uint8_t* out_bytes) {
+  const T* operand = reinterpret_cast<const T*>(operand_bytes);
+  const T* source = reinterpret_cast<const T*>(source_bytes);
+  T* out = reinterpret_cast<T*>(out_bytes);
+  WindowScratch scratch;
+  std::vector<int64_t> offsets;
+  for (int64_t q = 0; q < g.out_count; ++q) {
+    WindowOffsets(g, q, &scratch, &offsets);
+    if (offsets.empty()) continue;
+    int64_t sel = offsets[0];
+    for (size_t k = 1; k < offsets.size(); ++k) {
+      if (!CompareTyped(direction, operand[sel], operand[offsets[k]])) sel = offsets[k];
+    }
+    out[sel] = ApplyOp<T, HloOpcode::kAdd>(out[sel], source[q]);
+  }
+}
+
+}  // namespace
+
+SelectAndScatterAddKernel SelectSelectAndScatterAddKernel(ElementType type) {
+  switch (type) {
+    case ElementType::kF32: return &SelectScatterAddTyped<float>;
+    case ElementType::kF64: return &SelectScatterAddTyped<double>;
+    case ElementType::kS32: return &SelectScatterAddTyped<int32_t>;
+    case ElementType::kS64: return &SelectScatterAddTyped<int64_t>;
+    default: return nullptr;
   }
 }
 

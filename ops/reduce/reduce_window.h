@@ -82,6 +82,37 @@ struct ScanGeometry {
 std::optional<ScanGeometry> MatchCumulativeWindow(absl::Span<const int64_t> in_dims,
                                                   const Window& window);
 
+// The cumulative pattern folded row by row with a vectorized binary kernel
+// (op(a, b, out, n) over n elements): for lines [line_begin, line_end) of
+// `s`, row j of `inner` elements is op(row j-1, x row j), row -1 being
+// `init` (one element) repeated.
+void ScanRows(const ScanGeometry& s, int elem_size,
+              void (*op)(const void*, const void*, void*, int64_t), const uint8_t* in,
+              const uint8_t* init, uint8_t* out, int64_t line_begin, int64_t line_end);
+
+// Windows folded one at a time with a single-op reducer inlined into the
+// loop: out[q] for outputs [begin, end) is `init` folded with the window's
+// elements in order (XLA's semantics: integers wrap; float maximum and
+// minimum propagate NaN and order -0 below +0).
+using WindowFoldKernel = void (*)(const WindowGeometry& g, const uint8_t* in,
+                                  const uint8_t* init, uint8_t* out, int64_t begin,
+                                  int64_t end);
+// The kernel for add, multiply, maximum or minimum on f32, f64, s32 or s64;
+// null for any other opcode or type.
+WindowFoldKernel SelectWindowFoldKernel(HloOpcode op, ElementType type);
+
+// select-and-scatter whose select is compare(a, b) in `direction` and whose
+// scatter is add, on windows `g` of the operand (one per source element):
+// in window q the selected element starts as the first one and is replaced
+// by each later element e for which compare(selected, e) is false; then
+// out[selected] += source[q].
+using SelectAndScatterAddKernel = void (*)(const WindowGeometry& g,
+                                           ComparisonDirection direction,
+                                           const uint8_t* operand, const uint8_t* source,
+                                           uint8_t* out);
+// The kernel for f32, f64, s32 or s64; null for any other type.
+SelectAndScatterAddKernel SelectSelectAndScatterAddKernel(ElementType type);
+
 }  // namespace hlovm
 
 #endif  // HLOVM_OPS_REDUCE_REDUCE_WINDOW_H_

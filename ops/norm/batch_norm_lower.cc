@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
+#include "ops/lowerings.h"
 #include "ops/norm/batch_norm.h"
 #include "vm/lowering.h"
 
@@ -150,7 +151,7 @@ absl::Status LowerBatchNorm(FunctionBuilder& b, const HloInstruction& instr,
   for (const ValueDesc* v : ops) spec.in.push_back((*v)[0]);
   spec.out = outs;
   spec.cost = bytes;
-  spec.mnemonic = name;
+  spec.kind = HandlerKind::kBatchNorm;
   spec.variant =
       absl::StrCat(std::string(ElementTypeName(plan.type)), " outer=", plan.geometry.outer,
                    " features=", plan.geometry.features, " inner=", plan.geometry.inner,

@@ -16,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "core/status_macros.h"
 #include "ops/fft/fft.h"
+#include "ops/lowerings.h"
 #include "vm/lowering.h"
 
 namespace hlovm {
@@ -80,7 +81,7 @@ void EmitResize(FunctionBuilder& b, const HloInstruction& instr, Reg from, Reg t
   es.in = {from};
   es.out = {to};
   es.cost = b.function().regs[from].bytes + b.function().regs[to].bytes;
-  es.mnemonic = "fft-resize";
+  es.kind = HandlerKind::kFftResize;
   es.variant = absl::StrCat(absl::StrJoin(plan.from, "x"), " -> ", absl::StrJoin(plan.to, "x"),
                             " batch=", plan.batch);
   es.plan = b.program().AddPlan(std::move(plan));
@@ -163,7 +164,7 @@ absl::Status LowerFft(FunctionBuilder& b, const HloInstruction& instr,
   es.in = {fft_in};
   es.out = {fft_out};
   es.cost = spec.batch * kernel->transform_bytes() * 4;
-  es.mnemonic = "fft";
+  es.kind = HandlerKind::kFft;
   es.variant = kernel->Describe();
   es.plan = b.program().AddPlan(FftVmPlan{std::move(kernel)});
   b.Emit(&instr, std::move(es));

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
 #include "ops/linalg/linalg.h"
+#include "ops/lowerings.h"
 #include "vm/lowering.h"
 
 namespace hlovm {
@@ -57,7 +58,7 @@ absl::Status LowerTriangularSolve(FunctionBuilder& b, const HloInstruction& inst
   spec.in = {(*ops[0])[0], (*ops[1])[0]};
   spec.out = {out};
   spec.cost = std::max<int64_t>(plan.flops(), b.function().regs[out].bytes);
-  spec.mnemonic = "triangular-solve";
+  spec.kind = HandlerKind::kTriangularSolve;
   static constexpr const char* kTranspose[] = {"", " transpose", " adjoint"};
   spec.variant = absl::StrCat(std::string(ElementTypeName(plan.types.type)), " batch=", plan.batch,
                               " m=", plan.m, " n=", plan.n, plan.left_side ? " left" : " right",
@@ -82,7 +83,7 @@ absl::Status LowerCholesky(FunctionBuilder& b, const HloInstruction& instr,
   spec.in = {(*ops[0])[0]};
   spec.out = {out};
   spec.cost = std::max<int64_t>(plan.flops(), b.function().regs[out].bytes);
-  spec.mnemonic = "cholesky";
+  spec.kind = HandlerKind::kCholesky;
   spec.variant = absl::StrCat(std::string(ElementTypeName(plan.types.type)), " batch=", plan.batch,
                               " n=", plan.n, plan.lower ? " lower" : " upper");
   spec.plan = b.program().AddPlan(std::move(plan));

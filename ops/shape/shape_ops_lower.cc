@@ -1,9 +1,9 @@
 // Lowering of the data-movement opcodes beyond broadcast/iota/reshape:
 // transpose, slice, dynamic-slice, dynamic-update-slice, concatenate, pad,
-// reverse, get-dimension-size, set-dimension-size, dynamic-reshape,
-// bitcast-convert and stochastic-convert. Kernels live in ops/shape/ (and
-// ops/elementwise/stochastic_convert.*); every kernel works on element
-// byte widths and splits large work into fixed chunks (ForEachChunk).
+// reverse, get-dimension-size, set-dimension-size, dynamic-reshape and
+// bitcast-convert. Kernels live beside it in ops/shape/; every kernel works
+// on element byte widths and splits large work into fixed chunks
+// (ForEachChunk).
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -14,7 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/status_macros.h"
-#include "ops/elementwise/stochastic_convert.h"
+#include "ops/lowerings.h"
 #include "ops/shape/bitcast_convert.h"
 #include "ops/shape/concatenate.h"
 #include "ops/shape/dynamic_slice.h"
@@ -82,7 +82,7 @@ absl::Status LowerTranspose(FunctionBuilder& b, const HloInstruction& instr,
   spec.in = {(*ops[0])[0]};
   spec.out = {out};
   spec.cost = 2 * bytes;
-  spec.mnemonic = "transpose";
+  spec.kind = HandlerKind::kTranspose;
   spec.variant = absl::StrCat(TypeName(in), " dims={", absl::StrJoin(instr.dimensions, ","), "} ",
                               t.row_copy ? "rows" : absl::StrCat("tiled ", t.nx, "x", t.ny));
   spec.plan = b.program().AddPlan(TransposeOpPlan{std::move(t), per_chunk});
@@ -110,7 +110,7 @@ bool OffsetCopyHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ct
 }
 
 absl::Status EmitOffsetCopy(FunctionBuilder& b, const HloInstruction& instr, Reg in,
-                            OffsetCopyPlan c, const char* mnemonic, std::string variant,
+                            OffsetCopyPlan c, HandlerKind kind, std::string variant,
                             ValueDesc* result) {
   HLOVM_ASSIGN_OR_RETURN(Reg out, b.NewReg(RegKind::kOwned, instr.shape()));
   const int64_t bytes = b.function().regs[out].bytes;
@@ -120,7 +120,7 @@ absl::Status EmitOffsetCopy(FunctionBuilder& b, const HloInstruction& instr, Reg
   spec.in = {in};
   spec.out = {out};
   spec.cost = 2 * bytes;
-  spec.mnemonic = mnemonic;
+  spec.kind = kind;
   spec.variant = absl::StrCat(variant, " rows=", rows, "x", c.copy.row_length());
   spec.plan = b.program().AddPlan(OffsetCopyOpPlan{std::move(c), UnitsPerChunk(bytes, rows)});
   b.Emit(&instr, std::move(spec));
@@ -138,7 +138,8 @@ absl::Status LowerSlice(FunctionBuilder& b, const HloInstruction& instr,
   if (strides.empty()) strides.assign(s.starts.size(), 1);
   HLOVM_ASSIGN_OR_RETURN(OffsetCopyPlan c,
                          MakeSlicePlan(ElemSize(in), in.dimensions(), s.starts, s.limits, strides));
-  return EmitOffsetCopy(b, instr, (*ops[0])[0], std::move(c), "slice", TypeName(in), result);
+  return EmitOffsetCopy(b, instr, (*ops[0])[0], std::move(c), HandlerKind::kSlice, TypeName(in),
+                        result);
 }
 
 absl::Status LowerReverse(FunctionBuilder& b, const HloInstruction& instr,
@@ -147,7 +148,7 @@ absl::Status LowerReverse(FunctionBuilder& b, const HloInstruction& instr,
   HLOVM_RETURN_IF_ERROR(NeedArray(in, "reverse operand"));
   HLOVM_ASSIGN_OR_RETURN(OffsetCopyPlan c,
                          MakeReversePlan(ElemSize(in), in.dimensions(), instr.dimensions));
-  return EmitOffsetCopy(b, instr, (*ops[0])[0], std::move(c), "reverse",
+  return EmitOffsetCopy(b, instr, (*ops[0])[0], std::move(c), HandlerKind::kReverse,
                         absl::StrCat(TypeName(in), " dims={",
                                      absl::StrJoin(instr.dimensions, ","), "}"),
                         result);
@@ -191,7 +192,7 @@ absl::Status LowerConcatenate(FunctionBuilder& b, const HloInstruction& instr,
   for (const ValueDesc* op : ops) spec.in.push_back((*op)[0]);
   spec.out = {out};
   spec.cost = 2 * bytes;
-  spec.mnemonic = "concatenate";
+  spec.kind = HandlerKind::kConcatenate;
   spec.variant = absl::StrCat(TypeName(instr.shape()), " x", ops.size(), " dim=",
                               instr.dimensions[0], " rows=", c.outer);
   const int64_t chunk = bytes < kParallelKernelBytes ? std::max<int64_t>(1, bytes) : kChunkBytes;
@@ -234,7 +235,7 @@ absl::Status LowerPad(FunctionBuilder& b, const HloInstruction& instr,
   spec.in = {(*ops[0])[0], (*ops[1])[0]};
   spec.out = {out};
   spec.cost = bytes + b.function().regs[(*ops[0])[0]].bytes;
-  spec.mnemonic = "pad";
+  spec.kind = HandlerKind::kPad;
   std::vector<std::string> cfg;
   for (const PaddingDimension& d : *instr.attrs().padding) {
     cfg.push_back(
@@ -347,7 +348,7 @@ absl::Status LowerDynamicSliceOrUpdate(FunctionBuilder& b, const HloInstruction&
   for (const ValueDesc* op : ops) spec.in.push_back((*op)[0]);
   spec.out = {out};
   spec.cost = update ? 2 * (d.operand_bytes + slice_bytes) : 2 * slice_bytes;
-  spec.mnemonic = update ? "dus" : "dynamic-slice";
+  spec.kind = update ? HandlerKind::kDynamicUpdateSlice : HandlerKind::kDynamicSlice;
   spec.variant = absl::StrCat(TypeName(in), " sizes={", absl::StrJoin(sizes, ","), "} idx=",
                               TypeName(index0), per_dim ? "" : " vector");
   // The result may take over the operand's buffer when that dies here; the
@@ -426,7 +427,7 @@ absl::Status LowerGetDimensionSize(FunctionBuilder& b, const HloInstruction& ins
   FunctionBuilder::EmitSpec spec;
   spec.out = {out};
   spec.cost = 4;
-  spec.mnemonic = "dim-size";
+  spec.kind = HandlerKind::kDimSize;
   const HloInstruction* source = FindDimensionSizeSource(instr.operand(0), dim);
   auto it = source != nullptr ? b.function().values.find(source) : b.function().values.end();
   if (it != b.function().values.end() && it->second.size() == 1) {
@@ -530,7 +531,7 @@ absl::Status LowerDynamicReshape(FunctionBuilder& b, const HloInstruction& instr
   for (const ValueDesc* op : ops) spec.in.push_back((*op)[0]);
   spec.out = {r};
   spec.cost = 2 * plan.result_bytes;
-  spec.mnemonic = "dynamic-reshape";
+  spec.kind = HandlerKind::kDynamicReshape;
   spec.variant = TypeName(out);
   spec.plan = b.program().AddPlan(std::move(plan));
   b.Emit(&instr, std::move(spec));
@@ -592,7 +593,7 @@ absl::Status LowerBitcastConvert(FunctionBuilder& b, const HloInstruction& instr
   spec.in = {(*ops[0])[0]};
   spec.out = {r};
   spec.cost = 2 * bytes;
-  spec.mnemonic = "bitcast-convert";
+  spec.kind = HandlerKind::kBitcastConvert;
   spec.variant = absl::StrCat(TypeName(in), " -> ", TypeName(out));
   const int64_t chunk = bytes < kParallelKernelBytes
                             ? std::max<int64_t>(1, c.out_count)
@@ -600,60 +601,6 @@ absl::Status LowerBitcastConvert(FunctionBuilder& b, const HloInstruction& instr
   spec.plan = b.program().AddPlan(BitcastConvertOpPlan{c, chunk});
   b.Emit(&instr, std::move(spec));
   result->push_back(r);
-  return absl::OkStatus();
-}
-
-//===----------------------------------------------------------------------===//
-// stochastic-convert.
-//===----------------------------------------------------------------------===//
-
-struct StochasticConvertOpPlan {
-  StochasticConvertPlan c;
-  int64_t n, chunk;
-};
-
-bool StochasticConvertHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
-  const auto& p = *static_cast<const StochasticConvertOpPlan*>(instr.plan);
-  const uint8_t* x = regs[instr.in[0]];
-  const uint8_t* r = regs[instr.in[1]];
-  uint8_t* dst = regs[instr.out[0]];
-  ForEachChunk(ctx, p.n, p.chunk,
-               [&](int64_t b, int64_t e) { RunStochasticConvert(p.c, x, r, dst, b, e); });
-  return true;
-}
-
-absl::Status LowerStochasticConvert(FunctionBuilder& b, const HloInstruction& instr,
-                                    absl::Span<const ValueDesc* const> ops, ValueDesc* result) {
-  if (instr.operand_count() != 2) {
-    return absl::InvalidArgumentError("stochastic-convert takes an operand and random bits");
-  }
-  const Shape& x = instr.operand(0)->shape();
-  const Shape& r = instr.operand(1)->shape();
-  const Shape& out = instr.shape();
-  HLOVM_RETURN_IF_ERROR(NeedArray(x, "stochastic-convert operand"));
-  HLOVM_RETURN_IF_ERROR(NeedArray(r, "stochastic-convert random operand"));
-  HLOVM_RETURN_IF_ERROR(NeedArray(out, "stochastic-convert result"));
-  if (r.dimensions() != x.dimensions() || out.dimensions() != x.dimensions()) {
-    return absl::InvalidArgumentError("stochastic-convert operands and result differ in shape");
-  }
-  HLOVM_ASSIGN_OR_RETURN(StochasticConvertPlan c,
-                         MakeStochasticConvertPlan(x.element_type(), r.element_type(),
-                                                   out.element_type()));
-  HLOVM_ASSIGN_OR_RETURN(Reg reg, b.NewReg(RegKind::kOwned, out));
-  const int64_t n = out.element_count();
-  const int64_t bytes = n * (ElemSize(x) * 2 + ElemSize(out));
-  FunctionBuilder::EmitSpec spec;
-  spec.handler = &StochasticConvertHandler;
-  spec.in = {(*ops[0])[0], (*ops[1])[0]};
-  spec.out = {reg};
-  spec.cost = bytes;
-  spec.mnemonic = "stochastic-convert";
-  spec.variant = absl::StrCat(TypeName(x), " -> ", TypeName(out));
-  const int64_t chunk = bytes < kParallelKernelBytes ? std::max<int64_t>(1, n)
-                                                     : std::max<int64_t>(1, kChunkBytes / 8);
-  spec.plan = b.program().AddPlan(StochasticConvertOpPlan{c, n, chunk});
-  b.Emit(&instr, std::move(spec));
-  result->push_back(reg);
   return absl::OkStatus();
 }
 
@@ -672,7 +619,6 @@ void RegisterShapeOpLowerings(LoweringTable& table) {
   set(HloOpcode::kSetDimensionSize, &LowerSetDimensionSize);
   set(HloOpcode::kDynamicReshape, &LowerDynamicReshape);
   set(HloOpcode::kBitcastConvert, &LowerBitcastConvert);
-  set(HloOpcode::kStochasticConvert, &LowerStochasticConvert);
 }
 
 }  // namespace vm

@@ -9,10 +9,12 @@
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
 #include "ops/dot/dot.h"
+#include "ops/dot/dot_lower.h"
 #include "ops/dot/ragged_dot.h"
 #include "ops/dot/scaled_dot.h"
+#include "ops/dot/unit_kernel.h"
+#include "ops/lowerings.h"
 #include "vm/lowering.h"
-#include "vm/unit_kernel.h"
 
 namespace hlovm {
 namespace vm {
@@ -45,7 +47,7 @@ absl::Status EmitDotAs(FunctionBuilder& b, const HloInstruction& instr, Reg lhs,
   spec.in = {lhs, rhs};
   spec.out = {out};
   spec.cost = std::max<int64_t>(plan.flops(), b.function().regs[out].bytes);
-  spec.mnemonic = std::string(HloOpcodeName(instr.opcode()));
+  spec.kind = HandlerKind::kDot;
   spec.variant =
       absl::StrCat(instr.opcode() == HloOpcode::kDot ? "" : "as dot ",
                    std::string(ElementTypeName(lhs_shape.element_type())), "x",
@@ -108,7 +110,7 @@ absl::Status LowerRaggedDot(FunctionBuilder& b, const HloInstruction& instr,
   spec.in = {(*ops[0])[0], (*ops[1])[0], (*ops[2])[0]};
   spec.out = {out};
   spec.cost = std::max<int64_t>(plan.flops(), b.function().regs[out].bytes);
-  spec.mnemonic = "ragged-dot";
+  spec.kind = HandlerKind::kRaggedDot;
   spec.variant =
       absl::StrCat(plan.mode == RaggedDotMode::kContracting ? "contracting" : "non-contracting",
                    " ", std::string(ElementTypeName(plan.result_type)), " b=", plan.batch,
@@ -144,7 +146,7 @@ absl::Status LowerScaledDot(FunctionBuilder& b, const HloInstruction& instr,
   for (const ValueDesc* v : ops) spec.in.push_back((*v)[0]);
   spec.out = {out};
   spec.cost = std::max<int64_t>(plan.flops(), b.function().regs[out].bytes);
-  spec.mnemonic = "scaled-dot";
+  spec.kind = HandlerKind::kScaledDot;
   spec.variant = absl::StrCat(
       "dequantised to ", plan.lhs.active ? std::string(ElementTypeName(plan.lhs.type)) : "-", "/",
       plan.rhs.active ? std::string(ElementTypeName(plan.rhs.type)) : "-", " m=", plan.dot.dims.m,

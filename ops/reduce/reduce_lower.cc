@@ -18,9 +18,10 @@
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
 #include "ops/elementwise/elementwise.h"
+#include "ops/lowerings.h"
 #include "ops/reduce/reduce.h"
+#include "ops/reduce/reduce_lower.h"
 #include "ops/reduce/reduce_window.h"
-#include "vm/compiler.h"
 #include "vm/computation_call.h"
 #include "vm/lowering.h"
 
@@ -237,7 +238,7 @@ absl::Status LowerReduce(FunctionBuilder& b, const HloInstruction& instr,
   for (const ValueDesc* op : ops) spec.in.push_back((*op)[0]);
   spec.out = outs;
   spec.cost = in_bytes;
-  spec.mnemonic = "reduce";
+  spec.kind = HandlerKind::kReduce;
   std::optional<HloOpcode> single;
   if (n == 1) single = SingleOpReducer(computation, type);
   BinaryKernel binary = nullptr;
@@ -389,40 +390,13 @@ std::optional<WindowReduce> SelectWindowRows(const HloInstruction& reduce_window
 namespace {
 
 
-// Scalar single-op reducers on the common types, inlined into the window
-// loops (XLA's semantics: integers wrap; float max/min propagate NaN and
-// order -0 below +0).
-template <typename T, HloOpcode kOp>
-inline T ApplyOp(T a, T b) {
-  if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
-    if constexpr (kOp == HloOpcode::kAdd) return static_cast<T>(U(a) + U(b));
-    if constexpr (kOp == HloOpcode::kMultiply) return static_cast<T>(U(a) * U(b));
-    if constexpr (kOp == HloOpcode::kMaximum) return a > b ? a : b;
-    if constexpr (kOp == HloOpcode::kMinimum) return a < b ? a : b;
-  } else {
-    if constexpr (kOp == HloOpcode::kAdd) return a + b;
-    if constexpr (kOp == HloOpcode::kMultiply) return a * b;
-    if constexpr (kOp == HloOpcode::kMaximum || kOp == HloOpcode::kMinimum) {
-      if (std::isnan(a)) return a;
-      if (std::isnan(b)) return b;
-      if (a == b) return (std::signbit(a) == (kOp == HloOpcode::kMaximum)) ? b : a;
-      return (kOp == HloOpcode::kMaximum) == (a > b) ? a : b;
-    }
-  }
-}
-
-struct WindowPlan;
-using WindowTypedFn = void (*)(const WindowPlan& p, const uint8_t* in, const uint8_t* init,
-                               uint8_t* out, int64_t begin, int64_t end);
-
 struct WindowPlan {
   WindowGeometry g;
   std::optional<ScanGeometry> scan;
   int num = 1;
   std::vector<int> elem_size;
   BinaryKernel op = nullptr;       // single-op reducer
-  WindowTypedFn typed = nullptr;   // single-op reducer on a common type
+  WindowFoldKernel typed = nullptr;  // single-op reducer on a common type
   const Function* fn = nullptr;    // otherwise
   int64_t outs_per_task = 1;
   bool parallel = false;
@@ -430,61 +404,6 @@ struct WindowPlan {
   // see WindowRowView.
   std::optional<WindowRowView> rows;
 };
-
-// Prefix scan with a single-op reducer: rows of `inner` elements.
-void ScanRows(const WindowPlan& p, const uint8_t* in, const uint8_t* init, uint8_t* out,
-              int64_t line_begin, int64_t line_end) {
-  const ScanGeometry& s = *p.scan;
-  const int64_t es = p.elem_size[0];
-  std::vector<uint8_t> init_row(s.inner * es);
-  for (int64_t i = 0; i < s.inner; ++i) std::memcpy(init_row.data() + i * es, init, es);
-  for (int64_t o = line_begin; o < line_end; ++o) {
-    const uint8_t* prev = init_row.data();
-    for (int64_t j = 0; j < s.n; ++j) {
-      const int64_t off = (o * s.n + j) * s.inner * es;
-      p.op(prev, in + off, out + off, s.inner);
-      prev = out + off;
-    }
-  }
-}
-
-template <typename T, HloOpcode kOp>
-void WindowTyped(const WindowPlan& p, const uint8_t* in, const uint8_t* init, uint8_t* out,
-                 int64_t begin, int64_t end) {
-  const T* x = reinterpret_cast<const T*>(in);
-  T* o = reinterpret_cast<T*>(out);
-  T init_value;
-  std::memcpy(&init_value, init, sizeof(T));
-  WindowScratch scratch;
-  std::vector<int64_t> offsets;
-  for (int64_t q = begin; q < end; ++q) {
-    WindowOffsets(p.g, q, &scratch, &offsets);
-    T acc = init_value;
-    for (int64_t off : offsets) acc = ApplyOp<T, kOp>(acc, x[off]);
-    o[q] = acc;
-  }
-}
-
-template <typename T>
-WindowTypedFn WindowTypedFor(HloOpcode op) {
-  switch (op) {
-    case HloOpcode::kAdd: return &WindowTyped<T, HloOpcode::kAdd>;
-    case HloOpcode::kMultiply: return &WindowTyped<T, HloOpcode::kMultiply>;
-    case HloOpcode::kMaximum: return &WindowTyped<T, HloOpcode::kMaximum>;
-    case HloOpcode::kMinimum: return &WindowTyped<T, HloOpcode::kMinimum>;
-    default: return nullptr;
-  }
-}
-
-WindowTypedFn SelectWindowTyped(HloOpcode op, ElementType type) {
-  switch (type) {
-    case ElementType::kF32: return WindowTypedFor<float>(op);
-    case ElementType::kF64: return WindowTypedFor<double>(op);
-    case ElementType::kS32: return WindowTypedFor<int32_t>(op);
-    case ElementType::kS64: return WindowTypedFor<int64_t>(op);
-    default: return nullptr;
-  }
-}
 
 bool WindowHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
   const auto& p = *static_cast<const WindowPlan*>(instr.plan);
@@ -505,7 +424,7 @@ bool WindowHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
   }
   if (!p.scan.has_value() && p.typed != nullptr) {
     auto run = [&](int64_t b, int64_t e) {
-      p.typed(p, regs[instr.in[0]], regs[instr.in[1]], regs[instr.out[0]], b, e);
+      p.typed(p.g, regs[instr.in[0]], regs[instr.in[1]], regs[instr.out[0]], b, e);
     };
     if (p.parallel) {
       ForEachChunk(ctx, p.g.out_count, p.outs_per_task, run);
@@ -516,7 +435,8 @@ bool WindowHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
   }
   if (p.scan.has_value() && p.op != nullptr) {
     auto run = [&](int64_t b, int64_t e) {
-      ScanRows(p, regs[instr.in[0]], regs[instr.in[1]], regs[instr.out[0]], b, e);
+      ScanRows(*p.scan, p.elem_size[0], p.op, regs[instr.in[0]], regs[instr.in[1]],
+               regs[instr.out[0]], b, e);
     };
     if (p.parallel) {
       ForEachChunk(ctx, p.scan->outer, p.outs_per_task, run);
@@ -628,7 +548,7 @@ absl::Status LowerReduceWindow(FunctionBuilder& b, const HloInstruction& instr,
   if (single.has_value()) {
     auto k = SelectBinaryKernel(*single, type, type);
     if (k.ok()) plan.op = *k;
-    plan.typed = SelectWindowTyped(*single, type);
+    plan.typed = SelectWindowFoldKernel(*single, type);
   }
   std::string how;
   if (plan.op == nullptr) {
@@ -675,7 +595,7 @@ absl::Status LowerReduceWindow(FunctionBuilder& b, const HloInstruction& instr,
   for (const ValueDesc* op : ops) spec.in.push_back((*op)[0]);
   spec.out = outs;
   spec.cost = work * plan.elem_size[0] * n;
-  spec.mnemonic = "reduce-window";
+  spec.kind = HandlerKind::kReduceWindow;
   spec.variant = absl::StrCat(TypeName(operand), " x", n, " ", how, " window=",
                               plan.g.window_count, " out=", plan.g.out_count);
   spec.plan = b.program().AddPlan(std::move(plan));
@@ -695,43 +615,9 @@ struct SelectScatterPlan {
   BinaryKernel scatter_op = nullptr;  // single-op scatter
   // select = compare(a, b) with this direction and scatter = add on a common
   // type: the whole operation runs typed.
-  bool (*typed)(const SelectScatterPlan& p, const uint8_t* operand, const uint8_t* source,
-                uint8_t* out) = nullptr;
+  SelectAndScatterAddKernel typed = nullptr;
   ComparisonDirection direction = ComparisonDirection::kGe;
 };
-
-template <typename T>
-inline bool CompareTyped(ComparisonDirection dir, T a, T b) {
-  switch (dir) {
-    case ComparisonDirection::kGe: return a >= b;
-    case ComparisonDirection::kGt: return a > b;
-    case ComparisonDirection::kLe: return a <= b;
-    case ComparisonDirection::kLt: return a < b;
-    case ComparisonDirection::kEq: return a == b;
-    case ComparisonDirection::kNe: return a != b;
-  }
-  return false;
-}
-
-template <typename T>
-bool SelectScatterTyped(const SelectScatterPlan& p, const uint8_t* operand_bytes,
-                        const uint8_t* source_bytes, uint8_t* out_bytes) {
-  const T* operand = reinterpret_cast<const T*>(operand_bytes);
-  const T* source = reinterpret_cast<const T*>(source_bytes);
-  T* out = reinterpret_cast<T*>(out_bytes);
-  WindowScratch scratch;
-  std::vector<int64_t> offsets;
-  for (int64_t q = 0; q < p.g.out_count; ++q) {
-    WindowOffsets(p.g, q, &scratch, &offsets);
-    if (offsets.empty()) continue;
-    int64_t sel = offsets[0];
-    for (size_t k = 1; k < offsets.size(); ++k) {
-      if (!CompareTyped(p.direction, operand[sel], operand[offsets[k]])) sel = offsets[k];
-    }
-    out[sel] = ApplyOp<T, HloOpcode::kAdd>(out[sel], source[q]);
-  }
-  return true;
-}
 
 bool SelectScatterHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
   const auto& p = *static_cast<const SelectScatterPlan*>(instr.plan);
@@ -741,7 +627,10 @@ bool SelectScatterHandler(const Instr& instr, uint8_t* const* regs, ExecContext&
   uint8_t* out = regs[instr.out[0]];
   const int64_t es = p.elem_size;
   for (int64_t i = 0; i < p.out_count; ++i) std::memcpy(out + i * es, init, es);
-  if (p.typed != nullptr) return p.typed(p, operand, source, out);
+  if (p.typed != nullptr) {
+    p.typed(p.g, p.direction, operand, source, out);
+    return true;
+  }
   auto select_or = ComputationCall::Create(*p.select);
   if (!select_or.ok()) return ctx.Fail(select_or.status());
   std::optional<ComputationCall> scatter;
@@ -829,13 +718,7 @@ absl::Status LowerSelectAndScatter(FunctionBuilder& b, const HloInstruction& ins
        (cmp->type == ComparisonType::kFloat && IsFloatingPoint(type)) ||
        (cmp->type == ComparisonType::kSigned && IsSignedInteger(type)))) {
     plan.direction = cmp->direction;
-    switch (type) {
-      case ElementType::kF32: plan.typed = &SelectScatterTyped<float>; break;
-      case ElementType::kF64: plan.typed = &SelectScatterTyped<double>; break;
-      case ElementType::kS32: plan.typed = &SelectScatterTyped<int32_t>; break;
-      case ElementType::kS64: plan.typed = &SelectScatterTyped<int64_t>; break;
-      default: break;
-    }
+    plan.typed = SelectSelectAndScatterAddKernel(type);
     if (plan.typed != nullptr) how += " typed";
   }
   HLOVM_ASSIGN_OR_RETURN(Reg out, b.NewReg(RegKind::kOwned, instr.shape()));
@@ -844,7 +727,7 @@ absl::Status LowerSelectAndScatter(FunctionBuilder& b, const HloInstruction& ins
   for (const ValueDesc* op : ops) spec.in.push_back((*op)[0]);
   spec.out = {out};
   spec.cost = plan.g.out_count * std::max<int64_t>(1, plan.g.window_count) * plan.elem_size;
-  spec.mnemonic = "select-and-scatter";
+  spec.kind = HandlerKind::kSelectAndScatter;
   spec.variant = absl::StrCat(TypeName(operand), " select ", select.name(), " scatter ", how,
                               " window=", plan.g.window_count);
   spec.plan = b.program().AddPlan(std::move(plan));

@@ -16,9 +16,9 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
+#include "ops/lowerings.h"
 #include "ops/sort/sort.h"
 #include "ops/sort/topk.h"
-#include "vm/compiler.h"
 #include "vm/computation_call.h"
 #include "vm/lowering.h"
 
@@ -265,7 +265,7 @@ absl::Status LowerSort(FunctionBuilder& b, const HloInstruction& instr,
   for (const ValueDesc* op : ops) spec.in.push_back((*op)[0]);
   spec.out = outs;
   spec.cost = 3 * rows * row_bytes;
-  spec.mnemonic = "sort";
+  spec.kind = HandlerKind::kSort;
   if (num == 1) spec.inplace_mask = 1;
   spec.variant = absl::StrCat(TypeName(shape), " x", num, " rows=", rows,
                               " n=", plan.fast_plan.geometry.n, " ", variant);
@@ -326,7 +326,7 @@ absl::Status LowerTopK(FunctionBuilder& b, const HloInstruction& instr,
   spec.in = {(*ops[0])[0]};
   spec.out = outs;
   spec.cost = plan.topk.rows * row_bytes;
-  spec.mnemonic = "topk";
+  spec.kind = HandlerKind::kTopK;
   spec.variant = absl::StrCat(TypeName(shape), " rows=", plan.topk.rows, " n=", plan.topk.n,
                               " k=", plan.topk.k, plan.topk.largest ? " largest" : " smallest");
   spec.plan = b.program().AddPlan(std::move(plan));
@@ -478,7 +478,7 @@ absl::Status LowerScan(FunctionBuilder& b, const HloInstruction& instr,
   for (Reg r : spec.in) cost += b.function().regs[r].bytes;
   for (Reg r : outs) cost += b.function().regs[r].bytes;
   spec.cost = cost * 16;
-  spec.mnemonic = "scan";
+  spec.kind = HandlerKind::kScan;
   spec.variant = absl::StrCat("length=", plan.length, " inputs=", plan.num_inputs,
                               " carries=", plan.num_carries, plan.reverse ? " reverse" : "",
                               " call ", instr.to_apply()->name());

@@ -1,13 +1,18 @@
 // Lowering of elementwise opcodes (every unary and binary one the kernels in
-// ops/elementwise support, compare, select, clamp, convert) to handlers that
-// call the kernel selected at compile time, over chunks of the arrays when
-// they are large.
+// ops/elementwise support, compare, select, clamp, convert, reduce-precision,
+// stochastic-convert) to handlers that call the kernel selected at compile
+// time, over chunks of the arrays when they are large.
+#include <algorithm>
 #include <string>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
 #include "ops/elementwise/elementwise.h"
+#include "ops/elementwise/elementwise_lower.h"
+#include "ops/elementwise/stochastic_convert.h"
+#include "ops/lowerings.h"
 #include "vm/lowering.h"
 
 namespace hlovm {
@@ -142,7 +147,6 @@ absl::Status LowerElementwise(FunctionBuilder& b, const HloInstruction& instr,
   FunctionBuilder::EmitSpec spec;
   spec.out = {out};
   for (const ValueDesc* op : ops) spec.in.push_back((*op)[0]);
-  spec.mnemonic = std::string(HloOpcodeName(instr.opcode()));
   spec.inplace_mask = InplaceMask(b, instr, ops) & ~k.scalar_mask;
   spec.variant = k.variant;
   int max_size = k.out_size;
@@ -155,20 +159,25 @@ absl::Status LowerElementwise(FunctionBuilder& b, const HloInstruction& instr,
   if (chunk < n) absl::StrAppend(&spec.variant, " chunks of ", chunk);
   switch (k.kind) {
     case ElementwiseKernel::kUnary:
+      spec.kind =
+          instr.opcode() == HloOpcode::kConvert ? HandlerKind::kConvert : HandlerKind::kUnary;
       spec.handler = &UnaryHandler<UnaryKernel>;
       spec.plan =
           b.program().AddPlan(UnaryPlan<UnaryKernel>{k.unary, n, chunk, k.in_size[0], k.out_size});
       break;
     case ElementwiseKernel::kReducePrecision:
+      spec.kind = HandlerKind::kReducePrecision;
       spec.handler = &UnaryHandler<ReducePrecisionKernel>;
       spec.plan = b.program().AddPlan(
           UnaryPlan<ReducePrecisionKernel>{k.reduce_precision, n, chunk, k.out_size, k.out_size});
       break;
     case ElementwiseKernel::kBinary:
+      spec.kind = HandlerKind::kBinary;
       spec.handler = &BinaryHandler;
       spec.plan = b.program().AddPlan(BinaryPlan{k.binary, n, chunk, k.in_size[0], k.out_size});
       break;
     case ElementwiseKernel::kTernary:
+      spec.kind = HandlerKind::kTernary;
       spec.handler = &TernaryHandler;
       spec.plan = b.program().AddPlan(TernaryPlan{k.ternary, n, chunk,
                                                   {k.in_size[0], k.in_size[1], k.in_size[2]},
@@ -178,6 +187,67 @@ absl::Status LowerElementwise(FunctionBuilder& b, const HloInstruction& instr,
   spec.cost = bytes;
   b.Emit(&instr, std::move(spec));
   result->push_back(out);
+  return absl::OkStatus();
+}
+
+//===----------------------------------------------------------------------===//
+// stochastic-convert.
+//===----------------------------------------------------------------------===//
+
+struct StochasticConvertOpPlan {
+  StochasticConvertPlan c;
+  int64_t n, chunk;
+};
+
+bool StochasticConvertHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
+  const auto& p = *static_cast<const StochasticConvertOpPlan*>(instr.plan);
+  const uint8_t* x = regs[instr.in[0]];
+  const uint8_t* r = regs[instr.in[1]];
+  uint8_t* dst = regs[instr.out[0]];
+  ForEachChunk(ctx, p.n, p.chunk,
+               [&](int64_t b, int64_t e) { RunStochasticConvert(p.c, x, r, dst, b, e); });
+  return true;
+}
+
+absl::Status LowerStochasticConvert(FunctionBuilder& b, const HloInstruction& instr,
+                                    absl::Span<const ValueDesc* const> ops, ValueDesc* result) {
+  if (instr.operand_count() != 2) {
+    return absl::InvalidArgumentError("stochastic-convert takes an operand and random bits");
+  }
+  const Shape& x = instr.operand(0)->shape();
+  const Shape& r = instr.operand(1)->shape();
+  const Shape& out = instr.shape();
+  for (const auto& [s, what] : {std::pair<const Shape*, const char*>{&x, "operand"},
+                                 {&r, "random operand"},
+                                 {&out, "result"}}) {
+    if (!s->IsArray()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("stochastic-convert ", what, " must be an array, is ", s->ToString()));
+    }
+  }
+  if (r.dimensions() != x.dimensions() || out.dimensions() != x.dimensions()) {
+    return absl::InvalidArgumentError("stochastic-convert operands and result differ in shape");
+  }
+  HLOVM_ASSIGN_OR_RETURN(StochasticConvertPlan c,
+                         MakeStochasticConvertPlan(x.element_type(), r.element_type(),
+                                                   out.element_type()));
+  HLOVM_ASSIGN_OR_RETURN(Reg reg, b.NewReg(RegKind::kOwned, out));
+  const int64_t n = out.element_count();
+  const int64_t bytes = n * (std::max(1, ByteWidth(x.element_type())) * 2 +
+                           std::max(1, ByteWidth(out.element_type())));
+  FunctionBuilder::EmitSpec spec;
+  spec.handler = &StochasticConvertHandler;
+  spec.in = {(*ops[0])[0], (*ops[1])[0]};
+  spec.out = {reg};
+  spec.cost = bytes;
+  spec.kind = HandlerKind::kStochasticConvert;
+  spec.variant = absl::StrCat(std::string(ElementTypeName(x.element_type())), " -> ",
+                              std::string(ElementTypeName(out.element_type())));
+  const int64_t chunk = bytes < kParallelKernelBytes ? std::max<int64_t>(1, n)
+                                                     : std::max<int64_t>(1, kChunkBytes / 8);
+  spec.plan = b.program().AddPlan(StochasticConvertOpPlan{c, n, chunk});
+  b.Emit(&instr, std::move(spec));
+  result->push_back(reg);
   return absl::OkStatus();
 }
 
@@ -252,6 +322,7 @@ void RegisterElementwiseLowerings(LoweringTable& table) {
 #undef HLOVM_ELEMENTWISE_
   table[static_cast<int>(HloOpcode::kConvert)] = &LowerElementwise;
   table[static_cast<int>(HloOpcode::kReducePrecision)] = &LowerElementwise;
+  table[static_cast<int>(HloOpcode::kStochasticConvert)] = &LowerStochasticConvert;
 }
 
 }  // namespace vm

@@ -21,6 +21,7 @@
 #include "absl/synchronization/mutex.h"
 #include "core/status_macros.h"
 #include "ops/common/common_shape.h"
+#include "ops/lowerings.h"
 #include "ops/rng/rng_bits.h"
 #include "ops/rng/rng_dist.h"
 #include "vm/lowering.h"
@@ -76,7 +77,7 @@ absl::Status LowerRngBitGenerator(FunctionBuilder& b, const HloInstruction& inst
   spec.in = {(*ops[0])[0]};
   spec.out = outs;
   spec.cost = plan.blocks * (algorithm == RngBitsAlgorithm::kThreeFry ? 40 : 60);
-  spec.mnemonic = "rng-bit-generator";
+  spec.kind = HandlerKind::kRngBitGenerator;
   spec.variant = absl::StrCat(algorithm == RngBitsAlgorithm::kThreeFry ? "three_fry " : "philox ",
                               std::string(ElementTypeName(et)), " blocks=", plan.blocks);
   spec.plan = b.program().AddPlan(std::move(plan));
@@ -153,7 +154,7 @@ absl::Status LowerRngGetAndUpdateState(FunctionBuilder& b, const HloInstruction&
   spec.handler = &RngGetAndUpdateStateHandler;
   spec.out = {reg};
   spec.cost = 1;
-  spec.mnemonic = "rng-get-and-update-state";
+  spec.kind = HandlerKind::kRngGetAndUpdateState;
   spec.variant = absl::StrCat("delta=", instr.attrs().rng_delta);
   spec.side_effect = true;
   spec.plan = b.program().AddPlan(
@@ -209,7 +210,7 @@ absl::Status LowerRng(FunctionBuilder& b, const HloInstruction& instr,
   spec.in = {(*ops[0])[0], (*ops[1])[0]};
   spec.out = {reg};
   spec.cost = dist.elements * 20;
-  spec.mnemonic = "rng";
+  spec.kind = HandlerKind::kRng;
   spec.variant = absl::StrCat(
       instr.attrs().distribution == RandomDistribution::kNormal ? "normal " : "uniform ",
       std::string(ElementTypeName(out.element_type())));

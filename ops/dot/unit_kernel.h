@@ -1,9 +1,9 @@
-// Internal to vm/: the handler body shared by the kernels that split one
+// Internal to ops/dot/: the handler body shared by the kernels that split one
 // instruction into fixed work units over a scratch buffer (dot,
 // convolution): allocate the scratch, prepare, run the units (across threads
 // above a size), finish. The units never depend on the thread count.
-#ifndef HLOVM_VM_UNIT_KERNEL_H_
-#define HLOVM_VM_UNIT_KERNEL_H_
+#ifndef HLOVM_OPS_DOT_UNIT_KERNEL_H_
+#define HLOVM_OPS_DOT_UNIT_KERNEL_H_
 
 #include <cstdint>
 
@@ -41,4 +41,4 @@ bool RunUnitKernel(ExecContext& ctx, const Plan& plan, const char* what, int64_t
 }  // namespace vm
 }  // namespace hlovm
 
-#endif  // HLOVM_VM_UNIT_KERNEL_H_
+#endif  // HLOVM_OPS_DOT_UNIT_KERNEL_H_

@@ -1,7 +1,10 @@
 // Lowering and handlers of the structural and control-flow opcodes:
 // parameter (in the compiler), constant, tuple, get-tuple-element, call and
-// fusion (inlined), while, conditional, copy, copy-start/-done, bitcast, reshape-like aliases,
-// optimization-barrier, after-all, add-dependency and domain.
+// fusion (inlined), while, conditional, replica-id and partition-id, and the
+// aliases copy, copy-start/-done, optimization-barrier, add-dependency and
+// domain, and after-all. The copy instruction itself is the builder's
+// (EmitCopy, vm/lowering.h); reshape and bitcast are the shape family's
+// (ops/shape/shape_lower.cc).
 #include <cstring>
 #include <optional>
 #include <string>
@@ -10,85 +13,14 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
+#include "ops/lowerings.h"
 #include "ops/shape/strided_copy.h"
-#include "vm/compiler.h"
 #include "vm/executor.h"
 #include "vm/lowering.h"
 #include "vm/profiler.h"
 
 namespace hlovm {
 namespace vm {
-namespace {
-
-//===----------------------------------------------------------------------===//
-// copy and relayout.
-//===----------------------------------------------------------------------===//
-
-struct CopyPlan {
-  int64_t bytes;
-};
-
-bool CopyHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
-  const auto& p = *static_cast<const CopyPlan*>(instr.plan);
-  const uint8_t* src = regs[instr.in[0]];
-  uint8_t* dst = regs[instr.out[0]];
-  if (src == dst) return true;
-  if (p.bytes < kParallelKernelBytes) {
-    std::memcpy(dst, src, p.bytes);
-    return true;
-  }
-  ForEachChunk(ctx, p.bytes, kChunkBytes,
-               [&](int64_t b, int64_t e) { std::memcpy(dst + b, src + b, e - b); });
-  return true;
-}
-
-struct RelayoutPlan {
-  StridedCopyPlan copy;
-  int64_t rows_per_chunk;
-};
-
-bool RelayoutHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
-  const auto& p = *static_cast<const RelayoutPlan*>(instr.plan);
-  const uint8_t* src = regs[instr.in[0]];
-  uint8_t* dst = regs[instr.out[0]];
-  ForEachChunk(ctx, p.copy.rows(), p.rows_per_chunk,
-               [&](int64_t b, int64_t e) { RunStridedCopy(p.copy, src, dst, b, e); });
-  return true;
-}
-
-}  // namespace
-
-void EmitCopy(FunctionBuilder& b, const HloInstruction* hlo, Reg from, Reg to,
-              std::string variant) {
-  const int64_t bytes = b.function().regs[to].bytes;
-  FunctionBuilder::EmitSpec spec;
-  spec.handler = &CopyHandler;
-  spec.plan = b.program().AddPlan(CopyPlan{bytes});
-  spec.in = {from};
-  spec.out = {to};
-  spec.cost = 2 * bytes;
-  spec.mnemonic = "copy";
-  spec.variant = std::move(variant);
-  b.Emit(hlo, std::move(spec));
-}
-
-// Emits `to := relayout(from)` with the given copy plan.
-void EmitRelayout(FunctionBuilder& b, const HloInstruction* hlo, Reg from, Reg to,
-                  StridedCopyPlan copy, std::string variant) {
-  const int64_t row_bytes = std::max<int64_t>(1, copy.row_length() * copy.elem_size);
-  RelayoutPlan plan{std::move(copy), std::max<int64_t>(1, kChunkBytes / row_bytes)};
-  const int64_t bytes = b.function().regs[to].bytes;
-  FunctionBuilder::EmitSpec spec;
-  spec.handler = &RelayoutHandler;
-  spec.plan = b.program().AddPlan(std::move(plan));
-  spec.in = {from};
-  spec.out = {to};
-  spec.cost = 2 * bytes;
-  spec.mnemonic = "relayout";
-  spec.variant = std::move(variant);
-  b.Emit(hlo, std::move(spec));
-}
-
 namespace {
 
 //===----------------------------------------------------------------------===//
@@ -130,53 +62,6 @@ absl::Status LowerGetTupleElement(FunctionBuilder& b, const HloInstruction& inst
 absl::Status LowerAfterAll(FunctionBuilder& b, const HloInstruction& instr,
                            absl::Span<const ValueDesc* const> ops, ValueDesc* result) {
   HLOVM_ASSIGN_OR_RETURN(Reg r, b.NewReg(RegKind::kToken, Shape::Token()));
-  result->push_back(r);
-  return absl::OkStatus();
-}
-
-absl::Status LowerReshape(FunctionBuilder& b, const HloInstruction& instr,
-                          absl::Span<const ValueDesc* const> ops, ValueDesc* result) {
-  const Shape& in = instr.operand(0)->shape();
-  const Shape& out = instr.shape();
-  if (!in.IsArray() || !out.IsArray() || in.element_count() != out.element_count() ||
-      in.element_type() != out.element_type()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("cannot reshape ", in.ToString(), " to ", out.ToString()));
-  }
-  // Row-major data keeps its order under reshape: a view.
-  *result = *ops[0];
-  return absl::OkStatus();
-}
-
-absl::Status LowerBitcast(FunctionBuilder& b, const HloInstruction& instr,
-                          absl::Span<const ValueDesc* const> ops, ValueDesc* result) {
-  const Shape& in = instr.operand(0)->shape();
-  const Shape& out = instr.shape();
-  if (!in.IsArray() || !out.IsArray() || in.byte_size() != out.byte_size()) {
-    return absl::InvalidArgumentError(absl::StrCat("bitcast from ", in.ToString(), " to ",
-                                                   out.ToString(), " changes the byte size"));
-  }
-  if (IsEffectivelyRowMajor(in) && IsEffectivelyRowMajor(out)) {
-    *result = *ops[0];  // the same bytes in the same order
-    return absl::OkStatus();
-  }
-  if (ByteWidth(in.element_type()) != ByteWidth(out.element_type())) {
-    return absl::UnimplementedError(absl::StrCat(
-        "bitcast between layouts that also changes the element size (", in.ToString(), " to ",
-        out.ToString(), ")"));
-  }
-  // Row-major operand -> its physical order, which is the result's physical
-  // order -> row-major result.
-  const int es = ByteWidth(in.element_type());
-  Shape flat(out.element_type(), {out.element_count()});
-  HLOVM_ASSIGN_OR_RETURN(Reg physical, b.NewReg(RegKind::kOwned, flat));
-  HLOVM_ASSIGN_OR_RETURN(Reg r, b.NewReg(RegKind::kOwned, out));
-  EmitRelayout(b, &instr, (*ops[0])[0], physical,
-               MakeFromRowMajorPlan(es, in.dimensions(), in.minor_to_major()),
-               absl::StrCat("row-major -> ", in.ToString()));
-  EmitRelayout(b, &instr, physical, r,
-               MakeToRowMajorPlan(es, out.dimensions(), out.minor_to_major()),
-               absl::StrCat(out.ToString(), " -> row-major"));
   result->push_back(r);
   return absl::OkStatus();
 }
@@ -394,7 +279,7 @@ absl::Status LowerWhile(FunctionBuilder& b, const HloInstruction& instr,
   spec.in = state;
   spec.out = outs;
   spec.cost = INT64_MAX / 4;  // unknown trip count: always worth a task
-  spec.mnemonic = "while";
+  spec.kind = HandlerKind::kWhile;
   spec.variant = absl::StrCat("cond=%", cond->name, " body=%", body->name);
   b.Emit(&instr, std::move(spec));
   return absl::OkStatus();
@@ -485,7 +370,7 @@ absl::Status LowerConditional(FunctionBuilder& b, const HloInstruction& instr,
   spec.in = std::move(in);
   spec.out = std::move(outs);
   spec.cost = INT64_MAX / 4;
-  spec.mnemonic = "cond";
+  spec.kind = HandlerKind::kCond;
   std::string names;
   for (const HloComputation* c : called) absl::StrAppend(&names, names.empty() ? "" : ",", "%", c->name());
   spec.variant = absl::StrCat(spec.plan && static_cast<const ConditionalPlan*>(spec.plan)->pred_form
@@ -518,7 +403,7 @@ absl::Status LowerDeviceId(FunctionBuilder& b, const HloInstruction& instr,
   spec.handler = &DeviceIdHandler<kReplica>;
   spec.out = {out};
   spec.cost = 4;
-  spec.mnemonic = std::string(HloOpcodeName(instr.opcode()));
+  spec.kind = HandlerKind::kDeviceId;
   b.Emit(&instr, std::move(spec));
   result->push_back(out);
   return absl::OkStatus();
@@ -550,7 +435,7 @@ absl::Status LowerCopyStart(FunctionBuilder& b, const HloInstruction& instr,
   spec.handler = &ZeroContextHandler;
   spec.out = {context};
   spec.cost = 4;
-  spec.mnemonic = "copy-start";
+  spec.kind = HandlerKind::kCopyStart;
   b.Emit(&instr, std::move(spec));
   *result = *ops[0];
   result->insert(result->end(), ops[0]->begin(), ops[0]->end());
@@ -587,8 +472,6 @@ void RegisterControlLowerings(LoweringTable& table) {
   set(HloOpcode::kDomain, &LowerAlias);
   set(HloOpcode::kAddDependency, &LowerAlias);
   set(HloOpcode::kAfterAll, &LowerAfterAll);
-  set(HloOpcode::kReshape, &LowerReshape);
-  set(HloOpcode::kBitcast, &LowerBitcast);
   set(HloOpcode::kReplicaId, &LowerDeviceId<true>);
   set(HloOpcode::kPartitionId, &LowerDeviceId<false>);
 }

@@ -16,7 +16,7 @@
 #include "ops/elementwise/elementwise.h"
 #include "ops/indexing/gather.h"
 #include "ops/indexing/scatter.h"
-#include "vm/compiler.h"
+#include "ops/lowerings.h"
 #include "vm/computation_call.h"
 #include "vm/lowering.h"
 
@@ -70,7 +70,7 @@ absl::Status LowerGather(FunctionBuilder& b, const HloInstruction& instr,
   spec.in = {(*ops[0])[0], (*ops[1])[0]};
   spec.out = {out};
   spec.cost = 2 * bytes + b.function().regs[(*ops[1])[0]].bytes;
-  spec.mnemonic = "gather";
+  spec.kind = HandlerKind::kGather;
   spec.variant = absl::StrCat(TypeName(operand), " positions=", plan.windows.batch_count,
                               " window=", plan.windows.window_elems, " run=", plan.windows.run,
                               " idx=", TypeName(indices));
@@ -295,7 +295,7 @@ absl::Status LowerScatter(FunctionBuilder& b, const HloInstruction& instr,
     cost += 2 * plan.bytes[i] + b.function().regs[(*ops[n + 1 + i])[0]].bytes;
   }
   spec.cost = cost + b.function().regs[(*ops[n])[0]].bytes;
-  spec.mnemonic = "scatter";
+  spec.kind = HandlerKind::kScatter;
   // The single result may take over its operand's buffer when that dies here.
   if (n == 1) spec.inplace_mask = 1;
   spec.variant = absl::StrCat(TypeName(operand), " x", n, " ", combine,
@@ -432,7 +432,7 @@ absl::Status LowerMap(FunctionBuilder& b, const HloInstruction& instr,
   }
   spec.out = {out};
   spec.cost = cost;
-  spec.mnemonic = "map";
+  spec.kind = HandlerKind::kMap;
   spec.variant = absl::StrCat(TypeName(shape), " ", variant);
   spec.plan = b.program().AddPlan(std::move(plan));
   b.Emit(&instr, std::move(spec));

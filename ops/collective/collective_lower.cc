@@ -18,9 +18,9 @@
 #include "core/element_type.h"
 #include "core/status_macros.h"
 #include "ops/elementwise/elementwise.h"
+#include "ops/lowerings.h"
 #include "vm/api.h"
 #include "vm/collective_bus.h"
-#include "vm/compiler.h"
 #include "vm/computation_call.h"
 #include "vm/executor.h"
 #include "vm/lowering.h"
@@ -330,6 +330,21 @@ absl::Status BuildInPlacePermute(const HloInstruction& instr, CollectivePlan& pl
 
 // Emits the collective `kind` of `instr` over the leaves `in` into new
 // registers, appended to `out_desc`.
+// The handler kind that runs `kind` (the disassembly names it by the
+// collective, as CollectiveKindName does).
+HandlerKind CollectiveHandlerKind(CollectiveKind kind) {
+  switch (kind) {
+    case CollectiveKind::kAllReduce: return HandlerKind::kAllReduce;
+    case CollectiveKind::kAllGather: return HandlerKind::kAllGather;
+    case CollectiveKind::kReduceScatter: return HandlerKind::kReduceScatter;
+    case CollectiveKind::kAllToAll: return HandlerKind::kAllToAll;
+    case CollectiveKind::kCollectivePermute: return HandlerKind::kCollectivePermute;
+    case CollectiveKind::kCollectiveBroadcast: return HandlerKind::kCollectiveBroadcast;
+    case CollectiveKind::kRaggedAllToAll: return HandlerKind::kRaggedAllToAll;
+  }
+  return HandlerKind::kAllReduce;
+}
+
 absl::Status EmitCollective(FunctionBuilder& b, const HloInstruction& instr, CollectiveKind kind,
                             const ValueDesc& in, const std::vector<const Shape*>& out_leaves,
                             ValueDesc* out_desc) {
@@ -440,7 +455,7 @@ absl::Status EmitCollective(FunctionBuilder& b, const HloInstruction& instr, Col
   spec.plan = stored;
   spec.in = in;
   spec.cost = 2 * bytes + 64;
-  spec.mnemonic = std::string(CollectiveKindName(kind));
+  spec.kind = CollectiveHandlerKind(kind);
   spec.side_effect = true;
   b.Emit(&instr, std::move(spec));
   return absl::OkStatus();
@@ -698,7 +713,7 @@ absl::Status LowerSend(FunctionBuilder& b, const HloInstruction& instr,
   spec.cost = plan.bytes + 64;
   spec.plan = b.program().AddPlan(std::move(plan));
   spec.in = {(*operands[0])[0]};
-  spec.mnemonic = "send";
+  spec.kind = HandlerKind::kSend;
   spec.side_effect = true;
   b.Emit(&instr, std::move(spec));
   result->push_back((*operands[0])[0]);
@@ -739,7 +754,7 @@ absl::Status LowerRecvDone(FunctionBuilder& b, const HloInstruction& instr,
   spec.cost = plan.bytes + 64;
   spec.plan = b.program().AddPlan(std::move(plan));
   spec.out = {out};
-  spec.mnemonic = "recv";
+  spec.kind = HandlerKind::kRecv;
   spec.side_effect = true;
   b.Emit(&instr, std::move(spec));
   result->push_back(out);
@@ -828,7 +843,7 @@ bool OutfeedHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) 
 // Emits an instruction that moves `shape` between the host queues and the
 // registers `in` (to the outfeed) or `out` (from the infeed).
 void EmitFeed(FunctionBuilder& b, const HloInstruction& instr, const Shape& shape, Handler handler,
-              std::vector<Reg> in, std::vector<Reg> out, const char* mnemonic) {
+              std::vector<Reg> in, std::vector<Reg> out, HandlerKind kind) {
   FeedPlan plan;
   plan.hlo = &instr;
   plan.shape = shape;
@@ -841,7 +856,7 @@ void EmitFeed(FunctionBuilder& b, const HloInstruction& instr, const Shape& shap
   spec.handler = handler;
   spec.plan = b.program().AddPlan(std::move(plan));
   spec.cost = 64;
-  spec.mnemonic = mnemonic;
+  spec.kind = kind;
   spec.side_effect = true;
   b.Emit(&instr, std::move(spec));
 }
@@ -862,7 +877,7 @@ absl::Status LowerInfeed(FunctionBuilder& b, const HloInstruction& instr,
     out.push_back(r);
     result->push_back(r);
   }
-  EmitFeed(b, instr, shape.tuple_shapes()[0], &InfeedHandler, {}, out, "infeed");
+  EmitFeed(b, instr, shape.tuple_shapes()[0], &InfeedHandler, {}, out, HandlerKind::kInfeed);
   result->push_back(operands[0]->back());
   return absl::OkStatus();
 }
@@ -870,7 +885,8 @@ absl::Status LowerInfeed(FunctionBuilder& b, const HloInstruction& instr,
 // outfeed(value, token) -> token.
 absl::Status LowerOutfeed(FunctionBuilder& b, const HloInstruction& instr,
                           absl::Span<const ValueDesc* const> operands, ValueDesc* result) {
-  EmitFeed(b, instr, instr.operand(0)->shape(), &OutfeedHandler, *operands[0], {}, "outfeed");
+  EmitFeed(b, instr, instr.operand(0)->shape(), &OutfeedHandler, *operands[0], {},
+           HandlerKind::kOutfeed);
   result->push_back(operands[1]->back());
   return absl::OkStatus();
 }
@@ -880,7 +896,8 @@ absl::Status LowerOutfeed(FunctionBuilder& b, const HloInstruction& instr,
 // the next infeed value (`--infeed`, printed outfeed, vm/api.h FeedQueues).
 absl::Status LowerHostSend(FunctionBuilder& b, const HloInstruction& instr,
                            absl::Span<const ValueDesc* const> operands, ValueDesc* result) {
-  EmitFeed(b, instr, instr.operand(0)->shape(), &OutfeedHandler, *operands[0], {}, "send-to-host");
+  EmitFeed(b, instr, instr.operand(0)->shape(), &OutfeedHandler, *operands[0], {},
+           HandlerKind::kSendToHost);
   result->push_back((*operands[0])[0]);
   const Shape& shape = instr.shape();
   for (size_t i = 1; shape.IsTuple() && i < shape.tuple_shapes().size(); ++i) {
@@ -894,7 +911,7 @@ absl::Status LowerHostRecvDone(FunctionBuilder& b, const HloInstruction& instr,
   const Shape& data = instr.operand(0)->shape().tuple_shapes()[0];
   if (!data.IsArray()) return absl::UnimplementedError("recv from the host of a tuple");
   HLOVM_ASSIGN_OR_RETURN(Reg out, b.NewReg(RegKind::kOwned, data));
-  EmitFeed(b, instr, data, &InfeedHandler, {}, {out}, "recv-from-host");
+  EmitFeed(b, instr, data, &InfeedHandler, {}, {out}, HandlerKind::kRecvFromHost);
   result->push_back(out);
   result->push_back(operands[0]->back());
   return absl::OkStatus();

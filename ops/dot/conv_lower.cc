@@ -11,8 +11,10 @@
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
 #include "ops/dot/conv.h"
+#include "ops/dot/dot_lower.h"
+#include "ops/dot/unit_kernel.h"
+#include "ops/lowerings.h"
 #include "vm/lowering.h"
-#include "vm/unit_kernel.h"
 
 namespace hlovm {
 namespace vm {
@@ -102,7 +104,7 @@ absl::Status LowerConvolution(FunctionBuilder& b, const HloInstruction& instr,
   spec.in = {(*ops[0])[0], (*ops[1])[0]};
   spec.out = {out};
   spec.cost = std::max<int64_t>(plan.flops(), b.function().regs[out].bytes);
-  spec.mnemonic = "convolution";
+  spec.kind = HandlerKind::kConvolution;
   spec.variant = absl::StrCat(
       std::string(ElementTypeName(instr.operand(0)->shape().element_type())), "x",
       std::string(ElementTypeName(instr.operand(1)->shape().element_type())), "->",
