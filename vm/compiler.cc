@@ -143,16 +143,6 @@ absl::StatusOr<std::vector<const HloInstruction*>> ScheduleComputation(
 Compiler::Compiler(const HloModule& module, const CompilerOptions& options)
     : module_(module), options_(options) {}
 
-namespace {
-
-// Per-function state while lowering: control-predecessor edges.
-struct LoweringScope {
-  std::vector<std::pair<int32_t, int32_t>>* extra_edges;
-};
-thread_local LoweringScope* current_scope = nullptr;
-
-}  // namespace
-
 absl::Status Compiler::LowerComputation(FunctionBuilder& b, const HloComputation& computation,
                                         absl::Span<const ValueDesc> args, ValueDesc* result) {
   if (args.size() != static_cast<size_t>(computation.parameter_count())) {
@@ -225,9 +215,9 @@ absl::Status Compiler::LowerComputation(FunctionBuilder& b, const HloComputation
     ranges[instr] = {first, last};
     for (const HloInstruction* pred : instr->control_predecessors()) {
       auto it = ranges.find(pred);
-      if (it == ranges.end() || current_scope == nullptr) continue;
+      if (it == ranges.end()) continue;
       for (int32_t a = it->second.first; a < it->second.second; ++a) {
-        for (int32_t c = first; c < last; ++c) current_scope->extra_edges->emplace_back(a, c);
+        for (int32_t c = first; c < last; ++c) b.AddControlEdge(a, c);
       }
     }
     if (!fn.values.contains(instr)) fn.values[instr] = desc;
@@ -276,13 +266,8 @@ absl::StatusOr<const Function*> Compiler::CompileFunction(const HloComputation& 
     args.push_back(std::move(desc));
   }
 
-  std::vector<std::pair<int32_t, int32_t>> extra_edges;
-  LoweringScope scope{&extra_edges};
-  LoweringScope* saved = current_scope;
-  current_scope = &scope;
   ValueDesc result;
   absl::Status status = LowerComputation(b, computation, args, &result);
-  current_scope = saved;
   HLOVM_RETURN_IF_ERROR(status);
 
   if (while_body) {
@@ -312,7 +297,7 @@ absl::StatusOr<const Function*> Compiler::CompileFunction(const HloComputation& 
   }
   fn->result_regs = result;
   for (Reg r : result) fn->regs[r].is_result = true;
-  HLOVM_RETURN_IF_ERROR(PlanFunction(fn.get(), extra_edges, while_body,
+  HLOVM_RETURN_IF_ERROR(PlanFunction(fn.get(), b.control_edges(), while_body,
                                      /*results_outside=*/while_body ||
                                          &computation == module_.entry()));
   const Function* raw = fn.get();

@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -101,10 +102,17 @@ class FunctionBuilder {
   // Appends an instruction for `hlo`; returns its index.
   int32_t Emit(const HloInstruction* hlo, EmitSpec spec);
 
+  // Orders instruction `before` of this function ahead of `after` although
+  // no register connects them (an HLO control-predecessor edge); the buffer
+  // plan and the scheduler keep the order.
+  void AddControlEdge(int32_t before, int32_t after) { control_edges_.emplace_back(before, after); }
+  const std::vector<std::pair<int32_t, int32_t>>& control_edges() const { return control_edges_; }
+
  private:
   LoweringContext* compiler_;
   Program* program_;
   Function* fn_;
+  std::vector<std::pair<int32_t, int32_t>> control_edges_;
 };
 
 // Emits `to := from` (a buffer copy; loop state, materialised aliases):
