@@ -224,6 +224,20 @@ expect "npy output" 0 "$hlovm" run examples/newton_loop.hlo '{81, 1, 16, 256}' -
 [ -f "$tmp/out_dir/result.npy" ] || { echo "FAIL: no result.npy"; failures=$((failures + 1)); }
 expect "npy input" 0 "$hlovm" run examples/newton_loop.hlo "$tmp/out_dir/result.npy"
 expect_output "npy input" "{3, 1, 2, 4}"
+# --output creates only its own directory, never a chain of them from a
+# mistyped path; a missing parent or a file in the way is a usage error.
+expect "output in a missing directory" 2 "$hlovm" run examples/newton_loop.hlo '{81, 1, 16, 256}' \
+  --output="$tmp/no_such/x/y"
+expect_error "output in a missing directory" "--output=$tmp/no_such/x/y: $tmp/no_such/x is not an existing directory"
+[ -e "$tmp/no_such" ] && { echo "FAIL: --output created $tmp/no_such"; failures=$((failures + 1)); }
+expect "output with a trailing slash" 0 "$hlovm" run examples/newton_loop.hlo '{81, 1, 16, 256}' \
+  --output="$tmp/out_dir2/"
+[ -f "$tmp/out_dir2/result.npy" ] || { echo "FAIL: no out_dir2/result.npy"; failures=$((failures + 1)); }
+expect "output into an existing directory" 0 "$hlovm" run examples/newton_loop.hlo '{81, 1, 16, 256}' \
+  --output="$tmp/out_dir"
+expect "output over a file" 2 "$hlovm" run examples/newton_loop.hlo '{81, 1, 16, 256}' \
+  --output="$tmp/out_dir/result.npy"
+expect_error "output over a file" "result.npy: not a directory"
 # Elided constants: XLA's counter fill, with a warning; zeros; or an error.
 cat >"$tmp/elided.hlo" <<'HLO'
 HloModule elided
