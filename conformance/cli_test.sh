@@ -180,6 +180,13 @@ expect "flags before the command" 0 "$hlovm" --threads 1 run --flush_denormals=f
   examples/scan_loop.hlo 'f32[8] {1, 2, 3, 4, 5, 6, 7, 8}'
 expect_output "flags before the command" "{1, 3, 6, 10, 15, 21, 28, 36}"
 expect "dis flags" 0 "$hlovm" dis --passes=none --no_fusion --dump-after-passes examples/scan_loop.hlo
+# --fft_plan is a compile option of the module: dis shows each fft's mode.
+printf 'HloModule m\nENTRY e {\n  x = c64[2,16] parameter(0)\n  ROOT f = c64[2,16] fft(x), fft_type=FFT, fft_length={16}\n}\n' >"$tmp/fft.hlo"
+expect "dis fft estimate" 0 "$hlovm" dis "$tmp/fft.hlo"
+expect_output "dis fft estimate" "batch=2 chunk=2 estimate"
+expect "dis fft measure" 0 env XDG_CACHE_HOME="$tmp/cache" "$hlovm" dis --fft_plan=measure "$tmp/fft.hlo"
+expect_output "dis fft measure" "batch=2 chunk=2 measure"
+[ -f "$tmp/cache/hlovm/fftwf_wisdom" ] || { echo "FAIL: --fft_plan=measure kept no wisdom"; failures=$((failures + 1)); }
 expect "bad --passes" 2 "$hlovm" opt --passes=nonsense examples/scan_loop.hlo
 expect_error "bad --passes" "hlovm opt: unknown pass 'nonsense'"
 # Per-command help lists that command's flags and no others.

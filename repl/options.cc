@@ -314,7 +314,7 @@ absl::StatusOr<Options> BuildOptions(const Flags& flags) {
   compile.num_partitions = flags.partitions;
   absl::StatusOr<FftPlanMode> fft_plan = ParseFftPlanMode(flags.fft_plan);
   if (!fft_plan.ok()) return fft_plan.status();
-  options.fft_plan = *fft_plan;
+  compile.fft_plan = *fft_plan;
   options.execute.threads = flags.threads;
   options.execute.flush_denormals = flags.flush_denormals;
   options.replicated.threads = flags.threads;

@@ -238,12 +238,11 @@ std::string FlagNames(const FlagSet& set);
 // The options the flags describe, built once per command line.
 struct Options {
   Flags flags;
-  // passes, fusion, elided, replica_count and num_partitions from the
-  // flags; file_name is left to the command.
+  // passes, fusion, elided, fft_plan, replica_count and num_partitions
+  // from the flags; file_name is left to the command.
   CompileOptions compile;
   ExecuteOptions execute;        // threads, flush_denormals
   ReplicatedOptions replicated;  // threads, flush_denormals, collective timeout
-  FftPlanMode fft_plan = FftPlanMode::kEstimate;
 };
 
 // Checks the values that have a fixed set of choices (--elided, --passes,

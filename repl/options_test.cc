@@ -179,13 +179,14 @@ TEST(BuildOptionsTest, CompileAndExecuteOptionsFromTheFlags) {
   EXPECT_EQ(options->replicated.threads, 3);
   EXPECT_TRUE(options->replicated.flush_denormals);
   EXPECT_EQ(options->replicated.collective_timeout_seconds, 1.5);
-  EXPECT_EQ(options->fft_plan, FftPlanMode::kMeasure);
+  EXPECT_EQ(options->compile.fft_plan, FftPlanMode::kMeasure);
 
   absl::StatusOr<Options> defaults = BuildOptions(Flags());
   ASSERT_TRUE(defaults.ok()) << defaults.status();
   EXPECT_EQ(defaults->compile.elided, ElidedFill::kXla);
   EXPECT_TRUE(defaults->compile.fusion);
   EXPECT_EQ(defaults->compile.passes, "default");
+  EXPECT_EQ(defaults->compile.fft_plan, FftPlanMode::kEstimate);
 }
 
 TEST(BuildOptionsTest, BadChoicesNameTheFlag) {

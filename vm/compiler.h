@@ -20,6 +20,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "core/hlo_ir.h"
+#include "ops/fft/fft.h"
 #include "vm/bytecode.h"
 #include "vm/lowering.h"
 
@@ -28,6 +29,7 @@ namespace vm {
 
 struct CompilerOptions {
   bool fusion = true;  // fuse elementwise regions (vm/fusion.h)
+  FftPlanMode fft_plan = FftPlanMode::kEstimate;  // how fft lowerings plan (ops/fft/fft.h)
 };
 
 class Compiler {
@@ -47,6 +49,7 @@ class Compiler {
   absl::Status LowerComputation(FunctionBuilder& b, const HloComputation& computation,
                                 absl::Span<const ValueDesc> args, ValueDesc* result);
   const HloModule& module() const { return module_; }
+  const CompilerOptions& options() const { return options_; }
   // Order of check custom-calls in the program (failures report the first).
   int64_t NextCheckOrder() { return next_check_order_++; }
 

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
 #include "ops/fft/fft.h"
+#include "vm/compiler.h"
 #include "vm/lowering.h"
 
 namespace hlovm {
@@ -46,6 +47,7 @@ absl::Status LowerFft(FunctionBuilder& b, const HloInstruction& instr,
   FftKernelSpec spec;
   spec.type = instr.attrs().fft_type;
   spec.rank = rank;
+  spec.plan_mode = b.compiler().options().fft_plan;
   for (int i = 0; i < rank; ++i) spec.length[i] = instr.attrs().fft_length[i];
   const ElementType real_or_complex = spec.type == FftType::kRfft ? in_shape.element_type()
                                                                     : out_shape.element_type();
