@@ -159,6 +159,44 @@ expect "no such flag" 2 "$hlovm" run --frobnicate examples/newton_loop.hlo '{1, 
 expect_error "no such flag" "hlovm run: unknown flag --frobnicate"
 expect "bad flag value" 2 "$hlovm" run --threads=many examples/newton_loop.hlo '{1, 2, 3, 4}'
 expect_error "bad flag value" "--threads: 'many' is not an integer"
+# Every numeric flag has a range (repl/options.h): a value outside it is a
+# usage error that names the flag and the range.
+range_case() {  # expected stderr text, command words...
+  local message=$1
+  shift
+  expect "range: $*" 2 "$hlovm" "$@"
+  expect_error "range: $*" "$message"
+}
+nl=examples/newton_loop.hlo
+range_case "hlovm run: --replicas=-1 is out of range (accepted: 0 to 4096)" run --replicas=-1 $nl --random
+range_case "--partitions=-1 is out of range (accepted: 0 to 4096)" run --partitions=-1 $nl --random
+range_case "--threads=-2 is out of range (accepted: 0 to 4096)" run --threads=-2 $nl --random
+range_case "--collective_timeout=nan is out of range (accepted: more than 0, at most 1000000)" \
+  run --collective_timeout=nan $nl --random
+range_case "--collective_timeout=inf is out of range" run --collective_timeout=inf $nl --random
+range_case "--collective_timeout=0 is out of range" run --collective_timeout=0 $nl --random
+range_case "hlovm conformance: --jobs=-1 is out of range (accepted: 0 to 4096)" \
+  conformance --jobs=-1 conformance/cases
+range_case "--timeout=0 is out of range (accepted: more than 0, at most 1000000)" \
+  conformance --timeout=0 conformance/cases
+range_case "--timeout=-1 is out of range" conformance --timeout=-1 conformance/cases
+range_case "--timeout=nan is out of range" conformance --timeout=nan conformance/cases
+range_case "--memory_limit_mb=-1 is out of range (accepted: 0 to 1073741824)" \
+  conformance --memory_limit_mb=-1 conformance/cases
+range_case "--min_pass_rate=2 is out of range (accepted: -1 to 1)" \
+  conformance --min_pass_rate=2 conformance/cases
+range_case "--iterations=0 is out of range (accepted: 1 or more)" bench --iterations=0 $nl --random
+range_case "--warmup=-1 is out of range (accepted: 0 or more)" bench --warmup=-1 $nl --random
+range_case "--top=0 is out of range (accepted: 1 or more)" bench --top=0 $nl --random
+range_case "--op_name_depth=0 is out of range (accepted: 1 or more)" bench --op_name_depth=0 $nl --random
+range_case "--peak_gflops=-1 is out of range (accepted: 0 or more, finite)" \
+  bench --peak_gflops=-1 $nl --random
+range_case "--by must be instruction or op_name, not 'opcode'" bench --by=opcode $nl --random
+range_case "--seed: '-1' is not a non-negative integer" run --seed=-1 $nl --random
+expect "range: repl --threads=-1" 2 "$hlovm" repl --threads=-1 </dev/null
+expect_error "range: repl --threads=-1" "hlovm repl: --threads=-1 is out of range"
+expect "range in help" 0 "$hlovm" conformance --help
+expect_output "range in help" "(default: 120; accepted: more than 0, at most 1000000)"
 # A flag that takes a file takes it only as --flag=FILE: `--json --iterations=3`
 # is a usage error, and no file named `--iterations=3` appears.
 mkdir -p "$tmp/cwd"
