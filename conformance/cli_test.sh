@@ -159,6 +159,44 @@ expect "no such flag" 2 "$hlovm" run --frobnicate examples/newton_loop.hlo '{1, 
 expect_error "no such flag" "hlovm run: unknown flag --frobnicate"
 expect "bad flag value" 2 "$hlovm" run --threads=many examples/newton_loop.hlo '{1, 2, 3, 4}'
 expect_error "bad flag value" "--threads: 'many' is not an integer"
+# Every numeric flag has a range (repl/options.h): a value outside it is a
+# usage error that names the flag and the range.
+range_case() {  # expected stderr text, command words...
+  local message=$1
+  shift
+  expect "range: $*" 2 "$hlovm" "$@"
+  expect_error "range: $*" "$message"
+}
+nl=examples/newton_loop.hlo
+range_case "hlovm run: --replicas=-1 is out of range (accepted: 0 to 4096)" run --replicas=-1 $nl --random
+range_case "--partitions=-1 is out of range (accepted: 0 to 4096)" run --partitions=-1 $nl --random
+range_case "--threads=-2 is out of range (accepted: 0 to 4096)" run --threads=-2 $nl --random
+range_case "--collective_timeout=nan is out of range (accepted: more than 0, at most 1000000)" \
+  run --collective_timeout=nan $nl --random
+range_case "--collective_timeout=inf is out of range" run --collective_timeout=inf $nl --random
+range_case "--collective_timeout=0 is out of range" run --collective_timeout=0 $nl --random
+range_case "hlovm conformance: --jobs=-1 is out of range (accepted: 0 to 4096)" \
+  conformance --jobs=-1 conformance/cases
+range_case "--timeout=0 is out of range (accepted: more than 0, at most 1000000)" \
+  conformance --timeout=0 conformance/cases
+range_case "--timeout=-1 is out of range" conformance --timeout=-1 conformance/cases
+range_case "--timeout=nan is out of range" conformance --timeout=nan conformance/cases
+range_case "--memory_limit_mb=-1 is out of range (accepted: 0 to 1073741824)" \
+  conformance --memory_limit_mb=-1 conformance/cases
+range_case "--min_pass_rate=2 is out of range (accepted: -1 to 1)" \
+  conformance --min_pass_rate=2 conformance/cases
+range_case "--iterations=0 is out of range (accepted: 1 or more)" bench --iterations=0 $nl --random
+range_case "--warmup=-1 is out of range (accepted: 0 or more)" bench --warmup=-1 $nl --random
+range_case "--top=0 is out of range (accepted: 1 or more)" bench --top=0 $nl --random
+range_case "--op_name_depth=0 is out of range (accepted: 1 or more)" bench --op_name_depth=0 $nl --random
+range_case "--peak_gflops=-1 is out of range (accepted: 0 or more, finite)" \
+  bench --peak_gflops=-1 $nl --random
+range_case "--by must be instruction or op_name, not 'opcode'" bench --by=opcode $nl --random
+range_case "--seed: '-1' is not a non-negative integer" run --seed=-1 $nl --random
+expect "range: repl --threads=-1" 2 "$hlovm" repl --threads=-1 </dev/null
+expect_error "range: repl --threads=-1" "hlovm repl: --threads=-1 is out of range"
+expect "range in help" 0 "$hlovm" conformance --help
+expect_output "range in help" "(default: 120; accepted: more than 0, at most 1000000)"
 # A flag that takes a file takes it only as --flag=FILE: `--json --iterations=3`
 # is a usage error, and no file named `--iterations=3` appears.
 mkdir -p "$tmp/cwd"
@@ -180,6 +218,13 @@ expect "flags before the command" 0 "$hlovm" --threads 1 run --flush_denormals=f
   examples/scan_loop.hlo 'f32[8] {1, 2, 3, 4, 5, 6, 7, 8}'
 expect_output "flags before the command" "{1, 3, 6, 10, 15, 21, 28, 36}"
 expect "dis flags" 0 "$hlovm" dis --passes=none --no_fusion --dump-after-passes examples/scan_loop.hlo
+# --fft_plan is a compile option of the module: dis shows each fft's mode.
+printf 'HloModule m\nENTRY e {\n  x = c64[2,16] parameter(0)\n  ROOT f = c64[2,16] fft(x), fft_type=FFT, fft_length={16}\n}\n' >"$tmp/fft.hlo"
+expect "dis fft estimate" 0 "$hlovm" dis "$tmp/fft.hlo"
+expect_output "dis fft estimate" "batch=2 chunk=2 estimate"
+expect "dis fft measure" 0 env XDG_CACHE_HOME="$tmp/cache" "$hlovm" dis --fft_plan=measure "$tmp/fft.hlo"
+expect_output "dis fft measure" "batch=2 chunk=2 measure"
+[ -f "$tmp/cache/hlovm/fftwf_wisdom" ] || { echo "FAIL: --fft_plan=measure kept no wisdom"; failures=$((failures + 1)); }
 expect "bad --passes" 2 "$hlovm" opt --passes=nonsense examples/scan_loop.hlo
 expect_error "bad --passes" "hlovm opt: unknown pass 'nonsense'"
 # Per-command help lists that command's flags and no others.
@@ -224,6 +269,20 @@ expect "npy output" 0 "$hlovm" run examples/newton_loop.hlo '{81, 1, 16, 256}' -
 [ -f "$tmp/out_dir/result.npy" ] || { echo "FAIL: no result.npy"; failures=$((failures + 1)); }
 expect "npy input" 0 "$hlovm" run examples/newton_loop.hlo "$tmp/out_dir/result.npy"
 expect_output "npy input" "{3, 1, 2, 4}"
+# --output creates only its own directory, never a chain of them from a
+# mistyped path; a missing parent or a file in the way is a usage error.
+expect "output in a missing directory" 2 "$hlovm" run examples/newton_loop.hlo '{81, 1, 16, 256}' \
+  --output="$tmp/no_such/x/y"
+expect_error "output in a missing directory" "--output=$tmp/no_such/x/y: $tmp/no_such/x is not an existing directory"
+[ -e "$tmp/no_such" ] && { echo "FAIL: --output created $tmp/no_such"; failures=$((failures + 1)); }
+expect "output with a trailing slash" 0 "$hlovm" run examples/newton_loop.hlo '{81, 1, 16, 256}' \
+  --output="$tmp/out_dir2/"
+[ -f "$tmp/out_dir2/result.npy" ] || { echo "FAIL: no out_dir2/result.npy"; failures=$((failures + 1)); }
+expect "output into an existing directory" 0 "$hlovm" run examples/newton_loop.hlo '{81, 1, 16, 256}' \
+  --output="$tmp/out_dir"
+expect "output over a file" 2 "$hlovm" run examples/newton_loop.hlo '{81, 1, 16, 256}' \
+  --output="$tmp/out_dir/result.npy"
+expect_error "output over a file" "result.npy: not a directory"
 # Elided constants: XLA's counter fill, with a warning; zeros; or an error.
 cat >"$tmp/elided.hlo" <<'HLO'
 HloModule elided

@@ -24,7 +24,7 @@ int RunDis(const std::vector<std::string>& args, const cli::Options& flag_option
     std::fprintf(stderr, "hlovm dis: %s\n", std::string(text.status().message()).c_str());
     return kExitBadInput;
   }
-  CompileOptions options = flag_options.compile;  // --passes, --no_fusion
+  CompileOptions options = flag_options.compile;  // --passes, --no_fusion, --fft_plan
   options.file_name = args[0];
   options.elided = ElidedFill::kZeros;  // values do not matter for the listing
   auto exe = Executable::FromText(*text, options);
@@ -43,7 +43,8 @@ int RunDis(const std::vector<std::string>& args, const cli::Options& flag_option
 
 HLOVM_REGISTER_COMMAND(dis, "dis", "hlovm dis [--passes=none|default|LIST] [--dump-after-passes] FILE.hlo",
                        "print the compiled bytecode: registers, shapes, kernels, buffers",
-                       {cli::FlagId::kPasses, cli::FlagId::kNoFusion, cli::FlagId::kDumpAfterPasses},
+                       {cli::FlagId::kPasses, cli::FlagId::kNoFusion, cli::FlagId::kFftPlan,
+                        cli::FlagId::kDumpAfterPasses},
                        &RunDis);
 
 }  // namespace

@@ -107,14 +107,36 @@ void PrintOutfeed(const std::string& who, const std::vector<Literal>& values) {
   }
 }
 
-// Names instance `id` of a run with `partitions` partitions.
+// Checks the --output directory: an existing directory, or one whose
+// parent exists (only the directory itself is ever created, never a chain
+// of them from a mistyped path). With `create`, creates it when missing.
+// InvalidArgument names the flag.
+absl::Status PrepareOutputDir(const std::string& dir, bool create) {
+  namespace fs = std::filesystem;
+  const std::string flag = absl::StrCat("--output=", dir);
+  fs::path path(dir);
+  if (path.has_parent_path() && path.filename().empty()) path = path.parent_path();  // "out/"
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (fs::is_directory(status)) return absl::OkStatus();
+  if (fs::exists(status)) return absl::InvalidArgumentError(absl::StrCat(flag, ": not a directory"));
+  const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  if (!fs::is_directory(parent, ec)) {
+    return absl::InvalidArgumentError(absl::StrCat(flag, ": ", parent.string(),
+                                                   " is not an existing directory (--output creates "
+                                                   "only its last directory)"));
+  }
+  if (create && !fs::create_directory(path, ec) && ec) {
+    return absl::InvalidArgumentError(absl::StrCat(flag, ": ", ec.message()));
+  }
+  return absl::OkStatus();
+}
+
 // Writes `result` as .npy files named `stem`... into the --output
 // directory, and lists them on stdout.
 int WriteOutput(const std::string& dir, const std::vector<std::pair<std::string, const Literal*>>& results) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) {
-    std::fprintf(stderr, "hlovm: --output=%s: %s\n", dir.c_str(), ec.message().c_str());
+  if (absl::Status status = PrepareOutputDir(dir, /*create=*/true); !status.ok()) {
+    std::fprintf(stderr, "hlovm: %s\n", std::string(status.message()).c_str());
     return kExitBadInput;
   }
   std::vector<std::string> written;
@@ -128,6 +150,7 @@ int WriteOutput(const std::string& dir, const std::vector<std::pair<std::string,
   return kExitOk;
 }
 
+// Names instance `id` of a run with `partitions` partitions.
 std::string InstanceName(int64_t id, int64_t partitions) {
   if (partitions == 1) return absl::StrCat("replica ", id);
   return absl::StrCat("replica ", id / partitions, " partition ", id % partitions);
@@ -210,6 +233,13 @@ int Run(const std::vector<std::string>& args, const cli::Options& options) {
     return kExitBadInput;
   }
   const std::string& file = args[0];
+  // A bad --output fails before the program runs.
+  if (!flags.output.empty()) {
+    if (absl::Status status = PrepareOutputDir(flags.output, /*create=*/false); !status.ok()) {
+      std::fprintf(stderr, "hlovm: %s\n", std::string(status.message()).c_str());
+      return kExitBadInput;
+    }
+  }
   auto text = ReadSourceFile(file);
   if (!text.ok()) {
     PrintError(text.status());

@@ -9,7 +9,6 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "ops/fft/fft.h"
 #include "repl/command.h"
 #include "repl/options.h"
 
@@ -132,6 +131,5 @@ int main(int argc, char** argv) {
                  std::string(options.status().message()).c_str());
     return kExitBadInput;
   }
-  if (command->flags.Contains(cli::FlagId::kFftPlan)) SetFftPlanMode(options->fft_plan);
   return command->run(parsed->positional, *options);
 }

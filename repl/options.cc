@@ -3,6 +3,7 @@
 #include "repl/options.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "absl/status/status.h"
@@ -16,8 +17,8 @@ namespace cli {
 namespace {
 
 constexpr FlagInfo kFlags[] = {
-#define HLOVM_FLAG_INFO(id, name, type, default_value, group, value, help) \
-  {FlagId::id, #name, FlagType::type, FlagGroup::group, value, help},
+#define HLOVM_FLAG_INFO(id, name, type, default_value, range, group, value, help) \
+  {FlagId::id, #name, FlagType::type, range, FlagGroup::group, value, help},
     HLOVM_FLAG_LIST(HLOVM_FLAG_INFO)
 #undef HLOVM_FLAG_INFO
 };
@@ -65,6 +66,49 @@ bool SetFlag(Flags& flags, FlagId id, std::string_view text) {
 std::string FormatValue(bool v) { return v ? "true" : "false"; }
 template <typename T>
 std::string FormatValue(const T& v) {
+  return absl::StrCat(v);
+}
+
+// A numeric flag's value as a double (exact for every bound in the table);
+// nullopt for the other types.
+std::optional<double> NumericValue(bool) { return std::nullopt; }
+std::optional<double> NumericValue(const std::string&) { return std::nullopt; }
+template <typename T>
+std::optional<double> NumericValue(T v) {
+  return static_cast<double>(v);
+}
+
+std::optional<double> GetNumericValue(const Flags& flags, FlagId id) {
+  switch (id) {
+#define HLOVM_FLAG_NUMERIC(id, name, ...) \
+  case FlagId::id:                        \
+    return NumericValue(flags.name);
+    HLOVM_FLAG_LIST(HLOVM_FLAG_NUMERIC)
+#undef HLOVM_FLAG_NUMERIC
+  }
+  return std::nullopt;
+}
+
+std::string ValueText(const Flags& flags, FlagId id) {
+  switch (id) {
+#define HLOVM_FLAG_VALUE_TEXT(id, name, ...) \
+  case FlagId::id:                           \
+    return FormatValue(flags.name);
+    HLOVM_FLAG_LIST(HLOVM_FLAG_VALUE_TEXT)
+#undef HLOVM_FLAG_VALUE_TEXT
+  }
+  return "";
+}
+
+// NaN compares false with everything, so it is never inside.
+bool InRange(double v, const FlagRange& range) {
+  const bool above_min = range.min_open ? v > range.min : v >= range.min;
+  return above_min && v <= range.max;
+}
+
+// A bound without an exponent: 1000000 rather than StrCat's 1e+06.
+std::string BoundText(double v) {
+  if (std::abs(v) < 1e15 && v == std::trunc(v)) return absl::StrCat(static_cast<int64_t>(v));
   return absl::StrCat(v);
 }
 
@@ -132,16 +176,32 @@ const FlagInfo* FindFlag(std::string_view name) {
   return nullptr;
 }
 
-std::string DefaultValueText(FlagId id) {
-  const Flags defaults;
-  switch (id) {
-#define HLOVM_FLAG_DEFAULT(id, name, ...) \
-  case FlagId::id:                        \
-    return FormatValue(defaults.name);
-    HLOVM_FLAG_LIST(HLOVM_FLAG_DEFAULT)
-#undef HLOVM_FLAG_DEFAULT
+std::string DefaultValueText(FlagId id) { return ValueText(Flags(), id); }
+
+std::string RangeText(const FlagRange& range, FlagType type) {
+  if (!range.checked) return "";
+  const std::string min = BoundText(range.min), max = BoundText(range.max);
+  std::string text;
+  if (range.max == kNoMax) {
+    text = range.min_open ? absl::StrCat("more than ", min) : absl::StrCat(min, " or more");
+    if (type == FlagType::kDouble) absl::StrAppend(&text, ", finite");
+  } else {
+    text = range.min_open ? absl::StrCat("more than ", min, ", at most ", max)
+                          : absl::StrCat(min, " to ", max);
   }
-  return "";
+  return text;
+}
+
+absl::Status CheckFlagRanges(const Flags& flags) {
+  for (const FlagInfo& info : kFlags) {
+    if (!info.range.checked) continue;
+    const std::optional<double> value = GetNumericValue(flags, info.id);
+    if (!value.has_value() || InRange(*value, info.range)) continue;
+    return absl::InvalidArgumentError(absl::StrCat(Flag(info.name), "=", ValueText(flags, info.id),
+                                                   " is out of range (accepted: ",
+                                                   RangeText(info.range, info.type), ")"));
+  }
+  return absl::OkStatus();
 }
 
 std::string_view FlagGroupName(FlagGroup group) {
@@ -271,8 +331,10 @@ std::string FlagsHelp(const FlagSet& set) {
       if (!info.value.empty()) absl::StrAppend(&block, "=", Sv(info.value));
       const std::string default_text = DefaultValueText(id);
       absl::StrAppend(&block, "\n      ", Sv(info.help));
+      const std::string range_text = RangeText(info.range, info.type);
       if (info.type != FlagType::kBool && !default_text.empty()) {
-        absl::StrAppend(&block, " (default: ", default_text, ")");
+        absl::StrAppend(&block, " (default: ", default_text,
+                        range_text.empty() ? "" : absl::StrCat("; accepted: ", range_text), ")");
       }
       block.push_back('\n');
     }
@@ -293,6 +355,7 @@ std::string FlagNames(const FlagSet& set) {
 }
 
 absl::StatusOr<Options> BuildOptions(const Flags& flags) {
+  if (absl::Status s = CheckFlagRanges(flags); !s.ok()) return s;
   Options options;
   options.flags = flags;
   CompileOptions& compile = options.compile;
@@ -306,6 +369,10 @@ absl::StatusOr<Options> BuildOptions(const Flags& flags) {
     return absl::InvalidArgumentError(
         absl::StrCat("--elided must be xla, zeros or error, not '", flags.elided, "'"));
   }
+  if (flags.by != "instruction" && flags.by != "op_name") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--by must be instruction or op_name, not '", flags.by, "'"));
+  }
   // Both messages name their flag.
   if (absl::Status s = passes::ValidatePassSpec(flags.passes); !s.ok()) return s;
   compile.passes = flags.passes;
@@ -314,7 +381,7 @@ absl::StatusOr<Options> BuildOptions(const Flags& flags) {
   compile.num_partitions = flags.partitions;
   absl::StatusOr<FftPlanMode> fft_plan = ParseFftPlanMode(flags.fft_plan);
   if (!fft_plan.ok()) return fft_plan.status();
-  options.fft_plan = *fft_plan;
+  compile.fft_plan = *fft_plan;
   options.execute.threads = flags.threads;
   options.execute.flush_denormals = flags.flush_denormals;
   options.replicated.threads = flags.threads;

@@ -10,6 +10,12 @@
 //
 //   hlovm check: unknown flag --replicas (hlovm check takes: --split_input_file)
 //
+// Each numeric flag's row also gives the range of values it accepts;
+// BuildOptions refuses a value outside it (NaN and infinities included) with
+// a message that names the flag and the range:
+//
+//   hlovm conformance: --jobs=-1 is out of range (accepted: 0 to 4096)
+//
 // Syntax (Abseil's): `--flag=value`; `--flag value` for flags whose value is
 // not a file; `--flag`, `--noflag` and `--flag=true|false` for booleans;
 // a single dash works as well as two; dashes in a name are underscores
@@ -52,90 +58,121 @@ enum class FlagGroup : uint8_t {
   kCommand,
 };
 
-// V(enumerator, name, type, default, group, value placeholder, help)
-#define HLOVM_FLAG_LIST(V)                                                                        \
-  V(kPasses, passes, kString, "default", kCompile, "none|default|LIST",                           \
-    "the passes between verifier and compiler: none, default or a list of "                       \
-    "inline,algsimp,fold,cse,zerotrip,unroll,licm,whiledce,dce")                                  \
-  V(kNoFusion, no_fusion, kBool, false, kCompile, "",                                             \
-    "compile elementwise regions op by op instead of fusing them")                                \
-  V(kElided, elided, kString, "xla", kCompile, "xla|zeros|error",                                 \
-    "how to fill elided constant({...}) literals: xla (XLA's parser's counter pattern), zeros, "  \
-    "or error")                                                                                   \
-  V(kFftPlan, fft_plan, kString, "estimate", kCompile, "estimate|measure",                        \
-    "how FFT plans are made: estimate (instant) or measure (FFTW measures the fastest "           \
-    "algorithm once; the result is kept in ~/.cache/hlovm/ or $XDG_CACHE_HOME/hlovm/)")           \
-  V(kThreads, threads, kInt, 0, kExecute, "N", "executor threads (0: all cores)")                 \
-  V(kFlushDenormals, flush_denormals, kBool, false, kExecute, "",                                 \
-    "compute as XLA's CPU backend does, reading subnormal operands and writing subnormal "        \
-    "results as zero")                                                                            \
-  V(kReplicas, replicas, kInt64, 0, kInstances, "N",                                              \
-    "run with this many replicas (0: the module's replica_count)")                                \
-  V(kPartitions, partitions, kInt64, 0, kInstances, "N",                                          \
-    "partition count (0: the module's num_partitions)")                                           \
-  V(kCollectiveTimeout, collective_timeout, kDouble, 10, kInstances, "SECONDS",                   \
-    "seconds a collective waits for late peers")                                                  \
-  V(kRandom, random, kBool, false, kInputs, "",                                                   \
-    "fill every entry parameter with deterministic random values; --random=SEED is "              \
-    "--random --seed=SEED")                                                                       \
-  V(kSeed, seed, kUint64, 0, kInputs, "N", "seed of --random")                                    \
-  V(kPerReplica, per_replica, kBool, false, kCommand, "",                                         \
-    "inputs are given per instance (instance 0's, then instance 1's, ...)")                       \
-  V(kInfeed, infeed, kPath, "", kCommand, "VALUES",                                               \
-    "values the infeed instructions read, in order: .npy files or HLO literals, separated by "    \
-    "';' (or by ',' between .npy files); every instance gets the same queue")                     \
-  V(kOutput, output, kPath, "", kCommand, "DIR",                                                  \
-    "write the results as .npy files into this directory instead of printing them (one set "      \
-    "per instance, replicaR_..., for replicated modules)")                                        \
-  V(kDumpAfterPasses, dump_after_passes, kBool, false, kCommand, "",                              \
-    "print the module after the passes (to stderr for run)")                                      \
-  V(kIterations, iterations, kInt, 10, kCommand, "N", "timed runs")                               \
-  V(kWarmup, warmup, kInt, 1, kCommand, "N", "untimed runs before the timed ones")                \
-  V(kProfile, profile, kBool, false, kCommand, "", "per-opcode and per-instruction time tables")  \
-  V(kTrace, trace, kPath, "", kCommand, "FILE.json",                                              \
-    "write a Chrome trace-event JSON of one run to this file")                                    \
-  V(kTop, top, kInt, 20, kCommand, "N", "rows of each --profile table")                           \
-  V(kBy, by, kString, "instruction", kCommand, "instruction|op_name",                             \
-    "the second --profile table groups by instruction or op_name (metadata prefix)")              \
-  V(kOpNameDepth, op_name_depth, kInt, 3, kCommand, "N",                                          \
-    "path components of op_name kept by --by=op_name")                                            \
-  V(kPeakGflops, peak_gflops, kDouble, 0, kCommand, "X",                                          \
-    "the roofline's peak GFLOP/s (0: measured and cached)")                                       \
-  V(kPeakGbps, peak_gbps, kDouble, 0, kCommand, "X",                                              \
-    "the roofline's memory GB/s (0: measured and cached)")                                        \
-  V(kJson, json, kPath, "", kCommand, "FILE", "write a JSON report to this file")                 \
-  V(kFilter, filter, kString, "", kCommand, "REGEX",                                              \
-    "run only cases whose name matches this RE2 regex")                                           \
-  V(kJobs, jobs, kInt, 0, kCommand, "N", "cases run in parallel (0: one per core)")               \
-  V(kTimeout, timeout, kDouble, 120, kCommand, "SECONDS",                                         \
-    "seconds a case may run before it is killed (errored)")                                       \
-  V(kMemoryLimitMb, memory_limit_mb, kInt64, 8192, kCommand, "MIB",                               \
-    "address-space limit of each case's process in MiB (0: none)")                                \
-  V(kJunit, junit, kPath, "", kCommand, "FILE", "write a JUnit XML report to this file")          \
-  V(kList, list, kBool, false, kCommand, "",                                                      \
-    "list the cases (after --filter) instead of running them")                                    \
-  V(kFailFast, fail_fast, kBool, false, kCommand, "",                                             \
-    "stop at the first failure (a failed or errored case; a failed input of a script)")           \
-  V(kMinPassRate, min_pass_rate, kDouble, -1, kCommand, "FRACTION",                               \
-    "when >= 0, succeed when at least this fraction of the cases passed (instead of requiring "   \
-    "every case to pass); for CI thresholds. A case whose results change under "                  \
-    "--compare_threads or --compare_passes fails the run all the same")                           \
-  V(kVerbose, verbose, kBool, false, kCommand, "", "also print a line for every passing case")    \
-  V(kCompareThreads, compare_threads, kBool, false, kCommand, "",                                 \
-    "also run each passing case with 1 and 2 threads and fail it unless the results are "         \
-    "bitwise identical")                                                                          \
-  V(kComparePasses, compare_passes, kBool, false, kCommand, "",                                   \
-    "also run each passing case compiled with --passes=none and fail it unless the results "      \
-    "are bitwise identical")                                                                      \
-  V(kExecChildren, exec_children, kBool, false, kCommand, "",                                     \
-    "run each case by executing hlovm anew instead of in a fork")                                 \
-  V(kConformanceChild, conformance_child, kBool, false, kCommand, "",                             \
+// The values a numeric flag accepts: from `min` to `max`, `min` itself
+// excluded when `min_open`. NaN is never inside a range, and an infinity
+// only when a bound is one (none is). `checked` is false for flags whose
+// every value is valid (booleans, strings, --seed).
+struct FlagRange {
+  double min = 0;
+  double max = 0;
+  bool min_open = false;
+  bool checked = false;
+};
+// The largest finite double: "no upper bound" besides the type's own.
+inline constexpr double kNoMax = 1.7976931348623157e308;
+inline constexpr FlagRange kAnyValue{};
+// [min, max], and [min, kNoMax] (every finite value from min on).
+constexpr FlagRange Between(double min, double max) { return {min, max, false, true}; }
+constexpr FlagRange AtLeast(double min) { return {min, kNoMax, false, true}; }
+// (min, max]: e.g. a time limit, which must be positive.
+constexpr FlagRange Above(double min, double max) { return {min, max, true, true}; }
+
+// Upper bounds where a larger value would overflow a conversion or start an
+// absurd number of threads or processes.
+inline constexpr double kMaxThreads = 4096;    // --threads, --jobs
+inline constexpr double kMaxInstances = 4096;  // --replicas, --partitions
+inline constexpr double kMaxSeconds = 1e6;     // time limits (about 11.6 days)
+inline constexpr double kMaxMemoryMb = 1 << 30;  // 1 PiB, in MiB
+
+// V(enumerator, name, type, default, accepted range, group, value placeholder, help)
+#define HLOVM_FLAG_LIST(V)                                                                       \
+  V(kPasses, passes, kString, "default", kAnyValue, kCompile, "none|default|LIST",               \
+    "the passes between verifier and compiler: none, default or a list of "                      \
+    "inline,algsimp,fold,cse,zerotrip,unroll,licm,whiledce,dce")                                 \
+  V(kNoFusion, no_fusion, kBool, false, kAnyValue, kCompile, "",                                 \
+    "compile elementwise regions op by op instead of fusing them")                               \
+  V(kElided, elided, kString, "xla", kAnyValue, kCompile, "xla|zeros|error",                     \
+    "how to fill elided constant({...}) literals: xla (XLA's parser's counter pattern), zeros, " \
+    "or error")                                                                                  \
+  V(kFftPlan, fft_plan, kString, "estimate", kAnyValue, kCompile, "estimate|measure",            \
+    "how FFT plans are made: estimate (instant) or measure (FFTW measures the fastest "          \
+    "algorithm once; the result is kept in ~/.cache/hlovm/ or $XDG_CACHE_HOME/hlovm/)")          \
+  V(kThreads, threads, kInt, 0, Between(0, kMaxThreads), kExecute, "N",                          \
+    "executor threads (0: all cores)")                                                           \
+  V(kFlushDenormals, flush_denormals, kBool, false, kAnyValue, kExecute, "",                     \
+    "compute as XLA's CPU backend does, reading subnormal operands and writing subnormal "       \
+    "results as zero")                                                                           \
+  V(kReplicas, replicas, kInt64, 0, Between(0, kMaxInstances), kInstances, "N",                  \
+    "run with this many replicas (0: the module's replica_count)")                               \
+  V(kPartitions, partitions, kInt64, 0, Between(0, kMaxInstances), kInstances, "N",              \
+    "partition count (0: the module's num_partitions)")                                          \
+  V(kCollectiveTimeout, collective_timeout, kDouble, 10, Above(0, kMaxSeconds), kInstances,      \
+    "SECONDS", "seconds a collective waits for late peers")                                      \
+  V(kRandom, random, kBool, false, kAnyValue, kInputs, "",                                       \
+    "fill every entry parameter with deterministic random values; --random=SEED is "             \
+    "--random --seed=SEED")                                                                      \
+  V(kSeed, seed, kUint64, 0, kAnyValue, kInputs, "N", "seed of --random")                        \
+  V(kPerReplica, per_replica, kBool, false, kAnyValue, kCommand, "",                             \
+    "inputs are given per instance (instance 0's, then instance 1's, ...)")                      \
+  V(kInfeed, infeed, kPath, "", kAnyValue, kCommand, "VALUES",                                   \
+    "values the infeed instructions read, in order: .npy files or HLO literals, separated by "   \
+    "';' (or by ',' between .npy files); every instance gets the same queue")                    \
+  V(kOutput, output, kPath, "", kAnyValue, kCommand, "DIR",                                      \
+    "write the results as .npy files into this directory instead of printing them (one set "     \
+    "per instance, replicaR_..., for replicated modules)")                                       \
+  V(kDumpAfterPasses, dump_after_passes, kBool, false, kAnyValue, kCommand, "",                  \
+    "print the module after the passes (to stderr for run)")                                     \
+  V(kIterations, iterations, kInt, 10, AtLeast(1), kCommand, "N", "timed runs")                  \
+  V(kWarmup, warmup, kInt, 1, AtLeast(0), kCommand, "N", "untimed runs before the timed ones")   \
+  V(kProfile, profile, kBool, false, kAnyValue, kCommand, "",                                    \
+    "per-opcode and per-instruction time tables")                                                \
+  V(kTrace, trace, kPath, "", kAnyValue, kCommand, "FILE.json",                                  \
+    "write a Chrome trace-event JSON of one run to this file")                                   \
+  V(kTop, top, kInt, 20, AtLeast(1), kCommand, "N", "rows of each --profile table")              \
+  V(kBy, by, kString, "instruction", kAnyValue, kCommand, "instruction|op_name",                 \
+    "the second --profile table groups by instruction or op_name (metadata prefix)")             \
+  V(kOpNameDepth, op_name_depth, kInt, 3, AtLeast(1), kCommand, "N",                             \
+    "path components of op_name kept by --by=op_name")                                           \
+  V(kPeakGflops, peak_gflops, kDouble, 0, AtLeast(0), kCommand, "X",                             \
+    "the roofline's peak GFLOP/s (0: measured and cached)")                                      \
+  V(kPeakGbps, peak_gbps, kDouble, 0, AtLeast(0), kCommand, "X",                                 \
+    "the roofline's memory GB/s (0: measured and cached)")                                       \
+  V(kJson, json, kPath, "", kAnyValue, kCommand, "FILE", "write a JSON report to this file")     \
+  V(kFilter, filter, kString, "", kAnyValue, kCommand, "REGEX",                                  \
+    "run only cases whose name matches this RE2 regex")                                          \
+  V(kJobs, jobs, kInt, 0, Between(0, kMaxThreads), kCommand, "N",                                \
+    "cases run in parallel (0: one per core)")                                                   \
+  V(kTimeout, timeout, kDouble, 120, Above(0, kMaxSeconds), kCommand, "SECONDS",                 \
+    "seconds a case may run before it is killed (errored)")                                      \
+  V(kMemoryLimitMb, memory_limit_mb, kInt64, 8192, Between(0, kMaxMemoryMb), kCommand, "MIB",    \
+    "address-space limit of each case's process in MiB (0: none)")                               \
+  V(kJunit, junit, kPath, "", kAnyValue, kCommand, "FILE",                                       \
+    "write a JUnit XML report to this file")                                                     \
+  V(kList, list, kBool, false, kAnyValue, kCommand, "",                                          \
+    "list the cases (after --filter) instead of running them")                                   \
+  V(kFailFast, fail_fast, kBool, false, kAnyValue, kCommand, "",                                 \
+    "stop at the first failure (a failed or errored case; a failed input of a script)")          \
+  V(kMinPassRate, min_pass_rate, kDouble, -1, Between(-1, 1), kCommand, "FRACTION",              \
+    "when >= 0, succeed when at least this fraction of the cases passed (instead of requiring "  \
+    "every case to pass); for CI thresholds. A case whose results change under "                 \
+    "--compare_threads or --compare_passes fails the run all the same")                          \
+  V(kVerbose, verbose, kBool, false, kAnyValue, kCommand, "",                                    \
+    "also print a line for every passing case")                                                  \
+  V(kCompareThreads, compare_threads, kBool, false, kAnyValue, kCommand, "",                     \
+    "also run each passing case with 1 and 2 threads and fail it unless the results are "        \
+    "bitwise identical")                                                                         \
+  V(kComparePasses, compare_passes, kBool, false, kAnyValue, kCommand, "",                       \
+    "also run each passing case compiled with --passes=none and fail it unless the results "     \
+    "are bitwise identical")                                                                     \
+  V(kExecChildren, exec_children, kBool, false, kAnyValue, kCommand, "",                         \
+    "run each case by executing hlovm anew instead of in a fork")                                \
+  V(kConformanceChild, conformance_child, kBool, false, kAnyValue, kCommand, "",                 \
     "(internal) run the one case given and print its result")                                    \
-  V(kSplitInputFile, split_input_file, kBool, false, kCommand, "",                                \
-    "treat each part of a file between `// -----` lines as its own module")                       \
-  V(kInPlace, i, kBool, false, kCommand, "",                                                      \
-    "rewrite the files in place instead of printing them")                                        \
-  V(kEcho, echo, kBool, false, kCommand, "",                                                      \
+  V(kSplitInputFile, split_input_file, kBool, false, kAnyValue, kCommand, "",                    \
+    "treat each part of a file between `// -----` lines as its own module")                      \
+  V(kInPlace, i, kBool, false, kAnyValue, kCommand, "",                                          \
+    "rewrite the files in place instead of printing them")                                       \
+  V(kEcho, echo, kBool, false, kAnyValue, kCommand, "",                                          \
     "in a script, print each input after a prompt, as a terminal would show it")
 
 enum class FlagId : uint8_t {
@@ -170,6 +207,7 @@ struct FlagInfo {
   FlagId id;
   std::string_view name;  // as written after `--`
   FlagType type;
+  FlagRange range;  // the values a numeric flag accepts
   FlagGroup group;
   std::string_view value;  // placeholder in help, e.g. "N"; empty for booleans
   std::string_view help;
@@ -182,6 +220,10 @@ const FlagInfo& GetFlagInfo(FlagId id);
 const FlagInfo* FindFlag(std::string_view name);
 // A flag's default value as text, e.g. "10", "false", "default".
 std::string DefaultValueText(FlagId id);
+// A range as help and errors write it: "0 to 4096", "1 or more", "more than
+// 0, at most 1000000" (doubles also say "finite" where no bound excludes
+// infinities).
+std::string RangeText(const FlagRange& range, FlagType type);
 // The group's title in help, e.g. "compile".
 std::string_view FlagGroupName(FlagGroup group);
 
@@ -236,19 +278,23 @@ std::string FlagsHelp(const FlagSet& set);
 // "--a, --b, --c": the flags of `set`, for error messages.
 std::string FlagNames(const FlagSet& set);
 
+// InvalidArgument for the first numeric flag whose value lies outside its
+// row's range, e.g. "--jobs=-1 is out of range (accepted: 0 to 4096)".
+absl::Status CheckFlagRanges(const Flags& flags);
+
 // The options the flags describe, built once per command line.
 struct Options {
   Flags flags;
-  // passes, fusion, elided, replica_count and num_partitions from the
-  // flags; file_name is left to the command.
+  // passes, fusion, elided, fft_plan, replica_count and num_partitions
+  // from the flags; file_name is left to the command.
   CompileOptions compile;
   ExecuteOptions execute;        // threads, flush_denormals
   ReplicatedOptions replicated;  // threads, flush_denormals, collective timeout
-  FftPlanMode fft_plan = FftPlanMode::kEstimate;
 };
 
-// Checks the values that have a fixed set of choices (--elided, --passes,
-// --fft_plan) and builds the options. InvalidArgument names the flag.
+// Checks every numeric flag against its range (CheckFlagRanges) and the
+// values that have a fixed set of choices (--elided, --passes, --fft_plan),
+// and builds the options. InvalidArgument names the flag.
 absl::StatusOr<Options> BuildOptions(const Flags& flags);
 
 }  // namespace cli

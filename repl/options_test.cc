@@ -1,7 +1,11 @@
 #include "repl/options.h"
 
+#include <cmath>
+#include <functional>
+#include <limits>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -179,13 +183,14 @@ TEST(BuildOptionsTest, CompileAndExecuteOptionsFromTheFlags) {
   EXPECT_EQ(options->replicated.threads, 3);
   EXPECT_TRUE(options->replicated.flush_denormals);
   EXPECT_EQ(options->replicated.collective_timeout_seconds, 1.5);
-  EXPECT_EQ(options->fft_plan, FftPlanMode::kMeasure);
+  EXPECT_EQ(options->compile.fft_plan, FftPlanMode::kMeasure);
 
   absl::StatusOr<Options> defaults = BuildOptions(Flags());
   ASSERT_TRUE(defaults.ok()) << defaults.status();
   EXPECT_EQ(defaults->compile.elided, ElidedFill::kXla);
   EXPECT_TRUE(defaults->compile.fusion);
   EXPECT_EQ(defaults->compile.passes, "default");
+  EXPECT_EQ(defaults->compile.fft_plan, FftPlanMode::kEstimate);
 }
 
 TEST(BuildOptionsTest, BadChoicesNameTheFlag) {
@@ -198,11 +203,111 @@ TEST(BuildOptionsTest, BadChoicesNameTheFlag) {
   flags = Flags();
   flags.fft_plan = "guess";
   EXPECT_THAT(BuildOptions(flags).status().message(), HasSubstr("--fft-plan"));
+  flags = Flags();
+  flags.by = "opcode";
+  EXPECT_THAT(BuildOptions(flags).status().message(),
+              HasSubstr("--by must be instruction or op_name, not 'opcode'"));
+}
+
+// Every numeric flag's row gives a range, its default lies inside it, and
+// an integer flag's bounds fit its type.
+TEST(FlagTableTest, EveryNumericFlagHasARangeHoldingItsDefault) {
+  for (const FlagInfo& info : AllFlags()) {
+    const bool numeric = info.type == FlagType::kInt || info.type == FlagType::kInt64 ||
+                         info.type == FlagType::kDouble;
+    // --seed (uint64) takes every value of its type; the parser refuses the rest.
+    EXPECT_EQ(info.range.checked, numeric) << info.name;
+    if (!info.range.checked) continue;
+    EXPECT_LE(info.range.min, info.range.max) << info.name;
+    if (info.type == FlagType::kInt) {
+      EXPECT_GE(info.range.min, std::numeric_limits<int>::min()) << info.name;
+      if (info.range.max != kNoMax) {
+        EXPECT_LE(info.range.max, std::numeric_limits<int>::max()) << info.name;
+      }
+    }
+    EXPECT_FALSE(RangeText(info.range, info.type).empty()) << info.name;
+  }
+  EXPECT_TRUE(CheckFlagRanges(Flags()).ok()) << CheckFlagRanges(Flags());
+}
+
+TEST(BuildOptionsTest, NumericFlagsOutOfRangeNameTheFlagAndTheRange) {
+  const double nan = std::nan(""), inf = std::numeric_limits<double>::infinity();
+  struct Case {
+    std::function<void(Flags&)> set;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {[](Flags& f) { f.replicas = -1; }, "--replicas=-1 is out of range (accepted: 0 to 4096)"},
+      {[](Flags& f) { f.replicas = 5000; }, "--replicas=5000 is out of range (accepted: 0 to 4096)"},
+      {[](Flags& f) { f.partitions = -2; }, "--partitions=-2 is out of range (accepted: 0 to 4096)"},
+      {[](Flags& f) { f.threads = -1; }, "--threads=-1 is out of range (accepted: 0 to 4096)"},
+      {[](Flags& f) { f.collective_timeout = -1; },
+       "--collective_timeout=-1 is out of range (accepted: more than 0, at most 1000000)"},
+      {[](Flags& f) { f.collective_timeout = 0; }, "--collective_timeout=0 is out of range"},
+      {[&](Flags& f) { f.collective_timeout = nan; }, "--collective_timeout=nan is out of range"},
+      {[&](Flags& f) { f.collective_timeout = inf; }, "--collective_timeout=inf is out of range"},
+      {[](Flags& f) { f.jobs = -1; }, "--jobs=-1 is out of range (accepted: 0 to 4096)"},
+      {[](Flags& f) { f.timeout = 0; },
+       "--timeout=0 is out of range (accepted: more than 0, at most 1000000)"},
+      {[](Flags& f) { f.timeout = -1; }, "--timeout=-1 is out of range"},
+      {[&](Flags& f) { f.timeout = nan; }, "--timeout=nan is out of range"},
+      {[&](Flags& f) { f.timeout = -inf; }, "--timeout=-inf is out of range"},
+      {[](Flags& f) { f.memory_limit_mb = -1; },
+       "--memory_limit_mb=-1 is out of range (accepted: 0 to 1073741824)"},
+      {[](Flags& f) { f.iterations = 0; }, "--iterations=0 is out of range (accepted: 1 or more)"},
+      {[](Flags& f) { f.warmup = -1; }, "--warmup=-1 is out of range (accepted: 0 or more)"},
+      {[](Flags& f) { f.top = 0; }, "--top=0 is out of range (accepted: 1 or more)"},
+      {[](Flags& f) { f.op_name_depth = 0; },
+       "--op_name_depth=0 is out of range (accepted: 1 or more)"},
+      {[](Flags& f) { f.peak_gflops = -1; },
+       "--peak_gflops=-1 is out of range (accepted: 0 or more, finite)"},
+      {[&](Flags& f) { f.peak_gbps = inf; },
+       "--peak_gbps=inf is out of range (accepted: 0 or more, finite)"},
+      {[](Flags& f) { f.min_pass_rate = 1.5; },
+       "--min_pass_rate=1.5 is out of range (accepted: -1 to 1)"},
+      {[&](Flags& f) { f.min_pass_rate = nan; }, "--min_pass_rate=nan is out of range"},
+  };
+  for (const Case& c : cases) {
+    Flags flags;
+    c.set(flags);
+    absl::StatusOr<Options> options = BuildOptions(flags);
+    ASSERT_FALSE(options.ok()) << c.message;
+    EXPECT_EQ(options.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(options.status().message(), HasSubstr(c.message));
+  }
+  // The bounds themselves are accepted.
+  Flags edges;
+  edges.replicas = 4096;
+  edges.threads = 0;
+  edges.collective_timeout = 1e6;
+  edges.timeout = 0.001;
+  edges.memory_limit_mb = 0;
+  edges.iterations = 1;
+  edges.warmup = 0;
+  edges.top = 1;
+  edges.min_pass_rate = 1;
+  edges.peak_gflops = 0;
+  EXPECT_TRUE(BuildOptions(edges).ok()) << BuildOptions(edges).status();
+}
+
+// From the command line: the value as parsed, checked by BuildOptions.
+TEST(BuildOptionsTest, ParsedNanAndNegativeValuesAreRefused) {
+  const FlagSet conformance_like = {FlagId::kJobs, FlagId::kTimeout, FlagId::kMemoryLimitMb};
+  for (const auto& [arg, message] : std::vector<std::pair<std::string, std::string>>{
+           {"--timeout=nan", "--timeout=nan is out of range"},
+           {"--timeout=-1", "--timeout=-1 is out of range"},
+           {"--jobs=-3", "--jobs=-3 is out of range"},
+           {"--memory_limit_mb=-1", "--memory_limit_mb=-1 is out of range"}}) {
+    auto parsed = Parse({arg}, conformance_like, "conformance");
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    EXPECT_THAT(BuildOptions(parsed->flags).status().message(), HasSubstr(message)) << arg;
+  }
 }
 
 TEST(FlagsHelpTest, ListsTheFlagsOfTheSetByGroup) {
   const std::string help = FlagsHelp(kBenchLike);
-  EXPECT_THAT(help, HasSubstr("Command flags:\n  --iterations=N\n      timed runs (default: 10)"));
+  EXPECT_THAT(help, HasSubstr("Command flags:\n  --iterations=N\n      timed runs (default: 10; "
+                              "accepted: 1 or more)"));
   EXPECT_THAT(help, HasSubstr("Input flags:\n  --random\n"));
   EXPECT_THAT(help, HasSubstr("--json=FILE"));
   EXPECT_THAT(help, Not(HasSubstr("--replicas")));

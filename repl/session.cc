@@ -726,47 +726,50 @@ using Completion = Session::ArgumentCompletion;
 
 const Session::CommandInfo Session::kCommandTable[] = {
     {"help", "h ?", "[OPCODE]", "this text, or an op's operands, attributes and meaning",
-     Completion::kOpcode, false, &Session::CmdHelp},
-    {"type", "t", "NAME", "the shape of a value (the signature of a computation)", Completion::kName,
-     false, &Session::CmdType},
-    {"list", "ls", "", "values and computations", Completion::kNone, false, &Session::CmdList},
+     Completion::kOpcode, false, false, &Session::CmdHelp},
+    {"type", "t", "NAME", "the shape of a value (the signature of a computation)",
+     Completion::kName, false, false, &Session::CmdType},
+    {"list", "ls", "", "values and computations", Completion::kNone, false, false,
+     &Session::CmdList},
     {"print", "p", "NAME [full]", "a value (in full); while debugging any value computed so far",
-     Completion::kName, false, &Session::CmdPrint},
+     Completion::kName, false, false, &Session::CmdPrint},
     {"dis", "", "[COMPUTATION]", "the bytecode of a computation", Completion::kComputation, false,
-     &Session::CmdDis},
+     false, &Session::CmdDis},
     {"load", "", "FILE.hlo", "load a module: its computations become callable", Completion::kFile,
-     false, &Session::CmdLoad},
+     false, true, &Session::CmdLoad},
     {"run", "r", "[COMPUTATION] ARGS",
-     "run the loaded ENTRY (or COMPUTATION); ARGS are literals,\nbound names, .npy files, or --random",
-     Completion::kRun, false, &Session::CmdRun},
+     "run the loaded ENTRY (or COMPUTATION); ARGS are literals,\nbound names, .npy files, or "
+     "--random",
+     Completion::kRun, false, true, &Session::CmdRun},
     {"time", "", "EXPR | :time :run ...", "compile and run times (min and median)",
-     Completion::kExpression, false, &Session::CmdTime},
-    {"threads", "", "N", "executor threads (0: all cores)", Completion::kNone, false,
+     Completion::kExpression, false, false, &Session::CmdTime},
+    {"threads", "", "N", "executor threads (0: all cores)", Completion::kNone, false, false,
      &Session::CmdThreads},
     {"save", "", "FILE.hlo", "the session as a module (`hlovm check` / `hlovm run` it)",
-     Completion::kFile, false, &Session::CmdSave},
-    {"reset", "", "", "forget everything", Completion::kNone, false, &Session::CmdReset},
-    {"quit", "q exit", "", "leave (also Ctrl-D)", Completion::kNone, false, &Session::CmdQuit},
+     Completion::kFile, false, false, &Session::CmdSave},
+    {"reset", "", "", "forget everything", Completion::kNone, false, true, &Session::CmdReset},
+    {"quit", "q exit", "", "leave (also Ctrl-D)", Completion::kNone, false, false,
+     &Session::CmdQuit},
     {"break", "b", "[COMPUTATION] INSTRUCTION",
      "stop before an instruction (alone: list breakpoints and watches)", Completion::kInstruction,
-     true, &Session::CmdBreak},
+     true, false, &Session::CmdBreak},
     {"watch", "", "INSTRUCTION", "stop when its value changes", Completion::kInstruction, true,
-     &Session::CmdWatch},
+     false, &Session::CmdWatch},
     {"delete", "", "[INSTRUCTION]", "remove a breakpoint or watch (alone: all of them)",
-     Completion::kInstruction, true, &Session::CmdDelete},
+     Completion::kInstruction, true, false, &Session::CmdDelete},
     {"debug", "", "[COMPUTATION] ARGS", "like :run, stopped before the first instruction",
-     Completion::kRun, true, &Session::CmdDebug},
+     Completion::kRun, true, false, &Session::CmdDebug},
     {"step", "s", "", "run one instruction, into loop and branch bodies", Completion::kNone, true,
-     &Session::CmdStep},
+     false, &Session::CmdStep},
     {"next", "n", "", "run one instruction of this computation (over bodies)", Completion::kNone,
-     true, &Session::CmdNext},
-    {"continue", "c", "", "run to the next breakpoint or the end", Completion::kNone, true,
+     true, false, &Session::CmdNext},
+    {"continue", "c", "", "run to the next breakpoint or the end", Completion::kNone, true, false,
      &Session::CmdContinue},
-    {"finish", "", "", "run until the current body or computation returns", Completion::kNone,
-     true, &Session::CmdFinish},
+    {"finish", "", "", "run until the current body or computation returns", Completion::kNone, true,
+     false, &Session::CmdFinish},
     {"where", "bt", "", "where the program stopped, with the bodies it is in", Completion::kNone,
-     true, &Session::CmdWhere},
-    {"kill", "", "", "stop the program being debugged", Completion::kNone, true,
+     true, false, &Session::CmdWhere},
+    {"kill", "", "", "stop the program being debugged", Completion::kNone, true, false,
      &Session::CmdKill},
 };
 
@@ -835,6 +838,10 @@ bool Session::HandleCommand(absl::string_view line) {
     Error(absl::StrCat("unknown command :", name, " (:help lists them)"));
     return false;
   }
+  if (command->refused_while_debugging && debugger_->active()) {
+    Error("a program is being debugged: :continue, :finish or :kill it first");
+    return false;
+  }
   return (this->*command->handler)(args);
 }
 
@@ -865,10 +872,6 @@ bool Session::CmdQuit(absl::string_view /*args*/) {
 }
 
 bool Session::CmdRun(absl::string_view args) {
-  if (debugger_->active()) {
-    Error("a program is being debugged: :continue, :finish or :kill it first");
-    return false;
-  }
   Prepared prepared;
   if (!PrepareRun(args, &prepared)) return false;
   return Execute(prepared);
@@ -1006,7 +1009,6 @@ bool Session::CmdLoad(absl::string_view args) {
     Error("usage: :load FILE.hlo");
     return false;
   }
-  if (debugger_->active()) debugger_->Kill();
   absl::StatusOr<std::string> text = ReadSourceFile(std::string(args));
   if (!text.ok()) {
     Error(text.status().message());

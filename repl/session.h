@@ -51,6 +51,10 @@ class Session {
     absl::string_view help;       // what it does; a '\n' starts another line
     ArgumentCompletion completion;
     bool debugger;  // listed under "Debugger:" by :help
+    // Refused while a program is stopped in the debugger, as it would
+    // abandon that program (:run, :load, :reset): :continue, :finish or
+    // :kill it first.
+    bool refused_while_debugging;
     bool (Session::*handler)(absl::string_view args);
   };
   static absl::Span<const CommandInfo> Commands();

@@ -167,6 +167,26 @@ TEST_F(SessionTest, DebuggerStepsThroughAWhileLoop) {
   EXPECT_EQ(Run("_"), "f32[4] {2, 4, 1, 10}\n");
 }
 
+// At a breakpoint, :load and :reset refuse as :run does: each would abandon
+// the program being debugged. The program stays stopped where it was.
+TEST_F(SessionTest, LoadResetAndRunRefuseWhileDebugging) {
+  Run(":load examples/newton_loop.hlo");
+  Run(":break body y1_b");
+  EXPECT_THAT(Run(":run f32[4] {4, 16, 1, 100}"), HasSubstr("breakpoint: before %y1_b"));
+  const std::string refusal = "a program is being debugged: :continue, :finish or :kill it first";
+  for (const char* command : {":load examples/relu_affine.hlo", ":reset", ":run {1, 2, 3, 4}"}) {
+    bool ok = true;
+    EXPECT_THAT(Run(command, &ok), HasSubstr(refusal)) << command;
+    EXPECT_FALSE(ok) << command;
+    EXPECT_TRUE(session_->debugging()) << command;
+  }
+  EXPECT_EQ(Run(":where"), "#0 %body (while %loop, iteration 1) at %y1_b\n#1 %main at %loop\n");
+  EXPECT_THAT(Run(":kill"), HasSubstr("program stopped"));
+  bool ok = false;
+  EXPECT_THAT(Run(":reset", &ok), HasSubstr("session reset"));
+  EXPECT_TRUE(ok);
+}
+
 TEST_F(SessionTest, DebuggerNextStepsOverAWhileAndWatchStops) {
   Run(":load examples/newton_loop.hlo");
   EXPECT_THAT(Run(":debug {4, 16, 1, 100}"), HasSubstr("stopped before"));

@@ -591,7 +591,9 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::FromModule(
     pass_report = report.ToString();
     pass_seconds = report.seconds;
   }
-  HLOVM_ASSIGN_OR_RETURN(std::unique_ptr<Program> program, vm::CompileModule(*module, {.fusion = options.fusion}));
+  HLOVM_ASSIGN_OR_RETURN(
+      std::unique_ptr<Program> program,
+      vm::CompileModule(*module, {.fusion = options.fusion, .fft_plan = options.fft_plan}));
   return std::unique_ptr<Executable>(
       new VmExecutable(std::move(module), std::move(program), elided, std::move(pass_report),
                        pass_seconds));

@@ -26,6 +26,7 @@
 #include "absl/types/span.h"
 #include "core/hlo_ir.h"
 #include "core/literal.h"
+#include "vm/compile_options.h"
 
 namespace hlovm {
 
@@ -50,6 +51,9 @@ struct CompileOptions {
   std::string passes = "default";
   // Fuse elementwise regions into tiled loops (vm/fusion.h); same results.
   bool fusion = true;
+  // How the module's FFT plans are made (ops/fft/fft.h); each module keeps
+  // its own mode, whatever other modules in the process use.
+  FftPlanMode fft_plan = FftPlanMode::kEstimate;
 };
 
 // Stepping, for the REPL's debugger: while an observer is set, Execute runs

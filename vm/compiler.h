@@ -21,14 +21,11 @@
 #include "absl/status/statusor.h"
 #include "core/hlo_ir.h"
 #include "vm/bytecode.h"
+#include "vm/compile_options.h"
 #include "vm/lowering.h"
 
 namespace hlovm {
 namespace vm {
-
-struct CompilerOptions {
-  bool fusion = true;  // fuse elementwise regions (vm/fusion.h)
-};
 
 class Compiler final : public LoweringContext {
  public:
@@ -44,6 +41,7 @@ class Compiler final : public LoweringContext {
                                 absl::Span<const ValueDesc> args, ValueDesc* result) override;
   const HloModule& module() const override { return module_; }
   int64_t NextCheckOrder() override { return next_check_order_++; }
+  const CompilerOptions& options() const override { return options_; }
 
  private:
   const HloModule& module_;

@@ -17,6 +17,7 @@
 #include "absl/types/span.h"
 #include "core/hlo_ir.h"
 #include "vm/bytecode.h"
+#include "vm/compile_options.h"
 
 namespace hlovm {
 namespace vm {
@@ -54,6 +55,8 @@ class LoweringContext {
   virtual const HloModule& module() const = 0;
   // Order of check custom-calls in the program (failures report the first).
   virtual int64_t NextCheckOrder() = 0;
+  // The options the module is compiled with.
+  virtual const CompilerOptions& options() const = 0;
 };
 
 // Three quarters of physical memory: the most the buffers of one module may

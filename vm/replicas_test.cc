@@ -3,9 +3,11 @@
 // mismatch, a late peer) that must fail every instance without a hang.
 #include <chrono>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "vm/api.h"
 #include "vm/vm_test_util.h"
@@ -369,6 +371,34 @@ TEST(ReplicasTest, InPlacePermuteWithSlicesTooLargeIsRefused) {
   ASSERT_FALSE(exe.ok());
   EXPECT_TRUE(absl::StrContains(exe.status().message(), "slice sizes {4,2} do not fit"))
       << exe.status();
+}
+
+// A pair or group naming an instance that does not exist is refused at
+// compile time, in the right number.
+TEST(ReplicasTest, IdsBeyondTheInstancesAreRefusedInTheRightNumber) {
+  CompileOptions options;
+  options.verify = false;  // the lowering's own check
+  for (const auto& [count, words] :
+       std::vector<std::pair<int, std::string>>{{1, "there is only 1 replica"},
+                                                {2, "there are only 2 replicas"}}) {
+    const std::string text = absl::StrCat(
+        "HloModule cp, replica_count=", count,
+        "\nENTRY e {\n  x = f32[2] parameter(0)\n"
+        "  ROOT r = f32[2] collective-permute(x), source_target_pairs={{0,2}}\n}\n");
+    auto exe = Executable::FromText(text, options);
+    ASSERT_FALSE(exe.ok()) << count;
+    EXPECT_TRUE(absl::StrContains(exe.status().message(), absl::StrCat("{0,2} but ", words)))
+        << exe.status();
+    const std::string groups = absl::StrCat(
+        "HloModule ag, replica_count=", count,
+        "\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n"
+        "ENTRY e {\n  x = f32[2] parameter(0)\n"
+        "  ROOT r = f32[2] all-reduce(x), replica_groups={{0,2}}, to_apply=add\n}\n");
+    exe = Executable::FromText(groups, options);
+    ASSERT_FALSE(exe.ok()) << count;
+    EXPECT_TRUE(absl::StrContains(exe.status().message(), absl::StrCat("id 2 but ", words)))
+        << exe.status();
+  }
 }
 
 constexpr char kSendRecv[] = R"(

@@ -142,6 +142,12 @@ absl::StatusOr<GroupMode> ModeOf(const HloInstruction& instr) {
   return channel ? GroupMode::kCrossPartition : GroupMode::kCrossReplica;
 }
 
+// "there is only 1 replica", "there are only 4 replicas".
+std::string OnlyCount(int64_t n, const char* noun) {
+  return n == 1 ? absl::StrCat("there is only 1 ", noun)
+                : absl::StrCat("there are only ", n, " ", noun, "s");
+}
+
 // Resolves every instance's group for `instr` into `plan`.
 absl::Status ResolveGroups(const HloInstruction& instr, CollectivePlan& plan) {
   HLOVM_ASSIGN_OR_RETURN(GroupMode mode, ModeOf(instr));
@@ -161,10 +167,10 @@ absl::Status ResolveGroups(const HloInstruction& instr, CollectivePlan& plan) {
     for (int64_t id : g) {
       if (id < 0 || id >= id_space) {
         return absl::InvalidArgumentError(absl::StrCat(
-            "replica_groups names id ", id, " but there are only ", id_space,
-            mode == GroupMode::kCrossPartition ? " partitions"
-            : mode == GroupMode::kFlattenedId  ? " devices"
-                                               : " replicas"));
+            "replica_groups names id ", id, " but ",
+            OnlyCount(id_space, mode == GroupMode::kCrossPartition ? "partition"
+                                : mode == GroupMode::kFlattenedId  ? "device"
+                                                                   : "replica")));
       }
     }
   }
@@ -220,8 +226,8 @@ absl::Status ResolveGroups(const HloInstruction& instr, CollectivePlan& plan) {
         const auto [s, t] = pairs[i];
         if (s < 0 || t < 0 || s >= id_space || t >= id_space) {
           return absl::InvalidArgumentError(absl::StrCat(
-              "source_target_pairs names {", s, ",", t, "} but there are only ", id_space,
-              mode == GroupMode::kCrossPartition ? " partitions" : " replicas"));
+              "source_target_pairs names {", s, ",", t, "} but ",
+              OnlyCount(id_space, mode == GroupMode::kCrossPartition ? "partition" : "replica")));
         }
         if (t == my_id) {
           const int64_t source = mode == GroupMode::kCrossPartition ? r * P + s : s * P + p;

@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -28,8 +27,6 @@ constexpr int64_t kFftChunkBytes = 256 * 1024;
 // Chunks hold a multiple of this many transforms, so that every chunk starts
 // 16-byte aligned when the array does (the alignment the plans were made for).
 constexpr int64_t kChunkQuantum = 4;
-
-std::atomic<FftPlanMode> g_plan_mode{FftPlanMode::kEstimate};
 
 // One geometry dimension of a guru plan: length, input and output strides
 // (in elements of the input and output types).
@@ -225,9 +222,6 @@ int64_t Product(const std::array<int64_t, 3>& a, int from, int to) {
 
 }  // namespace
 
-void SetFftPlanMode(FftPlanMode mode) { g_plan_mode.store(mode); }
-FftPlanMode GetFftPlanMode() { return g_plan_mode.load(); }
-
 absl::StatusOr<FftPlanMode> ParseFftPlanMode(const std::string& text) {
   if (text == "estimate") return FftPlanMode::kEstimate;
   if (text == "measure") return FftPlanMode::kMeasure;
@@ -266,7 +260,7 @@ std::string FftKernel::Describe() const {
   return absl::StrCat(kNames[static_cast<int>(spec_.type)], spec_.single ? " f32" : " f64", " [",
                       absl::StrJoin(absl::MakeConstSpan(spec_.length.data(), spec_.rank), "x"),
                       "] batch=", spec_.batch, " chunk=", chunk_,
-                      GetFftPlanMode() == FftPlanMode::kMeasure ? " measure" : " estimate");
+                      spec_.plan_mode == FftPlanMode::kMeasure ? " measure" : " estimate");
 }
 
 absl::StatusOr<std::unique_ptr<FftKernel>> FftKernel::Create(const FftKernelSpec& spec) {
@@ -311,7 +305,7 @@ absl::Status FftKernel::MakePlans() {
   const int64_t last = L[r - 1];
   const int64_t half = last / 2 + 1;
   const unsigned flags =
-      GetFftPlanMode() == FftPlanMode::kMeasure ? FFTW_MEASURE : FFTW_ESTIMATE;
+      spec_.plan_mode == FftPlanMode::kMeasure ? FFTW_MEASURE : FFTW_ESTIMATE;
   const int64_t cb = spec_.single ? 8 : 16, rb = cb / 2;
   auto make = [&](const PlanKey& key, int64_t in_bytes, int64_t out_bytes) -> absl::StatusOr<void*> {
     return spec_.single ? GetPlan<true>(key, in_bytes, out_bytes)

@@ -29,15 +29,13 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "core/hlo_ir.h"
+#include "vm/compile_options.h"
 
 namespace hlovm {
 
-// How plans are made: kEstimate (FFTW_ESTIMATE, the default: instant) or
-// kMeasure (FFTW_MEASURE: slow the first time, then kept as FFTW wisdom in a
-// per-user cache file, $XDG_CACHE_HOME/hlovm/ or ~/.cache/hlovm/).
-enum class FftPlanMode : uint8_t { kEstimate, kMeasure };
-void SetFftPlanMode(FftPlanMode mode);
-FftPlanMode GetFftPlanMode();
+// How plans are made: FftPlanMode (vm/compile_options.h). Each kernel is
+// planned with the mode of its spec (a module's compile options give it);
+// the process-wide plan cache keeps plans of the two modes apart.
 // Parses "estimate" or "measure".
 absl::StatusOr<FftPlanMode> ParseFftPlanMode(const std::string& text);
 // The wisdom file for double (false) or single (true) precision; empty when
@@ -50,6 +48,7 @@ struct FftKernelSpec {
   std::array<int64_t, 3> length{};    // fft_length
   int rank = 1;                       // 1..3
   int64_t batch = 1;                  // number of transforms
+  FftPlanMode plan_mode = FftPlanMode::kEstimate;  // how its plans are made
 };
 
 class FftKernel {

@@ -102,6 +102,7 @@ absl::Status LowerFft(FunctionBuilder& b, const HloInstruction& instr,
   FftKernelSpec spec;
   spec.type = instr.attrs().fft_type;
   spec.rank = rank;
+  spec.plan_mode = b.compiler().options().fft_plan;
   for (int i = 0; i < rank; ++i) spec.length[i] = instr.attrs().fft_length[i];
   const ElementType real_or_complex = spec.type == FftType::kRfft ? in_shape.element_type()
                                                                     : out_shape.element_type();

@@ -2,6 +2,7 @@
 // bitwise the same with 1 and 2 threads for a batch split into chunks.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <complex>
 #include <cstring>
 #include <random>
@@ -111,6 +112,51 @@ TEST(LowerFft, ComplexFftPadsAndTruncatesToFftLength) {
         EXPECT_NEAR(y[r * 3 + k].imag(), s.imag(), 1e-12) << length << " " << r << " " << k;
       }
     }
+  }
+}
+
+// The plan mode travels in each module's compile options: modules compiled
+// in one process with different modes each plan with their own, in any
+// order (the disassembly names the mode of every fft), and compute the
+// same transform.
+TEST(LowerFft, EachModulePlansWithItsOwnMode) {
+  // Measured plans keep FFTW wisdom in the cache directory: a private one.
+  const std::string cache = ::testing::TempDir() + "/lower_fft_plan_mode";
+  ASSERT_EQ(::setenv("XDG_CACHE_HOME", cache.c_str(), 1), 0);
+  const std::string text = R"(
+HloModule m
+ENTRY e {
+  x = c128[4,24] parameter(0)
+  ROOT f = c128[4,24] fft(x), fft_type=FFT, fft_length={24}
+})";
+  CompileOptions measure, estimate;
+  measure.fft_plan = FftPlanMode::kMeasure;
+  estimate.fft_plan = FftPlanMode::kEstimate;
+  auto a = Build(text, measure);
+  auto b = Build(text, estimate);
+  auto c = Build(text, measure);
+  ASSERT_TRUE(a != nullptr && b != nullptr && c != nullptr);
+  for (const Executable* exe : {a.get(), c.get()}) {
+    const std::string dis = exe->Disassemble();
+    EXPECT_NE(dis.find(" measure"), std::string::npos) << dis;
+    EXPECT_EQ(dis.find(" estimate"), std::string::npos) << dis;
+  }
+  const std::string dis = b->Disassemble();
+  EXPECT_NE(dis.find(" estimate"), std::string::npos) << dis;
+  EXPECT_EQ(dis.find(" measure"), std::string::npos) << dis;
+  // The default is estimate.
+  EXPECT_NE(Build(text)->Disassemble().find(" estimate"), std::string::npos);
+
+  std::vector<std::complex<double>> x(4 * 24);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = {std::sin(0.3 * i), std::cos(0.7 * i)};
+  Literal in = Array(ElementType::kC128, {4, 24}, x);
+  const auto ya = Values<std::complex<double>>(RunWith(*a, {&in}, 1));
+  const auto yb = Values<std::complex<double>>(RunWith(*b, {&in}, 1));
+  ASSERT_EQ(ya.size(), x.size());
+  ASSERT_EQ(yb.size(), x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    EXPECT_NEAR(ya[i].real(), yb[i].real(), 1e-12);
+    EXPECT_NEAR(ya[i].imag(), yb[i].imag(), 1e-12);
   }
 }
 

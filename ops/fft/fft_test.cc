@@ -233,15 +233,15 @@ TEST(FftKernelTest, MeasureModeWritesWisdom) {
   ASSERT_EQ(::setenv("XDG_CACHE_HOME", dir.c_str(), 1), 0);
   EXPECT_EQ(FftWisdomPath(false), dir + "/hlovm/fftw_wisdom");
   std::remove(FftWisdomPath(false).c_str());
-  SetFftPlanMode(FftPlanMode::kMeasure);
   FftKernelSpec spec;
   spec.type = FftType::kFft;
   spec.single = false;
   spec.length = {12, 1, 1};
   spec.batch = 2;
+  spec.plan_mode = FftPlanMode::kMeasure;
   auto k = FftKernel::Create(spec);
-  SetFftPlanMode(FftPlanMode::kEstimate);
   ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_NE((*k)->Describe().find(" measure"), std::string::npos) << (*k)->Describe();
   std::ifstream wisdom(FftWisdomPath(false));
   EXPECT_TRUE(wisdom.good());
   std::vector<double> in(48), out(48);
