@@ -32,6 +32,11 @@ struct VerifyOptions {
   // Let floating point types of different precision meet where XLA's
   // verifier allows it (its default for test modules).
   bool allow_mixed_precision = true;
+  // Accept unbounded dynamic dimensions (`?`) where the shape rules do, as
+  // XLA's verifier does. hlovm cannot run them (it allocates every value at
+  // its size or bound), so by default every instruction's shape that has one
+  // is refused (CheckNoUnboundedDimension in core/shape.h).
+  bool allow_unbounded_dynamic = false;
   // Report at most this many problems (at least one); the message ends with
   // the count of those left out.
   int max_errors = 20;
