@@ -557,7 +557,7 @@ TEST(ShapeTest, ElementCountAndByteSize) {
   EXPECT_EQ(MustParse("(f32[2])").byte_size(), 0);
   EXPECT_EQ(MustParse("s8[9223372036854775807]").element_count(), INT64_MAX);
   EXPECT_EQ(MustParse("f32[?,3]").element_count(), -1);
-  // Sizes beyond int64 parse (callers that allocate check them) but have no
+  // Sizes beyond int64 parse (ValidateShape refuses them) but have no
   // element count.
   Shape huge = MustParse("f32[4294967296,4294967296]");
   EXPECT_EQ(huge.element_count(), -1);

@@ -1,8 +1,10 @@
 // The HLO verifier: checks that a parsed module is well formed before it is
 // compiled. Structural checks (one entry, unique names, dense parameter
 // numbers, operand counts from the opcode table, called computations'
-// signatures, no recursion, no cycles, entry_computation_layout) plus, for
-// every instruction, that the declared shape agrees with the shape inferred
+// signatures, no recursion, no cycles, entry_computation_layout, replica and
+// partition counts within ValidateInstanceCounts) plus, for every
+// instruction, that its shape passes ValidateShape (and has no `?` unless
+// allowed) and that the declared shape agrees with the shape inferred
 // by the op's shape rule in ops/ (layouts are ignored unless asked for, as
 // XLA's verifier does by default).
 //
