@@ -168,8 +168,8 @@ range_case() {  # expected stderr text, command words...
   expect_error "range: $*" "$message"
 }
 nl=examples/newton_loop.hlo
-range_case "hlovm run: --replicas=-1 is out of range (accepted: 0 to 4096)" run --replicas=-1 $nl --random
-range_case "--partitions=-1 is out of range (accepted: 0 to 4096)" run --partitions=-1 $nl --random
+range_case "hlovm run: --replicas=-1 is out of range (accepted: 0 or more)" run --replicas=-1 $nl --random
+range_case "--partitions=-1 is out of range (accepted: 0 or more)" run --partitions=-1 $nl --random
 range_case "--threads=-2 is out of range (accepted: 0 to 4096)" run --threads=-2 $nl --random
 range_case "--collective_timeout=nan is out of range (accepted: more than 0, at most 1000000)" \
   run --collective_timeout=nan $nl --random
@@ -464,6 +464,27 @@ expect "host transfer" 0 "$hlovm" run --infeed='f32[3] {1, 2, 3}' "$tmp/host.hlo
 expect_output "host transfer" "outfeed: f32[3] {2, 4, 6}"
 expect_output "host transfer" "f32[3] {-1, -2, -3}"
 expect "host recv with nothing queued" 1 "$hlovm" run "$tmp/host.hlo"
+
+# Hostile shapes and counts: exit 2 with the reason, no crash, no hang.
+printf 'HloModule m\nENTRY e {\n  p = f32[0,4611686018427387904,4] parameter(0)\n  ROOT t = f32[4,4611686018427387904,0] transpose(p), dimensions={2,1,0}\n}\n' >"$tmp/zero.hlo"
+expect "zero-size huge check" 1 "$hlovm" check "$tmp/zero.hlo"
+expect_error "zero-size huge check" "zero.hlo:3:3: error: %p (parameter): shape f32[0,4611686018427387904,4] has no elements"
+expect "zero-size huge run" 2 "$hlovm" run "$tmp/zero.hlo" 'f32[0,4611686018427387904,4] {}'
+printf 'HloModule m\nENTRY e {\n  p = f32[3] parameter(0)\n  ROOT b = f32[3,4611686018427387904] broadcast(p), dimensions={0}\n}\n' >"$tmp/bcast.hlo"
+expect "broadcast past int64" 2 "$hlovm" run "$tmp/bcast.hlo" 'f32[3] {1, 2, 3}'
+expect_error "broadcast past int64" "shape f32[3,4611686018427387904] has more than 2^63 - 1 elements"
+printf 'HloModule m\nENTRY e {\n  a = f32[1,4,4,1] parameter(0)\n  w = f32[2,2,1,1] parameter(1)\n  ROOT c = f32[?,3,3,1] convolution(a, w), window={size=2x2}, dim_labels=b01f_01io->b01f\n}\n' >"$tmp/unbounded.hlo"
+expect "unbounded convolution" 1 "$hlovm" check "$tmp/unbounded.hlo"
+expect_error "unbounded convolution" "has an unbounded dynamic dimension"
+expect "replicas past the cap" 2 timeout 20 "$hlovm" run --replicas=100000 "$tmp/ar.hlo" 'f32[3] {1, 2, 3}'
+expect_error "replicas past the cap" "100000 replicas x 1 partitions are more than the 1024 instances"
+expect "replicas past int64" 2 timeout 20 "$hlovm" run --replicas=9223372036854775807 "$tmp/ar.hlo" 'f32[3] {1, 2, 3}'
+sed 's/replica_count=2/replica_count=-3/' "$tmp/ar.hlo" >"$tmp/neg.hlo"
+expect "negative replica_count" 1 "$hlovm" check "$tmp/neg.hlo"
+expect_error "negative replica_count" "neg.hlo:1:29: error: replica_count must be at least 1, not -3"
+sed 's/replica_count=2/replica_count=4, num_partitions=4611686018427387904/' "$tmp/ar.hlo" >"$tmp/rp.hlo"
+expect "R x P overflow" 1 "$hlovm" check "$tmp/rp.hlo"
+expect_error "R x P overflow" "4 replicas x 4611686018427387904 partitions are more than"
 
 if ((failures)); then
   echo "$failures failure(s)"

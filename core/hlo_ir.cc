@@ -6,6 +6,8 @@
 #include <string_view>
 #include <utility>
 
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "core/slab_pool.h"
 
 namespace hlovm {
@@ -15,6 +17,26 @@ namespace {
 static_assert(alignof(HloInstruction) <= SlabPool::kAlignment);
 
 }  // namespace
+
+absl::Status ValidateInstanceCounts(int64_t replica_count, int64_t num_partitions) {
+  if (replica_count < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("replica_count must be at least 1, not ", replica_count));
+  }
+  if (num_partitions < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("num_partitions must be at least 1, not ", num_partitions));
+  }
+  int64_t instances = 0;
+  if (__builtin_mul_overflow(replica_count, num_partitions, &instances) ||
+      instances > kMaxInstances) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        replica_count, " replicas x ", num_partitions, " partitions are more than the ",
+        kMaxInstances, " instances hlovm runs (a fixed cap: each instance takes a thread and "
+        "buffers of its own)"));
+  }
+  return absl::OkStatus();
+}
 
 void* HloInstruction::operator new(size_t size) {
   if (size != sizeof(HloInstruction)) return ::operator new(size);

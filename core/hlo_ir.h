@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
+#include "absl/status/status.h"
 #include "core/boxed.h"
 #include "core/hlo_opcode.h"
 #include "core/literal.h"
@@ -422,6 +423,19 @@ class HloComputation {
 //===----------------------------------------------------------------------===//
 // HloModule.
 //===----------------------------------------------------------------------===//
+
+// The most instances (replica_count x num_partitions) a module may run as:
+// a fixed number, so that whether a module is accepted does not depend on
+// the machine. Each instance runs on a thread of its own with buffers of its
+// own, and every collective keeps each instance's group (up to N x N ids:
+// 8 MiB at 1024), so the cap keeps a run within what one host can hold.
+inline constexpr int64_t kMaxInstances = 1024;
+
+// OK if `replica_count` and `num_partitions` are each at least 1 and their
+// product is at most kMaxInstances; else InvalidArgument saying which. The
+// parser, the verifier, Executable::FromModule and the replicated runner
+// call it, so that R x P and the buffers sized by it never overflow.
+absl::Status ValidateInstanceCounts(int64_t replica_count, int64_t num_partitions);
 
 class HloModule {
  public:

@@ -1335,16 +1335,15 @@ absl::StatusOr<Literal> Literal::Make(const Shape& shape, AlignedBuffer::Init in
                                                      shape.ToString(), ": dimension ", d,
                                                      " has no size"));
     }
-    if (__builtin_mul_overflow(count, size, &count)) {
-      return absl::ResourceExhaustedError(absl::StrCat("cannot create a literal of shape ",
-                                                       shape.ToString(), ": too many elements"));
-    }
   }
-  int64_t bytes;
-  if (__builtin_mul_overflow(count, static_cast<int64_t>(width), &bytes)) {
+  // Sizes and strides (ElementStrides) of a valid shape fit int64, zero-size
+  // arrays included.
+  if (absl::Status valid = ValidateShape(shape); !valid.ok()) {
     return absl::ResourceExhaustedError(
-        absl::StrCat("cannot create a literal of shape ", shape.ToString(), ": too many bytes"));
+        absl::StrCat("cannot create a literal: ", valid.message()));
   }
+  for (int64_t d = 0; d < rank; ++d) count *= shape.dimensions(d);
+  const int64_t bytes = count * width;
   if (!shape.has_layout()) {
     literal.shape_.set_layout(Layout::RowMajor(rank));
   } else if (!IsPermutation(shape.layout().minor_to_major, rank)) {

@@ -318,20 +318,19 @@ absl::StatusOr<Literal> ParseNpy(std::string_view bytes, std::string_view name) 
         "' (supported: bool, int8..int64, uint8..uint64, float16/32/64, complex64/128)"));
   }
   const int width = ByteWidth(descr->type);
-  int64_t count = 1;
-  for (int64_t d : header.shape) {
-    if (d != 0 && count > std::numeric_limits<int64_t>::max() / width / d) {
-      return bad("the shape's size overflows");
-    }
-    count *= d;
+  Shape shape(descr->type, header.shape);
+  // Sizes and strides of a valid shape fit int64 (zero-size arrays too).
+  if (absl::Status valid = ValidateShape(shape); !valid.ok()) {
+    return bad(std::string(valid.message()));
   }
+  int64_t count = 1;
+  for (int64_t d : header.shape) count *= d;
   const std::string_view data = bytes.substr(header_start + header_len);
   if (static_cast<uint64_t>(count) * width > data.size()) {
     return bad(absl::StrCat("the data is truncated: shape (", absl::StrJoin(header.shape, ", "),
                             ") of ", header.descr, " needs ", count * width, " bytes, the file has ",
                             data.size()));
   }
-  Shape shape(descr->type, header.shape);
   if (header.fortran_order && shape.rank() > 1) {
     Layout layout;
     for (int64_t d = 0; d < shape.rank(); ++d) layout.minor_to_major.push_back(d);

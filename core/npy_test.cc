@@ -263,6 +263,38 @@ TEST(NpyTest, WriteAndReadAFile) {
   std::remove(path.c_str());
 }
 
+// A version 1 .npy file of float32 with the given 'shape' tuple and no data.
+std::string F32HeaderOnly(std::string_view shape) {
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': ";
+  header.append(shape);
+  header.append(", }\n");
+  std::string file("\x93NUMPY\x01\x00", 8);
+  file.push_back(static_cast<char>(header.size() & 0xff));
+  file.push_back(static_cast<char>(header.size() >> 8));
+  return file + header;
+}
+
+TEST(NpyTest, RefusesShapesWhoseStridesOverflow) {
+  // A zero-size array is read...
+  auto empty = ParseNpy(F32HeaderOnly("(0, 5, 4)"), "e.npy");
+  ASSERT_TRUE(empty.ok()) << empty.status();
+  EXPECT_EQ(empty->shape().ToString(false), "f32[0,5,4]");
+  // ...but not one whose other dimensions overflow int64 (its strides
+  // would, when it is printed or passed to a kernel).
+  auto hostile = ParseNpy(F32HeaderOnly("(0, 4611686018427387904, 4)"), "z.npy");
+  ASSERT_FALSE(hostile.ok());
+  EXPECT_EQ(hostile.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(hostile.status().message().find("z.npy"), std::string::npos);
+  EXPECT_NE(hostile.status().message().find("f32[0,4611686018427387904,4] has no elements"),
+            std::string::npos)
+      << hostile.status();
+  // Element counts past int64.
+  auto count = ParseNpy(F32HeaderOnly("(3, 4611686018427387904)"), "c.npy");
+  ASSERT_FALSE(count.ok());
+  EXPECT_NE(count.status().message().find("more than 2^63 - 1 elements"), std::string::npos)
+      << count.status();
+}
+
 TEST(NpyTest, DescrTable) {
   EXPECT_EQ(ElementTypeFromNpyDescr("<f4"), ElementType::kF32);
   EXPECT_EQ(ElementTypeFromNpyDescr(">i8"), ElementType::kS64);

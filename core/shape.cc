@@ -508,6 +508,81 @@ int64_t Shape::byte_size() const {
   return bytes;
 }
 
+namespace {
+
+constexpr int kMaxValidateDepth = 2 * kMaxShapeNesting + 2;
+
+absl::Status ValidateShapeImpl(const Shape& shape, int depth) {
+  if (depth > kMaxValidateDepth) {
+    return absl::InvalidArgumentError("shape is nested too deeply");
+  }
+  if (shape.IsTuple()) {
+    for (const Shape& element : shape.tuple_shapes()) {
+      HLOVM_RETURN_IF_ERROR(ValidateShapeImpl(element, depth + 1));
+    }
+    return absl::OkStatus();
+  }
+  if (!shape.IsArray()) return absl::OkStatus();  // token, opaque
+  bool has_zero = false;
+  bool overflow = false;
+  int64_t product = 1;  // of the dimensions other than 0 and `?`
+  for (int64_t i = 0; i < shape.rank(); ++i) {
+    const int64_t d = shape.dimensions(i);
+    if (d == kUnboundedSize && shape.is_dynamic_dimension(i)) continue;
+    if (d < 0) {
+      return absl::InvalidArgumentError(absl::StrCat("shape ", shape.ToString(false),
+                                                     ": dimension ", i, " is negative (", d,
+                                                     ")"));
+    }
+    if (d == 0) {
+      has_zero = true;
+    } else if (!overflow && __builtin_mul_overflow(product, d, &product)) {
+      overflow = true;
+    }
+  }
+  const int64_t width = ByteWidth(shape.element_type());
+  int64_t bytes = 0;
+  const bool bytes_overflow = overflow || __builtin_mul_overflow(product, width, &bytes);
+  if (has_zero && bytes_overflow) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "shape ", shape.ToString(false), " has no elements, but its non-zero dimensions times its ",
+        width, "-byte element width exceed 2^63 - 1, so the strides of its dimensions would "
+        "overflow int64"));
+  }
+  if (overflow) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("shape ", shape.ToString(false), " has more than 2^63 - 1 elements"));
+  }
+  if (bytes_overflow) {
+    return absl::InvalidArgumentError(absl::StrCat("shape ", shape.ToString(false),
+                                                   " needs more than 2^63 - 1 bytes (", width,
+                                                   " per element)"));
+  }
+  if (shape.has_layout() && shape.layout().physical_shape != nullptr) {
+    HLOVM_RETURN_IF_ERROR(ValidateShapeImpl(*shape.layout().physical_shape, depth + 1));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ValidateShape(const Shape& shape) { return ValidateShapeImpl(shape, 0); }
+
+absl::Status CheckNoUnboundedDimension(const Shape& shape) {
+  for (const Shape& element : shape.tuple_shapes()) {
+    HLOVM_RETURN_IF_ERROR(CheckNoUnboundedDimension(element));
+  }
+  if (!shape.IsArray()) return absl::OkStatus();
+  for (int64_t i = 0; i < shape.rank(); ++i) {
+    if (shape.is_unbounded_dynamic_dimension(i)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "shape ", shape.ToString(false), " has an unbounded dynamic dimension `?` (dimension ",
+          i, "); hlovm runs only static and bounded (<=N) dimensions"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 std::vector<int64_t> Shape::minor_to_major() const {
   if (layout_.has_value()) {
     return std::vector<int64_t>(layout_->minor_to_major.begin(), layout_->minor_to_major.end());

@@ -132,6 +132,30 @@ class Shape {
   std::optional<Layout> layout_;
 };
 
+// Checks that a shape can be held and indexed with int64 arithmetic, as
+// XLA's ShapeUtil::ValidateShape and ValidateShapeSize do, and stricter:
+//  - every dimension is at least 0, or `?` (kUnboundedSize, dynamic);
+//  - the product of the array's dimensions other than 0 and `?`, times the
+//    element's byte width, is at most INT64_MAX. This bounds the element
+//    count and the byte size, and also every stride (a product of some of
+//    the dimensions) under any layout, even for arrays with a zero
+//    dimension: f32[0,4611686018427387904,4] holds no elements, but the
+//    stride of its first dimension would be 2^64 elements, so it is
+//    refused;
+//  - elements of tuples, recursively, and the physical shape of a layout.
+// Every shape made from outside (the parser through the verifier, literal
+// text, .npy files, shapes the REPL infers) passes here once, so that the
+// shape rules, plans and kernels after it can multiply dimensions without
+// checking for overflow. Layouts are checked where they are parsed.
+// InvalidArgument naming the shape and the rule it breaks.
+absl::Status ValidateShape(const Shape& shape);
+
+// OK unless an array in `shape` (or in one of its tuple elements) has an
+// unbounded dynamic dimension `?`. hlovm allocates every value at its size
+// or its bound (`<=N`), so no op it runs can take one; the verifier refuses
+// them with this message in every instruction's shape.
+absl::Status CheckNoUnboundedDimension(const Shape& shape);
+
 // Parses a shape at the cursor (after skipping space and comments), including
 // an optional layout. Arrays parsed without a layout get none.
 absl::Status ParseShape(TextCursor& cursor, Shape* shape);

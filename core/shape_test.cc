@@ -557,12 +557,61 @@ TEST(ShapeTest, ElementCountAndByteSize) {
   EXPECT_EQ(MustParse("(f32[2])").byte_size(), 0);
   EXPECT_EQ(MustParse("s8[9223372036854775807]").element_count(), INT64_MAX);
   EXPECT_EQ(MustParse("f32[?,3]").element_count(), -1);
-  // Sizes beyond int64 parse (callers that allocate check them) but have no
+  // Sizes beyond int64 parse (ValidateShape refuses them) but have no
   // element count.
   Shape huge = MustParse("f32[4294967296,4294967296]");
   EXPECT_EQ(huge.element_count(), -1);
   EXPECT_EQ(huge.byte_size(), 0);
   EXPECT_EQ(MustParse("f32[9223372036854775807]").byte_size(), 0);
+}
+
+TEST(ValidateShapeTest, AcceptsWhatFitsInt64) {
+  for (const char* text :
+       {"f32[]", "f32[2,3]", "f32[0]", "f32[0,5,4]", "pred[9223372036854775807]",
+        "f32[2305843009213693951]", "f32[<=4,2]", "f32[?,3]", "(f32[2], (s8[], token[]))",
+        "f32[0,1152921504606846975,2]", "c128[0,576460752303423487]", "token[]", "()"}) {
+    EXPECT_TRUE(ValidateShape(MustParse(text)).ok()) << text << ": "
+                                                     << ValidateShape(MustParse(text));
+  }
+}
+
+TEST(ValidateShapeTest, RefusesElementCountsBeyondInt64) {
+  absl::Status s = ValidateShape(MustParse("f32[3,4611686018427387904]"));
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(), "shape f32[3,4611686018427387904] has more than 2^63 - 1 elements");
+  EXPECT_FALSE(ValidateShape(MustParse("s8[4294967296,4294967296]")).ok());
+  // Inside a tuple, and in a layout's physical shape.
+  EXPECT_THAT(ValidateShape(MustParse("(f32[2], (f32[3,4611686018427387904]))")).message(),
+              HasSubstr("f32[3,4611686018427387904]"));
+  EXPECT_FALSE(ValidateShape(MustParse("f32[2]{0:P(f32[3,4611686018427387904]{1,0})}")).ok());
+}
+
+TEST(ValidateShapeTest, RefusesByteSizesBeyondInt64) {
+  EXPECT_EQ(ValidateShape(MustParse("f32[2305843009213693952]")).message(),
+            "shape f32[2305843009213693952] needs more than 2^63 - 1 bytes (4 per element)");
+  EXPECT_FALSE(ValidateShape(MustParse("c128[1000000,1000000,1000000]")).ok());
+  EXPECT_TRUE(ValidateShape(MustParse("s8[1000000,1000000,1000000]")).ok());
+}
+
+TEST(ValidateShapeTest, RefusesZeroSizeArraysWhoseStridesOverflow) {
+  // No elements, but the stride of dimension 0 would be 2^64 elements.
+  absl::Status s = ValidateShape(MustParse("f32[0,4611686018427387904,4]"));
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("shape f32[0,4611686018427387904,4] has no elements, but"));
+  EXPECT_THAT(s.message(), HasSubstr("strides"));
+  // The byte width counts: 2^61 * 2 elements of 4 bytes are 2^64 bytes.
+  EXPECT_FALSE(ValidateShape(MustParse("f32[2305843009213693952,0,2]")).ok());
+  EXPECT_TRUE(ValidateShape(MustParse("s8[2305843009213693952,0,2]")).ok());
+  // Whatever the layout.
+  EXPECT_FALSE(ValidateShape(MustParse("f32[4611686018427387904,4,0]{0,1,2}")).ok());
+}
+
+TEST(ValidateShapeTest, RefusesNegativeDimensions) {
+  Shape shape(ElementType::kF32, {2, -3});
+  EXPECT_EQ(ValidateShape(shape).message(), "shape f32[2,-3]: dimension 1 is negative (-3)");
+  // kUnboundedSize only stands for `?` on a dynamic dimension.
+  Shape fake(ElementType::kF32, {kUnboundedSize});
+  EXPECT_FALSE(ValidateShape(fake).ok());
 }
 
 //===----------------------------------------------------------------------===//

@@ -1092,10 +1092,11 @@ absl::Status Parser::ParseHeaderAttributes(HloModule* module) {
     HLOVM_RETURN_IF_ERROR(ParseBool(&module->is_scheduled));
   } else if (name == "alias_passthrough_params") {
     HLOVM_RETURN_IF_ERROR(ParseBool(&module->alias_passthrough_params));
-  } else if (name == "replica_count") {
-    HLOVM_RETURN_IF_ERROR(ParseInt64(&module->replica_count));
-  } else if (name == "num_partitions") {
-    HLOVM_RETURN_IF_ERROR(ParseInt64(&module->num_partitions));
+  } else if (name == "replica_count" || name == "num_partitions") {
+    HLOVM_RETURN_IF_ERROR(ParseInt64(name == "replica_count" ? &module->replica_count
+                                                             : &module->num_partitions));
+    absl::Status counts = ValidateInstanceCounts(module->replica_count, module->num_partitions);
+    if (!counts.ok()) return Error(value_offset, std::string(counts.message()));
   } else if (name == "input_output_alias") {
     HLOVM_RETURN_IF_ERROR(ParseAliasing(module));
   } else if (name == "buffer_donor") {

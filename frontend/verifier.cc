@@ -600,7 +600,9 @@ class Verifier {
 
   absl::Status Run() {
     CheckModule();
-    for (const auto& c : module_.computations()) CheckComputation(*c);
+    if (counts_ok_) {
+      for (const auto& c : module_.computations()) CheckComputation(*c);
+    }
     CheckCallGraph();
     if (messages_.empty()) {
       if (options_.name_keys != nullptr) *options_.name_keys = std::move(keys_);
@@ -654,6 +656,13 @@ class Verifier {
       return;
     }
     keys_.ReserveFor(module_);
+    if (absl::Status counts = ValidateInstanceCounts(ctx_.replica_count, ctx_.num_partitions);
+        !counts.ok()) {
+      // The collectives' rules multiply the counts: they are not run.
+      Report({}, "", std::string(counts.message()));
+      counts_ok_ = false;
+    }
+    CheckEntryLayoutShapes(*entry);
     absl::flat_hash_set<std::string> computation_names;
     for (const auto& c : module_.computations()) {
       keys_.Add(ModuleNameKeys::Key(c->name()));
@@ -691,6 +700,22 @@ class Verifier {
                              ShapeText(*module_.entry_result_layout),
                              ShapeText(entry->root()->shape())));
     }
+  }
+
+  // The shapes of entry_computation_layout come from outside too.
+  void CheckEntryLayoutShapes(const HloComputation& entry) {
+    auto check = [&](const Shape& shape, const std::string& what) {
+      if (absl::Status valid = ValidateShape(shape); !valid.ok()) {
+        Report(entry.location(), "",
+               absl::StrCat("entry_computation_layout: ", what, ": ", valid.message()));
+      }
+    };
+    if (module_.entry_parameter_layouts.has_value()) {
+      for (size_t i = 0; i < module_.entry_parameter_layouts->size(); ++i) {
+        check((*module_.entry_parameter_layouts)[i], absl::StrCat("parameter ", i));
+      }
+    }
+    if (module_.entry_result_layout.has_value()) check(*module_.entry_result_layout, "result");
   }
 
   void CheckLayout(const HloInstruction& instr, const Shape& shape) {
@@ -794,6 +819,19 @@ class Verifier {
       }
     }
     CheckLayout(instr, instr.shape());
+    // Shape rules (and the compiler's plans) may multiply the dimensions
+    // of valid shapes freely; with an invalid one, only it is reported.
+    absl::Status valid = ValidateShape(instr.shape());
+    if (valid.ok() && !options_.allow_unbounded_dynamic) {
+      valid = CheckNoUnboundedDimension(instr.shape());
+    }
+    if (!valid.ok()) {
+      Report(instr.location(), Subject(instr), std::string(valid.message()));
+      return;
+    }
+    for (const HloInstruction* o : instr.operands()) {
+      if (o != nullptr && !ValidateShape(o->shape()).ok()) operands_ok = false;
+    }
     if (!operands_ok) return;
 
     InferContext ctx = ctx_;
@@ -936,6 +974,7 @@ class Verifier {
   absl::flat_hash_set<std::string_view> names_;
   absl::flat_hash_set<const HloInstruction*> seen_;
   bool forward_reference_ = false;
+  bool counts_ok_ = true;  // replica and partition counts
   std::vector<std::string> messages_;
   int64_t error_count_ = 0;
 };
@@ -956,8 +995,11 @@ absl::StatusOr<Shape> InferInstructionShape(const HloInstruction& instruction) {
   }
   for (const HloInstruction* o : instruction.operands()) {
     if (o == nullptr) return Invalid("an operand is missing");
+    HLOVM_RETURN_IF_ERROR(ValidateShape(o->shape()));
   }
-  return InferShape(instruction, ctx);
+  HLOVM_ASSIGN_OR_RETURN(Shape inferred, InferShape(instruction, ctx));
+  HLOVM_RETURN_IF_ERROR(ValidateShape(inferred));
+  return inferred;
 }
 
 }  // namespace hlovm

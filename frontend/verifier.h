@@ -1,8 +1,10 @@
 // The HLO verifier: checks that a parsed module is well formed before it is
 // compiled. Structural checks (one entry, unique names, dense parameter
 // numbers, operand counts from the opcode table, called computations'
-// signatures, no recursion, no cycles, entry_computation_layout) plus, for
-// every instruction, that the declared shape agrees with the shape inferred
+// signatures, no recursion, no cycles, entry_computation_layout, replica and
+// partition counts within ValidateInstanceCounts) plus, for every
+// instruction, that its shape passes ValidateShape (and has no `?` unless
+// allowed) and that the declared shape agrees with the shape inferred
 // by the op's shape rule in ops/ (layouts are ignored unless asked for, as
 // XLA's verifier does by default).
 //
@@ -32,6 +34,11 @@ struct VerifyOptions {
   // Let floating point types of different precision meet where XLA's
   // verifier allows it (its default for test modules).
   bool allow_mixed_precision = true;
+  // Accept unbounded dynamic dimensions (`?`) where the shape rules do, as
+  // XLA's verifier does. hlovm cannot run them (it allocates every value at
+  // its size or bound), so by default every instruction's shape that has one
+  // is refused (CheckNoUnboundedDimension in core/shape.h).
+  bool allow_unbounded_dynamic = false;
   // Report at most this many problems (at least one); the message ends with
   // the count of those left out.
   int max_errors = 20;

@@ -462,6 +462,193 @@ TEST(VerifierTest, EveryOpcodeHasAShapeRule) {
   }
 }
 
+//===----------------------------------------------------------------------===//
+// Hostile shapes: refused once, here, so that no plan can overflow.
+//===----------------------------------------------------------------------===//
+
+// A zero-size array whose other dimensions overflow int64: no elements, but
+// every stride computed from it (slice, transpose, pad, reverse,
+// dynamic-slice, broadcast, reduce, reduce-window, dot, sort, iota and
+// printing) would overflow.
+TEST(VerifierTest, ZeroSizeShapesWithHugeDimensionsAreRefused) {
+  const std::string message = VerifyText(R"(HloModule m
+ENTRY main {
+  p = f32[0,4611686018427387904,4] parameter(0)
+  ROOT t = f32[4,4611686018427387904,0] transpose(p), dimensions={2,1,0}
+})");
+  EXPECT_THAT(message, HasSubstr("test.hlo:3:3: error: %p (parameter): shape "
+                                 "f32[0,4611686018427387904,4] has no elements, but its non-zero "
+                                 "dimensions times its 4-byte element width exceed 2^63 - 1"));
+  EXPECT_THAT(message, HasSubstr("test.hlo:4:8: error: %t (transpose): shape "
+                                 "f32[4,4611686018427387904,0] has no elements"));
+  // Zero-size arrays whose other dimensions fit are fine.
+  EXPECT_EQ(VerifyText(R"(HloModule m
+ENTRY main {
+  p = f32[0,1000000000,4] parameter(0)
+  ROOT t = f32[4,1000000000,0] transpose(p), dimensions={2,1,0}
+})"),
+            "");
+  // Reductions, iota and sort of such shapes.
+  EXPECT_THAT(VerifyText(R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  z = f32[] constant(0)
+  i = f32[4611686018427387904,0,4] iota(), iota_dimension=0
+  ROOT r = f32[4611686018427387904,0] reduce(i, z), dimensions={2}, to_apply=add
+})"),
+              HasSubstr("test.hlo:9:3: error: %i (iota): shape f32[4611686018427387904,0,4] has "
+                        "no elements"));
+}
+
+// Element counts beyond int64: broadcast, rng, pad and reshape results.
+TEST(VerifierTest, ElementCountsBeyondInt64AreRefused) {
+  EXPECT_THAT(VerifyText(R"(HloModule m
+ENTRY main {
+  p = f32[3] parameter(0)
+  ROOT b = f32[3,4611686018427387904] broadcast(p), dimensions={0}
+})"),
+              HasSubstr("test.hlo:4:8: error: %b (broadcast): shape f32[3,4611686018427387904] "
+                        "has more than 2^63 - 1 elements"));
+  EXPECT_THAT(VerifyText(R"(HloModule m
+ENTRY main {
+  lo = f32[] constant(0)
+  hi = f32[] constant(1)
+  ROOT r = f32[3,4611686018427387904] rng(lo, hi), distribution=rng_uniform
+})"),
+              HasSubstr("test.hlo:5:8: error: %r (rng): shape f32[3,4611686018427387904] has "
+                        "more than 2^63 - 1 elements"));
+  EXPECT_THAT(VerifyText(R"(HloModule m
+ENTRY main {
+  p = f32[3,2] parameter(0)
+  z = f32[] constant(0)
+  ROOT q = f32[3,4611686018427387906] pad(p, z), padding=0_0x0_4611686018427387904
+})"),
+              HasSubstr("test.hlo:5:8: error: %q (pad): shape f32[3,4611686018427387906] has "
+                        "more than 2^63 - 1 elements"));
+  EXPECT_THAT(VerifyText(R"(HloModule m
+ENTRY main {
+  p = f32[6,4611686018427387904] parameter(0)
+  ROOT r = f32[3,2,4611686018427387904] reshape(p)
+})"),
+              HasSubstr("test.hlo:3:3: error: %p (parameter): shape f32[6,4611686018427387904] "
+                        "has more than 2^63 - 1 elements"));
+  // Byte sizes: 2^61 elements of 4 bytes.
+  EXPECT_THAT(VerifyText(R"(HloModule m
+ENTRY main {
+  p = f32[] parameter(0)
+  ROOT b = f32[2305843009213693952] broadcast(p), dimensions={}
+})"),
+              HasSubstr("needs more than 2^63 - 1 bytes (4 per element)"));
+  // In the entry computation's layout.
+  EXPECT_THAT(VerifyText(R"(HloModule m, entry_computation_layout={(f32[3,4611686018427387904]{1,0})->f32[3]{0}}
+ENTRY main {
+  p = f32[3] parameter(0)
+  ROOT n = f32[3] negate(p)
+})"),
+              HasSubstr("entry_computation_layout: parameter 0: shape f32[3,4611686018427387904] "
+                        "has more than 2^63 - 1 elements"));
+}
+
+// `?` reaches no op hlovm runs: one message for every op, convolution and
+// reduce-window included (their plans multiply the result's dimensions).
+TEST(VerifierTest, UnboundedDynamicDimensionsAreRefused) {
+  const std::string conv = VerifyText(R"(HloModule m
+ENTRY main {
+  a = f32[1,4,4,1] parameter(0)
+  w = f32[2,2,1,1] parameter(1)
+  ROOT c = f32[?,3,3,1] convolution(a, w), window={size=2x2}, dim_labels=b01f_01io->b01f
+})");
+  EXPECT_THAT(conv, HasSubstr("test.hlo:5:8: error: %c (convolution): shape f32[?,3,3,1] has an "
+                              "unbounded dynamic dimension `?` (dimension 0); hlovm runs only "
+                              "static and bounded (<=N) dimensions"));
+  const std::string window = VerifyText(R"(HloModule m
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+ENTRY main {
+  a = f32[4,4] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[3,?] reduce-window(a, z), window={size=2x2}, to_apply=add
+})");
+  EXPECT_THAT(window, HasSubstr("test.hlo:10:8: error: %r (reduce-window): shape f32[3,?] has an "
+                                "unbounded dynamic dimension `?` (dimension 1)"));
+  const std::string negate = VerifyText(R"(HloModule m
+ENTRY main {
+  a = f32[?] parameter(0)
+  ROOT n = f32[?] negate(a)
+})");
+  EXPECT_THAT(negate, HasSubstr("%a (parameter): shape f32[?] has an unbounded dynamic dimension"));
+  EXPECT_THAT(negate, HasSubstr("%n (negate): shape f32[?] has an unbounded dynamic dimension"));
+  // Bounded dimensions are fine; XLA's rules for `?` stay available.
+  EXPECT_EQ(VerifyText(R"(HloModule m
+ENTRY main {
+  a = f32[<=4] parameter(0)
+  ROOT n = f32[<=4] negate(a)
+})"),
+            "");
+  VerifyOptions xla;
+  xla.allow_unbounded_dynamic = true;
+  EXPECT_EQ(VerifyText(R"(HloModule m
+ENTRY main {
+  a = f32[?] parameter(0)
+  ROOT n = f32[?] negate(a)
+})",
+                       xla),
+            "");
+}
+
+constexpr char kOneConstant[] = R"(HloModule m
+ENTRY main {
+  ROOT c = f32[] constant(1)
+})";
+
+// Counts given to the verifier (by the command line, through the library)
+// are checked as the header's are.
+TEST(VerifierTest, InstanceCountsAreBounded) {
+  VerifyOptions options;
+  options.replica_count = 9223372036854775807;
+  EXPECT_THAT(VerifyText(kOneConstant, options),
+              HasSubstr("error: 9223372036854775807 replicas x 1 partitions are more than the "
+                        "1024 instances"));
+  options.replica_count = 4;
+  options.num_partitions = 4611686018427387904;
+  EXPECT_THAT(VerifyText(kOneConstant, options),
+              HasSubstr("4 replicas x 4611686018427387904 partitions"));
+  options.replica_count = -3;
+  options.num_partitions = 1;
+  EXPECT_THAT(VerifyText(kOneConstant, options),
+              HasSubstr("replica_count must be at least 1, not -3"));
+  // In the header: a parse error at the value.
+  ParseOptions parse;
+  parse.file_name = "test.hlo";
+  absl::StatusOr<std::unique_ptr<HloModule>> m =
+      ParseHloModule("HloModule m, replica_count=-3\nENTRY main {\n  ROOT c = f32[] constant(1)\n}",
+                     parse);
+  ASSERT_FALSE(m.ok());
+  EXPECT_THAT(std::string(m.status().message()),
+              HasSubstr("test.hlo:1:28: error: replica_count must be at least 1, not -3"));
+}
+
+// The REPL's inferred shapes pass the same check.
+TEST(VerifierTest, InferredShapesAreValidated) {
+  std::unique_ptr<HloModule> m = Parse(R"(HloModule m
+ENTRY main {
+  x = f32[1152921504606846976] parameter(0)
+  ROOT c = f32[2305843009213693952] concatenate(x, x), dimensions={0}
+})");
+  ASSERT_NE(m, nullptr);
+  absl::StatusOr<Shape> inferred = InferInstructionShape(*m->entry()->root());
+  ASSERT_FALSE(inferred.ok());
+  EXPECT_THAT(std::string(inferred.status().message()),
+              HasSubstr("shape f32[2305843009213693952] needs more than 2^63 - 1 bytes"));
+}
+
 TEST(VerifierTest, InferInstructionShape) {
   std::unique_ptr<HloModule> m = Parse(R"(HloModule m
 

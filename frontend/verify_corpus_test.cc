@@ -69,6 +69,7 @@ void Check(const fs::path& path, std::optional<int64_t> replica_count, Outcome* 
   }
   VerifyOptions options;
   options.replica_count = replica_count;
+  options.allow_unbounded_dynamic = true;  // as XLA's verifier
   absl::Status status = VerifyModule(**module, options);
   if (!status.ok()) {
     out->exceptions.push_back(std::string(status.message()));
@@ -258,6 +259,7 @@ TEST(VerifyCorpusTest, ChangedShapesAreReported) {
     if (!module.ok()) continue;
     VerifyOptions options;
     options.replica_count = replicas;
+    options.allow_unbounded_dynamic = true;
     if (!VerifyModule(**module, options).ok()) continue;
     std::vector<HloInstruction*> candidates;
     for (const auto& c : (*module)->computations()) {
@@ -435,7 +437,9 @@ TEST(VerifyCorpusTest, XlaParseValidFiles) {
         ++parse_failures;
         continue;
       }
-      absl::Status status = VerifyModule(**module);
+      VerifyOptions options;
+      options.allow_unbounded_dynamic = true;  // as XLA's verifier
+      absl::Status status = VerifyModule(**module, options);
       if (status.ok()) {
         ++o.passed;
       } else {

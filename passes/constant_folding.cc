@@ -76,8 +76,14 @@ absl::StatusOr<PassResult> RunConstantFolding(HloModule& module,
     ForEachInPostOrder(*computation, [&](HloInstruction* i, bool) {
       ForwardReplacedOperands(i, replaced);
       if (!Foldable(*i, effects)) return;
-      const int64_t bytes = i->shape().element_count() * ByteWidth(i->shape().element_type());
-      if (bytes > options.max_result_bytes) return;
+      // element_count is -1 for `?` and for counts past int64.
+      const int64_t count = i->shape().element_count();
+      int64_t bytes = 0;
+      if (count < 0 ||
+          __builtin_mul_overflow(count, int64_t{ByteWidth(i->shape().element_type())}, &bytes) ||
+          bytes > options.max_result_bytes) {
+        return;
+      }
       absl::StatusOr<Literal> value = options.evaluate(*i);
       if (!value.ok() || !value->shape().Compatible(i->shape())) return;  // leave it to the run
       auto constant = std::make_unique<HloInstruction>(HloOpcode::kConstant,

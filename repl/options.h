@@ -78,9 +78,10 @@ constexpr FlagRange AtLeast(double min) { return {min, kNoMax, false, true}; }
 constexpr FlagRange Above(double min, double max) { return {min, max, true, true}; }
 
 // Upper bounds where a larger value would overflow a conversion or start an
-// absurd number of threads or processes.
+// absurd number of threads or processes. --replicas and --partitions have
+// none here: the library bounds their product (kMaxInstances, core/hlo_ir.h)
+// and its error says why.
 inline constexpr double kMaxThreads = 4096;    // --threads, --jobs
-inline constexpr double kMaxInstances = 4096;  // --replicas, --partitions
 inline constexpr double kMaxSeconds = 1e6;     // time limits (about 11.6 days)
 inline constexpr double kMaxMemoryMb = 1 << 30;  // 1 PiB, in MiB
 
@@ -102,9 +103,9 @@ inline constexpr double kMaxMemoryMb = 1 << 30;  // 1 PiB, in MiB
   V(kFlushDenormals, flush_denormals, kBool, false, kAnyValue, kExecute, "",                     \
     "compute as XLA's CPU backend does, reading subnormal operands and writing subnormal "       \
     "results as zero")                                                                           \
-  V(kReplicas, replicas, kInt64, 0, Between(0, kMaxInstances), kInstances, "N",                  \
+  V(kReplicas, replicas, kInt64, 0, AtLeast(0), kInstances, "N",                                  \
     "run with this many replicas (0: the module's replica_count)")                               \
-  V(kPartitions, partitions, kInt64, 0, Between(0, kMaxInstances), kInstances, "N",              \
+  V(kPartitions, partitions, kInt64, 0, AtLeast(0), kInstances, "N",                              \
     "partition count (0: the module's num_partitions)")                                          \
   V(kCollectiveTimeout, collective_timeout, kDouble, 10, Above(0, kMaxSeconds), kInstances,      \
     "SECONDS", "seconds a collective waits for late peers")                                      \

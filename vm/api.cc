@@ -571,8 +571,15 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::FromModule(
   if (module == nullptr || module->entry() == nullptr) {
     return absl::InvalidArgumentError("the module has no ENTRY computation");
   }
+  if (options.replica_count < 0 || options.num_partitions < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "replica and partition counts must be positive (0: the module's own), not ",
+        options.replica_count < 0 ? options.replica_count : options.num_partitions));
+  }
   if (options.replica_count > 0) module->replica_count = options.replica_count;
   if (options.num_partitions > 0) module->num_partitions = options.num_partitions;
+  // Checked here too, for callers that turn the verifier off.
+  HLOVM_RETURN_IF_ERROR(ValidateInstanceCounts(module->replica_count, module->num_partitions));
   HLOVM_ASSIGN_OR_RETURN(int64_t elided, FillElidedConstants(*module, options.elided));
   // The verifier's hashes of the module's names serve the passes' uniquer.
   ModuleNameKeys names;

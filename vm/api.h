@@ -43,7 +43,8 @@ struct CompileOptions {
   std::string file_name;  // for error messages
   ElidedFill elided = ElidedFill::kXla;
   bool verify = true;     // run the verifier before compiling
-  // > 0: replace the module header's replica_count / num_partitions.
+  // > 0: replace the module header's replica_count / num_partitions; < 0 is
+  // refused, and so are counts beyond ValidateInstanceCounts (core/hlo_ir.h).
   int64_t replica_count = 0;
   int64_t num_partitions = 0;
   // The pass pipeline run between the verifier and the compiler (see

@@ -171,6 +171,14 @@ absl::Status Compiler::LowerComputation(FunctionBuilder& b, const HloComputation
   if (options_.fusion) fusion = PlanFusion(order, computation);
   absl::Status status;
   for (const HloInstruction* instr : order) {
+    // The verifier refuses these shapes; checked again for callers that
+    // skip it, so that no plan multiplies past int64 or reads a `?`.
+    status = ValidateShape(instr->shape());
+    if (status.ok()) status = CheckNoUnboundedDimension(instr->shape());
+    if (!status.ok()) {
+      status = AnnotateStatus(status, instr);
+      break;
+    }
     ValueDesc desc;
     const int32_t first = static_cast<int32_t>(fn.code.size());
     if (fusion.elided.contains(instr)) continue;  // recomputed in the regions reading it

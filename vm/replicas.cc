@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "core/hlo_ir.h"
 #include "vm/api.h"
 #include "oneapi/tbb/info.h"
 #include "vm/collective_bus.h"
@@ -16,8 +17,14 @@ std::vector<absl::StatusOr<Literal>> ExecuteReplicated(
     const ReplicatedOptions& options) {
   const int64_t replicas = std::max<int64_t>(1, executable.module().replica_count);
   const int64_t partitions = std::max<int64_t>(1, executable.module().num_partitions);
-  const int64_t n = replicas * partitions;
   std::vector<absl::StatusOr<Literal>> results;
+  // Executable::FromModule has checked the counts; a module changed since
+  // gets one error instead of R x P threads.
+  if (absl::Status counts = ValidateInstanceCounts(replicas, partitions); !counts.ok()) {
+    results.emplace_back(std::move(counts));
+    return results;
+  }
+  const int64_t n = replicas * partitions;
   results.reserve(n);
   for (int64_t i = 0; i < n; ++i) results.emplace_back(absl::UnknownError("not run"));
   if (arguments.size() != 1 && static_cast<int64_t>(arguments.size()) != n) {

@@ -2,7 +2,10 @@
 // arguments, group forms, and the faults (a skipped collective, a shape
 // mismatch, a late peer) that must fail every instance without a hang.
 #include <chrono>
+#include <cstdint>
+#include <limits>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -39,6 +42,53 @@ ENTRY e {
   p = f32[5000] parameter(0)
   ROOT r = f32[5000] all-reduce(p), replica_groups={}, to_apply=add
 })";
+
+// Compiles kAllReduceF32 with `replicas` and `partitions` in place of the
+// header's counts (0: the header's); returns the error message ("" if OK).
+std::string CompileWithCounts(std::string_view header, int64_t replicas, int64_t partitions) {
+  std::string text(kAllReduceF32);
+  text.replace(text.find("HloModule ar, replica_count=4"), 29, header);
+  CompileOptions options;
+  options.replica_count = replicas;
+  options.num_partitions = partitions;
+  auto exe = Executable::FromText(text, options);
+  return exe.ok() ? "" : std::string(exe.status().message());
+}
+
+TEST(ReplicasTest, InstanceCountsAreBounded) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  // The header: zero, negative and huge counts are parse errors at the value.
+  std::string zero = CompileWithCounts("HloModule ar, replica_count=0", 0, 0);
+  EXPECT_TRUE(absl::StrContains(zero, "2:29: error: replica_count must be at least 1, not 0"))
+      << zero;
+  std::string negative = CompileWithCounts("HloModule ar, replica_count=-3", 0, 0);
+  EXPECT_TRUE(absl::StrContains(negative, "2:29: error: replica_count must be at least 1, not -3"))
+      << negative;
+  std::string partitions = CompileWithCounts("HloModule ar, num_partitions=-1", 0, 0);
+  EXPECT_TRUE(absl::StrContains(partitions, "num_partitions must be at least 1, not -1"))
+      << partitions;
+  std::string huge = CompileWithCounts("HloModule ar, replica_count=9223372036854775807", 0, 0);
+  EXPECT_TRUE(absl::StrContains(huge, "2:29: error: 9223372036854775807 replicas x 1 partitions "
+                                      "are more than the 1024 instances"))
+      << huge;
+  // R x P overflows int64: refused where the second count is read.
+  std::string product = CompileWithCounts(
+      "HloModule ar, replica_count=4, num_partitions=4611686018427387904", 0, 0);
+  EXPECT_TRUE(absl::StrContains(product, "2:47: error: 4 replicas x 4611686018427387904 "
+                                         "partitions are more than the 1024 instances"))
+      << product;
+  // Counts given to the library (the command line's --replicas and
+  // --partitions) are checked as the header's are.
+  EXPECT_TRUE(absl::StrContains(CompileWithCounts("HloModule ar", kMax, 0),
+                                "9223372036854775807 replicas x 1 partitions are more than"));
+  EXPECT_TRUE(absl::StrContains(CompileWithCounts("HloModule ar", 100000, 0),
+                                "100000 replicas x 1 partitions are more than the 1024"));
+  EXPECT_TRUE(absl::StrContains(CompileWithCounts("HloModule ar", 4, 4611686018427387904),
+                                "4 replicas x 4611686018427387904 partitions"));
+  EXPECT_TRUE(absl::StrContains(CompileWithCounts("HloModule ar", -3, 0), "not -3"));
+  EXPECT_EQ(CompileWithCounts("HloModule ar", 32, 32), "");
+  EXPECT_TRUE(absl::StrContains(CompileWithCounts("HloModule ar", 32, 33), "more than the 1024"));
+}
 
 TEST(ReplicasTest, AllReduceOfPerInstanceArgumentsIsIdenticalEverywhere) {
   auto exe = Build(kAllReduceF32);

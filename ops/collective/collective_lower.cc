@@ -151,6 +151,7 @@ std::string OnlyCount(int64_t n, const char* noun) {
 // Resolves every instance's group for `instr` into `plan`.
 absl::Status ResolveGroups(const HloInstruction& instr, CollectivePlan& plan) {
   HLOVM_ASSIGN_OR_RETURN(GroupMode mode, ModeOf(instr));
+  HLOVM_RETURN_IF_ERROR(ValidateInstanceCounts(plan.replicas, plan.partitions));
   const int64_t R = plan.replicas, P = plan.partitions, N = R * P;
   plan.groups.assign(N, {});
   plan.ranks.assign(N, 0);
