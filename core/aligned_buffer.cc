@@ -1,5 +1,5 @@
-// AlignedBuffer (declared in core/literal.h): 64-byte aligned storage, large
-// buffers mapped, and the cache of freed mappings kept for reuse.
+#include "core/aligned_buffer.h"
+
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -11,7 +11,6 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "core/literal.h"
 
 namespace hlovm {
 namespace {

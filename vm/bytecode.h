@@ -57,6 +57,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
+#include "core/aligned_buffer.h"
 #include "core/hlo_ir.h"
 #include "core/literal.h"
 #include "core/shape.h"
