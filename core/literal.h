@@ -18,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "core/aligned_buffer.h"
 #include "core/element_type.h"
 #include "core/shape.h"
 #include "core/text_cursor.h"
@@ -28,28 +29,6 @@ namespace hlovm {
 // int8_t..uint64_t: s8..u64, float: f32, double: f64, std::complex: c64/c128).
 template <typename T>
 constexpr ElementType NativeToElementType();
-
-// 64-byte aligned byte storage, zero-initialised unless asked otherwise.
-// Large buffers are mapped; recently freed mappings (128 MiB at most)
-// are kept for reuse, so that a module run again and again does not fault
-// in fresh pages for its results each time.
-class AlignedBuffer {
- public:
-  enum Init { kZeroed, kUninitialized };
-  AlignedBuffer() = default;
-  // Returns ResourceExhausted instead of throwing when `size` cannot be had.
-  static absl::StatusOr<AlignedBuffer> Allocate(int64_t size, Init init = kZeroed);
-  uint8_t* data() { return data_.get(); }
-  const uint8_t* data() const { return data_.get(); }
-  int64_t size() const { return size_; }
-
- private:
-  struct Free {
-    void operator()(uint8_t* p) const;
-  };
-  std::unique_ptr<uint8_t, Free> data_;
-  int64_t size_ = 0;
-};
 
 class Literal {
  public:

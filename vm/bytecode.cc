@@ -30,14 +30,6 @@ std::string_view HandlerKindEffect(HandlerKind kind) {
   return kKindRows[static_cast<int>(kind)].effect;
 }
 
-std::optional<HandlerKind> HandlerKindFromMnemonic(std::string_view mnemonic) {
-  if (mnemonic.empty()) return std::nullopt;
-  for (size_t i = 0; i < std::size(kKindRows); ++i) {
-    if (kKindRows[i].mnemonic == mnemonic) return static_cast<HandlerKind>(i);
-  }
-  return std::nullopt;
-}
-
 std::string InstrMnemonic(const InstrInfo& info) {
   const std::string_view mnemonic = HandlerKindMnemonic(info.kind);
   if (!mnemonic.empty() || info.hlo == nullptr) return std::string(mnemonic);

@@ -47,6 +47,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
+#include "core/aligned_buffer.h"
 #include "core/hlo_ir.h"
 #include "core/literal.h"
 #include "core/shape.h"
@@ -149,8 +150,6 @@ enum class HandlerKind : uint8_t {
 // The kind's mnemonic (empty: the HLO opcode's name) and its effect.
 std::string_view HandlerKindMnemonic(HandlerKind kind);
 std::string_view HandlerKindEffect(HandlerKind kind);
-// The kind whose mnemonic is `mnemonic` (not empty), if any.
-std::optional<HandlerKind> HandlerKindFromMnemonic(std::string_view mnemonic);
 
 struct Instr;
 struct ExecContext;

@@ -129,14 +129,6 @@ int32_t FunctionBuilder::Emit(const HloInstruction* hlo, EmitSpec spec) {
   InstrInfo info;
   info.hlo = hlo;
   info.kind = spec.kind;
-  if (!spec.mnemonic.empty()) {
-    const std::optional<HandlerKind> kind = HandlerKindFromMnemonic(spec.mnemonic);
-    if (!kind.has_value()) {
-      std::fprintf(stderr, "hlovm: no handler kind is named \"%s\"\n", spec.mnemonic.c_str());
-      std::abort();
-    }
-    info.kind = *kind;
-  }
   info.variant = std::move(spec.variant);
   info.inplace_mask = spec.inplace_mask;
   info.side_effect = spec.side_effect;

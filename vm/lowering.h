@@ -90,9 +90,6 @@ class FunctionBuilder {
   struct EmitSpec {
     Handler handler = nullptr;
     HandlerKind kind = HandlerKind::kCopy;  // what the handler does (vm/bytecode.h)
-    // Names the kind by its mnemonic instead, when not empty (vm/fusion.cc
-    // still does); it must be a mnemonic of HLOVM_HANDLER_KIND_LIST.
-    std::string mnemonic;
     const void* plan = nullptr;
     std::vector<Reg> in, out;
     int64_t cost = 0;

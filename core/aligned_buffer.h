@@ -1,0 +1,37 @@
+// 64-byte aligned byte storage for literals and the VM's arrays, with a
+// cache of recently freed large mappings (core/aligned_buffer.cc).
+#ifndef HLOVM_CORE_ALIGNED_BUFFER_H_
+#define HLOVM_CORE_ALIGNED_BUFFER_H_
+
+#include <cstdint>
+#include <memory>
+
+#include "absl/status/statusor.h"
+
+namespace hlovm {
+
+// 64-byte aligned byte storage, zero-initialised unless asked otherwise.
+// Large buffers are mapped; recently freed mappings (128 MiB at most)
+// are kept for reuse, so that a module run again and again does not fault
+// in fresh pages for its results each time.
+class AlignedBuffer {
+ public:
+  enum Init { kZeroed, kUninitialized };
+  AlignedBuffer() = default;
+  // Returns ResourceExhausted instead of throwing when `size` cannot be had.
+  static absl::StatusOr<AlignedBuffer> Allocate(int64_t size, Init init = kZeroed);
+  uint8_t* data() { return data_.get(); }
+  const uint8_t* data() const { return data_.get(); }
+  int64_t size() const { return size_; }
+
+ private:
+  struct Free {
+    void operator()(uint8_t* p) const;
+  };
+  std::unique_ptr<uint8_t, Free> data_;
+  int64_t size_ = 0;
+};
+
+}  // namespace hlovm
+
+#endif  // HLOVM_CORE_ALIGNED_BUFFER_H_

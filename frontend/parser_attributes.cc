@@ -1,0 +1,778 @@
+// Parsing HLO text: an instruction's attributes. The table of attribute
+// names, which opcodes take the restricted ones, and each attribute's
+// value stored in the instruction's fields (see frontend/parser_internal.h).
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/hash/hash.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/element_type.h"
+#include "core/hlo_ir.h"
+#include "core/hlo_opcode.h"
+#include "core/literal.h"
+#include "core/shape.h"
+#include "core/status_macros.h"
+#include "core/text_cursor.h"
+
+#include "frontend/parser_internal.h"
+
+namespace hlovm {
+namespace parser_internal {
+
+namespace {
+
+const ViewMap<Attr>& AttrTable() {
+  static const auto* table = new ViewMap<Attr>{
+      {"sharding", Attr::kSharding},
+      {"metadata", Attr::kMetadata},
+      {"backend_config", Attr::kBackendConfig},
+      {"frontend_attributes", Attr::kFrontendAttributes},
+      {"statistics", Attr::kStatistics},
+      {"origin", Attr::kOrigin},
+      {"result_accuracy", Attr::kResultAccuracy},
+      {"control-predecessors", Attr::kControlPredecessors},
+      {"parameter_replication", Attr::kParameterReplication},
+      {"domain", Attr::kDomain},
+      {"dimensions", Attr::kDimensions},
+      {"iota_dimension", Attr::kIotaDimension},
+      {"index", Attr::kIndex},
+      {"slice", Attr::kSlice},
+      {"dynamic_slice_sizes", Attr::kDynamicSliceSizes},
+      {"window", Attr::kWindow},
+      {"padding", Attr::kPadding},
+      {"dim_labels", Attr::kDimLabels},
+      {"feature_group_count", Attr::kFeatureGroupCount},
+      {"batch_group_count", Attr::kBatchGroupCount},
+      {"lhs_batch_dims", Attr::kLhsBatchDims},
+      {"rhs_batch_dims", Attr::kRhsBatchDims},
+      {"lhs_contracting_dims", Attr::kLhsContractingDims},
+      {"rhs_contracting_dims", Attr::kRhsContractingDims},
+      {"lhs_ragged_dims", Attr::kLhsRaggedDims},
+      {"rhs_group_dims", Attr::kRhsGroupDims},
+      {"operand_precision", Attr::kOperandPrecision},
+      {"algorithm", Attr::kAlgorithm},
+      {"offset_dims", Attr::kOffsetDims},
+      {"collapsed_slice_dims", Attr::kCollapsedSliceDims},
+      {"start_index_map", Attr::kStartIndexMap},
+      {"operand_batching_dims", Attr::kOperandBatchingDims},
+      {"start_indices_batching_dims", Attr::kStartIndicesBatchingDims},
+      {"index_vector_dim", Attr::kIndexVectorDim},
+      {"slice_sizes", Attr::kSliceSizes},
+      {"update_window_dims", Attr::kUpdateWindowDims},
+      {"inserted_window_dims", Attr::kInsertedWindowDims},
+      {"scatter_dims_to_operand_dims", Attr::kScatterDimsToOperandDims},
+      {"input_batching_dims", Attr::kInputBatchingDims},
+      {"scatter_indices_batching_dims", Attr::kScatterIndicesBatchingDims},
+      {"indices_are_sorted", Attr::kIndicesAreSorted},
+      {"unique_indices", Attr::kUniqueIndices},
+      {"direction", Attr::kDirection},
+      {"type", Attr::kType},
+      {"distribution", Attr::kDistribution},
+      {"exponent_bits", Attr::kExponentBits},
+      {"mantissa_bits", Attr::kMantissaBits},
+      {"fft_type", Attr::kFftType},
+      {"fft_length", Attr::kFftLength},
+      {"is_stable", Attr::kIsStable},
+      {"k", Attr::kK},
+      {"largest", Attr::kLargest},
+      {"replica_groups", Attr::kReplicaGroups},
+      {"channel_id", Attr::kChannelId},
+      {"use_global_device_ids", Attr::kUseGlobalDeviceIds},
+      {"source_target_pairs", Attr::kSourceTargetPairs},
+      {"custom_call_target", Attr::kCustomCallTarget},
+      {"api_version", Attr::kApiVersion},
+      {"custom_call_has_side_effect", Attr::kCustomCallHasSideEffect},
+      {"output_to_operand_aliasing", Attr::kOutputToOperandAliasing},
+      {"operand_layout_constraints", Attr::kOperandLayoutConstraints},
+      {"schedule", Attr::kSchedule},
+      {"kind", Attr::kKind},
+      {"async_execution_thread", Attr::kAsyncExecutionThread},
+      {"infeed_config", Attr::kInfeedConfig},
+      {"outfeed_config", Attr::kOutfeedConfig},
+      {"outfeed_shape", Attr::kOutfeedShape},
+      {"is_host_transfer", Attr::kIsHostTransfer},
+      {"left_side", Attr::kLeftSide},
+      {"lower", Attr::kLower},
+      {"unit_diagonal", Attr::kUnitDiagonal},
+      {"transpose_a", Attr::kTransposeA},
+      {"epsilon", Attr::kEpsilon},
+      {"feature_index", Attr::kFeatureIndex},
+      {"constrain_layout", Attr::kConstrainLayout},
+      {"inferred_dimension", Attr::kInferredDimension},
+      {"num_carries", Attr::kNumCarries},
+      {"is_reverse", Attr::kIsReverse},
+      {"is_associative", Attr::kIsAssociative},
+      {"is_composite", Attr::kIsComposite},
+      {"delta", Attr::kDelta},
+      {"cross_program_prefetch_index", Attr::kCrossProgramPrefetchIndex},
+      {"literal", Attr::kLiteral},
+      {"to_apply", Attr::kToApply},
+      {"calls", Attr::kCalls},
+      {"condition", Attr::kCondition},
+      {"body", Attr::kBody},
+      {"branch_computations", Attr::kBranchComputations},
+      {"true_computation", Attr::kTrueComputation},
+      {"false_computation", Attr::kFalseComputation},
+      {"select", Attr::kSelect},
+      {"scatter", Attr::kScatter},
+      {"called_computations", Attr::kCalledComputations},
+  };
+  return *table;
+}
+
+bool HasResultAccuracy(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kAcos: case HloOpcode::kAcosh: case HloOpcode::kAsin:
+    case HloOpcode::kAsinh: case HloOpcode::kAtanh: case HloOpcode::kExpm1:
+    case HloOpcode::kLog: case HloOpcode::kLog1p: case HloOpcode::kLogistic:
+    case HloOpcode::kSqrt: case HloOpcode::kCbrt: case HloOpcode::kRsqrt:
+    case HloOpcode::kTanh: case HloOpcode::kErf: case HloOpcode::kSin:
+    case HloOpcode::kSinh: case HloOpcode::kCos: case HloOpcode::kCosh:
+    case HloOpcode::kTan: case HloOpcode::kExp:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Called-computation attributes (and result_accuracy) are rejected on
+// opcodes that do not take them, as XLA does; every other attribute name is
+// accepted everywhere it is typed, and kept as text where it is not known.
+bool AllowsRestrictedAttr(HloOpcode op, Attr attr, bool pred_conditional) {
+  switch (attr) {
+    case Attr::kToApply:
+      switch (op) {
+        case HloOpcode::kAllReduce: case HloOpcode::kAllReduceStart:
+        case HloOpcode::kReduceScatter: case HloOpcode::kSort: case HloOpcode::kCall:
+        case HloOpcode::kReduceWindow: case HloOpcode::kMap: case HloOpcode::kScan:
+        case HloOpcode::kReduce: case HloOpcode::kScatter: case HloOpcode::kCustomCall:
+        case HloOpcode::kCollectiveReduce:
+          return true;
+        default:
+          return false;
+      }
+    case Attr::kCalls:
+      return op == HloOpcode::kFusion || op == HloOpcode::kAsyncStart ||
+             op == HloOpcode::kAsyncUpdate || op == HloOpcode::kAsyncDone ||
+             op == HloOpcode::kCustomCall || op == HloOpcode::kCall;
+    case Attr::kCondition:
+    case Attr::kBody:
+      return op == HloOpcode::kWhile;
+    case Attr::kBranchComputations:
+      return op == HloOpcode::kConditional && !pred_conditional;
+    case Attr::kTrueComputation:
+    case Attr::kFalseComputation:
+      return op == HloOpcode::kConditional && pred_conditional;
+    case Attr::kSelect:
+    case Attr::kScatter:
+      return op == HloOpcode::kSelectAndScatter;
+    case Attr::kCalledComputations:
+      return op == HloOpcode::kCustomCall;
+    case Attr::kResultAccuracy:
+      return HasResultAccuracy(op);
+    default:
+      return true;
+  }
+}
+
+int64_t LeafCount(const Shape& shape) {
+  if (!shape.IsTuple()) return 1;
+  int64_t n = 0;
+  for (const Shape& s : shape.tuple_shapes()) n += LeafCount(s);
+  return n;
+}
+
+template <typename Enum, size_t N>
+bool LookUpEnum(std::string_view text, const std::pair<std::string_view, Enum> (&table)[N],
+                Enum* out) {
+  for (const auto& [name, value] : table) {
+    if (name == text) {
+      *out = value;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+//===----------------------------------------------------------------------===//
+// Attributes.
+//===----------------------------------------------------------------------===//
+
+absl::Status Parser::ParseAttributes(Scope* scope, HloInstruction* instr, HloInstruction* async,
+                                     HloOpcode rule_opcode, Called* called,
+                                     AttrSet* seen) {
+  const bool pred_conditional = rule_opcode == HloOpcode::kConditional &&
+                                instr->operand_count() > 0 &&
+                                instr->operand(0)->shape().element_type() == ElementType::kPred;
+  const auto& table = AttrTable();
+  // Every attribute as written, stored on the instruction at the end in one
+  // piece (the views point into the text).
+  absl::InlinedVector<RawAttributes::Entry, 4> raw(instr->raw_attributes().begin(),
+                                                   instr->raw_attributes().end());
+  while (Eat(',')) {
+    Skip();
+    size_t name_offset = pos_;
+    size_t p = pos_;
+    while (p < n_ && IsNameChar(s_[p])) ++p;
+    std::string_view name = s_.substr(pos_, p - pos_);
+    pos_ = p;
+    if (name.empty() || !Eat('=')) return Error(name_offset, "expects attribute name");
+    auto it = table.find(name);
+    Attr attr = it == table.end() ? Attr::kUnknown : it->second;
+    bool repeated = false;
+    if (attr != Attr::kUnknown) {
+      repeated = seen->contains(attr);
+    } else {
+      for (const auto& [existing, value] : raw) repeated |= existing == name;
+    }
+    if (repeated) return Error(name_offset, Cat("attribute ", name, " already exists"));
+    HloOpcode owner = rule_opcode;
+    if (attr == Attr::kAsyncExecutionThread || attr == Attr::kCalls) {
+      // Async attributes belong to the async op even in the shorthand form.
+      if (async->opcode() == HloOpcode::kAsyncStart || async->opcode() == HloOpcode::kAsyncUpdate ||
+          async->opcode() == HloOpcode::kAsyncDone) {
+        if (attr == Attr::kCalls && async->attrs().async_wrapped_opcode.has_value() &&
+            async->opcode() == HloOpcode::kAsyncStart) {
+          owner = rule_opcode;
+        } else {
+          owner = async->opcode();
+        }
+      }
+    }
+    if (attr == Attr::kAsyncExecutionThread && owner != HloOpcode::kAsyncStart &&
+        owner != HloOpcode::kAsyncUpdate && owner != HloOpcode::kAsyncDone) {
+      return Error(name_offset, Cat("unexpected attribute \"", name, "\""));
+    }
+    if (!AllowsRestrictedAttr(owner, attr, pred_conditional)) {
+      return Error(name_offset, Cat("unexpected attribute \"", name, "\""));
+    }
+    Skip();
+    size_t value_offset = pos_;
+    HLOVM_RETURN_IF_ERROR(ParseAttribute(scope, attr, name, name_offset,
+                                         owner == rule_opcode ? instr : async, async, called));
+    seen->insert(attr);
+    raw.emplace_back(name, s_.substr(value_offset, pos_ - value_offset));
+  }
+  if (!raw.empty()) instr->raw_attributes().Assign(raw);
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseComputationRef(std::string_view attr_name, HloComputation** out) {
+  Skip();
+  size_t offset = pos_;
+  if (PeekAt(pos_) == '{') {
+    DepthGuard guard(this);
+    if (guard.exceeded()) return ErrorHere("maximum recursion depth exceeded");
+    HloComputation* computation = NewComputation(UniqueComputationName(attr_name));
+    computation->is_inline = true;
+    computation->set_location(Locate(offset));
+    Scope scope;
+    scope.computation = computation;
+    HLOVM_RETURN_IF_ERROR(ParseInstructionList(computation, &scope));
+    *out = computation;
+    return absl::OkStatus();
+  }
+  std::string_view name = LexName();
+  if (name.empty()) return Error(offset, "expects computation name");
+  auto it = computation_pool_.find(name);
+  if (it == computation_pool_.end()) {
+    return Error(offset, Cat("computation does not exist: ", name));
+  }
+  *out = it->second.first;
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseComputationList(std::string_view attr_name,
+                                          std::vector<HloComputation*>* out) {
+  HLOVM_RETURN_IF_ERROR(Expect('{', "expects '{'"));
+  if (Eat('}')) return absl::OkStatus();
+  do {
+    HloComputation* c = nullptr;
+    HLOVM_RETURN_IF_ERROR(ParseComputationRef(attr_name, &c));
+    out->push_back(c);
+  } while (Eat(','));
+  return Expect('}', "expects '}'");
+}
+
+absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view name,
+                                    size_t name_offset, HloInstruction* instr,
+                                    HloInstruction* async, Called* called) {
+  (void)async;
+  HloOpcode op = instr->opcode();
+  auto int_list = [&](std::vector<int64_t>* out) { return ParseInt64List(out); };
+  auto dot = [&]() -> DotDimensionNumbers& {
+    if (!instr->mutable_attrs().dot_dimension_numbers)
+      instr->mutable_attrs().dot_dimension_numbers.emplace();
+    return *instr->mutable_attrs().dot_dimension_numbers;
+  };
+  auto gather = [&]() -> GatherDimensionNumbers& {
+    if (!instr->mutable_attrs().gather_dimension_numbers)
+      instr->mutable_attrs().gather_dimension_numbers.emplace();
+    return *instr->mutable_attrs().gather_dimension_numbers;
+  };
+  auto scatter = [&]() -> ScatterDimensionNumbers& {
+    if (!instr->mutable_attrs().scatter_dimension_numbers)
+      instr->mutable_attrs().scatter_dimension_numbers.emplace();
+    return *instr->mutable_attrs().scatter_dimension_numbers;
+  };
+  auto ident = [&](std::string_view what, std::string_view* out) -> absl::Status {
+    Skip();
+    size_t p = pos_;
+    while (p < n_ && IsNameChar(s_[p])) ++p;
+    if (p == pos_) return ErrorHere(Cat("expects ", what));
+    *out = s_.substr(pos_, p - pos_);
+    return absl::OkStatus();
+  };
+  // An identifier named in `table`, its value into *out; `what` names the
+  // kind of value in errors.
+  auto enum_value = [&]<typename Enum, size_t N>(std::string_view what,
+                                                 const std::pair<std::string_view, Enum>(&table)[N],
+                                                 Enum* out) -> absl::Status {
+    std::string_view t;
+    HLOVM_RETURN_IF_ERROR(ident(what, &t));
+    if (!LookUpEnum(t, table, out)) return ErrorHere(Cat("expects ", what, " but sees: ", t));
+    pos_ += t.size();
+    return absl::OkStatus();
+  };
+  switch (attr) {
+    case Attr::kCount:  // not an attribute; the lookup never yields it
+    case Attr::kUnknown:
+    case Attr::kMetadata:
+    case Attr::kFrontendAttributes:
+    case Attr::kStatistics:
+    case Attr::kOrigin:
+    case Attr::kDomain:
+      return SkipValue();
+    case Attr::kSharding: {
+      size_t start = pos_;
+      HLOVM_RETURN_IF_ERROR(SkipValue());
+      HLOVM_RETURN_IF_ERROR(ValidateSharding(start, pos_));
+      instr->mutable_attrs().sharding.assign(s_.substr(start, pos_ - start));
+      return absl::OkStatus();
+    }
+    case Attr::kBackendConfig: {
+      if (Peek() == '"') return ParseString(&instr->mutable_attrs().backend_config);
+      size_t start = pos_;
+      if (PeekAt(pos_) != '{') return ErrorHere("expects string or JSON dict");
+      HLOVM_RETURN_IF_ERROR(SkipValue());
+      instr->mutable_attrs().backend_config.assign(s_.substr(start, pos_ - start));
+      return absl::OkStatus();
+    }
+    case Attr::kResultAccuracy:
+      return ParseResultAccuracy();
+    case Attr::kControlPredecessors: {
+      HLOVM_RETURN_IF_ERROR(Expect('{', "expects '{'"));
+      if (Eat('}')) return absl::OkStatus();
+      do {
+        Skip();
+        size_t offset = pos_;
+        std::string_view pred = LexName();
+        if (pred.empty()) return Error(offset, "expects name");
+        auto it = scope->names.find(pred);
+        if (it == scope->names.end()) {
+          if (poisoned_.contains(pred)) return absl::CancelledError("uses a failed instruction");
+          return Error(offset, Cat("'", pred, "' is not defined"));
+        }
+        instr->AddControlPredecessor(it->second);
+      } while (Eat(','));
+      return Expect('}', "expects '}'");
+    }
+    case Attr::kParameterReplication: {
+      HLOVM_RETURN_IF_ERROR(Expect('{', "expects '{'"));
+      if (!Eat('}')) {
+        do {
+          bool b = false;
+          HLOVM_RETURN_IF_ERROR(ParseBool(&b));
+          instr->mutable_attrs().parameter_replication.push_back(b);
+        } while (Eat(','));
+        HLOVM_RETURN_IF_ERROR(Expect('}', "expects '}'"));
+      }
+      int64_t leaves = LeafCount(instr->shape());
+      if (leaves != static_cast<int64_t>(instr->attrs().parameter_replication.size())) {
+        return ErrorHere(Cat("parameter has ", leaves,
+                                      " leaf buffers, but parameter_replication has ",
+                                      instr->attrs().parameter_replication.size(), " elements."));
+      }
+      return absl::OkStatus();
+    }
+    case Attr::kDimensions: {
+      HLOVM_RETURN_IF_ERROR(int_list(&instr->dimensions));
+      if (op == HloOpcode::kAllToAll) {
+        if (instr->dimensions.size() != 1) {
+          return Error(name_offset, "all-to-all expects exactly one dimension");
+        }
+        instr->mutable_attrs().split_dimension = instr->dimensions[0];
+      }
+      return absl::OkStatus();
+    }
+    case Attr::kIotaDimension:
+      return ParseInt64(&instr->iota_dimension);
+    case Attr::kIndex:
+      return ParseInt64(&instr->tuple_index);
+    case Attr::kSlice:
+      instr->slice.emplace();
+      return ParseSliceRanges(&*instr->slice);
+    case Attr::kDynamicSliceSizes:
+      return int_list(&instr->mutable_attrs().dynamic_slice_sizes);
+    case Attr::kWindow:
+      instr->mutable_attrs().window.emplace();
+      return ParseWindow(&*instr->mutable_attrs().window);
+    case Attr::kPadding:
+      instr->mutable_attrs().padding.emplace();
+      return ParsePaddingConfig(&*instr->mutable_attrs().padding);
+    case Attr::kDimLabels:
+      instr->mutable_attrs().convolution_dimension_numbers.emplace();
+      return ParseDimLabels(&*instr->mutable_attrs().convolution_dimension_numbers);
+    case Attr::kFeatureGroupCount:
+      return ParseInt64(&instr->mutable_attrs().feature_group_count);
+    case Attr::kBatchGroupCount:
+      return ParseInt64(&instr->mutable_attrs().batch_group_count);
+    case Attr::kLhsBatchDims:
+      return int_list(&dot().lhs_batch_dimensions);
+    case Attr::kRhsBatchDims:
+      return int_list(&dot().rhs_batch_dimensions);
+    case Attr::kLhsContractingDims:
+      return int_list(&dot().lhs_contracting_dimensions);
+    case Attr::kRhsContractingDims:
+      return int_list(&dot().rhs_contracting_dimensions);
+    case Attr::kLhsRaggedDims:
+      return int_list(&dot().lhs_ragged_dimensions);
+    case Attr::kRhsGroupDims:
+      return int_list(&dot().rhs_group_dimensions);
+    case Attr::kOperandPrecision: {
+      HLOVM_RETURN_IF_ERROR(Expect('{', "expects '{'"));
+      if (Eat('}')) return absl::OkStatus();
+      do {
+        std::string_view p;
+        HLOVM_RETURN_IF_ERROR(ident("precision", &p));
+        std::string lower = Lower(p);
+        if (lower != "default" && lower != "high" && lower != "highest" &&
+            lower != "packed_nibble") {
+          return ErrorHere(Cat("expects precision but sees: ", p));
+        }
+        pos_ += p.size();
+        instr->mutable_attrs().operand_precision.push_back(std::move(lower));
+      } while (Eat(','));
+      return Expect('}', "expects '}'");
+    }
+    case Attr::kAlgorithm: {
+      std::string_view a;
+      HLOVM_RETURN_IF_ERROR(ident("algorithm", &a));
+      if (op == HloOpcode::kRngBitGenerator) {
+        static constexpr std::pair<std::string_view, RngAlgorithm> kTable[] = {
+            {"rng_default", RngAlgorithm::kDefault},
+            {"rng_three_fry", RngAlgorithm::kThreeFry},
+            {"rng_philox", RngAlgorithm::kPhilox}};
+        if (!LookUpEnum(a, kTable, &instr->mutable_attrs().rng_algorithm)) {
+          return ErrorHere(Cat("expects random algorithm but sees: ", a));
+        }
+      } else {
+        // The names of XLA's PrecisionConfig::Algorithm values, lower case
+        // and without their "ALG_" prefix.
+        static constexpr std::string_view kAlgorithms[] = {
+            "unset",
+            "dot_any_f8_any_f8_f32",
+            "dot_any_f8_any_f8_f32_fast_accum",
+            "dot_f16_f16_f16",
+            "dot_f16_f16_f32",
+            "dot_bf16_bf16_bf16",
+            "dot_bf16_bf16_f32",
+            "dot_bf16_bf16_f32_x3",
+            "dot_bf16_bf16_f32_x6",
+            "dot_bf16_bf16_f32_x9",
+            "dot_bf16_bf16_fp8x3",
+            "dot_bf16_bf16_fp8x4",
+            "dot_tf32_tf32_f32",
+            "dot_tf32_tf32_f32_x3",
+            "dot_f32_f32_f32",
+            "dot_f64_f64_f64"};
+        if (std::find(std::begin(kAlgorithms), std::end(kAlgorithms), a) ==
+            std::end(kAlgorithms)) {
+          return ErrorHere(Cat("Unknown algorithm: ", a));
+        }
+        instr->mutable_attrs().precision_algorithm.assign(a);
+      }
+      pos_ += a.size();
+      return absl::OkStatus();
+    }
+    case Attr::kOffsetDims:
+      return int_list(&gather().offset_dims);
+    case Attr::kCollapsedSliceDims:
+      return int_list(&gather().collapsed_slice_dims);
+    case Attr::kStartIndexMap:
+      return int_list(&gather().start_index_map);
+    case Attr::kOperandBatchingDims:
+      return int_list(&gather().operand_batching_dims);
+    case Attr::kStartIndicesBatchingDims:
+      return int_list(&gather().start_indices_batching_dims);
+    case Attr::kIndexVectorDim: {
+      int64_t v = 0;
+      HLOVM_RETURN_IF_ERROR(ParseInt64(&v));
+      if (op == HloOpcode::kScatter) {
+        scatter().index_vector_dim = v;
+      } else {
+        gather().index_vector_dim = v;
+      }
+      return absl::OkStatus();
+    }
+    case Attr::kSliceSizes:
+      if (op == HloOpcode::kCollectivePermute || op == HloOpcode::kCollectivePermuteStart) {
+        return ParseInt64ListList(&instr->mutable_attrs().collective_slice_sizes);
+      }
+      return int_list(&instr->mutable_attrs().gather_slice_sizes);
+    case Attr::kUpdateWindowDims:
+      return int_list(&scatter().update_window_dims);
+    case Attr::kInsertedWindowDims:
+      return int_list(&scatter().inserted_window_dims);
+    case Attr::kScatterDimsToOperandDims:
+      return int_list(&scatter().scatter_dims_to_operand_dims);
+    case Attr::kInputBatchingDims:
+      return int_list(&scatter().input_batching_dims);
+    case Attr::kScatterIndicesBatchingDims:
+      return int_list(&scatter().scatter_indices_batching_dims);
+    case Attr::kIndicesAreSorted:
+      return ParseBool(&instr->mutable_attrs().indices_are_sorted);
+    case Attr::kUniqueIndices:
+      return ParseBool(&instr->mutable_attrs().unique_indices);
+    case Attr::kDirection: {
+      static constexpr std::pair<std::string_view, ComparisonDirection> kTable[] = {
+          {"EQ", ComparisonDirection::kEq}, {"NE", ComparisonDirection::kNe},
+          {"GE", ComparisonDirection::kGe}, {"GT", ComparisonDirection::kGt},
+          {"LE", ComparisonDirection::kLe}, {"LT", ComparisonDirection::kLt}};
+      return enum_value("comparison direction", kTable, &instr->comparison_direction);
+    }
+    case Attr::kType: {
+      static constexpr std::pair<std::string_view, ComparisonType> kTable[] = {
+          {"FLOAT", ComparisonType::kFloat}, {"TOTALORDER", ComparisonType::kTotalOrder},
+          {"SIGNED", ComparisonType::kSigned}, {"UNSIGNED", ComparisonType::kUnsigned}};
+      return enum_value("comparison type", kTable, &instr->comparison_type);
+    }
+    case Attr::kDistribution: {
+      static constexpr std::pair<std::string_view, RandomDistribution> kTable[] = {
+          {"rng_uniform", RandomDistribution::kUniform},
+          {"rng_normal", RandomDistribution::kNormal}};
+      return enum_value("random distribution", kTable, &instr->mutable_attrs().distribution);
+    }
+    case Attr::kExponentBits:
+      return ParseInt64(&instr->mutable_attrs().exponent_bits);
+    case Attr::kMantissaBits:
+      return ParseInt64(&instr->mutable_attrs().mantissa_bits);
+    case Attr::kFftType: {
+      static constexpr std::pair<std::string_view, FftType> kTable[] = {
+          {"FFT", FftType::kFft}, {"IFFT", FftType::kIfft},
+          {"RFFT", FftType::kRfft}, {"IRFFT", FftType::kIrfft}};
+      return enum_value("fft type", kTable, &instr->mutable_attrs().fft_type);
+    }
+    case Attr::kFftLength:
+      return int_list(&instr->mutable_attrs().fft_length);
+    case Attr::kIsStable:
+      return ParseBool(&instr->mutable_attrs().is_stable);
+    case Attr::kK:
+      return ParseInt64(&instr->mutable_attrs().k);
+    case Attr::kLargest:
+      return ParseBool(&instr->mutable_attrs().largest);
+    case Attr::kReplicaGroups:
+      instr->mutable_attrs().replica_groups.emplace();
+      return ParseReplicaGroups(&*instr->mutable_attrs().replica_groups);
+    case Attr::kChannelId: {
+      int64_t v = 0;
+      HLOVM_RETURN_IF_ERROR(ParseInt64(&v));
+      instr->mutable_attrs().channel_id = v;
+      return absl::OkStatus();
+    }
+    case Attr::kUseGlobalDeviceIds:
+      return ParseBool(&instr->mutable_attrs().use_global_device_ids);
+    case Attr::kSourceTargetPairs: {
+      std::vector<std::vector<int64_t>> pairs;
+      HLOVM_RETURN_IF_ERROR(ParseInt64ListList(&pairs));
+      for (const auto& pair : pairs) {
+        if (pair.size() != 2) {
+          return ErrorHere("expects 'source_target_pairs=' to be a list of pairs");
+        }
+        instr->mutable_attrs().source_target_pairs.emplace_back(pair[0], pair[1]);
+      }
+      return absl::OkStatus();
+    }
+    case Attr::kCustomCallTarget:
+      return ParseString(&instr->mutable_attrs().custom_call_target);
+    case Attr::kApiVersion: {
+      std::string_view v;
+      HLOVM_RETURN_IF_ERROR(ident("custom-call API version", &v));
+      if (v == "API_VERSION_UNSPECIFIED") {
+        return ErrorHere(Cat("Invalid API version: ", v));
+      }
+      if (v != "API_VERSION_ORIGINAL" && v != "API_VERSION_STATUS_RETURNING" &&
+          v != "API_VERSION_STATUS_RETURNING_UNIFIED" && v != "API_VERSION_TYPED_FFI") {
+        return ErrorHere(Cat("expects custom-call API version but sees: ", v,
+                                      ", error: Unknown API version: ", v));
+      }
+      instr->mutable_attrs().custom_call_api_version.assign(v);
+      pos_ += v.size();
+      return absl::OkStatus();
+    }
+    case Attr::kCustomCallHasSideEffect:
+      return ParseBool(&instr->mutable_attrs().custom_call_has_side_effect);
+    case Attr::kOutputToOperandAliasing:
+      return ParseInstructionAliasing(&instr->mutable_attrs().output_to_operand_aliasing);
+    case Attr::kOperandLayoutConstraints: {
+      std::vector<Shape> shapes;
+      HLOVM_RETURN_IF_ERROR(Expect('{', "expects '{'"));
+      if (!Eat('}')) {
+        do {
+          Shape s;
+          HLOVM_RETURN_IF_ERROR(ParseShapeHere(&s));
+          shapes.push_back(std::move(s));
+        } while (Eat(','));
+        HLOVM_RETURN_IF_ERROR(Expect('}', "expects '}'"));
+      }
+      instr->mutable_attrs().operand_layout_constraints = std::move(shapes);
+      return absl::OkStatus();
+    }
+    case Attr::kSchedule: {
+      std::string_view v;
+      HLOVM_RETURN_IF_ERROR(ident("custom-call schedule", &v));
+      if (v != "SCHEDULE_NONE" && v != "SCHEDULE_LATEST" && v != "SCHEDULE_EARLIEST") {
+        return ErrorHere(Cat("expects custom-call schedule but sees: ", v));
+      }
+      instr->mutable_attrs().custom_call_schedule.assign(v);
+      pos_ += v.size();
+      return absl::OkStatus();
+    }
+    case Attr::kKind: {
+      std::string_view v;
+      HLOVM_RETURN_IF_ERROR(ident("fusion kind", &v));
+      if (v != "kLoop" && v != "kInput" && v != "kOutput" && v != "kCustom") {
+        return ErrorHere(Cat("expects fusion kind but sees: ", v));
+      }
+      instr->mutable_attrs().fusion_kind.assign(v);
+      pos_ += v.size();
+      return absl::OkStatus();
+    }
+    case Attr::kAsyncExecutionThread:
+      return ParseString(&instr->mutable_attrs().async_execution_thread);
+    case Attr::kInfeedConfig:
+      return ParseString(&instr->mutable_attrs().infeed_config);
+    case Attr::kOutfeedConfig:
+      return ParseString(&instr->mutable_attrs().outfeed_config);
+    case Attr::kOutfeedShape: {
+      Shape s;
+      HLOVM_RETURN_IF_ERROR(ParseShapeHere(&s));
+      instr->mutable_attrs().outfeed_shape = std::move(s);
+      return absl::OkStatus();
+    }
+    case Attr::kIsHostTransfer:
+      return ParseBool(&instr->mutable_attrs().is_host_transfer);
+    case Attr::kLeftSide:
+      return ParseBool(&instr->mutable_attrs().left_side);
+    case Attr::kLower:
+      return ParseBool(&instr->mutable_attrs().lower);
+    case Attr::kUnitDiagonal:
+      return ParseBool(&instr->mutable_attrs().unit_diagonal);
+    case Attr::kTransposeA: {
+      static constexpr std::pair<std::string_view, TriangularSolveTranspose> kTable[] = {
+          {"NO_TRANSPOSE", TriangularSolveTranspose::kNoTranspose},
+          {"TRANSPOSE", TriangularSolveTranspose::kTranspose},
+          {"ADJOINT", TriangularSolveTranspose::kAdjoint}};
+      return enum_value("transpose type", kTable, &instr->mutable_attrs().transpose_a);
+    }
+    case Attr::kEpsilon: {
+      double v = 0;
+      HLOVM_RETURN_IF_ERROR(ParseDouble(&v));
+      if (v > std::numeric_limits<float>::max() || v < std::numeric_limits<float>::lowest()) {
+        return Error(name_offset, "value out of range for float");
+      }
+      instr->mutable_attrs().epsilon = static_cast<float>(v);
+      return absl::OkStatus();
+    }
+    case Attr::kFeatureIndex:
+      return ParseInt64(&instr->mutable_attrs().feature_index);
+    case Attr::kConstrainLayout:
+      return ParseBool(&instr->mutable_attrs().constrain_layout);
+    case Attr::kInferredDimension: {
+      int64_t v = 0;
+      HLOVM_RETURN_IF_ERROR(ParseInt64(&v));
+      instr->mutable_attrs().inferred_dimension = v;
+      return absl::OkStatus();
+    }
+    case Attr::kNumCarries:
+      return ParseInt64(&instr->mutable_attrs().num_carries);
+    case Attr::kIsReverse:
+      return ParseBool(&instr->mutable_attrs().is_reverse);
+    case Attr::kIsAssociative:
+      return ParseBool(&instr->mutable_attrs().is_associative);
+    case Attr::kIsComposite:
+      return ParseBool(&instr->mutable_attrs().is_composite);
+    case Attr::kDelta:
+      return ParseInt64(&instr->mutable_attrs().rng_delta);
+    case Attr::kCrossProgramPrefetchIndex: {
+      int64_t v = 0;
+      HLOVM_RETURN_IF_ERROR(ParseInt64(&v));
+      instr->mutable_attrs().cross_program_prefetch_index = v;
+      return absl::OkStatus();
+    }
+    case Attr::kLiteral: {
+      Literal literal;
+      HLOVM_RETURN_IF_ERROR(ParseTypedLiteral(&literal));
+      instr->custom_call_literal = std::move(literal);
+      return absl::OkStatus();
+    }
+    case Attr::kToApply:
+      return ParseComputationRef(name, &called->to_apply);
+    case Attr::kCalls:
+      if (PeekAt(pos_) == '{' && op == HloOpcode::kCustomCall) {
+        std::vector<HloComputation*> list;
+        HLOVM_RETURN_IF_ERROR(ParseComputationList(name, &list));
+        called->called_computations = std::move(list);
+        return absl::OkStatus();
+      }
+      return ParseComputationRef(name, &called->calls);
+    case Attr::kCondition:
+      return ParseComputationRef(name, &called->condition);
+    case Attr::kBody:
+      return ParseComputationRef(name, &called->body);
+    case Attr::kTrueComputation:
+      return ParseComputationRef(name, &called->true_computation);
+    case Attr::kFalseComputation:
+      return ParseComputationRef(name, &called->false_computation);
+    case Attr::kSelect:
+      return ParseComputationRef(name, &called->select);
+    case Attr::kScatter:
+      return ParseComputationRef(name, &called->scatter);
+    case Attr::kBranchComputations: {
+      std::vector<HloComputation*> list;
+      HLOVM_RETURN_IF_ERROR(ParseComputationList(name, &list));
+      called->branches = std::move(list);
+      return absl::OkStatus();
+    }
+    case Attr::kCalledComputations: {
+      std::vector<HloComputation*> list;
+      HLOVM_RETURN_IF_ERROR(ParseComputationList(name, &list));
+      called->called_computations = std::move(list);
+      return absl::OkStatus();
+    }
+  }
+  return SkipValue();
+}
+
+}  // namespace parser_internal
+}  // namespace hlovm
