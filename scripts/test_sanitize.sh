@@ -9,6 +9,10 @@
 # (mutants, default 600), HLOVM_SWEEP_SECONDS (the sweep's time budget,
 # default 300), HLOVM_SWEEP_SEED (default 1). Set up the machine first
 # (scripts/setup.sh).
+#
+# Measured on 2 shared cores: a build without cache hits about 53 min (under
+# load from other builds; with a warm compiler cache it is a relink), ctest
+# 13 min (73 targets), the suites 100 s and 70 s, 600 mutants 84 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=${HLOVM_JOBS:-$(nproc)}
