@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "conformance/runner.h"
 #include "core/hlo_ir.h"
+#include "frontend/parser.h"
 #include "re2/re2.h"
 #include "vm/api.h"
 #include "vm/check_failure.h"
@@ -31,6 +32,20 @@ std::string OverrideReplicaCount(const std::string& text, int64_t replicas) {
     header = absl::StrCat(header, ", ", replacement);
   }
   return absl::StrCat(text.substr(0, start), header, text.substr(end));
+}
+
+// The checks of a case (FORMAT.md): custom-calls in ENTRY with one of the
+// three check targets. Checks anywhere else are not counted.
+int CountChecks(const HloModule& module) {
+  if (module.entry() == nullptr) return 0;
+  int checks = 0;
+  for (const auto& instr : module.entry()->instructions()) {
+    if (instr->opcode() != HloOpcode::kCustomCall) continue;
+    const std::string& target = instr->attrs().custom_call_target;
+    checks += target == "check.expect_eq" || target == "check.expect_close" ||
+              target == "check.expect_almost_eq";
+  }
+  return checks;
 }
 
 void Classify(const absl::Status& status, CaseResult* result) {
@@ -119,7 +134,20 @@ CaseResult RunCaseInProcess(const CaseInfo& info, const SingleCaseOptions& optio
 
   CompileOptions compile_options;
   compile_options.file_name = info.path;
-  auto executable = Executable::FromText(text, compile_options);
+  // Parsed here (Executable::FromText would parse it the same way) to see
+  // its checks before the passes run.
+  ParseOptions parse_options;
+  parse_options.file_name = info.path;
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text, parse_options);
+  if (module.ok() && CountChecks(**module) == 0) {
+    result.outcome = CaseOutcome::kErrored;
+    result.message =
+        "the case has no checks (no check.expect_eq, check.expect_close or "
+        "check.expect_almost_eq custom-call in ENTRY), so it tests nothing";
+    return finish();
+  }
+  auto executable = module.ok() ? Executable::FromModule(*std::move(module), compile_options)
+                                : absl::StatusOr<std::unique_ptr<Executable>>(module.status());
   if (!executable.ok()) {
     Classify(executable.status(), &result);
     if (result.outcome == CaseOutcome::kPassed) result.outcome = CaseOutcome::kErrored;

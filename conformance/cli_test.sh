@@ -323,6 +323,7 @@ HloModule hang, entry_computation_layout={()->s32[]}
 ENTRY %main () -> s32[] {
   %z = s32[] constant(0)
   ROOT %w = s32[] while(s32[] %z), condition=%cond, body=%body
+  %check = () custom-call(s32[] %w, s32[] %z), custom_call_target="check.expect_eq", custom_call_has_side_effect=true
 }
 HLO
 expect "conformance pass" 0 "$hlovm" conformance "$tmp/cases/pass.hlo"
@@ -343,6 +344,23 @@ expect "conformance min pass rate met" 0 "$hlovm" conformance --timeout=2 --min_
 expect "conformance min pass rate missed" 1 "$hlovm" conformance --timeout=2 --min_pass_rate=0.5 "$tmp/cases"
 expect "conformance bad regex" 2 "$hlovm" conformance --filter='(' "$tmp/cases"
 expect "conformance no such path" 2 "$hlovm" conformance "$tmp/nothing"
+# Odd selections: nothing to run is bad input, never "100 %"; a link loop
+# and a path given twice run each case once; a case without checks errs.
+mkdir -p "$tmp/empty" "$tmp/odd"
+expect "conformance empty folder" 2 "$hlovm" conformance "$tmp/empty"
+expect_error "conformance empty folder" "no .hlo case files"
+expect "conformance filter matches nothing" 2 "$hlovm" conformance --filter='^none$' "$tmp/cases"
+cp "$tmp/cases/pass.hlo" "$tmp/odd/pass.hlo"
+ln -s . "$tmp/odd/loop"
+expect "conformance loop and twice" 0 "$hlovm" conformance "$tmp/odd" "$tmp/odd" "$tmp/odd/loop/pass.hlo"
+expect_output "conformance loop and twice" "passed 1 of 1 cases"
+mkfifo "$tmp/odd/fifo.hlo"
+expect "conformance fifo" 2 "$hlovm" conformance "$tmp/odd"
+expect_error "conformance fifo" "fifo.hlo: a FIFO"
+rm "$tmp/odd/fifo.hlo"
+grep -v 'check' "$tmp/cases/pass.hlo" >"$tmp/odd/unchecked.hlo"
+expect "conformance no checks" 1 "$hlovm" conformance "$tmp/odd"
+expect_output "conformance no checks" "ERRORED unchecked: the case has no checks"
 
 # hlovm bench: timings, memory, the profile tables and a trace that parses as
 # JSON with one complete event per executed instruction and loop iteration.

@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,7 +18,10 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
+#include <tuple>
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -26,6 +30,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "core/status_macros.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define HLOVM_CONFORMANCE_SANITIZED 1
@@ -88,17 +93,68 @@ std::string Tail(const std::string& text, size_t max) {
   return "..." + tail;
 }
 
+// The length of the well-formed UTF-8 sequence of two to four bytes at
+// `text[i]`, or 0 when the bytes there are not one.
+size_t Utf8SequenceLength(std::string_view text, size_t i) {
+  const unsigned char lead = static_cast<unsigned char>(text[i]);
+  size_t length;
+  unsigned char low = 0x80, high = 0xbf;  // the range of the second byte
+  if (lead >= 0xc2 && lead <= 0xdf) {
+    length = 2;
+  } else if (lead >= 0xe0 && lead <= 0xef) {
+    length = 3;
+    if (lead == 0xe0) low = 0xa0;   // no overlong forms
+    if (lead == 0xed) high = 0x9f;  // no surrogates
+  } else if (lead >= 0xf0 && lead <= 0xf4) {
+    length = 4;
+    if (lead == 0xf0) low = 0x90;
+    if (lead == 0xf4) high = 0x8f;  // nothing above U+10FFFF
+  } else {
+    return 0;
+  }
+  if (i + length > text.size()) return 0;
+  for (size_t k = 1; k < length; ++k) {
+    const unsigned char c = static_cast<unsigned char>(text[i + k]);
+    if (c < (k == 1 ? low : 0x80) || c > (k == 1 ? high : 0xbf)) return 0;
+  }
+  return length;
+}
+
+// `text` on one line that a terminal shows as it is: line breaks and tabs
+// become spaces, other control bytes and bytes that are not UTF-8 are
+// written \xNN. Text that is mostly such bytes (a binary file's) is cut
+// after a few of them, and the result after about `max` bytes.
 std::string OneLine(std::string_view text, size_t max = 400) {
+  constexpr int kMaxEscapes = 16;
   std::string out;
-  for (char c : text) {
+  int escapes = 0;
+  for (size_t i = 0; i < text.size() && out.size() <= max;) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
     if (c == '\n' || c == '\r' || c == '\t') {
       if (!out.empty() && out.back() != ' ') out += ' ';
+      ++i;
+    } else if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+      ++i;
+    } else if (const size_t n = c >= 0x80 ? Utf8SequenceLength(text, i) : 0; n > 0) {
+      out.append(text.substr(i, n));
+      i += n;
     } else {
-      out += c;
+      if (++escapes > kMaxEscapes) {
+        absl::StrAppend(&out, "... (binary data; ", text.size() - i, " more bytes left out)");
+        return out;
+      }
+      absl::StrAppend(&out, absl::StrFormat("\\x%02x", c));
+      ++i;
     }
   }
   while (!out.empty() && out.back() == ' ') out.pop_back();
-  if (out.size() > max) out = out.substr(0, max) + "...";
+  if (out.size() > max) {
+    size_t cut = max;
+    // Not inside a UTF-8 sequence.
+    while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xc0) == 0x80) --cut;
+    out = out.substr(0, cut) + "...";
+  }
   return out;
 }
 
@@ -163,28 +219,171 @@ void ParseCaseHeader(std::string_view text, CaseInfo* info) {
   if (info->family.empty()) info->family = "unknown";
 }
 
+namespace {
+
+// A file's identity: the same file reached by two paths (a symbolic link, a
+// hard link, an argument given twice) has one.
+using FileId = std::pair<uint64_t, uint64_t>;  // device, inode
+
+FileId IdOf(const struct stat& st) {
+  return {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
+}
+
+std::string KindOf(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  return "not a regular file";
+}
+
+bool IsCaseName(const fs::path& path) { return path.extension() == ".hlo"; }
+
+// Why stat() failed on `path`, which lstat() may still see (a link).
+absl::Status StatError(const fs::path& path, int error) {
+  struct stat link;
+  std::string why;
+  if (error == ENOENT && lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
+    why = "a dangling symbolic link";
+  } else if (error == ELOOP) {
+    why = "a loop of symbolic links";
+  } else if (error == ENOENT) {
+    why = "no such file or directory";
+  } else {
+    why = std::strerror(error);
+  }
+  return absl::InvalidArgumentError(absl::StrCat(path.string(), ": ", why));
+}
+
+// A case file as the walk found it.
+struct FoundFile {
+  fs::path path;
+  FileId id;
+  bool through_link = false;  // reached through a symbolic link
+};
+
+// Walks the arguments of DiscoverCases. Every directory is entered once,
+// known by device and inode, so that a symbolic link back up the tree (or
+// to a folder walked before) leads nowhere new. Real folders are walked
+// before those reached through links, so that a file found both ways is
+// named by its real path. A `.hlo` entry that cannot be read as a case
+// (a FIFO, a socket, a dangling link) is an error, as is a dangling link
+// of any name (it might have been a folder of cases).
+class CaseWalker {
+ public:
+  // Appends the case files under (or at) `arg`; `*any` is set when it
+  // names a folder with case files or a file (before de-duplication).
+  absl::Status Walk(const std::string& arg, std::vector<FoundFile>* found, bool* any) {
+    const fs::path root(arg);
+    struct stat st;
+    if (stat(root.c_str(), &st) != 0) return StatError(root, errno);
+    if (S_ISREG(st.st_mode)) {
+      // Named on the command line: taken whatever its extension.
+      struct stat link;
+      const bool through_link = lstat(root.c_str(), &link) == 0 && S_ISLNK(link.st_mode);
+      found->push_back({root, IdOf(st), through_link});
+      *any = true;
+      return absl::OkStatus();
+    }
+    if (!S_ISDIR(st.st_mode)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(arg, ": ", KindOf(st.st_mode), ", not a case file or a folder"));
+    }
+    if (!directories_.insert(IdOf(st)).second) {
+      *any = true;  // walked already (an argument given twice, or a folder inside one)
+      return absl::OkStatus();
+    }
+    const size_t before = found->size();
+    std::vector<std::pair<fs::path, bool>> pending = {{root, false}};  // folder, through a link
+    std::vector<fs::path> links;  // links to folders, walked once the real tree is done
+    while (!pending.empty() || !links.empty()) {
+      while (!pending.empty()) {
+        auto [dir, through_link] = pending.back();
+        pending.pop_back();
+        HLOVM_RETURN_IF_ERROR(ReadFolder(dir, through_link, &pending, &links, found));
+      }
+      std::sort(links.begin(), links.end());
+      for (const fs::path& link : links) {
+        if (stat(link.c_str(), &st) != 0) return StatError(link, errno);
+        if (directories_.insert(IdOf(st)).second) pending.push_back({link, true});
+      }
+      links.clear();
+      std::reverse(pending.begin(), pending.end());
+    }
+    *any = found->size() > before;
+    return absl::OkStatus();
+  }
+
+ private:
+  absl::Status ReadFolder(const fs::path& dir, bool through_link,
+                          std::vector<std::pair<fs::path, bool>>* pending,
+                          std::vector<fs::path>* links, std::vector<FoundFile>* found) {
+    std::error_code ec;
+    std::vector<fs::path> entries;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      entries.push_back(it->path());
+    }
+    if (ec) return absl::InvalidArgumentError(absl::StrCat(dir.string(), ": ", ec.message()));
+    std::sort(entries.begin(), entries.end());
+    std::vector<std::pair<fs::path, bool>> subfolders;
+    for (const fs::path& entry : entries) {
+      struct stat st;
+      if (lstat(entry.c_str(), &st) != 0) return StatError(entry, errno);
+      bool linked = through_link;
+      if (S_ISLNK(st.st_mode)) {
+        if (stat(entry.c_str(), &st) != 0) return StatError(entry, errno);
+        if (S_ISDIR(st.st_mode)) {
+          links->push_back(entry);
+          continue;
+        }
+        linked = true;
+      }
+      if (S_ISDIR(st.st_mode)) {
+        if (directories_.insert(IdOf(st)).second) subfolders.push_back({entry, linked});
+      } else if (IsCaseName(entry)) {
+        if (!S_ISREG(st.st_mode)) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(entry.string(), ": ", KindOf(st.st_mode), ", not a case file"));
+        }
+        found->push_back({entry, IdOf(st), linked});
+      }
+    }
+    // Depth first, in name order.
+    pending->insert(pending->end(), subfolders.rbegin(), subfolders.rend());
+    return absl::OkStatus();
+  }
+
+  std::set<FileId> directories_;
+};
+
+}  // namespace
+
 absl::StatusOr<std::vector<CaseInfo>> DiscoverCases(const std::vector<std::string>& paths) {
   std::vector<CaseInfo> cases;
+  CaseWalker walker;
+  std::set<FileId> files;
   for (const std::string& arg : paths) {
-    std::error_code ec;
-    const fs::path root(arg);
-    std::vector<fs::path> files;
-    if (fs::is_directory(root, ec)) {
-      for (fs::recursive_directory_iterator it(root, fs::directory_options::follow_directory_symlink, ec), end;
-           !ec && it != end; it.increment(ec)) {
-        if (it->is_regular_file(ec) && it->path().extension() == ".hlo") files.push_back(it->path());
-      }
-      if (ec) return absl::InvalidArgumentError(absl::StrCat(arg, ": ", ec.message()));
-    } else if (fs::is_regular_file(root, ec)) {
-      files.push_back(root);
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat(arg, ": no such file or directory"));
+    std::vector<FoundFile> found;
+    bool any = false;
+    HLOVM_RETURN_IF_ERROR(walker.Walk(arg, &found, &any));
+    if (!any) return absl::InvalidArgumentError(absl::StrCat(arg, ": no .hlo case files in it"));
+    // The same file found twice is one case: the one reached without a
+    // link, else the first by name, keeps it.
+    std::stable_sort(found.begin(), found.end(), [](const FoundFile& a, const FoundFile& b) {
+      return std::tie(a.through_link, a.path) < std::tie(b.through_link, b.path);
+    });
+    std::vector<fs::path> kept;
+    for (const FoundFile& file : found) {
+      if (files.insert(file.id).second) kept.push_back(file.path);
     }
-    std::sort(files.begin(), files.end());
-    for (const fs::path& file : files) {
+    std::sort(kept.begin(), kept.end());
+    const fs::path root(arg);
+    std::error_code ec;
+    const bool folder = fs::is_directory(root, ec);
+    for (const fs::path& file : kept) {
       CaseInfo info;
       info.path = file.string();
-      fs::path rel = fs::is_directory(root, ec) ? file.lexically_relative(root) : file.filename();
+      fs::path rel = folder ? file.lexically_relative(root) : file.filename();
       rel.replace_extension();
       info.name = rel.string();
       std::ifstream in(file);
@@ -196,6 +395,7 @@ absl::StatusOr<std::vector<CaseInfo>> DiscoverCases(const std::vector<std::strin
       cases.push_back(std::move(info));
     }
   }
+  if (cases.empty()) return absl::InvalidArgumentError("no cases to run");
   return cases;
 }
 
@@ -265,7 +465,43 @@ struct Child {
   std::string err;
   Clock::time_point start;
   bool timed_out = false;
+  int64_t killed_at_resident_mb = 0;  // > 0: killed for its resident memory
 };
+
+// The resident memory of process `pid` in MiB (0 when unknown).
+int64_t ResidentMiB(pid_t pid) {
+  char path[64];
+  std::snprintf(path, sizeof(path), "/proc/%d/statm", static_cast<int>(pid));
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char buffer[128];
+  const ssize_t n = read(fd, buffer, sizeof(buffer) - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  buffer[n] = '\0';
+  long long size = 0, resident = 0;
+  if (std::sscanf(buffer, "%lld %lld", &size, &resident) != 2) return 0;
+  return static_cast<int64_t>(resident) * sysconf(_SC_PAGESIZE) >> 20;
+}
+
+// The line a sanitizer's report ends with ("SUMMARY: AddressSanitizer:
+// SEGV ..."), else its first "runtime error:" line; empty when `err` holds
+// neither.
+std::string SanitizerSummary(const std::string& err) {
+  size_t at = err.rfind("SUMMARY: ");
+  while (at != std::string::npos && !absl::StrContains(
+             absl::string_view(err).substr(at, err.find('\n', at) - at), "Sanitizer")) {
+    at = at == 0 ? std::string::npos : err.rfind("SUMMARY: ", at - 1);
+  }
+  if (at == std::string::npos) at = err.find("runtime error:");
+  if (at == std::string::npos) return "";
+  if (err.compare(at, 9, "SUMMARY: ") != 0) {
+    const size_t line_start = err.rfind('\n', at);
+    at = line_start == std::string::npos ? 0 : line_start + 1;
+  }
+  const size_t end = err.find('\n', at);
+  return err.substr(at, end == std::string::npos ? std::string::npos : end - at);
+}
 
 void ReadAvailable(int* fd, std::string* into) {
   if (*fd < 0) return;
@@ -354,7 +590,8 @@ absl::StatusOr<Child> StartChild(const RunnerOptions& options, const CaseInfo& i
   return child;
 }
 
-CaseResult FinishChild(Child& child, const CaseInfo& info, int wait_status, double timeout) {
+CaseResult FinishChild(Child& child, const CaseInfo& info, int wait_status, double timeout,
+                       int64_t memory_limit_mb) {
   ReadAvailable(&child.out_fd, &child.out);
   ReadAvailable(&child.err_fd, &child.err);
   if (child.out_fd >= 0) close(child.out_fd);
@@ -369,6 +606,25 @@ CaseResult FinishChild(Child& child, const CaseInfo& info, int wait_status, doub
   if (child.timed_out) {
     result.outcome = CaseOutcome::kErrored;
     result.message = absl::StrFormat("timed out after %gs (killed)", timeout);
+    return result;
+  }
+  if (child.killed_at_resident_mb > 0) {
+    result.outcome = CaseOutcome::kErrored;
+    result.message = absl::StrFormat(
+        "out of memory: %d MiB resident, over the limit of %d MiB (killed)",
+        child.killed_at_resident_mb, memory_limit_mb);
+    return result;
+  }
+  // A sanitizer that found an error reports it on stderr and exits (with
+  // code 1 unless told otherwise), or intercepts a crash signal: its
+  // summary says what happened.
+  if (const std::string summary = SanitizerSummary(child.err);
+      !summary.empty() && !(WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0)) {
+    result.outcome = CaseOutcome::kErrored;
+    result.message = absl::StrCat(
+        WIFEXITED(wait_status) ? absl::StrCat("exited with code ", WEXITSTATUS(wait_status))
+                               : absl::StrCat("crashed (", SignalName(WTERMSIG(wait_status)), ")"),
+        " after a sanitizer report: ", OneLine(summary, 300));
     return result;
   }
   if (WIFEXITED(wait_status)) {
@@ -464,13 +720,22 @@ std::vector<CaseResult> RunCases(const std::vector<CaseInfo>& cases, const Runne
       if (waited == 0 && options.timeout_seconds > 0 &&
           std::chrono::duration<double>(Clock::now() - c.start).count() > options.timeout_seconds) {
         c.timed_out = true;
+      } else if (waited == 0 && HLOVM_CONFORMANCE_SANITIZED && options.memory_limit_mb > 0) {
+        // Sanitizers reserve terabytes of address space for their shadow
+        // memory, so RLIMIT_AS cannot hold the child; its resident memory
+        // is watched instead.
+        const int64_t resident = ResidentMiB(c.pid);
+        if (resident > options.memory_limit_mb) c.killed_at_resident_mb = resident;
+      }
+      if (c.timed_out || c.killed_at_resident_mb > 0) {
         kill(-c.pid, SIGKILL);
         kill(c.pid, SIGKILL);
         waited = waitpid(c.pid, &status, 0);
       }
       if (waited == c.pid) {
         // Wait for the pipes to close (grandchildren aside) briefly.
-        CaseResult result = FinishChild(c, cases[c.case_index], status, options.timeout_seconds);
+        CaseResult result = FinishChild(c, cases[c.case_index], status, options.timeout_seconds,
+                                        options.memory_limit_mb);
         kill(-c.pid, SIGKILL);  // anything the case left behind in its group
         const size_t index = c.case_index;
         running.erase(running.begin() + i);
@@ -510,8 +775,8 @@ std::string FailureLine(const CaseResult& r) {
                     : r.outcome == CaseOutcome::kErrored ? "ERRORED"
                     : r.outcome == CaseOutcome::kSkipped ? "SKIPPED"
                                                          : "PASSED";
-  std::string line = absl::StrCat(tag, " ", r.info.name);
-  if (r.info.set_apart) absl::StrAppend(&line, " (set apart: ", r.info.note, ")");
+  std::string line = absl::StrCat(tag, " ", OneLine(r.info.name));
+  if (r.info.set_apart) absl::StrAppend(&line, " (set apart: ", OneLine(r.info.note), ")");
   if (!r.check) {
     absl::StrAppend(&line, ": ", OneLine(r.message));
     return line;
@@ -525,7 +790,7 @@ std::string FailureLine(const CaseResult& r) {
       std::isfinite(actual) && std::isfinite(expected)) {
     check.abs_difference = std::fabs(actual - expected);
   }
-  absl::StrAppend(&line, ": ", FormatCheckFailure(check));
+  absl::StrAppend(&line, ": ", OneLine(FormatCheckFailure(check), 2000));
   return line;
 }
 
@@ -566,16 +831,20 @@ std::string SummaryTable(const std::vector<CaseResult>& results) {
   all.failed += apart_total.failed;
   all.errored += apart_total.errored;
   all.skipped += apart_total.skipped;
+  if (all.total() == 0) {
+    absl::StrAppend(&out, "\nno cases ran\n");
+    return out;
+  }
   absl::StrAppend(&out, "\n",
                   absl::StrFormat("passed %d of %d cases (%.1f%%); %d failed, %d errored, %d skipped",
-                                  all.passed, all.total(),
-                                  all.total() ? 100.0 * all.passed / all.total() : 100.0,
+                                  all.passed, all.total(), 100.0 * all.passed / all.total(),
                                   all.failed, all.errored, all.skipped),
                   "\n");
   return out;
 }
 
 bool AllPassed(const std::vector<CaseResult>& results) {
+  if (results.empty()) return false;
   for (const CaseResult& r : results) {
     if (r.info.set_apart) continue;
     if (r.outcome == CaseOutcome::kFailed || r.outcome == CaseOutcome::kErrored) return false;
@@ -584,7 +853,7 @@ bool AllPassed(const std::vector<CaseResult>& results) {
 }
 
 double PassRate(const std::vector<CaseResult>& results) {
-  if (results.empty()) return 1.0;
+  if (results.empty()) return 0.0;
   int passed = 0;
   for (const CaseResult& r : results) passed += r.outcome == CaseOutcome::kPassed;
   return static_cast<double>(passed) / results.size();
@@ -603,9 +872,12 @@ bool RunSucceeded(const std::vector<CaseResult>& results, double min_pass_rate) 
 }
 
 namespace {
+// Bytes that are not UTF-8 are written as the text \xNN in both reports
+// (XML and JSON must be UTF-8).
 std::string XmlEscape(std::string_view s) {
   std::string out;
-  for (char c : s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
     switch (c) {
       case '&':
         out += "&amp;";
@@ -623,8 +895,15 @@ std::string XmlEscape(std::string_view s) {
         out += "&#10;";
         break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\t') {
+        if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f) {
           out += ' ';
+        } else if (static_cast<unsigned char>(c) >= 0x80) {
+          if (const size_t n = Utf8SequenceLength(s, i); n > 0) {
+            out.append(s.substr(i, n));
+            i += n - 1;
+          } else {
+            out += absl::StrFormat("\\x%02x", static_cast<unsigned char>(c));
+          }
         } else {
           out += c;
         }
@@ -635,7 +914,8 @@ std::string XmlEscape(std::string_view s) {
 
 std::string JsonEscape(std::string_view s) {
   std::string out = "\"";
-  for (char c : s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
     switch (c) {
       case '"':
         out += "\\\"";
@@ -653,8 +933,15 @@ std::string JsonEscape(std::string_view s) {
         out += "\\r";
         break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20) {
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
           out += absl::StrFormat("\\u%04x", static_cast<int>(c));
+        } else if (static_cast<unsigned char>(c) >= 0x80) {
+          if (const size_t n = Utf8SequenceLength(s, i); n > 0) {
+            out.append(s.substr(i, n));
+            i += n - 1;
+          } else {
+            out += absl::StrFormat("\\\\x%02x", static_cast<unsigned char>(c));
+          }
         } else {
           out += c;
         }

@@ -77,6 +77,12 @@ struct CaseResult {
 
 // Finds every `.hlo` file under `paths` (files are taken as they are,
 // directories recursively), sorted by name, and reads their header lines.
+// Each directory is walked once (symbolic links are followed, but a
+// directory already walked, known by device and inode, is not entered
+// again, so a link loop ends), and each file is one case however many paths
+// reach it (links, an argument given twice). Errors: a path that is missing,
+// a dangling link, a `.hlo` entry that is not a regular file (a FIFO, a
+// socket), a directory argument without `.hlo` files, no cases at all.
 absl::StatusOr<std::vector<CaseInfo>> DiscoverCases(const std::vector<std::string>& paths);
 // Reads the `//` header lines of `text`.
 void ParseCaseHeader(std::string_view text, CaseInfo* info);
@@ -98,7 +104,9 @@ struct SingleCaseOptions {
 // Compiles and runs one case in this process and evaluates its checks.
 // Never fails itself: every problem is in the result. Unimplemented features
 // give kSkipped, failed checks kFailed, everything else that goes wrong
-// kErrored.
+// kErrored, a module without checks (FORMAT.md: a `check.expect_eq`,
+// `check.expect_close` or `check.expect_almost_eq` custom-call in ENTRY)
+// included: it tests nothing.
 CaseResult RunCaseInProcess(const CaseInfo& info, const SingleCaseOptions& options);
 
 // The line protocol between the child and the runner.
@@ -109,7 +117,10 @@ absl::StatusOr<CaseResult> ParseCaseResult(std::string_view text, const CaseInfo
 struct RunnerOptions {
   int jobs = 1;
   double timeout_seconds = 60;
-  int64_t memory_limit_mb = 4096;  // RLIMIT_AS of each child; 0: none
+  // RLIMIT_AS of each child; 0: none. Built with a sanitizer (which
+  // reserves terabytes of address space) the runner instead kills a child
+  // whose resident memory grows past it, checked as it polls (every 50 ms).
+  int64_t memory_limit_mb = 4096;
   bool fail_fast = false;
   // The command that runs one case: argv, with the case's path appended.
   std::vector<std::string> child_command;
@@ -130,9 +141,11 @@ std::vector<CaseResult> RunCases(const std::vector<CaseInfo>& cases, const Runne
 std::string FailureLine(const CaseResult& result);
 // The summary table per family, the set-apart cases, and totals.
 std::string SummaryTable(const std::vector<CaseResult>& results);
-// True when no case that is not set apart failed or errored.
+// True when some case ran and no case that is not set apart failed or
+// errored.
 bool AllPassed(const std::vector<CaseResult>& results);
-// Pass rate over all cases, in [0, 1] (1 when there are none).
+// Pass rate over all cases, in [0, 1] (0 when there are none: nothing
+// passed).
 double PassRate(const std::vector<CaseResult>& results);
 // How many cases that are not set apart have compare_mismatch.
 int CompareMismatches(const std::vector<CaseResult>& results);

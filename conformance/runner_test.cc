@@ -1,6 +1,7 @@
 #include "conformance/runner.h"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -208,7 +209,14 @@ TEST_F(RunnerTest, MemoryLimitStopsAGreedyCase) {
   options.memory_limit_mb = 64;
   std::vector<CaseResult> results = RunCases(*found, options);
   ASSERT_EQ(results.size(), 1u);
-  EXPECT_NE(results[0].outcome, CaseOutcome::kPassed) << results[0].message;
+  EXPECT_EQ(results[0].outcome, CaseOutcome::kErrored) << results[0].message;
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  // Built with a sanitizer the runner cannot limit the address space (the
+  // sanitizer's shadow needs terabytes of it); it kills the child when its
+  // resident memory passes the limit.
+  EXPECT_NE(results[0].message.find("MiB resident, over the limit of 64 MiB"), std::string::npos)
+      << results[0].message;
+#endif
 }
 
 TEST_F(RunnerTest, FailFastStopsAfterTheFirstFailure) {
@@ -291,10 +299,243 @@ TEST_F(RunnerTest, ForkedCasesAreIsolatedToo) {
   std::vector<CaseResult> results = RunCases(*found, options);
   ASSERT_EQ(results.size(), 3u);
   EXPECT_EQ(results[0].outcome, CaseOutcome::kErrored);
-  EXPECT_NE(results[0].message.find("SIGSEGV"), std::string::npos) << results[0].message;
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  // The fork is this test built with a sanitizer, whose handler catches the
+  // SIGSEGV, reports it and exits: the runner gives the report's summary.
+  EXPECT_NE(results[0].message.find("after a sanitizer report: SUMMARY: "), std::string::npos)
+      << results[0].message;
+  EXPECT_NE(results[0].message.find("Sanitizer: SEGV"), std::string::npos) << results[0].message;
+#else
+  EXPECT_NE(results[0].message.find("crashed (SIGSEGV)"), std::string::npos) << results[0].message;
+#endif
   EXPECT_EQ(results[1].outcome, CaseOutcome::kErrored);
   EXPECT_NE(results[1].message.find("timed out"), std::string::npos) << results[1].message;
   EXPECT_EQ(results[2].outcome, CaseOutcome::kPassed) << results[2].message;
+}
+
+//===--- Odd inputs: links, FIFOs, duplicates, empty selections, binary files ---===//
+
+// Case names of a discovery.
+std::vector<std::string> Names(const std::vector<CaseInfo>& cases) {
+  std::vector<std::string> names;
+  for (const CaseInfo& c : cases) names.push_back(c.name);
+  return names;
+}
+
+TEST_F(RunnerTest, LinkLoopsAreWalkedOnce) {
+  Write("fam_a/one.hlo", "add", "HloModule one");
+  Write("fam_b/two.hlo", "add", "HloModule two");
+  fs::create_directory_symlink(".", dir_ / "loop");                  // back to the root
+  fs::create_directory_symlink("..", dir_ / "fam_a" / "up");         // back up from below
+  fs::create_directory_symlink("../fam_b", dir_ / "fam_a" / "alias");  // a folder walked anyway
+  fs::create_directory(dir_ / "more");
+  Write("more/three.hlo", "add", "HloModule three");
+  fs::create_directory_symlink(dir_ / "more", dir_ / "fam_a" / "linked");  // a real folder too
+  auto cases = DiscoverCases({dir_.string()});
+  ASSERT_TRUE(cases.ok()) << cases.status();
+  // Each file once, by its real path.
+  EXPECT_EQ(Names(*cases), (std::vector<std::string>{"fam_a/one", "fam_b/two", "more/three"}));
+
+  // A folder reached only through links is walked once, under the first
+  // link's name.
+  const fs::path outside = dir_.string() + "_outside";
+  fs::remove_all(outside);
+  fs::create_directories(outside);
+  std::ofstream(outside / "four.hlo") << "// family: add\nHloModule four\n";
+  fs::create_directory_symlink(outside, dir_ / "fam_b" / "out");
+  fs::create_directory_symlink(outside, dir_ / "fam_b" / "out_again");
+  fs::create_directory_symlink(dir_, outside / "back");  // from there back into the tree
+  cases = DiscoverCases({dir_.string()});
+  fs::remove_all(outside);
+  ASSERT_TRUE(cases.ok()) << cases.status();
+  EXPECT_EQ(Names(*cases),
+            (std::vector<std::string>{"fam_a/one", "fam_b/out/four", "fam_b/two", "more/three"}));
+}
+
+TEST_F(RunnerTest, AFifoIsAnErrorNamingIt) {
+  Write("fam_a/one.hlo", "add", "HloModule one");
+  const fs::path fifo = dir_ / "fam_a" / "pipe.hlo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  auto cases = DiscoverCases({dir_.string()});  // must not block opening it
+  ASSERT_FALSE(cases.ok());
+  EXPECT_EQ(cases.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(cases.status().message().find(fifo.string() + ": a FIFO"), std::string::npos)
+      << cases.status();
+  // Named on the command line too.
+  cases = DiscoverCases({fifo.string()});
+  ASSERT_FALSE(cases.ok());
+  EXPECT_NE(cases.status().message().find(fifo.string() + ": a FIFO"), std::string::npos)
+      << cases.status();
+  // A FIFO that is not named like a case is ignored, as other files are.
+  fs::remove(fifo);
+  ASSERT_EQ(mkfifo((dir_ / "fam_a" / "pipe").c_str(), 0600), 0);
+  cases = DiscoverCases({dir_.string()});
+  ASSERT_TRUE(cases.ok()) << cases.status();
+  EXPECT_EQ(cases->size(), 1u);
+}
+
+TEST_F(RunnerTest, ADanglingLinkIsAnErrorNamingIt) {
+  Write("fam_a/one.hlo", "add", "HloModule one");
+  for (const std::string name : {"gone.hlo", "gone_folder"}) {
+    const fs::path link = dir_ / "fam_a" / name;
+    fs::create_symlink(dir_ / "nowhere", link);
+    auto cases = DiscoverCases({dir_.string()});
+    ASSERT_FALSE(cases.ok()) << name;
+    EXPECT_NE(cases.status().message().find(link.string() + ": a dangling symbolic link"),
+              std::string::npos)
+        << cases.status();
+    cases = DiscoverCases({link.string()});
+    ASSERT_FALSE(cases.ok()) << name;
+    EXPECT_NE(cases.status().message().find("a dangling symbolic link"), std::string::npos)
+        << cases.status();
+    fs::remove(link);
+  }
+  // A link that points at itself.
+  fs::create_symlink("self.hlo", dir_ / "fam_a" / "self.hlo");
+  auto cases = DiscoverCases({dir_.string()});
+  ASSERT_FALSE(cases.ok());
+  EXPECT_NE(cases.status().message().find("self.hlo: a loop of symbolic links"), std::string::npos)
+      << cases.status();
+}
+
+TEST_F(RunnerTest, AFileReachedTwiceIsOneCase) {
+  const std::string one = Write("fam_a/one.hlo", "add", "HloModule one");
+  Write("fam_b/two.hlo", "add", "HloModule two");
+  fs::create_symlink("../fam_a/one.hlo", dir_ / "fam_b" / "link_to_one.hlo");
+  fs::create_hard_link(one, dir_ / "fam_b" / "hard_link_to_one.hlo");
+  auto cases = DiscoverCases({dir_.string()});
+  ASSERT_TRUE(cases.ok()) << cases.status();
+  // The hard link is as real as the file: the first name keeps it.
+  EXPECT_EQ(Names(*cases), (std::vector<std::string>{"fam_a/one", "fam_b/two"}));
+  // The same folder twice, a file inside a folder given too, a folder
+  // inside another, the same file by two spellings.
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {dir_.string(), dir_.string()},
+           {dir_.string(), one},
+           {dir_.string(), (dir_ / "fam_a").string()},
+           {dir_.string() + "/", dir_.string() + "/./fam_b/../"}}) {
+    cases = DiscoverCases(args);
+    ASSERT_TRUE(cases.ok()) << cases.status();
+    EXPECT_EQ(cases->size(), 2u) << args[0] << " " << args[1];
+  }
+  // The file given first keeps its own name.
+  cases = DiscoverCases({one, dir_.string()});
+  ASSERT_TRUE(cases.ok()) << cases.status();
+  EXPECT_EQ(Names(*cases), (std::vector<std::string>{"one", "fam_b/two"}));
+}
+
+TEST_F(RunnerTest, AnEmptySelectionIsAnError) {
+  // Folders without cases (fam_a, fam_b are empty; a file that is not a case).
+  std::ofstream(dir_ / "fam_b" / "notes.txt") << "not a case";
+  auto cases = DiscoverCases({dir_.string()});
+  ASSERT_FALSE(cases.ok());
+  EXPECT_NE(cases.status().message().find("no .hlo case files"), std::string::npos)
+      << cases.status();
+  EXPECT_FALSE(DiscoverCases({}).ok());
+  // One empty folder among others is an error as well (a mistyped path).
+  Write("fam_a/one.hlo", "add", "HloModule one");
+  EXPECT_FALSE(DiscoverCases({(dir_ / "fam_a").string(), (dir_ / "fam_b").string()}).ok());
+  // No results never reads as success.
+  const std::vector<CaseResult> none;
+  EXPECT_FALSE(AllPassed(none));
+  EXPECT_EQ(PassRate(none), 0.0);
+  const std::string table = SummaryTable(none);
+  EXPECT_NE(table.find("no cases ran"), std::string::npos) << table;
+  EXPECT_EQ(table.find("100"), std::string::npos) << table;
+}
+
+// A module with one check when `with_check`, none otherwise.
+std::string CaseText(bool with_check) {
+  std::string text =
+      "// family: add\n"
+      "HloModule m, entry_computation_layout={()->f32[2]{0}}\n"
+      "ENTRY %main () -> f32[2] {\n"
+      "  %a = f32[2]{0} constant({1, 2})\n"
+      "  %b = f32[2]{0} constant({1, 2})\n"
+      "  ROOT %r = f32[2]{0} add(f32[2]{0} %a, f32[2]{0} %b)\n";
+  if (with_check) {
+    text +=
+        "  %check = () custom-call(f32[2]{0} %a, f32[2]{0} %b), "
+        "custom_call_target=\"check.expect_eq\", custom_call_has_side_effect=true\n";
+  }
+  return text + "}\n";
+}
+
+TEST_F(RunnerTest, ACaseWithoutChecksIsErrored) {
+  std::ofstream(dir_ / "fam_a" / "checked.hlo") << CaseText(true);
+  std::ofstream(dir_ / "fam_a" / "unchecked.hlo") << CaseText(false);
+  auto cases = DiscoverCases({dir_.string()});
+  ASSERT_TRUE(cases.ok()) << cases.status();
+  ASSERT_EQ(cases->size(), 2u);
+  const CaseResult checked = RunCaseInProcess((*cases)[0], SingleCaseOptions());
+  EXPECT_EQ(checked.outcome, CaseOutcome::kPassed) << checked.message;
+  const CaseResult unchecked = RunCaseInProcess((*cases)[1], SingleCaseOptions());
+  EXPECT_EQ(unchecked.outcome, CaseOutcome::kErrored);
+  EXPECT_NE(unchecked.message.find("has no checks"), std::string::npos) << unchecked.message;
+  const std::vector<CaseResult> results = {checked, unchecked};
+  EXPECT_FALSE(AllPassed(results));
+  EXPECT_NE(SummaryTable(results).find("passed 1 of 2"), std::string::npos);
+}
+
+// True when `text` is printable ASCII or well-formed UTF-8 without control
+// characters.
+bool Printable(const std::string& text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c == 0x7f) return false;
+    if (c < 0x80) continue;
+    size_t n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
+    if (n == 0 || c > 0xf4 || i + n > text.size()) return false;
+    for (size_t k = 1; k < n; ++k) {
+      if ((static_cast<unsigned char>(text[i + k]) & 0xc0) != 0x80) return false;
+    }
+    i += n - 1;
+  }
+  return true;
+}
+
+TEST_F(RunnerTest, BinaryInputIsNeverPrintedRaw) {
+  std::string bytes;
+  for (int i = 0; i < 4096; ++i) bytes += static_cast<char>((i * 73 + 11) & 0xff);
+  std::ofstream(dir_ / "fam_a" / "binary.hlo", std::ios::binary) << bytes;
+  std::ofstream(dir_ / "fam_a" / "prefix.hlo", std::ios::binary)
+      << "HloModule m\nENTRY e {\n  ROOT x = f32[] constant(1\x01\x80\xff\xfe\x1b[31m)\n}\n";
+  auto cases = DiscoverCases({dir_.string()});
+  ASSERT_TRUE(cases.ok()) << cases.status();
+  ASSERT_EQ(cases->size(), 2u);
+  // In this process: a fork after the VM has run here could inherit its
+  // thread pool's locks.
+  std::vector<CaseResult> results;
+  for (const CaseInfo& info : *cases) results.push_back(RunCaseInProcess(info, SingleCaseOptions()));
+  for (const CaseResult& r : results) {
+    EXPECT_EQ(r.outcome, CaseOutcome::kErrored) << r.info.name;
+    const std::string line = FailureLine(r);
+    EXPECT_TRUE(Printable(line)) << line;
+    EXPECT_LT(line.size(), 600u) << line;
+  }
+  // Made up: a message of binary bytes with text and UTF-8 among them.
+  CaseResult made_up;
+  made_up.info.name = "fam_a/odd\x1b[2Jname";
+  made_up.outcome = CaseOutcome::kErrored;
+  made_up.message = "parse error: \x01\x02 caf\xc3\xa9 \xc3(\x80\xed\xa0\x80 end";
+  const std::string line = FailureLine(made_up);
+  EXPECT_TRUE(Printable(line)) << line;
+  EXPECT_EQ(line,
+            "ERRORED fam_a/odd\\x1b[2Jname: parse error: \\x01\\x02 caf\xc3\xa9 \\xc3(\\x80\\xed\\xa0\\x80 end");
+  made_up.message = bytes;
+  const std::string summary = FailureLine(made_up);
+  EXPECT_TRUE(Printable(summary)) << summary;
+  EXPECT_NE(summary.find("binary data; "), std::string::npos) << summary;
+  // The reports stay valid UTF-8 as well.
+  std::vector<CaseResult> reports = results;
+  reports.push_back(made_up);
+  for (const std::string& report : {ResultsJson(reports), JunitXml(reports)}) {
+    std::string flat = report;
+    for (char& c : flat) {
+      if (c == '\n' || c == '\t') c = ' ';
+    }
+    EXPECT_TRUE(Printable(flat)) << flat;
+  }
 }
 
 }  // namespace

@@ -57,6 +57,12 @@ class HeaderParser {
       std::string key;
       HLOVM_RETURN_IF_ERROR(ParseString(&key));
       HLOVM_RETURN_IF_ERROR(Expect(':'));
+      // Python keeps the last of repeated keys; NumPy never writes one
+      // twice, so a repeated key is a damaged or hand-made header.
+      if ((key == "descr" && have_descr) || (key == "fortran_order" && have_order) ||
+          (key == "shape" && have_shape)) {
+        return Error(absl::StrCat("the key '", key, "' appears twice in the header"));
+      }
       if (key == "descr") {
         SkipSpace();
         if (Peek() != '\'' && Peek() != '"') {

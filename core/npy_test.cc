@@ -245,6 +245,22 @@ TEST(NpyTest, RejectsBadFiles) {
   std::string overflow = kF32Vector;
   overflow.replace(at, 4, "(4611686018427387904, 4)");
   EXPECT_EQ(ParseNpy(overflow, "o.npy").status().code(), absl::StatusCode::kInvalidArgument);
+  // A key given twice: the second 'shape' must not extend (or replace) the first.
+  const std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }";
+  ASSERT_NE(kF32Vector.find(dict), std::string::npos);
+  for (const std::string& twice :
+       {std::string("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'shape': (2,), }"),
+        std::string("{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (4,)}"),
+        std::string("{'fortran_order': False, 'descr': '<f4', 'fortran_order': True, 'shape': (4,)}")}) {
+    ASSERT_LE(twice.size(), 117u);  // fits the 118-byte header with its newline
+    std::string repeated = kF32Vector;
+    repeated.replace(repeated.find(dict), twice.size(), twice);
+    auto parsed = ParseNpy(repeated, "d.npy");
+    ASSERT_FALSE(parsed.ok()) << twice;
+    EXPECT_EQ(parsed.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(parsed.status().message().find("appears twice"), std::string::npos)
+        << parsed.status();
+  }
   // Unsupported version.
   std::string version = kF32Vector;
   version[6] = 9;

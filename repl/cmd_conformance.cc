@@ -89,6 +89,10 @@ int RunConformance(const std::vector<std::string>& args, const cli::Options& fla
   } else {
     cases = std::move(*discovered);
   }
+  if (cases.empty()) {  // never "passed 0 of 0"
+    std::fprintf(stderr, "hlovm conformance: no case name matches --filter=%s\n", filter.c_str());
+    return kExitBadInput;
+  }
   if (flags.list) {
     for (const CaseInfo& c : cases) {
       std::printf("%s\t%s%s\n", c.name.c_str(), c.family.c_str(),

@@ -136,9 +136,12 @@ LineEditor::LineEditor(std::string history_path, Completer completer) : impl_(ne
   history(impl_->history, &event, H_SETUNIQUE, 1);
   if (!impl_->history_path.empty()) history(impl_->history, &event, H_LOAD, impl_->history_path.c_str());
   el_set(impl_->el, EL_HIST, history, impl_->history);
-  el_set(impl_->el, EL_ADDFN, "hlovm-complete", "complete a name", &Impl::Complete);
+  // The wide form: libedit keeps the name and help pointers it is given and
+  // never frees them, and its narrow el_set(EL_ADDFN) passes it copies (so
+  // they would leak); static strings need no freeing.
+  el_wset(impl_->el, EL_ADDFN, L"hlovm-complete", L"complete a name", &Impl::Complete);
   el_set(impl_->el, EL_BIND, "^I", "hlovm-complete", nullptr);
-  el_set(impl_->el, EL_ADDFN, "hlovm-interrupt", "abandon the line", &Impl::Interrupt);
+  el_wset(impl_->el, EL_ADDFN, L"hlovm-interrupt", L"abandon the line", &Impl::Interrupt);
   el_set(impl_->el, EL_BIND, "^C", "hlovm-interrupt", nullptr);
   el_source(impl_->el, nullptr);  // ~/.editrc
 }
