@@ -39,7 +39,8 @@ begin "configure + build"
 # Every setting the sanitizers depend on is given here, so a cache left by an
 # earlier configure (other flags, another build type) cannot carry over.
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DHLOVM_SANITIZE=address \
-  -DCMAKE_CXX_FLAGS= -DCMAKE_C_FLAGS= -DHLOVM_BUILD_TESTS=ON -DHLOVM_BUILD_BENCH=OFF \
+  -DCMAKE_CXX_FLAGS= -DCMAKE_C_FLAGS= -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" -DCMAKE_C_FLAGS_DEBUG="-O1 -g1" \
+  -DHLOVM_BUILD_TESTS=ON -DHLOVM_BUILD_BENCH=OFF \
   -DHLOVM_FUZZ=OFF >/dev/null
 cmake --build "$build" -j "$jobs"
 # A compiler cache hands back objects by a hash of the command line, so the
