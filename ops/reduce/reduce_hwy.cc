@@ -79,7 +79,9 @@ HWY_INLINE T SumRun(const T* HWY_RESTRICT x, int64_t n) {
 float SumF32(const float* x, int64_t n) { return SumRun(x, n); }
 double SumF64(const double* x, int64_t n) { return SumRun(x, n); }
 
-// NaN-propagating max/min of x[0..n) (n > 0); -0 orders below +0.
+// NaN-propagating max/min of x[0..n) (n > 0); -0 orders below +0, in the
+// vector lanes as in the scalar tail (FloatMaxVec / FloatMax). A NaN
+// anywhere gives the canonical quiet NaN.
 template <typename T, bool kMax>
 HWY_INLINE T MaxMinRun(const T* HWY_RESTRICT x, int64_t n) {
   const hn::ScalableTag<T> d;
@@ -94,11 +96,11 @@ HWY_INLINE T MaxMinRun(const T* HWY_RESTRICT x, int64_t n) {
       nan0 = hn::Or(nan0, hn::IsNaN(v0));
       nan1 = hn::Or(nan1, hn::IsNaN(v1));
       if constexpr (kMax) {
-        a0 = hn::Max(a0, v0);
-        a1 = hn::Max(a1, v1);
+        a0 = hlovm::HWY_NAMESPACE::FloatMaxVec(a0, v0);
+        a1 = hlovm::HWY_NAMESPACE::FloatMaxVec(a1, v1);
       } else {
-        a0 = hn::Min(a0, v0);
-        a1 = hn::Min(a1, v1);
+        a0 = hlovm::HWY_NAMESPACE::FloatMinVec(a0, v0);
+        a1 = hlovm::HWY_NAMESPACE::FloatMinVec(a1, v1);
       }
     }
     if (!hn::AllFalse(d, hn::Or(nan0, nan1))) return std::numeric_limits<T>::quiet_NaN();
