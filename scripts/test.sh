@@ -7,9 +7,14 @@
 # Every passing case also runs again with 1 and 2 executor threads
 # (--compare_threads) and compiled without passes or fusion
 # (--compare_passes); a case whose ROOT bits differ fails the run whatever
-# the threshold.
+# the threshold. Last, scripts/test_sanitize.sh builds the address+undefined
+# sanitizer variant and runs the unit tests, both suites and a mutation sweep
+# under it (HLOVM_SKIP_SANITIZE=1 leaves that out of a quick local run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The compiler cache keys objects by paths relative to the checkout, so a
+# clone in another folder reuses what an earlier build compiled.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
 bash scripts/setup.sh
 jobs=$(nproc)
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
@@ -33,5 +38,8 @@ if [ -d ../shared/conformance/stablehlo ]; then
   run_suite stablehlo ../shared/conformance/stablehlo conformance/stablehlo_threshold.txt
 else
   echo "== conformance: ../shared/conformance/stablehlo not found; skipped"
+fi
+if [ "${HLOVM_SKIP_SANITIZE:-0}" != 1 ]; then
+  bash scripts/test_sanitize.sh || status=1
 fi
 exit $status

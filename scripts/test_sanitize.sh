@@ -15,6 +15,10 @@
 # 13 min (73 targets), the suites 100 s and 70 s, 600 mutants 84 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Objects are cached by paths relative to the checkout, and -g1 debug
+# information does not tie them to the folder, so a clone elsewhere reuses them.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
+export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 jobs=${HLOVM_JOBS:-$(nproc)}
 sweep_count=${HLOVM_SWEEP_COUNT:-600}
 sweep_seconds=${HLOVM_SWEEP_SECONDS:-300}
