@@ -683,6 +683,422 @@ def sytrd_case(p, name, batch, n, lower, rng):
     CASES.append(c)
 
 
+# ---------------------------------------------------------------------------
+# JAX-shaped modules: the body of jax.jit(f).lower(x).as_text(dialect='hlo')
+# for jnp.linalg functions on CPU, following jaxlib's lowering rules (the
+# getrf pivots made 0-based and turned into a permutation by a while loop,
+# results of failed factorisations replaced by NaN, symmetrize_input for
+# eigh, ...), as a computation the ENTRY calls on constant inputs.
+# ---------------------------------------------------------------------------
+
+class Comp:
+    """One HLO computation written the way XLA prints JAX's lowering:
+    instruction names `<opcode>.<N>`, numbered across the module."""
+    counter = [0]
+
+    def __init__(self, name, params):
+        self.name = name
+        self.params = params  # [(name, shape)]
+        self.lines = []
+        self.types = {}
+        for i, (n, sh) in enumerate(params):
+            self.types[n] = sh
+            self.lines.append('  %%%s = %s parameter(%d)' % (n, sh, i))
+
+    def __call__(self, sh, text, base, *operands, root=False):
+        Comp.counter[0] += 1
+        n = '%s.%d' % (base, Comp.counter[0])
+        ops = ', '.join('%s %%%s' % (self.types[o], o) for o in operands)
+        self.lines.append('  %s%%%s = %s %s' % ('ROOT ' if root else '', n, sh,
+                                                 text.replace('$', ops)))
+        self.types[n] = sh
+        return n
+
+    def text(self, result_shape):
+        hdr = '%%%s (%s) -> %s {' % (self.name, ', '.join(
+            '%s: %s' % (n, strip(sh)) for n, sh in self.params), strip(result_shape))
+        return '\n'.join([hdr] + self.lines + ['}'])
+
+
+def strip(sh):
+    import re
+    return re.sub(r'\]\{[^}]*\}', ']', sh)
+
+
+def sh(t, dims, col=False):
+    return cshape(t, dims) if col else shape(t, dims)
+
+
+def ffi_call(f, target, operand, results, attrs=None, alias=(0, 0), extra_operands=()):
+    ops = [operand] + list(extra_operands)
+    constraints = ', '.join(sh(*_dims(f.types[o]), col=True) for o in ops)
+    rs = [sh(t, d, col=True) for t, d in results]
+    rshape = rs[0] if len(rs) == 1 else '(' + ', '.join(rs) + ')'
+    out_index = '' if len(rs) == 1 else str(alias[0])
+    text = ('custom-call($), custom_call_target="%s", operand_layout_constraints={%s}, '
+            'output_to_operand_aliasing={{%s}: (%d, {})}, api_version=API_VERSION_TYPED_FFI, '
+            'frontend_attributes={num_batch_dims="0"}' % (target, constraints, out_index, alias[1]))
+    if attrs:
+        text += ', backend_config=' + attrs_text(attrs)
+    return f(rshape, text, 'custom-call', *ops)
+
+
+def _dims(shape_text):
+    import re
+    m = re.match(r'(\w+)\[([\d,]*)\]', shape_text)
+    return m.group(1), [int(x) for x in m.group(2).split(',') if x]
+
+
+def gte(f, v, i, t, dims):
+    return f(sh(t, dims, col=len(dims) >= 2), 'get-tuple-element($), index=%d' % i,
+             'get-tuple-element', v)
+
+
+def scalar(f, t, value):
+    return f('%s[]' % t, 'constant(%s)' % value, 'constant')
+
+
+def nan_if_not(f, ok, v, t, dims):
+    """select(broadcast(ok), v, NaN), as _replace_not_ok_with_nan lowers."""
+    okb = f(sh('pred', dims), 'broadcast($), dimensions={}', 'broadcast', ok)
+    nan = scalar(f, t, '(nan, nan)' if is_complex(t) else 'nan')
+    nanb = f(sh(t, dims), 'broadcast($), dimensions={}', 'broadcast', nan)
+    return f(sh(t, dims), 'select($)', 'select', okb, v, nanb)
+
+
+def lu_fn(f, comps, p, t, a, n, want_perm):
+    """lax.linalg.lu: (lu, pivots, permutation)."""
+    res = ffi_call(f, target(p, 'getrf'), a, [(t, [n, n]), ('s32', [n]), ('s32', [])])
+    lu0 = gte(f, res, 0, t, [n, n])
+    piv1 = gte(f, res, 1, 's32', [n])
+    info = gte(f, res, 2, 's32', [])
+    one = scalar(f, 's32', 1)
+    ones = f(sh('s32', [n]), 'broadcast($), dimensions={}', 'broadcast', one)
+    piv = f(sh('s32', [n]), 'subtract($)', 'subtract', piv1, ones)
+    zero = scalar(f, 's32', 0)
+    ok = f('pred[]', 'compare($), direction=GE', 'compare', info, zero)
+    lu = nan_if_not(f, ok, lu0, t, [n, n])
+    if not want_perm:
+        return lu, piv, None
+    # _generic_lu_pivots_to_permutation: fori_loop swapping entries.
+    st = '(s32[], s32[%d]{0}, s32[%d]{0})' % (n, n)
+    cond = Comp('while_cond_%s_%d' % (p, Comp.counter[0]), [('arg_tuple.c%d' % Comp.counter[0], st)])
+    ci = gte(cond, cond.params[0][0], 0, 's32', [])
+    ck = scalar(cond, 's32', n)
+    cond('pred[]', 'compare($), direction=LT', 'compare', ci, ck, root=True)
+    body = Comp('while_body_%s_%d' % (p, Comp.counter[0]), [('arg_tuple.b%d' % Comp.counter[0], st)])
+    bt = body.params[0][0]
+    i = gte(body, bt, 0, 's32', [])
+    perm = gte(body, bt, 1, 's32', [n])
+    swaps = gte(body, bt, 2, 's32', [n])
+    j1 = body('s32[1]{0}', 'dynamic-slice($), dynamic_slice_sizes={1}', 'dynamic-slice', swaps, i)
+    j = body('s32[]', 'reshape($)', 'reshape', j1)
+    x1 = body('s32[1]{0}', 'dynamic-slice($), dynamic_slice_sizes={1}', 'dynamic-slice', perm, i)
+    y1 = body('s32[1]{0}', 'dynamic-slice($), dynamic_slice_sizes={1}', 'dynamic-slice', perm, j)
+    p1 = body(sh('s32', [n]), 'dynamic-update-slice($)', 'dynamic-update-slice', perm, y1, i)
+    p2 = body(sh('s32', [n]), 'dynamic-update-slice($)', 'dynamic-update-slice', p1, x1, j)
+    bone = scalar(body, 's32', 1)
+    i2 = body('s32[]', 'add($)', 'add', i, bone)
+    body(st, 'tuple($)', 'tuple', i2, p2, swaps, root=True)
+    comps.append(cond.text('pred[]'))
+    comps.append(body.text(st))
+    iota = f(sh('s32', [n]), 'iota(), iota_dimension=0', 'iota')
+    init = f(st, 'tuple($)', 'tuple', zero, iota, piv)
+    loop = f(st, 'while($), condition=%%%s, body=%%%s' % (cond.name, body.name), 'while', init)
+    perm_out = gte(f, loop, 1, 's32', [n])
+    return lu, piv, perm_out
+
+
+def trsm(f, p, t, lu, x, dims, lower, unit):
+    return ffi_call(f, target(p, 'trsm'), lu, [(t, dims)], extra_operands=[x], alias=(0, 1),
+                    attrs={'side': (ORD['L'], 'ui8'), 'uplo': (ORD['L' if lower else 'U'], 'ui8'),
+                           'trans_x': (ORD['N'], 'ui8'), 'diag': (ORD['U' if unit else 'N'], 'ui8')})
+
+
+def lu_solve(f, p, t, lu, perm, b, n, r):
+    """_lu_solve_core, trans=0: x = b[perm, :]; L\\x; U\\x."""
+    zero = scalar(f, 's32', 0)
+    zb = f(sh('s32', [n]), 'broadcast($), dimensions={}', 'broadcast', zero)
+    neg = f(sh('pred', [n]), 'compare($), direction=LT', 'compare', perm, zb)
+    nn = scalar(f, 's32', n)
+    nb = f(sh('s32', [n]), 'broadcast($), dimensions={}', 'broadcast', nn)
+    wrapped = f(sh('s32', [n]), 'add($)', 'add', perm, nb)
+    idx = f(sh('s32', [n]), 'select($)', 'select', neg, wrapped, perm)
+    idx2 = f(sh('s32', [n, 1]), 'reshape($)', 'reshape', idx)
+    x = f(sh(t, [n, r]), 'gather($), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, '
+          'index_vector_dim=1, slice_sizes={1,%d}, indices_are_sorted=false' % r, 'gather', b, idx2)
+    y = trsm(f, p, t, lu, x, [n, r], lower=True, unit=True)
+    return trsm(f, p, t, lu, y, [n, r], lower=False, unit=False)
+
+
+def jax_module(name, family, comps, main, main_result, entry_lines, checks):
+    out = ['// source: numpy, conformance/tools/gen_lapack_cases.py (JAX-shaped: jaxlib\'s CPU lowering)',
+           '// family: %s' % family,
+           'HloModule %s, entry_computation_layout={()->%s}' % (name, main_result), '']
+    for c in comps + [main]:
+        out += [c, '']
+    out.append('ENTRY %%main.0 () -> %s {' % strip(main_result))
+    out += entry_lines + checks
+    out.append('}')
+    JAX_MODULES.append((name, '\n'.join(out) + '\n'))
+
+
+JAX_MODULES = []
+
+
+class Entry:
+    """The ENTRY: constants, the call of the jitted function, checks."""
+
+    def __init__(self):
+        self.lines, self.checks, self.k = [], [], 0
+
+    def const(self, t, a):
+        from hlo_case import fmt_literal
+        self.k += 1
+        n = 'constant.e%d' % self.k
+        a = np.asarray(a)
+        self.lines.append('  %%%s = %s constant(%s)' % (n, shape(t, a.shape), fmt_literal(t, a.astype(NP[t]) if t in NP else a)))
+        return '%s %%%s' % (shape(t, a.shape), n)
+
+    def op(self, result, text, root=False):
+        self.k += 1
+        n = 'v.e%d' % self.k
+        self.lines.append('  %s%%%s = %s %s' % ('ROOT ' if root else '', n, result, text))
+        return '%s %%%s' % (result, n)
+
+    def check(self, actual, t, want, tolerance=None):
+        e = self.const(t, want)
+        self.k += 1
+        kind = 'check.expect_eq' if tolerance is None else 'check.expect_almost_eq'
+        line = '  %%check.e%d = () custom-call(%s, %s), custom_call_target="%s", custom_call_has_side_effect=true' % (
+            self.k, actual, e, kind)
+        if tolerance is not None:
+            line += ', backend_config="{\\"tolerance\\":%r}"' % float(tolerance)
+        self.checks.append(line)
+
+
+def jax_solve_like(p, kind, rng):
+    """jnp.linalg.solve(a, b) (b a vector) or jnp.linalg.inv(a)."""
+    t = TYPES[p]
+    n = 4
+    Comp.counter[0] = 0
+    a = (rand(rng, t, [n, n]) + 2 * np.eye(n)).astype(NP[t])
+    comps = []
+    params = [('Arg_0.1', sh(t, [n, n]))] + ([('Arg_1.2', sh(t, [n]))] if kind == 'solve' else [])
+    f = Comp('jit_%s.%s' % (kind, p), params)
+    Comp.counter[0] = 2
+    lu, _, perm = lu_fn(f, comps, p, t, 'Arg_0.1', n, True)
+    if kind == 'solve':
+        b = f(sh(t, [n, 1]), 'reshape($)', 'reshape', 'Arg_1.2')
+        x = lu_solve(f, p, t, lu, perm, b, n, 1)
+        f(sh(t, [n]), 'reshape($)', 'reshape', x, root=True)
+        result = sh(t, [n])
+    else:
+        i0 = f(sh('s32', [n, n]), 'iota(), iota_dimension=0', 'iota')
+        i1 = f(sh('s32', [n, n]), 'iota(), iota_dimension=1', 'iota')
+        eq = f(sh('pred', [n, n]), 'compare($), direction=EQ', 'compare', i0, i1)
+        eye = f(sh(t, [n, n]), 'convert($)', 'convert', eq)
+        x = lu_solve(f, p, t, lu, perm, eye, n, n)
+        f(sh(t, [n, n]), 'copy($)', 'copy', x, root=True)
+        result = sh(t, [n, n])
+    e = Entry()
+    args = [e.const(t, a)]
+    if kind == 'solve':
+        bv = rand(rng, t, [n])
+        args.append(e.const(t, bv))
+        want = np.linalg.solve(wide(a), wide(bv))
+    else:
+        want = np.linalg.inv(wide(a))
+    out = e.op(result, 'call(%s), to_apply=%%%s' % (', '.join(args), f.name), root=True)
+    e.check(out, t, want, tol(t, 4 * float(np.max(np.abs(want)))))
+    jax_module('jax_%s_%s' % (kind, p), 'jax_' + kind, comps, f.text(result), result,
+               e.lines, e.checks)
+
+
+def jax_det(p, rng, singular=False):
+    """jnp.linalg.det for n > 3: sign * exp(logdet) from _slogdet_lu."""
+    t = TYPES[p]
+    n = 4
+    Comp.counter[0] = 2
+    a = rand(rng, t, [n, n])
+    if singular:
+        a[:, 2] = 0
+    comps = []
+    f = Comp('jit_det.%s' % p, [('Arg_0.1', sh(t, [n, n]))])
+    lu, piv, _ = lu_fn(f, comps, p, t, 'Arg_0.1', n, False)
+    i0 = f(sh('s32', [n, n]), 'iota(), iota_dimension=0', 'iota')
+    i1 = f(sh('s32', [n, n]), 'iota(), iota_dimension=1', 'iota')
+    eq = f(sh('pred', [n, n]), 'compare($), direction=EQ', 'compare', i0, i1)
+    zt = scalar(f, t, '0')
+    zb = f(sh(t, [n, n]), 'broadcast($), dimensions={}', 'broadcast', zt)
+    dm = f(sh(t, [n, n]), 'select($)', 'select', eq, lu, zb)
+    comps.append('%%add.%s (x: %s[], y: %s[]) -> %s[] {\n  %%x = %s[] parameter(0)\n  %%y = %s[] parameter(1)\n'
+                 '  ROOT %%add = %s[] add(%s[] %%x, %s[] %%y)\n}' % (t, t, t, t, t, t, t, t, t))
+    comps.append('%%or.%s (x_or: pred[], y_or: pred[]) -> pred[] {\n  %%x_or = pred[] parameter(0)\n'
+                 '  %%y_or = pred[] parameter(1)\n  ROOT %%or = pred[] or(pred[] %%x_or, pred[] %%y_or)\n}' % t)
+    comps.append('%%add_s32.%s (x_i: s32[], y_i: s32[]) -> s32[] {\n  %%x_i = s32[] parameter(0)\n'
+                 '  %%y_i = s32[] parameter(1)\n  ROOT %%add_i = s32[] add(s32[] %%x_i, s32[] %%y_i)\n}' % t)
+    diag = f(sh(t, [n]), 'reduce($), dimensions={1}, to_apply=%%add.%s' % t, 'reduce', dm, zt)
+    zd = f(sh(t, [n]), 'broadcast($), dimensions={}', 'broadcast', zt)
+    isz = f(sh('pred', [n]), 'compare($), direction=EQ', 'compare', diag, zd)
+    fls = scalar(f, 'pred', 'false')
+    is_zero = f('pred[]', 'reduce($), dimensions={0}, to_apply=%%or.%s' % t, 'reduce', isz, fls)
+    iota = f(sh('s32', [n]), 'iota(), iota_dimension=0', 'iota')
+    ne = f(sh('pred', [n]), 'compare($), direction=NE', 'compare', piv, iota)
+    nei = f(sh('s32', [n]), 'convert($)', 'convert', ne)
+    neg = f(sh('pred', [n]), 'compare($), direction=LT', 'compare', diag, zd)
+    negi = f(sh('s32', [n]), 'convert($)', 'convert', neg)
+    zi = scalar(f, 's32', 0)
+    c1 = f('s32[]', 'reduce($), dimensions={0}, to_apply=%%add_s32.%s' % t, 'reduce', nei, zi)
+    c2 = f('s32[]', 'reduce($), dimensions={0}, to_apply=%%add_s32.%s' % t, 'reduce', negi, zi)
+    parity = f('s32[]', 'add($)', 'add', c1, c2)
+    two = scalar(f, 's32', 2)
+    rem = f('s32[]', 'remainder($)', 'remainder', parity, two)
+    m2 = scalar(f, 's32', -2)
+    mul = f('s32[]', 'multiply($)', 'multiply', m2, rem)
+    one = scalar(f, 's32', 1)
+    sgn_i = f('s32[]', 'add($)', 'add', mul, one)
+    sgn = f('%s[]' % t, 'convert($)', 'convert', sgn_i)
+    sign = f('%s[]' % t, 'select($)', 'select', is_zero, zt, sgn)
+    ab = f(sh(t, [n]), 'abs($)', 'abs', diag)
+    lg = f(sh(t, [n]), 'log($)', 'log', ab)
+    s = f('%s[]' % t, 'reduce($), dimensions={0}, to_apply=%%add.%s' % t, 'reduce', lg, zt)
+    minf = scalar(f, t, '-inf')
+    logdet = f('%s[]' % t, 'select($)', 'select', is_zero, minf, s)
+    ex = f('%s[]' % t, 'exponential($)', 'exponential', logdet)
+    f('%s[]' % t, 'multiply($)', 'multiply', sign, ex, root=True)
+    e = Entry()
+    out = e.op('%s[]' % t, 'call(%s), to_apply=%%%s' % (e.const(t, a), f.name), root=True)
+    want = np.linalg.det(wide(a))
+    e.check(out, t, want, None if singular else tol(t, 4 * abs(want)))
+    jax_module('jax_det_%s%s' % (p, '_singular' if singular else ''), 'jax_det', comps,
+               f.text('%s[]' % t), '%s[]' % t, e.lines, e.checks)
+
+
+def jax_eigh(p, rng):
+    """jnp.linalg.eigh(a): symmetrize, syevd (uplo 'L', mode 'V'), NaN where
+    info != 0; returns (w, v)."""
+    t = TYPES[p]
+    r = REAL[t]
+    n = 4
+    Comp.counter[0] = 2
+    a = hermitian(rng, t, [], n)
+    comps = []
+    f = Comp('jit_eigh.%s' % p, [('Arg_0.1', sh(t, [n, n]))])
+    tr = f(sh(t, [n, n]), 'transpose($), dimensions={1,0}', 'transpose', 'Arg_0.1')
+    if is_complex(t):
+        re = f(sh(r, [n, n]), 'real($)', 'real', tr)
+        im = f(sh(r, [n, n]), 'imag($)', 'imag', tr)
+        nim = f(sh(r, [n, n]), 'negate($)', 'negate', im)
+        tr = f(sh(t, [n, n]), 'complex($)', 'complex', re, nim)
+    s = f(sh(t, [n, n]), 'add($)', 'add', 'Arg_0.1', tr)
+    two = scalar(f, t, '(2, 0)' if is_complex(t) else '2')
+    twob = f(sh(t, [n, n]), 'broadcast($), dimensions={}', 'broadcast', two)
+    sym = f(sh(t, [n, n]), 'divide($)', 'divide', s, twob)
+    name = syevd_name(p)
+    res = ffi_call(f, name, sym, [(t, [n, n]), (r, [n]), ('s32', [])],
+                   attrs={'mode': (ORD['V'], 'ui8'), 'uplo': (ORD['L'], 'ui8')})
+    v0 = gte(f, res, 0, t, [n, n])
+    w0 = gte(f, res, 1, r, [n])
+    info = gte(f, res, 2, 's32', [])
+    zero = scalar(f, 's32', 0)
+    ok = f('pred[]', 'compare($), direction=EQ', 'compare', info, zero)
+    v = nan_if_not(f, ok, v0, t, [n, n])
+    w = nan_if_not(f, ok, w0, r, [n])
+    result = '(%s, %s)' % (sh(r, [n]), sh(t, [n, n]))
+    f(result, 'tuple($)', 'tuple', w, v, root=True)
+    e = Entry()
+    out = e.op(result, 'call(%s), to_apply=%%%s' % (e.const(t, a), f.name), root=True)
+    wv = e.op(sh(r, [n]), 'get-tuple-element(%s), index=0' % out)
+    vv = e.op(sh(t, [n, n]), 'get-tuple-element(%s), index=1' % out)
+    e.check(wv, r, np.linalg.eigvalsh(wide(a)), tol(r, 4))
+    # V·diag(w)·Vᴴ = A.
+    wc = wv if r == t else e.op(sh(t, [n]), 'convert(%s)' % wv)
+    wb = e.op(sh(t, [n, n]), 'broadcast(%s), dimensions={1}' % wc)
+    vw = e.op(sh(t, [n, n]), 'multiply(%s, %s)' % (vv, wb))
+    vt = e.op(sh(t, [n, n]), 'transpose(%s), dimensions={1,0}' % vv)
+    if is_complex(t):
+        re = e.op(sh(r, [n, n]), 'real(%s)' % vt)
+        im = e.op(sh(r, [n, n]), 'imag(%s)' % vt)
+        nim = e.op(sh(r, [n, n]), 'negate(%s)' % im)
+        vt = e.op(sh(t, [n, n]), 'complex(%s, %s)' % (re, nim))
+    rec = e.op(sh(t, [n, n]), 'dot(%s, %s), lhs_contracting_dims={1}, rhs_contracting_dims={0}' % (vw, vt))
+    e.check(rec, t, a, tol(t, 4 * n))
+    jax_module('jax_eigh_%s' % p, 'jax_eigh', comps, f.text(result), result, e.lines, e.checks)
+
+
+def jax_svd(p, rng):
+    """jnp.linalg.svd(a) (full_matrices=True): gesdd mode 'A'; (u, s, vh)."""
+    t = TYPES[p]
+    r = REAL[t]
+    m, n = 4, 3
+    Comp.counter[0] = 2
+    a = rand(rng, t, [m, n])
+    comps = []
+    f = Comp('jit_svd.%s' % p, [('Arg_0.1', sh(t, [m, n]))])
+    res = ffi_call(f, target(p, 'gesdd'), 'Arg_0.1',
+                   [(t, [m, n]), (r, [n]), (t, [m, m]), (t, [n, n]), ('s32', [])],
+                   attrs={'mode': (ORD['A'], 'ui8')})
+    s0 = gte(f, res, 1, r, [n])
+    u0 = gte(f, res, 2, t, [m, m])
+    vt0 = gte(f, res, 3, t, [n, n])
+    info = gte(f, res, 4, 's32', [])
+    zero = scalar(f, 's32', 0)
+    ok = f('pred[]', 'compare($), direction=EQ', 'compare', info, zero)
+    s = nan_if_not(f, ok, s0, r, [n])
+    u = nan_if_not(f, ok, u0, t, [m, m])
+    vt = nan_if_not(f, ok, vt0, t, [n, n])
+    result = '(%s, %s, %s)' % (sh(t, [m, m]), sh(r, [n]), sh(t, [n, n]))
+    f(result, 'tuple($)', 'tuple', u, s, vt, root=True)
+    e = Entry()
+    out = e.op(result, 'call(%s), to_apply=%%%s' % (e.const(t, a), f.name), root=True)
+    uu = e.op(sh(t, [m, m]), 'get-tuple-element(%s), index=0' % out)
+    ss = e.op(sh(r, [n]), 'get-tuple-element(%s), index=1' % out)
+    vv = e.op(sh(t, [n, n]), 'get-tuple-element(%s), index=2' % out)
+    e.check(ss, r, np.linalg.svd(wide(a), compute_uv=False), tol(r, 4))
+    uk = e.op(sh(t, [m, n]), 'slice(%s), slice={[0:%d], [0:%d]}' % (uu, m, n))
+    sc = ss if r == t else e.op(sh(t, [n]), 'convert(%s)' % ss)
+    sb = e.op(sh(t, [m, n]), 'broadcast(%s), dimensions={1}' % sc)
+    us = e.op(sh(t, [m, n]), 'multiply(%s, %s)' % (uk, sb))
+    rec = e.op(sh(t, [m, n]), 'dot(%s, %s), lhs_contracting_dims={1}, rhs_contracting_dims={0}' % (us, vv))
+    e.check(rec, t, a, tol(t, 4 * n))
+    jax_module('jax_svd_%s' % p, 'jax_svd', comps, f.text(result), result, e.lines, e.checks)
+
+
+def jax_qr(p, rng):
+    """jnp.linalg.qr(a) (mode 'reduced', m > n): geqrf, orgqr on the m x n
+    factor, r = triu of its first n rows; (q, r)."""
+    t = TYPES[p]
+    m, n = 5, 3
+    Comp.counter[0] = 2
+    a = rand(rng, t, [m, n])
+    comps = []
+    f = Comp('jit_qr.%s' % p, [('Arg_0.1', sh(t, [m, n]))])
+    res = ffi_call(f, target(p, 'geqrf'), 'Arg_0.1', [(t, [m, n]), (t, [n])])
+    qr = gte(f, res, 0, t, [m, n])
+    tau = gte(f, res, 1, t, [n])
+    q = ffi_call(f, orgqr_name(p), qr, [(t, [m, n])], extra_operands=[tau])
+    rr = f(sh(t, [n, n]), 'slice($), slice={[0:%d], [0:%d]}' % (n, n), 'slice', qr)
+    i0 = f(sh('s32', [n, n]), 'iota(), iota_dimension=0', 'iota')
+    i1 = f(sh('s32', [n, n]), 'iota(), iota_dimension=1', 'iota')
+    ge = f(sh('pred', [n, n]), 'compare($), direction=GE', 'compare', i1, i0)
+    z = scalar(f, t, '0')
+    zb = f(sh(t, [n, n]), 'broadcast($), dimensions={}', 'broadcast', z)
+    r_ = f(sh(t, [n, n]), 'select($)', 'select', ge, rr, zb)
+    result = '(%s, %s)' % (sh(t, [m, n]), sh(t, [n, n]))
+    f(result, 'tuple($)', 'tuple', q, r_, root=True)
+    e = Entry()
+    out = e.op(result, 'call(%s), to_apply=%%%s' % (e.const(t, a), f.name), root=True)
+    qq = e.op(sh(t, [m, n]), 'get-tuple-element(%s), index=0' % out)
+    rv = e.op(sh(t, [n, n]), 'get-tuple-element(%s), index=1' % out)
+    wq, wr = np.linalg.qr(wide(a))
+    e.check(qq, t, wq, tol(t, 4))
+    e.check(rv, t, wr, tol(t, 4))
+    rec = e.op(sh(t, [m, n]), 'dot(%s, %s), lhs_contracting_dims={1}, rhs_contracting_dims={0}' % (qq, rv))
+    e.check(rec, t, a, tol(t, 4))
+    jax_module('jax_qr_%s' % p, 'jax_qr', comps, f.text(result), result, e.lines, e.checks)
+
+
 def main():
     rng = np.random.default_rng(20260)
     for p in 'sdcz':
@@ -715,9 +1131,21 @@ def main():
         gehrd_case(p, 'batch', [2], 4, rng)
         sytrd_case(p, 'lower', [], 5, True, rng)
         sytrd_case(p, 'upper_batch', [2], 4, False, rng)
+    for p in 'sd':
+        jax_solve_like(p, 'inv', rng)
+        jax_solve_like(p, 'solve', rng)
+        jax_det(p, rng)
+        jax_det(p, rng, singular=True)
+        jax_svd(p, rng)
+        jax_qr(p, rng)
+    for p in 'sdcz':
+        jax_eigh(p, rng)
     root = os.path.join('conformance', 'cases')
     counts = write_cases(CASES, root, source='numpy, conformance/tools/gen_lapack_cases.py')
-    print(counts)
+    for name, text in JAX_MODULES:
+        with open(os.path.join(root, 'lapack', name + '.hlo'), 'w') as out:
+            out.write(text)
+    print(counts, len(JAX_MODULES), 'JAX-shaped modules')
 
 
 if __name__ == '__main__':
