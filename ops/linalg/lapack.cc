@@ -830,7 +830,7 @@ absl::StatusOr<std::unique_ptr<PreparedCustomCall>> MakeGehrd(const HloInstructi
   const Batch& b = call->b;
   const int64_t n = b.rows;
   if (n < 1) return site.Error("needs matrices of at least one row");
-  if (!(1 <= low && low <= std::max<int64_t>(1, high) && high <= n)) {
+  if (!(1 <= low && low <= high && high <= n)) {
     return site.Error(absl::StrCat("needs 1 <= low <= high <= n, got low = ", low,
                                    ", high = ", high, ", n = ", n));
   }

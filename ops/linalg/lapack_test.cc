@@ -112,6 +112,15 @@ TEST(Lapack, AttributeErrors) {
       "HloModule m\nENTRY e {\n  a = f64[2,3] parameter(0)\n  t = f64[2] parameter(1)\n"
       "  ROOT q = f64[2,3] custom-call(a, t), custom_call_target=\"lapack_dorgqr_ffi\"\n}\n";
   EXPECT_NE(CompileError(orgqr_wide).find("rows >= columns >= reflectors"), std::string::npos);
+  auto gehrd = [](int high) {
+    return "HloModule m\nENTRY e {\n  a = c64[4,4] parameter(0)\n"
+           "  ROOT h = (c64[4,4], c64[3], s32[]) custom-call(a), "
+           "custom_call_target=\"lapack_cgehrd_ffi\", backend_config={high = " +
+           std::to_string(high) + " : i32, low = 1 : i32}\n}\n";
+  };
+  EXPECT_EQ(CompileError(gehrd(4)), "");
+  EXPECT_NE(CompileError(gehrd(0)).find("needs 1 <= low <= high <= n"), std::string::npos);
+  EXPECT_NE(CompileError(gehrd(5)).find("needs 1 <= low <= high <= n"), std::string::npos);
 }
 
 TEST(Lapack, UnknownLapackTargetsStillFailClearly) {
