@@ -94,7 +94,10 @@ def attrs_text(attrs):
     parts = []
     for k in sorted(attrs):
         v, ty = attrs[k]
-        parts.append('%s = %d : %s' % (k, v, ty))
+        if ty == 'bool':
+            parts.append('%s = %s' % (k, 'true' if v else 'false'))
+        else:
+            parts.append('%s = %d : %s' % (k, v, ty))
     return '{' + ', '.join(parts) + '}'
 
 
@@ -447,15 +450,15 @@ def syevd_case(p, name, batch, n, lower, vectors, rng):
 # gesdd
 # ---------------------------------------------------------------------------
 
-def gesdd_case(p, name, batch, m, n, mode, rng):
+def gesdd_case(p, name, batch, m, n, mode, rng, routine='gesdd'):
     t = TYPES[p]
     r = REAL[t]
     k = min(m, n)
-    c = LapackCase('gesdd_%s_%s' % (p, name), target(p, 'gesdd'))
+    c = LapackCase('%s_%s_%s' % (routine, p, name), target(p, routine))
     a = rand(rng, t, batch + [m, n])
     ucols = m if mode in 'AN' else k
     vrows = n if mode in 'AN' else k
-    res = c.custom_call(target(p, 'gesdd'), [c.c(t, a)],
+    res = c.custom_call(target(p, routine), [c.c(t, a)],
                         [(t, batch + [m, n]), (r, batch + [k]), (t, batch + [m, ucols]),
                          (t, batch + [vrows, n]), ('s32', batch)],
                         attrs={'mode': (ORD[mode], 'ui8')}, aliases=[(0, 0)])
@@ -682,6 +685,166 @@ def sytrd_case(p, name, batch, n, lower, rng):
         c.expect_near(c.dot(c.dot(q, tm), c.adjoint(q)), a, tol(t, 4 * n))
     CASES.append(c)
 
+
+
+# ---------------------------------------------------------------------------
+# geqp3, ormqr, gees, gtsv
+# ---------------------------------------------------------------------------
+
+def geqp3_reference(a, jpvt_in):
+    """Column choices of QR with column pivoting: the leading columns
+    (jpvt_in != 0) first, in order, then at each step the free column with
+    the largest remaining norm. Returns the 1-based permutation."""
+    a = wide(a).copy()
+    m, n = a.shape
+    lead = [j for j in range(n) if jpvt_in[j] != 0]
+    order = lead + [j for j in range(n) if jpvt_in[j] == 0]
+    a = a[:, order]
+    perm = list(order)
+    k = min(m, n)
+    for j in range(k):
+        if j >= len(lead):
+            norms = np.linalg.norm(a[j:, j:], axis=0)
+            p = j + int(np.argmax(norms))
+            if p != j:
+                a[:, [j, p]] = a[:, [p, j]]
+                perm[j], perm[p] = perm[p], perm[j]
+        # Householder step on column j.
+        x = a[j:, j]
+        v = x.copy()
+        alpha = x[0]
+        nx = np.linalg.norm(x)
+        if nx == 0:
+            continue
+        phase = alpha / abs(alpha) if alpha != 0 else 1
+        v[0] += phase * nx
+        v /= np.linalg.norm(v)
+        a[j:, j:] -= 2 * np.outer(v, np.conj(v) @ a[j:, j:])
+    return np.array(perm, np.int32) + 1
+
+
+def geqp3_case(p, name, m, n, jpvt_in, rng):
+    t = TYPES[p]
+    c = LapackCase('geqp3_%s_%s' % (p, name), target(p, 'geqp3'))
+    a = rand(rng, t, [m, n])
+    k = min(m, n)
+    res = c.custom_call(target(p, 'geqp3'), [c.c(t, a), c.c('s32', np.array(jpvt_in, np.int32))],
+                        [(t, [m, n]), ('s32', [n]), (t, [k])], aliases=[(0, 0), (1, 1)])
+    qr, jpvt, tau = c.get(res, 0), c.get(res, 1), c.get(res, 2)
+    c.root_of(qr, jpvt, tau)
+    want = geqp3_reference(a, jpvt_in)
+    c.expect_eq(jpvt, want)
+    q = orgqr_call(c, p, t, c.slice(qr, [(0, m), (0, k)]), tau)
+    r = c.masked(c.slice(qr, [(0, k), (0, n)]), np.triu(np.ones((k, n), bool)))
+    c.expect_near(c.dot(q, r), a[:, want - 1], tol(t, 4))
+    CASES.append(c)
+
+
+def householder_q(h, tau):
+    """Q = H1···Hk of LAPACK's geqrf output (h: m x n, reflectors below the
+    diagonal), as an m x m matrix."""
+    m = h.shape[0]
+    q = np.eye(m, dtype=complex if np.iscomplexobj(h) else float)
+    for i in range(len(tau)):
+        v = np.zeros(m, q.dtype)
+        v[i] = 1
+        v[i + 1:] = h[i + 1:, i]
+        q = q @ (np.eye(m) - tau[i] * np.outer(v, np.conj(v)))
+    return q
+
+
+def ormqr_case(p, rng):
+    t = TYPES[p]
+    name = target(p, 'unmqr' if p in 'cz' else 'ormqr')
+    c = LapackCase('ormqr_%s_all_sides' % p, name)
+    outs = []
+    for left in (True, False):
+        for transpose in (False, True):
+            m, n = (5, 3) if left else (3, 5)
+            nq = m if left else n
+            a = rand(rng, t, [nq, 3])
+            h, tau = np.linalg.qr(wide(a), mode='raw')
+            h = h.T.astype(NP[t])
+            tau = tau.astype(NP[t])
+            q = householder_q(wide(h), wide(tau))
+            op = np.conj(q.T) if transpose else q
+            cm_ = rand(rng, t, [m, n])
+            want = op @ wide(cm_) if left else wide(cm_) @ op
+            out = c.custom_call(name, [c.c(t, h), c.c(t, tau), c.c(t, cm_)], [(t, [m, n])],
+                                attrs={'left': (left, 'bool'), 'transpose': (transpose, 'bool')},
+                                aliases=[(0, 2)])
+            outs.append(out)
+            c.expect_near(out, want, tol(t, 4))
+    c.root_of(*outs)
+    CASES.append(c)
+
+
+def gees_case(p, name, batch, n, vectors, rng):
+    t = TYPES[p]
+    c = LapackCase('gees_%s_%s' % (p, name), target(p, 'gees'))
+    a = rand(rng, t, batch + [n, n])
+    evals = [(t, batch + [n])] * (1 if is_complex(t) else 2)
+    res = c.custom_call(target(p, 'gees'), [c.c(t, a)],
+                        [(t, batch + [n, n]), (t, batch + [n, n])] + evals +
+                        [('s32', batch), ('s32', batch)],
+                        attrs={'mode': (ORD['V' if vectors else 'N'], 'ui8'),
+                               'sort': (ORD['N'], 'ui8')}, aliases=[(0, 0)])
+    nr = 4 + len(evals)
+    tform, vs = c.get(res, 0), c.get(res, 1)
+    sdim, info = c.get(res, nr - 2), c.get(res, nr - 1)
+    c.root_of(tform, vs, sdim, info)
+    c.expect_eq(info, np.zeros(batch, np.int32))
+    c.expect_eq(sdim, np.zeros(batch, np.int32))
+    # Quasi-triangular (real: 2x2 blocks on the diagonal) or triangular.
+    below = np.tril(np.ones((n, n), bool), -2 if not is_complex(t) else -1)
+    c.expect_eq(c.masked(tform, below), np.zeros(batch + [n, n]))
+    aw = wide(a)
+    diag = c.masked(tform, np.eye(n, dtype=bool))
+    c.expect_near(reduce_axis(c, reduce_axis(c, diag, len(batch) + 1, 'add'), len(batch), 'add'),
+                  np.trace(aw, axis1=-2, axis2=-1), tol(t, 8))
+    if vectors:
+        c.expect_near(c.dot(c.dot(vs, tform), c.adjoint(vs)), a, tol(t, 4 * n))
+        c.expect_near(c.dot(c.adjoint(vs), vs), eye_b(t, batch, n), tol(t, 4))
+    else:
+        c.expect_eq(vs, np.zeros(batch + [n, n]))
+    CASES.append(c)
+
+
+def gtsv_case(p, name, batch, m, nrhs, rng, singular=False):
+    t = TYPES[p]
+    c = LapackCase('gtsv_%s_%s' % (p, name), target(p, 'gtsv'))
+    dl = rand(rng, t, batch + [m])
+    du = rand(rng, t, batch + [m])
+    d = (rand(rng, t, batch + [m]) + 4).astype(NP[t])
+    if singular:
+        flat_dl, flat_d, flat_du = (x.reshape(-1, m) for x in (dl, d, du))
+        flat_dl[-1, :] = 0
+        flat_d[-1, :] = 0
+        flat_du[-1, :] = 0
+    b = rand(rng, t, batch + [m, nrhs])
+    res = c.custom_call(target(p, 'gtsv'), [c.c(t, dl), c.c(t, d), c.c(t, du), c.c(t, b)],
+                        [(t, batch + [m])] * 3 + [(t, batch + [m, nrhs]), ('s32', batch)],
+                        aliases=[(0, 0), (1, 1), (2, 2), (3, 3)])
+    x, info = c.get(res, 3), c.get(res, 4)
+    dl_out = c.get(res, 0)
+    c.root_of(x, info)
+    nmat = int(np.prod(batch)) if batch else 1
+    want_info = np.zeros(nmat, np.int32)
+    if singular:
+        want_info[-1] = 1
+    c.expect_eq(info, want_info.reshape(batch))
+    # dl[0] is not read and keeps its value.
+    c.expect_eq(c.slice(dl_out, [(0, k) for k in batch] + [(0, 1)]), dl[..., :1])
+    if not singular:
+        tm = np.zeros(batch + [m, m], WIDE[t])
+        i = np.arange(m)
+        tm[..., i, i] = d
+        tm[..., i[1:], i[:-1]] = dl[..., 1:]
+        tm[..., i[:-1], i[1:]] = du[..., :-1]
+        want = np.linalg.solve(tm, wide(b))
+        c.expect_near(x, want, tol(t, 4))
+        c.expect_near(c.dot(c.c(t, tm.astype(NP[t])), x), b, tol(t, 8))
+    CASES.append(c)
 
 # ---------------------------------------------------------------------------
 # JAX-shaped modules: the body of jax.jit(f).lower(x).as_text(dialect='hlo')
@@ -1131,6 +1294,16 @@ def main():
         gehrd_case(p, 'batch', [2], 4, rng)
         sytrd_case(p, 'lower', [], 5, True, rng)
         sytrd_case(p, 'upper_batch', [2], 4, False, rng)
+        gesdd_case(p, 'full_tall', [], 4, 3, 'A', rng, routine='gesvd')
+        gesdd_case(p, 'reduced_wide_batch', [2], 3, 5, 'S', rng, routine='gesvd')
+        gesdd_case(p, 'values_only', [], 3, 3, 'N', rng, routine='gesvd')
+        geqp3_case(p, 'free', 5, 4, [0, 0, 0, 0], rng)
+        geqp3_case(p, 'leading_column', 4, 4, [0, 0, 1, 0], rng)
+        ormqr_case(p, rng)
+        gees_case(p, 'vectors', [], 4, True, rng)
+        gees_case(p, 'batch_no_vectors', [2], 3, False, rng)
+        gtsv_case(p, 'batch', [2], 5, 2, rng)
+        gtsv_case(p, 'singular', [2], 4, 1, rng, singular=True)
     for p in 'sd':
         jax_solve_like(p, 'inv', rng)
         jax_solve_like(p, 'solve', rng)

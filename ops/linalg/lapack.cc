@@ -524,8 +524,26 @@ void Gesdd(const char* jobz, const lapack_int* m, const lapack_int* n, T* a,
 }
 
 template <typename T>
+void Gesvd(const char* job, const lapack_int* m, const lapack_int* n, T* a, const lapack_int* lda,
+           Real<T>* s, T* u, const lapack_int* ldu, T* vt, const lapack_int* ldvt, T* work,
+           const lapack_int* lwork, Real<T>* rwork, lapack_int* info) {
+  if constexpr (std::is_same_v<T, float>) {
+    lapack::sgesvd_(job, job, m, n, a, lda, s, u, ldu, vt, ldvt, work, lwork, info, 1, 1);
+  } else if constexpr (std::is_same_v<T, double>) {
+    lapack::dgesvd_(job, job, m, n, a, lda, s, u, ldu, vt, ldvt, work, lwork, info, 1, 1);
+  } else if constexpr (std::is_same_v<T, lapack::c32>) {
+    lapack::cgesvd_(job, job, m, n, a, lda, s, u, ldu, vt, ldvt, work, lwork, rwork, info, 1, 1);
+  } else {
+    lapack::zgesvd_(job, job, m, n, a, lda, s, u, ldu, vt, ldvt, work, lwork, rwork, info, 1, 1);
+  }
+}
+
+// gesdd (divide and conquer) and gesvd (QR iteration): the same operands,
+// results and modes.
+template <typename T>
 class GesddCall final : public PreparedCustomCall {
  public:
+  bool qr_iteration = false;  // gesvd
   Batch b;
   char mode;
   int64_t u_cols = 0, vt_rows = 0;
@@ -547,7 +565,10 @@ class GesddCall final : public PreparedCustomCall {
       std::fill(u.begin(), u.end(), T(0));
       std::fill(vt.begin(), vt.end(), T(0));
       lapack_int info = 0;
-      if (k > 0) {
+      if (k > 0 && qr_iteration) {
+        Gesvd<T>(&mode, &mi, &ni, a.data(), &lda, s.data(), u.data(), &ldu, vt.data(), &ldvt,
+                 work.data(), &lwork, rwork.data(), &info);
+      } else if (k > 0) {
         Gesdd<T>(&mode, &mi, &ni, a.data(), &lda, s.data(), u.data(), &ldu, vt.data(), &ldvt,
                  work.data(), &lwork, rwork.data(), iwork.data(), &info);
       }
@@ -562,10 +583,11 @@ class GesddCall final : public PreparedCustomCall {
   }
 };
 
-template <typename T>
-absl::StatusOr<std::unique_ptr<PreparedCustomCall>> MakeGesdd(const HloInstruction& instr) {
+template <typename T, bool kQrIteration>
+absl::StatusOr<std::unique_ptr<PreparedCustomCall>> MakeSvd(const HloInstruction& instr) {
   HLOVM_ASSIGN_OR_RETURN(CallSite site, Describe(instr, 1, 5));
   auto call = std::make_unique<GesddCall<T>>();
+  call->qr_iteration = kQrIteration;
   HLOVM_ASSIGN_OR_RETURN(FfiAttributes attrs, FfiAttributes::Parse(instr.attrs().backend_config));
   HLOVM_ASSIGN_OR_RETURN(int64_t mode, attrs.Integer("mode"));
   if (mode == 'O') {
@@ -611,16 +633,21 @@ absl::StatusOr<std::unique_ptr<PreparedCustomCall>> MakeGesdd(const HloInstructi
     lapack_int info = 0;
     {
       absl::MutexLock lock(&LapackMutex());
-      Gesdd<T>(&call->mode, &mi, &ni, nullptr, &lda, nullptr, nullptr, &ldu, nullptr, &ldvt,
-               &size, &query, nullptr, nullptr, &info);
+      if (kQrIteration) {
+        Gesvd<T>(&call->mode, &mi, &ni, nullptr, &lda, nullptr, nullptr, &ldu, nullptr, &ldvt,
+                 &size, &query, nullptr, &info);
+      } else {
+        Gesdd<T>(&call->mode, &mi, &ni, nullptr, &lda, nullptr, nullptr, &ldu, nullptr, &ldvt,
+                 &size, &query, nullptr, nullptr, &info);
+      }
     }
     call->lwork = WorkSize(size, info);
   }
   if constexpr (kIsComplex<T>) {
     const int64_t mx = std::max(m, n);
-    call->lrwork = call->mode == 'N'
-                       ? 7 * k
-                       : std::max(5 * k * k + 5 * k, 2 * mx * k + 2 * k * k + k);
+    call->lrwork = kQrIteration      ? 5 * k
+                   : call->mode == 'N' ? 7 * k
+                                       : std::max(5 * k * k + 5 * k, 2 * mx * k + 2 * k * k + k);
   }
   return Prepared(std::move(call));
 }
@@ -922,6 +949,344 @@ absl::StatusOr<std::unique_ptr<PreparedCustomCall>> MakeSytrd(const HloInstructi
   return Prepared(std::move(call));
 }
 
+
+//===----------------------------------------------------------------------===//
+// geqp3
+//===----------------------------------------------------------------------===//
+
+template <typename T>
+class Geqp3Call final : public PreparedCustomCall {
+ public:
+  Batch b;
+  lapack_int lwork = 1;
+
+  absl::Status Run(absl::Span<const ArrayView> operands,
+                   absl::Span<const MutableArrayView> results) const override {
+    const int64_t m = b.rows, n = b.cols, k = std::min(m, n);
+    std::vector<T> a(std::max<int64_t>(1, m * n)), tau(std::max<int64_t>(1, k)), work(lwork);
+    std::vector<Real<T>> rwork(std::max<int64_t>(1, 2 * n));
+    std::vector<lapack_int> jpvt(std::max<int64_t>(1, n));
+    const lapack_int mi = static_cast<lapack_int>(m), ni = static_cast<lapack_int>(n), lda = Ld(m);
+    absl::MutexLock lock(&LapackMutex());
+    for (int64_t i = 0; i < b.count; ++i) {
+      ToColumnMajor(operands[0].data + i * m * n * sizeof(T), m, n, a.data());
+      const int32_t* jp = reinterpret_cast<const int32_t*>(operands[1].data) + i * n;
+      std::copy(jp, jp + n, jpvt.begin());
+      lapack_int info = 0;
+      if constexpr (std::is_same_v<T, float>) {
+        lapack::sgeqp3_(&mi, &ni, a.data(), &lda, jpvt.data(), tau.data(), work.data(), &lwork,
+                        &info);
+      } else if constexpr (std::is_same_v<T, double>) {
+        lapack::dgeqp3_(&mi, &ni, a.data(), &lda, jpvt.data(), tau.data(), work.data(), &lwork,
+                        &info);
+      } else if constexpr (std::is_same_v<T, lapack::c32>) {
+        lapack::cgeqp3_(&mi, &ni, a.data(), &lda, jpvt.data(), tau.data(), work.data(), &lwork,
+                        rwork.data(), &info);
+      } else {
+        lapack::zgeqp3_(&mi, &ni, a.data(), &lda, jpvt.data(), tau.data(), work.data(), &lwork,
+                        rwork.data(), &info);
+      }
+      FromColumnMajor(a.data(), m, n, m, results[0].data + i * m * n * sizeof(T));
+      for (int64_t j = 0; j < n; ++j) *At<int32_t>(results[1], i * n + j) = jpvt[j];
+      std::copy(tau.begin(), tau.begin() + k, At<T>(results[2], i * k));
+    }
+    return absl::OkStatus();
+  }
+};
+
+template <typename T>
+absl::StatusOr<std::unique_ptr<PreparedCustomCall>> MakeGeqp3(const HloInstruction& instr) {
+  HLOVM_ASSIGN_OR_RETURN(CallSite site, Describe(instr, 2, 3));
+  auto call = std::make_unique<Geqp3Call<T>>();
+  HLOVM_ASSIGN_OR_RETURN(call->b, SplitBatch(site, "operand 0", site.operands[0], false));
+  const Batch& b = call->b;
+  const int64_t m = b.rows, n = b.cols;
+  HLOVM_RETURN_IF_ERROR(
+      ExpectShape(site, "operand 0", site.operands[0], TypeOf<T>(), b.With({m, n})));
+  HLOVM_RETURN_IF_ERROR(
+      ExpectShape(site, "operand 1 (jpvt)", site.operands[1], ElementType::kS32, b.With({n})));
+  HLOVM_RETURN_IF_ERROR(
+      ExpectShape(site, "result 0", site.results[0], TypeOf<T>(), b.With({m, n})));
+  HLOVM_RETURN_IF_ERROR(
+      ExpectShape(site, "result 1 (jpvt)", site.results[1], ElementType::kS32, b.With({n})));
+  HLOVM_RETURN_IF_ERROR(ExpectShape(site, "result 2 (tau)", site.results[2], TypeOf<T>(),
+                                    b.With({std::min(m, n)})));
+  const lapack_int mi = static_cast<lapack_int>(m), ni = static_cast<lapack_int>(n), lda = Ld(m),
+                   query = -1;
+  T size{};
+  lapack_int info = 0;
+  {
+    absl::MutexLock lock(&LapackMutex());
+    if constexpr (std::is_same_v<T, float>) {
+      lapack::sgeqp3_(&mi, &ni, nullptr, &lda, nullptr, nullptr, &size, &query, &info);
+    } else if constexpr (std::is_same_v<T, double>) {
+      lapack::dgeqp3_(&mi, &ni, nullptr, &lda, nullptr, nullptr, &size, &query, &info);
+    } else if constexpr (std::is_same_v<T, lapack::c32>) {
+      lapack::cgeqp3_(&mi, &ni, nullptr, &lda, nullptr, nullptr, &size, &query, nullptr, &info);
+    } else {
+      lapack::zgeqp3_(&mi, &ni, nullptr, &lda, nullptr, nullptr, &size, &query, nullptr, &info);
+    }
+  }
+  call->lwork = WorkSize(size, info);
+  return Prepared(std::move(call));
+}
+
+//===----------------------------------------------------------------------===//
+// ormqr / unmqr
+//===----------------------------------------------------------------------===//
+
+template <typename T>
+class OrmqrCall final : public PreparedCustomCall {
+ public:
+  Batch c;             // c and the result
+  int64_t a_rows = 0;  // m (left) or n (right)
+  int64_t a_cols = 0;
+  int64_t k = 0;
+  char side, trans;
+  lapack_int lwork = 1;
+
+  absl::Status Run(absl::Span<const ArrayView> operands,
+                   absl::Span<const MutableArrayView> results) const override {
+    const int64_t m = c.rows, n = c.cols;
+    std::vector<T> a(std::max<int64_t>(1, a_rows * a_cols)), x(std::max<int64_t>(1, m * n)),
+        tau(std::max<int64_t>(1, k)), work(lwork);
+    const lapack_int mi = static_cast<lapack_int>(m), ni = static_cast<lapack_int>(n),
+                     ki = static_cast<lapack_int>(k), lda = Ld(a_rows), ldc = Ld(m);
+    absl::MutexLock lock(&LapackMutex());
+    for (int64_t i = 0; i < c.count; ++i) {
+      ToColumnMajor(operands[0].data + i * a_rows * a_cols * sizeof(T), a_rows, a_cols, a.data());
+      const T* t = reinterpret_cast<const T*>(operands[1].data) + i * k;
+      std::copy(t, t + k, tau.begin());
+      ToColumnMajor(operands[2].data + i * m * n * sizeof(T), m, n, x.data());
+      lapack_int info = 0;
+      if (m > 0 && n > 0) {
+        Routines<T>::ormqr_unmqr(&side, &trans, &mi, &ni, &ki, a.data(), &lda, tau.data(),
+                                 x.data(), &ldc, work.data(), &lwork, &info, 1, 1);
+      }
+      FromColumnMajor(x.data(), m, n, m, results[0].data + i * m * n * sizeof(T));
+    }
+    return absl::OkStatus();
+  }
+};
+
+template <typename T>
+absl::StatusOr<std::unique_ptr<PreparedCustomCall>> MakeOrmqr(const HloInstruction& instr) {
+  HLOVM_ASSIGN_OR_RETURN(CallSite site, Describe(instr, 3, 1));
+  auto call = std::make_unique<OrmqrCall<T>>();
+  HLOVM_ASSIGN_OR_RETURN(FfiAttributes attrs, FfiAttributes::Parse(instr.attrs().backend_config));
+  HLOVM_ASSIGN_OR_RETURN(int64_t left, attrs.Integer("left"));
+  HLOVM_ASSIGN_OR_RETURN(int64_t transpose, attrs.Integer("transpose"));
+  call->side = left ? 'L' : 'R';
+  call->trans = transpose ? (kIsComplex<T> ? 'C' : 'T') : 'N';
+  HLOVM_ASSIGN_OR_RETURN(call->c, SplitBatch(site, "operand 2 (c)", site.operands[2], false));
+  const Batch& c = call->c;
+  HLOVM_ASSIGN_OR_RETURN(Batch a, SplitBatch(site, "operand 0 (a)", site.operands[0], false));
+  const Shape& tau = site.operands[1];
+  if (tau.rank() != static_cast<int64_t>(c.dims.size()) + 1) {
+    return site.Error(absl::StrCat("operand 1 (tau) must have rank ", c.dims.size() + 1,
+                                   ", but it is ", tau.ToString(false)));
+  }
+  call->k = tau.dimensions(tau.rank() - 1);
+  call->a_rows = left ? c.rows : c.cols;
+  call->a_cols = a.cols;
+  HLOVM_RETURN_IF_ERROR(ExpectShape(site, "operand 0 (a)", site.operands[0], TypeOf<T>(),
+                                    c.With({call->a_rows, call->a_cols})));
+  HLOVM_RETURN_IF_ERROR(
+      ExpectShape(site, "operand 1 (tau)", tau, TypeOf<T>(), c.With({call->k})));
+  if (call->k > call->a_rows || call->k > call->a_cols) {
+    return site.Error(absl::StrCat("has ", call->k, " reflectors, more than a's ", call->a_rows,
+                                   " rows or ", call->a_cols, " columns"));
+  }
+  HLOVM_RETURN_IF_ERROR(ExpectShape(site, "operand 2 (c)", site.operands[2], TypeOf<T>(),
+                                    c.With({c.rows, c.cols})));
+  HLOVM_RETURN_IF_ERROR(
+      ExpectShape(site, "the result", site.results[0], TypeOf<T>(), c.With({c.rows, c.cols})));
+  if (c.rows > 0 && c.cols > 0) {
+    const lapack_int m = static_cast<lapack_int>(c.rows), n = static_cast<lapack_int>(c.cols),
+                     k = static_cast<lapack_int>(call->k), lda = Ld(call->a_rows), ldc = Ld(c.rows),
+                     query = -1;
+    T size{};
+    lapack_int info = 0;
+    absl::MutexLock lock(&LapackMutex());
+    Routines<T>::ormqr_unmqr(&call->side, &call->trans, &m, &n, &k, nullptr, &lda, nullptr,
+                             nullptr, &ldc, &size, &query, &info, 1, 1);
+    call->lwork = WorkSize(size, info);
+  }
+  return Prepared(std::move(call));
+}
+
+//===----------------------------------------------------------------------===//
+// gees
+//===----------------------------------------------------------------------===//
+
+template <typename T>
+class GeesCall final : public PreparedCustomCall {
+ public:
+  Batch b;
+  char mode;
+  lapack_int lwork = 1;
+
+  absl::Status Run(absl::Span<const ArrayView> operands,
+                   absl::Span<const MutableArrayView> results) const override {
+    const int64_t n = b.rows;
+    const lapack_int ni = static_cast<lapack_int>(n), ld = Ld(n);
+    const char sort = 'N';
+    std::vector<T> a(std::max<int64_t>(1, n * n)), vs(std::max<int64_t>(1, n * n)), work(lwork),
+        w1(std::max<int64_t>(1, n)), w2(std::max<int64_t>(1, n));
+    std::vector<Real<T>> rwork(std::max<int64_t>(1, n));
+    const int r = kIsComplex<T> ? 3 : 4;  // index of sdim
+    absl::MutexLock lock(&LapackMutex());
+    for (int64_t i = 0; i < b.count; ++i) {
+      ToColumnMajor(operands[0].data + i * n * n * sizeof(T), n, n, a.data());
+      std::fill(vs.begin(), vs.end(), T(0));
+      lapack_int sdim = 0, info = 0;
+      if (n > 0) {
+        if constexpr (std::is_same_v<T, float>) {
+          lapack::sgees_(&mode, &sort, nullptr, &ni, a.data(), &ld, &sdim, w1.data(), w2.data(),
+                         vs.data(), &ld, work.data(), &lwork, nullptr, &info, 1, 1);
+        } else if constexpr (std::is_same_v<T, double>) {
+          lapack::dgees_(&mode, &sort, nullptr, &ni, a.data(), &ld, &sdim, w1.data(), w2.data(),
+                         vs.data(), &ld, work.data(), &lwork, nullptr, &info, 1, 1);
+        } else if constexpr (std::is_same_v<T, lapack::c32>) {
+          lapack::cgees_(&mode, &sort, nullptr, &ni, a.data(), &ld, &sdim, w1.data(), vs.data(),
+                         &ld, work.data(), &lwork, rwork.data(), nullptr, &info, 1, 1);
+        } else {
+          lapack::zgees_(&mode, &sort, nullptr, &ni, a.data(), &ld, &sdim, w1.data(), vs.data(),
+                         &ld, work.data(), &lwork, rwork.data(), nullptr, &info, 1, 1);
+        }
+      }
+      FromColumnMajor(a.data(), n, n, n, results[0].data + i * n * n * sizeof(T));
+      FromColumnMajor(vs.data(), n, n, n, results[1].data + i * n * n * sizeof(T));
+      std::copy(w1.begin(), w1.begin() + n, At<T>(results[2], i * n));
+      if constexpr (!kIsComplex<T>) std::copy(w2.begin(), w2.begin() + n, At<T>(results[3], i * n));
+      *At<int32_t>(results[r], i) = ToInfo(sdim);
+      *At<int32_t>(results[r + 1], i) = ToInfo(info);
+    }
+    return absl::OkStatus();
+  }
+};
+
+template <typename T>
+absl::StatusOr<std::unique_ptr<PreparedCustomCall>> MakeGees(const HloInstruction& instr) {
+  constexpr int kResults = kIsComplex<T> ? 5 : 6;
+  HLOVM_ASSIGN_OR_RETURN(CallSite site, Describe(instr, 1, kResults));
+  auto call = std::make_unique<GeesCall<T>>();
+  HLOVM_ASSIGN_OR_RETURN(FfiAttributes attrs, FfiAttributes::Parse(instr.attrs().backend_config));
+  HLOVM_ASSIGN_OR_RETURN(call->mode, attrs.Char("mode", "NV"));
+  HLOVM_ASSIGN_OR_RETURN(int64_t sort, attrs.Integer("sort"));
+  if (sort != 'N') {
+    return absl::UnimplementedError(absl::StrCat(
+        "custom-call \"", site.target,
+        "\": sorting the eigenvalues (sort = 'S') is not implemented, as in jaxlib"));
+  }
+  HLOVM_ASSIGN_OR_RETURN(call->b, SplitBatch(site, "operand 0", site.operands[0], true));
+  const Batch& b = call->b;
+  const int64_t n = b.rows;
+  HLOVM_RETURN_IF_ERROR(
+      ExpectShape(site, "operand 0", site.operands[0], TypeOf<T>(), b.With({n, n})));
+  HLOVM_RETURN_IF_ERROR(
+      ExpectShape(site, "result 0 (Schur form)", site.results[0], TypeOf<T>(), b.With({n, n})));
+  HLOVM_RETURN_IF_ERROR(ExpectShape(site, "result 1 (Schur vectors)", site.results[1],
+                                    TypeOf<T>(), b.With({n, n})));
+  int r = 2;
+  if constexpr (kIsComplex<T>) {
+    HLOVM_RETURN_IF_ERROR(
+        ExpectShape(site, "result 2 (eigenvalues)", site.results[r++], TypeOf<T>(), b.With({n})));
+  } else {
+    HLOVM_RETURN_IF_ERROR(ExpectShape(site, "result 2 (real parts of the eigenvalues)",
+                                      site.results[r++], TypeOf<T>(), b.With({n})));
+    HLOVM_RETURN_IF_ERROR(ExpectShape(site, "result 3 (imaginary parts of the eigenvalues)",
+                                      site.results[r++], TypeOf<T>(), b.With({n})));
+  }
+  HLOVM_RETURN_IF_ERROR(ExpectShape(site, absl::StrCat("result ", r, " (selected eigenvalues)"),
+                                    site.results[r], ElementType::kS32, b.dims));
+  ++r;
+  HLOVM_RETURN_IF_ERROR(ExpectShape(site, absl::StrCat("result ", r, " (info)"), site.results[r],
+                                    ElementType::kS32, b.dims));
+  if (n > 0) {
+    const lapack_int ni = static_cast<lapack_int>(n), ld = Ld(n), query = -1;
+    const char sort_v = 'N';
+    T size{};
+    lapack_int sdim = 0, info = 0;
+    absl::MutexLock lock(&LapackMutex());
+    if constexpr (std::is_same_v<T, float>) {
+      lapack::sgees_(&call->mode, &sort_v, nullptr, &ni, nullptr, &ld, &sdim, nullptr, nullptr,
+                     nullptr, &ld, &size, &query, nullptr, &info, 1, 1);
+    } else if constexpr (std::is_same_v<T, double>) {
+      lapack::dgees_(&call->mode, &sort_v, nullptr, &ni, nullptr, &ld, &sdim, nullptr, nullptr,
+                     nullptr, &ld, &size, &query, nullptr, &info, 1, 1);
+    } else if constexpr (std::is_same_v<T, lapack::c32>) {
+      lapack::cgees_(&call->mode, &sort_v, nullptr, &ni, nullptr, &ld, &sdim, nullptr, nullptr,
+                     &ld, &size, &query, nullptr, nullptr, &info, 1, 1);
+    } else {
+      lapack::zgees_(&call->mode, &sort_v, nullptr, &ni, nullptr, &ld, &sdim, nullptr, nullptr,
+                     &ld, &size, &query, nullptr, nullptr, &info, 1, 1);
+    }
+    call->lwork = WorkSize(size, info);
+  }
+  return Prepared(std::move(call));
+}
+
+//===----------------------------------------------------------------------===//
+// gtsv
+//===----------------------------------------------------------------------===//
+
+template <typename T>
+class GtsvCall final : public PreparedCustomCall {
+ public:
+  Batch b;  // b and its result: [batch..., m, nrhs]
+
+  absl::Status Run(absl::Span<const ArrayView> operands,
+                   absl::Span<const MutableArrayView> results) const override {
+    const int64_t m = b.rows, nrhs = b.cols;
+    std::vector<T> x(std::max<int64_t>(1, m * nrhs));
+    const lapack_int mi = static_cast<lapack_int>(m), ni = static_cast<lapack_int>(nrhs),
+                     ldb = Ld(m);
+    absl::MutexLock lock(&LapackMutex());
+    for (int64_t i = 0; i < b.count; ++i) {
+      // dl, d and du are copied to their results and factored there, as
+      // jaxlib does: dl[0] and du[m-1] are not read and keep their values.
+      T* diagonals[3];
+      for (int j = 0; j < 3; ++j) {
+        const T* src = reinterpret_cast<const T*>(operands[j].data) + i * m;
+        diagonals[j] = At<T>(results[j], i * m);
+        std::copy(src, src + m, diagonals[j]);
+      }
+      ToColumnMajor(operands[3].data + i * m * nrhs * sizeof(T), m, nrhs, x.data());
+      lapack_int info = 0;
+      if (m > 0) {
+        Routines<T>::gtsv(&mi, &ni, diagonals[0] + 1, diagonals[1], diagonals[2], x.data(), &ldb,
+                          &info);
+      }
+      FromColumnMajor(x.data(), m, nrhs, m, results[3].data + i * m * nrhs * sizeof(T));
+      *At<int32_t>(results[4], i) = ToInfo(info);
+    }
+    return absl::OkStatus();
+  }
+};
+
+template <typename T>
+absl::StatusOr<std::unique_ptr<PreparedCustomCall>> MakeGtsv(const HloInstruction& instr) {
+  HLOVM_ASSIGN_OR_RETURN(CallSite site, Describe(instr, 4, 5));
+  auto call = std::make_unique<GtsvCall<T>>();
+  HLOVM_ASSIGN_OR_RETURN(call->b, SplitBatch(site, "operand 3 (b)", site.operands[3], false));
+  const Batch& b = call->b;
+  const char* names[3] = {"dl", "d", "du"};
+  for (int j = 0; j < 3; ++j) {
+    HLOVM_RETURN_IF_ERROR(ExpectShape(site, absl::StrCat("operand ", j, " (", names[j], ")"),
+                                      site.operands[j], TypeOf<T>(), b.With({b.rows})));
+    HLOVM_RETURN_IF_ERROR(ExpectShape(site, absl::StrCat("result ", j, " (", names[j], ")"),
+                                      site.results[j], TypeOf<T>(), b.With({b.rows})));
+  }
+  HLOVM_RETURN_IF_ERROR(ExpectShape(site, "operand 3 (b)", site.operands[3], TypeOf<T>(),
+                                    b.With({b.rows, b.cols})));
+  HLOVM_RETURN_IF_ERROR(ExpectShape(site, "result 3 (x)", site.results[3], TypeOf<T>(),
+                                    b.With({b.rows, b.cols})));
+  HLOVM_RETURN_IF_ERROR(
+      ExpectShape(site, "result 4 (info)", site.results[4], ElementType::kS32, b.dims));
+  return Prepared(std::move(call));
+}
+
 //===----------------------------------------------------------------------===//
 // Registration.
 //===----------------------------------------------------------------------===//
@@ -943,10 +1308,15 @@ void AddFamilies(char p, std::vector<TargetEntry>& out) {
   out.push_back({name(complex ? "ungqr" : "orgqr"), &MakeOrgqr<T>});
   out.push_back({name("potrf"), &MakePotrf<T>});
   out.push_back({name(complex ? "heevd" : "syevd"), &MakeSyevd<T>});
-  out.push_back({name("gesdd"), &MakeGesdd<T>});
+  out.push_back({name("gesdd"), &MakeSvd<T, false>});
+  out.push_back({name("gesvd"), &MakeSvd<T, true>});
   out.push_back({name("geev"), &MakeGeev<T>});
   out.push_back({name("gehrd"), &MakeGehrd<T>});
   out.push_back({name(complex ? "hetrd" : "sytrd"), &MakeSytrd<T>});
+  out.push_back({name("geqp3"), &MakeGeqp3<T>});
+  out.push_back({name(complex ? "unmqr" : "ormqr"), &MakeOrmqr<T>});
+  out.push_back({name("gees"), &MakeGees<T>});
+  out.push_back({name("gtsv"), &MakeGtsv<T>});
 }
 
 const std::vector<TargetEntry>& Targets() {

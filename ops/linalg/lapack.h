@@ -20,6 +20,21 @@
 //   lapack_?gesdd_ffi  x T[..,m,n] -> (x_out T[..,m,n], s R[..,k],
 //                      u T[..,m,m|k], vt T[..,n|k,n], info); {mode: 'A'
 //                      full, 'S' reduced, 'N' values only (u, vt zero)}.
+//   lapack_?gesvd_ffi  the same, by QR iteration (SvdAlgorithm.QR).
+//   lapack_?geqp3_ffi  (x T[..,m,n], jpvt s32[..,n]) -> (qr T[..,m,n],
+//                      jpvt s32[..,n], tau T[..,k]); QR with column pivoting;
+//                      jpvt in: nonzero marks a leading column; out: the
+//                      1-based permutation.
+//   lapack_?ormqr_ffi / lapack_?unmqr_ffi
+//                      (a T[..,l,t], tau T[..,t], c T[..,m,n]) -> T[..,m,n];
+//                      {left, transpose: bool}; Q·c, Qᴴ·c, c·Q or c·Qᴴ with Q
+//                      the reflectors of a (l = m when left, else n).
+//   lapack_?gees_ffi   x T[..,n,n] -> (t T[..,n,n], vs T[..,n,n], wr, wi
+//                      T[..,n] (real) or w T[..,n] (complex), sdim, info);
+//                      {mode: 'V' or 'N' (vs zero), sort: 'N' only}.
+//   lapack_?gtsv_ffi   (dl, d, du T[..,m], b T[..,m,r]) -> (dl, d, du (the
+//                      factorisation), x T[..,m,r], info); dl[0] and du[m-1]
+//                      are not read; info > 0: exactly singular.
 //   lapack_?trsm_ffi   (a T[..,l,l], b T[..,m,n]) -> x T[..,m,n]; {side
 //                      'L' (op(a) x = b, l = m) or 'R' (x op(a) = b, l = n),
 //                      uplo, trans_x 'N'/'T'/'C', diag 'N'/'U'}.

@@ -8,6 +8,7 @@
 
 #include <complex>
 #include <cstddef>
+#include <type_traits>
 
 namespace hlovm {
 namespace lapack {
@@ -131,6 +132,79 @@ void zgeev_(const char* jobvl, const char* jobvr, const lapack_int* n, c64* a,
             const lapack_int* lda, c64* w, c64* vl, const lapack_int* ldvl, c64* vr,
             const lapack_int* ldvr, c64* work, const lapack_int* lwork, double* rwork,
             lapack_int* info, fstrlen, fstrlen);
+
+// Singular values (QR iteration).
+void sgesvd_(const char* jobu, const char* jobvt, const lapack_int* m, const lapack_int* n,
+             float* a, const lapack_int* lda, float* s, float* u, const lapack_int* ldu, float* vt,
+             const lapack_int* ldvt, float* work, const lapack_int* lwork, lapack_int* info,
+             fstrlen, fstrlen);
+void dgesvd_(const char* jobu, const char* jobvt, const lapack_int* m, const lapack_int* n,
+             double* a, const lapack_int* lda, double* s, double* u, const lapack_int* ldu,
+             double* vt, const lapack_int* ldvt, double* work, const lapack_int* lwork,
+             lapack_int* info, fstrlen, fstrlen);
+void cgesvd_(const char* jobu, const char* jobvt, const lapack_int* m, const lapack_int* n,
+             c32* a, const lapack_int* lda, float* s, c32* u, const lapack_int* ldu, c32* vt,
+             const lapack_int* ldvt, c32* work, const lapack_int* lwork, float* rwork,
+             lapack_int* info, fstrlen, fstrlen);
+void zgesvd_(const char* jobu, const char* jobvt, const lapack_int* m, const lapack_int* n,
+             c64* a, const lapack_int* lda, double* s, c64* u, const lapack_int* ldu, c64* vt,
+             const lapack_int* ldvt, c64* work, const lapack_int* lwork, double* rwork,
+             lapack_int* info, fstrlen, fstrlen);
+
+// QR with column pivoting.
+void sgeqp3_(const lapack_int* m, const lapack_int* n, float* a, const lapack_int* lda,
+             lapack_int* jpvt, float* tau, float* work, const lapack_int* lwork, lapack_int* info);
+void dgeqp3_(const lapack_int* m, const lapack_int* n, double* a, const lapack_int* lda,
+             lapack_int* jpvt, double* tau, double* work, const lapack_int* lwork,
+             lapack_int* info);
+void cgeqp3_(const lapack_int* m, const lapack_int* n, c32* a, const lapack_int* lda,
+             lapack_int* jpvt, c32* tau, c32* work, const lapack_int* lwork, float* rwork,
+             lapack_int* info);
+void zgeqp3_(const lapack_int* m, const lapack_int* n, c64* a, const lapack_int* lda,
+             lapack_int* jpvt, c64* tau, c64* work, const lapack_int* lwork, double* rwork,
+             lapack_int* info);
+
+// Multiply by Q of a QR factorisation.
+#define HLOVM_ORMQR(name, T)                                                                   \
+  void name(const char* side, const char* trans, const lapack_int* m, const lapack_int* n,     \
+            const lapack_int* k, const T* a, const lapack_int* lda, const T* tau, T* c,        \
+            const lapack_int* ldc, T* work, const lapack_int* lwork, lapack_int* info, fstrlen, \
+            fstrlen);
+HLOVM_ORMQR(sormqr_, float)
+HLOVM_ORMQR(dormqr_, double)
+HLOVM_ORMQR(cunmqr_, c32)
+HLOVM_ORMQR(zunmqr_, c64)
+#undef HLOVM_ORMQR
+
+// Schur decomposition (no sorting: SELECT and BWORK are not referenced).
+using SelectReal = int (*)(const void*, const void*);
+using SelectComplex = int (*)(const void*);
+void sgees_(const char* jobvs, const char* sort, SelectReal select, const lapack_int* n,
+            float* a, const lapack_int* lda, lapack_int* sdim, float* wr, float* wi, float* vs,
+            const lapack_int* ldvs, float* work, const lapack_int* lwork, int* bwork,
+            lapack_int* info, fstrlen, fstrlen);
+void dgees_(const char* jobvs, const char* sort, SelectReal select, const lapack_int* n,
+            double* a, const lapack_int* lda, lapack_int* sdim, double* wr, double* wi,
+            double* vs, const lapack_int* ldvs, double* work, const lapack_int* lwork, int* bwork,
+            lapack_int* info, fstrlen, fstrlen);
+void cgees_(const char* jobvs, const char* sort, SelectComplex select, const lapack_int* n,
+            c32* a, const lapack_int* lda, lapack_int* sdim, c32* w, c32* vs,
+            const lapack_int* ldvs, c32* work, const lapack_int* lwork, float* rwork, int* bwork,
+            lapack_int* info, fstrlen, fstrlen);
+void zgees_(const char* jobvs, const char* sort, SelectComplex select, const lapack_int* n,
+            c64* a, const lapack_int* lda, lapack_int* sdim, c64* w, c64* vs,
+            const lapack_int* ldvs, c64* work, const lapack_int* lwork, double* rwork, int* bwork,
+            lapack_int* info, fstrlen, fstrlen);
+
+// General tridiagonal systems.
+#define HLOVM_GTSV(p, T)                                                                      \
+  void p##gtsv_(const lapack_int* n, const lapack_int* nrhs, T* dl, T* d, T* du, T* b,        \
+                const lapack_int* ldb, lapack_int* info);
+HLOVM_GTSV(s, float)
+HLOVM_GTSV(d, double)
+HLOVM_GTSV(c, c32)
+HLOVM_GTSV(z, c64)
+#undef HLOVM_GTSV
 }  // extern "C"
 
 // Routines<T>: the routines for element type T, with the real type R of
@@ -138,7 +212,7 @@ void zgeev_(const char* jobvl, const char* jobvr, const lapack_int* n, c64* a,
 template <typename T>
 struct Routines;
 
-#define HLOVM_ROUTINES(T, Real, p, orgqr, sytrd)                                              \
+#define HLOVM_ROUTINES(T, Real, p, orgqr, sytrd, ormqr)                                              \
   template <>                                                                                 \
   struct Routines<T> {                                                                        \
     using R = Real;                                                                           \
@@ -156,6 +230,8 @@ struct Routines;
       p##potrf_(uplo, n, a, lda, info, 1);                                                    \
     }                                                                                         \
     static constexpr auto gehrd = &p##gehrd_;                                                 \
+    static constexpr auto gtsv = &p##gtsv_;                                                   \
+    static constexpr auto ormqr_unmqr = &ormqr;                                               \
     static void sytrd_hetrd(const char* uplo, const lapack_int* n, T* a,                      \
                             const lapack_int* lda, R* d, R* e, T* tau, T* work,               \
                             const lapack_int* lwork, lapack_int* info) {                      \
@@ -163,10 +239,10 @@ struct Routines;
     }                                                                                         \
   };
 
-HLOVM_ROUTINES(float, float, s, sorgqr_, ssytrd_)
-HLOVM_ROUTINES(double, double, d, dorgqr_, dsytrd_)
-HLOVM_ROUTINES(c32, float, c, cungqr_, chetrd_)
-HLOVM_ROUTINES(c64, double, z, zungqr_, zhetrd_)
+HLOVM_ROUTINES(float, float, s, sorgqr_, ssytrd_, sormqr_)
+HLOVM_ROUTINES(double, double, d, dorgqr_, dsytrd_, dormqr_)
+HLOVM_ROUTINES(c32, float, c, cungqr_, chetrd_, cunmqr_)
+HLOVM_ROUTINES(c64, double, z, zungqr_, zhetrd_, zunmqr_)
 #undef HLOVM_ROUTINES
 
 }  // namespace lapack
