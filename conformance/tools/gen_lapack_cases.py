@@ -691,6 +691,28 @@ def sytrd_case(p, name, batch, n, lower, rng):
 # geqp3, ormqr, gees, gtsv
 # ---------------------------------------------------------------------------
 
+
+def svd_non_finite_case(p, routine, rng):
+    """An infinity in one batch matrix: info -4 and NaN for it (LAPACK is not
+    called), the other matrix factored."""
+    t = TYPES[p]
+    r = REAL[t]
+    m = n = 3
+    c = LapackCase('%s_%s_non_finite_batch' % (routine, p), target(p, routine))
+    a = rand(rng, t, [2, m, n])
+    a[0, 1, 2] = np.inf
+    res = c.custom_call(target(p, routine), [c.c(t, a)],
+                        [(t, [2, m, n]), (r, [2, n]), (t, [2, m, n]), (t, [2, n, n]), ('s32', [2])],
+                        attrs={'mode': (ORD['S'], 'ui8')}, aliases=[(0, 0)])
+    sv, info = c.get(res, 1), c.get(res, 4)
+    c.root_of(sv, info)
+    c.expect_eq(info, np.array([-4, 0], np.int32))
+    c.expect_eq(c.slice(sv, [(0, 1), (0, n)]), np.full([1, n], np.nan))
+    c.expect_near(c.slice(sv, [(1, 2), (0, n)]), np.linalg.svd(wide(a[1:]), compute_uv=False),
+                  tol(r, 4))
+    CASES.append(c)
+
+
 def geqp3_reference(a, jpvt_in):
     """Column choices of QR with column pivoting: the leading columns
     (jpvt_in != 0) first, in order, then at each step the free column with
@@ -1304,6 +1326,12 @@ def main():
         gees_case(p, 'batch_no_vectors', [2], 3, False, rng)
         gtsv_case(p, 'batch', [2], 5, 2, rng)
         gtsv_case(p, 'singular', [2], 4, 1, rng, singular=True)
+    # Cases added later draw from their own generator, so the ones above keep
+    # their values.
+    rng2 = np.random.default_rng(20261)
+    for p in 'sdcz':
+        svd_non_finite_case(p, 'gesdd', rng2)
+        svd_non_finite_case(p, 'gesvd', rng2)
     for p in 'sd':
         jax_solve_like(p, 'inv', rng)
         jax_solve_like(p, 'solve', rng)

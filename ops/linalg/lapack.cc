@@ -503,6 +503,19 @@ absl::StatusOr<std::unique_ptr<PreparedCustomCall>> MakeSyevd(const HloInstructi
   return Prepared(std::move(call));
 }
 
+// True when no element is NaN or infinite.
+template <typename T>
+bool AllFinite(const T* data, int64_t size) {
+  for (int64_t i = 0; i < size; ++i) {
+    if constexpr (kIsComplex<T>) {
+      if (!std::isfinite(data[i].real()) || !std::isfinite(data[i].imag())) return false;
+    } else {
+      if (!std::isfinite(data[i])) return false;
+    }
+  }
+  return true;
+}
+
 //===----------------------------------------------------------------------===//
 // gesdd
 //===----------------------------------------------------------------------===//
@@ -565,7 +578,15 @@ class GesddCall final : public PreparedCustomCall {
       std::fill(u.begin(), u.end(), T(0));
       std::fill(vt.begin(), vt.end(), T(0));
       lapack_int info = 0;
-      if (k > 0 && qr_iteration) {
+      if (!AllFinite(a.data(), m * n)) {
+        // LAPACK's SVD can loop forever on an infinity; as jaxlib's geev
+        // does for any non-finite input, report -4 without calling it.
+        info = -4;
+        const Real<T> nan = std::numeric_limits<Real<T>>::quiet_NaN();
+        std::fill(s.begin(), s.end(), nan);
+        std::fill(u.begin(), u.end(), T(nan));
+        std::fill(vt.begin(), vt.end(), T(nan));
+      } else if (k > 0 && qr_iteration) {
         Gesvd<T>(&mode, &mi, &ni, a.data(), &lda, s.data(), u.data(), &ldu, vt.data(), &ldvt,
                  work.data(), &lwork, rwork.data(), &info);
       } else if (k > 0) {
@@ -656,17 +677,6 @@ absl::StatusOr<std::unique_ptr<PreparedCustomCall>> MakeSvd(const HloInstruction
 // geev
 //===----------------------------------------------------------------------===//
 
-template <typename T>
-bool AllFinite(const T* data, int64_t size) {
-  for (int64_t i = 0; i < size; ++i) {
-    if constexpr (kIsComplex<T>) {
-      if (!std::isfinite(data[i].real()) || !std::isfinite(data[i].imag())) return false;
-    } else {
-      if (!std::isfinite(data[i])) return false;
-    }
-  }
-  return true;
-}
 
 // LAPACK's real eigenvectors, column-major: a real eigenvalue's vector is one
 // column; a conjugate pair (wi[j] > 0, wi[j+1] < 0) shares columns j (real
@@ -719,6 +729,11 @@ class GeevCall final : public PreparedCustomCall {
       lapack_int info = 0;
       if (!AllFinite(a.data(), n * n)) {
         info = -4;
+        const Real<T> nan = std::numeric_limits<Real<T>>::quiet_NaN();
+        std::fill(w1.begin(), w1.end(), T(nan));
+        std::fill(w2.begin(), w2.end(), T(nan));
+        std::fill(cvl.begin(), cvl.end(), C(nan, nan));
+        std::fill(cvr.begin(), cvr.end(), C(nan, nan));
       } else if (n > 0) {
         if constexpr (std::is_same_v<T, float>) {
           lapack::sgeev_(&left, &right, &ni, a.data(), &ld, w1.data(), w2.data(), vl.data(), &ld,

@@ -20,6 +20,9 @@
 //   lapack_?gesdd_ffi  x T[..,m,n] -> (x_out T[..,m,n], s R[..,k],
 //                      u T[..,m,m|k], vt T[..,n|k,n], info); {mode: 'A'
 //                      full, 'S' reduced, 'N' values only (u, vt zero)}.
+//                      A non-finite input gives info -4 and NaN results
+//                      without calling LAPACK (whose SVD can loop forever on
+//                      an infinity; JAX turns any info != 0 into NaN).
 //   lapack_?gesvd_ffi  the same, by QR iteration (SvdAlgorithm.QR).
 //   lapack_?geqp3_ffi  (x T[..,m,n], jpvt s32[..,n]) -> (qr T[..,m,n],
 //                      jpvt s32[..,n], tau T[..,k]); QR with column pivoting;
@@ -43,7 +46,8 @@
 //                      vr C[..,n,n], info); C complex of T; columns of vl/vr
 //                      are the eigenvectors (conjugate pairs unpacked).
 //                      {compute_left, compute_right: 'V' or 'N'; vectors not
-//                      computed are zero}. A non-finite input gives info -4.
+//                      computed are zero}. A non-finite input gives info -4
+//                      (as in jaxlib) and NaN results.
 //   lapack_cgeev_ffi / lapack_zgeev_ffi
 //                      x T[..,n,n] -> (w T[..,n], vl, vr T[..,n,n], info).
 //   lapack_?gehrd_ffi  x T[..,n,n] -> (h T[..,n,n], tau T[..,n-1], info);

@@ -183,5 +183,28 @@ TEST(Lapack, GeevUnpacksConjugatePairs) {
   EXPECT_EQ(r[2].Get<C>({0, 0, 0}), C(0, 0));
 }
 
+// LAPACK's SVD can loop forever on an infinity: a non-finite matrix gets
+// info -4 and NaN values without a LAPACK call, the rest of the batch is
+// factored.
+TEST(Lapack, SvdOfNonFiniteMatrixReportsInfoMinusFour) {
+  for (const char* target : {"lapack_sgesdd_ffi", "lapack_sgesvd_ffi"}) {
+    const std::string text =
+        std::string("HloModule m\nENTRY e {\n  a = f32[2,2,2] parameter(0)\n"
+                    "  ROOT r = (f32[2,2,2], f32[2,2], f32[2,2,2], f32[2,2,2], s32[2]) "
+                    "custom-call(a), custom_call_target=\"") +
+        target + "\", backend_config={mode = 65 : ui8}\n}\n";
+    auto exe = Build(text);
+    ASSERT_NE(exe, nullptr);
+    const std::vector<float> a = {1, INFINITY, 0, 1, 3, 0, 0, 2};
+    Literal in = Array(ElementType::kF32, {2, 2, 2}, a);
+    Literal out = RunWith(*exe, {&in}, 1);
+    const auto& r = out.tuple_elements();
+    EXPECT_EQ(Values<int32_t>(r[4]), (std::vector<int32_t>{-4, 0})) << target;
+    EXPECT_TRUE(std::isnan(r[1].Get<float>({0, 0})));
+    EXPECT_FLOAT_EQ(r[1].Get<float>({1, 0}), 3);
+    EXPECT_FLOAT_EQ(r[1].Get<float>({1, 1}), 2);
+  }
+}
+
 }  // namespace
 }  // namespace hlovm
