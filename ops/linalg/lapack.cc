@@ -135,6 +135,13 @@ absl::StatusOr<Batch> SplitBatch(const CallSite& site, const std::string& what,
   return b;
 }
 
+// `v`, or its error prefixed with the call site.
+template <typename V>
+absl::StatusOr<V> In(const CallSite& site, absl::StatusOr<V> v) {
+  if (v.ok()) return v;
+  return site.Error(std::string(v.status().message()));
+}
+
 absl::StatusOr<std::unique_ptr<PreparedCustomCall>> Prepared(
     absl::StatusOr<std::unique_ptr<PreparedCustomCall>> call) {
   return call;
@@ -210,11 +217,11 @@ template <typename T>
 absl::StatusOr<std::unique_ptr<PreparedCustomCall>> MakeTrsm(const HloInstruction& instr) {
   HLOVM_ASSIGN_OR_RETURN(CallSite site, Describe(instr, 2, 1));
   auto call = std::make_unique<TrsmCall<T>>();
-  HLOVM_ASSIGN_OR_RETURN(FfiAttributes attrs, FfiAttributes::Parse(instr.attrs().backend_config));
-  HLOVM_ASSIGN_OR_RETURN(call->side, attrs.Char("side", "LR"));
-  HLOVM_ASSIGN_OR_RETURN(call->uplo, attrs.Char("uplo", "LU"));
-  HLOVM_ASSIGN_OR_RETURN(call->trans, attrs.Char("trans_x", "NTC"));
-  HLOVM_ASSIGN_OR_RETURN(call->diag, attrs.Char("diag", "NU"));
+  HLOVM_ASSIGN_OR_RETURN(FfiAttributes attrs, In(site, FfiAttributes::Parse(instr.attrs().backend_config)));
+  HLOVM_ASSIGN_OR_RETURN(call->side, In(site, attrs.Char("side", "LR")));
+  HLOVM_ASSIGN_OR_RETURN(call->uplo, In(site, attrs.Char("uplo", "LU")));
+  HLOVM_ASSIGN_OR_RETURN(call->trans, In(site, attrs.Char("trans_x", "NTC")));
+  HLOVM_ASSIGN_OR_RETURN(call->diag, In(site, attrs.Char("diag", "NU")));
   HLOVM_ASSIGN_OR_RETURN(call->b, SplitBatch(site, "operand 1 (b)", site.operands[1], false));
   call->a_dim = call->side == 'L' ? call->b.rows : call->b.cols;
   HLOVM_RETURN_IF_ERROR(ExpectShape(site, "operand 0 (the triangular matrix)", site.operands[0],
@@ -418,8 +425,8 @@ template <typename T>
 absl::StatusOr<std::unique_ptr<PreparedCustomCall>> MakePotrf(const HloInstruction& instr) {
   HLOVM_ASSIGN_OR_RETURN(CallSite site, Describe(instr, 1, 2));
   auto call = std::make_unique<PotrfCall<T>>();
-  HLOVM_ASSIGN_OR_RETURN(FfiAttributes attrs, FfiAttributes::Parse(instr.attrs().backend_config));
-  HLOVM_ASSIGN_OR_RETURN(call->uplo, attrs.Char("uplo", "LU"));
+  HLOVM_ASSIGN_OR_RETURN(FfiAttributes attrs, In(site, FfiAttributes::Parse(instr.attrs().backend_config)));
+  HLOVM_ASSIGN_OR_RETURN(call->uplo, In(site, attrs.Char("uplo", "LU")));
   HLOVM_ASSIGN_OR_RETURN(call->b, SplitBatch(site, "operand 0", site.operands[0], true));
   const Batch& b = call->b;
   HLOVM_RETURN_IF_ERROR(
@@ -486,9 +493,9 @@ template <typename T>
 absl::StatusOr<std::unique_ptr<PreparedCustomCall>> MakeSyevd(const HloInstruction& instr) {
   HLOVM_ASSIGN_OR_RETURN(CallSite site, Describe(instr, 1, 3));
   auto call = std::make_unique<SyevdCall<T>>();
-  HLOVM_ASSIGN_OR_RETURN(FfiAttributes attrs, FfiAttributes::Parse(instr.attrs().backend_config));
-  HLOVM_ASSIGN_OR_RETURN(call->uplo, attrs.Char("uplo", "LU"));
-  HLOVM_ASSIGN_OR_RETURN(call->mode, attrs.Char("mode", "VN"));
+  HLOVM_ASSIGN_OR_RETURN(FfiAttributes attrs, In(site, FfiAttributes::Parse(instr.attrs().backend_config)));
+  HLOVM_ASSIGN_OR_RETURN(call->uplo, In(site, attrs.Char("uplo", "LU")));
+  HLOVM_ASSIGN_OR_RETURN(call->mode, In(site, attrs.Char("mode", "VN")));
   HLOVM_ASSIGN_OR_RETURN(call->b, SplitBatch(site, "operand 0", site.operands[0], true));
   const Batch& b = call->b;
   const int64_t n = b.rows;
@@ -609,14 +616,14 @@ absl::StatusOr<std::unique_ptr<PreparedCustomCall>> MakeSvd(const HloInstruction
   HLOVM_ASSIGN_OR_RETURN(CallSite site, Describe(instr, 1, 5));
   auto call = std::make_unique<GesddCall<T>>();
   call->qr_iteration = kQrIteration;
-  HLOVM_ASSIGN_OR_RETURN(FfiAttributes attrs, FfiAttributes::Parse(instr.attrs().backend_config));
-  HLOVM_ASSIGN_OR_RETURN(int64_t mode, attrs.Integer("mode"));
+  HLOVM_ASSIGN_OR_RETURN(FfiAttributes attrs, In(site, FfiAttributes::Parse(instr.attrs().backend_config)));
+  HLOVM_ASSIGN_OR_RETURN(int64_t mode, In(site, attrs.Integer("mode")));
   if (mode == 'O') {
     return absl::UnimplementedError(absl::StrCat(
         "custom-call \"", site.target,
         "\": mode 'O' (overwrite the input with U) is not implemented, as in jaxlib"));
   }
-  HLOVM_ASSIGN_OR_RETURN(call->mode, attrs.Char("mode", "ASN"));
+  HLOVM_ASSIGN_OR_RETURN(call->mode, In(site, attrs.Char("mode", "ASN")));
   HLOVM_ASSIGN_OR_RETURN(call->b, SplitBatch(site, "operand 0", site.operands[0], false));
   const Batch& b = call->b;
   const int64_t m = b.rows, n = b.cols, k = std::min(m, n);
@@ -776,9 +783,9 @@ absl::StatusOr<std::unique_ptr<PreparedCustomCall>> MakeGeev(const HloInstructio
   constexpr int kResults = kIsComplex<T> ? 4 : 5;
   HLOVM_ASSIGN_OR_RETURN(CallSite site, Describe(instr, 1, kResults));
   auto call = std::make_unique<GeevCall<T>>();
-  HLOVM_ASSIGN_OR_RETURN(FfiAttributes attrs, FfiAttributes::Parse(instr.attrs().backend_config));
-  HLOVM_ASSIGN_OR_RETURN(call->left, attrs.Char("compute_left", "NV"));
-  HLOVM_ASSIGN_OR_RETURN(call->right, attrs.Char("compute_right", "NV"));
+  HLOVM_ASSIGN_OR_RETURN(FfiAttributes attrs, In(site, FfiAttributes::Parse(instr.attrs().backend_config)));
+  HLOVM_ASSIGN_OR_RETURN(call->left, In(site, attrs.Char("compute_left", "NV")));
+  HLOVM_ASSIGN_OR_RETURN(call->right, In(site, attrs.Char("compute_right", "NV")));
   HLOVM_ASSIGN_OR_RETURN(call->b, SplitBatch(site, "operand 0", site.operands[0], true));
   const Batch& b = call->b;
   const int64_t n = b.rows;
@@ -865,9 +872,9 @@ template <typename T>
 absl::StatusOr<std::unique_ptr<PreparedCustomCall>> MakeGehrd(const HloInstruction& instr) {
   HLOVM_ASSIGN_OR_RETURN(CallSite site, Describe(instr, 1, 3));
   auto call = std::make_unique<GehrdCall<T>>();
-  HLOVM_ASSIGN_OR_RETURN(FfiAttributes attrs, FfiAttributes::Parse(instr.attrs().backend_config));
-  HLOVM_ASSIGN_OR_RETURN(int64_t low, attrs.Integer("low"));
-  HLOVM_ASSIGN_OR_RETURN(int64_t high, attrs.Integer("high"));
+  HLOVM_ASSIGN_OR_RETURN(FfiAttributes attrs, In(site, FfiAttributes::Parse(instr.attrs().backend_config)));
+  HLOVM_ASSIGN_OR_RETURN(int64_t low, In(site, attrs.Integer("low")));
+  HLOVM_ASSIGN_OR_RETURN(int64_t high, In(site, attrs.Integer("high")));
   HLOVM_ASSIGN_OR_RETURN(call->b, SplitBatch(site, "operand 0", site.operands[0], true));
   const Batch& b = call->b;
   const int64_t n = b.rows;
@@ -934,8 +941,8 @@ template <typename T>
 absl::StatusOr<std::unique_ptr<PreparedCustomCall>> MakeSytrd(const HloInstruction& instr) {
   HLOVM_ASSIGN_OR_RETURN(CallSite site, Describe(instr, 1, 5));
   auto call = std::make_unique<SytrdCall<T>>();
-  HLOVM_ASSIGN_OR_RETURN(FfiAttributes attrs, FfiAttributes::Parse(instr.attrs().backend_config));
-  HLOVM_ASSIGN_OR_RETURN(call->uplo, attrs.Char("uplo", "LU"));
+  HLOVM_ASSIGN_OR_RETURN(FfiAttributes attrs, In(site, FfiAttributes::Parse(instr.attrs().backend_config)));
+  HLOVM_ASSIGN_OR_RETURN(call->uplo, In(site, attrs.Char("uplo", "LU")));
   HLOVM_ASSIGN_OR_RETURN(call->b, SplitBatch(site, "operand 0", site.operands[0], true));
   const Batch& b = call->b;
   const int64_t n = b.rows;
@@ -1088,9 +1095,9 @@ template <typename T>
 absl::StatusOr<std::unique_ptr<PreparedCustomCall>> MakeOrmqr(const HloInstruction& instr) {
   HLOVM_ASSIGN_OR_RETURN(CallSite site, Describe(instr, 3, 1));
   auto call = std::make_unique<OrmqrCall<T>>();
-  HLOVM_ASSIGN_OR_RETURN(FfiAttributes attrs, FfiAttributes::Parse(instr.attrs().backend_config));
-  HLOVM_ASSIGN_OR_RETURN(int64_t left, attrs.Integer("left"));
-  HLOVM_ASSIGN_OR_RETURN(int64_t transpose, attrs.Integer("transpose"));
+  HLOVM_ASSIGN_OR_RETURN(FfiAttributes attrs, In(site, FfiAttributes::Parse(instr.attrs().backend_config)));
+  HLOVM_ASSIGN_OR_RETURN(int64_t left, In(site, attrs.Integer("left")));
+  HLOVM_ASSIGN_OR_RETURN(int64_t transpose, In(site, attrs.Integer("transpose")));
   call->side = left ? 'L' : 'R';
   call->trans = transpose ? (kIsComplex<T> ? 'C' : 'T') : 'N';
   HLOVM_ASSIGN_OR_RETURN(call->c, SplitBatch(site, "operand 2 (c)", site.operands[2], false));
@@ -1186,9 +1193,9 @@ absl::StatusOr<std::unique_ptr<PreparedCustomCall>> MakeGees(const HloInstructio
   constexpr int kResults = kIsComplex<T> ? 5 : 6;
   HLOVM_ASSIGN_OR_RETURN(CallSite site, Describe(instr, 1, kResults));
   auto call = std::make_unique<GeesCall<T>>();
-  HLOVM_ASSIGN_OR_RETURN(FfiAttributes attrs, FfiAttributes::Parse(instr.attrs().backend_config));
-  HLOVM_ASSIGN_OR_RETURN(call->mode, attrs.Char("mode", "NV"));
-  HLOVM_ASSIGN_OR_RETURN(int64_t sort, attrs.Integer("sort"));
+  HLOVM_ASSIGN_OR_RETURN(FfiAttributes attrs, In(site, FfiAttributes::Parse(instr.attrs().backend_config)));
+  HLOVM_ASSIGN_OR_RETURN(call->mode, In(site, attrs.Char("mode", "NV")));
+  HLOVM_ASSIGN_OR_RETURN(int64_t sort, In(site, attrs.Integer("sort")));
   if (sort != 'N') {
     return absl::UnimplementedError(absl::StrCat(
         "custom-call \"", site.target,
