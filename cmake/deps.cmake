@@ -8,6 +8,13 @@ pkg_check_modules(FFTW3 REQUIRED IMPORTED_TARGET fftw3)
 pkg_check_modules(FFTW3F REQUIRED IMPORTED_TARGET fftw3f)
 pkg_check_modules(LIBEDIT REQUIRED IMPORTED_TARGET libedit)
 pkg_check_modules(HWY_CONTRIB REQUIRED IMPORTED_TARGET libhwy-contrib)
+# LAPACK (with its BLAS) for the lapack_*_ffi custom-call targets (ops/linalg/lapack.h).
+# The generic liblapack/libblas (Debian's alternatives pick the implementation)
+# unless a vendor is asked for.
+if(NOT DEFINED BLA_VENDOR)
+  set(BLA_VENDOR Generic)
+endif()
+find_package(LAPACK REQUIRED)
 if(HLOVM_BUILD_TESTS)
   find_package(GTest REQUIRED CONFIG)
 endif()

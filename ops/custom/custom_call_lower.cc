@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
+#include "ops/linalg/lapack.h"
 #include "ops/lowerings.h"
 #include "vm/check_failure.h"
 #include "vm/custom_call.h"
@@ -88,6 +89,7 @@ absl::Status LowerCustomCall(FunctionBuilder& b, const HloInstruction& instr,
 
 void RegisterCustomCallLowering(LoweringTable& table) {
   table[static_cast<int>(HloOpcode::kCustomCall)] = &LowerCustomCall;
+  RegisterLapackTargets();
 }
 
 }  // namespace vm
