@@ -63,7 +63,8 @@ std::vector<absl::StatusOr<Literal>> ExecuteReplicated(
     execute.profiler = options.profiler;
     execute.bus = &bus;
     execute.feeds = feeds[id].get();
-    execute.cancel = n > 1 ? &cancel : nullptr;
+    execute.cancel = n > 1 ? &cancel : options.cancel;
+    if (id == 0) execute.position = options.position;
     const std::vector<const Literal*>& args = arguments.size() == 1 ? arguments[0] : arguments[id];
     results[id] = executable.Execute(args, execute);
     const bool failed = !results[id].ok();
@@ -73,9 +74,23 @@ std::vector<absl::StatusOr<Literal>> ExecuteReplicated(
   if (n == 1) {
     run(0);
   } else {
+    std::atomic<int64_t> running{n};
     std::vector<std::thread> threads;
     threads.reserve(n);
-    for (int64_t id = 0; id < n; ++id) threads.emplace_back(run, id);
+    for (int64_t id = 0; id < n; ++id) {
+      threads.emplace_back([&, id] {
+        run(id);
+        running.fetch_sub(1, std::memory_order_release);
+      });
+    }
+    // The caller's cancel flag reaches the instances through their shared one.
+    while (options.cancel != nullptr && running.load(std::memory_order_acquire) > 0) {
+      if (options.cancel->load(std::memory_order_relaxed)) {
+        cancel.store(true, std::memory_order_relaxed);
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
     for (std::thread& t : threads) t.join();
   }
   if (options.outfeed != nullptr) {
