@@ -2,6 +2,8 @@
 // own around one InMemoryCollectiveBus.
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -74,22 +76,28 @@ std::vector<absl::StatusOr<Literal>> ExecuteReplicated(
   if (n == 1) {
     run(0);
   } else {
-    std::atomic<int64_t> running{n};
+    std::mutex mu;
+    std::condition_variable ended;
+    int64_t running = n;
     std::vector<std::thread> threads;
     threads.reserve(n);
     for (int64_t id = 0; id < n; ++id) {
       threads.emplace_back([&, id] {
         run(id);
-        running.fetch_sub(1, std::memory_order_release);
+        std::lock_guard<std::mutex> lock(mu);
+        if (--running == 0) ended.notify_all();
       });
     }
     // The caller's cancel flag reaches the instances through their shared one.
-    while (options.cancel != nullptr && running.load(std::memory_order_acquire) > 0) {
-      if (options.cancel->load(std::memory_order_relaxed)) {
-        cancel.store(true, std::memory_order_relaxed);
-        break;
+    if (options.cancel != nullptr) {
+      std::unique_lock<std::mutex> lock(mu);
+      while (running > 0) {
+        if (options.cancel->load(std::memory_order_relaxed)) {
+          cancel.store(true, std::memory_order_relaxed);
+          break;
+        }
+        ended.wait_for(lock, std::chrono::milliseconds(10));
       }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     for (std::thread& t : threads) t.join();
   }
