@@ -53,21 +53,27 @@ constexpr std::pair<absl::string_view, absl::string_view> kReducers[] = {
     {"or", "or"},
 };
 
+// The attribute names Tab offers (each one the parser reads; the op help
+// test checks them).
 constexpr absl::string_view kAttributes[] = {
     "dimensions",         "to_apply",          "condition",        "body",
     "branch_computations", "true_computation", "false_computation", "direction",
     "index",              "slice",             "padding",          "window",
     "dim_labels",         "lhs_contracting_dims", "rhs_contracting_dims", "lhs_batch_dims",
     "rhs_batch_dims",     "feature_group_count", "batch_group_count", "distribution",
-    "comparator",         "is_stable",         "iota_dimension",   "offset_dims",
-    "collapsed_slice_dims", "start_index_map", "index_vector_dim", "slice_sizes",
-    "update_window_dims", "inserted_window_dims", "scatter_dims_to_operand_dims",
-    "indices_are_sorted", "unique_indices",    "dynamic_slice_sizes", "exponent_bits",
-    "mantissa_bits",      "fft_type",          "fft_length",       "k",
-    "largest",            "custom_call_target", "backend_config",  "type",
-    "replica_groups",     "channel_id",        "reverse",          "precision_config",
-    "algorithm",          "rng_algorithm",     "left_side",        "lower",
-    "unit_diagonal",      "transpose_a",       "epsilon",          "feature_index",
+    "is_stable",          "iota_dimension",    "offset_dims",      "collapsed_slice_dims",
+    "start_index_map",    "index_vector_dim",  "slice_sizes",      "update_window_dims",
+    "inserted_window_dims", "scatter_dims_to_operand_dims", "indices_are_sorted",
+    "unique_indices",     "dynamic_slice_sizes", "exponent_bits",  "mantissa_bits",
+    "fft_type",           "fft_length",        "k",                "largest",
+    "custom_call_target", "backend_config",    "type",             "replica_groups",
+    "channel_id",         "operand_precision", "algorithm",        "left_side",
+    "lower",              "unit_diagonal",     "transpose_a",      "epsilon",
+    "feature_index",      "source_target_pairs", "use_global_device_ids", "calls",
+    "kind",               "select",            "scatter",          "num_carries",
+    "is_reverse",         "delta",             "outfeed_shape",    "lhs_ragged_dims",
+    "rhs_group_dims",     "custom_call_has_side_effect", "api_version", "sharding",
+    "metadata",           "frontend_attributes", "domain",
 };
 
 // What :help says before the commands.
@@ -330,6 +336,34 @@ std::string InstanceName(int64_t id, int64_t partitions) {
 
 }  // namespace
 
+bool Session::IsKnownAttribute(absl::string_view name) {
+  if (name.empty() || !IsNameStart(name[0])) return false;
+  for (char c : name) {
+    if (!IsNameChar(c)) return false;
+  }
+  // The attributes the parser knows but keeps as text, whatever it is (the
+  // kMetadata, kFrontendAttributes, kStatistics, kOrigin, kDomain and
+  // kSharding cases of its attribute reader).
+  static constexpr absl::string_view kReadAsText[] = {
+      "metadata", "frontend_attributes", "statistics", "origin", "domain", "sharding"};
+  if (std::find(std::begin(kReadAsText), std::end(kReadAsText), name) != std::end(kReadAsText)) {
+    return true;
+  }
+  // Any other known attribute's value is parsed, and `@` starts no value.
+  ParseOptions options;
+  options.max_errors = 1;
+  return !ParseHloModule(absl::StrCat("HloModule m\n\nENTRY e {\n  ROOT c = f32[] constant(0), ",
+                                      name, "=@\n}\n"),
+                         options)
+              .ok();
+}
+
+std::vector<std::string> Session::ReducerNames() {
+  std::vector<std::string> names;
+  for (const auto& reducer : kReducers) names.emplace_back(reducer.first);
+  return names;
+}
+
 CompileOptions Session::CompileOptionsFor(std::string file_name) const {
   CompileOptions options = ReplCompileOptions(std::move(file_name));
   options.replica_count = replicas_;
@@ -444,7 +478,7 @@ std::string Session::ReducersText(absl::string_view used_text, const std::string
     if (FindComputation(name) != nullptr) continue;
     bool used = false;
     for (size_t i = 0; i + 1 < ids.size() && !used; ++i) {
-      used = (ids[i] == "to_apply") && ids[i + 1] == name;
+      used = (ids[i] == "to_apply" || ids[i] == "scatter") && ids[i + 1] == name;
     }
     if (!used) continue;
     absl::StrAppend(&text, "%", name, " (a: ", type, "[], b: ", type, "[]) -> ", type, "[] {\n  %a = ",
@@ -607,7 +641,6 @@ bool Session::CheckOpcode(absl::string_view input, absl::string_view rhs) {
   const size_t op_pos = pos;
   const absl::string_view op = LexName(rhs, &pos);
   const bool call = pos < rhs.size() && rhs[pos] == '(';
-  if (!op.empty() && call && HloOpcodeFromName(std::string(op)).has_value()) return true;
   // The line as typed, with a caret under the word at `rhs[at]`.
   auto excerpt = [&](size_t at) {
     const size_t offset = static_cast<size_t>(rhs.data() - input.data()) + at;
@@ -619,6 +652,40 @@ bool Session::CheckOpcode(absl::string_view input, absl::string_view rhs) {
                         std::string(offset - line_start, ' '), "^");
   };
   std::string message;
+  if (!op.empty() && call && HloOpcodeFromName(std::string(op)).has_value()) {
+    // The attributes after the operands: a name the parser does not know
+    // would be kept as text and ignored.
+    int depth = 0;
+    size_t p = pos;
+    for (; p < rhs.size(); ++p) {
+      if (rhs[p] == '(' || rhs[p] == '{' || rhs[p] == '[') ++depth;
+      if ((rhs[p] == ')' || rhs[p] == '}' || rhs[p] == ']') && --depth == 0) break;
+    }
+    std::vector<std::string> attributes(std::begin(kAttributes), std::end(kAttributes));
+    while (++p < rhs.size()) {
+      if (rhs[p] == '"') {
+        while (++p < rhs.size() && rhs[p] != '"') {
+          if (rhs[p] == '\\') ++p;
+        }
+        continue;
+      }
+      if (rhs[p] == '(' || rhs[p] == '{' || rhs[p] == '[') ++depth;
+      if (rhs[p] == ')' || rhs[p] == '}' || rhs[p] == ']') --depth;
+      if (rhs[p] != ',' || depth != 0) continue;
+      size_t at = p + 1;
+      SkipSpace(rhs, &at);
+      size_t end = at;
+      while (end < rhs.size() && (IsNameChar(rhs[end]))) ++end;
+      absl::string_view name = rhs.substr(at, end - at);
+      if (name.empty() || end >= rhs.size() || rhs[end] != '=' || IsKnownAttribute(name)) continue;
+      const std::string near = DidYouMean(name, attributes);
+      Error(absl::StrCat("unknown attribute ", name,
+                         near.empty() ? " (Tab completes attribute names)" : near,
+                         excerpt(at)));
+      return false;
+    }
+    return true;
+  }
   if (!op.empty() && call) {
     if (FindComputation(op) != nullptr) {
       message = absl::StrCat("unknown opcode ", op, " (did you mean call(...), to_apply=", op,
@@ -695,7 +762,20 @@ bool Session::Execute(Prepared& prepared) {
   ExecuteOptions options;
   options.threads = threads_;
   options.cancel = &cancel_;
+  FeedQueues feeds;
+  {
+    absl::MutexLock lock(&feeds.mu);
+    for (Literal& v : infeed_) feeds.infeed.push_back(std::move(v));
+  }
+  infeed_.clear();
+  options.feeds = &feeds;
   absl::StatusOr<Literal> result = prepared.exe->Execute(pointers, options);
+  {
+    // What the program did not take stays queued.
+    absl::MutexLock lock(&feeds.mu);
+    for (Literal& v : feeds.infeed) infeed_.push_back(std::move(v));
+    for (const Literal& v : feeds.outfeed) Print(absl::StrCat("outfeed: ", v.ToString()));
+  }
   const bool interrupted = cancel_.exchange(false);
   if (!result.ok()) {
     if (interrupted || absl::IsCancelled(result.status())) {
@@ -723,8 +803,17 @@ bool Session::ExecuteInstances(Prepared& prepared) {
   ReplicatedOptions options;
   options.threads = threads_;
   options.cancel = &cancel_;
+  for (const Literal& v : infeed_) options.infeed.push_back(&v);
+  std::vector<std::vector<Literal>> outfeed;
+  options.outfeed = &outfeed;
   std::vector<absl::StatusOr<Literal>> results =
       ExecuteReplicated(*prepared.exe, arguments, options);
+  for (size_t id = 0; id < outfeed.size(); ++id) {
+    for (const Literal& v : outfeed[id]) {
+      Print(absl::StrCat("outfeed ", InstanceName(static_cast<int64_t>(id), partitions_), ": ",
+                         v.ToString()));
+    }
+  }
   const bool interrupted = cancel_.exchange(false);
   if (interrupted) {
     Print("interrupted");
@@ -801,7 +890,7 @@ bool Session::HandleComputation(absl::string_view input) {
   map.shift = 6;
   map.lines = absl::StrSplit(absl::string_view(text.data(), text.size()), '\n');
   absl::StrAppend(&module_text, "ENTRY ", text, "\n");
-  CompileOptions options = ReplCompileOptions("repl");
+  CompileOptions options = CompileOptionsFor("repl");
   ParseOptions parse_options;
   parse_options.file_name = "repl";
   parse_options.keep_source = true;
@@ -976,7 +1065,7 @@ bool Session::PrepareRun(absl::string_view args, Prepared* prepared) {
 using Completion = Session::ArgumentCompletion;
 
 const Session::CommandInfo Session::kCommandTable[] = {
-    {"help", "h ?", "[OPCODE]", "this text, or an op's operands, attributes and meaning",
+    {"help", "h ?", "[OPCODE]", "this text, or an op's operands, attribute syntax, meaning\nand an example",
      Completion::kOpcode, false, false, &Session::CmdHelp},
     {"type", "t", "NAME", "the shape of a value (the signature of a computation)",
      Completion::kName, false, false, &Session::CmdType},
@@ -1004,6 +1093,10 @@ const Session::CommandInfo Session::kCommandTable[] = {
     {"save-value", "", "NAME FILE.npy",
      "a value as a NumPy .npy file (while debugging also any value\ncomputed so far)",
      Completion::kNameThenFile, false, false, &Session::CmdSaveValue},
+    {"infeed", "", "[LITERAL | FILE.npy]",
+     "queue a value for the infeed of the next runs (alone: list them;\n`:infeed clear` empties "
+     "the queue)",
+     Completion::kFile, false, false, &Session::CmdInfeed},
     {"reset", "", "", "forget everything", Completion::kNone, false, true, &Session::CmdReset},
     {"quit", "q exit", "", "leave (also Ctrl-D)", Completion::kNone, false, false,
      &Session::CmdQuit},
@@ -1286,6 +1379,30 @@ bool Session::CmdReplicas(absl::string_view args) {
   return true;
 }
 
+bool Session::CmdInfeed(absl::string_view args) {
+  if (args.empty()) {
+    std::string text;
+    for (const Literal& v : infeed_) absl::StrAppend(&text, "  ", v.ToString(), "\n");
+    Print(text.empty() ? "the infeed queue is empty" : "infeed queue:\n" + text);
+    return true;
+  }
+  if (args == "clear") {
+    infeed_.clear();
+    Print("the infeed queue is empty");
+    return true;
+  }
+  absl::StatusOr<Literal> value = absl::EndsWith(args, ".npy") ? ReadNpy(std::string(args))
+                                                               : ParseLiteral(std::string(args));
+  if (!value.ok()) {
+    Error(absl::StrCat(":infeed ", args, ": ", value.status().message()));
+    return false;
+  }
+  infeed_.push_back(std::move(*value));
+  Print(absl::StrCat("queued for infeed: ", infeed_.back().ToString(), " (", infeed_.size(),
+                     " in the queue)"));
+  return true;
+}
+
 bool Session::CmdReset(absl::string_view /*args*/) {
   debugger_->Kill();
   debugger_ = std::make_unique<Debugger>();
@@ -1296,6 +1413,7 @@ bool Session::CmdReset(absl::string_view /*args*/) {
   threads_ = 0;
   replicas_ = 1;
   partitions_ = 1;
+  infeed_.clear();
   Print("session reset");
   return true;
 }

@@ -93,6 +93,11 @@ class Session {
   // a `:` command, its ArgumentCompletion decides (directories end in '/').
   std::vector<std::string> CompleteLine(absl::string_view line, size_t* word_start) const;
 
+  // True when the parser reads attribute `name` (it keeps others as text).
+  static bool IsKnownAttribute(absl::string_view name);
+  // The predefined reducers (add, mul, max, ...), which Tab also offers.
+  static std::vector<std::string> ReducerNames();
+
   // Help text for one opcode, or empty when there is none.
   static std::string OpcodeHelp(absl::string_view opcode);
 
@@ -112,8 +117,8 @@ class Session {
   bool HandleModuleText(absl::string_view text, absl::string_view file_name);
 
   // True when `rhs` (the instruction part of `input`) starts with an opcode
-  // and its operands; otherwise one error, with the op meant where it can
-  // tell.
+  // and its operands and names only attributes the parser knows; otherwise
+  // one error, with the op or attribute meant where it can tell.
   bool CheckOpcode(absl::string_view input, absl::string_view rhs);
   // Builds and compiles the module that evaluates one instruction line.
   bool PrepareInstruction(absl::string_view input, Prepared* prepared);
@@ -151,6 +156,7 @@ class Session {
   bool CmdTime(absl::string_view args);
   bool CmdThreads(absl::string_view args);
   bool CmdReplicas(absl::string_view args);
+  bool CmdInfeed(absl::string_view args);
   bool CmdReset(absl::string_view args);
   bool CmdSave(absl::string_view args);
   bool CmdSaveValue(absl::string_view args);
@@ -185,6 +191,9 @@ class Session {
   // Instances each run has (:replicas; :load takes the module's).
   int64_t replicas_ = 1;
   int64_t partitions_ = 1;
+  // Values queued by :infeed for the next runs' infeed (every instance of a
+  // replicated run gets all of them).
+  std::vector<Literal> infeed_;
   bool quit_ = false;
   bool color_ = false;
   std::atomic<bool> cancel_{false};

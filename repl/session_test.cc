@@ -334,7 +334,10 @@ TEST_F(SessionTest, HelpForOneCommand) {
 }
 
 TEST_F(SessionTest, HelpForOpcodes) {
-  EXPECT_THAT(Run(":help reduce"), HasSubstr("reduce(x..., init...), dimensions, to_apply"));
+  EXPECT_THAT(Run(":help reduce"),
+              HasSubstr("reduce(x..., init...), dimensions={D,...}, to_apply=REDUCER\n"));
+  EXPECT_THAT(Run(":help reduce"),
+              HasSubstr("example:\n  x = f32[2,3] constant({{1, 2, 3}, {4, 5, 6}})\n"));
   EXPECT_THAT(Run(":help"), HasSubstr(":break [COMPUTATION] INSTRUCTION"));
   bool ok = true;
   EXPECT_THAT(Run(":help frobnicate", &ok), HasSubstr("no opcode named frobnicate"));
