@@ -190,14 +190,20 @@ int Bench(const std::vector<std::string>& args, const cli::Options& options) {
     return absl::OkStatus();
   };
   for (int i = 0; i < warmup; ++i) {
-    if (absl::Status s = run_once(nullptr); !s.ok()) return Fail(s, true);
+    if (absl::Status s = run_once(nullptr); !s.ok()) {
+      monitor.reset();  // clears the progress line first
+      return Fail(s, true);
+    }
   }
   std::vector<double> times;
   for (int i = 0; i < iterations; ++i) {
     const Clock::time_point begin = Clock::now();
     absl::Status s = run_once(nullptr);
     times.push_back(Ms(Clock::now() - begin));
-    if (!s.ok()) return Fail(s, true);
+    if (!s.ok()) {
+      monitor.reset();
+      return Fail(s, true);
+    }
   }
   std::vector<double> sorted = times;
   std::sort(sorted.begin(), sorted.end());
@@ -263,7 +269,10 @@ int Bench(const std::vector<std::string>& args, const cli::Options& options) {
   Profiler profiler;
   monitor.emplace(&exe);
   const Clock::time_point begin = Clock::now();
-  if (absl::Status s = run_once(&profiler); !s.ok()) return Fail(s, true);
+  if (absl::Status s = run_once(&profiler); !s.ok()) {
+    monitor.reset();
+    return Fail(s, true);
+  }
   const double profiled_ms = Ms(Clock::now() - begin);
   monitor.reset();
   std::vector<ProfileEvent> events = profiler.TakeEvents();
