@@ -2,6 +2,7 @@
 // tuple per iteration). Reports ns per iteration and ns per executed
 // bytecode instruction (the condition's and the body's instructions; tuple
 // and get-tuple-element compile to none).
+#include <atomic>
 #include <memory>
 #include <string>
 
@@ -48,13 +49,11 @@ int64_t InstructionsPerIteration(const std::string& text) {
   return n;
 }
 
-void BM_WhileCount(benchmark::State& state) {
+void WhileCount(benchmark::State& state, const ExecuteOptions& options) {
   const int64_t n = state.range(0);
   const std::string text = CountModule(n);
   std::unique_ptr<Executable> exe = bench::CompileOrSkip(state, text);
   if (exe == nullptr) return;
-  ExecuteOptions options;
-  options.threads = 1;
   bench::ExecuteEachIteration(state, *exe, {}, options);
   const int64_t per_iter = InstructionsPerIteration(text);
   const double iterations = static_cast<double>(state.iterations()) * n;
@@ -64,7 +63,50 @@ void BM_WhileCount(benchmark::State& state) {
       iterations * per_iter, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   state.counters["instructions_per_iteration"] = static_cast<double>(per_iter);
 }
+
+void BM_WhileCount(benchmark::State& state) {
+  ExecuteOptions options;
+  options.threads = 1;
+  WhileCount(state, options);
+}
 BENCHMARK(BM_WhileCount)->Arg(10000000)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// As `hlovm run` executes: with a cancel flag (Ctrl-C), which selects the
+// hooked dispatch loop.
+void BM_WhileCountCancellable(benchmark::State& state) {
+  std::atomic<bool> cancel{false};
+  ExecuteOptions options;
+  options.threads = 1;
+  options.cancel = &cancel;
+  WhileCount(state, options);
+}
+BENCHMARK(BM_WhileCountCancellable)->Arg(10000000)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// As `hlovm run` and `hlovm bench` execute: publishing where the run is
+// (RunPosition) for the Ctrl-C report and the progress line.
+void BM_WhileCountPublished(benchmark::State& state) {
+  RunPosition position;
+  ExecuteOptions options;
+  options.threads = 1;
+  options.position = &position;
+  WhileCount(state, options);
+}
+BENCHMARK(BM_WhileCountPublished)->Arg(10000000)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// As the REPL executes: cancellable and publishing.
+void BM_WhileCountCancellablePublished(benchmark::State& state) {
+  std::atomic<bool> cancel{false};
+  RunPosition position;
+  ExecuteOptions options;
+  options.threads = 1;
+  options.cancel = &cancel;
+  options.position = &position;
+  WhileCount(state, options);
+}
+BENCHMARK(BM_WhileCountCancellablePublished)
+    ->Arg(10000000)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
 
 }  // namespace
 }  // namespace hlovm

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -23,6 +24,7 @@
 #include "repl/command.h"
 #include "repl/inputs.h"
 #include "repl/options.h"
+#include "repl/run_monitor.h"
 #include "repl/source_file.h"
 #include "vm/api.h"
 #include "vm/check_failure.h"
@@ -163,10 +165,14 @@ int Bench(const std::vector<std::string>& args, const cli::Options& options) {
   // them with the same inputs; a run lasts until the last one ends.
   const int64_t instances = std::max<int64_t>(1, exe.module().replica_count) *
                             std::max<int64_t>(1, exe.module().num_partitions);
+  // Ctrl-C says where the run was; progress on a terminal (stopped while
+  // the report prints).
+  std::optional<repl::RunMonitor> monitor(std::in_place, &exe);
   auto run_once = [&](Profiler* profiler) -> absl::Status {
     if (instances == 1) {
       ExecuteOptions execute = options.execute;
       execute.profiler = profiler;
+      execute.position = monitor.has_value() ? monitor->position() : nullptr;
       // Parameters the module returns unchanged are handed to the result
       // and back, as a caller that donates its weights would run it.
       auto result = exe.ExecuteDonated(absl::MakeSpan(*arguments), execute);
@@ -176,6 +182,7 @@ int Bench(const std::vector<std::string>& args, const cli::Options& options) {
     }
     ReplicatedOptions replicated = options.replicated;
     replicated.profiler = profiler;
+    replicated.position = monitor.has_value() ? monitor->position() : nullptr;
     for (const absl::StatusOr<Literal>& r :
          ExecuteReplicated(exe, absl::MakeConstSpan(&argument_ptrs, 1), replicated)) {
       if (!r.ok()) return r.status();
@@ -183,14 +190,20 @@ int Bench(const std::vector<std::string>& args, const cli::Options& options) {
     return absl::OkStatus();
   };
   for (int i = 0; i < warmup; ++i) {
-    if (absl::Status s = run_once(nullptr); !s.ok()) return Fail(s, true);
+    if (absl::Status s = run_once(nullptr); !s.ok()) {
+      monitor.reset();  // clears the progress line first
+      return Fail(s, true);
+    }
   }
   std::vector<double> times;
   for (int i = 0; i < iterations; ++i) {
     const Clock::time_point begin = Clock::now();
     absl::Status s = run_once(nullptr);
     times.push_back(Ms(Clock::now() - begin));
-    if (!s.ok()) return Fail(s, true);
+    if (!s.ok()) {
+      monitor.reset();
+      return Fail(s, true);
+    }
   }
   std::vector<double> sorted = times;
   std::sort(sorted.begin(), sorted.end());
@@ -199,6 +212,7 @@ int Bench(const std::vector<std::string>& args, const cli::Options& options) {
                             : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
 
   const Executable::MemoryStats memory = exe.memory_stats();
+  monitor.reset();
   std::printf("%s\n", file.c_str());
   std::printf("  parse     %s (%s/s)\n", Duration(Ms(t1 - t0)).c_str(),
               Bytes(static_cast<double>(text->size()) / std::max(1e-9, Ms(t1 - t0) * 1e-3)).c_str());
@@ -253,9 +267,14 @@ int Bench(const std::vector<std::string>& args, const cli::Options& options) {
 
   // One more run, profiled.
   Profiler profiler;
+  monitor.emplace(&exe);
   const Clock::time_point begin = Clock::now();
-  if (absl::Status s = run_once(&profiler); !s.ok()) return Fail(s, true);
+  if (absl::Status s = run_once(&profiler); !s.ok()) {
+    monitor.reset();
+    return Fail(s, true);
+  }
   const double profiled_ms = Ms(Clock::now() - begin);
+  monitor.reset();
   std::vector<ProfileEvent> events = profiler.TakeEvents();
 
   if (!trace.empty()) {

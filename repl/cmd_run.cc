@@ -25,6 +25,7 @@
 #include "repl/command.h"
 #include "repl/inputs.h"
 #include "repl/options.h"
+#include "repl/run_monitor.h"
 #include "repl/source_file.h"
 #include "vm/api.h"
 #include "vm/check_failure.h"
@@ -175,7 +176,10 @@ int RunInstances(const Executable& exe, const std::vector<Literal>& arguments, i
   for (const Literal& v : *infeed) options.infeed.push_back(&v);
   std::vector<std::vector<Literal>> outfeed;
   options.outfeed = &outfeed;
+  repl::RunMonitor monitor(&exe);  // Ctrl-C says where the run was; progress on a terminal
+  options.position = monitor.position();
   std::vector<absl::StatusOr<Literal>> results = ExecuteReplicated(exe, argument_sets, options);
+  monitor.Stop();
   for (int64_t id = 0; id < instances && id < static_cast<int64_t>(outfeed.size()); ++id) {
     PrintOutfeed(InstanceName(id, partitions), outfeed[id]);
   }
@@ -300,7 +304,10 @@ int Run(const std::vector<std::string>& args, const cli::Options& options) {
   execute_options.feeds = &feeds;
   // The inputs are not needed afterwards: weights a step returns unchanged
   // are handed over instead of copied.
+  repl::RunMonitor monitor(&exe);  // Ctrl-C says where the run was; progress on a terminal
+  execute_options.position = monitor.position();
   auto result = exe.ExecuteDonated(absl::MakeSpan(*arguments), execute_options);
+  monitor.Stop();
   {
     absl::MutexLock lock(&feeds.mu);
     PrintOutfeed("", feeds.outfeed);

@@ -53,21 +53,27 @@ constexpr std::pair<absl::string_view, absl::string_view> kReducers[] = {
     {"or", "or"},
 };
 
+// The attribute names Tab offers (each one the parser reads; the op help
+// test checks them).
 constexpr absl::string_view kAttributes[] = {
     "dimensions",         "to_apply",          "condition",        "body",
     "branch_computations", "true_computation", "false_computation", "direction",
     "index",              "slice",             "padding",          "window",
     "dim_labels",         "lhs_contracting_dims", "rhs_contracting_dims", "lhs_batch_dims",
     "rhs_batch_dims",     "feature_group_count", "batch_group_count", "distribution",
-    "comparator",         "is_stable",         "iota_dimension",   "offset_dims",
-    "collapsed_slice_dims", "start_index_map", "index_vector_dim", "slice_sizes",
-    "update_window_dims", "inserted_window_dims", "scatter_dims_to_operand_dims",
-    "indices_are_sorted", "unique_indices",    "dynamic_slice_sizes", "exponent_bits",
-    "mantissa_bits",      "fft_type",          "fft_length",       "k",
-    "largest",            "custom_call_target", "backend_config",  "type",
-    "replica_groups",     "channel_id",        "reverse",          "precision_config",
-    "algorithm",          "rng_algorithm",     "left_side",        "lower",
-    "unit_diagonal",      "transpose_a",       "epsilon",          "feature_index",
+    "is_stable",          "iota_dimension",    "offset_dims",      "collapsed_slice_dims",
+    "start_index_map",    "index_vector_dim",  "slice_sizes",      "update_window_dims",
+    "inserted_window_dims", "scatter_dims_to_operand_dims", "indices_are_sorted",
+    "unique_indices",     "dynamic_slice_sizes", "exponent_bits",  "mantissa_bits",
+    "fft_type",           "fft_length",        "k",                "largest",
+    "custom_call_target", "backend_config",    "type",             "replica_groups",
+    "channel_id",         "operand_precision", "algorithm",        "left_side",
+    "lower",              "unit_diagonal",     "transpose_a",      "epsilon",
+    "feature_index",      "source_target_pairs", "use_global_device_ids", "calls",
+    "kind",               "select",            "scatter",          "num_carries",
+    "is_reverse",         "delta",             "outfeed_shape",    "lhs_ragged_dims",
+    "rhs_group_dims",     "custom_call_has_side_effect", "api_version", "sharding",
+    "metadata",           "frontend_attributes", "domain",
 };
 
 // What :help says before the commands.
@@ -230,7 +236,140 @@ std::string FormatTime(double ms) {
   return absl::StrFormat("%.3f s", ms / 1e3);
 }
 
+// Edit distance between `a` and `b`: insertions, deletions, substitutions
+// and swaps of two neighbours each count one.
+size_t EditDistance(absl::string_view a, absl::string_view b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    for (size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1,
+                          d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+// The candidate `word` was most likely meant as (a few edits away, or one it
+// begins), or empty.
+std::string ClosestName(absl::string_view word, const std::vector<std::string>& candidates) {
+  std::string best;
+  size_t best_distance = std::max<size_t>(1, word.size() / 3) + 1;
+  for (const std::string& c : candidates) {
+    size_t d = EditDistance(word, c);
+    if (word.size() >= 3 && absl::StartsWith(c, word)) d = std::min<size_t>(d, 1);
+    if (d < best_distance && d < std::max<size_t>(word.size(), 1)) {
+      best_distance = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+// " (did you mean %x?)" for ClosestName, or empty.
+std::string DidYouMean(absl::string_view word, const std::vector<std::string>& candidates,
+                       absl::string_view sigil = "") {
+  const std::string best = ClosestName(word, candidates);
+  return best.empty() ? "" : absl::StrCat(" (did you mean ", sigil, best, "?)");
+}
+
+std::vector<std::string> OpcodeNames() {
+  std::vector<std::string> names;
+  for (int i = 0; i < HloOpcodeCount(); ++i) {
+    names.emplace_back(HloOpcodeName(static_cast<HloOpcode>(i)));
+  }
+  return names;
+}
+
+// The instruction names in a computation's text: its `[ROOT] [%]name = ...`
+// lines.
+void AddInstructionNames(absl::string_view text, std::vector<std::string>* out) {
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    line = Trim(line);
+    if (absl::StartsWith(line, "ROOT ")) line.remove_prefix(5);
+    size_t pos = 0;
+    absl::string_view name = LexName(line, &pos);
+    SkipSpace(line, &pos);
+    if (!name.empty() && pos < line.size() && line[pos] == '=') out->emplace_back(name);
+  }
+}
+
+// Skips a shape at `*pos` (`f32[2,3]{1,0}`, `(f32[], s32[])`, `token[]`);
+// false when there is none.
+bool SkipShape(absl::string_view s, size_t* pos) {
+  size_t p = *pos;
+  auto skip_group = [&](char open, char close) {
+    int depth = 0;
+    for (; p < s.size(); ++p) {
+      if (s[p] == open) ++depth;
+      if (s[p] == close && --depth == 0) {
+        ++p;
+        return true;
+      }
+    }
+    return false;
+  };
+  if (p < s.size() && s[p] == '(') {
+    if (!skip_group('(', ')')) return false;
+  } else {
+    absl::string_view type = LexName(s, &p);
+    if (type.empty() || p >= s.size() || s[p] != '[' ||
+        !ElementTypeFromName(std::string(type)).has_value()) {
+      return false;
+    }
+    if (!skip_group('[', ']')) return false;
+    if (p < s.size() && s[p] == '{' && !skip_group('{', '}')) return false;
+  }
+  *pos = p;
+  return true;
+}
+
+// Names instance `id` of a run with `partitions` partitions, as `hlovm run`.
+std::string InstanceName(int64_t id, int64_t partitions) {
+  if (partitions == 1) return absl::StrCat("replica ", id);
+  return absl::StrCat("replica ", id / partitions, " partition ", id % partitions);
+}
+
 }  // namespace
+
+bool Session::IsKnownAttribute(absl::string_view name) {
+  if (name.empty() || !IsNameStart(name[0])) return false;
+  for (char c : name) {
+    if (!IsNameChar(c)) return false;
+  }
+  // The attributes the parser knows but keeps as text, whatever it is (the
+  // kMetadata, kFrontendAttributes, kStatistics, kOrigin, kDomain and
+  // kSharding cases of its attribute reader).
+  static constexpr absl::string_view kReadAsText[] = {
+      "metadata", "frontend_attributes", "statistics", "origin", "domain", "sharding"};
+  if (std::find(std::begin(kReadAsText), std::end(kReadAsText), name) != std::end(kReadAsText)) {
+    return true;
+  }
+  // Any other known attribute's value is parsed, and `@` starts no value.
+  ParseOptions options;
+  options.max_errors = 1;
+  return !ParseHloModule(absl::StrCat("HloModule m\n\nENTRY e {\n  ROOT c = f32[] constant(0), ",
+                                      name, "=@\n}\n"),
+                         options)
+              .ok();
+}
+
+std::vector<std::string> Session::ReducerNames() {
+  std::vector<std::string> names;
+  for (const auto& reducer : kReducers) names.emplace_back(reducer.first);
+  return names;
+}
+
+CompileOptions Session::CompileOptionsFor(std::string file_name) const {
+  CompileOptions options = ReplCompileOptions(std::move(file_name));
+  options.replica_count = replicas_;
+  options.num_partitions = partitions_;
+  return options;
+}
 
 Session::Session(std::FILE* out) : out_(out), debugger_(std::make_unique<Debugger>()) {}
 
@@ -339,7 +478,7 @@ std::string Session::ReducersText(absl::string_view used_text, const std::string
     if (FindComputation(name) != nullptr) continue;
     bool used = false;
     for (size_t i = 0; i + 1 < ids.size() && !used; ++i) {
-      used = (ids[i] == "to_apply") && ids[i + 1] == name;
+      used = (ids[i] == "to_apply" || ids[i] == "scatter") && ids[i + 1] == name;
     }
     if (!used) continue;
     absl::StrAppend(&text, "%", name, " (a: ", type, "[], b: ", type, "[]) -> ", type, "[] {\n  %a = ",
@@ -371,6 +510,7 @@ bool Session::PrepareInstruction(absl::string_view input, Prepared* prepared) {
     return false;
   }
 
+  if (!CheckOpcode(input, rhs)) return false;
   // Ops whose result shape is not a function of their operands need it written.
   {
     size_t op_end = 0;
@@ -471,7 +611,7 @@ bool Session::PrepareInstruction(absl::string_view input, Prepared* prepared) {
         *root->mutable_shape() = *shape;
       }
       (*module)->source_text = std::make_shared<const std::string>(text);
-      CompileOptions compile_options = ReplCompileOptions("repl");
+      CompileOptions compile_options = CompileOptionsFor("repl");
       absl::StatusOr<std::unique_ptr<Executable>> exe =
           Executable::FromModule(std::move(*module), compile_options);
       if (!exe.ok()) {
@@ -494,6 +634,115 @@ bool Session::PrepareInstruction(absl::string_view input, Prepared* prepared) {
   return false;
 }
 
+bool Session::CheckOpcode(absl::string_view input, absl::string_view rhs) {
+  size_t pos = 0;
+  SkipShape(rhs, &pos);
+  SkipSpace(rhs, &pos);
+  const size_t op_pos = pos;
+  const absl::string_view op = LexName(rhs, &pos);
+  const bool call = pos < rhs.size() && rhs[pos] == '(';
+  // The line as typed, with a caret under the word at `rhs[at]`.
+  auto excerpt = [&](size_t at) {
+    const size_t offset = static_cast<size_t>(rhs.data() - input.data()) + at;
+    const size_t line_start = input.rfind('\n', offset) == absl::string_view::npos
+                                  ? 0
+                                  : input.rfind('\n', offset) + 1;
+    const size_t line_end = std::min(input.find('\n', offset), input.size());
+    return absl::StrCat("\n  ", input.substr(line_start, line_end - line_start), "\n  ",
+                        std::string(offset - line_start, ' '), "^");
+  };
+  std::string message;
+  if (!op.empty() && call && HloOpcodeFromName(std::string(op)).has_value()) {
+    // The attributes after the operands: a name the parser does not know
+    // would be kept as text and ignored.
+    int depth = 0;
+    size_t p = pos;
+    for (; p < rhs.size(); ++p) {
+      if (rhs[p] == '(' || rhs[p] == '{' || rhs[p] == '[') ++depth;
+      if ((rhs[p] == ')' || rhs[p] == '}' || rhs[p] == ']') && --depth == 0) break;
+    }
+    std::vector<std::string> attributes(std::begin(kAttributes), std::end(kAttributes));
+    while (++p < rhs.size()) {
+      if (rhs[p] == '"') {
+        while (++p < rhs.size() && rhs[p] != '"') {
+          if (rhs[p] == '\\') ++p;
+        }
+        continue;
+      }
+      if (rhs[p] == '(' || rhs[p] == '{' || rhs[p] == '[') ++depth;
+      if (rhs[p] == ')' || rhs[p] == '}' || rhs[p] == ']') --depth;
+      if (rhs[p] != ',' || depth != 0) continue;
+      size_t at = p + 1;
+      SkipSpace(rhs, &at);
+      size_t end = at;
+      while (end < rhs.size() && (IsNameChar(rhs[end]))) ++end;
+      absl::string_view name = rhs.substr(at, end - at);
+      if (name.empty() || end >= rhs.size() || rhs[end] != '=' || IsKnownAttribute(name)) continue;
+      const std::string near = DidYouMean(name, attributes);
+      Error(absl::StrCat("unknown attribute ", name,
+                         near.empty() ? " (Tab completes attribute names)" : near,
+                         excerpt(at)));
+      return false;
+    }
+    return true;
+  }
+  if (!op.empty() && call) {
+    if (FindComputation(op) != nullptr) {
+      message = absl::StrCat("unknown opcode ", op, " (did you mean call(...), to_apply=", op,
+                             "? a computation is called with call)");
+    } else {
+      const std::string near = DidYouMean(op, OpcodeNames());
+      message = absl::StrCat("unknown opcode ", op,
+                             near.empty() ? " (Tab completes opcode names)" : near);
+    }
+    Error(message + excerpt(op_pos));
+    return false;
+  }
+  // Not an instruction at all: `x * 2`, `5`. An operator between two
+  // operands suggests its op.
+  message = absl::StrCat("not an HLO instruction: write [SHAPE] OPCODE(OPERANDS)[, ATTRIBUTES], "
+                         "e.g. multiply(x, y)");
+  static constexpr std::pair<absl::string_view, absl::string_view> kOperators[] = {
+      {"**", "power"}, {"+", "add"}, {"-", "subtract"}, {"*", "multiply"}, {"/", "divide"},
+      {"^", "power"},  {"%", "remainder"}};
+  std::vector<std::string> words = absl::StrSplit(absl::string_view(rhs.data(), rhs.size()), ' ',
+                                                  absl::SkipWhitespace());
+  if (words.size() == 3) {
+    for (const auto& [symbol, opcode] : kOperators) {
+      if (words[1] != symbol) continue;
+      // A number next to a bound value becomes a constant of its type
+      // (broadcast to its shape first when it is an array).
+      std::string operands[2] = {words[0], words[2]};
+      std::string broadcast;
+      for (int k = 0; k < 2; ++k) {
+        double number;
+        auto it = values_.find(words[2 - 2 * k]);
+        if (!absl::SimpleAtod(words[2 * k], &number) || it == values_.end() ||
+            !it->second.literal.shape().IsArray()) {
+          continue;
+        }
+        const Shape& shape = it->second.literal.shape();
+        const std::string scalar = absl::StrCat(
+            std::string(ElementTypeName(shape.element_type())), "[] constant(", words[2 * k], ")");
+        if (shape.rank() == 0) {
+          operands[k] = scalar;
+        } else {
+          broadcast = absl::StrCat("c = ", PrintShape(shape, false), " broadcast(", scalar,
+                                   "), dimensions={}");
+          operands[k] = "c";
+        }
+      }
+      const std::string call = absl::StrCat(opcode, "(", operands[0], ", ", operands[1], ")");
+      message = broadcast.empty()
+                    ? absl::StrCat("not an HLO instruction (did you mean ", call, "?)")
+                    : absl::StrCat("not an HLO instruction; in HLO: ", broadcast, " then ", call);
+      break;
+    }
+  }
+  Error(message + excerpt(op_pos));
+  return false;
+}
+
 bool Session::HandleInstruction(absl::string_view input) {
   Prepared prepared;
   if (!PrepareInstruction(input, &prepared)) return false;
@@ -502,6 +751,7 @@ bool Session::HandleInstruction(absl::string_view input) {
 
 bool Session::Execute(Prepared& prepared) {
   cancel_.store(false);
+  if (instances() > 1) return ExecuteInstances(prepared);
   if (debugger_->armed() && !debugger_->active()) {
     debugger_->Start(std::move(prepared.exe), std::move(prepared.arguments), threads_, &cancel_,
                      prepared.bind, false);
@@ -512,7 +762,20 @@ bool Session::Execute(Prepared& prepared) {
   ExecuteOptions options;
   options.threads = threads_;
   options.cancel = &cancel_;
+  FeedQueues feeds;
+  {
+    absl::MutexLock lock(&feeds.mu);
+    for (Literal& v : infeed_) feeds.infeed.push_back(std::move(v));
+  }
+  infeed_.clear();
+  options.feeds = &feeds;
   absl::StatusOr<Literal> result = prepared.exe->Execute(pointers, options);
+  {
+    // What the program did not take stays queued.
+    absl::MutexLock lock(&feeds.mu);
+    for (Literal& v : feeds.infeed) infeed_.push_back(std::move(v));
+    for (const Literal& v : feeds.outfeed) Print(absl::StrCat("outfeed: ", v.ToString()));
+  }
   const bool interrupted = cancel_.exchange(false);
   if (!result.ok()) {
     if (interrupted || absl::IsCancelled(result.status())) {
@@ -525,6 +788,72 @@ bool Session::Execute(Prepared& prepared) {
     return false;
   }
   FinishResult(prepared.bind, std::move(*result));
+  return true;
+}
+
+bool Session::ExecuteInstances(Prepared& prepared) {
+  const int64_t n = instances();
+  if (debugger_->armed()) {
+    Error(absl::StrCat("the debugger runs one instance; this run has ", n,
+                       " (:replicas 1 to debug it, :delete to run without breakpoints)"));
+    return false;
+  }
+  std::vector<std::vector<const Literal*>> arguments(1);
+  for (const Literal& a : prepared.arguments) arguments[0].push_back(&a);
+  ReplicatedOptions options;
+  options.threads = threads_;
+  options.cancel = &cancel_;
+  for (const Literal& v : infeed_) options.infeed.push_back(&v);
+  std::vector<std::vector<Literal>> outfeed;
+  options.outfeed = &outfeed;
+  std::vector<absl::StatusOr<Literal>> results =
+      ExecuteReplicated(*prepared.exe, arguments, options);
+  for (size_t id = 0; id < outfeed.size(); ++id) {
+    for (const Literal& v : outfeed[id]) {
+      Print(absl::StrCat("outfeed ", InstanceName(static_cast<int64_t>(id), partitions_), ": ",
+                         v.ToString()));
+    }
+  }
+  const bool interrupted = cancel_.exchange(false);
+  if (interrupted) {
+    Print("interrupted");
+    return false;
+  }
+  bool failed = false;
+  for (size_t id = 0; id < results.size(); ++id) {
+    const absl::Status& status = results[id].status();
+    if (status.ok()) continue;
+    failed = true;
+    // Instances cancelled because another failed only say so.
+    if (absl::IsCancelled(status) && results.size() > 1) continue;
+    std::string message = std::string(status.message());
+    if (auto failure = GetCheckFailure(status)) message = FormatCheckFailure(*failure);
+    Error(absl::StrCat(InstanceName(static_cast<int64_t>(id), partitions_), ": ", message));
+  }
+  if (failed) return false;
+  bool identical = true;
+  for (size_t id = 1; id < results.size(); ++id) {
+    identical = identical && results[id]->BitwiseEqual(*results[0]);
+  }
+  const std::string prefix = prepared.bind.empty() ? "" : prepared.bind + " = ";
+  if (identical) {
+    Print(absl::StrCat(partitions_ == 1 ? absl::StrCat("replicas 0-", n - 1)
+                                        : absl::StrCat("all ", n, " instances"),
+                       ": ", prefix, FormatValue(*results[0], false)));
+  } else {
+    for (size_t id = 0; id < results.size(); ++id) {
+      Print(absl::StrCat(InstanceName(static_cast<int64_t>(id), partitions_), ": ", prefix,
+                         FormatValue(*results[id], false)));
+    }
+    Print(absl::StrCat("(", prepared.bind.empty() ? "" : prepared.bind + " and ",
+                       "_ hold replica 0's value)"));
+  }
+  Literal result = std::move(*results[0]);
+  if (!prepared.bind.empty()) {
+    if (!values_.count(prepared.bind)) value_order_.push_back(prepared.bind);
+    values_[prepared.bind] = Value{result.Clone()};
+  }
+  values_["_"] = Value{std::move(result)};
   return true;
 }
 
@@ -561,7 +890,7 @@ bool Session::HandleComputation(absl::string_view input) {
   map.shift = 6;
   map.lines = absl::StrSplit(absl::string_view(text.data(), text.size()), '\n');
   absl::StrAppend(&module_text, "ENTRY ", text, "\n");
-  CompileOptions options = ReplCompileOptions("repl");
+  CompileOptions options = CompileOptionsFor("repl");
   ParseOptions parse_options;
   parse_options.file_name = "repl";
   parse_options.keep_source = true;
@@ -591,7 +920,7 @@ bool Session::HandleComputation(absl::string_view input) {
 }
 
 bool Session::HandleModuleText(absl::string_view text, absl::string_view file_name) {
-  CompileOptions options = ReplCompileOptions(std::string(file_name));
+  CompileOptions options = ReplCompileOptions(std::string(file_name));  // the module's own counts
   absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::FromText(std::string(text), options);
   if (!exe.ok()) {
     Error(exe.status().message());
@@ -613,8 +942,19 @@ bool Session::HandleModuleText(absl::string_view text, absl::string_view file_na
     ++count;
   }
   entry_ = module.entry()->name();
+  const int64_t replicas = std::max<int64_t>(1, module.replica_count);
+  const int64_t partitions = std::max<int64_t>(1, module.num_partitions);
+  std::string counts;
+  if (replicas * partitions > 1 || instances() > 1) {
+    counts = absl::StrCat("\nruns as ", replicas, " replica", replicas == 1 ? "" : "s",
+                          partitions > 1 ? absl::StrCat(" x ", partitions, " partitions") : "",
+                          " (the module's replica_count", partitions > 1 ? "/num_partitions" : "",
+                          "; :replicas N changes it)");
+  }
+  replicas_ = replicas;
+  partitions_ = partitions;
   Print(absl::StrCat("loaded ", count, " computation", count == 1 ? "" : "s", "; ENTRY ",
-                     Signature(*module.entry()), "\n`:run ARGS` runs it"));
+                     Signature(*module.entry()), "\n`:run ARGS` runs it", counts));
   return true;
 }
 
@@ -639,7 +979,7 @@ bool Session::PrepareRun(absl::string_view args, Prepared* prepared) {
   }
   std::string text = absl::StrCat("HloModule repl\n\n", ComputationsText(name),
                                    ReducersText(c->text, "f32"), "ENTRY ", c->text, "\n");
-  CompileOptions options = ReplCompileOptions("repl");
+  CompileOptions options = CompileOptionsFor("repl");
   absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::FromText(std::string(text), options);
   if (!exe.ok()) {
     Error(exe.status().message());
@@ -725,7 +1065,7 @@ bool Session::PrepareRun(absl::string_view args, Prepared* prepared) {
 using Completion = Session::ArgumentCompletion;
 
 const Session::CommandInfo Session::kCommandTable[] = {
-    {"help", "h ?", "[OPCODE]", "this text, or an op's operands, attributes and meaning",
+    {"help", "h ?", "[OPCODE]", "this text, or an op's operands, attribute syntax, meaning\nand an example",
      Completion::kOpcode, false, false, &Session::CmdHelp},
     {"type", "t", "NAME", "the shape of a value (the signature of a computation)",
      Completion::kName, false, false, &Session::CmdType},
@@ -745,8 +1085,18 @@ const Session::CommandInfo Session::kCommandTable[] = {
      Completion::kExpression, false, false, &Session::CmdTime},
     {"threads", "", "N", "executor threads (0: all cores)", Completion::kNone, false, false,
      &Session::CmdThreads},
+    {"replicas", "", "[N [PARTITIONS]]",
+     "instances each run has (a loaded module sets its own);\nalone: show them",
+     Completion::kNone, false, true, &Session::CmdReplicas},
     {"save", "", "FILE.hlo", "the session as a module (`hlovm check` / `hlovm run` it)",
      Completion::kFile, false, false, &Session::CmdSave},
+    {"save-value", "", "NAME FILE.npy",
+     "a value as a NumPy .npy file (while debugging also any value\ncomputed so far)",
+     Completion::kNameThenFile, false, false, &Session::CmdSaveValue},
+    {"infeed", "", "[LITERAL | FILE.npy]",
+     "queue a value for the infeed of the next runs (alone: list them;\n`:infeed clear` empties "
+     "the queue)",
+     Completion::kFile, false, false, &Session::CmdInfeed},
     {"reset", "", "", "forget everything", Completion::kNone, false, true, &Session::CmdReset},
     {"quit", "q exit", "", "leave (also Ctrl-D)", Completion::kNone, false, false,
      &Session::CmdQuit},
@@ -965,10 +1315,21 @@ bool Session::CmdTime(absl::string_view args) {
   const Clock::time_point run_start = Clock::now();
   for (int i = 0; i < 10000 && (i < 3 || Millis(Clock::now() - run_start) < 500); ++i) {
     const Clock::time_point t0 = Clock::now();
-    absl::StatusOr<Literal> result = prepared.exe->Execute(pointers, options);
+    absl::Status status;
+    if (instances() == 1) {
+      status = prepared.exe->Execute(pointers, options).status();
+    } else {
+      ReplicatedOptions replicated;
+      replicated.threads = threads_;
+      replicated.cancel = &cancel_;
+      for (const absl::StatusOr<Literal>& r :
+           ExecuteReplicated(*prepared.exe, absl::MakeConstSpan(&pointers, 1), replicated)) {
+        if (status.ok()) status = r.status();
+      }
+    }
     execute.push_back(Millis(Clock::now() - t0));
-    if (!result.ok()) {
-      Error(cancel_.exchange(false) ? std::string("interrupted") : std::string(result.status().message()));
+    if (!status.ok()) {
+      Error(cancel_.exchange(false) ? std::string("interrupted") : std::string(status.message()));
       return false;
     }
   }
@@ -992,6 +1353,56 @@ bool Session::CmdThreads(absl::string_view args) {
   return true;
 }
 
+bool Session::CmdReplicas(absl::string_view args) {
+  std::vector<std::string> words = absl::StrSplit(absl::string_view(args.data(), args.size()), ' ',
+                                                  absl::SkipWhitespace());
+  auto show = [&] {
+    return absl::StrCat("replicas: ", replicas_, partitions_ > 1 ? absl::StrCat(", partitions: ", partitions_) : "");
+  };
+  if (words.empty()) {
+    Print(show());
+    return true;
+  }
+  int64_t replicas = 0, partitions = 1;
+  if (words.size() > 2 || !absl::SimpleAtoi(words[0], &replicas) ||
+      (words.size() == 2 && !absl::SimpleAtoi(words[1], &partitions))) {
+    Error(absl::StrCat("usage: :replicas N [PARTITIONS]; now ", replicas_, " x ", partitions_));
+    return false;
+  }
+  if (absl::Status valid = ValidateInstanceCounts(replicas, partitions); !valid.ok()) {
+    Error(valid.message());
+    return false;
+  }
+  replicas_ = replicas;
+  partitions_ = partitions;
+  Print(show());
+  return true;
+}
+
+bool Session::CmdInfeed(absl::string_view args) {
+  if (args.empty()) {
+    std::string text;
+    for (const Literal& v : infeed_) absl::StrAppend(&text, "  ", v.ToString(), "\n");
+    Print(text.empty() ? "the infeed queue is empty" : "infeed queue:\n" + text);
+    return true;
+  }
+  if (args == "clear") {
+    infeed_.clear();
+    Print("the infeed queue is empty");
+    return true;
+  }
+  absl::StatusOr<Literal> value = absl::EndsWith(args, ".npy") ? ReadNpy(std::string(args))
+                                                               : ParseLiteral(std::string(args));
+  if (!value.ok()) {
+    Error(absl::StrCat(":infeed ", args, ": ", value.status().message()));
+    return false;
+  }
+  infeed_.push_back(std::move(*value));
+  Print(absl::StrCat("queued for infeed: ", infeed_.back().ToString(), " (", infeed_.size(),
+                     " in the queue)"));
+  return true;
+}
+
 bool Session::CmdReset(absl::string_view /*args*/) {
   debugger_->Kill();
   debugger_ = std::make_unique<Debugger>();
@@ -1000,6 +1411,9 @@ bool Session::CmdReset(absl::string_view /*args*/) {
   computations_.clear();
   entry_.clear();
   threads_ = 0;
+  replicas_ = 1;
+  partitions_ = 1;
+  infeed_.clear();
   Print("session reset");
   return true;
 }
@@ -1055,6 +1469,56 @@ bool Session::CmdSave(absl::string_view args) {
   return true;
 }
 
+bool Session::CmdSaveValue(absl::string_view args) {
+  std::vector<std::string> words = absl::StrSplit(absl::string_view(args.data(), args.size()), ' ',
+                                                  absl::SkipWhitespace());
+  if (words.size() != 2) {
+    Error("usage: :save-value NAME FILE.npy");
+    return false;
+  }
+  const std::string name = words[0][0] == '%' ? words[0].substr(1) : words[0];
+  const std::string& path = words[1];
+  if (!absl::EndsWith(path, ".npy")) {
+    Error(absl::StrCat("the file of :save-value ends in .npy, not ", path));
+    return false;
+  }
+  Literal debugged;
+  const Literal* value = nullptr;
+  if (auto it = values_.find(name); it != values_.end()) {
+    value = &it->second.literal;
+  } else if (debugger_->state() == Debugger::State::kStopped) {
+    std::string note;
+    absl::StatusOr<Literal> read = debugger_->ReadValue(name, &note);
+    if (!read.ok()) {
+      Error(read.status().message());
+      return false;
+    }
+    debugged = std::move(*read);
+    value = &debugged;
+  } else {
+    std::vector<std::string> names(value_order_.begin(), value_order_.end());
+    Error(absl::StrCat("no value named ", name, DidYouMean(name, names)));
+    return false;
+  }
+  if (!value->shape().IsArray()) {
+    Error(absl::StrCat(name, " is ", value->shape().ToString(false),
+                       "; a .npy file holds one array (save its elements: e = get-tuple-element(",
+                       name, "), index=0)"));
+    return false;
+  }
+  if (absl::Status status = WriteNpy(*value, path); !status.ok()) {
+    Error(status.message());
+    return false;
+  }
+  const ElementType type = value->shape().element_type();
+  const ElementType stored = NpyStorageType(type);
+  Print(absl::StrCat("wrote ", path, " (", value->shape().ToString(false),
+                     stored == type ? std::string()
+                                    : absl::StrCat(" stored as ", std::string(ElementTypeName(stored))),
+                     ")"));
+  return true;
+}
+
 bool Session::CmdPrint(absl::string_view args) {
   std::vector<std::string> words = absl::StrSplit(absl::string_view(args.data(), args.size()), ' ',
                                                   absl::SkipWhitespace());
@@ -1105,6 +1569,7 @@ bool Session::CmdBreak(absl::string_view args) {
     Error("usage: :break [COMPUTATION] INSTRUCTION");
     return false;
   }
+  if (!CheckInstructionName(computation, instruction)) return false;
   d.AddBreakpoint(computation, instruction);
   Print(absl::StrCat("breakpoint before %", instruction,
                      computation.empty() ? "" : absl::StrCat(" in %", computation)));
@@ -1121,15 +1586,45 @@ bool Session::CmdWatch(absl::string_view args) {
     Error("usage: :watch INSTRUCTION");
     return false;
   }
+  if (!CheckInstructionName("", name)) return false;
   debugger_->AddWatch(name);
   Print(absl::StrCat("watching %", name));
   return true;
 }
 
+bool Session::CheckInstructionName(const std::string& computation,
+                                   const std::string& instruction) {
+  std::vector<std::string> names;
+  if (!computation.empty()) {
+    const Computation* c = FindComputation(computation);
+    if (c == nullptr) {
+      std::vector<std::string> computations;
+      for (const Computation& each : computations_) computations.push_back(each.name);
+      Error(absl::StrCat("no computation named %", computation,
+                         DidYouMean(computation, computations, "%")));
+      return false;
+    }
+    AddInstructionNames(c->text, &names);
+  } else {
+    for (const Computation& c : computations_) AddInstructionNames(c.text, &names);
+  }
+  if (std::find(names.begin(), names.end(), instruction) != names.end()) return true;
+  std::string message = absl::StrCat("no instruction named %", instruction);
+  if (!computation.empty()) absl::StrAppend(&message, " in %", computation);
+  if (computations_.empty()) {
+    absl::StrAppend(&message, " (define or :load a computation first)");
+  } else {
+    absl::StrAppend(&message, DidYouMean(instruction, names, "%"));
+  }
+  Error(message);
+  return false;
+}
+
 bool Session::CmdDelete(absl::string_view args) {
   std::string name(args.substr(!args.empty() && args[0] == '%' ? 1 : 0));
   if (!debugger_->ClearBreakpoint(name)) {
-    Error(absl::StrCat("no breakpoint or watch on ", name));
+    Error(name.empty() ? std::string("no breakpoints or watches")
+                       : absl::StrCat("no breakpoint or watch on ", name));
     return false;
   }
   Print(name.empty() ? "all breakpoints and watches deleted" : absl::StrCat("deleted %", name));
@@ -1139,6 +1634,11 @@ bool Session::CmdDelete(absl::string_view args) {
 bool Session::CmdDebug(absl::string_view args) {
   if (debugger_->active()) {
     Error("a program is already being debugged (:kill stops it)");
+    return false;
+  }
+  if (instances() > 1) {
+    Error(absl::StrCat("the debugger runs one instance; this session runs ", instances(),
+                       " (:replicas 1 to debug)"));
     return false;
   }
   Prepared prepared;
@@ -1225,19 +1725,6 @@ bool Session::WaitForDebugger() {
 
 namespace {
 
-// The instruction names in a computation's text: its `[ROOT] [%]name = ...`
-// lines.
-void AddInstructionNames(absl::string_view text, std::vector<std::string>* out) {
-  for (absl::string_view line : absl::StrSplit(text, '\n')) {
-    line = Trim(line);
-    if (absl::StartsWith(line, "ROOT ")) line.remove_prefix(5);
-    size_t pos = 0;
-    absl::string_view name = LexName(line, &pos);
-    SkipSpace(line, &pos);
-    if (!name.empty() && pos < line.size() && line[pos] == '=') out->emplace_back(name);
-  }
-}
-
 // The paths that complete `prefix`; directories end in '/'. Hidden files
 // only when the prefix's last component starts with a dot.
 std::vector<std::string> PathCompletions(absl::string_view prefix) {
@@ -1300,7 +1787,15 @@ std::vector<std::string> Session::ArgumentCompletions(ArgumentCompletion kind,
   std::vector<std::string> out;
   if (kind == ArgumentCompletion::kFile) {
     out = PathCompletions(prefix);
+  } else if (kind == ArgumentCompletion::kRun && absl::StrContains(prefix, "/")) {
+    out = PathCompletions(prefix);  // a .npy file in a folder
   } else {
+    if (kind == ArgumentCompletion::kRun) {
+      // .npy files and folders of the current one, besides the names.
+      for (std::string& path : PathCompletions(prefix)) {
+        if (absl::EndsWith(path, "/") || absl::EndsWith(path, ".npy")) out.push_back(std::move(path));
+      }
+    }
     std::vector<std::string> names;
     switch (kind) {
       case ArgumentCompletion::kOpcode:
@@ -1312,6 +1807,7 @@ std::vector<std::string> Session::ArgumentCompletions(ArgumentCompletion kind,
         names.push_back("--random");
         [[fallthrough]];
       case ArgumentCompletion::kName:
+      case ArgumentCompletion::kNameThenFile:
         names.insert(names.end(), value_order_.begin(), value_order_.end());
         [[fallthrough]];
       case ArgumentCompletion::kComputation:
@@ -1353,9 +1849,27 @@ std::vector<std::string> Session::CompleteLine(absl::string_view line, size_t* w
       kind = command != nullptr ? command->completion : ArgumentCompletion::kNone;
     }
   }
+  if (kind == ArgumentCompletion::kNameThenFile) {
+    // NAME FILE: the second argument is a path.
+    const size_t space = trimmed.find_first_of(" \t");
+    const std::vector<std::string> words = absl::StrSplit(
+        trimmed.substr(space), absl::ByAnyChar(" \t"), absl::SkipEmpty());
+    const bool in_word = !line.empty() && !absl::ascii_isspace(line.back());
+    kind = words.size() - (in_word ? 1 : 0) >= 1 ? ArgumentCompletion::kFile
+                                                 : ArgumentCompletion::kName;
+  }
   size_t start = line.size();
   if (kind == ArgumentCompletion::kFile) {
     while (start > 0 && !absl::ascii_isspace(line[start - 1])) --start;
+  } else if (kind == ArgumentCompletion::kRun) {
+    // A path is one word up to the space; a name stops at its own characters.
+    size_t word = start;
+    while (word > 0 && !absl::ascii_isspace(line[word - 1])) --word;
+    if (line.substr(word).find('/') != absl::string_view::npos) {
+      start = word;
+    } else {
+      while (start > 0 && IsWordChar(line[start - 1])) --start;
+    }
   } else {
     while (start > 0 && IsWordChar(line[start - 1])) --start;
   }

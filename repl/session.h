@@ -22,6 +22,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "core/literal.h"
+#include "vm/api.h"
 
 namespace hlovm {
 namespace repl {
@@ -39,6 +40,7 @@ class Session {
     kRun,          // a computation, then bound values as arguments
     kInstruction,  // an instruction of the computations, or a computation
     kFile,         // a path
+    kNameThenFile, // a bound value, then a path
     kExpression,   // an instruction line: opcodes, attributes, names
   };
 
@@ -91,6 +93,11 @@ class Session {
   // a `:` command, its ArgumentCompletion decides (directories end in '/').
   std::vector<std::string> CompleteLine(absl::string_view line, size_t* word_start) const;
 
+  // True when the parser reads attribute `name` (it keeps others as text).
+  static bool IsKnownAttribute(absl::string_view name);
+  // The predefined reducers (add, mul, max, ...), which Tab also offers.
+  static std::vector<std::string> ReducerNames();
+
   // Help text for one opcode, or empty when there is none.
   static std::string OpcodeHelp(absl::string_view opcode);
 
@@ -109,6 +116,10 @@ class Session {
   bool HandleComputation(absl::string_view input);
   bool HandleModuleText(absl::string_view text, absl::string_view file_name);
 
+  // True when `rhs` (the instruction part of `input`) starts with an opcode
+  // and its operands and names only attributes the parser knows; otherwise
+  // one error, with the op or attribute meant where it can tell.
+  bool CheckOpcode(absl::string_view input, absl::string_view rhs);
   // Builds and compiles the module that evaluates one instruction line.
   bool PrepareInstruction(absl::string_view input, Prepared* prepared);
   // Builds and compiles a module whose ENTRY is computation `name`, with
@@ -118,6 +129,11 @@ class Session {
   // prints and binds the result.
   bool Execute(Prepared& prepared);
   void FinishResult(const std::string& bind, Literal result);
+  // Execute for a run of several instances (replica_count x num_partitions).
+  bool ExecuteInstances(Prepared& prepared);
+  // The options every program of the session compiles with.
+  CompileOptions CompileOptionsFor(std::string file_name) const;
+  int64_t instances() const { return replicas_ * partitions_; }
 
   std::string ComputationsText(absl::string_view except) const;
   std::string ReducersText(absl::string_view used_text, const std::string& type) const;
@@ -139,8 +155,11 @@ class Session {
   bool CmdDis(absl::string_view args);
   bool CmdTime(absl::string_view args);
   bool CmdThreads(absl::string_view args);
+  bool CmdReplicas(absl::string_view args);
+  bool CmdInfeed(absl::string_view args);
   bool CmdReset(absl::string_view args);
   bool CmdSave(absl::string_view args);
+  bool CmdSaveValue(absl::string_view args);
   bool CmdLoad(absl::string_view args);
   bool CmdPrint(absl::string_view args);
   bool CmdRun(absl::string_view args);
@@ -155,6 +174,9 @@ class Session {
   bool CmdNext(absl::string_view args);
   bool CmdContinue(absl::string_view args);
   bool CmdFinish(absl::string_view args);
+  // True when `instruction` names an instruction of computation
+  // `computation` (empty: of any); otherwise says so, with a near name.
+  bool CheckInstructionName(const std::string& computation, const std::string& instruction);
   // True when a program is stopped in the debugger; otherwise says so.
   bool CheckStopped();
   // Waits until the debugged program stops or ends and reports it.
@@ -166,6 +188,12 @@ class Session {
   std::vector<Computation> computations_;
   std::string entry_;  // the loaded module's ENTRY computation, if any
   int threads_ = 0;
+  // Instances each run has (:replicas; :load takes the module's).
+  int64_t replicas_ = 1;
+  int64_t partitions_ = 1;
+  // Values queued by :infeed for the next runs' infeed (every instance of a
+  // replicated run gets all of them).
+  std::vector<Literal> infeed_;
   bool quit_ = false;
   bool color_ = false;
   std::atomic<bool> cancel_{false};

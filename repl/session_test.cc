@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -17,6 +18,7 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "core/npy.h"
 #include "vm/api.h"
 
 namespace hlovm {
@@ -223,7 +225,8 @@ TEST_F(SessionTest, InterruptStopsAnEndlessLoopAndKeepsTheSession) {
 TEST_F(SessionTest, InterruptStopsAProgramUnderTheDebugger) {
   Run("forever {\n  p = s32[] parameter(0)\n  ROOT t = pred[] constant(true)\n}");
   Run("inc {\n  p = s32[] parameter(0)\n  one = s32[] constant(1)\n  ROOT n = s32[] add(p, one)\n}");
-  Run(":break nowhere");  // armed, never hit: the loop runs on the program thread
+  Run("unused {\n  ROOT nowhere = s32[] parameter(0)\n}");
+  Run(":break unused nowhere");  // armed, never hit: the loop runs on the program thread
   std::thread interrupter([this] {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     session_->cancel().store(true);
@@ -268,7 +271,15 @@ TEST(SessionStatic, EveryCommandHasHelpAndCompletion) {
     }
     // A command without arguments completes none; one with arguments says
     // how they complete (a number has nothing to offer).
-    if (command.arguments.empty() || command.arguments == "N") {
+    std::string arguments(command.arguments);
+    arguments.erase(std::remove_if(arguments.begin(), arguments.end(),
+                                   [](char c) { return c == '[' || c == ']'; }),
+                    arguments.end());
+    bool numbers = true;
+    for (absl::string_view word : absl::StrSplit(arguments, ' ', absl::SkipEmpty())) {
+      numbers = numbers && (word == "N" || word == "PARTITIONS");
+    }
+    if (numbers) {
       EXPECT_EQ(command.completion, Session::ArgumentCompletion::kNone);
     } else {
       EXPECT_NE(command.completion, Session::ArgumentCompletion::kNone);
@@ -323,12 +334,123 @@ TEST_F(SessionTest, HelpForOneCommand) {
 }
 
 TEST_F(SessionTest, HelpForOpcodes) {
-  EXPECT_THAT(Run(":help reduce"), HasSubstr("reduce(x..., init...), dimensions, to_apply"));
+  EXPECT_THAT(Run(":help reduce"),
+              HasSubstr("reduce(x..., init...), dimensions={D,...}, to_apply=REDUCER\n"));
+  EXPECT_THAT(Run(":help reduce"),
+              HasSubstr("example:\n  x = f32[2,3] constant({{1, 2, 3}, {4, 5, 6}})\n"));
   EXPECT_THAT(Run(":help"), HasSubstr(":break [COMPUTATION] INSTRUCTION"));
   bool ok = true;
   EXPECT_THAT(Run(":help frobnicate", &ok), HasSubstr("no opcode named frobnicate"));
   EXPECT_FALSE(ok);
   EXPECT_THAT(Session::OpcodeHelp("add"), Not(::testing::IsEmpty()));
+}
+
+TEST_F(SessionTest, RunsTheModulesReplicaCount) {
+  EXPECT_THAT(Run(":load examples/allreduce_4.hlo"), HasSubstr("runs as 4 replicas"));
+  EXPECT_EQ(Run(":run {1,2,0.5}"), "replicas 0-3: f32[3] {6, 12, 3}\n");
+  EXPECT_EQ(Run(":replicas 2"), "replicas: 2\n");
+  EXPECT_EQ(Run(":run {1,2,0.5}"), "replicas 0-1: f32[3] {1, 2, 0.5}\n");
+  EXPECT_EQ(Run("r = u32[] replica-id()"),
+            "replica 0: r = u32[] 0\nreplica 1: r = u32[] 1\n(r and _ hold replica 0's value)\n");
+  EXPECT_EQ(Run("r"), "u32[] 0\n");
+  bool ok = true;
+  EXPECT_THAT(Run(":debug {1,2,0.5}", &ok), HasSubstr("the debugger runs one instance"));
+  EXPECT_FALSE(ok);
+  EXPECT_THAT(Run(":replicas 0", &ok), HasSubstr("at least 1"));
+  EXPECT_FALSE(ok);
+  Run(":replicas 1");
+  EXPECT_EQ(Run(":run {1,2,0.5}"), "f32[3] {0, 0, 0}\n");
+  Run(":reset");
+  EXPECT_EQ(Run(":replicas"), "replicas: 1\n");
+}
+
+TEST_F(SessionTest, InterruptStopsAReplicatedRun) {
+  Run("forever {\n  p = s32[] parameter(0)\n  ROOT t = pred[] constant(true)\n}");
+  Run("inc {\n  p = s32[] parameter(0)\n  one = s32[] constant(1)\n  ROOT n = s32[] add(p, one)\n}");
+  Run(":replicas 3");
+  std::thread interrupter([this] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    session_->cancel().store(true);
+  });
+  EXPECT_EQ(Run("while(s32[] constant(0)), condition=forever, body=inc"), "interrupted\n");
+  interrupter.join();
+  EXPECT_EQ(Run("call(s32[] constant(1)), to_apply=inc"), "replicas 0-2: s32[] 2\n");
+}
+
+TEST_F(SessionTest, BreakAndWatchTakeOnlyNamesThatExist) {
+  bool ok = true;
+  EXPECT_EQ(Run(":break y", &ok),
+            "error: no instruction named %y (define or :load a computation first)\n");
+  EXPECT_FALSE(ok);
+  Run(":load examples/newton_loop.hlo");
+  EXPECT_EQ(Run(":break body y1_bb", &ok),
+            "error: no instruction named %y1_bb in %body (did you mean %y1_b?)\n");
+  EXPECT_FALSE(ok);
+  EXPECT_EQ(Run(":break bdoy y1_b", &ok), "error: no computation named %bdoy (did you mean %body?)\n");
+  EXPECT_FALSE(ok);
+  EXPECT_THAT(Run(":watch morr", &ok), HasSubstr("(did you mean %more?)"));
+  EXPECT_FALSE(ok);
+  EXPECT_EQ(Run(":break", &ok), "no breakpoints\n");
+  EXPECT_EQ(Run(":break body y1_b", &ok), "breakpoint before %y1_b in %body\n");
+  EXPECT_TRUE(ok);
+  EXPECT_EQ(Run(":watch more", &ok), "watching %more\n");
+  EXPECT_TRUE(ok);
+}
+
+TEST_F(SessionTest, ALineThatIsNotHloGivesOneError) {
+  Run("x = f32[2] constant({1, 2})");
+  bool ok = true;
+  const std::string out = Run("x * 2", &ok);
+  EXPECT_FALSE(ok);
+  EXPECT_EQ(out,
+            "error: not an HLO instruction; in HLO: c = f32[2] broadcast(f32[] constant(2)), "
+            "dimensions={} then multiply(x, c)\n  x * 2\n  ^\n");
+  EXPECT_EQ(Run("y = x - x"),
+            "error: not an HLO instruction (did you mean subtract(x, x)?)\n  y = x - x\n      ^\n");
+  EXPECT_EQ(Run("exponentail(x)"),
+            "error: unknown opcode exponentail (did you mean exponential?)\n  exponentail(x)\n  ^\n");
+  EXPECT_THAT(Run("zzzzqqq(x)"), HasSubstr("unknown opcode zzzzqqq (Tab completes opcode names)"));
+  // The suggestions run.
+  Run("c = f32[2] broadcast(f32[] constant(2)), dimensions={}");
+  EXPECT_EQ(Run("multiply(x, c)"), "f32[2] {2, 4}\n");
+}
+
+TEST_F(SessionTest, SaveValueWritesNpy) {
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("hlovm_save_value_" + std::to_string(::getpid()) + ".npy"))
+                               .string();
+  Run("x = bf16[2,2] constant({{1, 2}, {3, 4.5}})");
+  bool ok = false;
+  EXPECT_EQ(Run(":save-value x " + path, &ok), "wrote " + path + " (bf16[2,2] stored as f32)\n");
+  EXPECT_TRUE(ok);
+  absl::StatusOr<Literal> back = ReadNpy(path);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->ToString(), "f32[2,2] {\n  { 1, 2 },\n  { 3, 4.5 }\n}");
+  std::filesystem::remove(path);
+  EXPECT_THAT(Run(":save-value y " + path, &ok), HasSubstr("no value named y"));
+  EXPECT_FALSE(ok);
+  Run("t = tuple(x, x)");
+  EXPECT_THAT(Run(":save-value t " + path, &ok), HasSubstr("a .npy file holds one array"));
+  EXPECT_FALSE(ok);
+}
+
+TEST_F(SessionTest, FileArgumentsCompleteAsPaths) {
+  Run("my_value = f32[] constant(1)");
+  size_t start = 0;
+  EXPECT_THAT(session_->CompleteLine(":load examples/sc", &start),
+              ::testing::ElementsAre("examples/scan_loop.hlo"));
+  EXPECT_EQ(start, 6u);
+  EXPECT_THAT(session_->CompleteLine(":save examples/sc", &start),
+              ::testing::ElementsAre("examples/scan_loop.hlo"));
+  EXPECT_THAT(session_->CompleteLine(":run examples/sc", &start),
+              ::testing::ElementsAre("examples/scan_loop.hlo"));
+  EXPECT_EQ(start, 5u);
+  EXPECT_THAT(session_->CompleteLine(":run my_v", &start), ::testing::ElementsAre("my_value"));
+  EXPECT_THAT(session_->CompleteLine(":save-value my_v", &start),
+              ::testing::ElementsAre("my_value"));
+  EXPECT_THAT(session_->CompleteLine(":save-value my_value examples/sc", &start),
+              ::testing::ElementsAre("examples/scan_loop.hlo"));
+  EXPECT_EQ(start, 21u);
 }
 
 }  // namespace

@@ -120,6 +120,7 @@ class VmExecutable : public Executable {
   MemoryStats memory_stats() const override;
   std::string PassReport() const override { return pass_report_; }
   double pass_seconds() const override { return pass_seconds_; }
+  std::string DescribePosition(const RunPosition& position) const override;
 
   absl::StatusOr<Literal> Execute(absl::Span<const Literal* const> arguments,
                                   const ExecuteOptions& options) const override;
@@ -366,6 +367,7 @@ absl::StatusOr<Literal> VmExecutable::Run(absl::Span<const Literal* const> argum
   ctx.instance = options.instance;
   ctx.bus = options.bus;
   ctx.feeds = options.feeds;
+  ctx.position = options.position;
   ctx.sequential = options.bus != nullptr;
   if (ctx.observer != nullptr) ctx.threads = 1;
   // More threads than cores only adds contention (and TBB refuses them).
@@ -461,6 +463,41 @@ int64_t LiveSetBytes(const vm::Function& fn,
   }
   memo[&fn] = peak;
   return peak;
+}
+
+namespace {
+
+std::string NameAndLine(const HloInstruction& hlo) {
+  std::string text = absl::StrCat("%", hlo.name());
+  if (hlo.location().line > 0) absl::StrAppend(&text, " (line ", hlo.location().line, ")");
+  return text;
+}
+
+}  // namespace
+
+std::string VmExecutable::DescribePosition(const RunPosition& position) const {
+  std::string text;
+  const auto* instr = static_cast<const vm::Instr*>(
+      position.instruction.load(std::memory_order_relaxed));
+  for (const auto& fn : program_->functions) {
+    if (instr == nullptr) break;
+    if (fn->code.empty() || instr < fn->code.data() || instr >= fn->code.data() + fn->code.size()) {
+      continue;
+    }
+    const HloInstruction* hlo = fn->info[instr - fn->code.data()].hlo;
+    if (hlo != nullptr) text = NameAndLine(*hlo);
+    break;
+  }
+  const int32_t loops = std::min<int32_t>(position.loops.load(std::memory_order_relaxed),
+                                          RunPosition::kMaxLoops);
+  for (int32_t level = 0; level < loops; ++level) {
+    const HloInstruction* loop = position.loop[level].load(std::memory_order_relaxed);
+    if (loop == nullptr) continue;
+    absl::StrAppend(&text, text.empty() ? "" : ", ", level == 0 ? "in while " : "while ",
+                    NameAndLine(*loop), " iteration ",
+                    position.iteration[level].load(std::memory_order_relaxed) + 1);
+  }
+  return text;
 }
 
 Executable::MemoryStats VmExecutable::memory_stats() const {

@@ -88,6 +88,22 @@ class StepObserver {
   virtual bool OnStep(const Step& step) = 0;
 };
 
+// Where a run is, for another thread to read while it runs (the progress
+// line of `hlovm run`, the report of an interrupted run). Written only when
+// ExecuteOptions::position points at it: the dispatch loop then stores each
+// instruction it starts (one relaxed store) and every while loop its
+// iteration at its back-edge. Executable::DescribePosition reads it.
+struct RunPosition {
+  static constexpr int kMaxLoops = 8;
+  // The bytecode instruction started last (opaque; in a parallel function,
+  // one of those running).
+  std::atomic<const void*> instruction{nullptr};
+  // While loops entered and not yet left; the innermost kMaxLoops are kept.
+  std::atomic<int32_t> loops{0};
+  std::atomic<const HloInstruction*> loop[kMaxLoops];
+  std::atomic<int64_t> iteration[kMaxLoops];  // 0-based, of loop[level]
+};
+
 // Read by the executor between instructions and at loop back-edges; costs
 // nothing when unset.
 struct ExecuteOptions {
@@ -108,6 +124,8 @@ struct ExecuteOptions {
   // processors without such a mode. When false the run keeps subnormals
   // (IEEE), whatever modes the calling thread has.
   bool flush_denormals = false;
+  // Where the run is, published for another thread (see RunPosition).
+  RunPosition* position = nullptr;
 };
 
 // Errors from Execute: a failed check custom-call (check.expect_eq, ...)
@@ -184,6 +202,12 @@ class Executable {
   virtual std::string PassReport() const { return "// passes: none\n"; }
   // CPU seconds the pass pipeline took (0 when none ran).
   virtual double pass_seconds() const { return 0; }
+
+  // Where a run of this executable publishing into `position` is, e.g.
+  // "%mul.2 (line 20), in while %loop (line 9) iteration 41"; empty when it
+  // has not started an instruction yet. Only while that run goes on (or
+  // after it ended, as long as this executable lives).
+  virtual std::string DescribePosition(const RunPosition& position) const { return ""; }
 };
 
 // Multi-device runs: the module's replica_count x num_partitions instances,
@@ -199,6 +223,10 @@ struct ReplicatedOptions {
   // When set, every instance records into it (ProfileEvent::instance tells
   // them apart).
   Profiler* profiler = nullptr;
+  // Set to true to stop every instance (they return Cancelled).
+  const std::atomic<bool>* cancel = nullptr;
+  // Where instance 0 is (ExecuteOptions::position).
+  RunPosition* position = nullptr;
 };
 // One result per instance (id = replica * num_partitions + partition).
 // `arguments` holds one argument list for every instance, or one per

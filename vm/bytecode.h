@@ -59,6 +59,7 @@ class Profiler;
 struct FusedWork;  // vm/profiler.h
 class CollectiveBus;
 struct FeedQueues;
+struct RunPosition;  // vm/api.h
 
 namespace vm {
 
@@ -311,6 +312,9 @@ struct ExecContext {
   void Annotate(const HloInstruction* hlo);
   // The error to return: the first error, else the first failed check.
   absl::Status Result();
+
+  // Where the run is, for another thread (see RunPosition in vm/api.h).
+  RunPosition* position = nullptr;
 
   bool hooked() const { return cancel != nullptr || observer != nullptr || profiler != nullptr; }
   bool cancelled() const { return cancel != nullptr && cancel->load(std::memory_order_relaxed); }

@@ -233,12 +233,14 @@ bool RunProfiled(const Function& fn, int32_t pc, uint8_t* const* regs, ExecConte
 // Sequential dispatch.
 //===----------------------------------------------------------------------===//
 
-template <bool kHooked>
+// kPublish: stores each instruction in ctx.position before it runs.
+template <bool kHooked, bool kPublish>
 bool RunSequential(const Function& fn, uint8_t** regs, ExecContext& ctx) {
   const Instr* code = fn.code.data();
   const size_t n = fn.code.size();
   for (size_t pc = 0; pc < n; ++pc) {
     const Instr& instr = code[pc];
+    if constexpr (kPublish) ctx.position->instruction.store(&instr, std::memory_order_relaxed);
     if constexpr (kHooked) {
       if (ctx.cancelled()) return ctx.Fail(absl::CancelledError("execution cancelled"));
       if (ctx.observer != nullptr && !Observe(fn, regs, ctx, pc, false)) return false;
@@ -310,6 +312,9 @@ class ParallelRun {
         return;
       }
       const Instr& instr = fn_.code[i];
+      if (ctx_.position != nullptr) {
+        ctx_.position->instruction.store(&instr, std::memory_order_relaxed);
+      }
       const bool ok = ctx_.profiler == nullptr ? instr.handler(instr, regs_, ctx_)
                                                : RunProfiled(fn_, i, regs_, ctx_);
       if (!ok) {
@@ -338,13 +343,21 @@ class ParallelRun {
 }  // namespace
 
 bool RunFunction(const Function& fn, uint8_t** regs, ExecContext& ctx) {
-  if (ctx.observer != nullptr) return RunSequential<true>(fn, regs, ctx);
+  const bool publish = ctx.position != nullptr;
+  if (ctx.observer != nullptr) {
+    return publish ? RunSequential<true, true>(fn, regs, ctx)
+                   : RunSequential<true, false>(fn, regs, ctx);
+  }
   if (fn.parallel && ctx.threads > 1 && !ctx.sequential) {
     ParallelRun run(fn, regs, ctx);
     return run.Run();
   }
-  if (ctx.hooked()) return RunSequential<true>(fn, regs, ctx);
-  return RunSequential<false>(fn, regs, ctx);
+  if (ctx.hooked()) {
+    return publish ? RunSequential<true, true>(fn, regs, ctx)
+                   : RunSequential<true, false>(fn, regs, ctx);
+  }
+  return publish ? RunSequential<false, true>(fn, regs, ctx)
+                 : RunSequential<false, false>(fn, regs, ctx);
 }
 
 }  // namespace vm

@@ -2,6 +2,8 @@
 // own around one InMemoryCollectiveBus.
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -63,7 +65,8 @@ std::vector<absl::StatusOr<Literal>> ExecuteReplicated(
     execute.profiler = options.profiler;
     execute.bus = &bus;
     execute.feeds = feeds[id].get();
-    execute.cancel = n > 1 ? &cancel : nullptr;
+    execute.cancel = n > 1 ? &cancel : options.cancel;
+    if (id == 0) execute.position = options.position;
     const std::vector<const Literal*>& args = arguments.size() == 1 ? arguments[0] : arguments[id];
     results[id] = executable.Execute(args, execute);
     const bool failed = !results[id].ok();
@@ -73,9 +76,29 @@ std::vector<absl::StatusOr<Literal>> ExecuteReplicated(
   if (n == 1) {
     run(0);
   } else {
+    std::mutex mu;
+    std::condition_variable ended;
+    int64_t running = n;
     std::vector<std::thread> threads;
     threads.reserve(n);
-    for (int64_t id = 0; id < n; ++id) threads.emplace_back(run, id);
+    for (int64_t id = 0; id < n; ++id) {
+      threads.emplace_back([&, id] {
+        run(id);
+        std::lock_guard<std::mutex> lock(mu);
+        if (--running == 0) ended.notify_all();
+      });
+    }
+    // The caller's cancel flag reaches the instances through their shared one.
+    if (options.cancel != nullptr) {
+      std::unique_lock<std::mutex> lock(mu);
+      while (running > 0) {
+        if (options.cancel->load(std::memory_order_relaxed)) {
+          cancel.store(true, std::memory_order_relaxed);
+          break;
+        }
+        ended.wait_for(lock, std::chrono::milliseconds(10));
+      }
+    }
     for (std::thread& t : threads) t.join();
   }
   if (options.outfeed != nullptr) {

@@ -15,6 +15,7 @@
 #include "core/status_macros.h"
 #include "ops/lowerings.h"
 #include "ops/shape/strided_copy.h"
+#include "vm/api.h"
 #include "vm/executor.h"
 #include "vm/lowering.h"
 #include "vm/profiler.h"
@@ -163,6 +164,31 @@ struct WhilePlan {
   int64_t results_offset[2] = {0, 0};
 };
 
+// A while loop's entry in RunPosition (when the run publishes one): its
+// level while it runs, and the iteration it is in.
+class PublishedLoop {
+ public:
+  PublishedLoop(RunPosition* position, const HloInstruction* loop) : position_(position) {
+    if (position_ == nullptr) return;
+    level_ = position_->loops.fetch_add(1, std::memory_order_relaxed);
+    if (level_ >= RunPosition::kMaxLoops) return;
+    position_->iteration[level_].store(0, std::memory_order_relaxed);
+    position_->loop[level_].store(loop, std::memory_order_relaxed);
+  }
+  ~PublishedLoop() {
+    if (position_ != nullptr) position_->loops.fetch_sub(1, std::memory_order_relaxed);
+  }
+  void Iteration(int64_t iteration) {
+    if (position_ != nullptr && level_ < RunPosition::kMaxLoops) {
+      position_->iteration[level_].store(iteration, std::memory_order_relaxed);
+    }
+  }
+
+ private:
+  RunPosition* position_;
+  int32_t level_ = 0;
+};
+
 bool WhileHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
   const auto& p = *static_cast<const WhilePlan*>(instr.plan);
   const Function& cond = *p.cond;
@@ -192,11 +218,13 @@ bool WhileHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
   const Reg* body_results = body.result_regs.data();
   const Reg pred_reg = cond.result_regs[0];
   if (ctx.observer != nullptr) ++ctx.depth;
+  PublishedLoop published(ctx.position, p.hlo);
   int64_t iteration = 0;
   for (int k = 0;; k ^= 1) {
     // The loop's back-edge: cancellation and failures elsewhere stop it.
     if (ctx.failed.load(std::memory_order_relaxed)) return false;
     if (ctx.cancelled()) return ctx.Fail(absl::CancelledError("execution cancelled"));
+    published.Iteration(iteration);
     const int64_t begin_ns = ctx.profiler != nullptr ? Profiler::NowNs() : 0;
     for (uint32_t i = 0; i < n; ++i) cr[cond_params[i]] = state[i];
     if (!RunFunction(cond, cr, ctx)) return false;

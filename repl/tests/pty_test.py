@@ -2,7 +2,9 @@
 """The REPL on a pseudo-terminal: tab completion, history (within a session
 and across sessions), multi-line input, Ctrl-C stopping a `while` that never
 ends (the time from Ctrl-C to the prompt is printed and must stay under a
-generous bound), debugger command latency, and Ctrl-C twice / Ctrl-D to leave.
+generous bound), also on several replicas, debugger command latency, Ctrl-C
+twice / Ctrl-D to leave, and `hlovm run` / `hlovm bench` on a terminal: their
+progress line and SIGINT (where the run was, exit 130).
 
 Usage: pty_test.py HLOVM [EXAMPLES_DIR]
 """
@@ -22,12 +24,14 @@ TIMEOUT = 60.0  # generous: the machine may be loaded
 
 
 class Repl:
-    def __init__(self, home):
+    def __init__(self, home, args=(), cwd=None):
         env = dict(os.environ, HOME=home, XDG_STATE_HOME=os.path.join(home, "state"), TERM="xterm")
         env.pop("EDITRC", None)
         self.pid, self.fd = pty.fork()
         if self.pid == 0:
-            os.execve(HLOVM, [HLOVM], env)
+            if cwd:
+                os.chdir(cwd)
+            os.execve(HLOVM, [HLOVM, *args], env)
         self.out = ""
 
     def read_until(self, pattern, timeout=TIMEOUT):
@@ -150,6 +154,16 @@ def main():
         check(elapsed < 5.0, "the prompt is back within 5 s even on a loaded machine (0.2 s target)")
         out = repl.command("x")
         check("f32[2] {1, 2}" in out, "the session is intact after Ctrl-C")
+        # The same with several replicas: every instance stops.
+        repl.command(":replicas 2")
+        repl.send("w = while(s32[] constant(0)), condition=cond, body=body\r")
+        time.sleep(1.0)
+        repl.send("\x03")
+        out = repl.read_until(re.escape(PROMPT))
+        check("interrupted" in out, "Ctrl-C stops an endless while on 2 replicas")
+        out = repl.command("x")
+        check("replicas 0-1" not in out and "f32[2] {1, 2}" in out, "bound values intact")
+        repl.command(":replicas 1")
 
         # Debugger latency on an example module.
         repl.command(f":load {os.path.join(EXAMPLES, 'newton_loop.hlo')}")
@@ -167,6 +181,14 @@ def main():
         repl.send(":continue\r")
         out = repl.read_until(re.escape(PROMPT))
         check("program finished" in out, "the debugged program finishes")
+
+        # A relative path completes too.
+        repl.send(":load " + os.path.relpath(os.path.join(EXAMPLES, "sc"), os.getcwd()) + "\t")
+        time.sleep(0.3)
+        repl.send("\r")
+        out = repl.read_until(re.escape(PROMPT))
+        check("an_loop.hlo" in out and "loaded 3 computations" in out and "error" not in out,
+              "tab completes a relative path after :load")
 
         out = repl.command(":help tanh")
         check("hyperbolic tangent" in out, ":help OPCODE")
@@ -186,6 +208,27 @@ def main():
         check("hyperbolic tangent" in out, "history from the last session is recalled")
         repl.send("\x04")  # Ctrl-D
         check(repl.wait_exit() == 0, "Ctrl-D exits")
+
+        # `hlovm run` on a terminal: after ~2 s a progress line on stderr
+        # says where the run is; Ctrl-C (SIGINT) prints where it was and
+        # exits 130.
+        forever = os.path.join(home, "forever.hlo")
+        with open(forever, "w") as f:
+            f.write("HloModule forever\n\ncond {\n  p = s32[] parameter(0)\n"
+                    "  ROOT t = pred[] constant(true)\n}\n\nbody {\n  p = s32[] parameter(0)\n"
+                    "  one = s32[] constant(1)\n  ROOT n = s32[] add(p, one)\n}\n\n"
+                    "ENTRY main {\n  z = s32[] constant(0)\n"
+                    "  ROOT w = s32[] while(z), condition=cond, body=body\n}\n")
+        for command in ("run", "bench"):
+            run = Repl(home, args=(command, forever))
+            out = run.read_until(r"running \d+ s, at [^\r\n]*iteration \d+", timeout=TIMEOUT)
+            check("in while %w (line 16) iteration" in out, f"hlovm {command} shows progress")
+            os.kill(run.pid, signal.SIGINT)
+            out = run.read_until(r"interrupted after [^\n]*\n")
+            check(re.search(r"interrupted after [0-9.]+ s at %\w+ \(line \d+\), in while %w "
+                            r"\(line 16\) iteration \d+", out) is not None,
+                  f"SIGINT during hlovm {command} says where the run was")
+            check(run.wait_exit() == 130, f"hlovm {command} exits 130 on SIGINT")
 
     if failures:
         print(f"{len(failures)} check(s) failed")
