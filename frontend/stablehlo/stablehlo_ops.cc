@@ -1083,6 +1083,10 @@ absl::Status Parser::Lower(Scope* scope, Op* op, std::vector<HloInstruction*>* r
         return Error(v->offset, "only string backend configs are supported");
       }
     }
+    if (target.substr(0, 6) == "check.") {
+      // Named as in the HLO form of the conformance programs.
+      instr->set_name(absl::StrCat("check.", next_id_));
+    }
     if (target == "check.expect_close" || target == "check.expect_almost_eq") {
       // The HLO checks carry their tolerance in backend_config; StableHLO's
       // are attributes with the reference interpreter's defaults.
