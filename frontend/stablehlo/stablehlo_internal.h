@@ -191,6 +191,8 @@ class Parser {
   absl::Status ParsePrettyConvolution(Scope* scope, Op* op);
   absl::Status ParseTrailer(Op* op);
   RegionKind RegionKindOf(std::string_view op_name) const;
+  // An error naming an unknown dialect or an op this frontend does not read.
+  absl::Status CheckKnownOp(std::string_view full_name, size_t offset) const;
   absl::Status Lower(Scope* scope, Op* op, std::vector<HloInstruction*>* results);
 
   HloInstruction* Emit(Scope* scope, HloOpcode opcode, Shape shape,

@@ -71,7 +71,48 @@ bool IsPlainOpcode(HloOpcode opcode) {
   }
 }
 
+// The ops Lower turns into HLO beyond the plain opcodes, and those it
+// refuses with a message of its own (quantized, dynamic).
+bool IsSpecialOp(std::string_view name) {
+  static constexpr std::string_view kNames[] = {
+      "constant", "broadcast_in_dim", "transpose", "reverse", "concatenate", "iota", "slice",
+      "pad", "dynamic_slice", "compare", "dot_general", "dot", "convolution", "gather",
+      "scatter", "reduce", "reduce_window", "select_and_scatter", "sort", "map", "while", "if",
+      "case", "fft", "rng_bit_generator", "rng", "reduce_precision", "triangular_solve",
+      "cholesky", "top_k", "get_tuple_element", "optimization_barrier", "create_token",
+      "custom_call", "all_reduce", "all_gather", "reduce_scatter", "collective_permute",
+      "all_to_all", "batch_norm_inference", "batch_norm_training", "batch_norm_grad",
+      "uniform_quantize", "uniform_dequantize", "real_dynamic_slice", "get_dimension_size",
+      "set_dimension_size", "return"};
+  for (std::string_view n : kNames) {
+    if (n == name) return true;
+  }
+  return name.substr(0, 8) == "dynamic_";
+}
+
 }  // namespace
+
+absl::Status Parser::CheckKnownOp(std::string_view full, size_t offset) const {
+  const size_t dot = full.find('.');
+  if (dot == std::string_view::npos) {
+    return Error(offset, absl::StrCat("unknown operation '", Sv(full), "'"));
+  }
+  std::string_view dialect = full.substr(0, dot);
+  std::string_view name = full.substr(dot + 1);
+  if (dialect == "func") {
+    if (name == "call" || name == "return") return absl::OkStatus();
+    return Error(offset, absl::StrCat("unsupported operation '", Sv(full), "'"));
+  }
+  if (dialect != "stablehlo" && dialect != "chlo" && dialect != "mhlo") {
+    return Error(offset, absl::StrCat("unknown dialect '", Sv(dialect), "' (in '", Sv(full), "')"));
+  }
+  if (IsSpecialOp(name)) return absl::OkStatus();
+  std::string hlo_name(name);
+  std::replace(hlo_name.begin(), hlo_name.end(), '_', '-');
+  std::optional<HloOpcode> opcode = HloOpcodeFromName(hlo_name);
+  if (opcode.has_value() && IsPlainOpcode(*opcode)) return absl::OkStatus();
+  return Error(offset, absl::StrCat("unsupported operation '", Sv(full), "'"));
+}
 
 RegionKind Parser::RegionKindOf(std::string_view op_name) const {
   if (op_name == "stablehlo.while" || op_name == "mhlo.while") return RegionKind::kTuple;
@@ -107,6 +148,7 @@ absl::Status Parser::ParseTrailer(Op* op) {
 }
 
 absl::Status Parser::ParseGenericOp(Scope* scope, Op* op) {
+  HLOVM_RETURN_IF_ERROR(CheckKnownOp(op->name, op->offset));
   HLOVM_RETURN_IF_ERROR(Expect('(', "to start the operands"));
   if (!Eat(')')) {
     HLOVM_RETURN_IF_ERROR(ParseOperandList(scope, &op->operands));
@@ -313,6 +355,7 @@ absl::Status Parser::ParsePrettyConvolution(Scope* scope, Op* op) {
 }
 
 absl::Status Parser::ParsePrettyOp(Scope* scope, std::string_view name, Op* op) {
+  HLOVM_RETURN_IF_ERROR(CheckKnownOp(name == "call" ? "func.call" : name, op->offset));
   if (name == "stablehlo.constant") {
     if (Peek() == '{') HLOVM_RETURN_IF_ERROR(ParseAttrDict(&op->attrs));
     AttrValue value;
@@ -367,14 +410,6 @@ absl::Status Parser::ParsePrettyOp(Scope* scope, std::string_view name, Op* op) 
     }
     HLOVM_RETURN_IF_ERROR(Expect(')', "to close the operands"));
     return ParseTrailer(op);
-  }
-  std::string_view dialect = name.substr(0, name.find('.'));
-  if (name.find('.') == std::string_view::npos ||
-      (dialect != "stablehlo" && dialect != "chlo" && dialect != "mhlo" && dialect != "func")) {
-    if (name.find('.') == std::string_view::npos) {
-      return Error(op->offset, absl::StrCat("unknown operation '", Sv(name), "'"));
-    }
-    return Error(op->offset, absl::StrCat("unknown dialect '", Sv(dialect), "' (in '", Sv(name), "')"));
   }
   return ParsePrettyCommon(scope, op);
 }
