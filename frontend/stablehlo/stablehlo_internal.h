@@ -140,6 +140,12 @@ class Parser {
 
   //===--- Errors -----------------------------------------------------===//
   std::string FormatAt(size_t offset, std::string_view message) const;
+  // The line and column of `offset` (offsets mostly increase: each call
+  // scans on from the last one).
+  SourceLocation Locate(size_t offset);
+  // Gives the instructions from `first` on in `computation` the location
+  // of their op, and names their called computations as HLO text does.
+  void MarkOp(HloComputation* computation, int64_t first, size_t offset);
   absl::Status Error(size_t offset, std::string_view message) const;
   absl::Status ErrorHere(std::string_view message);
 
@@ -209,6 +215,9 @@ class Parser {
   size_t pos_ = 0;
   const ParseOptions& options_;
   int depth_ = 0;
+  size_t loc_offset_ = 0;
+  int loc_line_ = 1;
+  size_t loc_line_start_ = 0;
   std::unique_ptr<HloModule> module_;
   int64_t next_id_ = 0;
   absl::flat_hash_map<std::string, HloComputation*> functions_;

@@ -233,6 +233,74 @@ std::string Parser::FormatAt(size_t offset, std::string_view message) const {
                       Sv(s_.substr(line_start, line_end - line_start)), "\n", caret);
 }
 
+SourceLocation Parser::Locate(size_t offset) {
+  if (offset > n_) offset = n_;
+  if (offset < loc_offset_) {
+    loc_offset_ = 0;
+    loc_line_ = 1;
+    loc_line_start_ = 0;
+  }
+  for (size_t i = loc_offset_; i < offset; ++i) {
+    if (s_[i] == '\n') {
+      ++loc_line_;
+      loc_line_start_ = i + 1;
+    }
+  }
+  loc_offset_ = offset;
+  return SourceLocation{offset, loc_line_ + options_.first_line - 1,
+                        static_cast<int>(offset - loc_line_start_) + 1};
+}
+
+void Parser::MarkOp(HloComputation* computation, int64_t first, size_t offset) {
+  const SourceLocation location = Locate(offset);
+  const auto& instructions = computation->instructions();
+  for (size_t k = static_cast<size_t>(first); k < instructions.size(); ++k) {
+    HloInstruction* instr = instructions[k].get();
+    instr->set_location(location);
+    // An instruction with a location prints as one read from HLO text:
+    // its computation references and comparison type as raw attributes.
+    const auto& called = instr->called_computations();
+    auto ref = [&](size_t i) { return absl::StrCat("%", called[i]->name()); };
+    RawAttributes& raw = instr->raw_attributes();
+    switch (instr->opcode()) {
+      case HloOpcode::kWhile:
+        raw.Append("condition", ref(0));
+        raw.Append("body", ref(1));
+        break;
+      case HloOpcode::kSelectAndScatter:
+        raw.Append("select", ref(0));
+        raw.Append("scatter", ref(1));
+        break;
+      case HloOpcode::kConditional:
+        if (instr->operand(0)->shape().element_type() == ElementType::kPred && called.size() == 2) {
+          raw.Append("true_computation", ref(0));
+          raw.Append("false_computation", ref(1));
+        } else {
+          std::string list = "{";
+          for (size_t i = 0; i < called.size(); ++i) absl::StrAppend(&list, i ? ", " : "", ref(i));
+          raw.Append("branch_computations", absl::StrCat(list, "}"));
+        }
+        break;
+      case HloOpcode::kCompare: {
+        static constexpr const char* kTypes[] = {"", "FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED"};
+        const char* type = kTypes[static_cast<int>(instr->comparison_type)];
+        if (*type != '\0') raw.Append("type", type);
+        break;
+      }
+      case HloOpcode::kCustomCall:
+        if (!instr->attrs().backend_config.empty()) {
+          raw.Append("backend_config",
+                     absl::StrCat("\"", absl::CEscape(instr->attrs().backend_config), "\""));
+        }
+        if (!called.empty()) raw.Append("called_computations", absl::StrCat("{", ref(0), "}"));
+        break;
+      default:
+        if (!called.empty()) raw.Append("to_apply", ref(0));
+        break;
+    }
+  }
+}
+
 absl::Status Parser::Error(size_t offset, std::string_view message) const {
   return absl::InvalidArgumentError(FormatAt(offset, message));
 }
@@ -1353,7 +1421,9 @@ absl::Status Parser::ParseStatement(Scope* scope, bool* terminated,
     return absl::OkStatus();
   }
   std::vector<HloInstruction*> results;
+  const int64_t first = scope->computation->instruction_count();
   HLOVM_RETURN_IF_ERROR(Lower(scope, &op, &results));
+  MarkOp(scope->computation, first, op.offset);
   int64_t wanted = 0;
   for (const Def& d : defs) wanted += d.count;
   if (wanted != static_cast<int64_t>(results.size()) && !(defs.empty())) {
