@@ -1548,6 +1548,14 @@ absl::StatusOr<std::unique_ptr<HloModule>> Parser::Run() {
   Skip();
   if (Peek() == '\0') return ErrorHere("expected 'module' or 'func.func'");
   size_t start = pos_;
+  while (Peek() == '#') {
+    // Attribute aliases before the module: #loc1 = loc(...).
+    AttrValue ignored;
+    HLOVM_RETURN_IF_ERROR(ParseHashAttr(&ignored));
+    HLOVM_RETURN_IF_ERROR(Expect('=', "in an attribute alias"));
+    HLOVM_RETURN_IF_ERROR(ParseAttrValue(&ignored));
+    start = pos_;
+  }
   if (EatWord("module")) {
     Skip();
     if (Peek() == '@') {
@@ -1666,6 +1674,7 @@ bool LooksLikeStableHlo(std::string_view text, std::string_view file_name) {
   }
   std::string_view rest = text.substr(p);
   if (rest.substr(0, 9) == "func.func") return true;
+  if (!rest.empty() && rest[0] == '#') return true;  // an attribute alias (#loc = ...)
   if (rest.substr(0, 6) != "module") return false;
   rest = rest.substr(6);
   size_t q = 0;

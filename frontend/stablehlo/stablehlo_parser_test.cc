@@ -292,6 +292,7 @@ TEST(StableHloParser, Detection) {
   EXPECT_TRUE(LooksLikeStableHlo("// c\nmodule @jit_f attributes {} {}"));
   EXPECT_TRUE(LooksLikeStableHlo("module {\n}"));
   EXPECT_TRUE(LooksLikeStableHlo("  func.func @main() {}"));
+  EXPECT_TRUE(LooksLikeStableHlo("#loc = loc(unknown)\nmodule {}"));
   EXPECT_FALSE(LooksLikeStableHlo("HloModule m\nENTRY e {}"));
   EXPECT_FALSE(LooksLikeStableHlo("module (p: f32[]) -> f32[] { ROOT p = f32[] parameter(0) }"));
   EXPECT_FALSE(LooksLikeStableHlo("modules"));
