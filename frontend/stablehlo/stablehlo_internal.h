@@ -173,8 +173,7 @@ class Parser {
   absl::Status ParseFunc();
   // Statements up to the closing '}' of a block; `returned` gets the
   // terminator's operands.
-  absl::Status ParseBlock(Scope* scope, std::vector<HloInstruction*>* returned,
-                          std::vector<size_t>* return_offsets);
+  absl::Status ParseBlock(Scope* scope, std::vector<HloInstruction*>* returned);
   absl::Status ParseStatement(Scope* scope, bool* terminated, std::vector<HloInstruction*>* returned);
   // `{ [^bb0(args):] statements }`. `implicit_args` names the arguments of a
   // region written without a block header (the pretty while's iterArgs).
@@ -225,7 +224,6 @@ class Parser {
   absl::flat_hash_map<std::string, size_t> function_used_;     // name -> offset of first call
   std::vector<std::pair<std::string, bool>> function_order_;   // name, public
   absl::flat_hash_map<std::string, int64_t> computation_names_;
-  friend class DepthGuard;
 
  public:
   class DepthGuard {

@@ -1312,8 +1312,7 @@ absl::Status Parser::ParseRegion(Scope* outer, RegionKind kind,
     }
   }
   std::vector<HloInstruction*> returned;
-  std::vector<size_t> offsets;
-  HLOVM_RETURN_IF_ERROR(ParseBlock(&scope, &returned, &offsets));
+  HLOVM_RETURN_IF_ERROR(ParseBlock(&scope, &returned));
   if (kind == RegionKind::kTuple) {
     // A while body hands every capture on unchanged; the root is a tuple
     // even for one value (the carried state is always a tuple).
@@ -1339,8 +1338,7 @@ absl::Status Parser::ParseRegion(Scope* outer, RegionKind kind,
   return absl::OkStatus();
 }
 
-absl::Status Parser::ParseBlock(Scope* scope, std::vector<HloInstruction*>* returned,
-                                std::vector<size_t>* return_offsets) {
+absl::Status Parser::ParseBlock(Scope* scope, std::vector<HloInstruction*>* returned) {
   bool terminated = false;
   while (true) {
     char c = Peek();
@@ -1353,7 +1351,6 @@ absl::Status Parser::ParseBlock(Scope* scope, std::vector<HloInstruction*>* retu
     HLOVM_RETURN_IF_ERROR(ParseStatement(scope, &terminated, returned));
   }
   if (!terminated) return Error(pos_ - 1, "block has no terminator (return)");
-  (void)return_offsets;
   return absl::OkStatus();
 }
 
@@ -1441,11 +1438,10 @@ absl::Status Parser::ParseStatement(Scope* scope, bool* terminated,
 
 absl::Status Parser::ParseFunc() {
   // After `func.func`.
-  EatWord("public") || EatWord("private") || EatWord("nested");
+  if (!EatWord("public") && !EatWord("private")) EatWord("nested");
   std::string name;
-  size_t name_offset = pos_;
   Skip();
-  name_offset = pos_;
+  const size_t name_offset = pos_;
   HLOVM_RETURN_IF_ERROR(ParseSymbol(&name));
   if (function_defined_.contains(name)) {
     return Error(name_offset, absl::StrCat("function @", name, " defined twice"));
@@ -1486,9 +1482,8 @@ absl::Status Parser::ParseFunc() {
   }
   ++pos_;
   std::vector<HloInstruction*> returned;
-  std::vector<size_t> offsets;
   size_t body = pos_;
-  HLOVM_RETURN_IF_ERROR(ParseBlock(&scope, &returned, &offsets));
+  HLOVM_RETURN_IF_ERROR(ParseBlock(&scope, &returned));
   if (returned.size() != results.size()) {
     return Error(body, absl::StrCat("@", name, " returns ", returned.size(), " values; its type says ",
                                     results.size()));
