@@ -83,7 +83,7 @@ bool IsSpecialOp(std::string_view name) {
       "custom_call", "all_reduce", "all_gather", "reduce_scatter", "collective_permute",
       "all_to_all", "batch_norm_inference", "batch_norm_training", "batch_norm_grad",
       "uniform_quantize", "uniform_dequantize", "real_dynamic_slice", "get_dimension_size",
-      "set_dimension_size", "return"};
+      "set_dimension_size", "return", "composite"};
   for (std::string_view n : kNames) {
     if (n == name) return true;
   }
@@ -394,6 +394,12 @@ absl::Status Parser::ParsePrettyOp(Scope* scope, std::string_view name, Op* op) 
     if (!functional) return ErrorHere("expected '(operands) -> results'");
     return absl::OkStatus();
   }
+  if (name == "stablehlo.composite") {
+    // stablehlo.composite "name" %a, ... {decomposition = @f, ...} : type
+    std::string composite_name;
+    HLOVM_RETURN_IF_ERROR(ParseString(&composite_name));
+    return ParsePrettyCommon(scope, op);
+  }
   if (name == "stablehlo.reduce") return ParsePrettyReduce(scope, op);
   if (name == "stablehlo.while") return ParsePrettyWhile(scope, op);
   if (name == "stablehlo.convolution") return ParsePrettyConvolution(scope, op);
@@ -603,6 +609,15 @@ absl::Status Parser::Lower(Scope* scope, Op* op, std::vector<HloInstruction*>* r
     return finish(call);
   }
 
+  if (name == "composite") {
+    // A composite computes what its decomposition does: a call of it.
+    const AttrValue* d = Find(*op, {"decomposition"});
+    if (d == nullptr || d->kind != Kind::kSymbol) return Error(at, "a composite needs a decomposition");
+    if (!function_used_.contains(d->s)) function_used_[d->s] = at;
+    HloInstruction* call = emit(HloOpcode::kCall);
+    call->AppendCalledComputation(FunctionComputation(d->s));
+    return finish(call);
+  }
   if (name == "constant") {
     const AttrValue* v = Find(*op, {"value"});
     if (v == nullptr || v->kind != Kind::kDense) return Error(at, "a constant needs a dense value");

@@ -230,6 +230,23 @@ module @jit_main {
   EXPECT_TRUE(VerifyModule(**again).ok());
 }
 
+TEST(StableHloParser, CompositeCallsItsDecomposition) {
+  auto m = ParseOk(R"(
+func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = stablehlo.composite "my.double" %x {composite_attributes = {factor = 2 : i64}, decomposition = @double, version = 1 : i32} : (tensor<2xf32>) -> tensor<2xf32>
+  %1 = "stablehlo.composite"(%0) <{name = "my.double", decomposition = @double}> : (tensor<2xf32>) -> tensor<2xf32>
+  return %1 : tensor<2xf32>
+}
+func.func private @double(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = stablehlo.add %a, %a : tensor<2xf32>
+  return %0 : tensor<2xf32>
+})");
+  ASSERT_NE(m, nullptr);
+  auto calls = Find(*m, HloOpcode::kCall);
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[1]->to_apply()->name(), "double");
+}
+
 TEST(StableHloParser, AttributesOfShapeOps) {
   auto m = ParseOk(R"(
 func.func @main(%x: tensor<2x3xf32>, %i: tensor<1xi32>) -> () {
