@@ -504,6 +504,21 @@ sed 's/replica_count=2/replica_count=4, num_partitions=4611686018427387904/' "$t
 expect "R x P overflow" 1 "$hlovm" check "$tmp/rp.hlo"
 expect_error "R x P overflow" "4 replicas x 4611686018427387904 partitions are more than"
 
+# StableHLO MLIR input: run, fmt --to=hlo (HLO text that check accepts), -i refused.
+mlir=frontend/stablehlo/testdata/control_flow.mlir
+expect "run .mlir" 0 "$hlovm" run "$mlir"
+expect_output "run .mlir" "f32[] 8"
+expect "fmt --to=hlo" 0 "$hlovm" fmt --to=hlo "$mlir"
+cp "$tmp/out" "$tmp/from_mlir.hlo"
+expect "check fmt --to=hlo output" 0 "$hlovm" check "$tmp/from_mlir.hlo"
+cp "$mlir" "$tmp/keep.mlir"
+expect "fmt -i .mlir" 2 "$hlovm" fmt -i "$tmp/keep.mlir"
+expect_error "fmt -i .mlir" "is StableHLO text; -i would rewrite it as HLO"
+expect "fmt --to=mlir" 2 "$hlovm" fmt --to=mlir "$mlir"
+printf 'func.func @main() -> () {\n  %%0 = stablehlo.frobnicate : tensor<f32>\n  return\n}\n' >"$tmp/bad.mlir"
+expect "unknown StableHLO op" 2 "$hlovm" run "$tmp/bad.mlir"
+expect_error "unknown StableHLO op" "bad.mlir:2:8: error: unsupported operation 'stablehlo.frobnicate'"
+
 if ((failures)); then
   echo "$failures failure(s)"
   exit 1

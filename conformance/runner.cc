@@ -205,7 +205,12 @@ void ParseCaseHeader(std::string_view text, CaseInfo* info) {
     if (line.empty()) continue;
     if (!absl::ConsumePrefix(&line, "//")) break;  // the header is the leading comment block
     line = absl::StripLeadingAsciiWhitespace(line);
-    if (absl::ConsumePrefix(&line, "family:")) {
+    if (absl::StartsWith(line, "RUN-DISABLED")) {
+      // The StableHLO programs' own mark (`// RUN-DISABLED(reason)`).
+      info->set_apart = true;
+      if (!info->note.empty()) info->note += "; ";
+      info->note += std::string(line);
+    } else if (absl::ConsumePrefix(&line, "family:")) {
       info->family = std::string(absl::StripAsciiWhitespace(line));
     } else if (absl::ConsumePrefix(&line, "note:")) {
       line = absl::StripAsciiWhitespace(line);
@@ -237,7 +242,27 @@ std::string KindOf(mode_t mode) {
   return "not a regular file";
 }
 
-bool IsCaseName(const fs::path& path) { return path.extension() == ".hlo"; }
+// HLO cases, and StableHLO programs (read by the StableHLO frontend).
+bool IsCaseName(const fs::path& path) {
+  return path.extension() == ".hlo" || path.extension() == ".mlir";
+}
+
+// The family of a StableHLO program without a `// family:` line: its file
+// name up to the first element type or size ("dot_general_int8_4_3" is
+// dot_general).
+std::string FamilyFromStem(std::string_view stem) {
+  std::vector<absl::string_view> parts = absl::StrSplit(Sv(stem), '_');
+  std::string family;
+  for (absl::string_view part : parts) {
+    static constexpr const char* kTypes[] = {"float", "int", "uint", "bool", "complex", "bfloat"};
+    bool stop = part.empty() || (part[0] >= '0' && part[0] <= '9');
+    for (const char* t : kTypes) stop = stop || absl::StartsWith(part, t);
+    if (stop && !family.empty()) break;
+    if (!family.empty()) family += "_";
+    family += std::string(part.data(), part.size());
+  }
+  return family.empty() ? std::string(stem) : family;
+}
 
 // Why stat() failed on `path`, which lstat() may still see (a link).
 absl::Status StatError(const fs::path& path, int error) {
@@ -366,7 +391,7 @@ absl::StatusOr<std::vector<CaseInfo>> DiscoverCases(const std::vector<std::strin
     std::vector<FoundFile> found;
     bool any = false;
     HLOVM_RETURN_IF_ERROR(walker.Walk(arg, &found, &any));
-    if (!any) return absl::InvalidArgumentError(absl::StrCat(arg, ": no .hlo case files in it"));
+    if (!any) return absl::InvalidArgumentError(absl::StrCat(arg, ": no .hlo case files (nor .mlir programs) in it"));
     // The same file found twice is one case: the one reached without a
     // link, else the first by name, keeps it.
     std::stable_sort(found.begin(), found.end(), [](const FoundFile& a, const FoundFile& b) {
@@ -392,6 +417,9 @@ absl::StatusOr<std::vector<CaseInfo>> DiscoverCases(const std::vector<std::strin
       std::string line;
       for (int i = 0; i < 64 && std::getline(in, line); ++i) absl::StrAppend(&head, line, "\n");
       ParseCaseHeader(head, &info);
+      if (info.family == "unknown" && file.extension() == ".mlir") {
+        info.family = FamilyFromStem(file.stem().string());
+      }
       cases.push_back(std::move(info));
     }
   }

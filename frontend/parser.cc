@@ -36,6 +36,7 @@
 #include "core/text_cursor.h"
 
 #include "frontend/parser_internal.h"
+#include "frontend/stablehlo/stablehlo_parser.h"
 
 namespace hlovm {
 namespace parser_internal {
@@ -905,6 +906,9 @@ using parser_internal::Parser;
 
 absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModule(std::string_view text,
                                                           const ParseOptions& options) {
+  // StableHLO MLIR text (a `.mlir` file, or text opening with `module` or
+  // `func.func`) goes to its own frontend, which builds the same IR.
+  if (LooksLikeStableHlo(text, options.file_name)) return ParseStableHloModule(text, options);
   Parser parser(text, options);
   return parser.Run();
 }

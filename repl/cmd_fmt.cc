@@ -1,5 +1,7 @@
 // `hlovm fmt FILE...`: prints each module in canonical text (XLA's long
 // form, every constant in full) to stdout, or rewrites the files with -i.
+// StableHLO MLIR input (`.mlir`) prints as HLO text (--to=hlo, the default);
+// -i refuses it, since that would replace the file's language.
 // With --split-input-file each `// -----` part is formatted on its own and
 // the parts are printed separated by `// -----` lines.
 #include <cstdio>
@@ -12,6 +14,7 @@
 
 #include "frontend/parser.h"
 #include "frontend/printer.h"
+#include "frontend/stablehlo/stablehlo_parser.h"
 #include "repl/command.h"
 #include "repl/source_file.h"
 
@@ -57,11 +60,16 @@ bool FormatText(std::string_view text, const std::string& path, int first_line, 
 
 int RunFmt(const std::vector<std::string>& args, const cli::Options& options) {
   if (args.empty()) {
-    std::fprintf(stderr, "usage: hlovm fmt [-i] [--split-input-file] FILE...\n");
+    std::fprintf(stderr, "usage: hlovm fmt [-i] [--split-input-file] [--to=hlo] FILE...\n");
     return kExitBadInput;
   }
   const bool in_place = options.flags.i;
   const bool split = options.flags.split_input_file;
+  if (options.flags.to != "hlo") {
+    std::fprintf(stderr, "hlovm fmt: --to=%s: the only output is hlo (HLO text)\n",
+                 options.flags.to.c_str());
+    return kExitBadInput;
+  }
   bool unreadable = false, invalid = false;
   for (const std::string& path : args) {
     absl::StatusOr<std::string> read = ReadSourceFile(path);
@@ -71,6 +79,14 @@ int RunFmt(const std::vector<std::string>& args, const cli::Options& options) {
       continue;
     }
     const std::string& text = *read;
+    if (in_place && LooksLikeStableHlo(text, path)) {
+      std::fprintf(stderr,
+                   "hlovm fmt: %s is StableHLO text; -i would rewrite it as HLO (print it with "
+                   "--to=hlo instead)\n",
+                   path.c_str());
+      unreadable = true;
+      continue;
+    }
     std::string formatted;
     bool ok = true;
     if (split) {
@@ -109,8 +125,10 @@ int RunFmt(const std::vector<std::string>& args, const cli::Options& options) {
 
 }  // namespace
 
-HLOVM_REGISTER_COMMAND(fmt, "fmt", "hlovm fmt [-i] [--split-input-file] FILE...",
-                       "print each module in canonical HLO text (-i rewrites the files)",
-                       {cli::FlagId::kInPlace, cli::FlagId::kSplitInputFile}, RunFmt);
+HLOVM_REGISTER_COMMAND(fmt, "fmt", "hlovm fmt [-i] [--split-input-file] [--to=hlo] FILE...",
+                       "print each module in canonical HLO text (-i rewrites the files; "
+                       ".mlir input prints as HLO)",
+                       {cli::FlagId::kInPlace, cli::FlagId::kSplitInputFile, cli::FlagId::kTo},
+                       RunFmt);
 
 }  // namespace hlovm

@@ -173,6 +173,8 @@ inline constexpr double kMaxMemoryMb = 1 << 30;  // 1 PiB, in MiB
     "treat each part of a file between `// -----` lines as its own module")                      \
   V(kInPlace, i, kBool, false, kAnyValue, kCommand, "",                                          \
     "rewrite the files in place instead of printing them")                                       \
+  V(kTo, to, kString, "hlo", kAnyValue, kCommand, "hlo",                                         \
+    "the text fmt prints: hlo (HLO text, also for StableHLO .mlir input)")                       \
   V(kEcho, echo, kBool, false, kAnyValue, kCommand, "",                                          \
     "in a script, print each input after a prompt, as a terminal would show it")
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds (Release), runs every test, then the
-# conformance suites: the project's own (conformance/cases) and the StableHLO
-# corpus (../shared/conformance/stablehlo, beside the repository). Each suite
+# conformance suites: the project's own (conformance/cases), the StableHLO
+# corpus (../shared/conformance/stablehlo, beside the repository) and its MLIR
+# form (../shared/conformance/stablehlo-mlir). Each suite
 # fails the run when its pass rate drops below the threshold kept in
 # conformance/*_threshold.txt (raise them as ops land; never lower them).
 # Every passing case also runs again with 1 and 2 executor threads
@@ -38,6 +39,12 @@ if [ -d ../shared/conformance/stablehlo ]; then
   run_suite stablehlo ../shared/conformance/stablehlo conformance/stablehlo_threshold.txt
 else
   echo "== conformance: ../shared/conformance/stablehlo not found; skipped"
+fi
+# The same programs as StableHLO MLIR text, read by frontend/stablehlo/.
+if [ -d ../shared/conformance/stablehlo-mlir ]; then
+  run_suite stablehlo-mlir ../shared/conformance/stablehlo-mlir conformance/stablehlo_mlir_threshold.txt
+else
+  echo "== conformance: ../shared/conformance/stablehlo-mlir not found; skipped"
 fi
 if [ "${HLOVM_SKIP_SANITIZE:-0}" != 1 ]; then
   bash scripts/test_sanitize.sh || status=1

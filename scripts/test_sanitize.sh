@@ -88,6 +88,12 @@ if [ -d ../shared/conformance/stablehlo ]; then
 else
   echo "== conformance: ../shared/conformance/stablehlo not found; skipped"
 fi
+# The same programs as StableHLO MLIR text (frontend/stablehlo/).
+if [ -d ../shared/conformance/stablehlo-mlir ]; then
+  run_suite stablehlo-mlir ../shared/conformance/stablehlo-mlir conformance/stablehlo_mlir_threshold.txt
+else
+  echo "== conformance: ../shared/conformance/stablehlo-mlir not found; skipped"
+fi
 
 begin "mutation sweep"
 /usr/bin/python3 scripts/mutation_sweep.py --hlovm="$hlovm" --count="$sweep_count" \
