@@ -8,6 +8,7 @@ packages=(
   libgtest-dev libgmock-dev libhwy-dev libbenchmark-dev libedit-dev
   python3-numpy
   libopenblas-dev  # reference for bench/dot_bench only; the product never links it
+  openmpi-bin libopenmpi-dev  # `mpirun -n N hlovm run ...` (vm/mpi_run.h); optional to build
 )
 missing=()
 for p in "${packages[@]}"; do
