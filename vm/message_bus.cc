@@ -97,6 +97,12 @@ void MessageCollectiveBus::InstanceExited(int64_t self, bool failed) {
   if (options_.link != nullptr) options_.link->PostExit(self, failed);
 }
 
+void MessageCollectiveBus::Terminate(const std::string& reason) {
+  absl::MutexLock lock(&mu_);
+  terminated_ = reason;
+  cv_.SignalAll();
+}
+
 void MessageCollectiveBus::Interrupt() {
   absl::MutexLock lock(&mu_);
   cv_.SignalAll();
@@ -120,6 +126,10 @@ absl::StatusOr<std::vector<uint8_t>> MessageCollectiveBus::Take(int64_t self, in
           what, " can never complete: ", Describe(source),
           exited_[source] == 1 ? " has already finished" : " has already failed", " without ",
           missing));
+    }
+    if (!terminated_.empty()) {
+      return absl::AbortedError(
+          absl::StrCat(what, " ended: ", terminated_, "; ", Describe(source), " did not arrive"));
     }
     if (options_.cancel != nullptr && options_.cancel->load(std::memory_order_relaxed)) {
       return absl::CancelledError(absl::StrCat(what, " cancelled: another instance failed"));
@@ -184,7 +194,24 @@ absl::Status MessageCollectiveBus::Meet(int64_t self, const CollectiveOp& op,
     auto message = Take(self, op.group[k], 0, deadline,
                         absl::StrCat(what, " (%", op.hlo ? op.hlo->name() : std::string("?"), ")"),
                         "taking part");
-    if (!message.ok()) return message.status();
+    if (!message.ok()) {
+      // Name every other member whose message has not come either.
+      std::vector<std::string> also;
+      {
+        absl::MutexLock lock(&mu_);
+        for (int64_t j = k + 1; j < n; ++j) {
+          if (j == rank) continue;
+          auto it = mail_.find({op.group[j], self, 0});
+          if (it == mail_.end() || it->second.empty()) also.push_back(Describe(op.group[j]));
+        }
+      }
+      if (also.empty() || message.status().code() == absl::StatusCode::kCancelled) {
+        return message.status();
+      }
+      return absl::Status(message.status().code(),
+                          absl::StrCat(message.status().message(), "; nor did ",
+                                       absl::StrJoin(also, ", ")));
+    }
     std::vector<uint8_t>& bytes = *message;
     uint64_t length = 0;
     if (bytes.size() >= 8) std::memcpy(&length, bytes.data(), 8);

@@ -81,6 +81,8 @@ class MessageCollectiveBus final : public CollectiveBus {
   void RemoteExited(int64_t instance, bool failed);
   // Wakes every waiter so that it sees `options.cancel`.
   void Interrupt();
+  // Makes every wait fail at once with `reason` (the job is ending).
+  void Terminate(const std::string& reason);
 
   bool IsLocal(int64_t instance) const;
 
@@ -100,6 +102,7 @@ class MessageCollectiveBus final : public CollectiveBus {
   absl::CondVar cv_;
   // Per instance: 0 running, 1 finished, 2 failed.
   std::vector<int> exited_ ABSL_GUARDED_BY(mu_);
+  std::string terminated_ ABSL_GUARDED_BY(mu_);
   std::map<std::tuple<int64_t, int64_t, int64_t>, std::deque<std::vector<uint8_t>>> mail_
       ABSL_GUARDED_BY(mu_);
 };

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -47,6 +48,11 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
 #else
 
 namespace {
+
+// The signal the launcher sent to end the job (mpirun sends SIGTERM to
+// every process when one of them died); 0 while none came.
+volatile std::sig_atomic_t g_end_signal = 0;
+void OnEndSignal(int signal) { g_end_signal = signal; }
 
 // Every message of a run has this tag: from one process they arrive in the
 // order they were sent (MPI's non-overtaking rule holds per tag).
@@ -300,6 +306,14 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
     int provided = 0;
     MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
   }
+  // MPI errors come back as codes (a dead peer must not abort this process
+  // before it has said what it was waiting for).
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  struct sigaction action = {};
+  action.sa_handler = &OnEndSignal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGINT, &action, nullptr);
   MPI_Comm_rank(MPI_COMM_WORLD, &run.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &run.processes);
   const int64_t replicas = std::max<int64_t>(1, executable.module().replica_count);
@@ -383,9 +397,23 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
   };
   // The MPI thread: poll for a while after anything moved, then sleep a
   // little longer each idle round (processes share the cores).
+  bool ended = false;
   auto pump = [&](auto&& until) {
     absl::Duration nap = absl::Microseconds(5);
     while (!until()) {
+      if (g_end_signal != 0 && !ended) {
+        // The launcher ends the job: another process died. MPI is left
+        // alone from here on; every wait fails at once naming whom it waits for.
+        ended = true;
+        cancel.store(true);
+        bus.Terminate(absl::StrCat("the launcher ended the job (signal ", int{g_end_signal},
+                                   "; another process died or was killed)"));
+      }
+      if (ended) {
+        link.Idle(absl::Milliseconds(1));
+        if (until()) break;
+        continue;
+      }
       if (link.Progress(on_message)) {
         nap = absl::Microseconds(5);
         continue;
@@ -396,6 +424,11 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
   };
   pump([&] { return finished.load(); });
   worker.join();
+  if (ended) {
+    // No MPI_Finalize: the job is going down and a peer is gone.
+    for (int64_t i = 0; i < per; ++i) run.results[first + i] = std::move(local_results[i]);
+    return run;
+  }
 
   for (int64_t i = 0; i < per; ++i) {
     std::vector<std::string> printed;
