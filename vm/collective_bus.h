@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
 #include "core/hlo_ir.h"
@@ -111,6 +112,9 @@ struct CollectiveOp {
   // `source`, or a source in their `receives`); message transports send
   // this instance's inputs to them only.
   absl::Span<const int64_t> targets;
+  // Set by the semantics when they move the data themselves (see
+  // CollectiveBus::CarriesMessages): the meeting checks the key only.
+  bool key_only = false;
 };
 
 // The key a meeting checks: every member must bring the same collective
@@ -152,6 +156,17 @@ class CollectiveBus {
   // writes its results any more.
   virtual void Leave(int64_t self, const CollectiveOp& op, CollectiveMeeting& meeting,
                      const absl::Status& status) = 0;
+
+  // A message transport also carries byte messages between the members of
+  // a collective after its meeting (in order per pair of members): the
+  // semantics then move a large all-reduce's data themselves, each member
+  // sending (n-1)/n of the array twice instead of all of it to every peer.
+  virtual bool CarriesMessages() const { return false; }
+  virtual void PostBytes(int64_t self, int64_t peer, std::vector<uint8_t> bytes) {}
+  virtual absl::StatusOr<std::vector<uint8_t>> TakeBytes(int64_t self, int64_t peer,
+                                                         const CollectiveOp& op) {
+    return absl::UnimplementedError("this bus carries no messages");
+  }
 
   // Point to point (send / recv on a channel): Send hands `bytes` of `data`
   // to the bus and returns; Recv waits for the message `source` sent on

@@ -165,7 +165,7 @@ absl::Status MessageCollectiveBus::Meet(int64_t self, const CollectiveOp& op,
   };
   for (int64_t k = 0; k < n; ++k) {
     if (k == rank) continue;
-    if (!reads_mine(k)) {
+    if (op.key_only || !reads_mine(k)) {
       Put(self, op.group[k], 0, header);
       continue;
     }
@@ -250,6 +250,15 @@ absl::Status MessageCollectiveBus::Meet(int64_t self, const CollectiveOp& op,
     meeting->peers[k] = &peer;
   }
   return mismatch;
+}
+
+absl::StatusOr<std::vector<uint8_t>> MessageCollectiveBus::TakeBytes(int64_t self, int64_t peer,
+                                                                     const CollectiveOp& op) {
+  const std::string what =
+      absl::StrCat(CollectiveKindName(op.kind), " in ", DescribeGroup(op.group), " (%",
+                   op.hlo ? op.hlo->name() : std::string("?"), ")");
+  return Take(self, peer, 0, absl::Now() + absl::FromChrono(options_.timeout), what,
+              "taking part");
 }
 
 absl::Status MessageCollectiveBus::Send(int64_t self, int64_t target, int64_t channel,

@@ -74,6 +74,12 @@ class MessageCollectiveBus final : public CollectiveBus {
   absl::Status Recv(int64_t self, int64_t source, int64_t channel, const HloInstruction* hlo,
                     uint8_t* data, int64_t bytes) override;
   void InstanceExited(int64_t self, bool failed) override;
+  bool CarriesMessages() const override { return true; }
+  void PostBytes(int64_t self, int64_t peer, std::vector<uint8_t> bytes) override {
+    Put(self, peer, 0, std::move(bytes));
+  }
+  absl::StatusOr<std::vector<uint8_t>> TakeBytes(int64_t self, int64_t peer,
+                                                 const CollectiveOp& op) override;
 
   // From the link: a message of a remote instance for a local one, and the
   // end of a remote instance.

@@ -79,14 +79,24 @@ ENTRY e {
   ROOT r = f32[10000] all-reduce(p), replica_groups={}, to_apply=add
 })";
 
-TEST(MessageBusTest, LargeAllReduceHasTheSplitPathsBits) {
+class LargeAllReduce : public testing::TestWithParam<int> {};
+
+// 10000 floats: every member gets every input; 40000: a reduce-scatter and
+// an all-gather of messages. Either way the in-memory bus's bits.
+TEST_P(LargeAllReduce, HasTheInMemoryBits) {
+  const int n = GetParam();
+  std::string text = kLargeAllReduce;
+  for (size_t at = 0; (at = text.find("10000", at)) != std::string::npos;) {
+    text.replace(at, 5, std::to_string(n));
+    at += std::to_string(n).size();
+  }
   // Values whose sum depends on the order of the additions.
-  auto exe = Build(kLargeAllReduce);
+  auto exe = Build(text);
   std::vector<Literal> inputs;
   for (int r = 0; r < 4; ++r) {
-    std::vector<float> v(10000);
-    for (int i = 0; i < 10000; ++i) v[i] = (r % 2 ? 1e8f : 1.0f) * (1 + (i * 7 + r * 13) % 17) / 3;
-    inputs.push_back(Array<float>(ElementType::kF32, {10000}, v));
+    std::vector<float> v(n);
+    for (int i = 0; i < n; ++i) v[i] = (r % 2 ? 1e8f : 1.0f) * (1 + (i * 7 + r * 13) % 17) / 3;
+    inputs.push_back(Array<float>(ElementType::kF32, {n}, v));
   }
   std::vector<std::vector<const Literal*>> args;
   for (const Literal& l : inputs) args.push_back({&l});
@@ -97,6 +107,7 @@ TEST(MessageBusTest, LargeAllReduceHasTheSplitPathsBits) {
     EXPECT_TRUE(memory[r]->BitwiseEqual(*messages[r])) << r;
   }
 }
+INSTANTIATE_TEST_SUITE_P(Sizes, LargeAllReduce, testing::Values(10000, 40000));
 
 // Replica 1 takes the other branch and never joins the all-reduce.
 constexpr char kSkip[] = R"(

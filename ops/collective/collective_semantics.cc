@@ -373,8 +373,119 @@ absl::Status RunCollectiveAlone(const CollectiveOp& op) {
   return ComputeCollective(peers, 0, /*shared_results=*/true);
 }
 
+namespace {
+
+// All-reduces of more bytes than this over a message transport move their
+// data as a reduce-scatter and an all-gather (AllReduceByMessages).
+constexpr int64_t kMessageSplitBytes = 64 * 1024;
+
+// A large all-reduce over a message transport, after the meeting checked
+// the key: member k reduces slice k (Slice) of every array from every
+// member's input, folded in rank order as ComputeCollective folds it, and
+// sends the reduced slice to every member.
+absl::Status AllReduceByMessages(CollectiveBus& bus, int64_t self, const CollectiveOp& op) {
+  const int64_t n = static_cast<int64_t>(op.group.size());
+  const int64_t rank = op.rank;
+  const size_t arrays = op.in_shapes.size();
+  std::vector<int> eb(arrays);
+  std::vector<int64_t> count(arrays);
+  for (size_t a = 0; a < arrays; ++a) {
+    eb[a] = ByteWidth(op.in_shapes[a]->element_type());
+    count[a] = ElementCount(*op.in_shapes[a]);
+  }
+  // The bytes of slice k of every array, concatenated.
+  auto slice_bytes = [&](int64_t k) {
+    int64_t bytes = 0;
+    for (size_t a = 0; a < arrays; ++a) {
+      auto [b, e] = Slice(count[a], n, k);
+      bytes += (e - b) * eb[a];
+    }
+    return bytes;
+  };
+  auto pack = [&](int64_t k, auto from) {
+    std::vector<uint8_t> bytes;
+    bytes.reserve(slice_bytes(k));
+    for (size_t a = 0; a < arrays; ++a) {
+      auto [b, e] = Slice(count[a], n, k);
+      bytes.insert(bytes.end(), from[a] + b * eb[a], from[a] + e * eb[a]);
+    }
+    return bytes;
+  };
+  // Reduce-scatter: member k gets slice k of every input.
+  for (int64_t k = 0; k < n; ++k) {
+    if (k != rank) bus.PostBytes(self, op.group[k], pack(k, op.in));
+  }
+  std::vector<std::vector<uint8_t>> got(n);
+  const int64_t mine = slice_bytes(rank);
+  for (int64_t k = 0; k < n; ++k) {
+    if (k == rank) continue;
+    auto bytes = bus.TakeBytes(self, op.group[k], op);
+    if (!bytes.ok()) return bytes.status();
+    if (static_cast<int64_t>(bytes->size()) != mine) {
+      return absl::InternalError(absl::StrCat("all-reduce: member ", k, " sent ", bytes->size(),
+                                              " bytes of slice ", rank, ", ", mine, " expected"));
+    }
+    got[k] = std::move(*bytes);
+  }
+  absl::Status error;
+  int64_t at = 0;
+  for (size_t a = 0; a < arrays; ++a) {
+    auto [b, e] = Slice(count[a], n, rank);
+    const int64_t m = e - b;
+    uint8_t* dst = op.out[a] + b * eb[a];
+    auto from = [&](int64_t k) -> const uint8_t* {
+      return k == rank ? op.in[a] + b * eb[a] : got[k].data() + at;
+    };
+    if (m > 0) {
+      std::memcpy(dst, from(0), m * eb[a]);
+      for (int64_t k = 1; k < n; ++k) {
+        if (!op.reducer->Apply(dst, from(k), dst, m, eb[a], &error)) return error;
+      }
+    }
+    at += m * eb[a];
+  }
+  // All-gather: every member gets every reduced slice.
+  if (n > 1) {
+    std::vector<uint8_t> reduced = pack(rank, op.out);
+    for (int64_t k = 0; k < n; ++k) {
+      if (k != rank) bus.PostBytes(self, op.group[k], reduced);
+    }
+  }
+  for (int64_t k = 0; k < n; ++k) {
+    if (k == rank) continue;
+    auto bytes = bus.TakeBytes(self, op.group[k], op);
+    if (!bytes.ok()) return bytes.status();
+    if (static_cast<int64_t>(bytes->size()) != slice_bytes(k)) {
+      return absl::InternalError(absl::StrCat("all-reduce: member ", k, " sent ", bytes->size(),
+                                              " bytes of its reduced slice"));
+    }
+    int64_t offset = 0;
+    for (size_t a = 0; a < arrays; ++a) {
+      auto [b, e] = Slice(count[a], n, k);
+      std::memcpy(op.out[a] + b * eb[a], bytes->data() + offset, (e - b) * eb[a]);
+      offset += (e - b) * eb[a];
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status RunCollective(CollectiveBus& bus, int64_t self, const CollectiveOp& op) {
   if (op.group.size() <= 1) return RunCollectiveAlone(op);
+  if (op.kind == CollectiveKind::kAllReduce && bus.CarriesMessages()) {
+    int64_t bytes = 0;
+    for (const Shape* s : op.in_shapes) bytes += Bytes(*s);
+    if (bytes > kMessageSplitBytes) {
+      CollectiveOp check = op;
+      check.key_only = true;
+      CollectiveMeeting meeting;
+      HLOVM_RETURN_IF_ERROR(bus.Meet(self, check, &meeting));
+      absl::Status status = AllReduceByMessages(bus, self, op);
+      bus.Leave(self, check, meeting, status);
+      return status;
+    }
+  }
   CollectiveMeeting meeting;
   HLOVM_RETURN_IF_ERROR(bus.Meet(self, op, &meeting));
   absl::Status status = ComputeCollective(meeting.peers, op.rank, meeting.shared_results);
