@@ -194,9 +194,13 @@ class MpiLink final : public MessageLink {
 
   void Post(int64_t source, int64_t target, int64_t stream,
             std::vector<uint8_t> payload) override {
-    std::vector<uint8_t> bytes = Envelope(kData, source, target, stream, payload.size());
-    bytes.insert(bytes.end(), payload.begin(), payload.end());
-    Queue(static_cast<int>(target / per_process_), std::move(bytes));
+    // The envelope, then the payload as a message of its own (no copy);
+    // from one process they arrive in this order.
+    const int rank = static_cast<int>(target / per_process_);
+    absl::MutexLock lock(&mu_);
+    queue_.emplace_back(rank, Envelope(kData, source, target, stream, 0));
+    queue_.emplace_back(rank, std::move(payload));
+    cv_.Signal();
   }
 
   void PostExit(int64_t instance, bool failed) override {
@@ -239,7 +243,7 @@ class MpiLink final : public MessageLink {
   // One round of MPI work; returns whether anything moved. `on_message`
   // gets every message that arrived (the sender's rank and the bytes).
   template <typename F>
-  bool Progress(F&& on_message) {
+  bool Progress(F&& on_message, bool receive = true) {
     bool moved = false;
     std::deque<std::pair<int, std::vector<uint8_t>>> out;
     {
@@ -253,18 +257,30 @@ class MpiLink final : public MessageLink {
                 MPI_COMM_WORLD, &p.request);
       moved = true;
     }
-    while (true) {
+    // One message a round: the caller checks its condition between two
+    // (a message of the next run may follow the last one of this run).
+    if (receive) {
       int flag = 0;
       MPI_Status status;
       MPI_Iprobe(MPI_ANY_SOURCE, kTag, MPI_COMM_WORLD, &flag, &status);
-      if (!flag) break;
-      int count = 0;
-      MPI_Get_count(&status, MPI_BYTE, &count);
-      std::vector<uint8_t> bytes(count);
-      MPI_Recv(bytes.data(), count, MPI_BYTE, status.MPI_SOURCE, kTag, MPI_COMM_WORLD,
-               MPI_STATUS_IGNORE);
-      on_message(status.MPI_SOURCE, std::move(bytes));
-      moved = true;
+      if (flag) {
+        int count = 0;
+        MPI_Get_count(&status, MPI_BYTE, &count);
+        std::vector<uint8_t> bytes(count);
+        MPI_Recv(bytes.data(), count, MPI_BYTE, status.MPI_SOURCE, kTag, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+        std::vector<uint8_t> payload;
+        if (!bytes.empty() && bytes[0] == kData) {
+          // Its payload is the next message from the same process.
+          MPI_Probe(status.MPI_SOURCE, kTag, MPI_COMM_WORLD, &status);
+          MPI_Get_count(&status, MPI_BYTE, &count);
+          payload.resize(count);
+          MPI_Recv(payload.data(), count, MPI_BYTE, status.MPI_SOURCE, kTag, MPI_COMM_WORLD,
+                   MPI_STATUS_IGNORE);
+        }
+        on_message(status.MPI_SOURCE, std::move(bytes), std::move(payload));
+        moved = true;
+      }
     }
     for (auto it = pending_.begin(); it != pending_.end();) {
       int done = 0;
@@ -302,7 +318,9 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
   DistributedRun run;
   int initialized = 0;
   MPI_Initialized(&initialized);
-  if (!initialized) {
+  // A caller that initialised MPI finalises it too (bench/mpi_allreduce.cc).
+  const bool owns_mpi = !initialized;
+  if (owns_mpi) {
     int provided = 0;
     MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
   }
@@ -324,7 +342,7 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
         "the module's ", replicas, " replicas x ", partitions, " partitions (", all,
         " instances) cannot be spread evenly over ", run.processes,
         " processes: run mpirun -n N with N dividing ", all));
-    MPI_Finalize();
+    if (owns_mpi) MPI_Finalize();
     return run;
   }
   const int64_t per = all / run.processes;
@@ -363,7 +381,7 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
   run.outfeed.assign(all, {});
   int done_from = 0;
   absl::Status receive_error;
-  auto on_message = [&](int source, std::vector<uint8_t> bytes) {
+  auto on_message = [&](int source, std::vector<uint8_t> bytes, std::vector<uint8_t> payload) {
     if (bytes.size() < kEnvelope) return;
     int64_t a = 0, b = 0, c = 0;
     std::memcpy(&a, bytes.data() + 1, 8);
@@ -371,8 +389,7 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
     std::memcpy(&c, bytes.data() + 17, 8);
     switch (bytes[0]) {
       case kData:
-        bus.Deliver(a, b, c,
-                    std::vector<uint8_t>(bytes.begin() + kEnvelope, bytes.end()));
+        bus.Deliver(a, b, c, std::move(payload));
         break;
       case kExit:
         bus.RemoteExited(a, b != 0);
@@ -395,9 +412,12 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
         break;
     }
   };
-  // The MPI thread: poll for a while after anything moved, then sleep a
-  // little longer each idle round (processes share the cores).
+  // The MPI thread: poll again at once after anything moved, else sleep a
+  // little longer each idle round, up to 50 us (processes share the cores;
+  // a sleeping poller leaves them to the instances).
   bool ended = false;
+  // Once every other process is done, nothing more of this run can come.
+  auto receiving = [&] { return done_from < run.processes - 1 || !finished.load(); };
   auto pump = [&](auto&& until) {
     absl::Duration nap = absl::Microseconds(5);
     while (!until()) {
@@ -414,12 +434,12 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
         if (until()) break;
         continue;
       }
-      if (link.Progress(on_message)) {
+      if (link.Progress(on_message, receiving())) {
         nap = absl::Microseconds(5);
         continue;
       }
       link.Idle(nap);
-      nap = std::min(nap * 2, absl::Milliseconds(2));
+      nap = std::min(nap * 2, absl::Microseconds(50));
     }
   };
   pump([&] { return finished.load(); });
@@ -450,7 +470,7 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
   // Everyone keeps receiving until every other process has sent all it
   // will send, so that every send finds its receive.
   pump([&] { return done_from == run.processes - 1 && !link.SendsPending(); });
-  MPI_Finalize();
+  if (owns_mpi) MPI_Finalize();
   if (!receive_error.ok()) run.error = receive_error;
   return run;
 }

@@ -51,7 +51,8 @@ struct DistributedRun {
 };
 
 // Runs every instance of `executable` over the processes of the MPI job
-// this process belongs to (MPI_Init .. MPI_Finalize happen in here).
+// this process belongs to (MPI_Init .. MPI_Finalize happen in here, unless
+// the caller initialised MPI: it then finalises it, and may call this again).
 // `arguments` and `options` as for ExecuteReplicated.
 DistributedRun ExecuteOverMpi(const Executable& executable,
                               absl::Span<const std::vector<const Literal*>> arguments,
