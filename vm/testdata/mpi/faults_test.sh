@@ -84,7 +84,9 @@ seconds=$(( $(date +%s) - start ))
 echo "killed: mpirun exit code $rc after ${seconds}s"
 [ $rc -ne 0 ] || fail "killed: mpirun exit code 0"
 [ $seconds -lt 30 ] || fail "killed: took ${seconds}s"
-expect killed "$out/killed.err" "hlovm: replica 0: .*%r" "group {0,1,2,3}" \
+# (mpirun kills what is left a moment after its SIGTERM: on a loaded machine
+# one of the two waiting processes may not get to print.)
+expect killed "$out/killed.err" "hlovm: replica [02]: .*%r" "group {0,1,2,3}" \
   "replica 1 on rank 1 did not arrive"
 
 if [ $failures -ne 0 ]; then
