@@ -4,8 +4,9 @@
 //
 // Groups are resolved at compile time for every instance of the module's
 // replica_count x num_partitions, by XLA's group modes (see
-// vm/COLLECTIVES.md); the handler picks its instance's group and hands the
-// op to the ExecContext's collective bus.
+// vm/COLLECTIVES.md); the handler picks its instance's group and runs the
+// op's semantics (collective_semantics.h) over the ExecContext's collective
+// bus.
 #include <algorithm>
 #include <cstring>
 #include <string>
