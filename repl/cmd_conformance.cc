@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -102,21 +103,25 @@ CaseResult RunCaseUnderMpi(const CaseInfo& info, const std::string& self, int64_
   const std::string run = absl::StrCat(ShellQuote(self), " run --collective_timeout=",
                                        std::max(1.0, timeout / 4), " ", ShellQuote(info.path));
   auto [one, one_code] = RunCommand(run + " 2>/dev/null");
-  char errors[] = "/tmp/hlovm_mpi_XXXXXX";
-  const int fd = mkstemp(errors);
-  if (fd >= 0) close(fd);
+  // A session directory of its own: launches at the same moment race to
+  // create Open MPI's shared one.
+  char session[] = "/tmp/hlovm_mpi_XXXXXX";
+  const bool have_session = mkdtemp(session) != nullptr;
+  const std::string errors = have_session ? absl::StrCat(session, "/stderr") : "/dev/null";
   const std::string mpirun = absl::StrCat(
+      have_session ? absl::StrCat("OMPI_MCA_orte_tmpdir_base=", session, " ") : "",
       "timeout -k 5 ", static_cast<int>(timeout), " mpirun ",
       geteuid() == 0 ? "--allow-run-as-root " : "", "--oversubscribe -n ", processes, " ",
-      mpirun_args, " ", run, " 2>", fd >= 0 ? errors : "/dev/null", " </dev/null");
+      mpirun_args, " ", run, " 2>", errors, " </dev/null");
   auto [many, many_code] = RunCommand(mpirun);
   std::string stderr_text;
-  if (fd >= 0) {
+  if (have_session) {
     std::ifstream in(errors);
     std::stringstream text;
     text << in.rdbuf();
     stderr_text = text.str();
-    std::remove(errors);
+    std::error_code ec;
+    std::filesystem::remove_all(session, ec);
   }
   if (one == many && one_code == many_code) {
     result.outcome = CaseOutcome::kPassed;

@@ -12,6 +12,9 @@ mpirun=(mpirun --oversubscribe)
 [ "$(id -u)" -eq 0 ] && mpirun+=(--allow-run-as-root)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+# A session directory of its own: launches at the same moment (ctest -j)
+# race to create Open MPI's shared one.
+export OMPI_MCA_orte_tmpdir_base=$out
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 # expect NAME FILE PATTERN...: FILE must contain every pattern.

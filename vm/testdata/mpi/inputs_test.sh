@@ -13,6 +13,9 @@ mpirun=(mpirun --oversubscribe)
 [ "$(id -u)" -eq 0 ] && mpirun+=(--allow-run-as-root)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+# A session directory of its own: launches at the same moment (ctest -j)
+# race to create Open MPI's shared one.
+export OMPI_MCA_orte_tmpdir_base=$out
 failures=0
 # check NAME INSTANCES ARGS...: compares `hlovm run ARGS` with mpirun runs.
 check() {
