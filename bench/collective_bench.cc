@@ -25,6 +25,7 @@
 
 #include "benchmark/benchmark.h"
 #include "core/hlo_ir.h"
+#include "ops/collective/collective_semantics.h"
 #include "ops/elementwise/elementwise.h"
 #include "vm/api.h"
 #include "vm/collective_bus.h"
@@ -111,7 +112,7 @@ class AllReduceRig {
         op.out = outs;
         op.reducer = &reducer_;
         for (int r = 0; r < rounds; ++r) {
-          if (!bus_.Run(i, op).ok()) std::abort();
+          if (!RunCollective(bus_, i, op).ok()) std::abort();
         }
       });
     }

@@ -1,10 +1,14 @@
 // `hlovm conformance PATH...`: runs self-checking conformance cases
 // (../shared/conformance/FORMAT.md), each in a child process of its own.
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -52,6 +56,90 @@ int RunChild(const std::vector<std::string>& args, const cli::Flags& flags) {
   return kExitOk;
 }
 
+// The module's replica_count x num_partitions, from its header line (1
+// when it names neither).
+int64_t InstancesOf(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("HloModule", 0) != 0) continue;
+    int64_t replicas = 1, partitions = 1;
+    RE2::PartialMatch(line, R"(replica_count=(\d+))", &replicas);
+    RE2::PartialMatch(line, R"(num_partitions=(\d+))", &partitions);
+    return std::max<int64_t>(1, replicas) * std::max<int64_t>(1, partitions);
+  }
+  return 1;
+}
+
+std::string ShellQuote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// Runs `command` with sh; returns its stdout and exit code.
+std::pair<std::string, int> RunCommand(const std::string& command) {
+  std::string out;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return {"", -1};
+  char buffer[65536];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0) out.append(buffer, n);
+  const int status = pclose(pipe);
+  return {out, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status)};
+}
+
+// --mpi: runs the case with `hlovm run` in one process and under mpirun
+// with `per_process` instances a process; it passes when both print the
+// same bytes and exit with the same code.
+CaseResult RunCaseUnderMpi(const CaseInfo& info, const std::string& self, int64_t per_process,
+                           const std::string& mpirun_args, double timeout) {
+  const auto start = std::chrono::steady_clock::now();
+  CaseResult result;
+  result.info = info;
+  const int64_t instances = InstancesOf(info.path);
+  if (instances % per_process != 0) per_process = 1;
+  const int64_t processes = instances / per_process;
+  const std::string run = absl::StrCat(ShellQuote(self), " run --collective_timeout=",
+                                       std::max(1.0, timeout / 4), " ", ShellQuote(info.path));
+  auto [one, one_code] = RunCommand(run + " 2>/dev/null");
+  // A session directory of its own: launches at the same moment race to
+  // create Open MPI's shared one.
+  char session[] = "/tmp/hlovm_mpi_XXXXXX";
+  const bool have_session = mkdtemp(session) != nullptr;
+  const std::string errors = have_session ? absl::StrCat(session, "/stderr") : "/dev/null";
+  const std::string mpirun = absl::StrCat(
+      have_session ? absl::StrCat("OMPI_MCA_orte_tmpdir_base=", session, " ") : "",
+      "timeout -k 5 ", static_cast<int>(timeout), " mpirun ",
+      geteuid() == 0 ? "--allow-run-as-root " : "", "--oversubscribe -n ", processes, " ",
+      mpirun_args, " ", run, " 2>", errors, " </dev/null");
+  auto [many, many_code] = RunCommand(mpirun);
+  std::string stderr_text;
+  if (have_session) {
+    std::ifstream in(errors);
+    std::stringstream text;
+    text << in.rdbuf();
+    stderr_text = text.str();
+    std::error_code ec;
+    std::filesystem::remove_all(session, ec);
+  }
+  if (one == many && one_code == many_code) {
+    result.outcome = CaseOutcome::kPassed;
+  } else {
+    result.outcome = CaseOutcome::kFailed;
+    size_t at = 0;
+    while (at < one.size() && at < many.size() && one[at] == many[at]) ++at;
+    result.message = absl::StrCat(
+        "under mpirun -n ", processes, " (", per_process, " instance",
+        per_process == 1 ? "" : "s", " a process): exit code ", many_code, " (one process: ",
+        one_code, ")", one == many ? "" : absl::StrCat(", stdout differs from byte ", at),
+        stderr_text.empty() ? "" : absl::StrCat("; stderr: ", stderr_text.substr(0, 1500)));
+    result.root = many.substr(0, 2000);
+  }
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
 bool WriteFile(const std::string& path, const std::string& contents) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << contents;
@@ -88,6 +176,14 @@ int RunConformance(const std::vector<std::string>& args, const cli::Options& fla
     }
   } else {
     cases = std::move(*discovered);
+  }
+  if (flags.mpi) {
+    // Only cases with several instances run under mpirun.
+    std::vector<CaseInfo> multi;
+    for (CaseInfo& c : cases) {
+      if (InstancesOf(c.path) > 1) multi.push_back(std::move(c));
+    }
+    cases = std::move(multi);
   }
   if (cases.empty()) {  // never "passed 0 of 0"
     std::fprintf(stderr, "hlovm conformance: no case name matches --filter=%s\n", filter.c_str());
@@ -130,6 +226,19 @@ int RunConformance(const std::vector<std::string>& args, const cli::Options& fla
   const SingleCaseOptions single = CaseOptions(flags, threads);
   if (!flags.exec_children) {
     options.fork_function = [single](const CaseInfo& info) { return RunCaseInProcess(info, single); };
+  }
+  if (flags.mpi) {
+    const int64_t per_process = flags.mpi_instances;
+    const std::string mpirun_args = flags.mpirun_args;
+    const double timeout = flags.timeout;
+    options.fork_function = [=](const CaseInfo& info) {
+      return RunCaseUnderMpi(info, self, per_process, mpirun_args, timeout);
+    };
+    std::printf("%zu multi-instance case%s under mpirun, %lld instance%s a process%s%s\n",
+                cases.size(), cases.size() == 1 ? "" : "s",
+                static_cast<long long>(per_process), per_process == 1 ? "" : "s",
+                mpirun_args.empty() ? "" : ", mpirun ", mpirun_args.c_str());
+    std::fflush(stdout);
   }
 
   const bool terminal = isatty(fileno(stderr));
@@ -186,13 +295,14 @@ int RunConformance(const std::vector<std::string>& args, const cli::Options& fla
 
 HLOVM_REGISTER_COMMAND(conformance, "conformance", "hlovm conformance [flags] DIR_OR_FILE...",
                        "run self-checking conformance cases (--filter, --jobs, --timeout, --junit, "
-                       "--json, --list, --fail_fast, --replicas)",
+                       "--json, --list, --fail_fast, --replicas, --mpi[=N])",
                        {cli::FlagGroup::kExecute, cli::FlagId::kReplicas, cli::FlagId::kFilter,
                         cli::FlagId::kJobs, cli::FlagId::kTimeout, cli::FlagId::kMemoryLimitMb,
                         cli::FlagId::kJunit, cli::FlagId::kJson, cli::FlagId::kList,
                         cli::FlagId::kFailFast, cli::FlagId::kMinPassRate, cli::FlagId::kVerbose,
                         cli::FlagId::kCompareThreads, cli::FlagId::kComparePasses,
-                        cli::FlagId::kExecChildren, cli::FlagId::kConformanceChild},
+                        cli::FlagId::kExecChildren, cli::FlagId::kConformanceChild,
+                        cli::FlagId::kMpi, cli::FlagId::kMpiInstances, cli::FlagId::kMpirunArgs},
                        RunConformance);
 
 }  // namespace hlovm

@@ -29,6 +29,7 @@
 #include "repl/source_file.h"
 #include "vm/api.h"
 #include "vm/check_failure.h"
+#include "vm/mpi_run.h"
 
 namespace hlovm {
 namespace {
@@ -102,9 +103,9 @@ absl::StatusOr<std::vector<Literal>> ReadInfeed(const std::string& flag) {
   return values;
 }
 
-void PrintOutfeed(const std::string& who, const std::vector<Literal>& values) {
-  for (const Literal& v : values) {
-    std::printf("outfeed%s%s: %s\n", who.empty() ? "" : " ", who.c_str(), v.ToString().c_str());
+void PrintOutfeed(const std::string& who, const std::vector<std::string>& values) {
+  for (const std::string& v : values) {
+    std::printf("outfeed%s%s: %s\n", who.empty() ? "" : " ", who.c_str(), v.c_str());
   }
 }
 
@@ -174,13 +175,36 @@ int RunInstances(const Executable& exe, const std::vector<Literal>& arguments, i
     return kExitBadInput;
   }
   for (const Literal& v : *infeed) options.infeed.push_back(&v);
-  std::vector<std::vector<Literal>> outfeed;
-  options.outfeed = &outfeed;
-  repl::RunMonitor monitor(&exe);  // Ctrl-C says where the run was; progress on a terminal
-  options.position = monitor.position();
-  std::vector<absl::StatusOr<Literal>> results = ExecuteReplicated(exe, argument_sets, options);
-  monitor.Stop();
-  for (int64_t id = 0; id < instances && id < static_cast<int64_t>(outfeed.size()); ++id) {
+  std::vector<absl::StatusOr<Literal>> results;
+  std::vector<std::vector<std::string>> outfeed;
+  // Under mpirun (vm/mpi_run.h) the instances run in several processes:
+  // each reports its own instances' failures, rank 0 prints the rest.
+  std::vector<char> reports(instances, 1);
+  bool prints = true;
+  if (MpiLauncherSize() > 1) {
+    DistributedRun run = ExecuteOverMpi(exe, argument_sets, options);
+    if (!run.error.ok()) {
+      if (run.rank == 0) PrintError(run.error);
+      return ExitCodeFor(run.error, /*during_execution=*/false);
+    }
+    results = std::move(run.results);
+    outfeed = std::move(run.outfeed);
+    reports = run.local;
+    prints = run.rank == 0;
+  } else {
+    std::vector<std::vector<Literal>> values;
+    options.outfeed = &values;
+    repl::RunMonitor monitor(&exe);  // Ctrl-C says where the run was; progress on a terminal
+    options.position = monitor.position();
+    results = ExecuteReplicated(exe, argument_sets, options);
+    monitor.Stop();
+    for (const auto& instance : values) {
+      outfeed.emplace_back();
+      for (const Literal& v : instance) outfeed.back().push_back(v.ToString());
+    }
+  }
+  for (int64_t id = 0; prints && id < instances && id < static_cast<int64_t>(outfeed.size());
+       ++id) {
     PrintOutfeed(InstanceName(id, partitions), outfeed[id]);
   }
   // The instance that failed first decides the exit code; instances
@@ -190,6 +214,7 @@ int RunInstances(const Executable& exe, const std::vector<Literal>& arguments, i
   for (int64_t id = 0; id < instances; ++id) {
     const absl::Status& status = results[id].status();
     if (status.ok()) continue;
+    if (!reports[id] && !prints) continue;  // another process's instance
     any_failed = true;
     const std::string who = InstanceName(id, partitions);
     if (auto failure = GetCheckFailure(status)) {
@@ -197,9 +222,12 @@ int RunInstances(const Executable& exe, const std::vector<Literal>& arguments, i
       code = std::max(code, static_cast<int>(kExitFailed));
       continue;
     }
-    std::fprintf(stderr, "hlovm: %s: %s\n", who.c_str(), std::string(status.message()).c_str());
+    if (reports[id]) {
+      std::fprintf(stderr, "hlovm: %s: %s\n", who.c_str(), std::string(status.message()).c_str());
+    }
     code = std::max(code, ExitCodeFor(status, /*during_execution=*/true));
   }
+  if (!prints) return any_failed ? (code == kExitOk ? static_cast<int>(kExitFailed) : code) : kExitOk;
   if (any_failed) return code == kExitOk ? static_cast<int>(kExitFailed) : code;
   if (const std::string& output = run_options.flags.output; !output.empty()) {
     // One set of files per instance: replica0_result.npy, or
@@ -287,7 +315,9 @@ int Run(const std::vector<std::string>& args, const cli::Options& options) {
     return kExitBadInput;
   }
 
-  if (instances > 1) {
+  // Under mpirun every run goes through RunInstances, which spreads the
+  // instances over the processes (or says why it cannot).
+  if (instances > 1 || MpiLauncherSize() > 1) {
     return RunInstances(exe, *arguments, sets, replicas, partitions, options);
   }
   ExecuteOptions execute_options = options.execute;
@@ -310,7 +340,9 @@ int Run(const std::vector<std::string>& args, const cli::Options& options) {
   monitor.Stop();
   {
     absl::MutexLock lock(&feeds.mu);
-    PrintOutfeed("", feeds.outfeed);
+    std::vector<std::string> printed;
+    for (const Literal& v : feeds.outfeed) printed.push_back(v.ToString());
+    PrintOutfeed("", printed);
   }
   if (!result.ok()) {
     if (auto failure = GetCheckFailure(result.status())) {

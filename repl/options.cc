@@ -276,6 +276,14 @@ absl::StatusOr<ParsedArgs> ParseArgs(absl::Span<const std::string> args, const F
         SetFlag(parsed.flags, info->id, "true");
         continue;
       }
+      // `--mpi=N` is `--mpi --mpi_instances=N`.
+      if (info->id == FlagId::kMpi && IsDigits(*value)) {
+        SetFlag(parsed.flags, FlagId::kMpi, "true");
+        if (!SetFlag(parsed.flags, FlagId::kMpiInstances, *value)) {
+          return usage_error(absl::StrCat(flag, ": '", *value, "' is out of range"));
+        }
+        continue;
+      }
       // `--random=SEED` is `--random --seed=SEED`.
       if (info->id == FlagId::kRandom && IsDigits(*value)) {
         SetFlag(parsed.flags, FlagId::kRandom, "true");

@@ -165,6 +165,13 @@ inline constexpr double kMaxMemoryMb = 1 << 30;  // 1 PiB, in MiB
   V(kComparePasses, compare_passes, kBool, false, kAnyValue, kCommand, "",                       \
     "also run each passing case compiled with --passes=none and fail it unless the results "     \
     "are bitwise identical")                                                                     \
+  V(kMpi, mpi, kBool, false, kAnyValue, kCommand, "",                                           \
+    "run each multi-instance case under mpirun, one process per instance (--mpi=N: N instances " \
+    "per process), and fail it unless stdout and exit code are those of the one-process run")   \
+  V(kMpiInstances, mpi_instances, kInt64, 1, AtLeast(1), kCommand, "N",                          \
+    "instances per process of --mpi (--mpi=N sets it)")                                          \
+  V(kMpirunArgs, mpirun_args, kString, "", kAnyValue, kCommand, "ARGS",                          \
+    "more arguments for mpirun under --mpi, e.g. '--mca btl self,tcp'")                          \
   V(kExecChildren, exec_children, kBool, false, kAnyValue, kCommand, "",                         \
     "run each case by executing hlovm anew instead of in a fork")                                \
   V(kConformanceChild, conformance_child, kBool, false, kAnyValue, kCommand, "",                 \

@@ -802,7 +802,7 @@ bool Session::ExecuteInstances(Prepared& prepared) {
   for (const Literal& a : prepared.arguments) arguments[0].push_back(&a);
   ReplicatedOptions options;
   options.threads = threads_;
-  options.cancel = &cancel_;
+  options.interrupt = &cancel_;
   for (const Literal& v : infeed_) options.infeed.push_back(&v);
   std::vector<std::vector<Literal>> outfeed;
   options.outfeed = &outfeed;
@@ -1321,7 +1321,7 @@ bool Session::CmdTime(absl::string_view args) {
     } else {
       ReplicatedOptions replicated;
       replicated.threads = threads_;
-      replicated.cancel = &cancel_;
+      replicated.interrupt = &cancel_;
       for (const absl::StatusOr<Literal>& r :
            ExecuteReplicated(*prepared.exe, absl::MakeConstSpan(&pointers, 1), replicated)) {
         if (status.ok()) status = r.status();

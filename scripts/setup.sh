@@ -9,6 +9,7 @@ packages=(
   python3-numpy
   liblapack-dev  # LAPACK for the lapack_*_ffi custom-call targets
   libopenblas-dev  # reference for bench/dot_bench only; the product never links it
+  openmpi-bin libopenmpi-dev  # `mpirun -n N hlovm run ...` (vm/mpi_run.h); optional to build
 )
 missing=()
 for p in "${packages[@]}"; do

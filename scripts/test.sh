@@ -8,7 +8,8 @@
 # Every passing case also runs again with 1 and 2 executor threads
 # (--compare_threads) and compiled without passes or fusion
 # (--compare_passes); a case whose ROOT bits differ fails the run whatever
-# the threshold. Last, scripts/test_sanitize.sh builds the address+undefined
+# the threshold. The multi-instance cases run again under mpirun and must
+# print the one-process run's bytes. Last, scripts/test_sanitize.sh builds the address+undefined
 # sanitizer variant and runs the unit tests, both suites and a mutation sweep
 # under it (HLOVM_SKIP_SANITIZE=1 leaves that out of a quick local run).
 set -euo pipefail
@@ -45,6 +46,21 @@ if [ -d ../shared/conformance/stablehlo-mlir ]; then
   run_suite stablehlo-mlir ../shared/conformance/stablehlo-mlir conformance/stablehlo_mlir_threshold.txt
 else
   echo "== conformance: ../shared/conformance/stablehlo-mlir not found; skipped"
+fi
+# The multi-instance cases of both suites under mpirun (vm/mpi_run.h): one
+# process per instance, two instances a process, and over TCP (the path a
+# run over several machines takes). Each passes when stdout and exit code
+# are the one-process run's, byte for byte.
+if grep -q '^HLOVM_MPIRUN:FILEPATH=/' build/CMakeCache.txt; then
+  mpi_dirs=(conformance/cases)
+  [ -d ../shared/conformance/stablehlo ] && mpi_dirs+=(../shared/conformance/stablehlo)
+  for mode in mpi1:--mpi=1 mpi2:--mpi=2 mpi_tcp:--mpirun_args="--mca btl self,tcp"; do
+    echo "== conformance under mpirun: --mpi ${mode#*:}"
+    "$hlovm" conformance --jobs="$jobs" --timeout=120 --mpi "${mode#*:}" \
+      --junit="build/conformance-reports/${mode%%:*}.xml" "${mpi_dirs[@]}" || status=1
+  done
+else
+  echo "== conformance under mpirun: hlovm was built without MPI (scripts/setup.sh installs it); skipped"
 fi
 if [ "${HLOVM_SKIP_SANITIZE:-0}" != 1 ]; then
   bash scripts/test_sanitize.sh || status=1

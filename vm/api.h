@@ -223,10 +223,24 @@ struct ReplicatedOptions {
   // When set, every instance records into it (ProfileEvent::instance tells
   // them apart).
   Profiler* profiler = nullptr;
-  // Set to true to stop every instance (they return Cancelled).
-  const std::atomic<bool>* cancel = nullptr;
+  // Set to true by the caller to stop every instance (they return
+  // Cancelled); read, never written.
+  const std::atomic<bool>* interrupt = nullptr;
   // Where instance 0 is (ExecuteOptions::position).
   RunPosition* position = nullptr;
+  // Where the instances meet (vm/collective_bus.h). Null: an in-memory bus
+  // of their own, or with `message_bus` a MessageCollectiveBus
+  // (vm/message_bus.h; the same results, by messages).
+  CollectiveBus* bus = nullptr;
+  bool message_bus = false;
+  // Run only instances [first_instance, first_instance + local_instances)
+  // (0: all); the others run elsewhere on `bus` (one process of an MPI run).
+  // Results and outfeed then hold these instances only.
+  int64_t first_instance = 0;
+  int64_t local_instances = 0;
+  // When set, the cancel flag the instances share and set when one fails
+  // (the bus's too); else one of their own.
+  std::atomic<bool>* cancel = nullptr;
 };
 // One result per instance (id = replica * num_partitions + partition).
 // `arguments` holds one argument list for every instance, or one per

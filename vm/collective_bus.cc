@@ -5,18 +5,27 @@
 #include <thread>
 #include <vector>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/element_type.h"
 #include "core/status_macros.h"
-#include "core/thread_scratch.h"
-#include "vm/computation_call.h"
 
 namespace hlovm {
+
+std::string CollectiveKey(const CollectiveOp& op) {
+  std::string key = absl::StrCat(CollectiveKindName(op.kind), " %",
+                                 op.hlo != nullptr ? op.hlo->name() : std::string("?"));
+  if (op.hlo != nullptr && op.hlo->attrs().channel_id.has_value()) {
+    absl::StrAppend(&key, " channel ", *op.hlo->attrs().channel_id);
+  }
+  absl::StrAppend(&key, " (");
+  for (size_t a = 0; a < op.in_shapes.size(); ++a) {
+    absl::StrAppend(&key, a == 0 ? "" : ", ", op.in_shapes[a]->ToString());
+  }
+  absl::StrAppend(&key, ")");
+  return key;
+}
 
 const char* CollectiveKindName(CollectiveKind kind) {
   switch (kind) {
@@ -38,356 +47,23 @@ const char* CollectiveKindName(CollectiveKind kind) {
   return "collective";
 }
 
-bool CollectiveReducer::Apply(const void* a, const void* b, void* out, int64_t n, int elem_bytes,
-                              absl::Status* error) const {
-  if (kernel != nullptr) {
-    kernel(a, b, out, n);
-    return true;
-  }
-  auto call = vm::ComputationCall::Create(*fn);
-  if (!call.ok()) {
-    *error = call.status();
-    return false;
-  }
-  vm::ExecContext ctx;
-  ctx.threads = 1;
-  const auto* pa = static_cast<const uint8_t*>(a);
-  const auto* pb = static_cast<const uint8_t*>(b);
-  auto* po = static_cast<uint8_t*>(out);
-  for (int64_t i = 0; i < n; ++i) {
-    const void* args[2] = {pa + i * elem_bytes, pb + i * elem_bytes};
-    if (!call->Run(args, ctx)) {
-      *error = ctx.Result();
-      return false;
-    }
-    std::memmove(po + i * elem_bytes, call->result(0), elem_bytes);
-  }
-  return true;
-}
-
 namespace {
 
-int64_t ElementCount(const Shape& s) {
-  int64_t n = 1;
+int64_t Bytes(const Shape& s) {
+  int64_t n = ByteWidth(s.element_type());
   for (int64_t i = 0; i < s.rank(); ++i) n *= s.dimensions(i);
   return n;
 }
-int64_t Bytes(const Shape& s) { return ElementCount(s) * ByteWidth(s.element_type()); }
 
-// A row-major array seen as [outer, dim, inner] around `dimension`.
-struct Split3 {
-  int64_t outer = 1, dim = 1, inner = 1;
-};
-Split3 SplitAt(const Shape& s, int64_t dimension) {
-  Split3 v;
-  for (int64_t i = 0; i < s.rank(); ++i) {
-    if (i < dimension) v.outer *= s.dimensions(i);
-    if (i == dimension) v.dim = s.dimensions(i);
-    if (i > dimension) v.inner *= s.dimensions(i);
-  }
-  return v;
-}
-
-// Small all-reduces are reduced whole by every instance; large ones are
-// split: each instance reduces one slice for everyone.
-constexpr int64_t kSplitReduceBytes = 16 * 1024;
+// Contributions of at most this many bytes are copied in at the meeting
+// (no second meeting); larger ones are read in place.
+constexpr int64_t kStageBytes = 16 * 1024;
 // How long a waiter polls a meeting's generation before it blocks: long
 // enough for peers that are running, short enough not to take the cores
 // from peers that are still computing.
 constexpr std::chrono::microseconds kSpinTime{50};
 
-// Element range [begin, end) of slice `k` of `count` elements over `n`.
-std::pair<int64_t, int64_t> Slice(int64_t count, int64_t n, int64_t k) {
-  int64_t per = (count + n - 1) / n;
-  per = (per + 15) / 16 * 16;
-  const int64_t begin = std::min(count, k * per);
-  return {begin, std::min(count, begin + per)};
-}
-
-// Copies `bytes` from a cache-resident block to memory nobody reads soon,
-// with streaming stores where the target allows (no read-for-ownership of
-// the destination: a large all-reduce writes every result once).
-void StreamCopy(uint8_t* dst, const uint8_t* src, int64_t bytes) {
-#if defined(__SSE2__)
-  const int64_t head = std::min<int64_t>(bytes, (16 - reinterpret_cast<uintptr_t>(dst) % 16) % 16);
-  std::memcpy(dst, src, head);
-  int64_t i = head;
-  for (; i + 16 <= bytes; i += 16) {
-    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i),
-                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)));
-  }
-  std::memcpy(dst + i, src + i, bytes - i);
-#else
-  std::memcpy(dst, src, bytes);
-#endif
-}
-
-// Reduces [begin, end) of array `a` over every peer (in rank order) into
-// `out`, and into each of `copies` (other results that receive the same
-// elements, at the same offset as `out`).
-absl::Status ReduceRange(absl::Span<const CollectiveOp* const> peers, size_t a, int64_t src_off,
-                         uint8_t* out, int64_t count, int elem_bytes,
-                         const CollectiveReducer& reducer,
-                         absl::Span<uint8_t* const> copies = {}) {
-  if (count <= 0) return absl::OkStatus();
-  // Blocks that stay in cache while every peer's contribution is added: the
-  // inputs are read once and each result written once. The order of the
-  // reduction (by rank) is the same for every element.
-  const int64_t block = std::max<int64_t>(1, (32 * 1024) / elem_bytes);
-  absl::Status error;
-  struct AllReduceStaging;
-  uint8_t* staging = copies.empty() ? nullptr : ThreadScratch<AllReduceStaging>(block * elem_bytes);
-  for (int64_t b = 0; b < count; b += block) {
-    const int64_t m = std::min(block, count - b);
-    const int64_t off = src_off + b * elem_bytes;
-    // With copies, the block is reduced in a staging buffer and streamed
-    // out to every result.
-    uint8_t* dst = copies.empty() ? out + b * elem_bytes : staging;
-    std::memcpy(dst, peers[0]->in[a] + off, m * elem_bytes);
-    for (size_t r = 1; r < peers.size(); ++r) {
-      if (!reducer.Apply(dst, peers[r]->in[a] + off, dst, m, elem_bytes, &error)) return error;
-    }
-    if (!copies.empty()) {
-      StreamCopy(out + b * elem_bytes, dst, m * elem_bytes);
-      for (uint8_t* c : copies) StreamCopy(c + b * elem_bytes, dst, m * elem_bytes);
-    }
-  }
-#if defined(__SSE2__)
-  if (!copies.empty()) _mm_sfence();
-#endif
-  return absl::OkStatus();
-}
-
-// Operand `index` of `op`, an integer scalar.
-int64_t ScalarOperand(const CollectiveOp& op, int64_t index) {
-  const uint8_t* p = op.in[index];
-  switch (op.in_shapes[index]->element_type()) {
-    case ElementType::kS8: return *reinterpret_cast<const int8_t*>(p);
-    case ElementType::kU8: return *p;
-    case ElementType::kS16: return *reinterpret_cast<const int16_t*>(p);
-    case ElementType::kU16: return *reinterpret_cast<const uint16_t*>(p);
-    case ElementType::kS32: return *reinterpret_cast<const int32_t*>(p);
-    case ElementType::kU32: return *reinterpret_cast<const uint32_t*>(p);
-    case ElementType::kU64: {
-      const uint64_t v = *reinterpret_cast<const uint64_t*>(p);
-      return v > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(v);
-    }
-    default: return *reinterpret_cast<const int64_t*>(p);
-  }
-}
-
-// Copies the box `sizes` at `src_at` of the row-major `src` to `dst_at` of
-// `dst`; the box lies inside both.
-void CopyBox(const uint8_t* src, const Shape& src_shape, const int64_t* src_at, uint8_t* dst,
-             const Shape& dst_shape, const int64_t* dst_at, const int64_t* sizes, int eb) {
-  const int64_t rank = src_shape.rank();
-  for (int64_t d = 0; d < rank; ++d) {
-    if (sizes[d] == 0) return;
-  }
-  if (rank == 0) {
-    std::memcpy(dst, src, eb);
-    return;
-  }
-  // Strides in bytes; the innermost dimension is copied whole.
-  std::vector<int64_t> src_stride(rank), dst_stride(rank);
-  int64_t ss = eb, ds = eb;
-  for (int64_t d = rank - 1; d >= 0; --d) {
-    src_stride[d] = ss;
-    dst_stride[d] = ds;
-    ss *= src_shape.dimensions(d);
-    ds *= dst_shape.dimensions(d);
-  }
-  const uint8_t* s0 = src;
-  uint8_t* d0 = dst;
-  for (int64_t d = 0; d < rank; ++d) {
-    s0 += src_at[d] * src_stride[d];
-    d0 += dst_at[d] * dst_stride[d];
-  }
-  const int64_t row = sizes[rank - 1] * eb;
-  std::vector<int64_t> index(rank, 0);
-  while (true) {
-    int64_t so = 0, dof = 0;
-    for (int64_t d = 0; d + 1 < rank; ++d) {
-      so += index[d] * src_stride[d];
-      dof += index[d] * dst_stride[d];
-    }
-    std::memcpy(d0 + dof, s0 + so, row);
-    int64_t d = rank - 2;
-    while (d >= 0 && ++index[d] == sizes[d]) index[d--] = 0;
-    if (d < 0) return;
-  }
-}
-
-// The in-place collective-permute: the result starts as the output operand,
-// then each slice this instance receives is written over it.
-absl::Status PermuteSlices(absl::Span<const CollectiveOp* const> peers, int64_t rank) {
-  const CollectiveOp& me = *peers[rank];
-  const InPlacePermute& form = *me.in_place;
-  for (int64_t t = 0; t < form.arrays; ++t) {
-    std::memcpy(me.out[t], me.in[form.arrays + t], Bytes(*me.out_shapes[t]));
-  }
-  for (const auto& [group, source] : me.receives) {
-    const CollectiveOp* src = nullptr;
-    for (size_t k = 0; k < peers.size(); ++k) {
-      if (me.group[k] == source) src = peers[k];
-    }
-    if (src == nullptr) return absl::InternalError("in-place permute source outside its group");
-    for (int64_t t = 0; t < form.arrays; ++t) {
-      const int64_t entry = t * form.groups + group;
-      const std::vector<int64_t>& sizes = form.sizes[entry];
-      const Shape& in_shape = *src->in_shapes[t];
-      const Shape& out_shape = *me.out_shapes[t];
-      const int64_t r = in_shape.rank();
-      std::vector<int64_t> from(r), to(r);
-      for (int64_t d = 0; d < r; ++d) {
-        from[d] = std::clamp<int64_t>(ScalarOperand(*src, form.in_offsets[entry] + d), 0,
-                                      in_shape.dimensions(d) - sizes[d]);
-        to[d] = std::clamp<int64_t>(ScalarOperand(me, form.out_offsets[entry] + d), 0,
-                                    out_shape.dimensions(d) - sizes[d]);
-      }
-      CopyBox(src->in[t], in_shape, from.data(), me.out[t], out_shape, to.data(), sizes.data(),
-              ByteWidth(in_shape.element_type()));
-    }
-  }
-  return absl::OkStatus();
-}
-
-// Runs the instance at `rank`'s part of the op; `peers` by rank. Reads
-// peers' inputs and writes this instance's results (and, for a large
-// all-reduce, its slice of every peer's result).
-absl::Status RunOp(absl::Span<const CollectiveOp* const> peers, int64_t rank) {
-  const CollectiveOp& me = *peers[rank];
-  const int64_t n = static_cast<int64_t>(peers.size());
-  switch (me.kind) {
-    case CollectiveKind::kAllReduce:
-      for (size_t a = 0; a < me.in_shapes.size(); ++a) {
-        const int eb = ByteWidth(me.in_shapes[a]->element_type());
-        const int64_t count = ElementCount(*me.in_shapes[a]);
-        if (count * eb <= kSplitReduceBytes) {
-          HLOVM_RETURN_IF_ERROR(ReduceRange(peers, a, 0, me.out[a], count, eb, *me.reducer));
-          continue;
-        }
-        // Each instance reduces its own slice from every peer's input and
-        // writes it straight into every peer's result.
-        auto [b, e] = Slice(count, n, rank);
-        std::vector<uint8_t*> copies;
-        for (int64_t k = 0; k < n; ++k) {
-          if (k != rank) copies.push_back(peers[k]->out[a] + b * eb);
-        }
-        HLOVM_RETURN_IF_ERROR(ReduceRange(peers, a, b * eb, me.out[a] + b * eb, e - b, eb,
-                                          *me.reducer, copies));
-      }
-      return absl::OkStatus();
-    case CollectiveKind::kReduceScatter:
-      for (size_t a = 0; a < me.in_shapes.size(); ++a) {
-        const int eb = ByteWidth(me.in_shapes[a]->element_type());
-        const Split3 v = SplitAt(*me.out_shapes[a], me.dimension);
-        const int64_t block = v.dim * v.inner;  // elements per outer index
-        for (int64_t o = 0; o < v.outer; ++o) {
-          const int64_t src = (o * n + rank) * block * eb;
-          HLOVM_RETURN_IF_ERROR(
-              ReduceRange(peers, a, src, me.out[a] + o * block * eb, block, eb, *me.reducer));
-        }
-      }
-      return absl::OkStatus();
-    case CollectiveKind::kAllGather:
-      for (size_t a = 0; a < me.in_shapes.size(); ++a) {
-        const int eb = ByteWidth(me.in_shapes[a]->element_type());
-        const Split3 v = SplitAt(*me.in_shapes[a], me.dimension);
-        const int64_t block = v.dim * v.inner * eb;
-        for (int64_t o = 0; o < v.outer; ++o) {
-          for (int64_t k = 0; k < n; ++k) {
-            std::memcpy(me.out[a] + (o * n + k) * block, peers[k]->in[a] + o * block, block);
-          }
-        }
-      }
-      return absl::OkStatus();
-    case CollectiveKind::kAllToAll:
-      if (me.tuple_form) {
-        for (int64_t k = 0; k < n; ++k) {
-          std::memcpy(me.out[k], peers[k]->in[rank], Bytes(*me.out_shapes[k]));
-        }
-        return absl::OkStatus();
-      }
-      for (size_t a = 0; a < me.in_shapes.size(); ++a) {
-        const int eb = ByteWidth(me.in_shapes[a]->element_type());
-        const Split3 v = SplitAt(*me.in_shapes[a], me.dimension);
-        const int64_t chunk = v.dim / n * v.inner * eb;
-        for (int64_t o = 0; o < v.outer; ++o) {
-          for (int64_t k = 0; k < n; ++k) {
-            std::memcpy(me.out[a] + (o * n + k) * chunk, peers[k]->in[a] + (o * n + rank) * chunk,
-                        chunk);
-          }
-        }
-      }
-      return absl::OkStatus();
-    case CollectiveKind::kCollectivePermute: {
-      if (me.in_place != nullptr) return PermuteSlices(peers, rank);
-      const CollectiveOp* src = nullptr;
-      for (int64_t k = 0; k < n; ++k) {
-        if (me.group[k] == me.source) src = peers[k];
-      }
-      for (size_t a = 0; a < me.out_shapes.size(); ++a) {
-        const int64_t bytes = Bytes(*me.out_shapes[a]);
-        if (src != nullptr) {
-          std::memcpy(me.out[a], src->in[a], bytes);
-        } else {
-          std::memset(me.out[a], 0, bytes);
-        }
-      }
-      return absl::OkStatus();
-    }
-    case CollectiveKind::kCollectiveBroadcast:
-      for (size_t a = 0; a < me.out_shapes.size(); ++a) {
-        std::memcpy(me.out[a], peers[0]->in[a], Bytes(*me.out_shapes[a]));
-      }
-      return absl::OkStatus();
-    case CollectiveKind::kRaggedAllToAll: {
-      const Shape& in_shape = *me.in_shapes[0];
-      const Shape& out_shape = *me.out_shapes[0];
-      const int eb = ByteWidth(in_shape.element_type());
-      const int64_t in_rows = in_shape.rank() == 0 ? 1 : in_shape.dimensions(0);
-      const int64_t out_rows = out_shape.rank() == 0 ? 1 : out_shape.dimensions(0);
-      const int64_t row = in_rows == 0 ? 0 : Bytes(in_shape) / in_rows;
-      std::memcpy(me.out[0], me.in[1], Bytes(out_shape));
-      auto read = [](const CollectiveOp& op, int which, int64_t index) -> int64_t {
-        const Shape& s = *op.in_shapes[which];
-        const int64_t count = ElementCount(s);
-        if (index >= count) return -1;
-        if (s.element_type() == ElementType::kS64) {
-          int64_t v;
-          std::memcpy(&v, op.in[which] + index * 8, 8);
-          return v;
-        }
-        int32_t v;
-        std::memcpy(&v, op.in[which] + index * 4, 4);
-        return v;
-      };
-      for (int64_t k = 0; k < n; ++k) {
-        const CollectiveOp& src = *peers[k];
-        const int64_t off = read(src, 2, rank), size = read(src, 3, rank),
-                      dst = read(src, 4, rank);
-        if (off < 0 || size < 0 || dst < 0 || off + size > in_rows || dst + size > out_rows) {
-          return absl::OutOfRangeError(absl::StrCat(
-              "ragged-all-to-all: rank ", k, " sends rows [", off, ", ", off + size,
-              ") of ", in_rows, " to rows [", dst, ", ", dst + size, ") of ", out_rows,
-              " at rank ", rank));
-        }
-        if (size > 0) std::memcpy(me.out[0] + dst * row, src.in[0] + off * row, size * row);
-      }
-      (void)eb;
-      return absl::OkStatus();
-    }
-  }
-  return absl::InternalError("unknown collective");
-}
-
 }  // namespace
-
-absl::Status RunCollectiveAlone(const CollectiveOp& op) {
-  const CollectiveOp* peers[1] = {&op};
-  return RunOp(peers, 0);
-}
 
 //===----------------------------------------------------------------------===//
 // InMemoryCollectiveBus.
@@ -547,93 +223,106 @@ absl::Status InMemoryCollectiveBus::Sync(Rendezvous& rv, int64_t rank, bool arri
   return error;
 }
 
-absl::Status InMemoryCollectiveBus::Run(int64_t self, const CollectiveOp& op) {
-  if (op.group.size() <= 1) return RunCollectiveAlone(op);
+absl::Status InMemoryCollectiveBus::Meet(int64_t self, const CollectiveOp& op,
+                                         CollectiveMeeting* meeting) {
   const int64_t n = static_cast<int64_t>(op.group.size());
   const int64_t rank = op.rank;
   int64_t in_bytes = 0;
   for (const Shape* s : op.in_shapes) in_bytes += Bytes(*s);
   // Small ops are staged: no second meeting.
-  const bool staged = in_bytes <= kSplitReduceBytes;
+  const bool staged = in_bytes <= kStageBytes;
   int parity = 0;
   Rendezvous* rv = nullptr;
-  {
-    absl::MutexLock lock(&mu_);
-    std::unique_ptr<Rendezvous>& slot = rendezvous_[std::vector<int64_t>(op.group.begin(),
-                                                                          op.group.end())];
-    if (slot == nullptr) slot = std::make_unique<Rendezvous>(
-        std::vector<int64_t>(op.group.begin(), op.group.end()));
-    rv = slot.get();
-    if (!rv->broken.ok()) {
-      return absl::AbortedError(absl::StrCat(CollectiveKindName(op.kind), " in ",
-                                             DescribeGroup(rv->members),
-                                             " failed earlier: ", rv->broken.message()));
+  absl::MutexLock lock(&mu_);
+  // One meeting place per group; the collective's key is checked there.
+  std::unique_ptr<Rendezvous>& slot = rendezvous_[std::vector<int64_t>(op.group.begin(),
+                                                                        op.group.end())];
+  if (slot == nullptr) slot = std::make_unique<Rendezvous>(
+      std::vector<int64_t>(op.group.begin(), op.group.end()));
+  rv = slot.get();
+  if (!rv->broken.ok()) {
+    return absl::AbortedError(absl::StrCat(CollectiveKindName(op.kind), " in ",
+                                           DescribeGroup(rv->members),
+                                           " failed earlier: ", rv->broken.message()));
+  }
+  parity = rv->rounds[rank]++ % 2;
+  if (staged) {
+    Rendezvous::Staged& mine = rv->staged[parity][rank];
+    mine.op = op;
+    mine.bytes.resize(in_bytes);
+    mine.in.resize(op.in_shapes.size());
+    int64_t at = 0;
+    for (size_t a = 0; a < op.in_shapes.size(); ++a) {
+      const int64_t b = Bytes(*op.in_shapes[a]);
+      if (b > 0) std::memcpy(mine.bytes.data() + at, op.in[a], b);
+      mine.in[a] = mine.bytes.data() + at;
+      at += b;
     }
-    parity = rv->rounds[rank]++ % 2;
-    if (staged) {
-      Rendezvous::Staged& mine = rv->staged[parity][rank];
-      mine.op = op;
-      mine.bytes.resize(in_bytes);
-      mine.in.resize(op.in_shapes.size());
-      int64_t at = 0;
-      for (size_t a = 0; a < op.in_shapes.size(); ++a) {
-        const int64_t b = Bytes(*op.in_shapes[a]);
-        if (b > 0) std::memcpy(mine.bytes.data() + at, op.in[a], b);
-        mine.in[a] = mine.bytes.data() + at;
-        at += b;
-      }
-      mine.op.in = mine.in.data();
-      rv->view[parity][rank] = &mine.op;
+    mine.op.in = mine.in.data();
+    rv->view[parity][rank] = &mine.op;
+  } else {
+    rv->view[parity][rank] = &op;
+  }
+  HLOVM_RETURN_IF_ERROR(Sync(*rv, rank, /*arrival=*/true, op));
+  // Every member checks the same contributions and reaches the same verdict.
+  for (int64_t k = 0; k < n; ++k) {
+    const CollectiveOp& peer = *rv->view[parity][k];
+    std::string why;
+    // The same collective: kind, instruction name and channel id (each
+    // process of a distributed run has its own copy of the module).
+    const bool same =
+        peer.kind == op.kind && (peer.hlo == nullptr) == (op.hlo == nullptr) &&
+        (op.hlo == nullptr || (peer.hlo->name() == op.hlo->name() &&
+                               peer.hlo->attrs().channel_id == op.hlo->attrs().channel_id));
+    if (!same) {
+      why = absl::StrCat(Describe(rv->members[k]), " is at %",
+                         peer.hlo ? peer.hlo->name() : std::string("?"), " (",
+                         CollectiveKindName(peer.kind), ")");
+    } else if (peer.in_shapes.size() != op.in_shapes.size() ||
+               peer.out_shapes.size() != op.out_shapes.size()) {
+      why = absl::StrCat(Describe(rv->members[k]), " brings ", peer.in_shapes.size(),
+                         " operands, not ", op.in_shapes.size());
     } else {
-      rv->view[parity][rank] = &op;
-    }
-    HLOVM_RETURN_IF_ERROR(Sync(*rv, rank, /*arrival=*/true, op));
-    // Every member checks the same contributions and reaches the same verdict.
-    for (int64_t k = 0; k < n; ++k) {
-      const CollectiveOp& peer = *rv->view[parity][k];
-      std::string why;
-      if (peer.hlo != op.hlo && (peer.kind != op.kind || peer.hlo == nullptr || op.hlo == nullptr ||
-                                 peer.hlo->name() != op.hlo->name())) {
-        why = absl::StrCat(Describe(rv->members[k]), " is at %",
-                           peer.hlo ? peer.hlo->name() : std::string("?"), " (",
-                           CollectiveKindName(peer.kind), ")");
-      } else if (peer.in_shapes.size() != op.in_shapes.size() ||
-                 peer.out_shapes.size() != op.out_shapes.size()) {
-        why = absl::StrCat(Describe(rv->members[k]), " brings ", peer.in_shapes.size(),
-                           " operands, not ", op.in_shapes.size());
-      } else {
-        for (size_t a = 0; a < op.in_shapes.size() && why.empty(); ++a) {
-          if (!(*peer.in_shapes[a] == *op.in_shapes[a])) {
-            why = absl::StrCat(Describe(rv->members[k]), " brings ", peer.in_shapes[a]->ToString(),
-                               " where ", Describe(self), " brings ", op.in_shapes[a]->ToString());
-          }
+      for (size_t a = 0; a < op.in_shapes.size() && why.empty(); ++a) {
+        if (!(*peer.in_shapes[a] == *op.in_shapes[a])) {
+          why = absl::StrCat(Describe(rv->members[k]), " brings ", peer.in_shapes[a]->ToString(),
+                             " where ", Describe(self), " brings ", op.in_shapes[a]->ToString());
         }
       }
-      if (!why.empty()) {
-        absl::Status error = absl::FailedPreconditionError(
-            absl::StrCat(CollectiveKindName(op.kind), " in ", DescribeGroup(rv->members),
-                         " does not match: ", why));
-        rv->broken = error;
-        cv_.SignalAll();
-        return error;
-      }
+    }
+    if (!why.empty()) {
+      absl::Status error = absl::FailedPreconditionError(
+          absl::StrCat(CollectiveKindName(op.kind), " in ", DescribeGroup(rv->members),
+                       " does not match: ", why));
+      rv->broken = error;
+      cv_.SignalAll();
+      return error;
     }
   }
   // Peers' buffers are read without the lock: they stay put until the
-  // group meets again.
-  absl::Status status = RunOp(absl::MakeConstSpan(rv->view[parity]), rank);
+  // group meets again in Leave.
+  meeting->peers.assign(rv->view[parity].begin(), rv->view[parity].end());
+  meeting->shared_results = !staged;
+  meeting->state = rv;
+  meeting->parity = parity;
+  meeting->staged = staged;
+  return absl::OkStatus();
+}
+
+void InMemoryCollectiveBus::Leave(int64_t self, const CollectiveOp& op,
+                                  CollectiveMeeting& meeting, const absl::Status& status) {
+  auto* rv = static_cast<Rendezvous*>(meeting.state);
   absl::MutexLock lock(&mu_);
-  if (!staged) {
+  if (!meeting.staged) {
     // Peers may still read this instance's buffers or write its results:
     // every member waits for every other here, whatever happened meanwhile
     // (all of them are past the arrival, so all of them come).
-    (void)Sync(*rv, rank, /*arrival=*/false, op);
+    (void)Sync(*rv, op.rank, /*arrival=*/false, op);
   }
   if (!status.ok()) {
     rv->broken = status;
     cv_.SignalAll();
   }
-  return status;
 }
 
 absl::Status InMemoryCollectiveBus::Send(int64_t self, int64_t target, int64_t channel,

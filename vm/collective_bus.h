@@ -1,21 +1,24 @@
-// The collective bus: how the VM instances of one multi-device run (R
-// replicas x P partitions, instance id = replica * P + partition) meet at a
-// collective and move data between them. See vm/COLLECTIVES.md.
+// The collective bus: the transport by which the VM instances of one
+// multi-device run (R replicas x P partitions, instance id = replica * P +
+// partition) meet at a collective and see each other's contributions. What
+// a collective computes from them lives apart, in
+// ops/collective/collective_semantics.h. See vm/COLLECTIVES.md.
 //
 // The VM describes each collective as a CollectiveOp: what kind, which
 // instances take part (the group, in rank order, already resolved from
 // replica_groups / channel_id / use_global_device_ids), and the buffers it
-// sends from and receives into. A bus implementation moves the data:
+// sends from and receives into. A bus brings the group's CollectiveOps
+// together (Meet) and releases them (Leave):
 //
 //   InMemoryCollectiveBus  all instances are threads of one process; each
 //                          instance reads its peers' registered buffers
 //                          directly (no copies in between, no per-element
 //                          locks), then the group meets again before any
 //                          buffer may change.
-//   (MPI, planned)         one process per instance; the same CollectiveOp
-//                          maps onto a communicator per group and
-//                          nonblocking MPI_I* calls started by Start and
-//                          completed by Done.
+//   MessageCollectiveBus   (vm/message_bus.h) members exchange their
+//                          contributions as messages: within the process
+//                          through a mailbox, between processes through a
+//                          link (MPI, vm/mpi_run.h).
 #ifndef HLOVM_VM_COLLECTIVE_BUS_H_
 #define HLOVM_VM_COLLECTIVE_BUS_H_
 
@@ -31,6 +34,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
 #include "core/hlo_ir.h"
@@ -104,11 +108,36 @@ struct CollectiveOp {
   const InPlacePermute* in_place = nullptr;
   absl::Span<const std::pair<int64_t, int64_t>> receives;
   const CollectiveReducer* reducer = nullptr;
+  // collective-permute: the instances that receive from this one (their
+  // `source`, or a source in their `receives`); message transports send
+  // this instance's inputs to them only.
+  absl::Span<const int64_t> targets;
+  // Set by the semantics when they move the data themselves (see
+  // CollectiveBus::CarriesMessages): the meeting checks the key only.
+  bool key_only = false;
 };
 
-// Runs `op` when the group is this instance alone (no bus needed).
-absl::Status RunCollectiveAlone(const CollectiveOp& op);
+// The key a meeting checks: every member must bring the same collective
+// (kind, instruction name and channel id) and the same operand shapes.
+// Never an instruction's address: processes each have their own module.
+std::string CollectiveKey(const CollectiveOp& op);
 
+// Every member's contribution to one collective, by rank, as a bus hands
+// them to the semantics (ops/collective/collective_semantics.h).
+struct CollectiveMeeting {
+  std::vector<const CollectiveOp*> peers;  // peers[op.rank] is this instance's own
+  // The members' `out` buffers may be written by every member (one address
+  // space, and the group meets again in Leave before any buffer changes).
+  bool shared_results = false;
+  // The bus's own state between Meet and Leave.
+  void* state = nullptr;
+  int parity = 0;
+  bool staged = false;
+  // Contributions a message bus received: ops whose `in` point into `bytes`.
+  std::vector<CollectiveOp> received;
+  std::vector<std::vector<uint8_t>> bytes;
+  std::vector<std::vector<const uint8_t*>> in;
+};
 class CollectiveBus {
  public:
   virtual ~CollectiveBus() = default;
@@ -116,17 +145,28 @@ class CollectiveBus {
   virtual int64_t partition_count() const = 0;
   int64_t instance_count() const { return replica_count() * partition_count(); }
 
-  // Takes part in `op` as instance `self` and returns once this instance's
-  // results are written and its input buffers are no longer read by peers.
-  // Fails when a peer brings a different op or shape, when a peer has
-  // finished or failed before arriving, on timeout, or when cancelled.
-  virtual absl::Status Run(int64_t self, const CollectiveOp& op) = 0;
+  // Meets the group of `op` as instance `self`: returns once every
+  // member's contribution is in `meeting` (by rank). Fails when a peer
+  // brings a different collective or shape (every member fails alike),
+  // when a peer has finished or failed before arriving, on timeout, or when
+  // cancelled; Leave is then not called.
+  virtual absl::Status Meet(int64_t self, const CollectiveOp& op, CollectiveMeeting* meeting) = 0;
+  // Ends a meeting after this instance computed its results (`status`: how
+  // that went). Returns once no peer reads this instance's buffers or
+  // writes its results any more.
+  virtual void Leave(int64_t self, const CollectiveOp& op, CollectiveMeeting& meeting,
+                     const absl::Status& status) = 0;
 
-  // The asynchronous pair behind -start/-done: Start may return before the
-  // data has moved; Done waits for it. The buffers of `op` stay valid and
-  // unchanged until Done. The in-memory bus completes the op in Start.
-  virtual absl::Status Start(int64_t self, const CollectiveOp& op) { return Run(self, op); }
-  virtual absl::Status Done(int64_t self, const HloInstruction* start) { return absl::OkStatus(); }
+  // A message transport also carries byte messages between the members of
+  // a collective after its meeting (in order per pair of members): the
+  // semantics then move a large all-reduce's data themselves, each member
+  // sending (n-1)/n of the array twice instead of all of it to every peer.
+  virtual bool CarriesMessages() const { return false; }
+  virtual void PostBytes(int64_t self, int64_t peer, std::vector<uint8_t> bytes) {}
+  virtual absl::StatusOr<std::vector<uint8_t>> TakeBytes(int64_t self, int64_t peer,
+                                                         const CollectiveOp& op) {
+    return absl::UnimplementedError("this bus carries no messages");
+  }
 
   // Point to point (send / recv on a channel): Send hands `bytes` of `data`
   // to the bus and returns; Recv waits for the message `source` sent on
@@ -154,7 +194,9 @@ class InMemoryCollectiveBus final : public CollectiveBus {
 
   int64_t replica_count() const override { return replicas_; }
   int64_t partition_count() const override { return partitions_; }
-  absl::Status Run(int64_t self, const CollectiveOp& op) override;
+  absl::Status Meet(int64_t self, const CollectiveOp& op, CollectiveMeeting* meeting) override;
+  void Leave(int64_t self, const CollectiveOp& op, CollectiveMeeting& meeting,
+             const absl::Status& status) override;
   absl::Status Send(int64_t self, int64_t target, int64_t channel, const HloInstruction* hlo,
                     const uint8_t* data, int64_t bytes) override;
   absl::Status Recv(int64_t self, int64_t source, int64_t channel, const HloInstruction* hlo,

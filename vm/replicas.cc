@@ -1,5 +1,5 @@
 // ExecuteReplicated: the instances of a multi-device run on threads of their
-// own around one InMemoryCollectiveBus.
+// own around one collective bus (an InMemoryCollectiveBus unless told).
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -11,6 +11,7 @@
 #include "vm/api.h"
 #include "oneapi/tbb/info.h"
 #include "vm/collective_bus.h"
+#include "vm/message_bus.h"
 
 namespace hlovm {
 
@@ -26,23 +27,41 @@ std::vector<absl::StatusOr<Literal>> ExecuteReplicated(
     results.emplace_back(std::move(counts));
     return results;
   }
-  const int64_t n = replicas * partitions;
+  const int64_t all = replicas * partitions;
+  const int64_t first = options.local_instances > 0 ? options.first_instance : 0;
+  const int64_t n = options.local_instances > 0 ? options.local_instances : all;
+  if (first < 0 || first + n > all) {
+    results.emplace_back(absl::InvalidArgumentError(absl::StrCat(
+        "instances ", first, "-", first + n - 1, " are not among the module's ", all)));
+    return results;
+  }
   results.reserve(n);
   for (int64_t i = 0; i < n; ++i) results.emplace_back(absl::UnknownError("not run"));
-  if (arguments.size() != 1 && static_cast<int64_t>(arguments.size()) != n) {
+  if (arguments.size() != 1 && static_cast<int64_t>(arguments.size()) != all) {
     for (auto& r : results) {
       r = absl::InvalidArgumentError(absl::StrCat(
-          "give one set of arguments for all ", n, " instances or one per instance, not ",
+          "give one set of arguments for all ", all, " instances or one per instance, not ",
           arguments.size()));
     }
     return results;
   }
-  std::atomic<bool> cancel{false};
-  InMemoryBusOptions bus_options;
-  bus_options.timeout = std::chrono::duration_cast<std::chrono::nanoseconds>(
+  std::atomic<bool> own_cancel{false};
+  std::atomic<bool>& cancel = options.cancel != nullptr ? *options.cancel : own_cancel;
+  const auto timeout = std::chrono::duration_cast<std::chrono::nanoseconds>(
       std::chrono::duration<double>(options.collective_timeout_seconds));
-  bus_options.cancel = &cancel;
-  InMemoryCollectiveBus bus(replicas, partitions, bus_options);
+  std::unique_ptr<CollectiveBus> own_bus;
+  if (options.bus == nullptr && options.message_bus) {
+    MessageBusOptions bus_options;
+    bus_options.timeout = timeout;
+    bus_options.cancel = &cancel;
+    own_bus = std::make_unique<MessageCollectiveBus>(replicas, partitions, bus_options);
+  } else if (options.bus == nullptr) {
+    InMemoryBusOptions bus_options;
+    bus_options.timeout = timeout;
+    bus_options.cancel = &cancel;
+    own_bus = std::make_unique<InMemoryCollectiveBus>(replicas, partitions, bus_options);
+  }
+  CollectiveBus& bus = options.bus != nullptr ? *options.bus : *own_bus;
   std::vector<std::unique_ptr<FeedQueues>> feeds;
   for (int64_t id = 0; id < n; ++id) {
     feeds.push_back(std::make_unique<FeedQueues>());
@@ -55,7 +74,8 @@ std::vector<absl::StatusOr<Literal>> ExecuteReplicated(
   if (threads <= 0 && n > 1) {
     threads = std::max<int>(1, tbb::info::default_concurrency() / static_cast<int>(n));
   }
-  auto run = [&](int64_t id) {
+  auto run = [&](int64_t local) {
+    const int64_t id = first + local;
     ExecuteOptions execute;
     execute.threads = threads;
     execute.flush_denormals = options.flush_denormals;
@@ -64,42 +84,48 @@ std::vector<absl::StatusOr<Literal>> ExecuteReplicated(
     execute.instance = static_cast<int32_t>(id);
     execute.profiler = options.profiler;
     execute.bus = &bus;
-    execute.feeds = feeds[id].get();
-    execute.cancel = n > 1 ? &cancel : options.cancel;
+    execute.feeds = feeds[local].get();
+    execute.cancel = all > 1 || options.interrupt != nullptr ? &cancel : nullptr;
     if (id == 0) execute.position = options.position;
     const std::vector<const Literal*>& args = arguments.size() == 1 ? arguments[0] : arguments[id];
-    results[id] = executable.Execute(args, execute);
-    const bool failed = !results[id].ok();
+    results[local] = executable.Execute(args, execute);
+    const bool failed = !results[local].ok();
     if (failed) cancel.store(true, std::memory_order_relaxed);
     bus.InstanceExited(id, failed);
   };
-  if (n == 1) {
-    run(0);
-  } else {
-    std::mutex mu;
-    std::condition_variable ended;
-    int64_t running = n;
-    std::vector<std::thread> threads;
-    threads.reserve(n);
-    for (int64_t id = 0; id < n; ++id) {
-      threads.emplace_back([&, id] {
-        run(id);
-        std::lock_guard<std::mutex> lock(mu);
-        if (--running == 0) ended.notify_all();
-      });
-    }
-    // The caller's cancel flag reaches the instances through their shared one.
-    if (options.cancel != nullptr) {
+  // The caller's interrupt reaches the instances through their shared
+  // cancel flag; a watcher passes it on while they run.
+  std::mutex mu;
+  std::condition_variable ended;
+  bool done = false;
+  std::thread watcher;
+  if (options.interrupt != nullptr) {
+    watcher = std::thread([&] {
       std::unique_lock<std::mutex> lock(mu);
-      while (running > 0) {
-        if (options.cancel->load(std::memory_order_relaxed)) {
+      while (!done) {
+        if (options.interrupt->load(std::memory_order_relaxed)) {
           cancel.store(true, std::memory_order_relaxed);
-          break;
+          return;
         }
         ended.wait_for(lock, std::chrono::milliseconds(10));
       }
-    }
+    });
+  }
+  if (n == 1) {
+    run(0);
+  } else {
+    std::vector<std::thread> threads;
+    threads.reserve(n);
+    for (int64_t id = 0; id < n; ++id) threads.emplace_back(run, id);
     for (std::thread& t : threads) t.join();
+  }
+  if (watcher.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      done = true;
+    }
+    ended.notify_all();
+    watcher.join();
   }
   if (options.outfeed != nullptr) {
     options.outfeed->clear();

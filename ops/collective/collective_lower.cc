@@ -4,8 +4,9 @@
 //
 // Groups are resolved at compile time for every instance of the module's
 // replica_count x num_partitions, by XLA's group modes (see
-// vm/COLLECTIVES.md); the handler picks its instance's group and hands the
-// op to the ExecContext's collective bus.
+// vm/COLLECTIVES.md); the handler picks its instance's group and runs the
+// op's semantics (collective_semantics.h) over the ExecContext's collective
+// bus.
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -20,6 +21,7 @@
 #include "ops/elementwise/elementwise.h"
 #include "ops/lowerings.h"
 #include "vm/api.h"
+#include "ops/collective/collective_semantics.h"
 #include "vm/collective_bus.h"
 #include "vm/computation_call.h"
 #include "vm/executor.h"
@@ -45,6 +47,8 @@ struct CollectivePlan {
   std::vector<std::vector<int64_t>> groups;
   std::vector<int64_t> ranks, sources;
   std::vector<char> in_group;
+  // collective-permute, per instance: the instances that receive from it.
+  std::vector<std::vector<int64_t>> targets;
   // The in-place collective-permute (in_place.groups > 0), and per instance
   // what it receives: (pair group, source instance) in pair order.
   InPlacePermute in_place;
@@ -93,6 +97,7 @@ bool CollectiveHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ct
     op.receives = p.receives[instance];
   }
   op.reducer = &p.reducer;
+  if (!p.targets.empty()) op.targets = p.targets[instance];
   absl::Status status;
   if (op.group.size() <= 1) {
     status = RunCollectiveAlone(op);
@@ -107,7 +112,7 @@ bool CollectiveHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ct
         " partitions but runs on a bus of ", ctx.bus->replica_count(), " x ",
         ctx.bus->partition_count()));
   } else {
-    status = ctx.bus->Run(instance, op);
+    status = RunCollective(*ctx.bus, instance, op);
   }
   if (!status.ok()) return ctx.Fail(std::move(status));
   return true;
@@ -240,6 +245,17 @@ absl::Status ResolveGroups(const HloInstruction& instr, CollectivePlan& plan) {
       }
     }
     plan.groups[self] = std::move(members);
+  }
+  if (permute) {
+    plan.targets.assign(N, {});
+    for (int64_t self = 0; self < N; ++self) {
+      std::vector<int64_t> from;
+      if (plan.sources[self] >= 0) from.push_back(plan.sources[self]);
+      for (const auto& [group, source] : plan.receives[self]) from.push_back(source);
+      std::sort(from.begin(), from.end());
+      from.erase(std::unique(from.begin(), from.end()), from.end());
+      for (int64_t s : from) plan.targets[s].push_back(self);
+    }
   }
   return absl::OkStatus();
 }

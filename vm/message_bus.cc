@@ -1,0 +1,286 @@
+#include "vm/message_bus.h"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/element_type.h"
+
+namespace hlovm {
+namespace {
+
+int64_t Bytes(const Shape& s) {
+  int64_t n = ByteWidth(s.element_type());
+  for (int64_t i = 0; i < s.rank(); ++i) n *= s.dimensions(i);
+  return n;
+}
+
+std::string DescribeGroup(absl::Span<const int64_t> group) {
+  return absl::StrCat("group {", absl::StrJoin(group, ","), "}");
+}
+
+// Whether the other members read the inputs of the member at `rank`
+// (collective-permute: only its targets, see Meet).
+bool Read(const CollectiveOp& op, int64_t rank) {
+  switch (op.kind) {
+    case CollectiveKind::kCollectivePermute:
+      // Known on the sending side: the instances that receive from it.
+      return false;
+    case CollectiveKind::kCollectiveBroadcast:
+      return rank == 0;
+    default:
+      return true;
+  }
+}
+
+void AppendU64(std::vector<uint8_t>& out, uint64_t v) {
+  uint8_t b[8];
+  std::memcpy(b, &v, 8);
+  out.insert(out.end(), b, b + 8);
+}
+
+}  // namespace
+
+MessageCollectiveBus::MessageCollectiveBus(int64_t replicas, int64_t partitions,
+                                           MessageBusOptions options)
+    : replicas_(std::max<int64_t>(1, replicas)),
+      partitions_(std::max<int64_t>(1, partitions)),
+      options_(options),
+      exited_(replicas_ * partitions_, 0) {}
+
+bool MessageCollectiveBus::IsLocal(int64_t instance) const {
+  if (options_.link == nullptr || options_.local_count <= 0) return true;
+  return instance >= options_.first_local &&
+         instance < options_.first_local + options_.local_count;
+}
+
+std::string MessageCollectiveBus::Describe(int64_t instance) const {
+  std::string name =
+      partitions_ == 1
+          ? absl::StrCat("replica ", instance)
+          : absl::StrCat("instance ", instance, " (replica ", instance / partitions_,
+                         ", partition ", instance % partitions_, ")");
+  if (options_.link != nullptr) absl::StrAppend(&name, " on ", options_.link->ProcessOf(instance));
+  return name;
+}
+
+void MessageCollectiveBus::Put(int64_t self, int64_t target, int64_t stream,
+                               std::vector<uint8_t> payload) {
+  if (!IsLocal(target)) {
+    options_.link->Post(self, target, stream, std::move(payload));
+    return;
+  }
+  absl::MutexLock lock(&mu_);
+  mail_[{self, target, stream}].push_back(std::move(payload));
+  cv_.SignalAll();
+}
+
+void MessageCollectiveBus::Deliver(int64_t source, int64_t target, int64_t stream,
+                                   std::vector<uint8_t> payload) {
+  absl::MutexLock lock(&mu_);
+  mail_[{source, target, stream}].push_back(std::move(payload));
+  cv_.SignalAll();
+}
+
+void MessageCollectiveBus::RemoteExited(int64_t instance, bool failed) {
+  absl::MutexLock lock(&mu_);
+  if (instance >= 0 && instance < static_cast<int64_t>(exited_.size())) {
+    exited_[instance] = failed ? 2 : 1;
+  }
+  cv_.SignalAll();
+}
+
+void MessageCollectiveBus::InstanceExited(int64_t self, bool failed) {
+  RemoteExited(self, failed);
+  if (options_.link != nullptr) options_.link->PostExit(self, failed);
+}
+
+void MessageCollectiveBus::Terminate(const std::string& reason) {
+  absl::MutexLock lock(&mu_);
+  terminated_ = reason;
+  cv_.SignalAll();
+}
+
+void MessageCollectiveBus::Interrupt() {
+  absl::MutexLock lock(&mu_);
+  cv_.SignalAll();
+}
+
+absl::StatusOr<std::vector<uint8_t>> MessageCollectiveBus::Take(int64_t self, int64_t source,
+                                                                int64_t stream,
+                                                                absl::Time deadline,
+                                                                const std::string& what,
+                                                                const char* missing) {
+  absl::MutexLock lock(&mu_);
+  while (true) {
+    auto it = mail_.find({source, self, stream});
+    if (it != mail_.end() && !it->second.empty()) {
+      std::vector<uint8_t> payload = std::move(it->second.front());
+      it->second.pop_front();
+      return payload;
+    }
+    if (source >= 0 && source < static_cast<int64_t>(exited_.size()) && exited_[source] != 0) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          what, " can never complete: ", Describe(source),
+          exited_[source] == 1 ? " has already finished" : " has already failed", " without ",
+          missing));
+    }
+    if (!terminated_.empty()) {
+      return absl::AbortedError(
+          absl::StrCat(what, " ended: ", terminated_, "; ", Describe(source), " did not arrive"));
+    }
+    if (options_.cancel != nullptr && options_.cancel->load(std::memory_order_relaxed)) {
+      return absl::CancelledError(absl::StrCat(what, " cancelled: another instance failed"));
+    }
+    if (absl::Now() >= deadline) {
+      return absl::DeadlineExceededError(absl::StrCat(
+          what, " timed out after ", absl::FormatDuration(absl::FromChrono(options_.timeout)),
+          ": ", Describe(source), " did not arrive"));
+    }
+    cv_.WaitWithDeadline(&mu_, std::min(deadline, absl::Now() + absl::Milliseconds(100)));
+  }
+}
+
+absl::Status MessageCollectiveBus::Meet(int64_t self, const CollectiveOp& op,
+                                        CollectiveMeeting* meeting) {
+  const int64_t n = static_cast<int64_t>(op.group.size());
+  const int64_t rank = op.rank;
+  const absl::Time deadline = absl::Now() + absl::FromChrono(options_.timeout);
+  // The key every member must bring: the group, the collective and its
+  // operand shapes.
+  const std::string key = absl::StrCat(DescribeGroup(op.group), " ", CollectiveKey(op));
+  int64_t in_bytes = 0;
+  for (const Shape* s : op.in_shapes) in_bytes += Bytes(*s);
+  std::vector<uint8_t> header;
+  AppendU64(header, key.size());
+  header.insert(header.end(), key.begin(), key.end());
+  std::vector<uint8_t> with_inputs;
+  auto reads_mine = [&](int64_t k) {
+    if (op.kind == CollectiveKind::kCollectivePermute) {
+      return std::find(op.targets.begin(), op.targets.end(), op.group[k]) != op.targets.end();
+    }
+    return Read(op, rank);
+  };
+  for (int64_t k = 0; k < n; ++k) {
+    if (k == rank) continue;
+    if (op.key_only || !reads_mine(k)) {
+      Put(self, op.group[k], 0, header);
+      continue;
+    }
+    if (with_inputs.empty()) {
+      with_inputs = header;
+      with_inputs.reserve(header.size() + in_bytes);
+      for (size_t a = 0; a < op.in_shapes.size(); ++a) {
+        with_inputs.insert(with_inputs.end(), op.in[a], op.in[a] + Bytes(*op.in_shapes[a]));
+      }
+    }
+    Put(self, op.group[k], 0, with_inputs);
+  }
+  meeting->received.assign(n, op);
+  meeting->bytes.assign(n, {});
+  meeting->in.assign(n, {});
+  meeting->peers.assign(n, nullptr);
+  meeting->shared_results = false;
+  const std::string what = absl::StrCat(CollectiveKindName(op.kind), " in ",
+                                        DescribeGroup(op.group));
+  absl::Status mismatch;
+  for (int64_t k = 0; k < n; ++k) {
+    if (k == rank) {
+      meeting->peers[k] = &op;
+      continue;
+    }
+    auto message = Take(self, op.group[k], 0, deadline,
+                        absl::StrCat(what, " (%", op.hlo ? op.hlo->name() : std::string("?"), ")"),
+                        "taking part");
+    if (!message.ok()) {
+      // Name every other member whose message has not come either.
+      std::vector<std::string> also;
+      {
+        absl::MutexLock lock(&mu_);
+        for (int64_t j = k + 1; j < n; ++j) {
+          if (j == rank) continue;
+          auto it = mail_.find({op.group[j], self, 0});
+          if (it == mail_.end() || it->second.empty()) also.push_back(Describe(op.group[j]));
+        }
+      }
+      if (also.empty() || message.status().code() == absl::StatusCode::kCancelled) {
+        return message.status();
+      }
+      return absl::Status(message.status().code(),
+                          absl::StrCat(message.status().message(), "; nor did ",
+                                       absl::StrJoin(also, ", ")));
+    }
+    std::vector<uint8_t>& bytes = *message;
+    uint64_t length = 0;
+    if (bytes.size() >= 8) std::memcpy(&length, bytes.data(), 8);
+    if (bytes.size() < 8 || bytes.size() - 8 < length) {
+      return absl::InternalError(absl::StrCat(what, ": a malformed message from ",
+                                              Describe(op.group[k])));
+    }
+    const std::string theirs(reinterpret_cast<const char*>(bytes.data()) + 8, length);
+    if (theirs != key) {
+      // Every member compares every key with its own: all of them fail.
+      if (mismatch.ok()) {
+        mismatch = absl::FailedPreconditionError(absl::StrCat(
+            what, " does not match: ", Describe(op.group[k]), " brings ", theirs, " where ",
+            Describe(self), " brings ", key));
+      }
+      continue;
+    }
+    const int64_t body = static_cast<int64_t>(bytes.size() - 8 - length);
+    CollectiveOp& peer = meeting->received[k];
+    meeting->in[k].assign(op.in_shapes.size(), nullptr);
+    if (body > 0) {
+      if (body != in_bytes) {
+        return absl::InternalError(absl::StrCat(what, ": ", Describe(op.group[k]), " sent ", body,
+                                                " bytes of inputs, ", in_bytes, " expected"));
+      }
+      meeting->bytes[k] = std::move(bytes);
+      int64_t at = 8 + static_cast<int64_t>(length);
+      for (size_t a = 0; a < op.in_shapes.size(); ++a) {
+        meeting->in[k][a] = meeting->bytes[k].data() + at;
+        at += Bytes(*op.in_shapes[a]);
+      }
+    }
+    peer.in = meeting->in[k].data();
+    peer.out = nullptr;
+    peer.rank = k;
+    meeting->peers[k] = &peer;
+  }
+  return mismatch;
+}
+
+absl::StatusOr<std::vector<uint8_t>> MessageCollectiveBus::TakeBytes(int64_t self, int64_t peer,
+                                                                     const CollectiveOp& op) {
+  const std::string what =
+      absl::StrCat(CollectiveKindName(op.kind), " in ", DescribeGroup(op.group), " (%",
+                   op.hlo ? op.hlo->name() : std::string("?"), ")");
+  return Take(self, peer, 0, absl::Now() + absl::FromChrono(options_.timeout), what,
+              "taking part");
+}
+
+absl::Status MessageCollectiveBus::Send(int64_t self, int64_t target, int64_t channel,
+                                        const HloInstruction* hlo, const uint8_t* data,
+                                        int64_t bytes) {
+  Put(self, target, 1 + channel, std::vector<uint8_t>(data, data + bytes));
+  return absl::OkStatus();
+}
+
+absl::Status MessageCollectiveBus::Recv(int64_t self, int64_t source, int64_t channel,
+                                        const HloInstruction* hlo, uint8_t* data,
+                                        int64_t bytes) {
+  const absl::Time deadline = absl::Now() + absl::FromChrono(options_.timeout);
+  const std::string what = absl::StrCat("recv on channel ", channel, " from ", Describe(source));
+  auto message = Take(self, source, 1 + channel, deadline, what, "sending");
+  if (!message.ok()) return message.status();
+  if (static_cast<int64_t>(message->size()) != bytes) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        what, ": the message has ", message->size(), " bytes, ", bytes, " expected"));
+  }
+  if (bytes > 0) std::memcpy(data, message->data(), bytes);
+  return absl::OkStatus();
+}
+
+}  // namespace hlovm

@@ -1,0 +1,118 @@
+// MessageCollectiveBus: a collective bus whose members exchange their
+// contributions as messages instead of reading each other's buffers. Each
+// member of a collective sends every other member one message (the
+// collective's key, and its inputs where that member reads them) and takes
+// one from each; ops/collective/collective_semantics.h then computes on the
+// received copies, so the results are those of the in-memory bus bit for
+// bit. Messages between instances of this process go through a mailbox;
+// messages to instances of other processes go through a MessageLink (MPI:
+// vm/mpi_run.h). Sends never wait (messages are copied out), receives wait
+// with the collective timeout.
+//
+// Messages between two instances keep their order per stream (stream 0:
+// collectives; 1 + channel id: send/recv). Every instance takes part in its
+// collectives in program order, so the k-th collective message from a peer
+// belongs to this instance's k-th collective with that peer: its key must
+// match, or both sides fail at once naming what each brought.
+#ifndef HLOVM_VM_MESSAGE_BUS_H_
+#define HLOVM_VM_MESSAGE_BUS_H_
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "vm/collective_bus.h"
+
+namespace hlovm {
+
+// Carries messages to the instances of other processes.
+class MessageLink {
+ public:
+  virtual ~MessageLink() = default;
+  // Queues `payload` for instance `target` (not of this process); returns
+  // at once.
+  virtual void Post(int64_t source, int64_t target, int64_t stream,
+                    std::vector<uint8_t> payload) = 0;
+  // Tells the other processes that instance `instance` (of this process)
+  // has returned from Execute.
+  virtual void PostExit(int64_t instance, bool failed) = 0;
+  // The process that runs `instance`, for messages ("rank 2").
+  virtual std::string ProcessOf(int64_t instance) const = 0;
+};
+
+struct MessageBusOptions {
+  std::chrono::nanoseconds timeout = std::chrono::seconds(10);
+  // Set to true to make every waiting instance fail (Cancelled).
+  const std::atomic<bool>* cancel = nullptr;
+  // The instances of this process: [first_local, first_local +
+  // local_count); local_count 0 means all. Others are reached by `link`.
+  int64_t first_local = 0;
+  int64_t local_count = 0;
+  MessageLink* link = nullptr;
+};
+
+class MessageCollectiveBus final : public CollectiveBus {
+ public:
+  MessageCollectiveBus(int64_t replicas, int64_t partitions, MessageBusOptions options = {});
+
+  int64_t replica_count() const override { return replicas_; }
+  int64_t partition_count() const override { return partitions_; }
+  absl::Status Meet(int64_t self, const CollectiveOp& op, CollectiveMeeting* meeting) override;
+  void Leave(int64_t self, const CollectiveOp& op, CollectiveMeeting& meeting,
+             const absl::Status& status) override {}
+  absl::Status Send(int64_t self, int64_t target, int64_t channel, const HloInstruction* hlo,
+                    const uint8_t* data, int64_t bytes) override;
+  absl::Status Recv(int64_t self, int64_t source, int64_t channel, const HloInstruction* hlo,
+                    uint8_t* data, int64_t bytes) override;
+  void InstanceExited(int64_t self, bool failed) override;
+  bool CarriesMessages() const override { return true; }
+  void PostBytes(int64_t self, int64_t peer, std::vector<uint8_t> bytes) override {
+    Put(self, peer, 0, std::move(bytes));
+  }
+  absl::StatusOr<std::vector<uint8_t>> TakeBytes(int64_t self, int64_t peer,
+                                                 const CollectiveOp& op) override;
+
+  // From the link: a message of a remote instance for a local one, and the
+  // end of a remote instance.
+  void Deliver(int64_t source, int64_t target, int64_t stream, std::vector<uint8_t> payload);
+  void RemoteExited(int64_t instance, bool failed);
+  // Wakes every waiter so that it sees `options.cancel`.
+  void Interrupt();
+  // Makes every wait fail at once with `reason` (the job is ending).
+  void Terminate(const std::string& reason);
+
+  bool IsLocal(int64_t instance) const;
+
+ private:
+  std::string Describe(int64_t instance) const;
+  // Sends `payload` from `self` to `target` on `stream`.
+  void Put(int64_t self, int64_t target, int64_t stream, std::vector<uint8_t> payload);
+  // Waits for the next message from `source` to `self` on `stream`;
+  // `what` names the wait in errors, `missing` what the source failed to do.
+  absl::StatusOr<std::vector<uint8_t>> Take(int64_t self, int64_t source, int64_t stream,
+                                            absl::Time deadline, const std::string& what,
+                                            const char* missing);
+
+  const int64_t replicas_, partitions_;
+  const MessageBusOptions options_;
+  absl::Mutex mu_;
+  absl::CondVar cv_;
+  // Per instance: 0 running, 1 finished, 2 failed.
+  std::vector<int> exited_ ABSL_GUARDED_BY(mu_);
+  std::string terminated_ ABSL_GUARDED_BY(mu_);
+  std::map<std::tuple<int64_t, int64_t, int64_t>, std::deque<std::vector<uint8_t>>> mail_
+      ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace hlovm
+
+#endif  // HLOVM_VM_MESSAGE_BUS_H_

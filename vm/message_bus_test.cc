@@ -1,0 +1,188 @@
+// The message bus (the transport of MPI runs, here with every instance in
+// this process) gives the in-memory bus's results bit for bit on every
+// multi-instance conformance case, and fails a skipped collective, a shape
+// mismatch and a late peer as the in-memory bus does.
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+#include "vm/api.h"
+#include "vm/vm_test_util.h"
+
+namespace hlovm {
+namespace {
+
+using vm_test::Array;
+using vm_test::Build;
+
+std::vector<absl::StatusOr<Literal>> RunOn(const Executable& exe, bool messages,
+                                           std::vector<std::vector<const Literal*>> args = {{}},
+                                           double timeout = 10) {
+  ReplicatedOptions options;
+  options.threads = 1;
+  options.message_bus = messages;
+  options.collective_timeout_seconds = timeout;
+  return ExecuteReplicated(exe, args, options);
+}
+
+TEST(MessageBusTest, EveryMultiInstanceCaseGivesTheInMemoryBusBits) {
+  int compared = 0;
+  for (const char* dir : {"conformance/cases/collectives", "../shared/conformance/stablehlo"}) {
+    if (!std::filesystem::is_directory(dir)) continue;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+      if (entry.path().extension() != ".hlo") continue;
+      std::ifstream in(entry.path());
+      std::stringstream text;
+      text << in.rdbuf();
+      if (!absl::StrContains(text.str(), "replica_count=") &&
+          !absl::StrContains(text.str(), "num_partitions=")) {
+        continue;
+      }
+      auto exe = Executable::FromText(text.str());
+      if (!exe.ok()) continue;
+      const HloModule& m = (*exe)->module();
+      if (std::max<int64_t>(1, m.replica_count) * std::max<int64_t>(1, m.num_partitions) == 1) {
+        continue;
+      }
+      auto memory = RunOn(**exe, false);
+      auto messages = RunOn(**exe, true);
+      ASSERT_EQ(memory.size(), messages.size()) << entry.path();
+      for (size_t i = 0; i < memory.size(); ++i) {
+        ASSERT_EQ(memory[i].ok(), messages[i].ok())
+            << entry.path() << " instance " << i << ": " << memory[i].status() << " / "
+            << messages[i].status();
+        if (memory[i].ok()) {
+          EXPECT_TRUE(memory[i]->BitwiseEqual(*messages[i])) << entry.path() << " instance " << i;
+        }
+      }
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 40);
+}
+
+constexpr char kLargeAllReduce[] = R"(
+HloModule ar, replica_count=4
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  p = f32[10000] parameter(0)
+  ROOT r = f32[10000] all-reduce(p), replica_groups={}, to_apply=add
+})";
+
+class LargeAllReduce : public testing::TestWithParam<int> {};
+
+// 10000 floats: every member gets every input; 40000: a reduce-scatter and
+// an all-gather of messages. Either way the in-memory bus's bits.
+TEST_P(LargeAllReduce, HasTheInMemoryBits) {
+  const int n = GetParam();
+  std::string text = kLargeAllReduce;
+  for (size_t at = 0; (at = text.find("10000", at)) != std::string::npos;) {
+    text.replace(at, 5, std::to_string(n));
+    at += std::to_string(n).size();
+  }
+  // Values whose sum depends on the order of the additions.
+  auto exe = Build(text);
+  std::vector<Literal> inputs;
+  for (int r = 0; r < 4; ++r) {
+    std::vector<float> v(n);
+    for (int i = 0; i < n; ++i) v[i] = (r % 2 ? 1e8f : 1.0f) * (1 + (i * 7 + r * 13) % 17) / 3;
+    inputs.push_back(Array<float>(ElementType::kF32, {n}, v));
+  }
+  std::vector<std::vector<const Literal*>> args;
+  for (const Literal& l : inputs) args.push_back({&l});
+  auto memory = RunOn(*exe, false, args);
+  auto messages = RunOn(*exe, true, args);
+  for (int r = 0; r < 4; ++r) {
+    ASSERT_TRUE(memory[r].ok() && messages[r].ok());
+    EXPECT_TRUE(memory[r]->BitwiseEqual(*messages[r])) << r;
+  }
+}
+INSTANTIATE_TEST_SUITE_P(Sizes, LargeAllReduce, testing::Values(10000, 40000));
+
+// Replica 1 takes the other branch and never joins the all-reduce.
+constexpr char kSkip[] = R"(
+HloModule skip, replica_count=2
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+reduce_it {
+  p = f32[4] parameter(0)
+  ROOT r = f32[4] all-reduce(p), replica_groups={{0,1}}, to_apply=add
+}
+keep {
+  ROOT p = f32[4] parameter(0)
+}
+ENTRY e {
+  id = u32[] replica-id()
+  zero = u32[] constant(0)
+  is0 = pred[] compare(id, zero), direction=EQ
+  x = f32[4] constant({1, 2, 3, 4})
+  ROOT c = f32[4] conditional(is0, x, x), true_computation=reduce_it, false_computation=keep
+})";
+
+TEST(MessageBusTest, SkippedCollectiveFailsAtOnce) {
+  auto exe = Build(kSkip);
+  ASSERT_NE(exe, nullptr);
+  const auto start = std::chrono::steady_clock::now();
+  auto results = RunOn(*exe, true, {{}}, 30);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
+  ASSERT_FALSE(results[0].ok());
+  const std::string message(results[0].status().message());
+  EXPECT_TRUE(absl::StrContains(message, "%r")) << message;
+  EXPECT_TRUE(absl::StrContains(message, "group {0,1}")) << message;
+  EXPECT_TRUE(absl::StrContains(message, "replica 1 has already finished")) << message;
+  EXPECT_EQ(ExitCodeForStatus(results[0].status()), 1);
+}
+
+TEST(MessageBusTest, ShapeMismatchFailsEveryInstanceAtOnce) {
+  auto exe = Build(R"(
+HloModule mismatch, replica_count=2
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+four {
+  p = f32[4] parameter(0)
+  ROOT r = f32[4] all-reduce(p), replica_groups={{0,1}}, to_apply=add
+}
+two {
+  p = f32[4] parameter(0)
+  s = f32[2] slice(p), slice={[0:2]}
+  r = f32[2] all-reduce(s), replica_groups={{0,1}}, to_apply=add
+  ROOT o = f32[4] pad(r, f32[] constant(0)), padding=0_2
+}
+ENTRY e {
+  id = u32[] replica-id()
+  zero = u32[] constant(0)
+  is0 = pred[] compare(id, zero), direction=EQ
+  x = f32[4] constant({1, 2, 3, 4})
+  ROOT c = f32[4] conditional(is0, x, x), true_computation=four, false_computation=two
+})");
+  ASSERT_NE(exe, nullptr);
+  const auto start = std::chrono::steady_clock::now();
+  auto results = RunOn(*exe, true, {{}}, 30);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_FALSE(results[r].ok()) << r;
+    const std::string message(results[r].status().message());
+    EXPECT_TRUE(absl::StrContains(message, "does not match")) << message;
+    EXPECT_TRUE(absl::StrContains(message, "group {0,1}")) << message;
+    EXPECT_TRUE(absl::StrContains(message, "f32[2]")) << message;
+  }
+}
+
+}  // namespace
+}  // namespace hlovm

@@ -1,0 +1,480 @@
+#include "vm/mpi_run.h"
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <list>
+#include <thread>
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "vm/message_bus.h"
+
+#if HLOVM_HAVE_MPI
+#include <mpi.h>
+#endif
+
+namespace hlovm {
+
+int MpiLauncherSize() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS"}) {
+    const char* value = std::getenv(name);
+    int size = 0;
+    if (value != nullptr && absl::SimpleAtoi(value, &size) && size > 0) return size;
+  }
+  return 0;
+}
+
+bool MpiAvailable() { return HLOVM_HAVE_MPI != 0; }
+
+#if !HLOVM_HAVE_MPI
+
+DistributedRun ExecuteOverMpi(const Executable& executable,
+                              absl::Span<const std::vector<const Literal*>> arguments,
+                              const ReplicatedOptions& options) {
+  DistributedRun run;
+  run.error = absl::UnimplementedError(
+      "this hlovm was built without MPI, so it cannot run under mpirun: install Open MPI "
+      "(Debian: openmpi-bin libopenmpi-dev, as scripts/setup.sh does) and configure the build "
+      "again");
+  return run;
+}
+
+#else
+
+namespace {
+
+// The signal the launcher sent to end the job (mpirun sends SIGTERM to
+// every process when one of them died); 0 while none came.
+volatile std::sig_atomic_t g_end_signal = 0;
+void OnEndSignal(int signal) { g_end_signal = signal; }
+
+// Every message of a run has this tag: from one process they arrive in the
+// order they were sent (MPI's non-overtaking rule holds per tag).
+constexpr int kTag = 4242;
+
+// Envelope: type, then three integers, then the payload.
+enum MessageType : uint8_t {
+  kData = 1,    // a = source instance, b = target instance, c = stream
+  kExit = 2,    // a = instance, b = 1 if it failed
+  kResult = 3,  // a = instance; payload: SerializeResult
+  kDone = 4,    // the sender has sent everything it will send
+};
+constexpr size_t kEnvelope = 1 + 3 * 8;
+
+std::vector<uint8_t> Envelope(MessageType type, int64_t a, int64_t b, int64_t c,
+                              size_t payload_bytes) {
+  std::vector<uint8_t> bytes(kEnvelope);
+  bytes.reserve(kEnvelope + payload_bytes);
+  bytes[0] = type;
+  std::memcpy(bytes.data() + 1, &a, 8);
+  std::memcpy(bytes.data() + 9, &b, 8);
+  std::memcpy(bytes.data() + 17, &c, 8);
+  return bytes;
+}
+
+class Writer {
+ public:
+  explicit Writer(std::vector<uint8_t>& out) : out_(out) {}
+  void U64(uint64_t v) {
+    uint8_t b[8];
+    std::memcpy(b, &v, 8);
+    out_.insert(out_.end(), b, b + 8);
+  }
+  void Bytes(const void* p, size_t n) {
+    U64(n);
+    const auto* c = static_cast<const uint8_t*>(p);
+    out_.insert(out_.end(), c, c + n);
+  }
+
+ private:
+  std::vector<uint8_t>& out_;
+};
+
+class Reader {
+ public:
+  Reader(const uint8_t* p, size_t n) : p_(p), end_(p + n) {}
+  bool U64(uint64_t* v) {
+    if (end_ - p_ < 8) return false;
+    std::memcpy(v, p_, 8);
+    p_ += 8;
+    return true;
+  }
+  bool Bytes(const uint8_t** data, size_t* n) {
+    uint64_t size = 0;
+    if (!U64(&size) || static_cast<uint64_t>(end_ - p_) < size) return false;
+    *data = p_;
+    *n = size;
+    p_ += size;
+    return true;
+  }
+
+ private:
+  const uint8_t* p_;
+  const uint8_t* end_;
+};
+
+void Leaves(const Literal& value, std::vector<const Literal*>* out) {
+  if (value.shape().IsTuple()) {
+    for (const Literal& e : value.tuple_elements()) Leaves(e, out);
+  } else {
+    out->push_back(&value);
+  }
+}
+void MutableLeaves(Literal& value, std::vector<Literal*>* out) {
+  if (value.shape().IsTuple()) {
+    for (Literal& e : value.tuple_elements()) MutableLeaves(e, out);
+  } else {
+    out->push_back(&value);
+  }
+}
+
+// An instance's status, result bytes and printed outfeed.
+void SerializeResult(const absl::StatusOr<Literal>& result,
+                     const std::vector<std::string>& outfeed, std::vector<uint8_t>& out) {
+  Writer w(out);
+  w.U64(static_cast<uint64_t>(result.status().code()));
+  const std::string message(result.status().message());
+  w.Bytes(message.data(), message.size());
+  std::vector<const Literal*> leaves;
+  if (result.ok()) Leaves(*result, &leaves);
+  w.U64(leaves.size());
+  for (const Literal* leaf : leaves) w.Bytes(leaf->untyped_data(), leaf->size_bytes());
+  w.U64(outfeed.size());
+  for (const std::string& s : outfeed) w.Bytes(s.data(), s.size());
+}
+
+absl::Status DeserializeResult(const uint8_t* data, size_t n, const Shape& shape,
+                               absl::StatusOr<Literal>* result,
+                               std::vector<std::string>* outfeed) {
+  Reader r(data, n);
+  uint64_t code = 0, leaves = 0, feeds = 0;
+  const uint8_t* p = nullptr;
+  size_t size = 0;
+  const absl::Status malformed = absl::InternalError("a malformed result message");
+  if (!r.U64(&code) || !r.Bytes(&p, &size)) return malformed;
+  const std::string message(reinterpret_cast<const char*>(p), size);
+  if (!r.U64(&leaves)) return malformed;
+  if (code != 0) {
+    *result = absl::Status(static_cast<absl::StatusCode>(code), message);
+  } else {
+    auto value = Literal::Create(shape);
+    if (!value.ok()) return value.status();
+    std::vector<Literal*> targets;
+    MutableLeaves(*value, &targets);
+    if (targets.size() != leaves) return malformed;
+    for (Literal* leaf : targets) {
+      if (!r.Bytes(&p, &size) || static_cast<int64_t>(size) != leaf->size_bytes()) {
+        return malformed;
+      }
+      if (size > 0) std::memcpy(leaf->untyped_data(), p, size);
+    }
+    *result = std::move(*value);
+  }
+  if (!r.U64(&feeds)) return malformed;
+  for (uint64_t i = 0; i < feeds; ++i) {
+    if (!r.Bytes(&p, &size)) return malformed;
+    outfeed->emplace_back(reinterpret_cast<const char*>(p), size);
+  }
+  return absl::OkStatus();
+}
+
+// The MPI side of a MessageCollectiveBus. Instance threads queue messages;
+// the thread that called MPI_Init (Progress) sends them, receives, and
+// hands what arrives to the bus.
+class MpiLink final : public MessageLink {
+ public:
+  MpiLink(int rank, int size, int64_t per_process)
+      : rank_(rank), size_(size), per_process_(per_process) {}
+
+  void Post(int64_t source, int64_t target, int64_t stream,
+            std::vector<uint8_t> payload) override {
+    // The envelope, then the payload as a message of its own (no copy);
+    // from one process they arrive in this order.
+    const int rank = static_cast<int>(target / per_process_);
+    absl::MutexLock lock(&mu_);
+    queue_.emplace_back(rank, Envelope(kData, source, target, stream, 0));
+    queue_.emplace_back(rank, std::move(payload));
+    cv_.Signal();
+  }
+
+  void PostExit(int64_t instance, bool failed) override {
+    for (int r = 0; r < size_; ++r) {
+      if (r != rank_) Queue(r, Envelope(kExit, instance, failed ? 1 : 0, 0, 0));
+    }
+  }
+
+  std::string ProcessOf(int64_t instance) const override {
+    return absl::StrCat("rank ", instance / per_process_);
+  }
+
+  void Queue(int rank, std::vector<uint8_t> bytes) {
+    absl::MutexLock lock(&mu_);
+    queue_.emplace_back(rank, std::move(bytes));
+    cv_.Signal();
+  }
+
+  // Wakes the MPI thread from Idle.
+  void Wake() {
+    absl::MutexLock lock(&mu_);
+    woken_ = true;
+    cv_.Signal();
+  }
+
+  // Waits a little for queued messages (MPI has no way to wait for either
+  // an arrival or a queued message: the MPI thread polls).
+  void Idle(absl::Duration d) {
+    absl::MutexLock lock(&mu_);
+    if (queue_.empty() && !woken_) cv_.WaitWithTimeout(&mu_, d);
+    woken_ = false;
+  }
+
+  // Called by the MPI thread only (it owns `pending_`).
+  bool SendsPending() {
+    absl::MutexLock lock(&mu_);
+    return !queue_.empty() || !pending_.empty();
+  }
+
+  // One round of MPI work; returns whether anything moved. `on_message`
+  // gets every message that arrived (the sender's rank and the bytes).
+  template <typename F>
+  bool Progress(F&& on_message, bool receive = true) {
+    bool moved = false;
+    std::deque<std::pair<int, std::vector<uint8_t>>> out;
+    {
+      absl::MutexLock lock(&mu_);
+      out.swap(queue_);
+    }
+    for (auto& [dest, bytes] : out) {
+      pending_.push_back({MPI_REQUEST_NULL, std::move(bytes)});
+      Pending& p = pending_.back();
+      MPI_Isend(p.bytes.data(), static_cast<int>(p.bytes.size()), MPI_BYTE, dest, kTag,
+                MPI_COMM_WORLD, &p.request);
+      moved = true;
+    }
+    // One message a round: the caller checks its condition between two
+    // (a message of the next run may follow the last one of this run).
+    if (receive) {
+      int flag = 0;
+      MPI_Status status;
+      MPI_Iprobe(MPI_ANY_SOURCE, kTag, MPI_COMM_WORLD, &flag, &status);
+      if (flag) {
+        int count = 0;
+        MPI_Get_count(&status, MPI_BYTE, &count);
+        std::vector<uint8_t> bytes(count);
+        MPI_Recv(bytes.data(), count, MPI_BYTE, status.MPI_SOURCE, kTag, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+        std::vector<uint8_t> payload;
+        if (!bytes.empty() && bytes[0] == kData) {
+          // Its payload is the next message from the same process.
+          MPI_Probe(status.MPI_SOURCE, kTag, MPI_COMM_WORLD, &status);
+          MPI_Get_count(&status, MPI_BYTE, &count);
+          payload.resize(count);
+          MPI_Recv(payload.data(), count, MPI_BYTE, status.MPI_SOURCE, kTag, MPI_COMM_WORLD,
+                   MPI_STATUS_IGNORE);
+        }
+        on_message(status.MPI_SOURCE, std::move(bytes), std::move(payload));
+        moved = true;
+      }
+    }
+    for (auto it = pending_.begin(); it != pending_.end();) {
+      int done = 0;
+      MPI_Test(&it->request, &done, MPI_STATUS_IGNORE);
+      if (done) {
+        it = pending_.erase(it);
+        moved = true;
+      } else {
+        ++it;
+      }
+    }
+    return moved;
+  }
+
+ private:
+  struct Pending {
+    MPI_Request request;
+    std::vector<uint8_t> bytes;
+  };
+  const int rank_, size_;
+  const int64_t per_process_;
+  absl::Mutex mu_;
+  absl::CondVar cv_;
+  std::deque<std::pair<int, std::vector<uint8_t>>> queue_ ABSL_GUARDED_BY(mu_);
+  bool woken_ ABSL_GUARDED_BY(mu_) = false;
+  // Sends in flight; only the MPI thread touches them.
+  std::list<Pending> pending_;
+};
+
+}  // namespace
+
+DistributedRun ExecuteOverMpi(const Executable& executable,
+                              absl::Span<const std::vector<const Literal*>> arguments,
+                              const ReplicatedOptions& options) {
+  DistributedRun run;
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  // A caller that initialised MPI finalises it too (bench/mpi_allreduce.cc).
+  const bool owns_mpi = !initialized;
+  if (owns_mpi) {
+    int provided = 0;
+    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+  }
+  // MPI errors come back as codes (a dead peer must not abort this process
+  // before it has said what it was waiting for).
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  struct sigaction action = {};
+  action.sa_handler = &OnEndSignal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGINT, &action, nullptr);
+  MPI_Comm_rank(MPI_COMM_WORLD, &run.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &run.processes);
+  const int64_t replicas = std::max<int64_t>(1, executable.module().replica_count);
+  const int64_t partitions = std::max<int64_t>(1, executable.module().num_partitions);
+  const int64_t all = replicas * partitions;
+  if (all % run.processes != 0) {
+    run.error = absl::InvalidArgumentError(absl::StrCat(
+        "the module's ", replicas, " replicas x ", partitions, " partitions (", all,
+        " instances) cannot be spread evenly over ", run.processes,
+        " processes: run mpirun -n N with N dividing ", all));
+    if (owns_mpi) MPI_Finalize();
+    return run;
+  }
+  const int64_t per = all / run.processes;
+  const int64_t first = run.rank * per;
+  run.local.assign(all, 0);
+  for (int64_t i = first; i < first + per; ++i) run.local[i] = 1;
+
+  std::atomic<bool> cancel{false};
+  MpiLink link(run.rank, run.processes, per);
+  MessageBusOptions bus_options;
+  bus_options.timeout = std::chrono::duration_cast<std::chrono::nanoseconds>(
+      std::chrono::duration<double>(options.collective_timeout_seconds));
+  bus_options.cancel = &cancel;
+  bus_options.first_local = first;
+  bus_options.local_count = per;
+  bus_options.link = &link;
+  MessageCollectiveBus bus(replicas, partitions, bus_options);
+
+  ReplicatedOptions local = options;
+  local.bus = &bus;
+  local.first_instance = first;
+  local.local_instances = per;
+  local.cancel = &cancel;
+  std::vector<std::vector<Literal>> local_outfeed;
+  local.outfeed = &local_outfeed;
+  std::vector<absl::StatusOr<Literal>> local_results;
+  std::atomic<bool> finished{false};
+  std::thread worker([&] {
+    local_results = ExecuteReplicated(executable, arguments, local);
+    finished.store(true);
+    link.Wake();
+  });
+
+  run.results.clear();
+  for (int64_t i = 0; i < all; ++i) run.results.emplace_back(absl::UnavailableError("not here"));
+  run.outfeed.assign(all, {});
+  int done_from = 0;
+  absl::Status receive_error;
+  auto on_message = [&](int source, std::vector<uint8_t> bytes, std::vector<uint8_t> payload) {
+    if (bytes.size() < kEnvelope) return;
+    int64_t a = 0, b = 0, c = 0;
+    std::memcpy(&a, bytes.data() + 1, 8);
+    std::memcpy(&b, bytes.data() + 9, 8);
+    std::memcpy(&c, bytes.data() + 17, 8);
+    switch (bytes[0]) {
+      case kData:
+        bus.Deliver(a, b, c, std::move(payload));
+        break;
+      case kExit:
+        bus.RemoteExited(a, b != 0);
+        if (b != 0) {
+          cancel.store(true);
+          bus.Interrupt();
+        }
+        break;
+      case kResult:
+        if (a >= 0 && a < all) {
+          run.outfeed[a].clear();
+          absl::Status s =
+              DeserializeResult(bytes.data() + kEnvelope, bytes.size() - kEnvelope,
+                                executable.result_shape(), &run.results[a], &run.outfeed[a]);
+          if (!s.ok() && receive_error.ok()) receive_error = s;
+        }
+        break;
+      case kDone:
+        ++done_from;
+        break;
+    }
+  };
+  // The MPI thread: poll again at once after anything moved, else sleep a
+  // little longer each idle round, up to 50 us (processes share the cores;
+  // a sleeping poller leaves them to the instances).
+  bool ended = false;
+  // Once every other process is done, nothing more of this run can come.
+  auto receiving = [&] { return done_from < run.processes - 1 || !finished.load(); };
+  auto pump = [&](auto&& until) {
+    absl::Duration nap = absl::Microseconds(5);
+    while (!until()) {
+      if (g_end_signal != 0 && !ended) {
+        // The launcher ends the job: another process died. MPI is left
+        // alone from here on; every wait fails at once naming whom it waits for.
+        ended = true;
+        cancel.store(true);
+        bus.Terminate(absl::StrCat("the launcher ended the job (signal ", int{g_end_signal},
+                                   "; another process died or was killed)"));
+      }
+      if (ended) {
+        link.Idle(absl::Milliseconds(1));
+        if (until()) break;
+        continue;
+      }
+      if (link.Progress(on_message, receiving())) {
+        nap = absl::Microseconds(5);
+        continue;
+      }
+      link.Idle(nap);
+      nap = std::min(nap * 2, absl::Microseconds(50));
+    }
+  };
+  pump([&] { return finished.load(); });
+  worker.join();
+  if (ended) {
+    // No MPI_Finalize: the job is going down and a peer is gone.
+    for (int64_t i = 0; i < per; ++i) run.results[first + i] = std::move(local_results[i]);
+    return run;
+  }
+
+  for (int64_t i = 0; i < per; ++i) {
+    std::vector<std::string> printed;
+    if (i < static_cast<int64_t>(local_outfeed.size())) {
+      for (const Literal& v : local_outfeed[i]) printed.push_back(v.ToString());
+    }
+    if (run.rank != 0) {
+      std::vector<uint8_t> bytes = Envelope(kResult, first + i, 0, 0, 0);
+      SerializeResult(local_results[i], printed, bytes);
+      link.Queue(0, std::move(bytes));
+    } else {
+      run.outfeed[first + i] = std::move(printed);
+    }
+    run.results[first + i] = std::move(local_results[i]);
+  }
+  for (int r = 0; r < run.processes; ++r) {
+    if (r != run.rank) link.Queue(r, Envelope(kDone, run.rank, 0, 0, 0));
+  }
+  // Everyone keeps receiving until every other process has sent all it
+  // will send, so that every send finds its receive.
+  pump([&] { return done_from == run.processes - 1 && !link.SendsPending(); });
+  if (owns_mpi) MPI_Finalize();
+  if (!receive_error.ok()) run.error = receive_error;
+  return run;
+}
+
+#endif  // HLOVM_HAVE_MPI
+
+}  // namespace hlovm

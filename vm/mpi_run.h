@@ -1,0 +1,63 @@
+// Multi-device runs over several processes started by an MPI launcher
+// (`mpirun -n N hlovm run model.hlo ...`). The module's R x P instances are
+// spread evenly: instance i runs in process i / (R*P/N). Each process runs
+// its instances on threads of their own around a MessageCollectiveBus
+// (vm/message_bus.h); instances of one process exchange messages through its
+// mailbox, instances of different processes through MPI. One thread per
+// process (the caller's) makes every MPI call (MPI_THREAD_FUNNELED).
+// Reductions are the semantics' own (ops/collective/collective_semantics.h),
+// in rank order, so every result is bitwise the one-process result.
+//
+// Faults: an instance that fails tells every process (its peers fail at
+// once, the others are cancelled); one that returns early makes the peers
+// that wait for it fail at once; a peer that never comes makes them fail
+// after the collective timeout. At the end every process sends its
+// instances' results to rank 0, and the processes meet once more before
+// MPI_Finalize (so that no message is left in flight).
+#ifndef HLOVM_VM_MPI_RUN_H_
+#define HLOVM_VM_MPI_RUN_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "core/literal.h"
+#include "vm/api.h"
+
+namespace hlovm {
+
+// The number of processes an MPI launcher started (from its environment:
+// OMPI_COMM_WORLD_SIZE, PMI_SIZE or PMIX's); 0 when none did.
+int MpiLauncherSize();
+
+// Whether this build can run over MPI (it found MPI at configure time).
+bool MpiAvailable();
+
+struct DistributedRun {
+  // Set when the run could not start (every process gets it).
+  absl::Status error;
+  int rank = 0;
+  int processes = 1;
+  // Per instance: whether it ran in this process.
+  std::vector<char> local;
+  // Per instance: on rank 0 every instance's result (a failed one's status
+  // with its code and message); elsewhere this process's instances only.
+  std::vector<absl::StatusOr<Literal>> results;
+  // Per instance, as on rank 0 `results`: its outfeed values, printed.
+  std::vector<std::vector<std::string>> outfeed;
+};
+
+// Runs every instance of `executable` over the processes of the MPI job
+// this process belongs to (MPI_Init .. MPI_Finalize happen in here, unless
+// the caller initialised MPI: it then finalises it, and may call this again).
+// `arguments` and `options` as for ExecuteReplicated.
+DistributedRun ExecuteOverMpi(const Executable& executable,
+                              absl::Span<const std::vector<const Literal*>> arguments,
+                              const ReplicatedOptions& options);
+
+}  // namespace hlovm
+
+#endif  // HLOVM_VM_MPI_RUN_H_
