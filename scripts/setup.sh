@@ -7,6 +7,7 @@ packages=(
   libabsl-dev libre2-dev libtbb-dev libfftw3-dev
   libgtest-dev libgmock-dev libhwy-dev libbenchmark-dev libedit-dev
   python3-numpy
+  zlib1g-dev  # .npz archives (core/npz.cc)
   libopenblas-dev  # reference for bench/dot_bench only; the product never links it
 )
 missing=()
