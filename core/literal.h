@@ -144,6 +144,15 @@ absl::StatusOr<Literal> ParseLiteral(std::string_view text, LiteralSyntax syntax
 // as the value unless they can only be a layout ("f32[2]{0} {1, 2}").
 absl::Status ParseShapedLiteral(TextCursor& cursor, Literal* literal, LiteralSyntax syntax = {});
 
+// As Literal::ToString, but summarized as NumPy prints large arrays: in an
+// array of more than `threshold` elements, every dimension longer than
+// 2 * `edge_items` shows only its first and last `edge_items` entries, with
+// "..." between ("f32[2000] {0, 1, 2, ..., 1997, 1998, 1999}").
+std::string SummaryString(const Literal& literal, int64_t threshold = 1000,
+                          int64_t edge_items = 3);
+// Whether SummaryString leaves out any element of `literal`.
+bool IsSummarized(const Literal& literal, int64_t threshold = 1000, int64_t edge_items = 3);
+
 // One element of type `type` stored at `element` (ByteWidth(type) bytes),
 // printed as XLA prints it; `pred_as_digit` prints pred as 0/1 (as XLA does
 // inside arrays).
