@@ -74,7 +74,7 @@ absl::StatusOr<std::vector<Literal>> ReadInfeed(const std::string& flag) {
       values.push_back(std::move(value));
       continue;
     }
-    auto value = ParseLiteral(arg);
+    auto value = ParseLiteral(arg, LiteralSyntax{/*every_element=*/true});  // nothing padded
     if (!value.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat("--infeed value '", arg, "': ", value.status().message()));

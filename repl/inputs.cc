@@ -417,7 +417,12 @@ absl::StatusOr<Literal> ParseInputText(const std::string& arg, const Shape& para
   const bool looks_bare = !arg.empty() && (arg[0] == '{' || arg[0] == '(' || arg[0] == '-' ||
                                            arg[0] == '.' ||
                                            std::isdigit(static_cast<unsigned char>(arg[0])));
-  return looks_bare ? status : literal.status();
+  absl::Status error = looks_bare ? status : literal.status();
+  if (absl::StrContains(error.message(), "one value given for")) {
+    error = absl::Status(error.code(), absl::StrCat(error.message(),
+                                                    " (or fill(VALUE) to repeat one value)"));
+  }
+  return error;
 }
 
 // Checks `input` (given as `given`) against parameter `index` (`parameter`,

@@ -51,6 +51,7 @@ expect_error "scalar shaped literal for f32[8]" "one value given for f32[8], whi
 expect_error "scalar shaped literal for f32[8]" "input 0 for parameter 0 (%input) (f32[8])"
 expect "bare scalar for f32[8]" 2 "$hlovm" run examples/scan_loop.hlo 5
 expect_error "bare scalar for f32[8]" "one value given for f32[8]"
+expect_error "bare scalar for f32[8]" "(or fill(VALUE) to repeat one value)"
 [ -s "$tmp/out" ] && { echo "FAIL: a refused input printed a result"; failures=$((failures + 1)); }
 expect "elided value" 2 "$hlovm" run examples/scan_loop.hlo '{...}'
 expect_error "elided value" "gives none of the 8 elements"
@@ -60,6 +61,12 @@ expect_error "too few elements" "expects 8 elements"
 expect "fill" 0 "$hlovm" run examples/scan_loop.hlo 'fill(5)'
 expect_output "fill" "f32[8] {5, 10, 15, 20, 25, 30, 35, 40}"
 expect "fill of a non-number" 2 "$hlovm" run examples/scan_loop.hlo 'fill(x)'
+# --infeed values too.
+printf 'HloModule feed\nENTRY e {\n  t = token[] after-all()\n  in = (f32[2], token[]) infeed(t)\n  ROOT v = f32[2] get-tuple-element(in), index=0\n}\n' >"$tmp/feed.hlo"
+expect "infeed scalar for f32[2]" 2 "$hlovm" run --infeed='f32[2] 1' "$tmp/feed.hlo"
+expect_error "infeed scalar for f32[2]" "one value given for f32[2]"
+expect "infeed" 0 "$hlovm" run --infeed='f32[2] {1, 2}' "$tmp/feed.hlo"
+expect_output "infeed" "f32[2] {1, 2}"
 # The REPL's :run reads inputs the same way.
 printf ':load examples/scan_loop.hlo\n:run 5\n:run f32[8] 5\n:run {1, 1, 1, 1, 1, 1, 1, 1}\n' >"$tmp/repl.txt"
 expect "repl :run scalar" 1 "$hlovm" --echo <"$tmp/repl.txt"
