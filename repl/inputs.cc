@@ -652,12 +652,12 @@ absl::StatusOr<std::vector<Literal>> MakeArguments(const std::vector<Shape>& par
     const std::string& given = sources[i].label;
     auto literal = ReadSource(sources[i], parameters[i]);
     if (!literal.ok()) {
-      const std::string who = name_of(i).empty()
-                                  ? absl::StrCat("parameter ", i)
-                                  : absl::StrCat("parameter ", i, " (%", name_of(i), ")");
-      return absl::InvalidArgumentError(absl::StrCat("input ", i, " for ", who, " (",
-                                                     parameters[i].ToString(false), "): ",
-                                                     literal.status().message()));
+      // What was given (shortened), and the parameter: its name and shape.
+      std::string shown = given.size() > 60 ? given.substr(0, 57) + "..." : given;
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input ", i, " ('", shown, "') for parameter ", i, " (",
+          name_of(i).empty() ? "" : absl::StrCat("%", name_of(i), ": "),
+          parameters[i].ToString(false), "): ", literal.status().message()));
     }
     HLOVM_ASSIGN_OR_RETURN(Literal checked, CheckInput(std::move(*literal), parameters[i], i,
                                                        name_of(i), given, options.convert));

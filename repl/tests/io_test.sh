@@ -48,7 +48,7 @@ check() {  # description, python snippet that must exit 0 (tmp is $T)
 #===--- Nothing padded: every element must be given ----------------------===#
 expect "scalar shaped literal for f32[8]" 2 "$hlovm" run examples/scan_loop.hlo 'f32[8] 5'
 expect_error "scalar shaped literal for f32[8]" "one value given for f32[8], which has 8 elements"
-expect_error "scalar shaped literal for f32[8]" "input 0 for parameter 0 (%input) (f32[8])"
+expect_error "scalar shaped literal for f32[8]" "input 0 ('f32[8] 5') for parameter 0 (%input: f32[8])"
 expect "bare scalar for f32[8]" 2 "$hlovm" run examples/scan_loop.hlo 5
 expect_error "bare scalar for f32[8]" "one value given for f32[8]"
 expect_error "bare scalar for f32[8]" "(or fill(VALUE) to repeat one value)"
@@ -56,7 +56,7 @@ expect_error "bare scalar for f32[8]" "(or fill(VALUE) to repeat one value)"
 expect "elided value" 2 "$hlovm" run examples/scan_loop.hlo '{...}'
 expect_error "elided value" "gives none of the 8 elements"
 expect "too few elements" 2 "$hlovm" run examples/scan_loop.hlo '{1, 2}'
-expect_error "too few elements" "expects 8 elements"
+expect_error "too few elements" "input 0 ('{1, 2}') for parameter 0 (%input: f32[8]): expects 8 elements in the []th element, but sees 2"
 # fill(VALUE) is the explicit way to repeat one value.
 expect "fill" 0 "$hlovm" run examples/scan_loop.hlo 'fill(5)'
 expect_output "fill" "f32[8] {5, 10, 15, 20, 25, 30, 35, 40}"
