@@ -280,9 +280,11 @@ expect "output with a trailing slash" 0 "$hlovm" run examples/newton_loop.hlo '{
 [ -f "$tmp/out_dir2/result.npy" ] || { echo "FAIL: no out_dir2/result.npy"; failures=$((failures + 1)); }
 expect "output into an existing directory" 0 "$hlovm" run examples/newton_loop.hlo '{81, 1, 16, 256}' \
   --output="$tmp/out_dir"
+# (--output=FILE.npy|.npz|.json writes one file; any other name is a directory.)
+printf 'x' >"$tmp/out_dir/plain_file"
 expect "output over a file" 2 "$hlovm" run examples/newton_loop.hlo '{81, 1, 16, 256}' \
-  --output="$tmp/out_dir/result.npy"
-expect_error "output over a file" "result.npy: not a directory"
+  --output="$tmp/out_dir/plain_file"
+expect_error "output over a file" "plain_file: not a directory"
 # Elided constants: XLA's counter fill, with a warning; zeros; or an error.
 cat >"$tmp/elided.hlo" <<'HLO'
 HloModule elided

@@ -122,18 +122,36 @@ class Literal {
   bool elided_ = false;
 };
 
+// What literal text may leave unwritten. HLO text follows XLA's parser: a
+// bare value given for an array (`f32[3] constant(1)`) sets its first
+// element and leaves the others zero, and `{...}` stands for values that are
+// filled in later. With `every_element` both are errors, so that nothing is
+// padded silently: every element must be written (for inputs of a run).
+struct LiteralSyntax {
+  bool every_element = false;
+};
 // Parses a literal value for `shape` at the cursor: the text XLA prints inside
 // `constant(...)` (nested braces, scalars, true/false, nan/-nan/nan(0x..),
 // inf/-inf, complex (re, im), tuples in parentheses, and the elided `{...}`).
-absl::Status ParseLiteralValue(TextCursor& cursor, const Shape& shape, Literal* literal);
+absl::Status ParseLiteralValue(TextCursor& cursor, const Shape& shape, Literal* literal,
+                               LiteralSyntax syntax = {});
 // Parses "shape value" (e.g. "f32[2] {1, 2}", "s32[] 5", "(f32[], pred[]) (1, true)")
 // as one whole text; errors name the column. Also accepts the tuple form that
 // ToString prints, each element with its own shape: "(f32[] 1, pred[] true)".
-absl::StatusOr<Literal> ParseLiteral(std::string_view text);
+absl::StatusOr<Literal> ParseLiteral(std::string_view text, LiteralSyntax syntax = {});
 // As ParseLiteral, at the cursor, leaving it after the literal (or at the bad
 // byte). An array shape followed by braces, "f32[2] {1, 2}", takes the braces
 // as the value unless they can only be a layout ("f32[2]{0} {1, 2}").
-absl::Status ParseShapedLiteral(TextCursor& cursor, Literal* literal);
+absl::Status ParseShapedLiteral(TextCursor& cursor, Literal* literal, LiteralSyntax syntax = {});
+
+// As Literal::ToString, but summarized as NumPy prints large arrays: in an
+// array of more than `threshold` elements, every dimension longer than
+// 2 * `edge_items` shows only its first and last `edge_items` entries, with
+// "..." between ("f32[2000] {0, 1, 2, ..., 1997, 1998, 1999}").
+std::string SummaryString(const Literal& literal, int64_t threshold = 1000,
+                          int64_t edge_items = 3);
+// Whether SummaryString leaves out any element of `literal`.
+bool IsSummarized(const Literal& literal, int64_t threshold = 1000, int64_t edge_items = 3);
 
 // One element of type `type` stored at `element` (ByteWidth(type) bytes),
 // printed as XLA prints it; `pred_as_digit` prints pred as 0/1 (as XLA does

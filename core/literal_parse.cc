@@ -484,7 +484,8 @@ absl::Status ParseElement(TextCursor& cursor, ElementType type, const Target& ta
 // Parsing arrays and tuples.
 //===----------------------------------------------------------------------===//
 
-absl::Status ParseArrayValue(TextCursor& cursor, const Shape& shape, Literal* literal) {
+absl::Status ParseArrayValue(TextCursor& cursor, const Shape& shape, LiteralSyntax syntax,
+                             Literal* literal) {
   const int64_t rank = shape.rank();
   const ElementType type = shape.element_type();
   const int64_t width = ByteWidth(type);
@@ -503,6 +504,12 @@ absl::Status ParseArrayValue(TextCursor& cursor, const Shape& shape, Literal* li
     if (cursor.AtEnd() || cursor.Peek() == '}' || cursor.Peek() == ',' || cursor.Peek() == ')') {
       return cursor.ErrorExpected("'{' to start an array literal");
     }
+    if (syntax.every_element) {
+      return cursor.Error(absl::StrCat("one value given for ", shape.ToString(false), ", which has ",
+                                       shape.element_count(), " element",
+                                       shape.element_count() == 1 ? "" : "s",
+                                       "; write every element, in braces"));
+    }
     if (shape.element_count() == 0) {
       return cursor.Error(absl::StrCat("tries to set a value to a literal in shape ",
                                        shape.ToString(false),
@@ -517,6 +524,11 @@ absl::Status ParseArrayValue(TextCursor& cursor, const Shape& shape, Literal* li
     ++probe.pos;
     HLOVM_RETURN_IF_ERROR(probe.SkipSpace());
     if (probe.Rest().substr(0, 3) == "...") {
+      if (syntax.every_element) {
+        return cursor.Error(absl::StrCat("the elided value {...} gives none of the ",
+                                         shape.element_count(), " elements of ",
+                                         shape.ToString(false)));
+      }
       probe.pos += 3;
       HLOVM_RETURN_IF_ERROR(probe.SkipSpace());
       if (probe.Peek() != '}') {
@@ -608,7 +620,8 @@ absl::Status ParseArrayValue(TextCursor& cursor, const Shape& shape, Literal* li
   return absl::OkStatus();
 }
 
-absl::Status ParseValue(TextCursor& cursor, const Shape& shape, Literal* literal) {
+absl::Status ParseValue(TextCursor& cursor, const Shape& shape, LiteralSyntax syntax,
+                        Literal* literal) {
   if (shape.IsTuple()) {
     HLOVM_RETURN_IF_ERROR(cursor.SkipSpace());
     if (cursor.Peek() != '(') return cursor.ErrorExpected("'(' in front of tuple elements");
@@ -623,7 +636,7 @@ absl::Status ParseValue(TextCursor& cursor, const Shape& shape, Literal* literal
         }
         ++cursor.pos;
       }
-      HLOVM_RETURN_IF_ERROR(ParseValue(cursor, shape.tuple_shape(i), &elements[i]));
+      HLOVM_RETURN_IF_ERROR(ParseValue(cursor, shape.tuple_shape(i), syntax, &elements[i]));
     }
     HLOVM_RETURN_IF_ERROR(cursor.SkipSpace());
     if (cursor.Peek() != ')') {
@@ -637,23 +650,25 @@ absl::Status ParseValue(TextCursor& cursor, const Shape& shape, Literal* literal
     return cursor.Error(
         absl::StrCat("a literal of shape ", shape.ToString(false), " cannot be written"));
   }
-  return ParseArrayValue(cursor, shape, literal);
+  return ParseArrayValue(cursor, shape, syntax, literal);
 }
 
 // Deepest tuple nesting ParseLiteral reads.
 constexpr int kMaxTupleDepth = 100;
 
-absl::Status ParseShapeAndValue(TextCursor& cursor, Literal* literal, int depth);
+absl::Status ParseShapeAndValue(TextCursor& cursor, LiteralSyntax syntax, Literal* literal,
+                                int depth);
 
 // The tuple form ToString prints: "(shape value, shape value, ...)".
-absl::Status ParseTupleOfShapedValues(TextCursor& cursor, Literal* literal, int depth) {
+absl::Status ParseTupleOfShapedValues(TextCursor& cursor, LiteralSyntax syntax, Literal* literal,
+                                      int depth) {
   HLOVM_RETURN_IF_ERROR(cursor.Expect('('));
   std::vector<Literal> elements;
   HLOVM_RETURN_IF_ERROR(cursor.SkipSpace());
   if (cursor.Peek() != ')') {
     while (true) {
       Literal element;
-      HLOVM_RETURN_IF_ERROR(ParseShapeAndValue(cursor, &element, depth + 1));
+      HLOVM_RETURN_IF_ERROR(ParseShapeAndValue(cursor, syntax, &element, depth + 1));
       elements.push_back(std::move(element));
       HLOVM_RETURN_IF_ERROR(cursor.SkipSpace());
       if (cursor.Peek() == ')') break;
@@ -669,7 +684,7 @@ absl::Status ParseTupleOfShapedValues(TextCursor& cursor, Literal* literal, int 
 // Parses an array shape and its value. "f32[2] {1, 2}" could read as a shape
 // with layout {1, 2} and no value, so the shape is first read without a
 // layout; only if the value does not fit there is the layout taken.
-absl::Status ParseArrayShapeAndValue(TextCursor& cursor, Literal* literal) {
+absl::Status ParseArrayShapeAndValue(TextCursor& cursor, LiteralSyntax syntax, Literal* literal) {
   size_t close = cursor.text.find(']', cursor.pos);
   if (close != std::string_view::npos) {
     TextCursor head{cursor.text.substr(0, close + 1), cursor.pos};
@@ -677,7 +692,7 @@ absl::Status ParseArrayShapeAndValue(TextCursor& cursor, Literal* literal) {
     if (ParseShape(head, &shape).ok()) {
       TextCursor value_cursor{cursor.text, head.pos};
       Literal value;
-      absl::Status status = ParseLiteralValue(value_cursor, shape, &value);
+      absl::Status status = ParseLiteralValue(value_cursor, shape, &value, syntax);
       if (status.ok()) {
         TextCursor next = value_cursor;
         if (next.SkipSpace().ok() && (next.AtEnd() || next.Peek() == ',' || next.Peek() == ')')) {
@@ -701,12 +716,13 @@ absl::Status ParseArrayShapeAndValue(TextCursor& cursor, Literal* literal) {
   }
   Shape shape;
   HLOVM_RETURN_IF_ERROR(ParseShape(cursor, &shape));
-  return ParseLiteralValue(cursor, shape, literal);
+  return ParseLiteralValue(cursor, shape, literal, syntax);
 }
 
-absl::Status ParseShapeAndValue(TextCursor& cursor, Literal* literal, int depth) {
+absl::Status ParseShapeAndValue(TextCursor& cursor, LiteralSyntax syntax, Literal* literal,
+                                int depth) {
   HLOVM_RETURN_IF_ERROR(cursor.SkipSpace());
-  if (cursor.Peek() != '(') return ParseArrayShapeAndValue(cursor, literal);
+  if (cursor.Peek() != '(') return ParseArrayShapeAndValue(cursor, syntax, literal);
   if (depth >= kMaxTupleDepth) {
     return cursor.Error(absl::StrCat("tuples are nested more than ", kMaxTupleDepth, " deep"));
   }
@@ -714,7 +730,7 @@ absl::Status ParseShapeAndValue(TextCursor& cursor, Literal* literal, int depth)
   // the error of the reading that got further.
   TextCursor shaped = cursor;
   Literal shaped_literal;
-  absl::Status shaped_status = ParseTupleOfShapedValues(shaped, &shaped_literal, depth);
+  absl::Status shaped_status = ParseTupleOfShapedValues(shaped, syntax, &shaped_literal, depth);
   if (shaped_status.ok()) {
     // "(...)" followed by "(" is a tuple shape and its value, as in "() ()".
     TextCursor next = shaped;
@@ -728,7 +744,7 @@ absl::Status ParseShapeAndValue(TextCursor& cursor, Literal* literal, int depth)
   Shape shape;
   Literal plain_literal;
   absl::Status plain_status = ParseShape(plain, &shape);
-  if (plain_status.ok()) plain_status = ParseLiteralValue(plain, shape, &plain_literal);
+  if (plain_status.ok()) plain_status = ParseLiteralValue(plain, shape, &plain_literal, syntax);
   if (plain_status.ok()) {
     cursor = plain;
     *literal = std::move(plain_literal);
@@ -797,21 +813,22 @@ absl::Status Literal::SetFromDouble(int64_t physical_index, double value) {
       absl::StrCat("cannot store a number in ", Sv(ElementTypeName(type))));
 }
 
-absl::Status ParseLiteralValue(TextCursor& cursor, const Shape& shape, Literal* literal) {
+absl::Status ParseLiteralValue(TextCursor& cursor, const Shape& shape, Literal* literal,
+                               LiteralSyntax syntax) {
   HLOVM_ASSIGN_OR_RETURN(Literal result, Literal::Create(shape));
-  HLOVM_RETURN_IF_ERROR(ParseValue(cursor, result.shape(), &result));
+  HLOVM_RETURN_IF_ERROR(ParseValue(cursor, result.shape(), syntax, &result));
   *literal = std::move(result);
   return absl::OkStatus();
 }
 
-absl::Status ParseShapedLiteral(TextCursor& cursor, Literal* literal) {
-  return ParseShapeAndValue(cursor, literal, 0);
+absl::Status ParseShapedLiteral(TextCursor& cursor, Literal* literal, LiteralSyntax syntax) {
+  return ParseShapeAndValue(cursor, syntax, literal, 0);
 }
 
-absl::StatusOr<Literal> ParseLiteral(std::string_view text) {
+absl::StatusOr<Literal> ParseLiteral(std::string_view text, LiteralSyntax syntax) {
   TextCursor cursor{text, 0};
   Literal literal;
-  absl::Status status = ParseShapeAndValue(cursor, &literal, 0);
+  absl::Status status = ParseShapeAndValue(cursor, syntax, &literal, 0);
   if (status.ok()) {
     status = cursor.SkipSpace();
     if (status.ok() && !cursor.AtEnd()) status = cursor.ErrorExpected("end of the literal");

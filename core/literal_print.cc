@@ -182,7 +182,9 @@ void AppendElement(std::string* out, ElementType type, const uint8_t* p, bool pr
 
 class ArrayPrinter {
  public:
-  ArrayPrinter(const Literal& literal, bool oneline, std::string* out)
+  // `edge_items` > 0: a dimension longer than twice that prints only its
+  // first and last `edge_items` entries around "...".
+  ArrayPrinter(const Literal& literal, bool oneline, std::string* out, int64_t edge_items = 0)
       : literal_(literal),
         shape_(literal.shape()),
         type_(shape_.element_type()),
@@ -192,7 +194,8 @@ class ArrayPrinter {
         linebreak_(oneline ? " " : "\n"),
         strides_(ElementStrides(shape_)),
         index_(rank_, 0),
-        out_(out) {}
+        out_(out),
+        edge_items_(edge_items) {}
 
   void Print() { PrintLevel(0, 0); }
 
@@ -241,7 +244,15 @@ class ArrayPrinter {
     }
     OpenBrace(level);
     int64_t size = shape_.dimensions(level);
+    const bool skip = edge_items_ > 0 && size > 2 * edge_items_;
     for (int64_t i = 0; i < size; ++i) {
+      if (skip && i == edge_items_) {
+        // Rows of a matrix are indented; "..." stands in their column.
+        if (rank_ - level == 2 && !oneline_) out_->append("  ");
+        out_->append("...,");
+        out_->append(rank_ - level > 1 ? linebreak_ : " ");
+        i = size - edge_items_;
+      }
       index_[level] = i;
       PrintLevel(level + 1, offset + i * strides_[level]);
       if (i + 1 < size) {
@@ -262,17 +273,20 @@ class ArrayPrinter {
   std::vector<int64_t> strides_;
   std::vector<int64_t> index_;
   std::string* out_;
+  int64_t edge_items_;
 };
 
+// `threshold` >= 0: arrays of more than `threshold` elements print
+// summarized (ArrayPrinter's `edge_items`).
 void PrintValue(const Literal& literal, bool print_shape, bool with_layout, bool oneline,
-                std::string* out) {
+                std::string* out, int64_t threshold = -1, int64_t edge_items = 0) {
   const Shape& shape = literal.shape();
   if (shape.IsTuple()) {
     out->append(oneline ? "( " : "(\n");
     const std::vector<Literal>& elements = literal.tuple_elements();
     for (size_t i = 0; i < elements.size(); ++i) {
       if (i > 0) out->append(oneline ? ", " : ",\n");
-      PrintValue(elements[i], print_shape, with_layout, oneline, out);
+      PrintValue(elements[i], print_shape, with_layout, oneline, out, threshold, edge_items);
     }
     out->append(oneline ? " )" : "\n)");
     return;
@@ -293,7 +307,8 @@ void PrintValue(const Literal& literal, bool print_shape, bool with_layout, bool
     out->append("{...}");
     return;
   }
-  ArrayPrinter(literal, oneline, out).Print();
+  const bool summarize = threshold >= 0 && shape.element_count() > threshold;
+  ArrayPrinter(literal, oneline, out, summarize ? edge_items : 0).Print();
 }
 
 }  // namespace
@@ -319,6 +334,30 @@ std::string Literal::ToStringWithLayout() const {
   std::string out;
   PrintValue(*this, /*print_shape=*/true, /*with_layout=*/true, /*oneline=*/false, &out);
   return out;
+}
+
+std::string SummaryString(const Literal& literal, int64_t threshold, int64_t edge_items) {
+  std::string out;
+  PrintValue(literal, /*print_shape=*/true, /*with_layout=*/false, /*oneline=*/false, &out,
+             threshold, edge_items);
+  return out;
+}
+
+bool IsSummarized(const Literal& literal, int64_t threshold, int64_t edge_items) {
+  if (literal.shape().IsTuple()) {
+    for (const Literal& element : literal.tuple_elements()) {
+      if (IsSummarized(element, threshold, edge_items)) return true;
+    }
+    return false;
+  }
+  if (!literal.shape().IsArray() || literal.elided() ||
+      literal.shape().element_count() <= threshold) {
+    return false;
+  }
+  for (int64_t d : literal.shape().dimensions()) {
+    if (d > 2 * edge_items) return true;
+  }
+  return false;
 }
 
 std::string ElementToString(ElementType type, const uint8_t* element, bool pred_as_digit) {

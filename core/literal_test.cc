@@ -401,6 +401,22 @@ TEST(LiteralParseTest, BareValueForAnArraySetsTheFirstElement) {
   EXPECT_THAT(ErrorOf("f32[2] ,"), HasSubstr("column 8: expected '{'"));
 }
 
+TEST(LiteralParseTest, EveryElementRefusesPaddingAndElision) {
+  const LiteralSyntax strict{/*every_element=*/true};
+  absl::StatusOr<Literal> bare = ParseLiteral("f32[3] 1", strict);
+  ASSERT_FALSE(bare.ok());
+  EXPECT_THAT(std::string(bare.status().message()),
+              HasSubstr("column 8: one value given for f32[3], which has 3 elements"));
+  absl::StatusOr<Literal> elided = ParseLiteral("f32[3] {...}", strict);
+  ASSERT_FALSE(elided.ok());
+  EXPECT_THAT(std::string(elided.status().message()), HasSubstr("gives none of the 3 elements"));
+  // Inside tuples too; scalars and whole arrays are unaffected.
+  EXPECT_FALSE(ParseLiteral("(f32[], s32[2]) (1, 2)", strict).ok());
+  absl::StatusOr<Literal> whole = ParseLiteral("(f32[], s32[2]) (1, {2, 3})", strict);
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  EXPECT_EQ(whole->ValueToString(), "( 1, {2, 3} )");
+}
+
 TEST(LiteralParseTest, CommentsAndSpacing) {
   absl::StatusOr<Literal> literal =
       ParseLiteral("f32[2,2] /* a */ {\n  { /*i0=0*/ 1, // x\n 2 },\n{3,4}}");

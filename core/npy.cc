@@ -65,10 +65,13 @@ class HeaderParser {
       }
       if (key == "descr") {
         SkipSpace();
-        if (Peek() != '\'' && Peek() != '"') {
-          return Error("'descr' is not a simple type code (structured arrays are not supported)");
+        if (Peek() == '[') {
+          HLOVM_RETURN_IF_ERROR(ParseFieldList(&header.descr));
+        } else if (Peek() != '\'' && Peek() != '"') {
+          return Error("'descr' is neither a type code nor a list of fields");
+        } else {
+          HLOVM_RETURN_IF_ERROR(ParseString(&header.descr));
         }
-        HLOVM_RETURN_IF_ERROR(ParseString(&header.descr));
         have_descr = true;
       } else if (key == "fortran_order") {
         HLOVM_RETURN_IF_ERROR(ParseBool(&header.fortran_order));
@@ -118,6 +121,51 @@ class HeaderParser {
     *out = std::string(text_.substr(pos_, end - pos_));
     pos_ = end + 1;
     return absl::OkStatus();
+  }
+  // A structured dtype: [('name', 'type'), ...]. One unnamed field, as in
+  // [('', '<V2')], is the plain type; anything else is refused here, naming
+  // the fields.
+  absl::Status ParseFieldList(std::string* descr) {
+    HLOVM_RETURN_IF_ERROR(Expect('['));
+    std::vector<std::string> names, types;
+    while (true) {
+      SkipSpace();
+      if (Peek() == ']') {
+        ++pos_;
+        break;
+      }
+      HLOVM_RETURN_IF_ERROR(Expect('('));
+      std::string name, type;
+      HLOVM_RETURN_IF_ERROR(ParseString(&name));
+      HLOVM_RETURN_IF_ERROR(Expect(','));
+      SkipSpace();
+      if (Peek() != '\'' && Peek() != '"') {
+        return Error("a structured dtype with nested fields (only numeric arrays can be read)");
+      }
+      HLOVM_RETURN_IF_ERROR(ParseString(&type));
+      SkipSpace();
+      if (Peek() == ',') {
+        ++pos_;
+        SkipSpace();
+        if (Peek() == '(') {
+          return Error("a structured dtype with sub-array fields (only numeric arrays can be read)");
+        }
+      }
+      HLOVM_RETURN_IF_ERROR(Expect(')'));
+      names.push_back(name);
+      types.push_back(type);
+      SkipSpace();
+      if (Peek() == ',') ++pos_;
+    }
+    if (names.size() == 1 && names[0].empty()) {
+      *descr = types[0];
+      return absl::OkStatus();
+    }
+    std::vector<std::string> fields;
+    for (size_t i = 0; i < names.size(); ++i) fields.push_back(absl::StrCat("'", names[i], "': ", types[i]));
+    return absl::InvalidArgumentError(absl::StrCat(
+        Sv(name_), ": a structured array (fields ", absl::StrJoin(fields, ", "),
+        "); only plain numeric arrays can be read: save each field as its own array"));
   }
   absl::Status ParseBool(bool* out) {
     SkipSpace();
@@ -170,9 +218,44 @@ class HeaderParser {
 struct Descr {
   ElementType type;
   bool swap;  // data must be byte-swapped to host order
+  // 1 or 2 for raw 'V1'/'V2' elements (ml_dtypes types), whose type the
+  // header does not name: `type` is then bf16 (V2) or u8 (V1, a placeholder).
+  int raw_width = 0;
 };
 
+// The ml_dtypes names, which some writers put in 'descr' instead of 'V1'/'V2'.
+std::optional<ElementType> MlDtypesType(std::string_view name) {
+  static const struct {
+    std::string_view name;
+    ElementType type;
+  } kNames[] = {
+      {"bfloat16", ElementType::kBF16},
+      {"float8_e5m2", ElementType::kF8E5M2},
+      {"float8_e4m3", ElementType::kF8E4M3},
+      {"float8_e4m3fn", ElementType::kF8E4M3FN},
+      {"float8_e4m3fnuz", ElementType::kF8E4M3FNUZ},
+      {"float8_e4m3b11fnuz", ElementType::kF8E4M3B11FNUZ},
+      {"float8_e5m2fnuz", ElementType::kF8E5M2FNUZ},
+      {"float8_e3m4", ElementType::kF8E3M4},
+      {"float8_e8m0fnu", ElementType::kF8E8M0FNU},
+      {"float6_e2m3fn", ElementType::kF6E2M3FN},
+      {"float6_e3m2fn", ElementType::kF6E3M2FN},
+      {"float4_e2m1fn", ElementType::kF4E2M1FN},
+      {"int2", ElementType::kS2},
+      {"int4", ElementType::kS4},
+      {"uint2", ElementType::kU2},
+      {"uint4", ElementType::kU4},
+  };
+  for (const auto& entry : kNames) {
+    if (entry.name == name) return entry.type;
+  }
+  return std::nullopt;
+}
+
 std::optional<Descr> ParseDescr(std::string_view descr) {
+  if (std::optional<ElementType> named = MlDtypesType(descr)) {
+    return Descr{*named, false, 0};
+  }
   if (descr.size() < 2) return std::nullopt;
   const char order = descr[0];
   bool big_endian;
@@ -193,6 +276,10 @@ std::optional<Descr> ParseDescr(std::string_view descr) {
       return std::nullopt;
   }
   const std::string_view code = descr.substr(1);
+  if (code == "V2") {
+    return Descr{ElementType::kBF16, big_endian != !HostIsLittleEndian(), 2};
+  }
+  if (code == "V1") return Descr{ElementType::kU8, false, 1};
   static const struct {
     std::string_view code;
     ElementType type;
@@ -278,6 +365,60 @@ std::string_view DescrFor(ElementType type) {
   }
 }
 
+// The bytes ml_dtypes stores for the types NumPy lacks: 'V2' for bf16, 'V1'
+// for the 8-bit and smaller types.
+std::string_view RawDescrFor(ElementType type) {
+  if (type == ElementType::kBF16) return "<V2";
+  if (ByteWidth(type) == 1 && DescrFor(type).empty()) return "|V1";
+  return "";
+}
+
+// Why a dtype NumPy can write is not read, in words.
+absl::Status UnsupportedDescr(const std::string& descr, std::string_view name) {
+  const std::string code = descr.size() > 1 ? descr.substr(1) : descr;
+  std::string what;
+  if (code == "O") {
+    what = "Python objects (stored with pickle, which hlovm never loads)";
+  } else if (!code.empty() && (code[0] == 'U' || code[0] == 'S' || code[0] == 'a')) {
+    what = "strings";
+  } else if (!code.empty() && (code[0] == 'M' || code[0] == 'm')) {
+    what = "dates or time deltas";
+  } else if (code == "f16" || code == "f12" || code == "c32" || code == "c24") {
+    what = "extended precision (long double)";
+  } else if (!code.empty() && code[0] == 'V') {
+    what = "raw bytes of a size no element type has";
+  } else {
+    what = "a type hlovm does not know";
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      Sv(name), ": unsupported .npy dtype '", descr, "': ", what,
+      " (supported: bool, int8..int64, uint8..uint64, float16/32/64, complex64/128, and "
+      "ml_dtypes' bfloat16, float8_*, float6_*, float4_e2m1fn, int4, uint4, int2, uint2)"));
+}
+
+// Raw bytes read as a sub-byte type must hold a value of it: an unsigned or
+// float value in the low bits (the rest zero), a signed one in the low bits
+// or sign-extended through the byte. Signed values are stored sign-extended.
+absl::Status CheckSubByteValues(Literal& literal, std::string_view name) {
+  const ElementType type = literal.shape().element_type();
+  const int bits = BitWidth(type);
+  const uint8_t mask = static_cast<uint8_t>((1u << bits) - 1);
+  uint8_t* p = literal.untyped_data();
+  const int64_t count = literal.shape().element_count();
+  for (int64_t i = 0; i < count; ++i) {
+    const uint8_t low = p[i] & mask;
+    uint8_t value = low;
+    if (IsSignedInteger(type) && (low & (1u << (bits - 1)))) value |= static_cast<uint8_t>(~mask);
+    if (p[i] != low && p[i] != value) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          Sv(name), ": byte ", static_cast<int>(p[i]), " of element ", i, " is not a ",
+          Sv(ElementTypeName(type)), " value (", bits, " bits)"));
+    }
+    p[i] = value;
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::optional<ElementType> ElementTypeFromNpyDescr(std::string_view descr) {
@@ -294,7 +435,8 @@ ElementType NpyStorageType(ElementType type) {
   return type;
 }
 
-absl::StatusOr<Literal> ParseNpy(std::string_view bytes, std::string_view name) {
+absl::StatusOr<Literal> ParseNpy(std::string_view bytes, std::string_view name,
+                                 const NpyReadOptions& options) {
   auto bad = [&](std::string_view what) {
     return absl::InvalidArgumentError(absl::StrCat(Sv(name), ": not a valid .npy file: ", Sv(what)));
   };
@@ -318,10 +460,15 @@ absl::StatusOr<Literal> ParseNpy(std::string_view bytes, std::string_view name) 
   HLOVM_ASSIGN_OR_RETURN(NpyHeader header,
                          HeaderParser(bytes.substr(header_start, header_len), name).Parse());
   std::optional<Descr> descr = ParseDescr(header.descr);
-  if (!descr) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        Sv(name), ": unsupported .npy dtype '", header.descr,
-        "' (supported: bool, int8..int64, uint8..uint64, float16/32/64, complex64/128)"));
+  if (!descr) return UnsupportedDescr(header.descr, name);
+  if (descr->raw_width == 1) {
+    if (!options.raw_byte_type.has_value()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          Sv(name), ": the file holds raw 1-byte elements ('", header.descr,
+          "'), as NumPy saves ml_dtypes' float8, float6, float4, int4 and int2 arrays without "
+          "naming the type; they can be read only for a parameter of one of those types"));
+    }
+    descr->type = *options.raw_byte_type;
   }
   const int width = ByteWidth(descr->type);
   Shape shape(descr->type, header.shape);
@@ -350,11 +497,14 @@ absl::StatusOr<Literal> ParseNpy(std::string_view bytes, std::string_view name) 
       uint8_t* p = literal.untyped_data();
       for (int64_t i = 0; i < count; ++i) p[i] = p[i] != 0;
     }
+    if (IsSubByte(descr->type)) {
+      HLOVM_RETURN_IF_ERROR(CheckSubByteValues(literal, name));
+    }
   }
   return literal;
 }
 
-absl::StatusOr<Literal> ReadNpy(const std::string& path) {
+absl::StatusOr<Literal> ReadNpy(const std::string& path, const NpyReadOptions& options) {
   std::error_code error;
   if (std::filesystem::is_directory(path, error)) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory, not a .npy file"));
@@ -365,18 +515,19 @@ absl::StatusOr<Literal> ReadNpy(const std::string& path) {
   std::ostringstream contents;
   contents << file.rdbuf();
   if (file.bad()) return absl::InvalidArgumentError(absl::StrCat(path, ": cannot read the file"));
-  return ParseNpy(contents.str(), path);
+  return ParseNpy(contents.str(), path, options);
 }
 
-absl::StatusOr<std::string> SerializeNpy(const Literal& literal) {
+absl::StatusOr<std::string> SerializeNpy(const Literal& literal, NpyTypes types) {
   const Shape& shape = literal.shape();
   if (!shape.IsArray()) {
     return absl::InvalidArgumentError(
         absl::StrCat("only arrays can be written as .npy, not ", shape.ToString()));
   }
   const ElementType type = shape.element_type();
-  const ElementType storage = NpyStorageType(type);
-  const std::string_view descr = DescrFor(storage);
+  const bool raw = types == NpyTypes::kMlDtypes && !RawDescrFor(type).empty();
+  const ElementType storage = raw ? type : NpyStorageType(type);
+  const std::string_view descr = raw ? RawDescrFor(type) : DescrFor(storage);
   if (descr.empty()) {
     return absl::UnimplementedError(
         absl::StrCat("element type ", Sv(ElementTypeName(type)), " has no .npy form"));
@@ -447,8 +598,8 @@ absl::StatusOr<std::string> SerializeNpy(const Literal& literal) {
   return out;
 }
 
-absl::Status WriteNpy(const Literal& literal, const std::string& path) {
-  HLOVM_ASSIGN_OR_RETURN(std::string bytes, SerializeNpy(literal));
+absl::Status WriteNpy(const Literal& literal, const std::string& path, NpyTypes types) {
+  HLOVM_ASSIGN_OR_RETURN(std::string bytes, SerializeNpy(literal, types));
   std::ofstream file(path, std::ios::binary | std::ios::trunc);
   if (!file) return absl::InvalidArgumentError(absl::StrCat(path, ": cannot create the file"));
   file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));

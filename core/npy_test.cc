@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/literal.h"
+#include "core/element_type.h"
 #include "core/shape.h"
 #include "gtest/gtest.h"
 
@@ -320,6 +321,101 @@ TEST(NpyTest, DescrTable) {
   EXPECT_EQ(ElementTypeFromNpyDescr("|O"), std::nullopt);
   EXPECT_EQ(NpyStorageType(ElementType::kF8E4M3FN), ElementType::kF32);
   EXPECT_EQ(NpyStorageType(ElementType::kU4), ElementType::kU8);
+}
+
+// A version 1 .npy file with header dict `dict` and data `data`.
+std::string NpyFile(std::string_view dict, std::string_view data) {
+  std::string header(dict);
+  header.append(63 - (10 + header.size()) % 64, ' ');
+  header.push_back('\n');
+  std::string file("\x93NUMPY\x01\x00", 8);
+  file.push_back(static_cast<char>(header.size() & 0xff));
+  file.push_back(static_cast<char>(header.size() >> 8));
+  return file + header + std::string(data);
+}
+
+TEST(NpyTest, ReadsMlDtypesFiles) {
+  // NumPy saves ml_dtypes' bfloat16 as raw 2-byte elements, '<V2'.
+  const std::string bf16_bits("\xc0\x3f\x20\xc1", 4);  // 1.5, -10
+  for (const std::string dict : {"{'descr': '<V2', 'fortran_order': False, 'shape': (2,), }",
+                                 "{'descr': 'bfloat16', 'fortran_order': False, 'shape': (2,), }",
+                                 "{'descr': [('', '<V2')], 'fortran_order': False, 'shape': (2,), }"}) {
+    Literal l = MustParse(NpyFile(dict, bf16_bits));
+    EXPECT_EQ(l.ToString(), "bf16[2] {1.5, -10}") << dict;
+  }
+  Literal big = MustParse(NpyFile("{'descr': '>V2', 'fortran_order': False, 'shape': (2,), }",
+                                  std::string("\x3f\xc0\xc1\x20", 4)));
+  EXPECT_EQ(big.ToString(), "bf16[2] {1.5, -10}");
+  // 'V1' names no type: the reader says which.
+  const std::string v1 = NpyFile("{'descr': '|V1', 'fortran_order': False, 'shape': (3,), }",
+                                 std::string("\x38\xb0\x7e", 3));
+  absl::StatusOr<Literal> unknown = ParseNpy(v1, "f8.npy");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("raw 1-byte elements"), std::string::npos);
+  NpyReadOptions options;
+  options.raw_byte_type = ElementType::kF8E4M3FN;
+  absl::StatusOr<Literal> f8 = ParseNpy(v1, "f8.npy", options);
+  ASSERT_TRUE(f8.ok()) << f8.status();
+  EXPECT_EQ(f8->ToString(), "f8e4m3fn[3] {1, -0.5, 448}");
+  // int4: the value in the low bits, sign-extended or not; anything else is
+  // not an int4.
+  options.raw_byte_type = ElementType::kS4;
+  const std::string s4 = NpyFile("{'descr': '<V1', 'fortran_order': False, 'shape': (3,), }",
+                                 std::string("\x0d\xfd\x07", 3));
+  absl::StatusOr<Literal> int4 = ParseNpy(s4, "s4.npy", options);
+  ASSERT_TRUE(int4.ok()) << int4.status();
+  EXPECT_EQ(int4->ToString(), "s4[3] {-3, -3, 7}");
+  EXPECT_EQ(Values<int8_t>(*int4), (std::vector<int8_t>{-3, -3, 7}));
+  const std::string bad = NpyFile("{'descr': '<V1', 'fortran_order': False, 'shape': (1,), }",
+                                  std::string("\x7f", 1));
+  EXPECT_FALSE(ParseNpy(bad, "s4.npy", options).ok());
+  // ml_dtypes' int4 by name.
+  EXPECT_EQ(MustParse(NpyFile("{'descr': 'int4', 'fortran_order': False, 'shape': (1,), }",
+                              std::string("\x0f", 1)))
+                .ToString(),
+            "s4[1] {-1}");
+}
+
+TEST(NpyTest, WritesMlDtypesFormsExactly) {
+  for (ElementType type : {ElementType::kBF16, ElementType::kF8E5M2, ElementType::kS4,
+                           ElementType::kU2, ElementType::kF4E2M1FN}) {
+    absl::StatusOr<Literal> l = Literal::Create(Shape(type, {4}));
+    ASSERT_TRUE(l.ok());
+    for (int i = 0; i < 4; ++i) ASSERT_TRUE(l->SetFromDouble(i, i % 2).ok());
+    absl::StatusOr<std::string> bytes = SerializeNpy(*l, NpyTypes::kMlDtypes);
+    ASSERT_TRUE(bytes.ok()) << bytes.status();
+    EXPECT_NE(bytes->find(type == ElementType::kBF16 ? "'<V2'" : "'|V1'"), std::string::npos);
+    NpyReadOptions options;
+    options.raw_byte_type = type;
+    absl::StatusOr<Literal> back = ParseNpy(*bytes, "x.npy", options);
+    ASSERT_TRUE(back.ok()) << back.status();
+    EXPECT_TRUE(back->BitwiseEqual(*l)) << ElementTypeName(type);
+  }
+}
+
+TEST(NpyTest, SaysWhyAFileIsRefused) {
+  auto error = [](std::string_view dict) {
+    absl::StatusOr<Literal> l = ParseNpy(NpyFile(dict, ""), "x.npy");
+    EXPECT_FALSE(l.ok());
+    EXPECT_EQ(l.status().code(), absl::StatusCode::kInvalidArgument);
+    return l.ok() ? std::string() : std::string(l.status().message());
+  };
+  EXPECT_NE(error("{'descr': '|O', 'fortran_order': False, 'shape': (2,), }")
+                .find("Python objects (stored with pickle, which hlovm never loads)"),
+            std::string::npos);
+  EXPECT_NE(error("{'descr': '<U3', 'fortran_order': False, 'shape': (2,), }").find("strings"),
+            std::string::npos);
+  EXPECT_NE(error("{'descr': '<M8[s]', 'fortran_order': False, 'shape': (2,), }").find("dates"),
+            std::string::npos);
+  EXPECT_NE(error("{'descr': '<f16', 'fortran_order': False, 'shape': (2,), }")
+                .find("extended precision"),
+            std::string::npos);
+  EXPECT_NE(error("{'descr': [('a', '<f4'), ('b', '<i4')], 'fortran_order': False, 'shape': (2,), }")
+                .find("a structured array (fields 'a': <f4, 'b': <i4)"),
+            std::string::npos);
+  EXPECT_NE(error("{'descr': [('a', [('x', '<f4')])], 'fortran_order': False, 'shape': (2,), }")
+                .find("nested fields"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -154,9 +154,12 @@ int Bench(const std::vector<std::string>& args, const cli::Options& options) {
   const Clock::time_point t3 = Clock::now();
   const Executable& exe = **executable;
 
-  auto arguments = MakeArguments(exe.parameter_shapes(),
-                                 std::vector<std::string>(args.begin() + 1, args.end()),
-                                 flags.random, flags.seed, file);
+  std::vector<std::string> names;
+  for (const HloInstruction* p : exe.module().entry()->parameters()) names.push_back(p->name());
+  auto arguments = PrepareArguments(exe.parameter_shapes(), names,
+                                    std::vector<std::string>(args.begin() + 1, args.end()),
+                                    InputOptions{flags.random, flags.seed, flags.convert_inputs},
+                                    flags.save_inputs, file);
   if (!arguments.ok()) return Fail(arguments.status(), false);
   std::vector<const Literal*> argument_ptrs;
   for (const Literal& a : *arguments) argument_ptrs.push_back(&a);

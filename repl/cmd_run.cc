@@ -1,6 +1,8 @@
 // `hlovm run FILE.hlo [INPUT...]` (also `hlovm FILE.hlo ...`): runs a module's
-// entry computation on inputs given as HLO literals, .npy files or random
-// values, and prints the results as HLO literals (or writes .npy files).
+// entry computation on inputs given as HLO literals, .npy/.npz files or random
+// values, and prints the results as HLO literals (summarized as NumPy
+// summarizes large arrays; --print) or writes them (--output: .npy files, an
+// .npz, JSON).
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -20,12 +22,14 @@
 #include "core/float_format.h"
 #include "core/literal.h"
 #include "core/npy.h"
+#include "core/npz.h"
 #include "core/shape.h"
 #include "core/status_macros.h"
 #include "repl/command.h"
 #include "repl/inputs.h"
 #include "repl/options.h"
 #include "repl/run_monitor.h"
+#include "repl/result_output.h"
 #include "repl/source_file.h"
 #include "vm/api.h"
 #include "vm/check_failure.h"
@@ -55,27 +59,6 @@ void PrintError(const absl::Status& status) {
   std::fprintf(stderr, "hlovm: %s\n", std::string(status.message()).c_str());
 }
 
-absl::Status WriteResults(const Literal& result, const std::string& dir, const std::string& stem,
-                          std::vector<std::string>* written) {
-  if (result.shape().IsTuple()) {
-    const auto& elements = result.tuple_elements();
-    for (size_t i = 0; i < elements.size(); ++i) {
-      HLOVM_RETURN_IF_ERROR(WriteResults(elements[i], dir, absl::StrCat(stem, "_", i), written));
-    }
-    return absl::OkStatus();
-  }
-  if (!result.shape().IsArray()) return absl::OkStatus();  // tokens
-  const std::string path = (std::filesystem::path(dir) / (stem + ".npy")).string();
-  HLOVM_RETURN_IF_ERROR(WriteNpy(result, path));
-  std::string note;
-  if (NpyStorageType(result.shape().element_type()) != result.shape().element_type()) {
-    note = absl::StrCat(" (", Sv(ElementTypeName(result.shape().element_type())), " widened to ",
-                        Sv(ElementTypeName(NpyStorageType(result.shape().element_type()))), ")");
-  }
-  written->push_back(path + note);
-  return absl::OkStatus();
-}
-
 // The --infeed values.
 absl::StatusOr<std::vector<Literal>> ReadInfeed(const std::string& flag) {
   std::vector<Literal> values;
@@ -93,7 +76,7 @@ absl::StatusOr<std::vector<Literal>> ReadInfeed(const std::string& flag) {
       values.push_back(std::move(value));
       continue;
     }
-    auto value = ParseLiteral(arg);
+    auto value = ParseLiteral(arg, LiteralSyntax{/*every_element=*/true});  // nothing padded
     if (!value.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat("--infeed value '", arg, "': ", value.status().message()));
@@ -109,16 +92,40 @@ void PrintOutfeed(const std::string& who, const std::vector<std::string>& values
   }
 }
 
+// What --output names: a directory, or one file whose form its extension
+// gives.
+enum class OutputForm { kDirectory, kNpz, kNpy, kJson };
+
+OutputForm OutputFormOf(const std::string& output) {
+  if (absl::EndsWith(output, ".npz")) return OutputForm::kNpz;
+  if (absl::EndsWith(output, ".npy")) return OutputForm::kNpy;
+  if (absl::EndsWith(output, ".json")) return OutputForm::kJson;
+  return OutputForm::kDirectory;
+}
+
 // Checks the --output directory: an existing directory, or one whose
 // parent exists (only the directory itself is ever created, never a chain
 // of them from a mistyped path). With `create`, creates it when missing.
-// InvalidArgument names the flag.
-absl::Status PrepareOutputDir(const std::string& dir, bool create) {
+// For a file (.npz, .npy, .json), its directory must exist. InvalidArgument
+// names the flag.
+absl::Status PrepareOutput(const std::string& output, bool create) {
   namespace fs = std::filesystem;
-  const std::string flag = absl::StrCat("--output=", dir);
-  fs::path path(dir);
-  if (path.has_parent_path() && path.filename().empty()) path = path.parent_path();  // "out/"
+  const std::string flag = absl::StrCat("--output=", output);
   std::error_code ec;
+  if (OutputFormOf(output) != OutputForm::kDirectory) {
+    const fs::path parent = fs::path(output).has_parent_path() ? fs::path(output).parent_path()
+                                                              : fs::path(".");
+    if (!fs::is_directory(parent, ec)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(flag, ": ", parent.string(), " is not an existing directory"));
+    }
+    if (fs::is_directory(output, ec)) {
+      return absl::InvalidArgumentError(absl::StrCat(flag, ": is a directory"));
+    }
+    return absl::OkStatus();
+  }
+  fs::path path(output);
+  if (path.has_parent_path() && path.filename().empty()) path = path.parent_path();  // "out/"
   const fs::file_status status = fs::status(path, ec);
   if (fs::is_directory(status)) return absl::OkStatus();
   if (fs::exists(status)) return absl::InvalidArgumentError(absl::StrCat(flag, ": not a directory"));
@@ -134,21 +141,127 @@ absl::Status PrepareOutputDir(const std::string& dir, bool create) {
   return absl::OkStatus();
 }
 
-// Writes `result` as .npy files named `stem`... into the --output
-// directory, and lists them on stdout.
-int WriteOutput(const std::string& dir, const std::vector<std::pair<std::string, const Literal*>>& results) {
-  if (absl::Status status = PrepareOutputDir(dir, /*create=*/true); !status.ok()) {
-    std::fprintf(stderr, "hlovm: %s\n", std::string(status.message()).c_str());
+// The arrays of `result` named `stem`, `stem`_0, `stem`_1_2, ... (tuple
+// elements), in order; tokens are left out.
+void FlattenResult(const Literal& result, const std::string& stem,
+                   std::vector<std::pair<std::string, const Literal*>>* arrays) {
+  if (result.shape().IsTuple()) {
+    const auto& elements = result.tuple_elements();
+    for (size_t i = 0; i < elements.size(); ++i) {
+      FlattenResult(elements[i], absl::StrCat(stem, "_", i), arrays);
+    }
+    return;
+  }
+  if (result.shape().IsArray()) arrays->emplace_back(stem, &result);
+}
+
+// The stem of instance `r`'s files: "result", or replicaR_result /
+// replicaR_partitionP_result.
+std::string ResultStem(const RunResult& r) {
+  if (r.replica < 0) return "result";
+  if (r.partition < 0) return absl::StrCat("replica", r.replica, "_result");
+  return absl::StrCat("replica", r.replica, "_partition", r.partition, "_result");
+}
+
+// Writes the results where --output says and lists the files on stdout.
+int WriteOutput(const std::string& output, const std::vector<RunResult>& results) {
+  if (absl::Status status = PrepareOutput(output, /*create=*/true); !status.ok()) {
+    PrintError(status);
     return kExitBadInput;
   }
+  std::vector<std::pair<std::string, const Literal*>> arrays;
+  for (const RunResult& r : results) FlattenResult(*r.value, ResultStem(r), &arrays);
   std::vector<std::string> written;
-  for (const auto& [stem, result] : results) {
-    if (absl::Status status = WriteResults(*result, dir, stem, &written); !status.ok()) {
-      PrintError(status);
-      return kExitBadInput;
+  absl::Status status;
+  switch (OutputFormOf(output)) {
+    case OutputForm::kDirectory:
+      for (const auto& [stem, literal] : arrays) {
+        const std::string path = (std::filesystem::path(output) / (stem + ".npy")).string();
+        status = WriteNpy(*literal, path);
+        if (!status.ok()) break;
+        const ElementType type = literal->shape().element_type();
+        std::string note;
+        if (NpyStorageType(type) != type) {
+          note = absl::StrCat(" (", Sv(ElementTypeName(type)), " widened to ",
+                              Sv(ElementTypeName(NpyStorageType(type))), ")");
+        }
+        written.push_back(path + note);
+      }
+      break;
+    case OutputForm::kNpz:
+      status = WriteNpz(arrays, output);
+      written.push_back(output);
+      break;
+    case OutputForm::kNpy:
+      if (arrays.size() != 1) {
+        status = absl::InvalidArgumentError(absl::StrCat(
+            "--output=", output, ": the run has ", arrays.size(),
+            " result arrays, and a .npy file holds one; name an .npz file or a directory"));
+        break;
+      }
+      status = WriteNpy(*arrays[0].second, output);
+      written.push_back(output);
+      break;
+    case OutputForm::kJson: {
+      std::ofstream file(output, std::ios::trunc);
+      file << ResultsJson(results);
+      file.close();
+      if (!file) status = absl::InvalidArgumentError(absl::StrCat(output, ": cannot write the file"));
+      written.push_back(output);
+      break;
     }
   }
+  if (!status.ok()) {
+    PrintError(status);
+    return kExitBadInput;
+  }
   for (const std::string& w : written) std::printf("wrote %s\n", w.c_str());
+  return kExitOk;
+}
+
+// Prints the results as --print says (or writes them, with --output).
+int EmitResults(const std::vector<RunResult>& results, const cli::Flags& flags) {
+  if (!flags.output.empty()) return WriteOutput(flags.output, results);
+  const PrintMode mode = *ParsePrintMode(flags.print);  // checked before the run
+  if (mode == PrintMode::kNone) return kExitOk;
+  if (mode == PrintMode::kJson) {
+    const std::string json = ResultsJson(results);
+    std::fwrite(json.data(), 1, json.size(), stdout);
+    return kExitOk;
+  }
+  bool summarized = false;
+  auto text = [&](const Literal& value) {
+    if (mode == PrintMode::kSummary) {
+      summarized = summarized || IsSummarized(value, kSummaryThreshold, kSummaryEdgeItems);
+    }
+    return FormatResult(value, mode);
+  };
+  if (results.size() == 1 && results[0].replica < 0) {
+    std::printf("%s\n", text(*results[0].value).c_str());
+  } else {
+    // One line for all instances when their results are bitwise identical.
+    bool identical = true;
+    for (const RunResult& r : results) identical = identical && r.value->BitwiseEqual(*results[0].value);
+    const bool partitioned = results[0].partition >= 0;
+    if (identical) {
+      std::printf("%s: %s\n",
+                  partitioned ? absl::StrCat("all ", results.size(), " instances").c_str()
+                              : absl::StrCat("replicas 0-", results.size() - 1).c_str(),
+                  text(*results[0].value).c_str());
+    } else {
+      for (const RunResult& r : results) {
+        const std::string who = partitioned ? absl::StrCat("replica ", r.replica, " partition ", r.partition)
+                                            : absl::StrCat("replica ", r.replica);
+        std::printf("%s: %s\n", who.c_str(), text(*r.value).c_str());
+      }
+    }
+  }
+  if (summarized) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "hlovm: arrays of more than %lld elements are summarized; --print=full "
+                         "prints every element, --output=FILE.npz|FILE.npy|FILE.json|DIR writes them\n",
+                 static_cast<long long>(kSummaryThreshold));
+  }
   return kExitOk;
 }
 
@@ -229,32 +342,12 @@ int RunInstances(const Executable& exe, const std::vector<Literal>& arguments, i
   }
   if (!prints) return any_failed ? (code == kExitOk ? static_cast<int>(kExitFailed) : code) : kExitOk;
   if (any_failed) return code == kExitOk ? static_cast<int>(kExitFailed) : code;
-  if (const std::string& output = run_options.flags.output; !output.empty()) {
-    // One set of files per instance: replica0_result.npy, or
-    // replica0_partition1_result.npy with partitions.
-    std::vector<std::pair<std::string, const Literal*>> files;
-    for (int64_t id = 0; id < instances; ++id) {
-      const std::string who = partitions == 1
-                                  ? absl::StrCat("replica", id)
-                                  : absl::StrCat("replica", id / partitions, "_partition", id % partitions);
-      files.emplace_back(who + "_result", &*results[id]);
-    }
-    return WriteOutput(output, files);
-  }
-  bool identical = true;
-  for (int64_t id = 1; id < instances; ++id) {
-    identical = identical && results[id]->BitwiseEqual(*results[0]);
-  }
-  if (identical) {
-    std::printf("%s: %s\n", partitions == 1 ? absl::StrCat("replicas 0-", instances - 1).c_str()
-                                            : absl::StrCat("all ", instances, " instances").c_str(),
-                results[0]->ToString().c_str());
-    return kExitOk;
-  }
+  std::vector<RunResult> run_results;
   for (int64_t id = 0; id < instances; ++id) {
-    std::printf("%s: %s\n", InstanceName(id, partitions).c_str(), results[id]->ToString().c_str());
+    run_results.push_back(
+        {id / partitions, partitions == 1 ? -1 : id % partitions, &*results[id]});
   }
-  return kExitOk;
+  return EmitResults(run_results, run_options.flags);
 }
 
 int Run(const std::vector<std::string>& args, const cli::Options& options) {
@@ -265,12 +358,16 @@ int Run(const std::vector<std::string>& args, const cli::Options& options) {
     return kExitBadInput;
   }
   const std::string& file = args[0];
-  // A bad --output fails before the program runs.
+  // A bad --output or --print fails before the program runs.
   if (!flags.output.empty()) {
-    if (absl::Status status = PrepareOutputDir(flags.output, /*create=*/false); !status.ok()) {
-      std::fprintf(stderr, "hlovm: %s\n", std::string(status.message()).c_str());
+    if (absl::Status status = PrepareOutput(flags.output, /*create=*/false); !status.ok()) {
+      PrintError(status);
       return kExitBadInput;
     }
+  }
+  if (auto mode = ParsePrintMode(flags.print); !mode.ok()) {
+    PrintError(mode.status());
+    return kExitBadInput;
   }
   auto text = ReadSourceFile(file);
   if (!text.ok()) {
@@ -304,12 +401,17 @@ int Run(const std::vector<std::string>& args, const cli::Options& options) {
   const bool per_replica = flags.per_replica;
   const int64_t sets = per_replica ? instances : 1;
   std::vector<Shape> parameters;
+  std::vector<std::string> names;
   for (int64_t s = 0; s < sets; ++s) {
     parameters.insert(parameters.end(), exe.parameter_shapes().begin(),
                       exe.parameter_shapes().end());
+    for (const HloInstruction* p : exe.module().entry()->parameters()) {
+      names.push_back(per_replica ? absl::StrCat("instance", s, "_", p->name()) : p->name());
+    }
   }
-  auto arguments = MakeArguments(parameters, std::vector<std::string>(args.begin() + 1, args.end()),
-                                 flags.random, flags.seed, file);
+  auto arguments = PrepareArguments(
+      parameters, names, std::vector<std::string>(args.begin() + 1, args.end()),
+      InputOptions{flags.random, flags.seed, flags.convert_inputs}, flags.save_inputs, file);
   if (!arguments.ok()) {
     PrintError(arguments.status());
     return kExitBadInput;
@@ -353,23 +455,23 @@ int Run(const std::vector<std::string>& args, const cli::Options& options) {
     return ExitCodeFor(result.status(), /*during_execution=*/true);
   }
 
-  if (const std::string& output = flags.output; !output.empty()) {
-    return WriteOutput(output, {{"result", &*result}});
-  }
-  std::printf("%s\n", result->ToString().c_str());
-  return kExitOk;
+  return EmitResults({RunResult{-1, -1, &*result}}, flags);
 }
 
 }  // namespace
 
 HLOVM_REGISTER_COMMAND(run, "run",
-                       "hlovm run [--random[=SEED]] [--output=DIR] [FLAGS] FILE.hlo [INPUT...]",
-                       "run the entry computation; inputs are HLO literals ('f32[2] {1, 2}') or "
-                       ".npy files; results print as HLO literals",
+                       "hlovm run [--random[=SEED]] [--print=MODE] [--output=DIR|FILE.npz|FILE.npy|"
+                       "FILE.json] [FLAGS] FILE.hlo [INPUT...]",
+                       "run the entry computation; inputs are HLO literals ('f32[2] {1, 2}', "
+                       "every element written; fill(VALUE) repeats one), .npy files or an .npz "
+                       "(matched by order, or by parameter name); an input of another element type "
+                       "needs --convert-inputs; results print as HLO literals, arrays of more than "
+                       "1000 elements summarized",
                        {cli::FlagGroup::kCompile, cli::FlagGroup::kExecute,
                         cli::FlagGroup::kInstances, cli::FlagGroup::kInputs,
                         cli::FlagId::kPerReplica, cli::FlagId::kInfeed, cli::FlagId::kOutput,
-                        cli::FlagId::kDumpAfterPasses},
+                        cli::FlagId::kPrint, cli::FlagId::kDumpAfterPasses},
                        Run);
 
 }  // namespace hlovm

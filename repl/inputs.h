@@ -1,6 +1,9 @@
 // Inputs of an entry computation given on the command line (`hlovm run`,
 // `hlovm bench`, the REPL's `:run`): HLO literals, bare values that take the
-// parameter's shape, .npy files, or deterministic random values.
+// parameter's shape, .npy files and .npz archives as NumPy writes them, or
+// deterministic random values. No input is padded, truncated or converted
+// unless asked: every element must be given, and an element type that
+// differs from the parameter's needs --convert-inputs.
 #ifndef HLOVM_REPL_INPUTS_H_
 #define HLOVM_REPL_INPUTS_H_
 
@@ -23,21 +26,74 @@ absl::Status FillRandom(Literal* literal, uint64_t seed);
 // The seed `hlovm run --random --seed=SEED` uses for parameter `index`.
 uint64_t RandomSeedForParameter(uint64_t seed, int64_t index);
 
-// One input for a parameter of shape `parameter`: a `.npy` path (converted to
-// types NumPy lacks: bf16 and 8-bit floats from float files, s4/u4... from
-// 8-bit integer files), an HLO literal (`f32[2] {1, 2}`), or a bare value
-// (`{1, 2}`, `3.5`) that takes the parameter's shape.
-absl::StatusOr<Literal> ParseInput(const std::string& arg, const Shape& parameter);
+// How the inputs of a run are made and checked.
+struct InputOptions {
+  // Every parameter filled by FillRandom from RandomSeedForParameter(seed, i)
+  // (--random, --seed); no inputs may be given then.
+  bool random = false;
+  uint64_t seed = 0;
+  // --convert-inputs: an input whose element type differs from its
+  // parameter's is converted (ConvertElementType). Without it such an input
+  // is an error that names both types and this flag.
+  bool convert = false;
+};
 
-// The arguments of an entry computation: with `random`, every parameter
+// One input for a parameter of shape `parameter`, read and checked:
+//   - a `.npy` file (raw 1-byte ml_dtypes files read as the parameter's type
+//     when it is one of those);
+//   - an HLO literal (`f32[2] {1, 2}`);
+//   - a bare value that takes the parameter's shape (`{1, 2}`, `3.5`);
+//   - `fill(VALUE)`: every element of an array parameter VALUE.
+// Every element must be written: a single value for an array, or `{...}`,
+// is an error (nothing is padded). The input's dimensions must be the
+// parameter's; its element type too, unless `convert`. Errors are
+// InvalidArgument and say what was given and what the parameter is.
+absl::StatusOr<Literal> ParseInput(const std::string& arg, const Shape& parameter,
+                                   bool convert = false);
+
+// `input` converted to element type `to` (arrays; tuples element by
+// element): floats round to nearest even (as NumPy's astype and XLA's
+// convert do; too large values become infinities), integers and booleans
+// convert exactly, a float becomes an integer only when it is one and fits,
+// an integer must fit its new type, and complex values do not become real
+// ones. InvalidArgument names the first element that cannot be converted.
+absl::StatusOr<Literal> ConvertElementType(const Literal& input, ElementType to);
+
+// The arguments of an entry computation with parameters `parameters` (named
+// `names`; names may be empty): with `options.random`, every parameter
 // filled by FillRandom (and `inputs` must be empty); otherwise one input per
-// parameter, each checked against its parameter's shape. Errors are
-// InvalidArgument with a message naming the input (`what` names the module
-// in the count mismatch message).
+// parameter (see ParseInput). A `.npz` archive stands for its arrays in
+// archive order; when it is the only input and every parameter's name is
+// the name of one of its arrays, the arrays are matched by name instead.
+// Errors are InvalidArgument with a message naming the input and the
+// parameter (`what` names the module in the count mismatch message).
 absl::StatusOr<std::vector<Literal>> MakeArguments(const std::vector<Shape>& parameters,
+                                                   const std::vector<std::string>& names,
                                                    const std::vector<std::string>& inputs,
-                                                   bool random, uint64_t seed,
+                                                   const InputOptions& options,
                                                    const std::string& what);
+
+// Writes `arguments` (named `names`, which may repeat or be empty) for a
+// later run: into `path` as FILE.npz with one array per parameter (entries
+// named after the parameters, so that `hlovm run` matches them by name), or
+// into the directory `path` (created when its parent exists) as
+// NN_NAME.npy files that sort in parameter order. Types NumPy lacks are
+// written as ml_dtypes writes them, so that they read back exactly. Returns
+// the files written.
+absl::StatusOr<std::vector<std::string>> SaveInputs(const std::vector<Literal>& arguments,
+                                                    const std::vector<std::string>& names,
+                                                    const std::string& path);
+
+// MakeArguments as `hlovm run` and `hlovm bench` use it: with
+// `options.random` it prints the seed on stderr ("hlovm: random inputs,
+// --seed=N"), so that the run can be repeated; with `save_path` it saves the
+// arguments there (SaveInputs) and lists the files on stderr.
+absl::StatusOr<std::vector<Literal>> PrepareArguments(const std::vector<Shape>& parameters,
+                                                      const std::vector<std::string>& names,
+                                                      const std::vector<std::string>& inputs,
+                                                      const InputOptions& options,
+                                                      const std::string& save_path,
+                                                      const std::string& what);
 
 }  // namespace hlovm
 

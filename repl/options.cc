@@ -377,6 +377,11 @@ absl::StatusOr<Options> BuildOptions(const Flags& flags) {
     return absl::InvalidArgumentError(
         absl::StrCat("--elided must be xla, zeros or error, not '", flags.elided, "'"));
   }
+  if (flags.print != "summary" && flags.print != "full" && flags.print != "none" &&
+      flags.print != "json") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--print must be summary, full, none or json, not '", flags.print, "'"));
+  }
   if (flags.by != "instruction" && flags.by != "op_name") {
     return absl::InvalidArgumentError(
         absl::StrCat("--by must be instruction or op_name, not '", flags.by, "'"));

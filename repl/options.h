@@ -112,15 +112,28 @@ inline constexpr double kMaxMemoryMb = 1 << 30;  // 1 PiB, in MiB
   V(kRandom, random, kBool, false, kAnyValue, kInputs, "",                                       \
     "fill every entry parameter with deterministic random values; --random=SEED is "             \
     "--random --seed=SEED")                                                                      \
-  V(kSeed, seed, kUint64, 0, kAnyValue, kInputs, "N", "seed of --random")                        \
+  V(kSeed, seed, kUint64, 0, kAnyValue, kInputs, "N",                                           \
+    "seed of --random (printed on stderr, so that a run can be repeated)")                       \
+  V(kConvertInputs, convert_inputs, kBool, false, kAnyValue, kInputs, "",                        \
+    "convert an input whose element type differs from its parameter's (e.g. NumPy's default "   \
+    "float64/int64 for an f32/s32 parameter, f32 for bf16): floats round to nearest even, "      \
+    "integers must fit; without it such an input is an error")                                   \
+  V(kSaveInputs, save_inputs, kPath, "", kAnyValue, kInputs, "DIR|FILE.npz",                     \
+    "also write the inputs (random ones too) as .npy files NN_NAME.npy into DIR, or as one "     \
+    ".npz with an array per parameter name; `hlovm run FILE.hlo FILE.npz` reads them back")     \
   V(kPerReplica, per_replica, kBool, false, kAnyValue, kCommand, "",                             \
     "inputs are given per instance (instance 0's, then instance 1's, ...)")                      \
   V(kInfeed, infeed, kPath, "", kAnyValue, kCommand, "VALUES",                                   \
     "values the infeed instructions read, in order: .npy files or HLO literals, separated by "   \
     "';' (or by ',' between .npy files); every instance gets the same queue")                    \
-  V(kOutput, output, kPath, "", kAnyValue, kCommand, "DIR",                                      \
-    "write the results as .npy files into this directory instead of printing them (one set "     \
-    "per instance, replicaR_..., for replicated modules)")                                       \
+  V(kOutput, output, kPath, "", kAnyValue, kCommand, "DIR|FILE.npz|FILE.npy|FILE.json",          \
+    "write the results instead of printing them: as .npy files into a directory (result.npy, "   \
+    "result_I.npy for tuple elements; replicaR_... per instance of a replicated module), one "   \
+    ".npz, one .npy (a single array result), or JSON (as --print=json)")                         \
+  V(kPrint, print, kString, "summary", kAnyValue, kCommand, "summary|full|none|json",            \
+    "how results print: summary (as NumPy: an array of more than 1000 elements shows its first " \
+    "and last 3 per dimension around '...'), full (every element), none, or json (one JSON "    \
+    "object: shapes, types and every element)")                                                  \
   V(kDumpAfterPasses, dump_after_passes, kBool, false, kAnyValue, kCommand, "",                  \
     "print the module after the passes (to stderr for run)")                                     \
   V(kIterations, iterations, kInt, 10, AtLeast(1), kCommand, "N", "timed runs")                  \

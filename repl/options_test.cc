@@ -303,6 +303,19 @@ TEST(BuildOptionsTest, ParsedNanAndNegativeValuesAreRefused) {
   }
 }
 
+TEST(BuildOptionsTest, PrintTakesItsChoices) {
+  Flags flags;
+  for (const char* mode : {"summary", "full", "none", "json"}) {
+    flags.print = mode;
+    EXPECT_TRUE(BuildOptions(flags).ok()) << mode;
+  }
+  flags.print = "fancy";
+  absl::StatusOr<Options> options = BuildOptions(flags);
+  ASSERT_FALSE(options.ok());
+  EXPECT_THAT(std::string(options.status().message()),
+              HasSubstr("--print must be summary, full, none or json, not 'fancy'"));
+}
+
 TEST(FlagsHelpTest, ListsTheFlagsOfTheSetByGroup) {
   const std::string help = FlagsHelp(kBenchLike);
   EXPECT_THAT(help, HasSubstr("Command flags:\n  --iterations=N\n      timed runs (default: 10; "
@@ -310,7 +323,8 @@ TEST(FlagsHelpTest, ListsTheFlagsOfTheSetByGroup) {
   EXPECT_THAT(help, HasSubstr("Input flags:\n  --random\n"));
   EXPECT_THAT(help, HasSubstr("--json=FILE"));
   EXPECT_THAT(help, Not(HasSubstr("--replicas")));
-  EXPECT_EQ(FlagNames(kBenchLike), "--random, --seed, --iterations, --json");
+  EXPECT_EQ(FlagNames(kBenchLike),
+            "--random, --seed, --convert_inputs, --save_inputs, --iterations, --json");
 }
 
 }  // namespace

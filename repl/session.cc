@@ -1026,10 +1026,11 @@ bool Session::PrepareRun(absl::string_view args, Prepared* prepared) {
     } else {
       const size_t start = cursor.pos;
       Literal value;
-      absl::Status status = ParseShapedLiteral(cursor, &value);
+      // Every element written, as `hlovm run` requires: nothing is padded.
+      absl::Status status = ParseShapedLiteral(cursor, &value, LiteralSyntax{true});
       if (!status.ok()) {
         cursor.pos = start;
-        status = ParseLiteralValue(cursor, params[i], &value);
+        status = ParseLiteralValue(cursor, params[i], &value, LiteralSyntax{true});
       }
       if (status.ok()) {
         literal = std::move(value);

@@ -8,6 +8,7 @@ packages=(
   libgtest-dev libgmock-dev libhwy-dev libbenchmark-dev libedit-dev
   python3-numpy
   liblapack-dev  # LAPACK for the lapack_*_ffi custom-call targets
+  zlib1g-dev  # .npz archives (core/npz.cc)
   libopenblas-dev  # reference for bench/dot_bench only; the product never links it
   openmpi-bin libopenmpi-dev  # `mpirun -n N hlovm run ...` (vm/mpi_run.h); optional to build
 )
