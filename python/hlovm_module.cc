@@ -22,6 +22,7 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -213,6 +214,14 @@ void OnSigint(int signal, siginfo_t* info, void* context) {
 // Puts OnSigint in front of the current SIGINT handler unless it is there,
 // or the signal is ignored or left at its default (which ends the process).
 void EnsureSigintHandler() {
+  // At most one check every 50 ms: a call costs no system call, and a
+  // handler Python installs later is chained to within 50 ms.
+  static std::atomic<int64_t> next_check_ns{0};
+  const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::steady_clock::now().time_since_epoch())
+                          .count();
+  if (now < next_check_ns.load(std::memory_order_relaxed)) return;
+  next_check_ns.store(now + 50'000'000, std::memory_order_relaxed);
   struct sigaction current;
   if (sigaction(SIGINT, nullptr, &current) != 0) return;
   if ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction == &OnSigint) return;
