@@ -478,10 +478,16 @@ Literal ToLiteral(py::handle object, const Shape& shape, const std::string& what
     array = py::array(array.attr("astype")(native, py::arg("order") = "C", py::arg("copy") = true));
     layout = Layout::RowMajor(shape.rank());
   }
-  Shape view_shape(type, std::vector<int64_t>(shape.dimensions().begin(), shape.dimensions().end()));
-  view_shape.set_layout(*std::move(layout));
-  absl::StatusOr<Literal> view =
-      Literal::View(view_shape, py::detail::array_proxy(array.ptr())->data);
+  void* data = py::detail::array_proxy(array.ptr())->data;
+  absl::StatusOr<Literal> view;
+  if (shape.has_layout() && shape.layout().minor_to_major == layout->minor_to_major) {
+    view = Literal::View(shape, data);  // the parameter's own layout (the common case)
+  } else {
+    Shape view_shape(type,
+                     std::vector<int64_t>(shape.dimensions().begin(), shape.dimensions().end()));
+    view_shape.set_layout(*std::move(layout));
+    view = Literal::View(view_shape, data);
+  }
   if (!view.ok()) throw py::value_error(absl::StrCat(what, ": ", view.status().message()));
   args.keep.push_back(array);
   return std::move(view).value();
@@ -533,7 +539,8 @@ py::object ToPython(Literal&& literal, bool raw) {
   } else if (IsInteger(type)) {
     // Sub-byte integers without ml_dtypes: their values as int8 / uint8.
     NormalizeSubByte(literal);
-    dtype = IsSignedInteger(type) ? py::dtype("int8") : py::dtype("uint8");
+    dtype = table.raw[t];  // uint8
+    if (IsSignedInteger(type)) dtype = py::dtype("int8");
   } else {
     // Small floats without ml_dtypes: their values as float32.
     py::array_t<float> values(dims);
@@ -564,12 +571,13 @@ py::object ToPython(Literal&& literal, bool raw) {
     strides[d] = stride;
     stride *= dims[d];
   }
+  py::dtype descr = py::reinterpret_borrow<py::dtype>(dtype);
   if (shape.element_count() == 0 || literal.untyped_data() == nullptr) {
-    return py::array(py::dtype::from_args(dtype), dims);
+    return py::array(descr, dims);
   }
   auto* owner = new Literal(std::move(literal));
   py::capsule base(owner, [](void* p) { delete static_cast<Literal*>(p); });
-  return py::array(py::dtype::from_args(dtype), dims, strides, owner->untyped_data(), base);
+  return py::array(descr, dims, strides, owner->untyped_data(), base);
 }
 
 //===----------------------------------------------------------------------===//
