@@ -12,7 +12,8 @@ results are NumPy arrays over the VM's own result buffers. Element types
 NumPy lacks (bf16, the f8/f6/f4 types, s2/s4/u2/u4) come back as ml_dtypes
 arrays when ml_dtypes is importable; otherwise small floats come back as
 float32 values and sub-byte integers as int8/uint8 values, and raw=True
-returns the stored bits (uint8/uint16) instead.
+returns the stored bits (uint8/uint16) instead. HLOVM_NO_ML_DTYPES=1 in the
+environment takes the path without ml_dtypes even where it is installed.
 """
 
 import os as _os
