@@ -142,8 +142,15 @@ absl::StatusOr<AlignedBuffer> AlignedBuffer::Allocate(int64_t size, Init init) {
   return buffer;
 }
 
+AlignedBuffer AlignedBuffer::Borrow(uint8_t* data, int64_t size) {
+  AlignedBuffer buffer;
+  buffer.data_ = std::unique_ptr<uint8_t, Free>(data, Free(false));
+  buffer.size_ = size;
+  return buffer;
+}
+
 void AlignedBuffer::Free::operator()(uint8_t* p) const {
-  if (p == nullptr) return;
+  if (p == nullptr || !owned) return;
   uint8_t* base = p - kAlignment;
   uint64_t mapped;
   std::memcpy(&mapped, base, sizeof(mapped));

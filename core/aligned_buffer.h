@@ -10,8 +10,8 @@
 
 namespace hlovm {
 
-// 64-byte aligned byte storage, zero-initialised unless asked otherwise.
-// Large buffers are mapped; recently freed mappings (128 MiB at most)
+// 64-byte aligned byte storage, zero-initialised unless asked otherwise, or
+// a borrowed view of the caller's memory (Borrow). Large buffers are mapped; recently freed mappings (128 MiB at most)
 // are kept for reuse, so that a module run again and again does not fault
 // in fresh pages for its results each time.
 class AlignedBuffer {
@@ -20,12 +20,20 @@ class AlignedBuffer {
   AlignedBuffer() = default;
   // Returns ResourceExhausted instead of throwing when `size` cannot be had.
   static absl::StatusOr<AlignedBuffer> Allocate(int64_t size, Init init = kZeroed);
+  // `size` bytes at `data`, not owned: nothing is freed, and the caller keeps
+  // the memory valid while the buffer (or anything it is moved into) lives.
+  // Its alignment is whatever `data` has.
+  static AlignedBuffer Borrow(uint8_t* data, int64_t size);
   uint8_t* data() { return data_.get(); }
   const uint8_t* data() const { return data_.get(); }
   int64_t size() const { return size_; }
+  bool owned() const { return data_.get_deleter().owned; }
 
  private:
   struct Free {
+    Free() noexcept : owned(true) {}
+    explicit Free(bool owns) noexcept : owned(owns) {}
+    bool owned;
     void operator()(uint8_t* p) const;
   };
   std::unique_ptr<uint8_t, Free> data_;

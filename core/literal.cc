@@ -44,21 +44,8 @@ absl::StatusOr<Literal> Literal::CreateUninitialized(const Shape& shape) {
   return Make(shape, AlignedBuffer::kUninitialized);
 }
 
-absl::StatusOr<Literal> Literal::Make(const Shape& shape, AlignedBuffer::Init init) {
-  Literal literal;
+absl::StatusOr<int64_t> Literal::PrepareArray(const Shape& shape, Literal& literal) {
   literal.shape_ = shape;
-  if (shape.IsTuple()) {
-    literal.elements_.reserve(shape.tuple_size());
-    for (int64_t i = 0; i < shape.tuple_size(); ++i) {
-      HLOVM_ASSIGN_OR_RETURN(Literal element, Make(shape.tuple_shape(i), init));
-      literal.elements_.push_back(std::move(element));
-    }
-    std::vector<Shape> shapes;
-    for (const Literal& element : literal.elements_) shapes.push_back(element.shape());
-    literal.shape_ = Shape::Tuple(std::move(shapes));
-    return literal;
-  }
-  if (!shape.IsArray()) return literal;  // token, opaque: no storage
   const int64_t rank = shape.rank();
   const int width = ByteWidth(shape.element_type());
   int64_t count = 1;
@@ -85,6 +72,40 @@ absl::StatusOr<Literal> Literal::Make(const Shape& shape, AlignedBuffer::Init in
                                                    shape.ToString(),
                                                    ": the layout does not fit the rank"));
   }
+  return bytes;
+}
+
+absl::StatusOr<Literal> Literal::View(const Shape& shape, void* data) {
+  if (!shape.IsArray()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a literal view must be an array, not ", shape.ToString()));
+  }
+  Literal literal;
+  HLOVM_ASSIGN_OR_RETURN(const int64_t bytes, PrepareArray(shape, literal));
+  if (data == nullptr && bytes > 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a view of ", shape.ToString(), " needs its elements' memory"));
+  }
+  literal.buffer_ = AlignedBuffer::Borrow(static_cast<uint8_t*>(data), bytes);
+  return literal;
+}
+
+absl::StatusOr<Literal> Literal::Make(const Shape& shape, AlignedBuffer::Init init) {
+  Literal literal;
+  literal.shape_ = shape;
+  if (shape.IsTuple()) {
+    literal.elements_.reserve(shape.tuple_size());
+    for (int64_t i = 0; i < shape.tuple_size(); ++i) {
+      HLOVM_ASSIGN_OR_RETURN(Literal element, Make(shape.tuple_shape(i), init));
+      literal.elements_.push_back(std::move(element));
+    }
+    std::vector<Shape> shapes;
+    for (const Literal& element : literal.elements_) shapes.push_back(element.shape());
+    literal.shape_ = Shape::Tuple(std::move(shapes));
+    return literal;
+  }
+  if (!shape.IsArray()) return literal;  // token, opaque: no storage
+  HLOVM_ASSIGN_OR_RETURN(const int64_t bytes, PrepareArray(shape, literal));
   absl::StatusOr<AlignedBuffer> buffer = AlignedBuffer::Allocate(bytes, init);
   if (!buffer.ok()) {
     return absl::Status(buffer.status().code(),

@@ -4,6 +4,10 @@
 // layout (row-major when the layout is {n-1,...,0}), ByteWidth() bytes each
 // (sub-byte types one per byte, in the low bits), 64-byte aligned. A tuple
 // literal holds one literal per element. Not thread-safe for mutation.
+//
+// An array literal made by View borrows the caller's memory instead (any
+// alignment the element type allows); moving it keeps it a view, and Clone
+// copies it into storage of its own.
 #ifndef HLOVM_CORE_LITERAL_H_
 #define HLOVM_CORE_LITERAL_H_
 
@@ -39,6 +43,15 @@ class Literal {
   // As Create, with storage the caller overwrites entirely (arrays only).
   static absl::StatusOr<Literal> CreateUninitialized(const Shape& shape);
   static Literal Tuple(std::vector<Literal> elements);
+  // An array literal of `shape` (row-major when it has no layout) whose
+  // elements are the bytes at `data`, in the layout's physical order,
+  // ByteWidth() bytes each: no copy is made and nothing is freed. The caller
+  // keeps the memory valid while the literal lives; writes through the
+  // literal change it. Fails for tuples and malformed shapes, and for
+  // `data` null with elements.
+  static absl::StatusOr<Literal> View(const Shape& shape, void* data);
+  // False for a View (its tuple elements are asked one by one).
+  bool owns_data() const { return buffer_.owned(); }
   // Scalars and row-major arrays of native C++ values (see
   // NativeToElementType).
   template <typename T>
@@ -115,6 +128,9 @@ class Literal {
 
  private:
   static absl::StatusOr<Literal> Make(const Shape& shape, AlignedBuffer::Init init);
+  // Checks an array shape for storage and gives `literal` that shape (with
+  // the row-major layout when it has none); returns its size in bytes.
+  static absl::StatusOr<int64_t> PrepareArray(const Shape& shape, Literal& literal);
 
   Shape shape_;
   AlignedBuffer buffer_;

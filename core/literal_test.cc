@@ -932,5 +932,38 @@ TEST(LiteralCorpusTest, XlaPrintedConstantsPrintBackIdentically) {
   std::printf("corpus constants: %d, printed back identically: %d\n", constants, identical);
 }
 
+TEST(LiteralViewTest, BorrowsTheCallersMemoryAndClonesIntoItsOwn) {
+  alignas(16) float values[6] = {1, 2, 3, 4, 5, 6};
+  absl::StatusOr<Literal> view = Literal::View(Shape(ElementType::kF32, {2, 3}), values);
+  ASSERT_TRUE(view.ok()) << view.status();
+  EXPECT_FALSE(view->owns_data());
+  EXPECT_EQ(view->untyped_data(), reinterpret_cast<uint8_t*>(values));
+  EXPECT_EQ(view->size_bytes(), 24);
+  EXPECT_TRUE(view->shape().has_layout());
+  EXPECT_EQ(view->Get<float>({1, 2}), 6.0f);
+  // Moving keeps the view; writes reach the caller's array.
+  Literal moved = std::move(view).value();
+  moved.Set<float>({0, 0}, 9.0f);
+  EXPECT_EQ(values[0], 9.0f);
+  Literal copy = moved.Clone();
+  EXPECT_TRUE(copy.owns_data());
+  EXPECT_NE(copy.untyped_data(), moved.untyped_data());
+  EXPECT_TRUE(copy.BitwiseEqual(moved));
+  EXPECT_TRUE(Literal::CreateR0<float>(1).owns_data());
+}
+
+TEST(LiteralViewTest, RefusesTuplesMissingMemoryAndBadLayouts) {
+  float value = 0;
+  EXPECT_FALSE(Literal::View(Shape::Tuple({Shape(ElementType::kF32, {})}), &value).ok());
+  EXPECT_FALSE(Literal::View(Shape(ElementType::kF32, {2}), nullptr).ok());
+  Shape bad(ElementType::kF32, {2, 2});
+  bad.set_layout(Layout{.minor_to_major = {0, 0}});
+  EXPECT_FALSE(Literal::View(bad, &value).ok());
+  // An empty array needs no memory.
+  absl::StatusOr<Literal> empty = Literal::View(Shape(ElementType::kF32, {0, 3}), nullptr);
+  ASSERT_TRUE(empty.ok()) << empty.status();
+  EXPECT_EQ(empty->size_bytes(), 0);
+}
+
 }  // namespace
 }  // namespace hlovm

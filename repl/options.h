@@ -142,6 +142,10 @@ inline constexpr double kMaxMemoryMb = 1 << 30;  // 1 PiB, in MiB
     "per-opcode and per-instruction time tables")                                                \
   V(kTrace, trace, kPath, "", kAnyValue, kCommand, "FILE.json",                                  \
     "write a Chrome trace-event JSON of one run to this file")                                   \
+  V(kO, o, kString, "", kAnyValue, kCommand, "FILE",                                             \
+    "write the picture to this file: .dot, .svg or .png (svg and png through Graphviz's dot)")   \
+  V(kExpand, expand, kBool, false, kAnyValue, kCommand, "",                                      \
+    "draw the bodies of loops, calls and fusions even in large modules")                         \
   V(kTop, top, kInt, 20, AtLeast(1), kCommand, "N", "rows of each --profile table")              \
   V(kBy, by, kString, "instruction", kAnyValue, kCommand, "instruction|op_name",                 \
     "the second --profile table groups by instruction or op_name (metadata prefix)")             \

@@ -6,7 +6,8 @@ packages=(
   build-essential cmake ninja-build pkg-config ccache
   libabsl-dev libre2-dev libtbb-dev libfftw3-dev
   libgtest-dev libgmock-dev libhwy-dev libbenchmark-dev libedit-dev
-  python3-numpy
+  python3-numpy python3-dev pybind11-dev python3-pytest  # the Python module and its tests
+  graphviz  # `hlovm graph` draws svg and png with its `dot`
   liblapack-dev  # LAPACK for the lapack_*_ffi custom-call targets
   zlib1g-dev  # .npz archives (core/npz.cc)
   libopenblas-dev  # reference for bench/dot_bench only; the product never links it

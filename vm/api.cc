@@ -643,6 +643,24 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::FromModule(
                        pass_seconds));
 }
 
+absl::StatusOr<Literal> Executable::ExecuteViews(absl::Span<const ArgumentView> arguments,
+                                                 const ExecuteOptions& options) const {
+  std::vector<Literal> views;
+  views.reserve(arguments.size());
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    absl::StatusOr<Literal> view =
+        Literal::View(arguments[i].shape, const_cast<void*>(arguments[i].data));
+    if (!view.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("argument ", i, ": ", view.status().message()));
+    }
+    views.push_back(std::move(view).value());
+  }
+  std::vector<const Literal*> pointers;
+  pointers.reserve(views.size());
+  for (const Literal& view : views) pointers.push_back(&view);
+  return Execute(pointers, options);
+}
+
 bool IsCheckFailure(const absl::Status& status) {
   return !status.ok() && GetCheckFailure(status).has_value();
 }

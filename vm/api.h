@@ -128,6 +128,18 @@ struct ExecuteOptions {
   RunPosition* position = nullptr;
 };
 
+// An argument that Execute reads in place from the caller's memory, with no
+// copy: an array of `shape` (row-major when it has no layout) whose elements
+// lie at `data` in the layout's physical order, ByteWidth() bytes each,
+// aligned at least to their size. The memory must stay valid and unchanged
+// until Execute returns; the VM never writes to it. Literal::View
+// (core/literal.h) makes the same kind of argument as a Literal, for tuples
+// and ExecuteReplicated.
+struct ArgumentView {
+  Shape shape;
+  const void* data = nullptr;
+};
+
 // Errors from Execute: a failed check custom-call (check.expect_eq, ...)
 // has code kFailedPrecondition, carries the structured vm/check_failure.h
 // payload (GetCheckFailure) and IsCheckFailure() true (exit code 1, like
@@ -161,6 +173,11 @@ class Executable {
   // result_shape(), layout included.
   virtual absl::StatusOr<Literal> Execute(absl::Span<const Literal* const> arguments,
                                           const ExecuteOptions& options = {}) const = 0;
+  // As Execute, reading every argument in place (see ArgumentView): row-major
+  // views are handed to the kernels as they are; others are relaid as
+  // Execute relays literals. The result owns its storage.
+  absl::StatusOr<Literal> ExecuteViews(absl::Span<const ArgumentView> arguments,
+                                       const ExecuteOptions& options = {}) const;
 
   // As Execute, with arguments the caller gives up: a result leaf that
   // returns an argument leaf unchanged (an entry parameter passed through,
