@@ -708,13 +708,19 @@ class Module {
       MakeArguments(inputs, args[i], absl::StrCat("instance ", i, ": "));
       pointers.push_back(args[i].pointers());
     }
+    EnsureSigintHandler();
     std::vector<absl::StatusOr<Literal>> results;
+    bool cancelled = false;
     {
       py::gil_scoped_release release;
+      CancelSlot slot;
       ReplicatedOptions options;
       options.threads = threads;
+      options.interrupt = slot.flag();
       results = ExecuteReplicated(*exe_, pointers, options);
+      cancelled = slot.cancelled();
     }
+    if (cancelled) RaiseInterrupted();
     // The first instance's own failure, not the cancellations it caused.
     const absl::Status* failure = nullptr;
     for (const auto& r : results) {

@@ -395,6 +395,28 @@ def test_ctrl_c_cancels_a_run():
     assert lines[1] == "2.0"
 
 
+CTRL_C_REPLICATED_SCRIPT = "\n".join([
+    "import os, signal, threading, time",
+    "import numpy as np, hlovm",
+    f"m = hlovm.compile({FOREVER.replace('HloModule forever', 'HloModule forever, replica_count=2')!r})",
+    "threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()",
+    "start = time.time()",
+    "try:",
+    "    m.run_replicated([np.int64(0)])",
+    "    print('finished')",
+    "except KeyboardInterrupt:",
+    "    print('interrupted after %.1f s' % (time.time() - start))",
+])
+
+
+def test_ctrl_c_cancels_a_replicated_run():
+    out = subprocess.run([sys.executable, "-c", CTRL_C_REPLICATED_SCRIPT], capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("interrupted after"), out.stdout
+    assert float(out.stdout.split()[2]) < 5
+
+
 # --- errors -----------------------------------------------------------------
 
 
