@@ -14,11 +14,18 @@
 // reduce's ReduceRunsBlock on the block's rows, so each value is the same
 // bits as op by op (elementwise kernels give the same bits wherever a run
 // starts; a row reduce folds each row the same way whatever rows surround
-// it). Values read outside the region are written to memory; the rest live
-// in a per-thread scratch of a block (an L1/L2-sized piece).
+// it). Runs of f32 steps become register programs
+// (ops/elementwise/f32_program.h, the same element functions as the
+// kernels), which read a row value broadcast along the rows as a repeated
+// scalar. Values read outside the region are written to memory; the rest
+// live in a per-thread scratch of a block (an L2-sized piece), reused once
+// their last reader has run. The one output may take its input's buffer
+// (a while loop's state stays in place).
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <functional>
+#include <utility>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +36,7 @@
 #include "absl/strings/str_format.h"
 #include "core/status_macros.h"
 #include "core/thread_scratch.h"
+#include "ops/elementwise/f32_program.h"
 #include "ops/elementwise/elementwise_lower.h"
 #include "ops/reduce/reduce.h"
 #include "ops/reduce/reduce_lower.h"
@@ -44,7 +52,7 @@ namespace {
 
 // Elements of a full value a block holds: the block's live values stay in
 // L1/L2 between the steps that read them.
-constexpr int64_t kRowBlockElements = 2048;
+constexpr int64_t kRowBlockElements = 8192;
 // Elements of a parallel task (whole blocks).
 constexpr int64_t kRowTaskElements = 1 << 16;
 // Below this many elements a region is left to the other forms.
@@ -71,7 +79,8 @@ struct RowStep {
     kUnary, kBinary, kTernary,
     kReduce,       // dst[q] = fold of src's row q (ReduceRunsBlock)
     kSplatRow,     // dst's row q = src[q] repeated (a broadcast of a row value)
-    kCopy,         // dst = src (an alias written to an output of its own)
+    kCopy,         // dst = src (a filled broadcast read outside too)
+    kProgram,      // a register program over the block (RowPlan::programs)
     // Invariant: run once per task, before the blocks.
     kFillScalar,   // dst = the scalar src, block * inner (full) or block (row) times
     kFillColumns,  // dst's every row = the inner-element vector src
@@ -88,6 +97,18 @@ struct RowStep {
   int arity = 0;
   RowVal src[3];
   RowVal dst;
+  int program = -1;  // kProgram
+};
+
+// A run of f32 steps as one register program (ops/elementwise/f32_program.h)
+// over the block: stream k is `streams[k]` (a row value read with a repeat
+// of `inner` is its broadcast along the rows); `stores` are the streams it
+// writes.
+struct RowProgram {
+  std::vector<F32ProgramOp> code;
+  std::vector<RowVal> streams;
+  std::vector<F32Stream> kinds;
+  std::vector<bool> stores;
 };
 
 struct RowPlan {
@@ -96,6 +117,7 @@ struct RowPlan {
   int64_t rows_per_task = 1;   // a multiple of block
   ReduceGeometry block_rows;   // a block's rows as a reduce's operand
   std::vector<RowStep> steps;  // the first `num_invariant` run once per task
+  std::vector<RowProgram> programs;
   int num_invariant = 0;
   int64_t scratch_bytes = 0;
 };
@@ -152,7 +174,7 @@ bool RowRegionHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx
       for (size_t i = p.num_invariant; i < p.steps.size(); ++i) {
         const RowStep& s = p.steps[i];
         const int64_t n = s.full ? nb * inner : nb;
-        uint8_t* d = at(s.dst, r0);
+        uint8_t* d = s.kind == RowStep::kProgram ? nullptr : at(s.dst, r0);
         switch (s.kind) {
           case RowStep::kUnary:
             s.unary(at(s.src[0], r0), d, n);
@@ -176,6 +198,14 @@ bool RowRegionHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx
           case RowStep::kCopy:
             std::memcpy(d, at(s.src[0], r0), n * s.dst.size);
             break;
+          case RowStep::kProgram: {
+            const RowProgram& prog = p.programs[s.program];
+            void* streams[kF32ProgramMaxStreams];
+            for (size_t k = 0; k < prog.streams.size(); ++k) streams[k] = at(prog.streams[k], r0);
+            RunF32Program(prog.code.data(), static_cast<int>(prog.code.size()), streams,
+                          prog.kinds.data(), static_cast<int>(prog.streams.size()), 0, nb * inner);
+            break;
+          }
           default:
             break;
         }
@@ -272,6 +302,237 @@ Form FormOf(const HloInstruction& instr, const Domain& d,
     }
   }
   return Form::kElementwise;
+}
+
+// The values step `s` reads and writes (a program's streams).
+void StepValues(RowStep& s, RowPlan* plan, std::vector<RowVal*>* reads,
+                std::vector<RowVal*>* writes) {
+  reads->clear();
+  writes->clear();
+  if (s.kind == RowStep::kProgram) {
+    RowProgram& prog = plan->programs[s.program];
+    for (size_t k = 0; k < prog.streams.size(); ++k) {
+      (prog.stores[k] ? writes : reads)->push_back(&prog.streams[k]);
+    }
+    return;
+  }
+  for (int k = 0; k < s.arity; ++k) reads->push_back(&s.src[k]);
+  writes->push_back(&s.dst);
+}
+
+// Places the scratch values of `plan`'s steps (numbered, `bytes` each) in
+// one per-thread scratch: a value's place is reused once its last reader
+// has run (never by that reader's own results, so no step's result overlaps
+// its operands); the values the invariant steps fill keep theirs.
+void AssignScratch(const std::vector<int64_t>& bytes, RowPlan* plan) {
+  const int64_t count = static_cast<int64_t>(bytes.size());
+  const int64_t steps = static_cast<int64_t>(plan->steps.size());
+  std::vector<RowVal*> reads, writes;
+  std::vector<int64_t> last(count, -1);
+  for (int64_t i = 0; i < steps; ++i) {
+    StepValues(plan->steps[i], plan, &reads, &writes);
+    for (const RowVal* v : reads) {
+      if (v->kind == RowVal::kTemp) last[v->index] = i;
+    }
+  }
+  std::vector<int64_t> offset(count, -1);
+  std::vector<bool> pinned(count, false);  // filled once per task
+  for (int i = 0; i < plan->num_invariant; ++i) {
+    if (plan->steps[i].dst.kind == RowVal::kTemp) pinned[plan->steps[i].dst.index] = true;
+  }
+  std::vector<std::pair<int64_t, int64_t>> free_blocks;  // (offset, bytes)
+  int64_t top = 0;
+  for (int64_t i = 0; i < steps; ++i) {
+    StepValues(plan->steps[i], plan, &reads, &writes);
+    for (const RowVal* v : writes) {
+      if (v->kind != RowVal::kTemp || offset[v->index] >= 0) continue;
+      const int64_t need = bytes[v->index];
+      auto fit = free_blocks.end();
+      if (i >= plan->num_invariant) {
+        fit = std::find_if(free_blocks.begin(), free_blocks.end(),
+                           [&](const auto& b) { return b.second >= need; });
+      }
+      if (fit != free_blocks.end()) {
+        offset[v->index] = fit->first;
+        free_blocks.erase(fit);
+      } else {
+        offset[v->index] = top;
+        top += need;
+      }
+    }
+    for (size_t k = 0; k < reads.size(); ++k) {
+      const RowVal* v = reads[k];
+      if (v->kind != RowVal::kTemp || last[v->index] != i || pinned[v->index]) continue;
+      bool again = false;  // the same value twice in one step
+      for (size_t j = 0; j < k; ++j) {
+        again |= reads[j]->kind == RowVal::kTemp && reads[j]->index == v->index;
+      }
+      if (!again) {
+        free_blocks.emplace_back(offset[v->index], bytes[v->index]);
+        pinned[v->index] = true;  // freed once
+      }
+    }
+  }
+  for (RowStep& s : plan->steps) {
+    StepValues(s, plan, &reads, &writes);
+    for (RowVal* v : reads) {
+      if (v->kind == RowVal::kTemp) v->index = static_cast<uint32_t>(offset[v->index]);
+    }
+    for (RowVal* v : writes) {
+      if (v->kind == RowVal::kTemp) v->index = static_cast<uint32_t>(offset[v->index]);
+    }
+  }
+  plan->scratch_bytes = top;
+}
+
+// A value's identity before scratch places are assigned.
+uint64_t KeyOf(const RowVal& v) { return uint64_t{v.kind} << 32 | v.index; }
+
+// Turns runs of consecutive f32 steps over the block into register
+// programs: a step's value stays in the accumulator for the next step, in
+// a spill slot for later ones in the run, and is stored only where a step
+// outside the run reads it or it is an output; a broadcast along the rows
+// read only inside the run is read as its row value repeated (rows of a
+// multiple of kF32ProgramRepeatQuantum). `code[i]` is body step i's program
+// op where it has one. Appends the programs' listings to `detail`.
+void MakePrograms(const std::vector<std::optional<F32Code>>& code, int64_t inner,
+                  std::vector<RowStep>* body, RowPlan* plan, std::string* detail,
+                  const std::function<std::string(const RowVal&)>& text) {
+  const int64_t n = static_cast<int64_t>(body->size());
+  absl::flat_hash_map<uint64_t, std::vector<int64_t>> readers;
+  for (int64_t i = 0; i < n; ++i) {
+    const RowStep& s = (*body)[i];
+    for (int k = 0; k < s.arity; ++k) readers[KeyOf(s.src[k])].push_back(i);
+  }
+  const bool repeats = inner % kF32ProgramRepeatQuantum == 0;
+  auto splat = [&](int64_t i) {
+    const RowStep& s = (*body)[i];
+    return repeats && s.kind == RowStep::kSplatRow && s.dst.size == 4 && s.src[0].size == 4;
+  };
+  std::vector<RowStep> out;
+  int64_t i = 0;
+  while (i < n) {
+    if (!code[i].has_value() && !splat(i)) {
+      out.push_back((*body)[i++]);
+      continue;
+    }
+    int64_t j = i;
+    while (j < n && (code[j].has_value() || splat(j))) ++j;
+    // Splats read outside the run stay steps (ahead of the program: their
+    // row values come from before the run).
+    absl::flat_hash_map<uint64_t, RowVal> repeated;  // splat value -> its row value
+    std::vector<RowStep> hoisted;
+    std::vector<int64_t> ops;
+    for (int64_t k = i; k < j; ++k) {
+      if (!splat(k)) {
+        ops.push_back(k);
+        continue;
+      }
+      bool inside = (*body)[k].dst.kind == RowVal::kTemp;
+      for (int64_t r : readers[KeyOf((*body)[k].dst)]) inside &= r >= i && r < j;
+      if (inside) {
+        repeated[KeyOf((*body)[k].dst)] = (*body)[k].src[0];
+      } else {
+        hoisted.push_back((*body)[k]);
+      }
+    }
+    RowProgram prog;
+    absl::flat_hash_map<uint64_t, int> stream_of, spill_of;
+    auto stream = [&](const RowVal& v, bool store) -> F32Operand {
+      const uint64_t key = KeyOf(v);
+      auto [it, added] = stream_of.try_emplace(key, static_cast<int>(prog.streams.size()));
+      if (added) {
+        F32Stream kind;
+        if (auto r = repeated.find(key); r != repeated.end()) {
+          prog.streams.push_back(r->second);
+          kind.splat = true;
+          kind.repeat = inner;
+          kind.period = plan->block;
+        } else {
+          prog.streams.push_back(v);
+          kind.far = v.kind == RowVal::kFullIn;
+        }
+        prog.kinds.push_back(kind);
+        prog.stores.push_back(store);
+      }
+      return F32Operand{F32Operand::kStream, static_cast<uint8_t>(it->second)};
+    };
+    uint64_t acc = ~uint64_t{0};
+    bool ok = true;
+    for (size_t q = 0; q < ops.size() && ok; ++q) {
+      const RowStep& s = (*body)[ops[q]];
+      auto operand = [&](const RowVal& v) -> F32Operand {
+        const uint64_t key = KeyOf(v);
+        if (key == acc) return F32Operand{F32Operand::kAcc, 0};
+        if (auto it = spill_of.find(key); it != spill_of.end()) {
+          return F32Operand{F32Operand::kSpill, static_cast<uint8_t>(it->second)};
+        }
+        return stream(v, false);
+      };
+      F32ProgramOp op;
+      op.code = *code[ops[q]];
+      if (s.arity == 1) {
+        const F32Operand a = operand(s.src[0]);
+        if (a.kind != F32Operand::kAcc) prog.code.push_back({F32Code::kLoad, false, a, {}});
+      } else {
+        const F32Operand a = operand(s.src[0]), b = operand(s.src[1]);
+        if (a.kind == F32Operand::kAcc) {
+          op.a = b;
+        } else if (b.kind == F32Operand::kAcc) {
+          op.reversed = true;
+          op.a = a;
+        } else {
+          prog.code.push_back({F32Code::kLoad, false, a, {}});
+          op.a = b;
+        }
+      }
+      prog.code.push_back(op);
+      acc = KeyOf(s.dst);
+      bool later = false, outside = s.dst.kind != RowVal::kTemp;
+      for (int64_t r : readers[acc]) {
+        const bool in_run = std::find(ops.begin(), ops.end(), r) != ops.end();
+        if (!in_run) outside = true;
+        if (in_run && (q + 1 >= ops.size() || r != ops[q + 1])) later = true;
+      }
+      if (later) {
+        const int slot = static_cast<int>(spill_of.size());
+        if (slot >= kF32ProgramMaxSpills) {
+          ok = false;
+          break;
+        }
+        spill_of[acc] = slot;
+        prog.code.push_back(
+            {F32Code::kSpill, false, {F32Operand::kSpill, static_cast<uint8_t>(slot)}, {}});
+      }
+      if (outside) {
+        prog.code.push_back({F32Code::kStore, false, stream(s.dst, true), {}});
+      }
+    }
+    ok = ok && !ops.empty() && prog.streams.size() <= kF32ProgramMaxStreams &&
+         prog.code.size() <= kF32ProgramMaxOps;
+    if (!ok) {
+      for (int64_t k = i; k < j; ++k) out.push_back((*body)[k]);
+      i = j;
+      continue;
+    }
+    for (RowStep& h : hoisted) out.push_back(h);
+    RowStep step;
+    step.kind = RowStep::kProgram;
+    step.full = true;
+    step.program = static_cast<int>(plan->programs.size());
+    std::string streams;
+    for (size_t k = 0; k < prog.streams.size(); ++k) {
+      absl::StrAppend(&streams, k ? ", " : "", text(prog.streams[k]),
+                      prog.kinds[k].splat ? absl::StrCat(" (repeat ", inner, ")") : "",
+                      prog.stores[k] ? " (stored)" : "");
+    }
+    absl::StrAppend(detail, "          program ", step.program, ": ", prog.code.size(),
+                    " ops over ", streams, "\n");
+    plan->programs.push_back(std::move(prog));
+    out.push_back(step);
+    i = j;
+  }
+  *body = std::move(out);
 }
 
 }  // namespace
@@ -396,6 +657,14 @@ absl::Status LowerRowRegion(FunctionBuilder& b, const FusedRegion& region,
                                                     region.members.end());
   absl::flat_hash_set<const HloInstruction*> is_output(region.outputs.begin(),
                                                        region.outputs.end());
+  // An output that is an alias (a reshape) of another member is that
+  // member's register viewed in its shape, as a reshape op by op is: the
+  // member it aliases is written to memory instead.
+  for (const HloInstruction* o : region.outputs) {
+    const HloInstruction* m = o;
+    while (member.contains(m) && FormOf(*m, d, member) == Form::kAlias) m = m->operand(0);
+    if (m != o && member.contains(m)) is_output.insert(m);
+  }
 
   RowPlan plan;
   plan.rows = d.rows;
@@ -419,13 +688,15 @@ absl::Status LowerRowRegion(FunctionBuilder& b, const FusedRegion& region,
     return slot->second;
   };
   int64_t in_bytes = 0, out_bytes = 0;
+  // Scratch values by number; their places are assigned at the end.
+  std::vector<int64_t> temp_bytes;
   auto temp = [&](Span span, int size) {
     RowVal v;
     v.kind = RowVal::kTemp;
     v.size = static_cast<uint8_t>(size);
-    v.index = static_cast<uint32_t>(plan.scratch_bytes);
+    v.index = static_cast<uint32_t>(temp_bytes.size());
     const int64_t bytes = (span == Span::kFull ? plan.block * d.inner : plan.block) * size;
-    plan.scratch_bytes += (bytes + 63) / 64 * 64;
+    temp_bytes.push_back((bytes + 63) / 64 * 64);
     return v;
   };
   absl::flat_hash_map<const HloInstruction*, RowVal> val;
@@ -470,12 +741,14 @@ absl::Status LowerRowRegion(FunctionBuilder& b, const FusedRegion& region,
       case RowVal::kRowOut: return absl::StrCat("out", v.index, "[row]");
       case RowVal::kTemp: break;
     }
-    return absl::StrCat("t@", v.index);
+    return absl::StrCat("t", v.index);
   };
   int num_ops = 0;
+  std::vector<std::optional<F32Code>> codes;  // per body step
   for (const HloInstruction* m : region.members) {
     const Form form = FormOf(*m, d, member);
     const Span span = d.SpanOf(m->shape());
+    std::optional<F32Code> code;
     RowStep s;
     s.full = span == Span::kFull;
     std::string what;
@@ -484,16 +757,17 @@ absl::Status LowerRowRegion(FunctionBuilder& b, const FusedRegion& region,
         return absl::InternalError(absl::StrCat("row-wise region member %", m->name(),
                                                 " lost its form"));
       case Form::kAlias: {
-        HLOVM_ASSIGN_OR_RETURN(RowVal v, read(m->operand(0)));
-        if (!is_output.contains(m)) {
-          val[m] = v;
-          continue;
+        HLOVM_ASSIGN_OR_RETURN(val[m], read(m->operand(0)));
+        if (is_output.contains(m)) {
+          // Its operand is an output too, or an input.
+          auto it = values->find(m->operand(0));
+          if (it == values->end()) {
+            return absl::InternalError(absl::StrCat("row-wise region output %", m->name(),
+                                                    " aliases a value with no register"));
+          }
+          (*values)[m] = it->second;
         }
-        s.kind = RowStep::kCopy;
-        s.src[0] = v;
-        s.arity = 1;
-        what = "copy";
-        break;
+        continue;
       }
       case Form::kElementwise: {
         HLOVM_ASSIGN_OR_RETURN(ElementwiseKernel k, SelectElementwiseKernel(*m));
@@ -510,6 +784,18 @@ absl::Status LowerRowRegion(FunctionBuilder& b, const FusedRegion& region,
         s.scalar_mask = k.scalar_mask;
         what = absl::StrCat(std::string(HloOpcodeName(m->opcode())), " ", k.variant);
         ++num_ops;
+        bool f32 = m->shape().element_type() == ElementType::kF32 && s.full &&
+                   (k.kind == ElementwiseKernel::kUnary || k.kind == ElementwiseKernel::kBinary);
+        for (const HloInstruction* op : m->operands()) {
+          f32 &= op->shape().element_type() == ElementType::kF32;
+        }
+        if (f32 && m->opcode() != HloOpcode::kCompare) {
+          const std::optional<ProgramCode> pc = F32CodeOf(*m, k);
+          if (pc.has_value() && !pc->round_bf16 && pc->code != F32Code::kNop &&
+              pc->code != F32Code::kRoundBF16) {
+            code = pc->code;
+          }
+        }
         break;
       }
       case Form::kReduce: {
@@ -575,6 +861,7 @@ absl::Status LowerRowRegion(FunctionBuilder& b, const FusedRegion& region,
                           s.kind == RowStep::kReduce ? absl::StrCat(" from s", s.init_input) : "",
                           m->name());
     body.push_back(s);
+    codes.push_back(code);
   }
   // Outputs the compiler asks for that are aliases of inputs or other
   // values: the register of what they alias.
@@ -583,17 +870,47 @@ absl::Status LowerRowRegion(FunctionBuilder& b, const FusedRegion& region,
     return absl::InternalError(absl::StrCat("row-wise region output %", o->name(),
                                             " has no register"));
   }
+  MakePrograms(codes, d.inner, &body, &plan, &detail, text);
   plan.num_invariant = static_cast<int>(invariant.size());
   plan.steps = std::move(invariant);
   plan.steps.insert(plan.steps.end(), body.begin(), body.end());
+  AssignScratch(temp_bytes, &plan);
 
   FunctionBuilder::EmitSpec spec;
+  // The one output may take the buffer of an input of its size read only
+  // row by row where the last step writes it: every step before has read
+  // the block's rows of it, and the last step reads and writes element by
+  // element (a while loop's state then stays in place).
+  std::vector<RowVal*> reads, writes;
+  if (!plan.steps.empty()) StepValues(plan.steps.back(), &plan, &reads, &writes);
+  const bool last_writes_out = plan.steps.size() > static_cast<size_t>(plan.num_invariant) &&
+                               writes.size() == 1 && writes[0]->kind == RowVal::kFullOut &&
+                               (plan.steps.back().kind <= RowStep::kTernary ||
+                                plan.steps.back().kind == RowStep::kProgram);
+  if (outs.size() == 1 && last_writes_out) {
+    const int out_size = writes[0]->size;
+    std::vector<bool> ok(in_regs.size(), true);
+    for (RowStep& st : plan.steps) {
+      StepValues(st, &plan, &reads, &writes);
+      for (const RowVal* v : reads) {
+        if (v->kind == RowVal::kFullIn || v->kind == RowVal::kRowIn ||
+            v->kind == RowVal::kWholeIn) {
+          ok[v->index] = ok[v->index] && v->kind == RowVal::kFullIn && v->size == out_size;
+        }
+      }
+      if (st.kind == RowStep::kReduce) ok[st.init_input] = false;
+    }
+    for (size_t k = 0; k < in_regs.size() && k < 32; ++k) {
+      if (ok[k]) spec.inplace_mask |= 1u << k;
+    }
+  }
   spec.handler = &RowRegionHandler;
   spec.kind = HandlerKind::kFusion;
   spec.in = in_regs;
   spec.out = outs;
   spec.variant = absl::StrCat(num_ops, " ops, row-wise over ", d.rows, " rows of ", d.inner,
                               ", blocks of ", plan.block, " rows");
+  if (!plan.programs.empty()) absl::StrAppend(&spec.variant, ", ", plan.programs.size(), " programs");
   spec.detail = absl::StrCat("          per block of rows:\n", detail);
   FusedWork work;
   work.bytes = static_cast<double>(in_bytes + out_bytes);
