@@ -608,7 +608,12 @@ ENTRY main {
   args.push_back(RandomArray(ElementType::kF32, {768}, 72));
   args.push_back(RandomArray(ElementType::kF32, {768}, 73));
   ExpectRowWise(text, args, 301, 768);
-  EXPECT_THAT(EntryMnemonics(text), ElementsAre("fusion"));
+  std::string listing;
+  EXPECT_THAT(EntryMnemonics(text, &listing), ElementsAre("fusion"));
+  // The centring and squaring, and the normalising, scaling and shifting,
+  // run as register programs reading the row values repeated along rows.
+  EXPECT_THAT(listing, HasSubstr("program 1:"));
+  EXPECT_THAT(listing, HasSubstr("(repeat 768)"));
 }
 
 // Softmax and log-softmax of bf16 rows computed in f32 (as JAX writes them),
