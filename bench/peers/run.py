@@ -20,6 +20,7 @@ PyTorch and torchvision are a benchmark-only dependency
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -28,6 +29,7 @@ import tempfile
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+CORPUS = os.path.join(HERE, "..", "..", "..", "shared", "corpus", "models")
 
 
 def uniform(rng, shape, scale=1.0):
@@ -73,8 +75,30 @@ def inputs_mlp_train(rng):
             uniform(rng, (32, 784)), uniform(rng, (32, 10))]
 
 
+def resnet50_parameters():
+    """The entry parameters of the ResNet-50 module: (name, dims) in order."""
+    with open(hlo_path("resnet50", CORPUS)) as f:
+        entry = next(line for line in f if line.startswith("ENTRY"))
+    signature = entry[entry.index("(") + 1:entry.index(") ->")]
+    return [(name, tuple(int(d) for d in dims.split(",") if d))
+            for name, dims in re.findall(r"(\S+): f32\[([\d,]*)\]", signature)]
+
+
 def inputs_resnet50(rng):
-    return [uniform(rng, (1, 224, 224, 3))]
+    # Keras's weights in its own order and layout: kernels scaled by their
+    # fan-in, the batch norms' vectors (scale, offset, mean, variance) in
+    # [0.5, 1.5) so that every variance is positive; the image last.
+    arrays = []
+    for name, dims in resnet50_parameters():
+        if len(dims) == 4 and name != "data.1":
+            arrays.append(uniform(rng, dims, (dims[0] * dims[1] * dims[2]) ** -0.5))
+        elif len(dims) == 2:
+            arrays.append(uniform(rng, dims, dims[0] ** -0.5))
+        elif name == "data.1":
+            arrays.append(uniform(rng, dims))
+        else:
+            arrays.append(1.0 + uniform(rng, dims, 0.5))
+    return arrays
 
 
 # name -> (inputs, iterations per timing, relative and absolute tolerance;
@@ -89,7 +113,8 @@ WORKLOADS = {
     "conv3x3": (inputs_conv3x3, 30, (1e-4, 1e-5)),
     "mlp_train": (inputs_mlp_train, 50, (1e-4, 1e-5)),
     # The module's 320 weights are parameters in Keras's order and layout;
-    # torchvision's are its own: both run with random weights, unchecked.
+    # torchvision's are its own: both run with random weights of sane scale,
+    # unchecked (the weights are not mapped from one to the other).
     "resnet50": (inputs_resnet50, 5, None),
 }
 
@@ -151,17 +176,17 @@ def time_hlovm(name, args, workdir, inputs, threads, iterations):
     js = os.path.join(workdir, name, f"bench_{threads}.json")
     cmd = [args.hlovm, "bench", f"--threads={threads}", f"--iterations={iterations}",
            f"--warmup={max(1, iterations // 10)}", f"--json={js}", hlo_path(name, args.corpus)]
-    cmd += ["--random"] if name == "resnet50" else inputs
+    cmd += inputs
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     with open(js) as f:
         return json.load(f)["run_ms"]["median"]
 
 
 def main():
+    global CORPUS
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--hlovm", default=os.path.join(HERE, "..", "..", "build", "repl", "hlovm"))
-    p.add_argument("--corpus", default=os.path.join(HERE, "..", "..", "..", "shared", "corpus",
-                                                    "models"))
+    p.add_argument("--corpus", default=CORPUS)
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--threads", default="1,2")
     p.add_argument("--only", default="")
@@ -169,6 +194,7 @@ def main():
     p.add_argument("--workdir", default="")
     p.add_argument("--json", default="")
     args = p.parse_args()
+    CORPUS = args.corpus
     names = [n for n in WORKLOADS if not args.only or n in args.only.split(",")]
     threads = [int(t) for t in args.threads.split(",")]
     workdir = args.workdir or tempfile.mkdtemp(prefix="hlovm_peers_")
@@ -183,6 +209,10 @@ def main():
             paths.append(os.path.join(workdir, name, f"input_{i}.npy"))
             np.save(paths[-1], a)
         inputs[name] = paths
+
+    def torch_inputs(name):
+        # torchvision's ResNet-50 has weights of its own: the image alone.
+        return inputs[name][-1:] if name == "resnet50" else inputs[name]
 
     workers = {t: TorchWorker(t) for t in threads}
     print(f"load average before: {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}"
@@ -199,7 +229,7 @@ def main():
             for name in names:
                 it = max(3, int(WORKLOADS[name][1] * args.iterations_scale))
                 h = time_hlovm(name, args, workdir, inputs[name], t, it)
-                pt = workers[t].ask({"op": "time", "name": name, "inputs": inputs[name],
+                pt = workers[t].ask({"op": "time", "name": name, "inputs": torch_inputs(name),
                                      "iterations": it, "warmup": max(1, it // 10)})["median_ms"]
                 times[(name, t)][0].append(h)
                 times[(name, t)][1].append(pt)
