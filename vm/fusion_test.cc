@@ -690,6 +690,57 @@ ENTRY main {
   EXPECT_THAT(EntryMnemonics(text), ElementsAre("fusion"));
 }
 
+// A loop-carried state through a row-wise region (log-softmax of rows of
+// 256, scaled): the region writes the state in place, trip after trip, with
+// the bits of op by op.
+TEST(FusionTest, RowWiseRegionWritesLoopStateInPlace) {
+  const std::string text = absl::StrCat("HloModule m\n", kReducers, R"(
+cond {
+  s = (s32[], f32[96,256]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  three = s32[] constant(3)
+  ROOT lt = pred[] compare(i, three), direction=LT
+}
+body {
+  s = (s32[], f32[96,256]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[96,256] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  ninf = f32[] constant(-inf)
+  zero = f32[] constant(0)
+  mx = f32[96] reduce(x, ninf), dimensions={1}, to_apply=max_f32
+  mxb = f32[96,256] broadcast(mx), dimensions={0}
+  sh = f32[96,256] subtract(x, mxb)
+  e = f32[96,256] exponential(sh)
+  sum = f32[96] reduce(e, zero), dimensions={1}, to_apply=add_f32
+  lg = f32[96] log(sum)
+  lgb = f32[96,256] broadcast(lg), dimensions={0}
+  ls = f32[96,256] subtract(sh, lgb)
+  half = f32[] constant(0.5)
+  hb = f32[96,256] broadcast(half), dimensions={}
+  y = f32[96,256] multiply(ls, hb)
+  ROOT next = (s32[], f32[96,256]) tuple(i1, y)
+}
+ENTRY main {
+  x0 = f32[96,256] parameter(0)
+  z = s32[] constant(0)
+  init = (s32[], f32[96,256]) tuple(z, x0)
+  loop = (s32[], f32[96,256]) while(init), condition=cond, body=body
+  ROOT out = f32[96,256] get-tuple-element(loop), index=1
+})");
+  std::vector<Literal> args;
+  args.push_back(RandomArray(ElementType::kF32, {96, 256}, 81));
+  ExpectFusedMatchesUnfused(text, args);
+  std::string listing;
+  EntryMnemonics(text, &listing);
+  // The body's region writes the state's own register (`rK:param`).
+  const size_t at = listing.find("row-wise over 96 rows of 256");
+  ASSERT_NE(at, std::string::npos) << listing;
+  const size_t line_end = listing.find('\n', at);
+  EXPECT_THAT(listing.substr(at, line_end - at), HasSubstr(":param")) << listing;
+}
+
 // A member read outside before the region's last member ends the region
 // there: the layer norm's output feeds a dot whose result is added back, so
 // the add stays out (a region of its own), and the bits still match.

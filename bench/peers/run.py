@@ -15,7 +15,8 @@ PyTorch and torchvision are a benchmark-only dependency
 (bench/peers/setup.sh); hlovm does not link them.
 
   /usr/bin/python3 bench/peers/run.py [--hlovm build/repl/hlovm] [--rounds 5]
-      [--threads 1,2] [--only layer_norm,softmax] [--json out.json]
+      [--threads 1,2] [--only layer_norm,softmax] [--hlovm_flags=--no_fusion]
+      [--json out.json]
 """
 import argparse
 import json
@@ -176,6 +177,7 @@ def time_hlovm(name, args, workdir, inputs, threads, iterations):
     js = os.path.join(workdir, name, f"bench_{threads}.json")
     cmd = [args.hlovm, "bench", f"--threads={threads}", f"--iterations={iterations}",
            f"--warmup={max(1, iterations // 10)}", f"--json={js}", hlo_path(name, args.corpus)]
+    cmd[2:2] = args.hlovm_flags.split()
     cmd += inputs
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     with open(js) as f:
@@ -192,6 +194,8 @@ def main():
     p.add_argument("--only", default="")
     p.add_argument("--iterations_scale", type=float, default=1.0)
     p.add_argument("--workdir", default="")
+    p.add_argument("--hlovm_flags", default="",
+                   help="extra flags of `hlovm bench`, e.g. --no_fusion for a baseline")
     p.add_argument("--json", default="")
     args = p.parse_args()
     CORPUS = args.corpus
