@@ -23,6 +23,11 @@
 //     argument 1 runs everything on the AVX2 code path (skipped where the CPU
 //     lacks it).
 //
+//   BM_LayerNormVsTriad: a loop-carried layer norm (scale and bias vectors)
+//     of the 16M-element state seen as [16384, 1024] rows, as bandwidth
+//     counting one read and one write of the state (8 bytes an element)
+//     against a STREAM triad loop: a row-wise region moves the state once a
+//     trip. BM_LayerNormUnfusedVsTriad runs it op by op, for comparison.
 //   BM_TransposedInput: a loop-carried 4096x4096 f32 state transposed
 //     (its innermost dimension moved) into a scale and a maximum, fused (the
 //     region run in bands, the transpose gathered a block of columns at a
@@ -161,7 +166,14 @@ ENTRY main {
   ROOT out = f32[N] get-tuple-element(loop), index=2
 }
 )";
-  return absl::StrReplaceAll(absl::StrReplaceAll(text, {{"BODY", body}}),
+  const std::string add = R"(HloModule loop
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+)";
+  return absl::StrReplaceAll(absl::StrReplaceAll(text, {{"BODY", body}, {"HloModule loop\n", add}}),
                              {{"[N]", absl::StrCat("[", kElements, "]")}});
 }
 
@@ -198,6 +210,42 @@ std::string Gelu() {
   onep = f32[N] add(one_f, th)
   hx = f32[N] multiply(half, x)
   y = f32[N] multiply(hx, onep)
+)";
+}
+
+// Layer norm of the state as [16384, 1024] rows, in the order JAX writes
+// it; the scale and bias vectors depend on the trip (kept in the loop, as
+// weights read from memory would be).
+std::string LayerNorm() {
+  return R"(
+  xr = f32[16384,1024] reshape(x)
+  zf = f32[] constant(0)
+  rs = f32[16384] reduce(xr, zf), dimensions={1}, to_apply=add
+  len = f32[] constant(1024)
+  lenb = f32[16384] broadcast(len), dimensions={}
+  mean = f32[16384] divide(rs, lenb)
+  meanb = f32[16384,1024] broadcast(mean), dimensions={0}
+  xc = f32[16384,1024] subtract(xr, meanb)
+  sq = f32[16384,1024] multiply(xc, xc)
+  v = f32[16384] reduce(sq, zf), dimensions={1}, to_apply=add
+  var = f32[16384] divide(v, lenb)
+  eps = f32[] constant(1e-05)
+  epsb = f32[16384] broadcast(eps), dimensions={}
+  ve = f32[16384] add(var, epsb)
+  inv = f32[16384] rsqrt(ve)
+  invb = f32[16384,1024] broadcast(inv), dimensions={0}
+  xn = f32[16384,1024] multiply(xc, invb)
+  io = f32[1024] iota(), iota_dimension=0
+  fi = f32[] convert(i)
+  k = f32[] constant(0.001)
+  ki = f32[] multiply(fi, k)
+  kb = f32[1024] broadcast(ki), dimensions={}
+  scale = f32[1024] multiply(io, kb)
+  scaleb = f32[16384,1024] broadcast(scale), dimensions={1}
+  xs = f32[16384,1024] multiply(xn, scaleb)
+  biasb = f32[16384,1024] broadcast(kb), dimensions={1}
+  yr = f32[16384,1024] add(xs, biasb)
+  y = f32[N] reshape(yr)
 )";
 }
 
@@ -298,6 +346,29 @@ void ChainVsTriad(benchmark::State& state, bool fusion) {
 }
 
 void BM_Chain8VsTriad(benchmark::State& state) { ChainVsTriad(state, true); }
+
+void LayerNormVsTriad(benchmark::State& state, bool fusion) {
+  const int threads = static_cast<int>(state.range(0));
+  Loop loop(LayerNorm(), fusion, threads);
+  if (!loop.ok()) {
+    state.SkipWithError(loop.error().c_str());
+    return;
+  }
+  tbb::task_arena arena(threads);
+  std::vector<float> a(kElements), b(kElements, 1.5f), c(kElements, 2.5f);
+  TriadSeconds(arena, a, b, c);
+  loop.Seconds(1);
+  const std::vector<double> ms =
+      TimeBesideMs(state, [&] { return loop.Trip(); }, {[&] { return TriadSeconds(arena, a, b, c); }});
+  const double ln_gbps = 8.0 * kElements / ms[0] / 1e6;
+  const double triad_gbps = 12.0 * kElements / ms[1] / 1e6;
+  state.counters["layer_norm_GBps"] = ln_gbps;
+  state.counters["triad_GBps"] = triad_gbps;
+  state.counters["ratio"] = ln_gbps / triad_gbps;
+}
+
+void BM_LayerNormVsTriad(benchmark::State& state) { LayerNormVsTriad(state, true); }
+void BM_LayerNormUnfusedVsTriad(benchmark::State& state) { LayerNormVsTriad(state, false); }
 void BM_Chain8UnfusedVsTriad(benchmark::State& state) { ChainVsTriad(state, false); }
 
 // One pass of the hand-written GELU over the 16M elements of `x` on
@@ -505,6 +576,8 @@ void BM_ColumnSumVsRead(benchmark::State& state) {
 
 BENCHMARK(BM_Chain8VsTriad)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Chain8UnfusedVsTriad)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LayerNormVsTriad)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LayerNormUnfusedVsTriad)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_GeluVsTanh)->Args({1, 0})->Args({2, 0})->Args({1, 1})->Args({2, 1})->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TransposedInput)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ColumnSumVsRead)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);

@@ -40,6 +40,16 @@
 // order; rows two bands read are computed for each (at most 3x the
 // operand in all, else the window stays op by op).
 //
+// Before these, row-wise regions are formed around row reduces (layer norm,
+// softmax, RMS norm, log-softmax, mean and variance): on an array seen as
+// [rows, inner], the reduces of its rows, the elementwise work on the array
+// and on the row values, and the broadcasts of the row values back along
+// the rows, run a block of a few rows at a time through every member while
+// the block is in cache, so the input rows are read from memory once and
+// two reduces of the same rows share the pass (vm/fusion_rows.cc). Each
+// member calls its op-by-op kernel (the reduce, the op-by-op reduce's row
+// fold), so the bits are those of op by op.
+//
 // A region compiles to one `fusion` instruction whose plan is a
 // micro-program over tile registers: the region runs as a loop over tiles of
 // a few thousand elements sized so that the live tiles stay in L1/L2, each
@@ -85,6 +95,10 @@ struct FusedRegion {
   // (ops/reduce/reduce_lower.h SelectRowReduce, SelectColumnReduce), or a reduce-window
   // over whole rows (SelectWindowRows), or null.
   const HloInstruction* reduce = nullptr;
+  // A row-wise region (vm/fusion_rows.cc): row reduces and the elementwise
+  // work before and after them, run block of rows by block of rows; `root`
+  // is its last member, `reduce` null.
+  bool rows = false;
   // Where the region is emitted: its last instruction in the schedule.
   const HloInstruction* emit_at() const { return reduce != nullptr ? reduce : root; }
 };

@@ -13,11 +13,15 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/types/span.h"
 #include "core/hlo_ir.h"
 #include "ops/elementwise/elementwise_lower.h"
 #include "ops/elementwise/f32_program.h"
 #include "ops/reduce/reduce_lower.h"
 #include "ops/shape/iota.h"
+#include "vm/fusion.h"
 #include "vm/lowering.h"
 
 namespace hlovm {
@@ -66,6 +70,19 @@ bool BroadcastPattern(const HloInstruction& bcast, int64_t* repeat, int64_t* per
 // The reduce of the region's root `reduce` can take the root as the region
 // computes it: a row reduce, or a column reduce over rows long enough.
 std::optional<RowReduce> FusibleReduce(const HloInstruction& reduce);
+
+// Row-wise regions (vm/fusion_rows.cc): the members of each, positions in
+// `order` in schedule order, its last member the one it is emitted at; every
+// use of a member outside its region comes after that last member. `users`
+// are the positions of each instruction's users (order.size() for the
+// computation's ROOT); `pinned` instructions stay out.
+std::vector<std::vector<int64_t>> PlanRowRegions(absl::Span<const HloInstruction* const> order,
+                                                 const std::vector<std::vector<int64_t>>& users,
+                                                 const std::vector<bool>& pinned);
+
+// Emits a row-wise region (FusedRegion::rows) as one instruction.
+absl::Status LowerRowRegion(FunctionBuilder& b, const FusedRegion& region,
+                            absl::flat_hash_map<const HloInstruction*, ValueDesc>* values);
 
 //===----------------------------------------------------------------------===//
 // The micro-program.

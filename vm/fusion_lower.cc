@@ -57,6 +57,7 @@ constexpr int64_t kMinTile = 256, kMaxTile = 4096;
 
 absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
                               absl::flat_hash_map<const HloInstruction*, ValueDesc>* values) {
+  if (region.rows) return fusion_internal::LowerRowRegion(b, region, values);
   const int64_t n = region.root->shape().element_count();
   absl::flat_hash_set<const HloInstruction*> members(region.members.begin(),
                                                      region.members.end());

@@ -200,6 +200,24 @@ FusionPlan PlanFusion(absl::Span<const HloInstruction* const> order,
   for (int64_t i = 0; i < count; ++i) role[i] = pinned[i] ? Role::kNone : RoleOf(*order[i]);
 
   std::vector<int> region_of(count, -1);
+  // Row-wise regions first: their members stay out of the others.
+  for (std::vector<int64_t>& members : fusion_internal::PlanRowRegions(order, users, pinned)) {
+    const int id = static_cast<int>(plan.regions.size());
+    absl::flat_hash_set<int64_t> in_region(members.begin(), members.end());
+    FusedRegion region;
+    region.rows = true;
+    region.root = order[members.back()];
+    for (int64_t m : members) {
+      region.members.push_back(order[m]);
+      region_of[m] = id;
+      plan.region_of[order[m]] = id;
+      role[m] = Role::kNone;
+      bool outside = m == members.back();
+      for (int64_t u : users[m]) outside |= !in_region.contains(u);
+      if (outside) region.outputs.push_back(order[m]);
+    }
+    plan.regions.push_back(std::move(region));
+  }
   // Broadcasts and iotas that regions recompute while others read them
   // from memory: the regions that hold them.
   absl::flat_hash_map<int64_t, std::vector<int>> shared_in;

@@ -521,28 +521,24 @@ add_bf16 {
 )";
 
 TEST(FusionTest, RowReducesJoinTheRegion) {
-  // Softmax: exp(x - max) is also read by the divide (written and reduced);
-  // the sum of squares is only reduced (its rows stay in a scratch).
+  // exp(x) is also read outside (written and reduced); the sum of squares
+  // is only reduced (its rows stay in a scratch). Neither has work after
+  // its reduce, so neither is a row-wise region.
   const std::string text = absl::StrCat("HloModule m\n", kReducers, R"(
 ENTRY main {
   x = f32[300,1000] parameter(0)
   h = bf16[300,1000] parameter(1)
   ninf = f32[] constant(-inf)
   zero = f32[] constant(0)
-  mx = f32[300] reduce(x, ninf), dimensions={1}, to_apply=max_f32
-  mxb = f32[300,1000] broadcast(mx), dimensions={0}
-  sh = f32[300,1000] subtract(x, mxb)
-  e = f32[300,1000] exponential(sh)
+  e = f32[300,1000] exponential(x)
   sum = f32[300] reduce(e, zero), dimensions={1}, to_apply=add_f32
-  sb = f32[300,1000] broadcast(sum), dimensions={0}
-  sm = f32[300,1000] divide(e, sb)
   hf = f32[300,1000] convert(h)
   sq = f32[300,1000] multiply(hf, hf)
   ss = f32[300] reduce(sq, zero), dimensions={1}, to_apply=add_f32
   z = f32[200,1000] parameter(2)
   n = f32[200,1000] negate(z)
   all = f32[] reduce(n, ninf), dimensions={0,1}, to_apply=max_f32
-  ROOT r = (f32[300,1000], f32[300], f32[]) tuple(sm, ss, all)
+  ROOT r = (f32[300,1000], f32[300], f32[300], f32[]) tuple(e, sum, ss, all)
 })");
   std::vector<Literal> args;
   args.push_back(RandomArray(ElementType::kF32, {300, 1000}, 15));
@@ -551,10 +547,223 @@ ENTRY main {
   ExpectFusedMatchesUnfused(text, args);
   std::string listing;
   const std::vector<std::string> m = EntryMnemonics(text, &listing);
-  EXPECT_EQ(std::count(m.begin(), m.end(), "reduce"), 1) << listing;  // only max(x)
+  EXPECT_EQ(std::count(m.begin(), m.end(), "reduce"), 0) << listing;
+  EXPECT_THAT(listing, Not(HasSubstr("row-wise")));
   EXPECT_THAT(listing, HasSubstr("out0 -> reduce add over runs of 1000"));
   EXPECT_THAT(listing, HasSubstr("rows -> reduce add over runs of 1000"));
   EXPECT_THAT(listing, HasSubstr("rows -> reduce maximum over runs of 200000"));
+}
+
+// Runs `text` with fusion and expects one row-wise region over `rows` rows of
+// `inner` among its instructions, with the bits of op by op on 1 and 2 threads.
+void ExpectRowWise(const std::string& text, const std::vector<Literal>& args, int64_t rows,
+                   int64_t inner, int regions = 1) {
+  std::string listing;
+  const std::vector<std::string> m = EntryMnemonics(text, &listing);
+  int found = 0;
+  for (size_t at = listing.find(absl::StrCat("row-wise over ", rows, " rows of ", inner, ","));
+       at != std::string::npos;
+       at = listing.find(absl::StrCat("row-wise over ", rows, " rows of ", inner, ","), at + 1)) {
+    ++found;
+  }
+  EXPECT_EQ(found, regions) << listing;
+  EXPECT_EQ(std::count(m.begin(), m.end(), "reduce"), 0) << listing;
+  ExpectFusedMatchesUnfused(text, args);
+}
+
+// Layer norm: the mean, the centred values, their variance, the normalised,
+// scaled and shifted rows, one pass over each block of rows; rows of 768
+// (two a block) and 301 rows (an odd block at the end, several tasks).
+TEST(FusionTest, LayerNormIsOneRowWiseRegion) {
+  const std::string text = absl::StrCat("HloModule m\n", kReducers, R"(
+ENTRY main {
+  x = f32[301,768] parameter(0)
+  scale = f32[768] parameter(1)
+  bias = f32[768] parameter(2)
+  zero = f32[] constant(0)
+  mean_sum = f32[301] reduce(x, zero), dimensions={1}, to_apply=add_f32
+  n = f32[] constant(768)
+  nb = f32[301] broadcast(n), dimensions={}
+  mean = f32[301] divide(mean_sum, nb)
+  mean1 = f32[301,1] reshape(mean)
+  mean2 = f32[301] reshape(mean1)
+  meanb = f32[301,768] broadcast(mean2), dimensions={0}
+  xc = f32[301,768] subtract(x, meanb)
+  sq = f32[301,768] multiply(xc, xc)
+  var_sum = f32[301] reduce(sq, zero), dimensions={1}, to_apply=add_f32
+  var = f32[301] divide(var_sum, nb)
+  eps = f32[] constant(1e-05)
+  epsb = f32[301] broadcast(eps), dimensions={}
+  ve = f32[301] add(var, epsb)
+  inv = f32[301] rsqrt(ve)
+  invb = f32[301,768] broadcast(inv), dimensions={0}
+  y = f32[301,768] multiply(xc, invb)
+  sb = f32[301,768] broadcast(scale), dimensions={1}
+  ys = f32[301,768] multiply(y, sb)
+  bb = f32[301,768] broadcast(bias), dimensions={1}
+  ROOT out = f32[301,768] add(ys, bb)
+})");
+  std::vector<Literal> args;
+  args.push_back(RandomArray(ElementType::kF32, {301, 768}, 71));
+  args.push_back(RandomArray(ElementType::kF32, {768}, 72));
+  args.push_back(RandomArray(ElementType::kF32, {768}, 73));
+  ExpectRowWise(text, args, 301, 768);
+  std::string listing;
+  EXPECT_THAT(EntryMnemonics(text, &listing), ElementsAre("fusion"));
+  // The centring and squaring, and the normalising, scaling and shifting,
+  // run as register programs reading the row values repeated along rows.
+  EXPECT_THAT(listing, HasSubstr("program 1:"));
+  EXPECT_THAT(listing, HasSubstr("(repeat 768)"));
+}
+
+// Softmax and log-softmax of bf16 rows computed in f32 (as JAX writes them),
+// rows of 130 (no multiple of a vector), the row maximum also an output.
+TEST(FusionTest, SoftmaxAndLogSoftmaxAreRowWiseRegions) {
+  const std::string text = absl::StrCat("HloModule m\n", kReducers, R"(
+ENTRY main {
+  h = bf16[999,130] parameter(0)
+  x = f32[999,130] convert(h)
+  ninf = f32[] constant(-inf)
+  zero = f32[] constant(0)
+  mx = f32[999] reduce(x, ninf), dimensions={1}, to_apply=max_f32
+  mxb = f32[999,130] broadcast(mx), dimensions={0}
+  sh = f32[999,130] subtract(x, mxb)
+  e = f32[999,130] exponential(sh)
+  sum = f32[999] reduce(e, zero), dimensions={1}, to_apply=add_f32
+  sb = f32[999,130] broadcast(sum), dimensions={0}
+  sm = f32[999,130] divide(e, sb)
+  smh = bf16[999,130] convert(sm)
+  y = f32[999,130] parameter(1)
+  ymx = f32[999] reduce(y, ninf), dimensions={1}, to_apply=max_f32
+  ymxb = f32[999,130] broadcast(ymx), dimensions={0}
+  ysh = f32[999,130] subtract(y, ymxb)
+  ye = f32[999,130] exponential(ysh)
+  ysum = f32[999] reduce(ye, zero), dimensions={1}, to_apply=add_f32
+  ylog = f32[999] log(ysum)
+  ylogb = f32[999,130] broadcast(ylog), dimensions={0}
+  lsm = f32[999,130] subtract(ysh, ylogb)
+  ROOT r = (bf16[999,130], f32[999], f32[999,130]) tuple(smh, mx, lsm)
+})");
+  std::vector<Literal> args;
+  args.push_back(RandomArray(ElementType::kBF16, {999, 130}, 74));
+  args.push_back(RandomArray(ElementType::kF32, {999, 130}, 75));
+  ExpectRowWise(text, args, 999, 130, /*regions=*/2);
+}
+
+// RMS norm, and the mean and variance of the same rows: two reduces of one
+// input in one pass (two row outputs). The two share the broadcast of the
+// row length, so they form one region (one pass over x and z together).
+TEST(FusionTest, RmsNormAndMeanVarianceAreRowWiseRegions) {
+  const std::string text = absl::StrCat("HloModule m\n", kReducers, R"(
+ENTRY main {
+  x = f32[200,512] parameter(0)
+  g = f32[512] parameter(1)
+  zero = f32[] constant(0)
+  n = f32[] constant(512)
+  nb = f32[200] broadcast(n), dimensions={}
+  sq = f32[200,512] multiply(x, x)
+  ss = f32[200] reduce(sq, zero), dimensions={1}, to_apply=add_f32
+  ms = f32[200] divide(ss, nb)
+  eps = f32[] constant(1e-06)
+  epsb = f32[200] broadcast(eps), dimensions={}
+  mse = f32[200] add(ms, epsb)
+  inv = f32[200] rsqrt(mse)
+  invb = f32[200,512] broadcast(inv), dimensions={0}
+  gb = f32[200,512] broadcast(g), dimensions={1}
+  xn = f32[200,512] multiply(x, invb)
+  rms = f32[200,512] multiply(xn, gb)
+  z = f32[200,512] parameter(2)
+  zs = f32[200] reduce(z, zero), dimensions={1}, to_apply=add_f32
+  zz = f32[200,512] multiply(z, z)
+  zzs = f32[200] reduce(zz, zero), dimensions={1}, to_apply=add_f32
+  mean = f32[200] divide(zs, nb)
+  meansq = f32[200] divide(zzs, nb)
+  mean2 = f32[200] multiply(mean, mean)
+  var = f32[200] subtract(meansq, mean2)
+  ROOT r = (f32[200,512], f32[200], f32[200]) tuple(rms, mean, var)
+})");
+  std::vector<Literal> args;
+  args.push_back(RandomArray(ElementType::kF32, {200, 512}, 76));
+  args.push_back(RandomArray(ElementType::kF32, {512}, 77));
+  args.push_back(RandomArray(ElementType::kF32, {200, 512}, 78));
+  ExpectRowWise(text, args, 200, 512);
+  EXPECT_THAT(EntryMnemonics(text), ElementsAre("fusion"));
+}
+
+// A loop-carried state through a row-wise region (log-softmax of rows of
+// 256, scaled): the region writes the state in place, trip after trip, with
+// the bits of op by op.
+TEST(FusionTest, RowWiseRegionWritesLoopStateInPlace) {
+  const std::string text = absl::StrCat("HloModule m\n", kReducers, R"(
+cond {
+  s = (s32[], f32[96,256]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  three = s32[] constant(3)
+  ROOT lt = pred[] compare(i, three), direction=LT
+}
+body {
+  s = (s32[], f32[96,256]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[96,256] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  ninf = f32[] constant(-inf)
+  zero = f32[] constant(0)
+  mx = f32[96] reduce(x, ninf), dimensions={1}, to_apply=max_f32
+  mxb = f32[96,256] broadcast(mx), dimensions={0}
+  sh = f32[96,256] subtract(x, mxb)
+  e = f32[96,256] exponential(sh)
+  sum = f32[96] reduce(e, zero), dimensions={1}, to_apply=add_f32
+  lg = f32[96] log(sum)
+  lgb = f32[96,256] broadcast(lg), dimensions={0}
+  ls = f32[96,256] subtract(sh, lgb)
+  half = f32[] constant(0.5)
+  hb = f32[96,256] broadcast(half), dimensions={}
+  y = f32[96,256] multiply(ls, hb)
+  ROOT next = (s32[], f32[96,256]) tuple(i1, y)
+}
+ENTRY main {
+  x0 = f32[96,256] parameter(0)
+  z = s32[] constant(0)
+  init = (s32[], f32[96,256]) tuple(z, x0)
+  loop = (s32[], f32[96,256]) while(init), condition=cond, body=body
+  ROOT out = f32[96,256] get-tuple-element(loop), index=1
+})");
+  std::vector<Literal> args;
+  args.push_back(RandomArray(ElementType::kF32, {96, 256}, 81));
+  ExpectFusedMatchesUnfused(text, args);
+  std::string listing;
+  EntryMnemonics(text, &listing);
+  // The body's region writes the state's own register (`rK:param`).
+  const size_t at = listing.find("row-wise over 96 rows of 256");
+  ASSERT_NE(at, std::string::npos) << listing;
+  const size_t line_end = listing.find('\n', at);
+  EXPECT_THAT(listing.substr(at, line_end - at), HasSubstr(":param")) << listing;
+}
+
+// A member read outside before the region's last member ends the region
+// there: the layer norm's output feeds a dot whose result is added back, so
+// the add stays out (a region of its own), and the bits still match.
+TEST(FusionTest, RowWiseRegionEndsBeforeAnOutsideReader) {
+  const std::string text = absl::StrCat("HloModule m\n", kReducers, R"(
+ENTRY main {
+  x = f32[64,128] parameter(0)
+  w = f32[128,128] parameter(1)
+  zero = f32[] constant(0)
+  s = f32[64] reduce(x, zero), dimensions={1}, to_apply=add_f32
+  sb = f32[64,128] broadcast(s), dimensions={0}
+  y = f32[64,128] subtract(x, sb)
+  d = f32[64,128] dot(y, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT a = f32[64,128] add(y, d)
+})");
+  std::vector<Literal> args;
+  args.push_back(RandomArray(ElementType::kF32, {64, 128}, 79));
+  args.push_back(RandomArray(ElementType::kF32, {128, 128}, 80));
+  ExpectRowWise(text, args, 64, 128);
+  const std::vector<std::string> m = EntryMnemonics(text);
+  ASSERT_EQ(m.size(), 3u) << ::testing::PrintToString(m);
+  EXPECT_EQ(m[0], "fusion");
+  EXPECT_EQ(m[1], "dot");
 }
 
 TEST(FusionTest, ColumnReducesJoinTheRegion) {
