@@ -57,6 +57,11 @@ bool StepIndex(int64_t* index, const std::vector<int64_t>& sizes, int dims) {
 // [window position][feature] and a row of zeros.
 int64_t PackedBytes(const ConvPlan& p) {
   if (p.depthwise || p.planar) return AlignUp((p.ksp + 1) * p.channels() * p.csize);
+  if (p.direct) {
+    // The kernel padded to ldk columns (unless read in place), then cg zeros.
+    return (p.kernel_as_is ? 0 : AlignUp(p.groups * p.kdim * p.ldk * p.csize)) +
+           AlignUp(p.cg * p.csize);
+  }
   return p.kernel_as_is || p.group_lanes ? 0 : AlignUp(p.groups * p.kdim * p.og * p.csize);
 }
 
@@ -203,6 +208,57 @@ void RunUnitsT(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin, i
   }
 }
 
+// Direct path (ConvPlan::direct): per unit, tiles of tile_rows consecutive
+// output rows; each row's input row at every window position is located
+// (features contiguous; the zeros where the window reads padding), then
+// the register tile runs over the unit's column strips.
+void DirectUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
+                 int64_t unit_end) {
+  const int64_t tr = p.tile_rows, tc = p.tile_cols;
+  struct DirectRows;
+  const float** rows = reinterpret_cast<const float**>(
+      ThreadScratch<DirectRows>(static_cast<int64_t>(sizeof(float*)) * p.ksp * tr));
+  const float* lhs = reinterpret_cast<const float*>(bufs.lhs);
+  const float* kernel = reinterpret_cast<const float*>(bufs.packed);
+  float* out = reinterpret_cast<float*>(bufs.out);
+  const int64_t ldo = p.channels();
+  const int64_t total_rows = p.out_batch * p.s_out;
+  const int64_t per_group = p.row_blocks * p.col_blocks;
+  for (int64_t u = unit_begin; u < unit_end; ++u) {
+    const int64_t t = u / per_group;
+    const int64_t cb = (u % per_group) / p.row_blocks;
+    const int64_t rb = u % p.row_blocks;
+    const int64_t row0 = rb * p.rows_per_block;
+    const int64_t row_end = std::min(total_rows, row0 + p.rows_per_block);
+    const int64_t j0 = cb * p.cols_per_block;
+    const int64_t j1 = std::min(p.og, j0 + p.cols_per_block);
+    const float* kt = kernel + t * p.kdim * p.ldk;
+    RowCursor at(p, row0);
+    for (int64_t r0 = row0; r0 < row_end; r0 += tr) {
+      const int64_t n = std::min(tr, row_end - r0);
+      for (int64_t r = 0; r < tr; ++r) {
+        if (r >= n) {
+          for (int64_t w = 0; w < p.ksp; ++w) rows[w * tr + r] = bufs.zeros;
+          continue;
+        }
+        const float* in = lhs + at.n * p.in_batch_stride + t * p.cg;
+        int64_t ks[8] = {0};
+        for (int64_t w = 0; w < p.ksp; ++w) {
+          const int64_t off = InputOffset(p, at.op, ks, p.nsp);
+          rows[w * tr + r] = off >= 0 ? in + off : bufs.zeros;
+          StepIndex(ks, p.k_sp_size, p.nsp);
+        }
+        at.Next(p);
+      }
+      float* o = out + r0 * ldo + t * p.og;
+      for (int64_t j = j0; j < j1; j += tc) {
+        conv_internal::HwyDirectConvTileF32(rows, n, p.ksp, p.cg, kt + j, p.ldk,
+                                            std::min(tc, j1 - j), o + j, ldo);
+      }
+    }
+  }
+}
+
 void DepthwiseUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
                     int64_t unit_end) {
   const int64_t channels = p.channels();
@@ -258,6 +314,34 @@ void PlanarUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
   float* zeros = gathered + row_floats;
   std::fill(zeros, zeros + width, 0.0f);
   const std::vector<int64_t>& last_index = p.in_index[L];
+  if (p.planar_padded) {
+    struct PaddedPlane;
+    const int64_t plane = p.pad_h * p.pad_w;
+    float* padded = reinterpret_cast<float*>(ThreadScratch<PaddedPlane>(
+        static_cast<int64_t>(sizeof(float)) * (plane + 64 + p.ksp)));
+    float* weights = padded + plane + 64;
+    std::fill(padded, padded + plane + 64, 0.0f);
+    const int64_t kh = p.k_sp_size[0], kw = p.k_sp_size[1];
+    for (int64_t u = unit_begin; u < unit_end; ++u) {
+      const int64_t n = u / channels;
+      const int64_t c = u % channels;
+      const float* in_plane = lhs + n * p.in_batch_stride + c * p.in_feat_stride;
+      // Only the input's own cells change between planes: the padding
+      // stays zero.
+      const int64_t copy_w = std::min(p.in_width, p.pad_w - p.pad_left);
+      const int64_t copy_h = std::min(p.in_h, p.pad_h - p.pad_top);
+      for (int64_t y = 0; y < copy_h; ++y) {
+        std::memcpy(padded + (p.pad_top + y) * p.pad_w + p.pad_left, in_plane + y * p.in_sp_stride[0],
+                    static_cast<size_t>(copy_w) * sizeof(float));
+      }
+      for (int64_t w = 0; w < p.ksp; ++w) weights[w] = kernel[w * channels + c];
+      conv_internal::HwyPlanarPaddedPlaneF32(
+          padded, p.pad_w, p.out_sp_size[0], p.out_sp_size[1], kh, kw, p.stride_h, p.stride_w,
+          p.dil_h, p.dil_w, weights, out + n * p.out_batch_stride + c * p.out_feat_stride,
+          p.out_sp_stride[0]);
+    }
+    return;
+  }
   for (int64_t u = unit_begin; u < unit_end; ++u) {
     const int64_t n = u / channels;
     const int64_t c = u % channels;
@@ -299,6 +383,51 @@ void PlanarUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
       StepIndex(op, p.out_sp_size, L);
     }
   }
+}
+
+
+// Whether the direct path serves `p`: f32, no batch groups, input features
+// contiguous, and the result [batch, positions..., features] row-major
+// (output rows channels() apart).
+bool DirectApplies(const ConvPlan& p) {
+  if (p.compute_type != ElementType::kF32 || p.batch_groups || p.in_feat_stride != 1 ||
+      p.out_feat_stride != 1 || p.kdim <= 0 || p.og <= 0 || p.out_count == 0) {
+    return false;
+  }
+  int64_t stride = p.channels();
+  for (int d = p.nsp - 1; d >= 0; --d) {
+    if (p.out_sp_size[d] > 1 && p.out_sp_stride[d] != stride) return false;
+    stride *= p.out_sp_size[d];
+  }
+  return p.out_batch <= 1 || p.out_batch_stride == stride;
+}
+
+// Direct path blocking (ConvPlan::direct).
+void PlanDirect(ConvPlan& p) {
+  // Bytes of kernel columns a unit keeps in L2, and units wanted for two
+  // threads to share the work evenly.
+  constexpr int64_t kKernelBlockBytes = 512 * 1024;
+  constexpr int64_t kWantUnits = 16;
+  p.direct = true;
+  p.tile_rows = conv_internal::HwyDirectTileRows();
+  p.tile_cols = conv_internal::HwyDirectTileCols();
+  p.kernel_as_is = KernelIsPacked(p) && p.og % p.tile_cols == 0;
+  const int64_t strips = (p.og + p.tile_cols - 1) / p.tile_cols;
+  p.ldk = p.kernel_as_is ? p.og : strips * p.tile_cols;
+  const int64_t total_rows = p.out_batch * p.s_out;
+  p.rows_per_block = std::min(8 * p.tile_rows,
+                              (total_rows + p.tile_rows - 1) / p.tile_rows * p.tile_rows);
+  p.row_blocks = (total_rows + p.rows_per_block - 1) / p.rows_per_block;
+  int64_t spb = std::clamp<int64_t>(kKernelBlockBytes / (p.kdim * p.csize * p.tile_cols), 1,
+                                    strips);
+  const int64_t want_col_blocks = (kWantUnits + p.groups * p.row_blocks - 1) /
+                                  (p.groups * p.row_blocks);
+  spb = std::min(spb, std::max<int64_t>(1, strips / want_col_blocks));
+  p.cols_per_block = spb * p.tile_cols;
+  p.col_blocks = (strips + spb - 1) / spb;
+  p.units = p.groups * p.col_blocks * p.row_blocks;
+  p.tile_bytes = 0;
+  p.scratch_bytes = ScratchBytes(p);
 }
 
 }  // namespace
@@ -434,6 +563,27 @@ absl::StatusOr<ConvPlan> MakeConvPlan(const Shape& lhs, const Shape& rhs, const 
       p.row_off.push_back(off);
       p.row_contig.push_back(contig ? 1 : 0);
     }
+    if (nsp == 2 && window[0].base_dilation == 1 && window[1].base_dilation == 1 &&
+        window[0].padding_low >= 0 && window[1].padding_low >= 0 && p.in_sp_stride[1] == 1 &&
+        p.out_sp_stride[1] == 1) {
+      p.planar_padded = true;
+      p.in_h = lhs.dimensions(dn.input_spatial_dimensions[0]);
+      p.in_width = lhs.dimensions(dn.input_spatial_dimensions[1]);
+      p.pad_top = window[0].padding_low;
+      p.pad_left = window[1].padding_low;
+      p.stride_h = window[0].stride;
+      p.stride_w = window[1].stride;
+      p.dil_h = window[0].window_dilation;
+      p.dil_w = window[1].window_dilation;
+      // Rows and columns the windows reach (at least the padded input's).
+      const int64_t oh = p.out_sp_size[0], ow = p.out_sp_size[1];
+      const int64_t reach_h =
+          oh == 0 ? 0 : (oh - 1) * p.stride_h + (p.k_sp_size[0] - 1) * p.dil_h + 1;
+      const int64_t reach_w =
+          ow == 0 ? 0 : (ow - 1) * p.stride_w + (p.k_sp_size[1] - 1) * p.dil_w + 1;
+      p.pad_h = std::max(reach_h, p.pad_top + p.in_h);
+      p.pad_w = std::max(reach_w, p.pad_left + p.in_width);
+    }
     p.units = p.out_count == 0 ? 0 : p.out_batch * p.channels();
     p.tile_bytes = 0;
     p.scratch_bytes = ScratchBytes(p);
@@ -461,6 +611,10 @@ absl::StatusOr<ConvPlan> MakeConvPlan(const Shape& lhs, const Shape& rhs, const 
     p.units = p.out_count == 0 ? 0 : (p.groups + 15) / 16;
     p.tile_bytes = 0;
     p.scratch_bytes = ScratchBytes(p);
+    return p;
+  }
+  if (DirectApplies(p)) {
+    PlanDirect(p);
     return p;
   }
   const int64_t row_bytes = std::max<int64_t>(p.kdim, 1) * p.csize;
@@ -509,6 +663,29 @@ ConvBuffers ConvPrepare(const ConvPlan& p, const void* lhs, const void* rhs, voi
       StepIndex(ks, p.k_sp_size, p.nsp);
     }
     std::fill(dst + p.ksp * channels, dst + (p.ksp + 1) * channels, 0.0f);
+  } else if (p.direct) {
+    float* zeros = reinterpret_cast<float*>(cur) - AlignUp(p.cg * p.csize) / p.csize;
+    if (!p.kernel_as_is) {
+      // [group][kdim][ldk], zeros past og.
+      const float* kf = reinterpret_cast<const float*>(k);
+      float* dst = reinterpret_cast<float*>(packed);
+      int64_t ks[8] = {0};
+      for (int64_t w = 0; w < p.ksp; ++w) {
+        int64_t off = 0;
+        for (int d = 0; d < p.nsp; ++d) off += p.k_index[d][ks[d]] * p.k_sp_stride[d];
+        for (int64_t t = 0; t < p.groups; ++t) {
+          for (int64_t c = 0; c < p.cg; ++c) {
+            float* row = dst + (t * p.kdim + w * p.cg + c) * p.ldk;
+            const float* src = kf + off + c * p.k_in_stride + t * p.og * p.k_out_stride;
+            for (int64_t j = 0; j < p.og; ++j) row[j] = src[j * p.k_out_stride];
+            std::fill(row + p.og, row + p.ldk, 0.0f);
+          }
+        }
+        StepIndex(ks, p.k_sp_size, p.nsp);
+      }
+    }
+    std::fill(zeros, zeros + p.cg, 0.0f);
+    b.zeros = zeros;
   } else if (p.kdim > 0 && p.og > 0 && !p.kernel_as_is && !p.group_lanes) {
     switch (p.csize) {
       case 1: PackKernel<uint8_t>(p, k, packed); break;
@@ -616,6 +793,10 @@ void ConvUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin, i
   }
   if (p.planar) {
     PlanarUnits(p, bufs, unit_begin, unit_end);
+    return;
+  }
+  if (p.direct) {
+    DirectUnits(p, bufs, unit_begin, unit_end);
     return;
   }
   switch (p.csize) {

@@ -2,8 +2,10 @@
 // each output position p,
 // outs[p][c] = sum over window positions w of rows[p][w][c] * kernel[w * channels + c],
 // one fused multiply-add per term in window order (as the GEMM path sums),
-// channels vectorised. And the planar form's row update (FmaRowF32) and a
-// batch-group weight gradient's window row (BatchGroupRowF32).
+// channels vectorised. And the planar form's row update (FmaRowF32), a
+// batch-group weight gradient's window row (BatchGroupRowF32), a whole
+// padded plane of the planar form (PlanarPaddedPlaneF32) and the
+// register tile of the direct convolution (DirectConvTileF32).
 #include "ops/elementwise/elementwise_hwy_targets.h"  // must precede Highway
 
 // clang-format off
@@ -166,6 +168,130 @@ void BatchGroupRowF32(const float* const* rows, const float* kernel, const int32
   }
 }
 
+
+// One plane of a planar depthwise convolution over a zero-padded copy of
+// its input (ConvPlan::planar_padded): out[y * out_stride + x] = sum over
+// window rows i, then columns j, of
+// padded[(y * sh + i * dh) * pw + x * sw + j * dw] * weights[i * kw + j],
+// one fused multiply-add per term from zero (padding terms read zeros), as
+// the row-at-a-time planar path sums. With sw = 1 the outputs of a row are
+// vectorised; `padded` has a vector of slack past its last row.
+void PlanarPaddedPlaneF32(const float* padded, int64_t pw, int64_t oh, int64_t ow, int64_t kh,
+                          int64_t kw, int64_t sh, int64_t sw, int64_t dh, int64_t dw,
+                          const float* weights, float* out, int64_t out_stride) {
+  const hn::ScalableTag<float> d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  HWY_ALIGN float tail[HWY_MAX_BYTES / sizeof(float)];
+  for (int64_t y = 0; y < oh; ++y) {
+    const float* top = padded + y * sh * pw;
+    float* o = out + y * out_stride;
+    if (sw != 1) {
+      for (int64_t x = 0; x < ow; ++x) {
+        float acc = 0.0f;
+        for (int64_t i = 0; i < kh; ++i) {
+          const float* row = top + i * dh * pw + x * sw;
+          for (int64_t j = 0; j < kw; ++j) acc = std::fma(row[j * dw], weights[i * kw + j], acc);
+        }
+        o[x] = acc;
+      }
+      continue;
+    }
+    for (int64_t x = 0; x < ow; x += N) {
+      auto acc = hn::Zero(d);
+      for (int64_t i = 0; i < kh; ++i) {
+        const float* row = top + i * dh * pw + x;
+        for (int64_t j = 0; j < kw; ++j) {
+          acc = hn::MulAdd(hn::LoadU(d, row + j * dw), hn::Set(d, weights[i * kw + j]), acc);
+        }
+      }
+      if (x + N <= ow) {
+        hn::StoreU(acc, d, o + x);
+      } else {
+        hn::Store(acc, d, tail);
+        std::copy(tail, tail + (ow - x), o + x);
+      }
+    }
+  }
+}
+
+// Direct convolution register tile (ConvPlan::direct): kTileRows output
+// rows x kTileVecs vectors of output features held in registers while every
+// window position and input feature is folded in, one fused multiply-add
+// per term in (window position, input feature) order from zero, as the
+// GEMM sums the im2col matrix.
+#if HWY_TARGET <= HWY_AVX3
+constexpr int kTileRows = 12;
+constexpr int kTileVecs = 2;
+#elif HWY_ARCH_ARM
+constexpr int kTileRows = 8;
+constexpr int kTileVecs = 3;
+#else
+constexpr int kTileRows = 6;
+constexpr int kTileVecs = 2;
+#endif
+
+int64_t DirectTileRows() { return kTileRows; }
+int64_t DirectTileCols() {
+  const hn::ScalableTag<float> d;
+  return kTileVecs * static_cast<int64_t>(hn::Lanes(d));
+}
+
+// rows[w * kTileRows + r]: the cg input features row r reads at window
+// position w (a row of zeros for padding); kernel: element (w * cg + c, j)
+// at kernel[(w * cg + c) * ldk + j]; out: row r at out + r * ldo.
+template <class D>
+HWY_INLINE void DirectTile(D d, const float* const* HWY_RESTRICT rows, int64_t ksp, int64_t cg,
+                           const float* HWY_RESTRICT kernel, int64_t ldk, float* out,
+                           int64_t ldo) {
+  using V = hn::Vec<D>;
+  const size_t L = hn::Lanes(d);
+  V acc[kTileRows][kTileVecs];
+  HWY_UNROLL(kTileRows) for (int r = 0; r < kTileRows; ++r) {
+    HWY_UNROLL(kTileVecs) for (int v = 0; v < kTileVecs; ++v) acc[r][v] = hn::Zero(d);
+  }
+  for (int64_t w = 0; w < ksp; ++w) {
+    const float* const* rw = rows + w * kTileRows;
+    const float* a[kTileRows];
+    HWY_UNROLL(kTileRows) for (int r = 0; r < kTileRows; ++r) a[r] = rw[r];
+    const float* b = kernel + w * cg * ldk;
+    HWY_UNROLL(2) for (int64_t c = 0; c < cg; ++c) {
+      V bv[kTileVecs];
+      HWY_UNROLL(kTileVecs) for (int v = 0; v < kTileVecs; ++v) bv[v] = hn::LoadU(d, b + v * L);
+      b += ldk;
+      HWY_UNROLL(kTileRows) for (int r = 0; r < kTileRows; ++r) {
+        const V av = hn::Set(d, a[r][c]);
+        HWY_UNROLL(kTileVecs) for (int v = 0; v < kTileVecs; ++v) {
+          acc[r][v] = hn::MulAdd(av, bv[v], acc[r][v]);
+        }
+      }
+    }
+  }
+  HWY_UNROLL(kTileRows) for (int r = 0; r < kTileRows; ++r) {
+    HWY_UNROLL(kTileVecs) for (int v = 0; v < kTileVecs; ++v) {
+      hn::StoreU(acc[r][v], d, out + r * ldo + v * L);
+    }
+  }
+}
+
+// One tile of `nrows` <= kTileRows rows (the rows past them point at any
+// readable row) and `ncols` <= DirectTileCols() columns; a partial tile is
+// computed whole into a local block and its valid part copied out.
+void DirectConvTileF32(const float* const* rows, int64_t nrows, int64_t ksp, int64_t cg,
+                       const float* kernel, int64_t ldk, int64_t ncols, float* out, int64_t ldo) {
+  const hn::ScalableTag<float> d;
+  const int64_t nr = DirectTileCols();
+  if (nrows == kTileRows && ncols == nr) {
+    DirectTile(d, rows, ksp, cg, kernel, ldk, out, ldo);
+    return;
+  }
+  constexpr int64_t kMaxCols = kTileVecs * HWY_MAX_BYTES / sizeof(float);
+  HWY_ALIGN float block[kTileRows * kMaxCols];
+  DirectTile(d, rows, ksp, cg, kernel, ldk, block, nr);
+  for (int64_t r = 0; r < nrows; ++r) {
+    std::copy(block + r * nr, block + r * nr + ncols, out + r * ldo);
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace conv_internal
 }  // namespace hlovm
@@ -178,6 +304,23 @@ namespace conv_internal {
 HWY_EXPORT(DepthwiseF32);
 HWY_EXPORT(FmaRowF32);
 HWY_EXPORT(BatchGroupRowF32);
+HWY_EXPORT(DirectConvTileF32);
+HWY_EXPORT(PlanarPaddedPlaneF32);
+void HwyPlanarPaddedPlaneF32(const float* padded, int64_t pw, int64_t oh, int64_t ow,
+                             int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t dh,
+                             int64_t dw, const float* weights, float* out, int64_t out_stride) {
+  HWY_DYNAMIC_DISPATCH(PlanarPaddedPlaneF32)(padded, pw, oh, ow, kh, kw, sh, sw, dh, dw,
+                                             weights, out, out_stride);
+}
+HWY_EXPORT(DirectTileRows);
+HWY_EXPORT(DirectTileCols);
+int64_t HwyDirectTileRows() { return HWY_DYNAMIC_DISPATCH(DirectTileRows)(); }
+int64_t HwyDirectTileCols() { return HWY_DYNAMIC_DISPATCH(DirectTileCols)(); }
+void HwyDirectConvTileF32(const float* const* rows, int64_t nrows, int64_t ksp, int64_t cg,
+                          const float* kernel, int64_t ldk, int64_t ncols, float* out,
+                          int64_t ldo) {
+  HWY_DYNAMIC_DISPATCH(DirectConvTileF32)(rows, nrows, ksp, cg, kernel, ldk, ncols, out, ldo);
+}
 void HwyFmaRowF32(const float* in, float k, float* acc, int64_t n) {
   HWY_DYNAMIC_DISPATCH(FmaRowF32)(in, k, acc, n);
 }
