@@ -208,16 +208,23 @@ void RunUnitsT(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin, i
   }
 }
 
-// Direct path (ConvPlan::direct): per unit, tiles of tile_rows consecutive
-// output rows; each row's input row at every window position is located
-// (features contiguous; the zeros where the window reads padding), then
-// the register tile runs over the unit's column strips.
+// Direct path (ConvPlan::direct): per unit, the input row each output row
+// reads at every window position is located once (features contiguous; the
+// zeros where the window reads padding); then per block of terms, per
+// column strip, per tile of tile_rows rows, the register tile continues the
+// sums. Whole tiles sum in the output itself, the others in a thread buffer
+// copied out at the end.
 void DirectUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
                  int64_t unit_end) {
   const int64_t tr = p.tile_rows, tc = p.tile_cols;
+  const int64_t row_tiles = p.rows_per_block / tr;
+  const int64_t strips_per_block = p.cols_per_block / tc;
   struct DirectRows;
-  const float** rows = reinterpret_cast<const float**>(
-      ThreadScratch<DirectRows>(static_cast<int64_t>(sizeof(float*)) * p.ksp * tr));
+  const int64_t ptr_bytes = AlignUp(static_cast<int64_t>(sizeof(float*)) * p.ksp * p.rows_per_block);
+  uint8_t* scratch = ThreadScratch<DirectRows>(
+      ptr_bytes + static_cast<int64_t>(sizeof(float)) * p.rows_per_block * p.cols_per_block);
+  const float** rows = reinterpret_cast<const float**>(scratch);
+  float* part = reinterpret_cast<float*>(scratch + ptr_bytes);  // [row][col] of the block
   const float* lhs = reinterpret_cast<const float*>(bufs.lhs);
   const float* kernel = reinterpret_cast<const float*>(bufs.packed);
   float* out = reinterpret_cast<float*>(bufs.out);
@@ -229,31 +236,51 @@ void DirectUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
     const int64_t cb = (u % per_group) / p.row_blocks;
     const int64_t rb = u % p.row_blocks;
     const int64_t row0 = rb * p.rows_per_block;
-    const int64_t row_end = std::min(total_rows, row0 + p.rows_per_block);
+    const int64_t nrows = std::min(total_rows, row0 + p.rows_per_block) - row0;
     const int64_t j0 = cb * p.cols_per_block;
-    const int64_t j1 = std::min(p.og, j0 + p.cols_per_block);
-    const float* kt = kernel + t * p.kdim * p.ldk;
+    const int64_t ncols = std::min(p.og, j0 + p.cols_per_block) - j0;
+    const int64_t strips = (ncols + tc - 1) / tc;
+    const float* kt = kernel + t * p.kdim * p.ldk + j0;
     RowCursor at(p, row0);
-    for (int64_t r0 = row0; r0 < row_end; r0 += tr) {
-      const int64_t n = std::min(tr, row_end - r0);
-      for (int64_t r = 0; r < tr; ++r) {
-        if (r >= n) {
-          for (int64_t w = 0; w < p.ksp; ++w) rows[w * tr + r] = bufs.zeros;
-          continue;
-        }
-        const float* in = lhs + at.n * p.in_batch_stride + t * p.cg;
-        int64_t ks[8] = {0};
-        for (int64_t w = 0; w < p.ksp; ++w) {
-          const int64_t off = InputOffset(p, at.op, ks, p.nsp);
-          rows[w * tr + r] = off >= 0 ? in + off : bufs.zeros;
-          StepIndex(ks, p.k_sp_size, p.nsp);
-        }
-        at.Next(p);
+    for (int64_t r = 0; r < row_tiles * tr; ++r) {
+      const float** tile = rows + (r / tr) * p.ksp * tr + r % tr;
+      if (r >= nrows) {
+        for (int64_t w = 0; w < p.ksp; ++w) tile[w * tr] = bufs.zeros;
+        continue;
       }
-      float* o = out + r0 * ldo + t * p.og;
-      for (int64_t j = j0; j < j1; j += tc) {
-        conv_internal::HwyDirectConvTileF32(rows, n, p.ksp, p.cg, kt + j, p.ldk,
-                                            std::min(tc, j1 - j), o + j, ldo);
+      const float* in = lhs + at.n * p.in_batch_stride + t * p.cg;
+      int64_t ks[8] = {0};
+      for (int64_t w = 0; w < p.ksp; ++w) {
+        const int64_t off = InputOffset(p, at.op, ks, p.nsp);
+        tile[w * tr] = off >= 0 ? in + off : bufs.zeros;
+        StepIndex(ks, p.k_sp_size, p.nsp);
+      }
+      at.Next(p);
+    }
+    float* o = out + row0 * ldo + t * p.og + j0;
+    const int64_t used_tiles = (nrows + tr - 1) / tr;
+    for (int64_t k0 = 0; k0 < p.kdim; k0 += p.k_block) {
+      const int64_t k1 = std::min(p.kdim, k0 + p.k_block);
+      for (int64_t s = 0; s < strips; ++s) {
+        const bool whole_cols = (s + 1) * tc <= ncols;
+        for (int64_t i = 0; i < used_tiles; ++i) {
+          const int64_t n = std::min(tr, nrows - i * tr);
+          float* dst = n == tr && whole_cols ? o + i * tr * ldo + s * tc
+                                             : part + i * tr * p.cols_per_block + s * tc;
+          const int64_t ld = n == tr && whole_cols ? ldo : p.cols_per_block;
+          conv_internal::HwyDirectConvTileF32(rows + i * p.ksp * tr, n, p.cg, k0, k1,
+                                              kt + s * tc, p.ldk, k0 == 0, dst, ld);
+        }
+      }
+    }
+    // The tiles summed in the buffer: a partial last row tile, a partial
+    // last column strip.
+    for (int64_t r = 0; r < nrows; ++r) {
+      const bool row_whole = r < nrows / tr * tr;
+      const int64_t from = row_whole ? ncols / tc * tc : 0;
+      if (from < ncols) {
+        std::memcpy(o + r * ldo + from, part + r * p.cols_per_block + from,
+                    static_cast<size_t>(ncols - from) * sizeof(float));
       }
     }
   }
@@ -415,8 +442,10 @@ void PlanDirect(ConvPlan& p) {
   const int64_t strips = (p.og + p.tile_cols - 1) / p.tile_cols;
   p.ldk = p.kernel_as_is ? p.og : strips * p.tile_cols;
   const int64_t total_rows = p.out_batch * p.s_out;
-  p.rows_per_block = std::min(8 * p.tile_rows,
-                              (total_rows + p.tile_rows - 1) / p.tile_rows * p.tile_rows);
+  // Row blocks of up to 8 tiles, as even as whole tiles allow.
+  const int64_t row_tiles = (total_rows + p.tile_rows - 1) / p.tile_rows;
+  const int64_t even_blocks = (row_tiles + 7) / 8;
+  p.rows_per_block = (row_tiles + even_blocks - 1) / even_blocks * p.tile_rows;
   p.row_blocks = (total_rows + p.rows_per_block - 1) / p.rows_per_block;
   int64_t spb = std::clamp<int64_t>(kKernelBlockBytes / (p.kdim * p.csize * p.tile_cols), 1,
                                     strips);
@@ -424,6 +453,9 @@ void PlanDirect(ConvPlan& p) {
                                   (p.groups * p.row_blocks);
   spb = std::min(spb, std::max<int64_t>(1, strips / want_col_blocks));
   p.cols_per_block = spb * p.tile_cols;
+  // Terms per block: a tile_cols-wide block of the kernel in 16 KiB (L1).
+  constexpr int64_t kKernelL1Bytes = 16 * 1024;
+  p.k_block = std::max<int64_t>(1, kKernelL1Bytes / (p.tile_cols * p.csize));
   p.col_blocks = (strips + spb - 1) / spb;
   p.units = p.groups * p.col_blocks * p.row_blocks;
   p.tile_bytes = 0;

@@ -111,9 +111,13 @@ struct ConvPlan {
   // zero columns past og, or read in place when it is that already). Units
   // are (group, column block, row block): rows_per_block rows (a multiple
   // of tile_rows) by cols_per_block features (a multiple of tile_cols,
-  // sized so the block of kernel columns stays in L2).
+  // sized so the block of kernel columns stays in L2). Within a unit the
+  // terms run in blocks of k_block (a tile_cols-wide kernel block in L1),
+  // each over every column strip and row tile, the sums stored between
+  // blocks (tiles that are not whole go to a thread buffer, copied out at
+  // the end).
   bool direct = false;
-  int64_t tile_rows = 0, tile_cols = 0, ldk = 0;
+  int64_t tile_rows = 0, tile_cols = 0, ldk = 0, k_block = 0;
   int64_t rows_per_block = 0, row_blocks = 0, cols_per_block = 0, col_blocks = 0;
 
   int64_t scratch_bytes = 0;  // converted operands, packed kernel, compute-type result
@@ -161,13 +165,6 @@ void HwyFmaRowF32(const float* in, float k, float* acc, int64_t n);
 // (input column or -1), acc [oh * ow][16].
 void HwyBatchGroupRowF32(const float* const* rows, const float* kernel, const int32_t* col,
                          int64_t oh, int64_t ow, int64_t kw, int64_t cg, float* acc);
-// Direct path (ConvPlan::direct): the register tile's rows and columns on
-// this machine, and one tile: rows[w * HwyDirectTileRows() + r] holds the
-// cg input features that output row r (< nrows) reads at window position w,
-// the kernel's element (w * cg + c, j) is kernel[(w * cg + c) * ldk + j]
-// (j < HwyDirectTileCols(), zero past ncols), output row r goes to
-// out + r * ldo (columns [0, ncols)). Each output is one fused
-// multiply-add per term in (w, c) order from zero.
 // A planar depthwise plane over its zero-padded copy (ConvPlan::planar_padded):
 // out[y * out_stride + x] = sum over (i, j) in window order of
 // padded[(y * sh + i * dh) * pw + x * sw + j * dw] * weights[i * kw + j],
@@ -175,10 +172,18 @@ void HwyBatchGroupRowF32(const float* const* rows, const float* kernel, const in
 void HwyPlanarPaddedPlaneF32(const float* padded, int64_t pw, int64_t oh, int64_t ow,
                              int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t dh,
                              int64_t dw, const float* weights, float* out, int64_t out_stride);
+// Direct path (ConvPlan::direct): the register tile's rows and columns on
+// this machine, and one tile of nrows (1..HwyDirectTileRows()) rows by
+// HwyDirectTileCols() columns: rows[w * HwyDirectTileRows() + r] holds the
+// cg input features that output row r reads at window position w (rows
+// past nrows may be computed too: they must point at readable rows), the
+// kernel's element (k, j) is kernel[k * ldk + j], and the sums of terms
+// k = w * cg + c in [k0, k1) go to out + r * ldo, continuing the sums
+// stored there unless `first`: one fused multiply-add per term in k order.
 int64_t HwyDirectTileRows();
 int64_t HwyDirectTileCols();
-void HwyDirectConvTileF32(const float* const* rows, int64_t nrows, int64_t ksp, int64_t cg,
-                          const float* kernel, int64_t ldk, int64_t ncols, float* out,
+void HwyDirectConvTileF32(const float* const* rows, int64_t nrows, int64_t cg, int64_t k0,
+                          int64_t k1, const float* kernel, int64_t ldk, bool first, float* out,
                           int64_t ldo);
 }  // namespace conv_internal
 

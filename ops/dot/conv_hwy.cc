@@ -214,11 +214,12 @@ void PlanarPaddedPlaneF32(const float* padded, int64_t pw, int64_t oh, int64_t o
   }
 }
 
-// Direct convolution register tile (ConvPlan::direct): kTileRows output
-// rows x kTileVecs vectors of output features held in registers while every
-// window position and input feature is folded in, one fused multiply-add
-// per term in (window position, input feature) order from zero, as the
-// GEMM sums the im2col matrix.
+// Direct convolution register tile (ConvPlan::direct): up to kTileRows
+// output rows x kTileVecs vectors of output features held in registers
+// while a range of (window position, input feature) terms is folded in, one
+// fused multiply-add per term in that order, starting from zero or from the
+// partial sums stored by the previous range, as the GEMM sums the im2col
+// matrix.
 #if HWY_TARGET <= HWY_AVX3
 constexpr int kTileRows = 12;
 constexpr int kTileVecs = 2;
@@ -236,59 +237,64 @@ int64_t DirectTileCols() {
   return kTileVecs * static_cast<int64_t>(hn::Lanes(d));
 }
 
-// rows[w * kTileRows + r]: the cg input features row r reads at window
-// position w (a row of zeros for padding); kernel: element (w * cg + c, j)
-// at kernel[(w * cg + c) * ldk + j]; out: row r at out + r * ldo.
-template <class D>
-HWY_INLINE void DirectTile(D d, const float* const* HWY_RESTRICT rows, int64_t ksp, int64_t cg,
-                           const float* HWY_RESTRICT kernel, int64_t ldk, float* out,
-                           int64_t ldo) {
+// The first kM rows of a tile: rows[w * kTileRows + r] holds the cg input
+// features row r reads at window position w; terms k in [k0, k1) with
+// k = w * cg + c; kernel element (k, j) at kernel[k * ldk + j]; sums at
+// out + r * ldo (read back unless `first`).
+template <int kM, class D>
+HWY_INLINE void DirectTile(D d, const float* const* HWY_RESTRICT rows, int64_t cg, int64_t k0,
+                           int64_t k1, const float* HWY_RESTRICT kernel, int64_t ldk, bool first,
+                           float* out, int64_t ldo) {
   using V = hn::Vec<D>;
   const size_t L = hn::Lanes(d);
-  V acc[kTileRows][kTileVecs];
-  HWY_UNROLL(kTileRows) for (int r = 0; r < kTileRows; ++r) {
-    HWY_UNROLL(kTileVecs) for (int v = 0; v < kTileVecs; ++v) acc[r][v] = hn::Zero(d);
+  V acc[kM][kTileVecs];
+  HWY_UNROLL(kTileRows) for (int r = 0; r < kM; ++r) {
+    HWY_UNROLL(kTileVecs) for (int v = 0; v < kTileVecs; ++v) {
+      acc[r][v] = first ? hn::Zero(d) : hn::LoadU(d, out + r * ldo + v * L);
+    }
   }
-  for (int64_t w = 0; w < ksp; ++w) {
+  for (int64_t k = k0; k < k1;) {
+    const int64_t w = k / cg;
+    const int64_t c0 = k - w * cg;
+    const int64_t c1 = std::min(cg, c0 + (k1 - k));
     const float* const* rw = rows + w * kTileRows;
-    const float* a[kTileRows];
-    HWY_UNROLL(kTileRows) for (int r = 0; r < kTileRows; ++r) a[r] = rw[r];
-    const float* b = kernel + w * cg * ldk;
-    HWY_UNROLL(2) for (int64_t c = 0; c < cg; ++c) {
+    const float* a[kM];
+    HWY_UNROLL(kTileRows) for (int r = 0; r < kM; ++r) a[r] = rw[r];
+    const float* b = kernel + k * ldk;
+    HWY_UNROLL(2) for (int64_t c = c0; c < c1; ++c) {
       V bv[kTileVecs];
       HWY_UNROLL(kTileVecs) for (int v = 0; v < kTileVecs; ++v) bv[v] = hn::LoadU(d, b + v * L);
       b += ldk;
-      HWY_UNROLL(kTileRows) for (int r = 0; r < kTileRows; ++r) {
+      HWY_UNROLL(kTileRows) for (int r = 0; r < kM; ++r) {
         const V av = hn::Set(d, a[r][c]);
         HWY_UNROLL(kTileVecs) for (int v = 0; v < kTileVecs; ++v) {
           acc[r][v] = hn::MulAdd(av, bv[v], acc[r][v]);
         }
       }
     }
+    k += c1 - c0;
   }
-  HWY_UNROLL(kTileRows) for (int r = 0; r < kTileRows; ++r) {
+  HWY_UNROLL(kTileRows) for (int r = 0; r < kM; ++r) {
     HWY_UNROLL(kTileVecs) for (int v = 0; v < kTileVecs; ++v) {
       hn::StoreU(acc[r][v], d, out + r * ldo + v * L);
     }
   }
 }
 
-// One tile of `nrows` <= kTileRows rows (the rows past them point at any
-// readable row) and `ncols` <= DirectTileCols() columns; a partial tile is
-// computed whole into a local block and its valid part copied out.
-void DirectConvTileF32(const float* const* rows, int64_t nrows, int64_t ksp, int64_t cg,
-                       const float* kernel, int64_t ldk, int64_t ncols, float* out, int64_t ldo) {
+// `nrows` (1..kTileRows) rows by DirectTileCols() columns: the narrowest
+// register tile that covers the rows (rows past nrows are computed too and
+// must be readable: they point at any row).
+void DirectConvTileF32(const float* const* rows, int64_t nrows, int64_t cg, int64_t k0,
+                       int64_t k1, const float* kernel, int64_t ldk, bool first, float* out,
+                       int64_t ldo) {
   const hn::ScalableTag<float> d;
-  const int64_t nr = DirectTileCols();
-  if (nrows == kTileRows && ncols == nr) {
-    DirectTile(d, rows, ksp, cg, kernel, ldk, out, ldo);
-    return;
-  }
-  constexpr int64_t kMaxCols = kTileVecs * HWY_MAX_BYTES / sizeof(float);
-  HWY_ALIGN float block[kTileRows * kMaxCols];
-  DirectTile(d, rows, ksp, cg, kernel, ldk, block, nr);
-  for (int64_t r = 0; r < nrows; ++r) {
-    std::copy(block + r * nr, block + r * nr + ncols, out + r * ldo);
+  constexpr int kThird = (kTileRows + 2) / 3;
+  if (nrows > 2 * kThird) {
+    DirectTile<kTileRows>(d, rows, cg, k0, k1, kernel, ldk, first, out, ldo);
+  } else if (nrows > kThird) {
+    DirectTile<2 * kThird>(d, rows, cg, k0, k1, kernel, ldk, first, out, ldo);
+  } else {
+    DirectTile<kThird>(d, rows, cg, k0, k1, kernel, ldk, first, out, ldo);
   }
 }
 
@@ -316,10 +322,10 @@ HWY_EXPORT(DirectTileRows);
 HWY_EXPORT(DirectTileCols);
 int64_t HwyDirectTileRows() { return HWY_DYNAMIC_DISPATCH(DirectTileRows)(); }
 int64_t HwyDirectTileCols() { return HWY_DYNAMIC_DISPATCH(DirectTileCols)(); }
-void HwyDirectConvTileF32(const float* const* rows, int64_t nrows, int64_t ksp, int64_t cg,
-                          const float* kernel, int64_t ldk, int64_t ncols, float* out,
+void HwyDirectConvTileF32(const float* const* rows, int64_t nrows, int64_t cg, int64_t k0,
+                          int64_t k1, const float* kernel, int64_t ldk, bool first, float* out,
                           int64_t ldo) {
-  HWY_DYNAMIC_DISPATCH(DirectConvTileF32)(rows, nrows, ksp, cg, kernel, ldk, ncols, out, ldo);
+  HWY_DYNAMIC_DISPATCH(DirectConvTileF32)(rows, nrows, cg, k0, k1, kernel, ldk, first, out, ldo);
 }
 void HwyFmaRowF32(const float* in, float k, float* acc, int64_t n) {
   HWY_DYNAMIC_DISPATCH(FmaRowF32)(in, k, acc, n);

@@ -173,6 +173,10 @@ TEST(ConvTest, DirectPathSumsInWindowOrder) {
   cases[4].rhs_dil = 2, cases[4].reverse = true;
   cases[5].h = 7, cases[5].w = 7, cases[5].c = 64, cases[5].o = 64, cases[5].kh = 1,
   cases[5].kw = 1, cases[5].pad_lo = cases[5].pad_hi = 0;
+  // Many term blocks and column blocks (a ResNet 7x7 layer's shape, fewer features).
+  Conv2D deep;
+  deep.h = 7, deep.w = 7, deep.c = 256, deep.o = 192;
+  cases.push_back(deep);
   for (const Conv2D& c : cases) {
     Shape out;
     const ConvPlan plan = PlanOf(c, &out);
