@@ -28,7 +28,7 @@ SHAPES = {
     "r56_1x1s2_256_128": (56, 256, 128, 1, 2, 0, 1, False, torch.float32),
     "r56_1x1s2_256_512": (56, 256, 512, 1, 2, 0, 1, False, torch.float32),
     "r28_1x1s2_512_1024": (28, 512, 1024, 1, 2, 0, 1, False, torch.float32),
-    "r224_7x7s2_3_64": (224, 3, 64, 7, 2, 3, 1, False, torch.float32),
+    "r230_7x7s2_3_64": (230, 3, 64, 7, 2, 0, 1, False, torch.float32),
     "dw56_3x3_256_nchw_bf16": (56, 256, 256, 3, 1, 1, 256, True, torch.bfloat16),
 }
 

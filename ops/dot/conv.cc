@@ -58,9 +58,10 @@ bool StepIndex(int64_t* index, const std::vector<int64_t>& sizes, int dims) {
 int64_t PackedBytes(const ConvPlan& p) {
   if (p.depthwise || p.planar) return AlignUp((p.ksp + 1) * p.channels() * p.csize);
   if (p.direct) {
-    // The kernel padded to ldk columns (unless read in place), then cg zeros.
+    // The kernel padded to ldk columns (unless read in place), then a
+    // padding row of row_features zeros.
     return (p.kernel_as_is ? 0 : AlignUp(p.groups * p.kdim * p.ldk * p.csize)) +
-           AlignUp(p.cg * p.csize);
+           AlignUp(p.row_features * p.csize);
   }
   return p.kernel_as_is || p.group_lanes ? 0 : AlignUp(p.groups * p.kdim * p.og * p.csize);
 }
@@ -243,17 +244,18 @@ void DirectUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
     const float* kt = kernel + t * p.kdim * p.ldk + j0;
     RowCursor at(p, row0);
     for (int64_t r = 0; r < row_tiles * tr; ++r) {
-      const float** tile = rows + (r / tr) * p.ksp * tr + r % tr;
+      const float** tile = rows + (r / tr) * p.row_windows * tr + r % tr;
       if (r >= nrows) {
-        for (int64_t w = 0; w < p.ksp; ++w) tile[w * tr] = bufs.zeros;
+        for (int64_t w = 0; w < p.row_windows; ++w) tile[w * tr] = bufs.zeros;
         continue;
       }
       const float* in = lhs + at.n * p.in_batch_stride + t * p.cg;
       int64_t ks[8] = {0};
-      for (int64_t w = 0; w < p.ksp; ++w) {
+      for (int64_t w = 0; w < p.row_windows; ++w) {
         const int64_t off = InputOffset(p, at.op, ks, p.nsp);
         tile[w * tr] = off >= 0 ? in + off : bufs.zeros;
-        StepIndex(ks, p.k_sp_size, p.nsp);
+        // Whole window rows step the dimensions before the last one.
+        StepIndex(ks, p.k_sp_size, p.row_windows == p.ksp ? p.nsp : p.nsp - 1);
       }
       at.Next(p);
     }
@@ -268,7 +270,7 @@ void DirectUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
           float* dst = n == tr && whole_cols ? o + i * tr * ldo + s * tc
                                              : part + i * tr * p.cols_per_block + s * tc;
           const int64_t ld = n == tr && whole_cols ? ldo : p.cols_per_block;
-          conv_internal::HwyDirectConvTileF32(rows + i * p.ksp * tr, n, p.cg, k0, k1,
+          conv_internal::HwyDirectConvTileF32(rows + i * p.row_windows * tr, n, p.row_features, k0, k1,
                                               kt + s * tc, p.ldk, k0 == 0, dst, ld);
         }
       }
@@ -455,7 +457,19 @@ void PlanDirect(ConvPlan& p) {
   p.cols_per_block = spb * p.tile_cols;
   // Terms per block: a tile_cols-wide block of the kernel in 16 KiB (L1).
   constexpr int64_t kKernelL1Bytes = 16 * 1024;
-  p.k_block = std::max<int64_t>(1, kKernelL1Bytes / (p.tile_cols * p.csize));
+  const int64_t k_blocks =
+      (p.kdim + kKernelL1Bytes / (p.tile_cols * p.csize) - 1) / (kKernelL1Bytes / (p.tile_cols * p.csize));
+  p.k_block = std::max<int64_t>(1, (p.kdim + k_blocks - 1) / k_blocks);  // even blocks
+  // Window rows of consecutive inputs (ConvPlan::row_windows).
+  const int L = p.nsp - 1;
+  const int64_t kw = p.k_sp_size[L];
+  bool runs = p.groups == 1 && p.in_sp_stride[L] == p.cg && kw > 1;
+  for (int64_t o = 0; runs && o < p.out_sp_size[L]; ++o) {
+    const int64_t first = p.in_index[L][o * kw];
+    for (int64_t k = 0; runs && k < kw; ++k) runs = first >= 0 && p.in_index[L][o * kw + k] == first + k;
+  }
+  p.row_windows = runs ? p.ksp / kw : p.ksp;
+  p.row_features = runs ? kw * p.cg : p.cg;
   p.col_blocks = (strips + spb - 1) / spb;
   p.units = p.groups * p.col_blocks * p.row_blocks;
   p.tile_bytes = 0;
@@ -696,7 +710,7 @@ ConvBuffers ConvPrepare(const ConvPlan& p, const void* lhs, const void* rhs, voi
     }
     std::fill(dst + p.ksp * channels, dst + (p.ksp + 1) * channels, 0.0f);
   } else if (p.direct) {
-    float* zeros = reinterpret_cast<float*>(cur) - AlignUp(p.cg * p.csize) / p.csize;
+    float* zeros = reinterpret_cast<float*>(cur) - AlignUp(p.row_features * p.csize) / p.csize;
     if (!p.kernel_as_is) {
       // [group][kdim][ldk], zeros past og.
       const float* kf = reinterpret_cast<const float*>(k);
@@ -716,7 +730,7 @@ ConvBuffers ConvPrepare(const ConvPlan& p, const void* lhs, const void* rhs, voi
         StepIndex(ks, p.k_sp_size, p.nsp);
       }
     }
-    std::fill(zeros, zeros + p.cg, 0.0f);
+    std::fill(zeros, zeros + p.row_features, 0.0f);
     b.zeros = zeros;
   } else if (p.kdim > 0 && p.og > 0 && !p.kernel_as_is && !p.group_lanes) {
     switch (p.csize) {

@@ -116,8 +116,14 @@ struct ConvPlan {
   // each over every column strip and row tile, the sums stored between
   // blocks (tiles that are not whole go to a thread buffer, copied out at
   // the end).
+  // Where every window of the last spatial dimension reads consecutive
+  // input positions (no padding or dilation there, one group, features
+  // innermost), a window row's positions and features lie in one run of
+  // memory in the order of the terms: the tiles then see row_windows
+  // window positions of row_features terms each (else ksp and cg).
   bool direct = false;
   int64_t tile_rows = 0, tile_cols = 0, ldk = 0, k_block = 0;
+  int64_t row_windows = 0, row_features = 0;
   int64_t rows_per_block = 0, row_blocks = 0, cols_per_block = 0, col_blocks = 0;
 
   int64_t scratch_bytes = 0;  // converted operands, packed kernel, compute-type result
@@ -140,7 +146,7 @@ struct ConvBuffers {
   const uint8_t* lhs = nullptr;  // compute type, row-major lhs
   const uint8_t* packed = nullptr;  // [groups][kdim][og] compute type
   uint8_t* out = nullptr;        // compute type, row-major result
-  const float* zeros = nullptr;  // direct path: cg zeros (padding rows)
+  const float* zeros = nullptr;  // direct path: row_features zeros (padding rows)
 };
 ConvBuffers ConvPrepare(const ConvPlan& plan, const void* lhs, const void* rhs, void* out,
                         void* scratch);

@@ -177,6 +177,17 @@ TEST(ConvTest, DirectPathSumsInWindowOrder) {
   Conv2D deep;
   deep.h = 7, deep.w = 7, deep.c = 256, deep.o = 192;
   cases.push_back(deep);
+  // Window rows of consecutive inputs (no padding along the width), as the
+  // ResNet stem's 7x7 stride 2 over its padded input; padded rows above and
+  // below.
+  Conv2D stem;
+  stem.h = 21, stem.w = 23, stem.c = 3, stem.o = 64, stem.kh = 7, stem.kw = 7, stem.stride = 2;
+  stem.pad_lo = 0, stem.pad_hi = 0;
+  cases.push_back(stem);
+  EXPECT_EQ(PlanOf(stem).row_features, 21);
+  EXPECT_EQ(PlanOf(stem).row_windows, 7);
+  stem.pad_lo = 3, stem.pad_hi = 3, stem.w = 31;
+  cases.push_back(stem);
   for (const Conv2D& c : cases) {
     Shape out;
     const ConvPlan plan = PlanOf(c, &out);
