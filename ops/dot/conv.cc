@@ -87,6 +87,7 @@ bool KernelIsPacked(const ConvPlan& p) {
 // compute-type result.
 int64_t ScratchBytes(const ConvPlan& p) {
   int64_t s = PackedBytes(p);
+  if (p.convert_in_units) return s;
   if (p.lhs_convert != nullptr) s += AlignUp(p.lhs_count * p.csize);
   if (p.result_convert != nullptr) s += AlignUp(p.out_count * p.csize);
   return s;
@@ -346,28 +347,48 @@ void PlanarUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
   if (p.planar_padded) {
     struct PaddedPlane;
     const int64_t plane = p.pad_h * p.pad_w;
+    const int64_t out_plane = p.convert_in_units ? p.s_out : 0;
+    const int64_t in_plane = p.convert_in_units ? p.in_h * p.in_width : 0;
     float* padded = reinterpret_cast<float*>(ThreadScratch<PaddedPlane>(
-        static_cast<int64_t>(sizeof(float)) * (plane + 64 + p.ksp)));
+        static_cast<int64_t>(sizeof(float)) * (plane + 64 + p.ksp + out_plane + in_plane)));
     float* weights = padded + plane + 64;
+    float* sums = weights + p.ksp;  // convert_in_units: the output plane in f32
+    float* widened = sums + out_plane;  // convert_in_units: the input plane in f32
+    const bool plane_contiguous = p.in_sp_stride[0] == p.in_width;
+    const uint8_t* raw_in = bufs.lhs;
+    uint8_t* raw_out = bufs.out;
     std::fill(padded, padded + plane + 64, 0.0f);
     const int64_t kh = p.k_sp_size[0], kw = p.k_sp_size[1];
     for (int64_t u = unit_begin; u < unit_end; ++u) {
       const int64_t n = u / channels;
       const int64_t c = u % channels;
-      const float* in_plane = lhs + n * p.in_batch_stride + c * p.in_feat_stride;
+      const int64_t in_off = n * p.in_batch_stride + c * p.in_feat_stride;
+      const int64_t out_off = n * p.out_batch_stride + c * p.out_feat_stride;
       // Only the input's own cells change between planes: the padding
       // stays zero.
       const int64_t copy_w = std::min(p.in_width, p.pad_w - p.pad_left);
       const int64_t copy_h = std::min(p.in_h, p.pad_h - p.pad_top);
+      // A contiguous input plane converts in one call.
+      if (p.convert_in_units && plane_contiguous) {
+        p.lhs_convert(raw_in + in_off * p.lhs_esize, widened, in_plane);
+      }
       for (int64_t y = 0; y < copy_h; ++y) {
-        std::memcpy(padded + (p.pad_top + y) * p.pad_w + p.pad_left, in_plane + y * p.in_sp_stride[0],
-                    static_cast<size_t>(copy_w) * sizeof(float));
+        float* dst = padded + (p.pad_top + y) * p.pad_w + p.pad_left;
+        const int64_t src = in_off + y * p.in_sp_stride[0];
+        if (p.convert_in_units && plane_contiguous) {
+          std::memcpy(dst, widened + y * p.in_width, static_cast<size_t>(copy_w) * sizeof(float));
+        } else if (p.convert_in_units) {
+          p.lhs_convert(raw_in + src * p.lhs_esize, dst, copy_w);
+        } else {
+          std::memcpy(dst, lhs + src, static_cast<size_t>(copy_w) * sizeof(float));
+        }
       }
       for (int64_t w = 0; w < p.ksp; ++w) weights[w] = kernel[w * channels + c];
       conv_internal::HwyPlanarPaddedPlaneF32(
           padded, p.pad_w, p.out_sp_size[0], p.out_sp_size[1], kh, kw, p.stride_h, p.stride_w,
-          p.dil_h, p.dil_w, weights, out + n * p.out_batch_stride + c * p.out_feat_stride,
-          p.out_sp_stride[0]);
+          p.dil_h, p.dil_w, weights, p.convert_in_units ? sums : out + out_off,
+          p.convert_in_units ? p.out_sp_size[1] : p.out_sp_stride[0]);
+      if (p.convert_in_units) p.result_convert(sums, raw_out + out_off * p.out_esize, p.s_out);
     }
     return;
   }
@@ -462,8 +483,8 @@ void PlanDirect(ConvPlan& p) {
   p.k_block = std::max<int64_t>(1, (p.kdim + k_blocks - 1) / k_blocks);  // even blocks
   // Window rows of consecutive inputs (ConvPlan::row_windows).
   const int L = p.nsp - 1;
-  const int64_t kw = p.k_sp_size[L];
-  bool runs = p.groups == 1 && p.in_sp_stride[L] == p.cg && kw > 1;
+  const int64_t kw = p.nsp > 0 ? p.k_sp_size[L] : 1;
+  bool runs = p.nsp > 0 && p.groups == 1 && p.in_sp_stride[L] == p.cg && kw > 1;
   for (int64_t o = 0; runs && o < p.out_sp_size[L]; ++o) {
     const int64_t first = p.in_index[L][o * kw];
     for (int64_t k = 0; runs && k < kw; ++k) runs = first >= 0 && p.in_index[L][o * kw + k] == first + k;
@@ -629,6 +650,12 @@ absl::StatusOr<ConvPlan> MakeConvPlan(const Shape& lhs, const Shape& rhs, const 
           ow == 0 ? 0 : (ow - 1) * p.stride_w + (p.k_sp_size[1] - 1) * p.dil_w + 1;
       p.pad_h = std::max(reach_h, p.pad_top + p.in_h);
       p.pad_w = std::max(reach_w, p.pad_left + p.in_width);
+      p.lhs_esize = ByteWidth(lhs.element_type());
+      p.out_esize = ByteWidth(p.result_type);
+      // Units convert their own rows and planes: a narrow input and result
+      // (both converted, else neither), the output plane contiguous.
+      p.convert_in_units = p.lhs_convert != nullptr && p.result_convert != nullptr &&
+                           p.out_sp_stride[0] == p.out_sp_size[1];
     }
     p.units = p.out_count == 0 ? 0 : p.out_batch * p.channels();
     p.tile_bytes = 0;
@@ -679,7 +706,7 @@ ConvBuffers ConvPrepare(const ConvPlan& p, const void* lhs, const void* rhs, voi
                         void* scratch) {
   uint8_t* cur = static_cast<uint8_t*>(scratch);
   ConvBuffers b;
-  if (p.lhs_convert != nullptr) {
+  if (p.lhs_convert != nullptr && !p.convert_in_units) {
     p.lhs_convert(lhs, cur, p.lhs_count);
     b.lhs = cur;
     cur += AlignUp(p.lhs_count * p.csize);
@@ -741,7 +768,7 @@ ConvBuffers ConvPrepare(const ConvPlan& p, const void* lhs, const void* rhs, voi
       default: PackKernel<Bytes16>(p, k, packed); break;
     }
   }
-  b.out = p.result_convert != nullptr ? cur : static_cast<uint8_t*>(out);
+  b.out = p.result_convert != nullptr && !p.convert_in_units ? cur : static_cast<uint8_t*>(out);
   return b;
 }
 
@@ -855,7 +882,9 @@ void ConvUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin, i
 }
 
 void ConvFinish(const ConvPlan& p, const ConvBuffers& bufs, void* out) {
-  if (p.result_convert != nullptr && p.out_count > 0) p.result_convert(bufs.out, out, p.out_count);
+  if (p.result_convert != nullptr && !p.convert_in_units && p.out_count > 0) {
+    p.result_convert(bufs.out, out, p.out_count);
+  }
 }
 
 absl::Status RunConv(const ConvPlan& p, const void* lhs, const void* rhs, void* out) {

@@ -84,7 +84,14 @@ struct ConvPlan {
   // and planes contiguous: each plane is copied into a zero-padded buffer
   // of pad_h x pad_w (input at row pad_top, column pad_left) and one call
   // computes the whole output plane from it, with the same sums.
+  // With convert_in_units (a planar_padded plane whose output plane is
+  // contiguous), the units convert what they read and write themselves: an
+  // input row as it is copied into the padded plane, the output plane as
+  // it is stored (the same conversions, so the same bits, without the
+  // whole-tensor passes on the calling thread).
   bool planar_padded = false;
+  bool convert_in_units = false;
+  int lhs_esize = 4, out_esize = 4;  // bytes of a stored input / result element
   int64_t pad_top = 0, pad_left = 0, pad_h = 0, pad_w = 0, in_h = 0;
   int64_t stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1;
 

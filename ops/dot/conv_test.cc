@@ -392,6 +392,81 @@ TEST(ConvTest, PlanarPaddedPlaneMatchesDepthwiseBits) {
   }
 }
 
+// A bf16 planar depthwise convolution converts its input rows and output
+// planes inside the units: the bits of the f32 convolution of the widened
+// input, rounded to bf16 by the same conversion.
+TEST(ConvTest, PlanarBf16ConvertsInUnits) {
+  ConvolutionDimensionNumbers dn;
+  dn.input_batch_dimension = 0;
+  dn.input_feature_dimension = 1;
+  dn.input_spatial_dimensions = {2, 3};
+  dn.kernel_output_feature_dimension = 0;
+  dn.kernel_input_feature_dimension = 1;
+  dn.kernel_spatial_dimensions = {2, 3};
+  dn.output_batch_dimension = 0;
+  dn.output_feature_dimension = 1;
+  dn.output_spatial_dimensions = {2, 3};
+  Conv2D c;
+  c.n = 2, c.h = 11, c.w = 19, c.c = 6, c.o = 6, c.fgc = 6;
+  const Window win = MakeWindow(c);
+  const Shape lhs16(ElementType::kBF16, {c.n, c.c, c.h, c.w}), rhs16(ElementType::kBF16, {c.o, 1, 3, 3});
+  const Shape lhs32(ElementType::kF32, {c.n, c.c, c.h, c.w}), rhs32(ElementType::kF32, {c.o, 1, 3, 3});
+  auto out16 = InferConvolutionShape(lhs16, rhs16, c.fgc, 1, win, dn);
+  auto out32 = InferConvolutionShape(lhs32, rhs32, c.fgc, 1, win, dn);
+  ASSERT_TRUE(out16.ok() && out32.ok());
+  auto p16 = MakeConvPlan(lhs16, rhs16, *out16, win, dn, c.fgc, 1);
+  auto p32 = MakeConvPlan(lhs32, rhs32, *out32, win, dn, c.fgc, 1);
+  ASSERT_TRUE(p16.ok() && p32.ok());
+  ASSERT_TRUE(p16->convert_in_units);
+  std::mt19937 gen(3);
+  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+  auto bf16 = [&](int64_t n, std::vector<float>* wide) {
+    std::vector<uint16_t> v(static_cast<size_t>(n));
+    wide->resize(v.size());
+    for (size_t i = 0; i < v.size(); ++i) {
+      const float f = dist(gen);
+      uint32_t bits;
+      std::memcpy(&bits, &f, 4);
+      v[i] = static_cast<uint16_t>(bits >> 16);
+      bits = static_cast<uint32_t>(v[i]) << 16;
+      std::memcpy(&(*wide)[i], &bits, 4);
+    }
+    return v;
+  };
+  std::vector<float> in32, k32;
+  const std::vector<uint16_t> in16 = bf16(lhs16.element_count(), &in32);
+  const std::vector<uint16_t> k16 = bf16(rhs16.element_count(), &k32);
+  std::vector<uint16_t> got(static_cast<size_t>(out16->element_count()));
+  std::vector<float> wide(got.size());
+  ASSERT_TRUE(RunConv(*p16, in16.data(), k16.data(), got.data()).ok());
+  ASSERT_TRUE(RunConv(*p32, in32.data(), k32.data(), wide.data()).ok());
+  auto round = SelectConvertKernel(ElementType::kF32, ElementType::kBF16);
+  ASSERT_TRUE(round.ok());
+  std::vector<uint16_t> want(got.size());
+  (*round)(wide.data(), want.data(), static_cast<int64_t>(want.size()));
+  EXPECT_EQ(got, want);
+}
+
+// No spatial dimensions (bf_io->bf): the direct path as a plain product.
+TEST(ConvTest, DirectPathWithoutSpatialDimensions) {
+  ConvolutionDimensionNumbers dn;
+  dn.input_batch_dimension = 0;
+  dn.input_feature_dimension = 1;
+  dn.kernel_input_feature_dimension = 0;
+  dn.kernel_output_feature_dimension = 1;
+  dn.output_batch_dimension = 0;
+  dn.output_feature_dimension = 1;
+  const Shape lhs(ElementType::kF32, {2, 3}), rhs(ElementType::kF32, {3, 4}), out(ElementType::kF32, {2, 4});
+  auto plan = MakeConvPlan(lhs, rhs, out, Window(), dn, 1, 1);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_TRUE(plan->direct);
+  const std::vector<float> a = {3, -3, -6.5, 9, 1, -10};
+  const std::vector<float> k = {-5.25, -5.5, 5.5, 2, 3.25, -3.75, -1.5, -3.5, -4, -4.5, 3.25, -5.75};
+  std::vector<float> got(8);
+  ASSERT_TRUE(RunConv(*plan, a.data(), k.data(), got.data()).ok());
+  EXPECT_EQ(got, (std::vector<float>{0.5, 24, -0.125, 53.875, -4, -8.25, 15.5, 72}));
+}
+
 TEST(ConvTest, BatchGroups) {
   Conv2D c;
   c.n = 4, c.o = 6, c.bgc = 2;
