@@ -2,11 +2,17 @@
 """Convolution throughput of hlovm (bench/conv_bench, BM_Conv/<shape>) beside
 torch.nn.functional.conv2d (oneDNN) on the same shapes and thread counts.
 
-Usage: /usr/bin/python3 bench/conv_vs_torch.py [build/bench/conv_bench] [--rounds=N]
+Usage: /usr/bin/python3 bench/conv_vs_torch.py [CONV_BENCH ...] [--rounds=N]
 
-Rounds alternate hlovm and PyTorch so that both see the same machine load;
-the table prints the best GFLOP/s of each over the rounds and the ratio
-hlovm / PyTorch. PyTorch is a benchmark-only dependency.
+With several conv_bench binaries (an older build first), each gets a
+column. Rounds alternate the binaries and PyTorch so that all see the same
+machine load; the table prints the best GFLOP/s of each over the rounds and
+the ratio of the last binary to PyTorch. PyTorch is a benchmark-only
+dependency.
+
+--cpu (one thread only): rates from CPU time rather than wall time (the
+process's for PyTorch, the benchmark thread's for hlovm), steadier than
+wall time while other work shares the machine.
 """
 import json
 import subprocess
@@ -39,6 +45,9 @@ def flops(shape):
     return 2.0 * o * o * cout * (cin // g) * k * k
 
 
+CPU = False
+
+
 def torch_gflops(shape, threads, seconds=0.5):
     torch.set_num_threads(threads)
     h, cin, cout, k, s, pad, g, nchw, dtype = shape
@@ -50,11 +59,12 @@ def torch_gflops(shape, threads, seconds=0.5):
     with torch.no_grad():
         for _ in range(3):
             F.conv2d(x, w, stride=s, padding=pad, groups=g)
-        n, t0 = 0, time.perf_counter()
-        while time.perf_counter() - t0 < seconds:
+        clock = time.process_time if CPU else time.perf_counter
+        n, t0 = 0, clock()
+        while clock() - t0 < seconds:
             F.conv2d(x, w, stride=s, padding=pad, groups=g)
             n += 1
-        dt = (time.perf_counter() - t0) / n
+        dt = (clock() - t0) / n
     return flops(shape) / dt / 1e9
 
 
@@ -65,33 +75,43 @@ def hlovm_gflops(binary, threads):
     res = {}
     for b in json.loads(out)["benchmarks"]:
         name = b["name"].split("/")[1]
-        res[name] = b["GFLOP/s"] / 1e9 if b["GFLOP/s"] > 1e6 else b["GFLOP/s"]
+        g = b["GFLOP/s"] / 1e9 if b["GFLOP/s"] > 1e6 else b["GFLOP/s"]
+        if CPU:
+            g *= b["real_time"] / b["cpu_time"]
+        res[name] = g
     return res
 
 
 def main():
-    binary = "build/bench/conv_bench"
+    global CPU
+    binaries = []
     rounds = 2
     for a in sys.argv[1:]:
-        if a.startswith("--rounds="):
+        if a == "--cpu":
+            CPU = True
+        elif a.startswith("--rounds="):
             rounds = int(a.split("=")[1])
         else:
-            binary = a
+            binaries.append(a)
+    binaries = binaries or ["build/bench/conv_bench"]
     best = {}
     for _ in range(rounds):
-        for threads in (1, 2):
-            for name, g in hlovm_gflops(binary, threads).items():
-                key = (name, threads, "hlovm")
-                best[key] = max(best.get(key, 0.0), g)
+        for threads in (1,) if CPU else (1, 2):
+            for i, binary in enumerate(binaries):
+                for name, g in hlovm_gflops(binary, threads).items():
+                    key = (name, threads, i)
+                    best[key] = max(best.get(key, 0.0), g)
             for name, shape in SHAPES.items():
                 key = (name, threads, "torch")
                 best[key] = max(best.get(key, 0.0), torch_gflops(shape, threads))
-    print(f"{'shape':26s} {'thr':>3s} {'hlovm':>8s} {'torch':>8s} {'ratio':>6s}  (GFLOP/s)")
-    for threads in (1, 2):
+    heads = "".join(f" {'hlovm' + (str(i) if len(binaries) > 1 else ''):>8s}" for i in range(len(binaries)))
+    print(f"{'shape':26s} {'thr':>3s}{heads} {'torch':>8s} {'ratio':>6s}  (GFLOP/s)")
+    for threads in (1,) if CPU else (1, 2):
         for name in SHAPES:
-            h = best.get((name, threads, "hlovm"), 0.0)
+            cols = [best.get((name, threads, i), 0.0) for i in range(len(binaries))]
             t = best[(name, threads, "torch")]
-            print(f"{name:26s} {threads:3d} {h:8.1f} {t:8.1f} {h / t:6.2f}")
+            line = "".join(f" {c:8.1f}" for c in cols)
+            print(f"{name:26s} {threads:3d}{line} {t:8.1f} {cols[-1] / t:6.2f}")
 
 
 if __name__ == "__main__":

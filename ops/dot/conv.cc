@@ -223,10 +223,13 @@ void DirectUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
   const int64_t strips_per_block = p.cols_per_block / tc;
   struct DirectRows;
   const int64_t ptr_bytes = AlignUp(static_cast<int64_t>(sizeof(float*)) * p.ksp * p.rows_per_block);
+  const int64_t part_bytes =
+      AlignUp(static_cast<int64_t>(sizeof(float)) * p.rows_per_block * p.cols_per_block);
   uint8_t* scratch = ThreadScratch<DirectRows>(
-      ptr_bytes + static_cast<int64_t>(sizeof(float)) * p.rows_per_block * p.cols_per_block);
+      ptr_bytes + part_bytes + static_cast<int64_t>(sizeof(float)) * p.k_block * tc);
   const float** rows = reinterpret_cast<const float**>(scratch);
   float* part = reinterpret_cast<float*>(scratch + ptr_bytes);  // [row][col] of the block
+  float* panel = reinterpret_cast<float*>(scratch + ptr_bytes + part_bytes);  // [k][tc]
   const float* lhs = reinterpret_cast<const float*>(bufs.lhs);
   const float* kernel = reinterpret_cast<const float*>(bufs.packed);
   float* out = reinterpret_cast<float*>(bufs.out);
@@ -266,13 +269,17 @@ void DirectUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
       const int64_t k1 = std::min(p.kdim, k0 + p.k_block);
       for (int64_t s = 0; s < strips; ++s) {
         const bool whole_cols = (s + 1) * tc <= ncols;
+        const float* src = kt + k0 * p.ldk + s * tc;
+        for (int64_t k = 0; k < k1 - k0; ++k) {
+          std::memcpy(panel + k * tc, src + k * p.ldk, static_cast<size_t>(tc) * sizeof(float));
+        }
         for (int64_t i = 0; i < used_tiles; ++i) {
           const int64_t n = std::min(tr, nrows - i * tr);
           float* dst = n == tr && whole_cols ? o + i * tr * ldo + s * tc
                                              : part + i * tr * p.cols_per_block + s * tc;
           const int64_t ld = n == tr && whole_cols ? ldo : p.cols_per_block;
-          conv_internal::HwyDirectConvTileF32(rows + i * p.row_windows * tr, n, p.row_features, k0, k1,
-                                              kt + s * tc, p.ldk, k0 == 0, dst, ld);
+          conv_internal::HwyDirectConvTileF32(rows + i * p.row_windows * tr, n, p.row_features,
+                                              k0, k1, panel, tc, k0 == 0, dst, ld);
         }
       }
     }

@@ -119,10 +119,11 @@ struct ConvPlan {
   // are (group, column block, row block): rows_per_block rows (a multiple
   // of tile_rows) by cols_per_block features (a multiple of tile_cols,
   // sized so the block of kernel columns stays in L2). Within a unit the
-  // terms run in blocks of k_block (a tile_cols-wide kernel block in L1),
-  // each over every column strip and row tile, the sums stored between
-  // blocks (tiles that are not whole go to a thread buffer, copied out at
-  // the end).
+  // terms run in blocks of k_block, each over every column strip and row
+  // tile, the sums stored between blocks (tiles that are not whole go to a
+  // thread buffer, copied out at the end); each strip's block of the kernel
+  // is first copied into a contiguous k_block x tile_cols panel (L1-sized,
+  // free of the cache-set conflicts of kernel rows a power of two apart).
   // Where every window of the last spatial dimension reads consecutive
   // input positions (no padding or dilation there, one group, features
   // innermost), a window row's positions and features lie in one run of
@@ -190,7 +191,7 @@ void HwyPlanarPaddedPlaneF32(const float* padded, int64_t pw, int64_t oh, int64_
 // HwyDirectTileCols() columns: rows[w * HwyDirectTileRows() + r] holds the
 // cg input features that output row r reads at window position w (rows
 // past nrows may be computed too: they must point at readable rows), the
-// kernel's element (k, j) is kernel[k * ldk + j], and the sums of terms
+// kernel's element (k, j) is kernel[(k - k0) * ldk + j], and the sums of terms
 // k = w * cg + c in [k0, k1) go to out + r * ldo, continuing the sums
 // stored there unless `first`: one fused multiply-add per term in k order.
 int64_t HwyDirectTileRows();

@@ -221,7 +221,8 @@ void PlanarPaddedPlaneF32(const float* padded, int64_t pw, int64_t oh, int64_t o
 // partial sums stored by the previous range, as the GEMM sums the im2col
 // matrix.
 #if HWY_TARGET <= HWY_AVX3
-constexpr int kTileRows = 12;
+// 8 rows: their input pointers fit in the general registers.
+constexpr int kTileRows = 8;
 constexpr int kTileVecs = 2;
 #elif HWY_ARCH_ARM
 constexpr int kTileRows = 8;
@@ -239,7 +240,7 @@ int64_t DirectTileCols() {
 
 // The first kM rows of a tile: rows[w * kTileRows + r] holds the cg input
 // features row r reads at window position w; terms k in [k0, k1) with
-// k = w * cg + c; kernel element (k, j) at kernel[k * ldk + j]; sums at
+// k = w * cg + c; kernel element (k, j) at kernel[(k - k0) * ldk + j]; sums at
 // out + r * ldo (read back unless `first`).
 template <int kM, class D>
 HWY_INLINE void DirectTile(D d, const float* const* HWY_RESTRICT rows, int64_t cg, int64_t k0,
@@ -260,7 +261,7 @@ HWY_INLINE void DirectTile(D d, const float* const* HWY_RESTRICT rows, int64_t c
     const float* const* rw = rows + w * kTileRows;
     const float* a[kM];
     HWY_UNROLL(kTileRows) for (int r = 0; r < kM; ++r) a[r] = rw[r];
-    const float* b = kernel + k * ldk;
+    const float* b = kernel + (k - k0) * ldk;
     HWY_UNROLL(2) for (int64_t c = c0; c < c1; ++c) {
       V bv[kTileVecs];
       HWY_UNROLL(kTileVecs) for (int v = 0; v < kTileVecs; ++v) bv[v] = hn::LoadU(d, b + v * L);
