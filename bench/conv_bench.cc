@@ -3,10 +3,14 @@
 // - BM_ResNetConv3x3: 1x56x56x64 NHWC f32, 3x3x64x64 kernel, same padding,
 //   in GFLOP/s; reference BM_GemmRef: a 1024^3 f32 GEMM through the public
 //   ops/dot/gemm.h API (ratio goal >= 0.75).
+// - BM_Conv/<shape>: the convolutions of ResNet-50 and the depthwise
+//   model, in GFLOP/s (bench/conv_vs_torch.py compares them with PyTorch).
 // - BM_Depthwise3x3: 1x56x56x256 NHWC f32, 3x3 depthwise, in bytes/s
 //   (input + output + kernel); reference BM_Triad: a STREAM triad
 //   a[i] = b[i] + s * c[i] over 3 x 64 MiB (ratio goal >= 0.5).
 #include <cstdint>
+#include <cstring>
+#include <string>
 #include <vector>
 
 #include "bench/bench_util.h"
@@ -55,24 +59,67 @@ ConvolutionDimensionNumbers Nhwc() {
   return d;
 }
 
-void RunConvBench(benchmark::State& state, int64_t c_in, int64_t c_out, int64_t groups,
-                  bool bytes_rate) {
+// One convolution shape: NHWC input [1, h, w, c_in], kernel [k, k, c_in /
+// groups, c_out], the given stride and symmetric padding. `nchw` runs the
+// depthwise layout of depthwise_conv_3x3_1x256x56x56_bf16.hlo instead
+// (bf01_oi01->bf01 in `type`).
+struct ConvShape {
+  const char* name;
+  int64_t h, c_in, c_out, k, stride, pad, groups;
+  bool nchw = false;
+  ElementType type = ElementType::kF32;
+};
+
+ConvolutionDimensionNumbers Nchw() {
+  ConvolutionDimensionNumbers d;
+  d.input_batch_dimension = 0;
+  d.input_feature_dimension = 1;
+  d.input_spatial_dimensions = {2, 3};
+  d.kernel_output_feature_dimension = 0;
+  d.kernel_input_feature_dimension = 1;
+  d.kernel_spatial_dimensions = {2, 3};
+  d.output_batch_dimension = 0;
+  d.output_feature_dimension = 1;
+  d.output_spatial_dimensions = {2, 3};
+  return d;
+}
+
+void RunConvBench(benchmark::State& state, const ConvShape& cs, bool bytes_rate) {
   tbb::task_arena arena(static_cast<int>(state.range(0)));
-  const Shape lhs(ElementType::kF32, {1, 56, 56, c_in});
-  const Shape rhs(ElementType::kF32, {3, 3, c_in / groups, c_out});
+  const ConvolutionDimensionNumbers dn = cs.nchw ? Nchw() : Nhwc();
+  const Shape lhs = cs.nchw ? Shape(cs.type, {1, cs.c_in, cs.h, cs.h})
+                            : Shape(cs.type, {1, cs.h, cs.h, cs.c_in});
+  const Shape rhs = cs.nchw ? Shape(cs.type, {cs.c_out, cs.c_in / cs.groups, cs.k, cs.k})
+                            : Shape(cs.type, {cs.k, cs.k, cs.c_in / cs.groups, cs.c_out});
   Window win(2);
   for (auto& w : win) {
-    w.size = 3;
-    w.padding_low = w.padding_high = 1;
+    w.size = cs.k;
+    w.stride = cs.stride;
+    w.padding_low = w.padding_high = cs.pad;
   }
-  auto out = InferConvolutionShape(lhs, rhs, groups, 1, win, Nhwc());
-  auto plan = MakeConvPlan(lhs, rhs, *out, win, Nhwc(), groups, 1);
+  auto out = InferConvolutionShape(lhs, rhs, cs.groups, 1, win, dn);
+  if (!out.ok()) {
+    state.SkipWithError(std::string(out.status().message()).c_str());
+    return;
+  }
+  auto plan = MakeConvPlan(lhs, rhs, *out, win, dn, cs.groups, 1);
   if (!plan.ok()) {
     state.SkipWithError(std::string(plan.status().message()).c_str());
     return;
   }
-  const std::vector<float> in = Random(lhs.element_count()), k = Random(rhs.element_count());
-  std::vector<float> o(static_cast<size_t>(out->element_count()));
+  const int64_t esize = ByteWidth(cs.type);
+  // Random f32 values; for bf16 their upper halves.
+  auto fill = [&](int64_t n) {
+    const std::vector<float> f = Random(n);
+    std::vector<uint8_t> bytes(static_cast<size_t>(n * esize));
+    for (int64_t i = 0; i < n; ++i) {
+      const uint8_t* src = reinterpret_cast<const uint8_t*>(&f[i]) + (esize == 2 ? 2 : 0);
+      std::memcpy(&bytes[i * esize], src, static_cast<size_t>(esize));
+    }
+    return bytes;
+  };
+  const std::vector<uint8_t> in = fill(lhs.element_count()), k = fill(rhs.element_count());
+  std::vector<uint8_t> o(static_cast<size_t>(out->element_count() * esize));
   auto scratch = hwy::AllocateAligned<uint8_t>(static_cast<size_t>(plan->scratch_bytes + 64));
   for (auto _ : state) {
     const ConvBuffers b = ConvPrepare(*plan, in.data(), k.data(), o.data(), scratch.get());
@@ -82,17 +129,35 @@ void RunConvBench(benchmark::State& state, int64_t c_in, int64_t c_out, int64_t 
     benchmark::DoNotOptimize(o.data());
   }
   if (bytes_rate) {
-    const double bytes = 4.0 * (in.size() + k.size() + o.size());
+    const double bytes = static_cast<double>(esize) * (in.size() + k.size() + o.size()) / esize;
     state.counters["GB/s"] =
         benchmark::Counter(bytes * state.iterations() / 1e9, benchmark::Counter::kIsRate);
-  } else {
-    state.counters["GFLOP/s"] = benchmark::Counter(
-        static_cast<double>(plan->flops()) * state.iterations(), benchmark::Counter::kIsRate);
   }
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      static_cast<double>(plan->flops()) * state.iterations(), benchmark::Counter::kIsRate);
 }
 
-void BM_ResNetConv3x3(benchmark::State& state) { RunConvBench(state, 64, 64, 1, false); }
-void BM_Depthwise3x3(benchmark::State& state) { RunConvBench(state, 256, 256, 256, true); }
+// The convolutions of ResNet-50 (Keras layout: strides on the 1x1
+// convolutions, NHWC, batch 1) and the depthwise model's.
+const ConvShape kShapes[] = {
+    {"r56_3x3_64_64", 56, 64, 64, 3, 1, 1, 1},
+    {"r56_1x1_64_256", 56, 64, 256, 1, 1, 0, 1},
+    {"r56_1x1_256_64", 56, 256, 64, 1, 1, 0, 1},
+    {"r56_1x1_64_64", 56, 64, 64, 1, 1, 0, 1},
+    {"r28_3x3_128_128", 28, 128, 128, 3, 1, 1, 1},
+    {"r14_3x3_256_256", 14, 256, 256, 3, 1, 1, 1},
+    {"r7_3x3_512_512", 7, 512, 512, 3, 1, 1, 1},
+    {"r56_1x1s2_256_128", 56, 256, 128, 1, 2, 0, 1},
+    {"r56_1x1s2_256_512", 56, 256, 512, 1, 2, 0, 1},
+    {"r28_1x1s2_512_1024", 28, 512, 1024, 1, 2, 0, 1},
+    {"r230_7x7s2_3_64", 230, 3, 64, 7, 2, 0, 1},
+    {"dw56_3x3_256_nchw_bf16", 56, 256, 256, 3, 1, 1, 256, true, ElementType::kBF16},
+};
+
+void BM_ResNetConv3x3(benchmark::State& state) { RunConvBench(state, kShapes[0], false); }
+void BM_Depthwise3x3(benchmark::State& state) {
+  RunConvBench(state, {"dw56_3x3_256", 56, 256, 256, 3, 1, 1, 256}, true);
+}
 
 void BM_Triad(benchmark::State& state) {
   tbb::task_arena arena(static_cast<int>(state.range(0)));
@@ -115,6 +180,20 @@ BENCHMARK(BM_GemmRef)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMilliseco
 BENCHMARK(BM_ResNetConv3x3)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Triad)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Depthwise3x3)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// BM_Conv/<shape>/<threads>: every shape of kShapes (bench/conv_vs_torch.py
+// sets them beside torch.nn.functional.conv2d).
+const bool kRegistered = [] {
+  for (const ConvShape& cs : kShapes) {
+    benchmark::RegisterBenchmark((std::string("BM_Conv/") + cs.name).c_str(),
+                                 [cs](benchmark::State& st) { RunConvBench(st, cs, false); })
+        ->Arg(1)
+        ->Arg(2)
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
+  }
+  return true;
+}();
 
 }  // namespace
 }  // namespace hlovm

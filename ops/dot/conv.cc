@@ -57,6 +57,12 @@ bool StepIndex(int64_t* index, const std::vector<int64_t>& sizes, int dims) {
 // [window position][feature] and a row of zeros.
 int64_t PackedBytes(const ConvPlan& p) {
   if (p.depthwise || p.planar) return AlignUp((p.ksp + 1) * p.channels() * p.csize);
+  if (p.direct) {
+    // The kernel padded to ldk columns (unless read in place), then a
+    // padding row of row_features zeros.
+    return (p.kernel_as_is ? 0 : AlignUp(p.groups * p.kdim * p.ldk * p.csize)) +
+           AlignUp(p.row_features * p.csize);
+  }
   return p.kernel_as_is || p.group_lanes ? 0 : AlignUp(p.groups * p.kdim * p.og * p.csize);
 }
 
@@ -81,6 +87,7 @@ bool KernelIsPacked(const ConvPlan& p) {
 // compute-type result.
 int64_t ScratchBytes(const ConvPlan& p) {
   int64_t s = PackedBytes(p);
+  if (p.convert_in_units) return s;
   if (p.lhs_convert != nullptr) s += AlignUp(p.lhs_count * p.csize);
   if (p.result_convert != nullptr) s += AlignUp(p.out_count * p.csize);
   return s;
@@ -203,6 +210,92 @@ void RunUnitsT(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin, i
   }
 }
 
+// Direct path (ConvPlan::direct): per unit, the input row each output row
+// reads at every window position is located once (features contiguous; the
+// zeros where the window reads padding); then per block of terms, per
+// column strip, per tile of tile_rows rows, the register tile continues the
+// sums. Whole tiles sum in the output itself, the others in a thread buffer
+// copied out at the end.
+void DirectUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
+                 int64_t unit_end) {
+  const int64_t tr = p.tile_rows, tc = p.tile_cols;
+  const int64_t row_tiles = p.rows_per_block / tr;
+  const int64_t strips_per_block = p.cols_per_block / tc;
+  struct DirectRows;
+  const int64_t ptr_bytes = AlignUp(static_cast<int64_t>(sizeof(float*)) * p.ksp * p.rows_per_block);
+  const int64_t part_bytes =
+      AlignUp(static_cast<int64_t>(sizeof(float)) * p.rows_per_block * p.cols_per_block);
+  uint8_t* scratch = ThreadScratch<DirectRows>(
+      ptr_bytes + part_bytes + static_cast<int64_t>(sizeof(float)) * p.k_block * tc);
+  const float** rows = reinterpret_cast<const float**>(scratch);
+  float* part = reinterpret_cast<float*>(scratch + ptr_bytes);  // [row][col] of the block
+  float* panel = reinterpret_cast<float*>(scratch + ptr_bytes + part_bytes);  // [k][tc]
+  const float* lhs = reinterpret_cast<const float*>(bufs.lhs);
+  const float* kernel = reinterpret_cast<const float*>(bufs.packed);
+  float* out = reinterpret_cast<float*>(bufs.out);
+  const int64_t ldo = p.channels();
+  const int64_t total_rows = p.out_batch * p.s_out;
+  const int64_t per_group = p.row_blocks * p.col_blocks;
+  for (int64_t u = unit_begin; u < unit_end; ++u) {
+    const int64_t t = u / per_group;
+    const int64_t cb = (u % per_group) / p.row_blocks;
+    const int64_t rb = u % p.row_blocks;
+    const int64_t row0 = rb * p.rows_per_block;
+    const int64_t nrows = std::min(total_rows, row0 + p.rows_per_block) - row0;
+    const int64_t j0 = cb * p.cols_per_block;
+    const int64_t ncols = std::min(p.og, j0 + p.cols_per_block) - j0;
+    const int64_t strips = (ncols + tc - 1) / tc;
+    const float* kt = kernel + t * p.kdim * p.ldk + j0;
+    RowCursor at(p, row0);
+    for (int64_t r = 0; r < row_tiles * tr; ++r) {
+      const float** tile = rows + (r / tr) * p.row_windows * tr + r % tr;
+      if (r >= nrows) {
+        for (int64_t w = 0; w < p.row_windows; ++w) tile[w * tr] = bufs.zeros;
+        continue;
+      }
+      const float* in = lhs + at.n * p.in_batch_stride + t * p.cg;
+      int64_t ks[8] = {0};
+      for (int64_t w = 0; w < p.row_windows; ++w) {
+        const int64_t off = InputOffset(p, at.op, ks, p.nsp);
+        tile[w * tr] = off >= 0 ? in + off : bufs.zeros;
+        // Whole window rows step the dimensions before the last one.
+        StepIndex(ks, p.k_sp_size, p.row_windows == p.ksp ? p.nsp : p.nsp - 1);
+      }
+      at.Next(p);
+    }
+    float* o = out + row0 * ldo + t * p.og + j0;
+    const int64_t used_tiles = (nrows + tr - 1) / tr;
+    for (int64_t k0 = 0; k0 < p.kdim; k0 += p.k_block) {
+      const int64_t k1 = std::min(p.kdim, k0 + p.k_block);
+      for (int64_t s = 0; s < strips; ++s) {
+        const bool whole_cols = (s + 1) * tc <= ncols;
+        const float* src = kt + k0 * p.ldk + s * tc;
+        for (int64_t k = 0; k < k1 - k0; ++k) {
+          std::memcpy(panel + k * tc, src + k * p.ldk, static_cast<size_t>(tc) * sizeof(float));
+        }
+        for (int64_t i = 0; i < used_tiles; ++i) {
+          const int64_t n = std::min(tr, nrows - i * tr);
+          float* dst = n == tr && whole_cols ? o + i * tr * ldo + s * tc
+                                             : part + i * tr * p.cols_per_block + s * tc;
+          const int64_t ld = n == tr && whole_cols ? ldo : p.cols_per_block;
+          conv_internal::HwyDirectConvTileF32(rows + i * p.row_windows * tr, n, p.row_features,
+                                              k0, k1, panel, tc, k0 == 0, dst, ld);
+        }
+      }
+    }
+    // The tiles summed in the buffer: a partial last row tile, a partial
+    // last column strip.
+    for (int64_t r = 0; r < nrows; ++r) {
+      const bool row_whole = r < nrows / tr * tr;
+      const int64_t from = row_whole ? ncols / tc * tc : 0;
+      if (from < ncols) {
+        std::memcpy(o + r * ldo + from, part + r * p.cols_per_block + from,
+                    static_cast<size_t>(ncols - from) * sizeof(float));
+      }
+    }
+  }
+}
+
 void DepthwiseUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
                     int64_t unit_end) {
   const int64_t channels = p.channels();
@@ -258,6 +351,54 @@ void PlanarUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
   float* zeros = gathered + row_floats;
   std::fill(zeros, zeros + width, 0.0f);
   const std::vector<int64_t>& last_index = p.in_index[L];
+  if (p.planar_padded) {
+    struct PaddedPlane;
+    const int64_t plane = p.pad_h * p.pad_w;
+    const int64_t out_plane = p.convert_in_units ? p.s_out : 0;
+    const int64_t in_plane = p.convert_in_units ? p.in_h * p.in_width : 0;
+    float* padded = reinterpret_cast<float*>(ThreadScratch<PaddedPlane>(
+        static_cast<int64_t>(sizeof(float)) * (plane + 64 + p.ksp + out_plane + in_plane)));
+    float* weights = padded + plane + 64;
+    float* sums = weights + p.ksp;  // convert_in_units: the output plane in f32
+    float* widened = sums + out_plane;  // convert_in_units: the input plane in f32
+    const bool plane_contiguous = p.in_sp_stride[0] == p.in_width;
+    const uint8_t* raw_in = bufs.lhs;
+    uint8_t* raw_out = bufs.out;
+    std::fill(padded, padded + plane + 64, 0.0f);
+    const int64_t kh = p.k_sp_size[0], kw = p.k_sp_size[1];
+    for (int64_t u = unit_begin; u < unit_end; ++u) {
+      const int64_t n = u / channels;
+      const int64_t c = u % channels;
+      const int64_t in_off = n * p.in_batch_stride + c * p.in_feat_stride;
+      const int64_t out_off = n * p.out_batch_stride + c * p.out_feat_stride;
+      // Only the input's own cells change between planes: the padding
+      // stays zero.
+      const int64_t copy_w = std::min(p.in_width, p.pad_w - p.pad_left);
+      const int64_t copy_h = std::min(p.in_h, p.pad_h - p.pad_top);
+      // A contiguous input plane converts in one call.
+      if (p.convert_in_units && plane_contiguous) {
+        p.lhs_convert(raw_in + in_off * p.lhs_esize, widened, in_plane);
+      }
+      for (int64_t y = 0; y < copy_h; ++y) {
+        float* dst = padded + (p.pad_top + y) * p.pad_w + p.pad_left;
+        const int64_t src = in_off + y * p.in_sp_stride[0];
+        if (p.convert_in_units && plane_contiguous) {
+          std::memcpy(dst, widened + y * p.in_width, static_cast<size_t>(copy_w) * sizeof(float));
+        } else if (p.convert_in_units) {
+          p.lhs_convert(raw_in + src * p.lhs_esize, dst, copy_w);
+        } else {
+          std::memcpy(dst, lhs + src, static_cast<size_t>(copy_w) * sizeof(float));
+        }
+      }
+      for (int64_t w = 0; w < p.ksp; ++w) weights[w] = kernel[w * channels + c];
+      conv_internal::HwyPlanarPaddedPlaneF32(
+          padded, p.pad_w, p.out_sp_size[0], p.out_sp_size[1], kh, kw, p.stride_h, p.stride_w,
+          p.dil_h, p.dil_w, weights, p.convert_in_units ? sums : out + out_off,
+          p.convert_in_units ? p.out_sp_size[1] : p.out_sp_stride[0]);
+      if (p.convert_in_units) p.result_convert(sums, raw_out + out_off * p.out_esize, p.s_out);
+    }
+    return;
+  }
   for (int64_t u = unit_begin; u < unit_end; ++u) {
     const int64_t n = u / channels;
     const int64_t c = u % channels;
@@ -299,6 +440,73 @@ void PlanarUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
       StepIndex(op, p.out_sp_size, L);
     }
   }
+}
+
+
+// Whether the direct path serves `p`: f32, no batch groups, input features
+// contiguous, the result [batch, positions..., features] row-major (output
+// rows channels() apart), and a window of several positions or at most 128
+// output features per group.
+bool DirectApplies(const ConvPlan& p) {
+  if (p.compute_type != ElementType::kF32 || p.batch_groups || p.in_feat_stride != 1 ||
+      p.out_feat_stride != 1 || p.kdim <= 0 || p.og <= 0 || p.out_count == 0) {
+    return false;
+  }
+  // A 1x1 window with many output features is a plain GEMM over rows read
+  // in place, where the GEMM's packed A block measured faster (ResNet's
+  // 64 -> 256 and 512 -> 1024 layers); up to 128 features the direct tile wins.
+  if (p.ksp == 1 && p.og > 128) return false;
+  int64_t stride = p.channels();
+  for (int d = p.nsp - 1; d >= 0; --d) {
+    if (p.out_sp_size[d] > 1 && p.out_sp_stride[d] != stride) return false;
+    stride *= p.out_sp_size[d];
+  }
+  return p.out_batch <= 1 || p.out_batch_stride == stride;
+}
+
+// Direct path blocking (ConvPlan::direct).
+void PlanDirect(ConvPlan& p) {
+  // Bytes of kernel columns a unit keeps in L2, and units wanted for two
+  // threads to share the work evenly.
+  constexpr int64_t kKernelBlockBytes = 512 * 1024;
+  constexpr int64_t kWantUnits = 16;
+  p.direct = true;
+  p.tile_rows = conv_internal::HwyDirectTileRows();
+  p.tile_cols = conv_internal::HwyDirectTileCols();
+  p.kernel_as_is = KernelIsPacked(p) && p.og % p.tile_cols == 0;
+  const int64_t strips = (p.og + p.tile_cols - 1) / p.tile_cols;
+  p.ldk = p.kernel_as_is ? p.og : strips * p.tile_cols;
+  const int64_t total_rows = p.out_batch * p.s_out;
+  // Row blocks of up to 8 tiles, as even as whole tiles allow.
+  const int64_t row_tiles = (total_rows + p.tile_rows - 1) / p.tile_rows;
+  const int64_t even_blocks = (row_tiles + 7) / 8;
+  p.rows_per_block = (row_tiles + even_blocks - 1) / even_blocks * p.tile_rows;
+  p.row_blocks = (total_rows + p.rows_per_block - 1) / p.rows_per_block;
+  int64_t spb = std::clamp<int64_t>(kKernelBlockBytes / (p.kdim * p.csize * p.tile_cols), 1,
+                                    strips);
+  const int64_t want_col_blocks = (kWantUnits + p.groups * p.row_blocks - 1) /
+                                  (p.groups * p.row_blocks);
+  spb = std::min(spb, std::max<int64_t>(1, strips / want_col_blocks));
+  p.cols_per_block = spb * p.tile_cols;
+  // Terms per block: a tile_cols-wide block of the kernel in 16 KiB (L1).
+  constexpr int64_t kKernelL1Bytes = 16 * 1024;
+  const int64_t k_blocks =
+      (p.kdim + kKernelL1Bytes / (p.tile_cols * p.csize) - 1) / (kKernelL1Bytes / (p.tile_cols * p.csize));
+  p.k_block = std::max<int64_t>(1, (p.kdim + k_blocks - 1) / k_blocks);  // even blocks
+  // Window rows of consecutive inputs (ConvPlan::row_windows).
+  const int L = p.nsp - 1;
+  const int64_t kw = p.nsp > 0 ? p.k_sp_size[L] : 1;
+  bool runs = p.nsp > 0 && p.groups == 1 && p.in_sp_stride[L] == p.cg && kw > 1;
+  for (int64_t o = 0; runs && o < p.out_sp_size[L]; ++o) {
+    const int64_t first = p.in_index[L][o * kw];
+    for (int64_t k = 0; runs && k < kw; ++k) runs = first >= 0 && p.in_index[L][o * kw + k] == first + k;
+  }
+  p.row_windows = runs ? p.ksp / kw : p.ksp;
+  p.row_features = runs ? kw * p.cg : p.cg;
+  p.col_blocks = (strips + spb - 1) / spb;
+  p.units = p.groups * p.col_blocks * p.row_blocks;
+  p.tile_bytes = 0;
+  p.scratch_bytes = ScratchBytes(p);
 }
 
 }  // namespace
@@ -434,6 +642,33 @@ absl::StatusOr<ConvPlan> MakeConvPlan(const Shape& lhs, const Shape& rhs, const 
       p.row_off.push_back(off);
       p.row_contig.push_back(contig ? 1 : 0);
     }
+    if (nsp == 2 && window[0].base_dilation == 1 && window[1].base_dilation == 1 &&
+        window[0].padding_low >= 0 && window[1].padding_low >= 0 && p.in_sp_stride[1] == 1 &&
+        p.out_sp_stride[1] == 1) {
+      p.planar_padded = true;
+      p.in_h = lhs.dimensions(dn.input_spatial_dimensions[0]);
+      p.in_width = lhs.dimensions(dn.input_spatial_dimensions[1]);
+      p.pad_top = window[0].padding_low;
+      p.pad_left = window[1].padding_low;
+      p.stride_h = window[0].stride;
+      p.stride_w = window[1].stride;
+      p.dil_h = window[0].window_dilation;
+      p.dil_w = window[1].window_dilation;
+      // Rows and columns the windows reach (at least the padded input's).
+      const int64_t oh = p.out_sp_size[0], ow = p.out_sp_size[1];
+      const int64_t reach_h =
+          oh == 0 ? 0 : (oh - 1) * p.stride_h + (p.k_sp_size[0] - 1) * p.dil_h + 1;
+      const int64_t reach_w =
+          ow == 0 ? 0 : (ow - 1) * p.stride_w + (p.k_sp_size[1] - 1) * p.dil_w + 1;
+      p.pad_h = std::max(reach_h, p.pad_top + p.in_h);
+      p.pad_w = std::max(reach_w, p.pad_left + p.in_width);
+      p.lhs_esize = ByteWidth(lhs.element_type());
+      p.out_esize = ByteWidth(p.result_type);
+      // Units convert their own rows and planes: a narrow input and result
+      // (both converted, else neither), the output plane contiguous.
+      p.convert_in_units = p.lhs_convert != nullptr && p.result_convert != nullptr &&
+                           p.out_sp_stride[0] == p.out_sp_size[1];
+    }
     p.units = p.out_count == 0 ? 0 : p.out_batch * p.channels();
     p.tile_bytes = 0;
     p.scratch_bytes = ScratchBytes(p);
@@ -463,6 +698,10 @@ absl::StatusOr<ConvPlan> MakeConvPlan(const Shape& lhs, const Shape& rhs, const 
     p.scratch_bytes = ScratchBytes(p);
     return p;
   }
+  if (DirectApplies(p)) {
+    PlanDirect(p);
+    return p;
+  }
   const int64_t row_bytes = std::max<int64_t>(p.kdim, 1) * p.csize;
   p.rows_per_tile = std::clamp<int64_t>(kTileBytes / row_bytes, 8, 1024);
   const int64_t total_rows = p.out_batch * p.s_out;
@@ -479,7 +718,7 @@ ConvBuffers ConvPrepare(const ConvPlan& p, const void* lhs, const void* rhs, voi
                         void* scratch) {
   uint8_t* cur = static_cast<uint8_t*>(scratch);
   ConvBuffers b;
-  if (p.lhs_convert != nullptr) {
+  if (p.lhs_convert != nullptr && !p.convert_in_units) {
     p.lhs_convert(lhs, cur, p.lhs_count);
     b.lhs = cur;
     cur += AlignUp(p.lhs_count * p.csize);
@@ -509,6 +748,29 @@ ConvBuffers ConvPrepare(const ConvPlan& p, const void* lhs, const void* rhs, voi
       StepIndex(ks, p.k_sp_size, p.nsp);
     }
     std::fill(dst + p.ksp * channels, dst + (p.ksp + 1) * channels, 0.0f);
+  } else if (p.direct) {
+    float* zeros = reinterpret_cast<float*>(cur) - AlignUp(p.row_features * p.csize) / p.csize;
+    if (!p.kernel_as_is) {
+      // [group][kdim][ldk], zeros past og.
+      const float* kf = reinterpret_cast<const float*>(k);
+      float* dst = reinterpret_cast<float*>(packed);
+      int64_t ks[8] = {0};
+      for (int64_t w = 0; w < p.ksp; ++w) {
+        int64_t off = 0;
+        for (int d = 0; d < p.nsp; ++d) off += p.k_index[d][ks[d]] * p.k_sp_stride[d];
+        for (int64_t t = 0; t < p.groups; ++t) {
+          for (int64_t c = 0; c < p.cg; ++c) {
+            float* row = dst + (t * p.kdim + w * p.cg + c) * p.ldk;
+            const float* src = kf + off + c * p.k_in_stride + t * p.og * p.k_out_stride;
+            for (int64_t j = 0; j < p.og; ++j) row[j] = src[j * p.k_out_stride];
+            std::fill(row + p.og, row + p.ldk, 0.0f);
+          }
+        }
+        StepIndex(ks, p.k_sp_size, p.nsp);
+      }
+    }
+    std::fill(zeros, zeros + p.row_features, 0.0f);
+    b.zeros = zeros;
   } else if (p.kdim > 0 && p.og > 0 && !p.kernel_as_is && !p.group_lanes) {
     switch (p.csize) {
       case 1: PackKernel<uint8_t>(p, k, packed); break;
@@ -518,7 +780,7 @@ ConvBuffers ConvPrepare(const ConvPlan& p, const void* lhs, const void* rhs, voi
       default: PackKernel<Bytes16>(p, k, packed); break;
     }
   }
-  b.out = p.result_convert != nullptr ? cur : static_cast<uint8_t*>(out);
+  b.out = p.result_convert != nullptr && !p.convert_in_units ? cur : static_cast<uint8_t*>(out);
   return b;
 }
 
@@ -618,6 +880,10 @@ void ConvUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin, i
     PlanarUnits(p, bufs, unit_begin, unit_end);
     return;
   }
+  if (p.direct) {
+    DirectUnits(p, bufs, unit_begin, unit_end);
+    return;
+  }
   switch (p.csize) {
     case 1: RunUnitsT<uint8_t>(p, bufs, unit_begin, unit_end); break;
     case 2: RunUnitsT<uint16_t>(p, bufs, unit_begin, unit_end); break;
@@ -628,7 +894,9 @@ void ConvUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin, i
 }
 
 void ConvFinish(const ConvPlan& p, const ConvBuffers& bufs, void* out) {
-  if (p.result_convert != nullptr && p.out_count > 0) p.result_convert(bufs.out, out, p.out_count);
+  if (p.result_convert != nullptr && !p.convert_in_units && p.out_count > 0) {
+    p.result_convert(bufs.out, out, p.out_count);
+  }
 }
 
 absl::Status RunConv(const ConvPlan& p, const void* lhs, const void* rhs, void* out) {

@@ -1,12 +1,16 @@
 // convolution: plan and kernel. Every convolution (any dim_labels, strides,
 // padding, lhs/rhs dilation, window reversal, feature and batch groups)
-// runs as an implicit GEMM: for each group and output batch, tiles of output
+// runs as an implicit GEMM (f32 convolutions with features innermost run a
+// direct kernel instead, below): for each group and output batch, tiles of output
 // positions gather their input windows into a row block (im2col in a
 // cache-sized tile) that the GEMM of ops/dot/gemm.h multiplies by the
 // kernel, packed once per call as [group][window x input feature, output
 // feature]. Depthwise f32 convolutions (one input and one output feature
 // per group, features innermost in input and result) run a direct kernel
-// vectorised over the features instead, with the same summation order.
+// vectorised over the features instead, with the same summation order; f32
+// convolutions with features innermost in input and result run a direct
+// register-tiled kernel that reads the input rows in place (no im2col),
+// again with the same summation order.
 //
 // Compute types are dot's (DotComputeType): integers wrap around in 32 or 64
 // bits, f16/bf16 and the narrow floats accumulate in f32 and round the
@@ -76,6 +80,20 @@ struct ConvPlan {
   bool planar = false;
   std::vector<int64_t> row_x0, row_x1, row_off;
   std::vector<char> row_contig;
+  // Two spatial dimensions without input dilation, padding >= 0 and rows
+  // and planes contiguous: each plane is copied into a zero-padded buffer
+  // of pad_h x pad_w (input at row pad_top, column pad_left) and one call
+  // computes the whole output plane from it, with the same sums.
+  // With convert_in_units (a planar_padded plane whose output plane is
+  // contiguous), the units convert what they read and write themselves: an
+  // input row as it is copied into the padded plane, the output plane as
+  // it is stored (the same conversions, so the same bits, without the
+  // whole-tensor passes on the calling thread).
+  bool planar_padded = false;
+  bool convert_in_units = false;
+  int lhs_esize = 4, out_esize = 4;  // bytes of a stored input / result element
+  int64_t pad_top = 0, pad_left = 0, pad_h = 0, pad_w = 0, in_h = 0;
+  int64_t stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1;
 
   // Batch-group weight gradient over two spatial dimensions (one output
   // batch, one output feature per group: a depthwise layer's kernel
@@ -91,6 +109,31 @@ struct ConvPlan {
   // matrix (one group, HWIO row-major, no reversal, no conversion), so the
   // GEMM reads it where it is.
   bool kernel_as_is = false;
+
+  // Direct path (f32, features innermost in the input, the result
+  // [batch, positions..., features] row-major, no batch groups; a window of
+  // several positions or at most 128 output features): no im2col;
+  // register tiles of tile_rows consecutive output rows (batch x position)
+  // by tile_cols output features read the input rows in place (a row of
+  // zeros for padding) and the kernel as [group][kdim][ldk] (packed with
+  // zero columns past og, or read in place when it is that already). Units
+  // are (group, column block, row block): rows_per_block rows (a multiple
+  // of tile_rows) by cols_per_block features (a multiple of tile_cols,
+  // sized so the block of kernel columns stays in L2). Within a unit the
+  // terms run in blocks of k_block, each over every column strip and row
+  // tile, the sums stored between blocks (tiles that are not whole go to a
+  // thread buffer, copied out at the end); each strip's block of the kernel
+  // is first copied into a contiguous k_block x tile_cols panel (L1-sized,
+  // free of the cache-set conflicts of kernel rows a power of two apart).
+  // Where every window of the last spatial dimension reads consecutive
+  // input positions (no padding or dilation there, one group, features
+  // innermost), a window row's positions and features lie in one run of
+  // memory in the order of the terms: the tiles then see row_windows
+  // window positions of row_features terms each (else ksp and cg).
+  bool direct = false;
+  int64_t tile_rows = 0, tile_cols = 0, ldk = 0, k_block = 0;
+  int64_t row_windows = 0, row_features = 0;
+  int64_t rows_per_block = 0, row_blocks = 0, cols_per_block = 0, col_blocks = 0;
 
   int64_t scratch_bytes = 0;  // converted operands, packed kernel, compute-type result
   int64_t tile_bytes = 0;     // per-thread im2col + result tile
@@ -112,6 +155,7 @@ struct ConvBuffers {
   const uint8_t* lhs = nullptr;  // compute type, row-major lhs
   const uint8_t* packed = nullptr;  // [groups][kdim][og] compute type
   uint8_t* out = nullptr;        // compute type, row-major result
+  const float* zeros = nullptr;  // direct path: row_features zeros (padding rows)
 };
 ConvBuffers ConvPrepare(const ConvPlan& plan, const void* lhs, const void* rhs, void* out,
                         void* scratch);
@@ -136,6 +180,26 @@ void HwyFmaRowF32(const float* in, float k, float* acc, int64_t n);
 // (input column or -1), acc [oh * ow][16].
 void HwyBatchGroupRowF32(const float* const* rows, const float* kernel, const int32_t* col,
                          int64_t oh, int64_t ow, int64_t kw, int64_t cg, float* acc);
+// A planar depthwise plane over its zero-padded copy (ConvPlan::planar_padded):
+// out[y * out_stride + x] = sum over (i, j) in window order of
+// padded[(y * sh + i * dh) * pw + x * sw + j * dw] * weights[i * kw + j],
+// fused multiply-adds from zero; `padded` readable a vector past its end.
+void HwyPlanarPaddedPlaneF32(const float* padded, int64_t pw, int64_t oh, int64_t ow,
+                             int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t dh,
+                             int64_t dw, const float* weights, float* out, int64_t out_stride);
+// Direct path (ConvPlan::direct): the register tile's rows and columns on
+// this machine, and one tile of nrows (1..HwyDirectTileRows()) rows by
+// HwyDirectTileCols() columns: rows[w * HwyDirectTileRows() + r] holds the
+// cg input features that output row r reads at window position w (rows
+// past nrows may be computed too: they must point at readable rows), the
+// kernel's element (k, j) is kernel[(k - k0) * ldk + j], and the sums of terms
+// k = w * cg + c in [k0, k1) go to out + r * ldo, continuing the sums
+// stored there unless `first`: one fused multiply-add per term in k order.
+int64_t HwyDirectTileRows();
+int64_t HwyDirectTileCols();
+void HwyDirectConvTileF32(const float* const* rows, int64_t nrows, int64_t cg, int64_t k0,
+                          int64_t k1, const float* kernel, int64_t ldk, bool first, float* out,
+                          int64_t ldo);
 }  // namespace conv_internal
 
 }  // namespace hlovm

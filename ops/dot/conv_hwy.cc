@@ -2,8 +2,10 @@
 // each output position p,
 // outs[p][c] = sum over window positions w of rows[p][w][c] * kernel[w * channels + c],
 // one fused multiply-add per term in window order (as the GEMM path sums),
-// channels vectorised. And the planar form's row update (FmaRowF32) and a
-// batch-group weight gradient's window row (BatchGroupRowF32).
+// channels vectorised. And the planar form's row update (FmaRowF32), a
+// batch-group weight gradient's window row (BatchGroupRowF32), a whole
+// padded plane of the planar form (PlanarPaddedPlaneF32) and the
+// register tile of the direct convolution (DirectConvTileF32).
 #include "ops/elementwise/elementwise_hwy_targets.h"  // must precede Highway
 
 // clang-format off
@@ -166,6 +168,137 @@ void BatchGroupRowF32(const float* const* rows, const float* kernel, const int32
   }
 }
 
+
+// One plane of a planar depthwise convolution over a zero-padded copy of
+// its input (ConvPlan::planar_padded): out[y * out_stride + x] = sum over
+// window rows i, then columns j, of
+// padded[(y * sh + i * dh) * pw + x * sw + j * dw] * weights[i * kw + j],
+// one fused multiply-add per term from zero (padding terms read zeros), as
+// the row-at-a-time planar path sums. With sw = 1 the outputs of a row are
+// vectorised; `padded` has a vector of slack past its last row.
+void PlanarPaddedPlaneF32(const float* padded, int64_t pw, int64_t oh, int64_t ow, int64_t kh,
+                          int64_t kw, int64_t sh, int64_t sw, int64_t dh, int64_t dw,
+                          const float* weights, float* out, int64_t out_stride) {
+  const hn::ScalableTag<float> d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  HWY_ALIGN float tail[HWY_MAX_BYTES / sizeof(float)];
+  for (int64_t y = 0; y < oh; ++y) {
+    const float* top = padded + y * sh * pw;
+    float* o = out + y * out_stride;
+    if (sw != 1) {
+      for (int64_t x = 0; x < ow; ++x) {
+        float acc = 0.0f;
+        for (int64_t i = 0; i < kh; ++i) {
+          const float* row = top + i * dh * pw + x * sw;
+          for (int64_t j = 0; j < kw; ++j) acc = std::fma(row[j * dw], weights[i * kw + j], acc);
+        }
+        o[x] = acc;
+      }
+      continue;
+    }
+    for (int64_t x = 0; x < ow; x += N) {
+      auto acc = hn::Zero(d);
+      for (int64_t i = 0; i < kh; ++i) {
+        const float* row = top + i * dh * pw + x;
+        for (int64_t j = 0; j < kw; ++j) {
+          acc = hn::MulAdd(hn::LoadU(d, row + j * dw), hn::Set(d, weights[i * kw + j]), acc);
+        }
+      }
+      if (x + N <= ow) {
+        hn::StoreU(acc, d, o + x);
+      } else {
+        hn::Store(acc, d, tail);
+        std::copy(tail, tail + (ow - x), o + x);
+      }
+    }
+  }
+}
+
+// Direct convolution register tile (ConvPlan::direct): up to kTileRows
+// output rows x kTileVecs vectors of output features held in registers
+// while a range of (window position, input feature) terms is folded in, one
+// fused multiply-add per term in that order, starting from zero or from the
+// partial sums stored by the previous range, as the GEMM sums the im2col
+// matrix.
+#if HWY_TARGET <= HWY_AVX3
+// 8 rows: their input pointers fit in the general registers.
+constexpr int kTileRows = 8;
+constexpr int kTileVecs = 2;
+#elif HWY_ARCH_ARM
+constexpr int kTileRows = 8;
+constexpr int kTileVecs = 3;
+#else
+constexpr int kTileRows = 6;
+constexpr int kTileVecs = 2;
+#endif
+
+int64_t DirectTileRows() { return kTileRows; }
+int64_t DirectTileCols() {
+  const hn::ScalableTag<float> d;
+  return kTileVecs * static_cast<int64_t>(hn::Lanes(d));
+}
+
+// The first kM rows of a tile: rows[w * kTileRows + r] holds the cg input
+// features row r reads at window position w; terms k in [k0, k1) with
+// k = w * cg + c; kernel element (k, j) at kernel[(k - k0) * ldk + j]; sums at
+// out + r * ldo (read back unless `first`).
+template <int kM, class D>
+HWY_INLINE void DirectTile(D d, const float* const* HWY_RESTRICT rows, int64_t cg, int64_t k0,
+                           int64_t k1, const float* HWY_RESTRICT kernel, int64_t ldk, bool first,
+                           float* out, int64_t ldo) {
+  using V = hn::Vec<D>;
+  const size_t L = hn::Lanes(d);
+  V acc[kM][kTileVecs];
+  HWY_UNROLL(kTileRows) for (int r = 0; r < kM; ++r) {
+    HWY_UNROLL(kTileVecs) for (int v = 0; v < kTileVecs; ++v) {
+      acc[r][v] = first ? hn::Zero(d) : hn::LoadU(d, out + r * ldo + v * L);
+    }
+  }
+  for (int64_t k = k0; k < k1;) {
+    const int64_t w = k / cg;
+    const int64_t c0 = k - w * cg;
+    const int64_t c1 = std::min(cg, c0 + (k1 - k));
+    const float* const* rw = rows + w * kTileRows;
+    const float* a[kM];
+    HWY_UNROLL(kTileRows) for (int r = 0; r < kM; ++r) a[r] = rw[r];
+    const float* b = kernel + (k - k0) * ldk;
+    HWY_UNROLL(2) for (int64_t c = c0; c < c1; ++c) {
+      V bv[kTileVecs];
+      HWY_UNROLL(kTileVecs) for (int v = 0; v < kTileVecs; ++v) bv[v] = hn::LoadU(d, b + v * L);
+      b += ldk;
+      HWY_UNROLL(kTileRows) for (int r = 0; r < kM; ++r) {
+        const V av = hn::Set(d, a[r][c]);
+        HWY_UNROLL(kTileVecs) for (int v = 0; v < kTileVecs; ++v) {
+          acc[r][v] = hn::MulAdd(av, bv[v], acc[r][v]);
+        }
+      }
+    }
+    k += c1 - c0;
+  }
+  HWY_UNROLL(kTileRows) for (int r = 0; r < kM; ++r) {
+    HWY_UNROLL(kTileVecs) for (int v = 0; v < kTileVecs; ++v) {
+      hn::StoreU(acc[r][v], d, out + r * ldo + v * L);
+    }
+  }
+}
+
+// `nrows` (1..kTileRows) rows by DirectTileCols() columns: the narrowest
+// register tile that covers the rows (rows past nrows are computed too and
+// must be readable: they point at any row).
+void DirectConvTileF32(const float* const* rows, int64_t nrows, int64_t cg, int64_t k0,
+                       int64_t k1, const float* kernel, int64_t ldk, bool first, float* out,
+                       int64_t ldo) {
+  const hn::ScalableTag<float> d;
+  constexpr int kThird = (kTileRows + 2) / 3;
+  if (nrows > 2 * kThird) {
+    DirectTile<kTileRows>(d, rows, cg, k0, k1, kernel, ldk, first, out, ldo);
+  } else if (nrows > kThird) {
+    DirectTile<2 * kThird>(d, rows, cg, k0, k1, kernel, ldk, first, out, ldo);
+  } else {
+    DirectTile<kThird>(d, rows, cg, k0, k1, kernel, ldk, first, out, ldo);
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace conv_internal
 }  // namespace hlovm
@@ -178,6 +311,23 @@ namespace conv_internal {
 HWY_EXPORT(DepthwiseF32);
 HWY_EXPORT(FmaRowF32);
 HWY_EXPORT(BatchGroupRowF32);
+HWY_EXPORT(DirectConvTileF32);
+HWY_EXPORT(PlanarPaddedPlaneF32);
+void HwyPlanarPaddedPlaneF32(const float* padded, int64_t pw, int64_t oh, int64_t ow,
+                             int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t dh,
+                             int64_t dw, const float* weights, float* out, int64_t out_stride) {
+  HWY_DYNAMIC_DISPATCH(PlanarPaddedPlaneF32)(padded, pw, oh, ow, kh, kw, sh, sw, dh, dw,
+                                             weights, out, out_stride);
+}
+HWY_EXPORT(DirectTileRows);
+HWY_EXPORT(DirectTileCols);
+int64_t HwyDirectTileRows() { return HWY_DYNAMIC_DISPATCH(DirectTileRows)(); }
+int64_t HwyDirectTileCols() { return HWY_DYNAMIC_DISPATCH(DirectTileCols)(); }
+void HwyDirectConvTileF32(const float* const* rows, int64_t nrows, int64_t cg, int64_t k0,
+                          int64_t k1, const float* kernel, int64_t ldk, bool first, float* out,
+                          int64_t ldo) {
+  HWY_DYNAMIC_DISPATCH(DirectConvTileF32)(rows, nrows, cg, k0, k1, kernel, ldk, first, out, ldo);
+}
 void HwyFmaRowF32(const float* in, float k, float* acc, int64_t n) {
   HWY_DYNAMIC_DISPATCH(FmaRowF32)(in, k, acc, n);
 }

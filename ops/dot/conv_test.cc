@@ -130,12 +130,24 @@ ConvPlan PlanOf(const Conv2D& c, Shape* out = nullptr) {
 TEST(ConvTest, PlainSamePadding) { CheckConv<float>(Conv2D{}, ElementType::kF32); }
 
 // An HWIO kernel of one group is the GEMM's packed matrix already: no copy,
-// no scratch for it. Reversed windows and groups still pack.
+// no scratch for it (the direct f32 path reads it in place when its output
+// features fill whole register tiles, 96 on every target, and keeps only a
+// row of zeros for padding). Reversed windows and groups still pack.
 TEST(ConvTest, HwioKernelIsReadWhereItIs) {
   Conv2D plain;
+  plain.o = 96;
+  EXPECT_TRUE(PlanOf(plain).direct);
   EXPECT_TRUE(PlanOf(plain).kernel_as_is);
-  EXPECT_EQ(PlanOf(plain).scratch_bytes, 0);
+  EXPECT_EQ(PlanOf(plain).scratch_bytes, 64);  // c = 3 zeros, aligned
   CheckConv<float>(plain, ElementType::kF32);
+  const Shape lhs(ElementType::kF64, {1, 5, 5, 3}), rhs(ElementType::kF64, {3, 3, 3, 4});
+  auto out = InferConvolutionShape(lhs, rhs, 1, 1, MakeWindow(Conv2D{}), Nhwc());
+  ASSERT_TRUE(out.ok());
+  auto gemm_plan = MakeConvPlan(lhs, rhs, *out, MakeWindow(Conv2D{}), Nhwc(), 1, 1);
+  ASSERT_TRUE(gemm_plan.ok());
+  EXPECT_FALSE(gemm_plan->direct);
+  EXPECT_TRUE(gemm_plan->kernel_as_is);
+  EXPECT_EQ(gemm_plan->scratch_bytes, 0);
   Conv2D reversed;
   reversed.reverse = true;
   EXPECT_FALSE(PlanOf(reversed).kernel_as_is);
@@ -143,6 +155,81 @@ TEST(ConvTest, HwioKernelIsReadWhereItIs) {
   Conv2D grouped;
   grouped.c = 6, grouped.o = 9, grouped.fgc = 3;
   EXPECT_FALSE(PlanOf(grouped).kernel_as_is);
+}
+
+// The direct f32 path sums each output in the order the im2col GEMM does:
+// one fused multiply-add per (window position, input feature) term from
+// zero, padding terms included. Non-integer values make the order visible;
+// the shapes leave partial register tiles in rows and columns, read the
+// kernel in place and packed, and cover strides, dilation, groups and a
+// batch of two.
+TEST(ConvTest, DirectPathSumsInWindowOrder) {
+  std::vector<Conv2D> cases(6);
+  cases[0].h = 11, cases[0].w = 13, cases[0].c = 17, cases[0].o = 40;
+  cases[1].n = 2, cases[1].h = 9, cases[1].w = 7, cases[1].c = 8, cases[1].o = 96;
+  cases[2].h = 12, cases[2].w = 12, cases[2].c = 5, cases[2].o = 7, cases[2].stride = 2;
+  cases[3].h = 9, cases[3].w = 8, cases[3].c = 6, cases[3].o = 10, cases[3].fgc = 2;
+  cases[4].h = 9, cases[4].w = 8, cases[4].c = 4, cases[4].o = 33, cases[4].lhs_dil = 2,
+  cases[4].rhs_dil = 2, cases[4].reverse = true;
+  cases[5].h = 7, cases[5].w = 7, cases[5].c = 64, cases[5].o = 64, cases[5].kh = 1,
+  cases[5].kw = 1, cases[5].pad_lo = cases[5].pad_hi = 0;
+  // Many term blocks and column blocks (a ResNet 7x7 layer's shape, fewer features).
+  Conv2D deep;
+  deep.h = 7, deep.w = 7, deep.c = 256, deep.o = 192;
+  cases.push_back(deep);
+  // Window rows of consecutive inputs (no padding along the width), as the
+  // ResNet stem's 7x7 stride 2 over its padded input; padded rows above and
+  // below.
+  Conv2D stem;
+  stem.h = 21, stem.w = 23, stem.c = 3, stem.o = 64, stem.kh = 7, stem.kw = 7, stem.stride = 2;
+  stem.pad_lo = 0, stem.pad_hi = 0;
+  cases.push_back(stem);
+  EXPECT_EQ(PlanOf(stem).row_features, 21);
+  EXPECT_EQ(PlanOf(stem).row_windows, 7);
+  stem.pad_lo = 3, stem.pad_hi = 3, stem.w = 31;
+  cases.push_back(stem);
+  for (const Conv2D& c : cases) {
+    Shape out;
+    const ConvPlan plan = PlanOf(c, &out);
+    ASSERT_TRUE(plan.direct);
+    const int64_t cin_k = c.c / c.fgc, og = c.o / c.fgc;
+    std::mt19937 gen(11);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    std::vector<float> in(static_cast<size_t>(c.n * c.h * c.w * c.c)),
+        k(static_cast<size_t>(c.kh * c.kw * cin_k * c.o));
+    for (float& v : in) v = dist(gen);
+    for (float& v : k) v = dist(gen);
+    std::vector<float> got(static_cast<size_t>(out.element_count()), -99.0f);
+    ASSERT_TRUE(RunConv(plan, in.data(), k.data(), got.data()).ok());
+    const int64_t oh = out.dimensions(1), ow = out.dimensions(2);
+    std::vector<float> want(got.size());
+    for (int64_t b = 0; b < c.n; ++b)
+      for (int64_t y = 0; y < oh; ++y)
+        for (int64_t x = 0; x < ow; ++x)
+          for (int64_t f = 0; f < c.o; ++f) {
+            const int64_t c0 = f / og * cin_k;
+            float acc = 0.0f;
+            for (int64_t ky = 0; ky < c.kh; ++ky)
+              for (int64_t kx = 0; kx < c.kw; ++kx) {
+                const int64_t py = y * c.stride + ky * c.rhs_dil - c.pad_lo;
+                const int64_t px = x * c.stride + kx * c.rhs_dil - c.pad_lo;
+                const bool pad = py < 0 || px < 0 || py % c.lhs_dil || px % c.lhs_dil ||
+                                 py / c.lhs_dil >= c.h || px / c.lhs_dil >= c.w;
+                const int64_t uy = c.reverse ? c.kh - 1 - ky : ky;
+                const int64_t ux = c.reverse ? c.kw - 1 - kx : kx;
+                for (int64_t ci = 0; ci < cin_k; ++ci) {
+                  const float v = pad ? 0.0f
+                                      : in[((b * c.h + py / c.lhs_dil) * c.w + px / c.lhs_dil) *
+                                               c.c + c0 + ci];
+                  acc = std::fma(v, k[((uy * c.kw + ux) * cin_k + ci) * c.o + f], acc);
+                }
+              }
+            want[((b * oh + y) * ow + x) * c.o + f] = acc;
+          }
+    EXPECT_EQ(0, std::memcmp(got.data(), want.data(), got.size() * sizeof(float)))
+        << "h=" << c.h << " c=" << c.c << " o=" << c.o;
+    CheckConv<float>(c, ElementType::kF32);
+  }
 }
 
 TEST(ConvTest, ManyTilesOfOutputPositions) {
@@ -242,6 +329,142 @@ TEST(ConvTest, PlanarDepthwiseOverNchw) {
   // Output rows wholly in the padding, and a window wider than the row.
   c.rhs_dil = 1, c.reverse = false, c.w = 3, c.kw = 5, c.kh = 1, c.pad_lo = 2, c.pad_hi = 2;
   CheckPlanar(c);
+}
+
+// The planar path over a zero-padded plane (ConvPlan::planar_padded) gives
+// the bits of the NHWC depthwise kernel on non-integer values: each output
+// one fused multiply-add per window position, in window order, from zero.
+TEST(ConvTest, PlanarPaddedPlaneMatchesDepthwiseBits) {
+  std::vector<Conv2D> cases(4);
+  for (Conv2D& c : cases) c.n = 2, c.h = 9, c.w = 37, c.c = 5, c.o = 5, c.fgc = 5;
+  cases[1].stride = 2, cases[1].pad_lo = 1, cases[1].pad_hi = 2;
+  cases[2].rhs_dil = 2, cases[2].pad_lo = 2, cases[2].pad_hi = -1, cases[2].reverse = true;
+  cases[3].w = 3, cases[3].kw = 5, cases[3].kh = 1, cases[3].pad_lo = 2, cases[3].pad_hi = 2;
+  for (const Conv2D& c : cases) {
+    Shape nhwc_out;
+    const ConvPlan dw = PlanOf(c, &nhwc_out);
+    ASSERT_TRUE(dw.depthwise);
+    const int64_t oh = nhwc_out.dimensions(1), ow = nhwc_out.dimensions(2);
+    std::mt19937 gen(5);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    std::vector<float> in(static_cast<size_t>(c.n * c.h * c.w * c.c)),
+        k(static_cast<size_t>(c.kh * c.kw * c.o));
+    for (float& v : in) v = dist(gen);
+    for (float& v : k) v = dist(gen);
+    std::vector<float> want(static_cast<size_t>(nhwc_out.element_count()));
+    ASSERT_TRUE(RunConv(dw, in.data(), k.data(), want.data()).ok());
+    std::vector<float> in_nchw(in.size()), k_oihw(k.size());
+    for (int64_t b = 0; b < c.n; ++b)
+      for (int64_t y = 0; y < c.h; ++y)
+        for (int64_t x = 0; x < c.w; ++x)
+          for (int64_t f = 0; f < c.c; ++f)
+            in_nchw[((b * c.c + f) * c.h + y) * c.w + x] = in[((b * c.h + y) * c.w + x) * c.c + f];
+    for (int64_t y = 0; y < c.kh; ++y)
+      for (int64_t x = 0; x < c.kw; ++x)
+        for (int64_t o = 0; o < c.o; ++o)
+          k_oihw[(o * c.kh + y) * c.kw + x] = k[(y * c.kw + x) * c.o + o];
+    ConvolutionDimensionNumbers dn;
+    dn.input_batch_dimension = 0;
+    dn.input_feature_dimension = 1;
+    dn.input_spatial_dimensions = {2, 3};
+    dn.kernel_output_feature_dimension = 0;
+    dn.kernel_input_feature_dimension = 1;
+    dn.kernel_spatial_dimensions = {2, 3};
+    dn.output_batch_dimension = 0;
+    dn.output_feature_dimension = 1;
+    dn.output_spatial_dimensions = {2, 3};
+    const Shape lhs(ElementType::kF32, {c.n, c.c, c.h, c.w});
+    const Shape rhs(ElementType::kF32, {c.o, 1, c.kh, c.kw});
+    const Shape out(ElementType::kF32, {c.n, c.o, oh, ow});
+    auto plan = MakeConvPlan(lhs, rhs, out, MakeWindow(c), dn, c.fgc, 1);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    ASSERT_TRUE(plan->planar_padded);
+    std::vector<float> got(static_cast<size_t>(out.element_count()), -99.0f);
+    ASSERT_TRUE(RunConv(*plan, in_nchw.data(), k_oihw.data(), got.data()).ok());
+    for (int64_t b = 0; b < c.n; ++b)
+      for (int64_t y = 0; y < oh; ++y)
+        for (int64_t x = 0; x < ow; ++x)
+          for (int64_t f = 0; f < c.o; ++f) {
+            const float g = got[((b * c.o + f) * oh + y) * ow + x];
+            const float w = want[((b * oh + y) * ow + x) * c.o + f];
+            ASSERT_EQ(0, std::memcmp(&g, &w, sizeof(float))) << b << " " << y << " " << x << " " << f;
+          }
+  }
+}
+
+// A bf16 planar depthwise convolution converts its input rows and output
+// planes inside the units: the bits of the f32 convolution of the widened
+// input, rounded to bf16 by the same conversion.
+TEST(ConvTest, PlanarBf16ConvertsInUnits) {
+  ConvolutionDimensionNumbers dn;
+  dn.input_batch_dimension = 0;
+  dn.input_feature_dimension = 1;
+  dn.input_spatial_dimensions = {2, 3};
+  dn.kernel_output_feature_dimension = 0;
+  dn.kernel_input_feature_dimension = 1;
+  dn.kernel_spatial_dimensions = {2, 3};
+  dn.output_batch_dimension = 0;
+  dn.output_feature_dimension = 1;
+  dn.output_spatial_dimensions = {2, 3};
+  Conv2D c;
+  c.n = 2, c.h = 11, c.w = 19, c.c = 6, c.o = 6, c.fgc = 6;
+  const Window win = MakeWindow(c);
+  const Shape lhs16(ElementType::kBF16, {c.n, c.c, c.h, c.w}), rhs16(ElementType::kBF16, {c.o, 1, 3, 3});
+  const Shape lhs32(ElementType::kF32, {c.n, c.c, c.h, c.w}), rhs32(ElementType::kF32, {c.o, 1, 3, 3});
+  auto out16 = InferConvolutionShape(lhs16, rhs16, c.fgc, 1, win, dn);
+  auto out32 = InferConvolutionShape(lhs32, rhs32, c.fgc, 1, win, dn);
+  ASSERT_TRUE(out16.ok() && out32.ok());
+  auto p16 = MakeConvPlan(lhs16, rhs16, *out16, win, dn, c.fgc, 1);
+  auto p32 = MakeConvPlan(lhs32, rhs32, *out32, win, dn, c.fgc, 1);
+  ASSERT_TRUE(p16.ok() && p32.ok());
+  ASSERT_TRUE(p16->convert_in_units);
+  std::mt19937 gen(3);
+  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+  auto bf16 = [&](int64_t n, std::vector<float>* wide) {
+    std::vector<uint16_t> v(static_cast<size_t>(n));
+    wide->resize(v.size());
+    for (size_t i = 0; i < v.size(); ++i) {
+      const float f = dist(gen);
+      uint32_t bits;
+      std::memcpy(&bits, &f, 4);
+      v[i] = static_cast<uint16_t>(bits >> 16);
+      bits = static_cast<uint32_t>(v[i]) << 16;
+      std::memcpy(&(*wide)[i], &bits, 4);
+    }
+    return v;
+  };
+  std::vector<float> in32, k32;
+  const std::vector<uint16_t> in16 = bf16(lhs16.element_count(), &in32);
+  const std::vector<uint16_t> k16 = bf16(rhs16.element_count(), &k32);
+  std::vector<uint16_t> got(static_cast<size_t>(out16->element_count()));
+  std::vector<float> wide(got.size());
+  ASSERT_TRUE(RunConv(*p16, in16.data(), k16.data(), got.data()).ok());
+  ASSERT_TRUE(RunConv(*p32, in32.data(), k32.data(), wide.data()).ok());
+  auto round = SelectConvertKernel(ElementType::kF32, ElementType::kBF16);
+  ASSERT_TRUE(round.ok());
+  std::vector<uint16_t> want(got.size());
+  (*round)(wide.data(), want.data(), static_cast<int64_t>(want.size()));
+  EXPECT_EQ(got, want);
+}
+
+// No spatial dimensions (bf_io->bf): the direct path as a plain product.
+TEST(ConvTest, DirectPathWithoutSpatialDimensions) {
+  ConvolutionDimensionNumbers dn;
+  dn.input_batch_dimension = 0;
+  dn.input_feature_dimension = 1;
+  dn.kernel_input_feature_dimension = 0;
+  dn.kernel_output_feature_dimension = 1;
+  dn.output_batch_dimension = 0;
+  dn.output_feature_dimension = 1;
+  const Shape lhs(ElementType::kF32, {2, 3}), rhs(ElementType::kF32, {3, 4}), out(ElementType::kF32, {2, 4});
+  auto plan = MakeConvPlan(lhs, rhs, out, Window(), dn, 1, 1);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_TRUE(plan->direct);
+  const std::vector<float> a = {3, -3, -6.5, 9, 1, -10};
+  const std::vector<float> k = {-5.25, -5.5, 5.5, 2, 3.25, -3.75, -1.5, -3.5, -4, -4.5, 3.25, -5.75};
+  std::vector<float> got(8);
+  ASSERT_TRUE(RunConv(*plan, a.data(), k.data(), got.data()).ok());
+  EXPECT_EQ(got, (std::vector<float>{0.5, 24, -0.125, 53.875, -4, -8.25, 15.5, 72}));
 }
 
 TEST(ConvTest, BatchGroups) {
