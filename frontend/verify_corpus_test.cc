@@ -34,8 +34,10 @@ constexpr int kMinModels = 35;
 constexpr int kMinConformance = 1374;
 // xla-parse/valid/files: XLA's standalone test files (split at `// -----`).
 // Not all of them are meant to verify (some are pass inputs that are invalid
-// on purpose, or only parse); the floor counts the chunks that do.
-constexpr int kMinFilesChunks = 754;
+// on purpose, or only parse); the floor counts the chunks that do. (One
+// chunk of hlo_to_mhlo's while.hlo broadcasts f32[1] to f32[3], which XLA's
+// verifier refuses as the verifier here does: broadcast keeps operand sizes.)
+constexpr int kMinFilesChunks = 753;
 
 fs::path SharedRoot() {
   const char* env = std::getenv("HLOVM_SHARED");
