@@ -168,7 +168,8 @@ absl::Status Parser::FinishInstruction(Scope* scope, HloInstruction* instr, Call
   const bool pred_index = op == HloOpcode::kConditional && !operands.empty() &&
                           operands[0]->shape().element_type() == ElementType::kPred;
   const bool wrapped_start = instr->attrs().async_wrapped_opcode.has_value();
-  Skip();
+  // Errors about the attributes as a whole point just past the last one,
+  // on the instruction's own line.
   const size_t attrs_end = pos_;
   for (const Required& r : RequiredAttributes(op, scalar_operand, pred_index, wrapped_start)) {
     if (!seen.contains(r.attr)) {

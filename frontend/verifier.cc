@@ -627,22 +627,11 @@ class Verifier {
   }
 
   std::string Locate(const SourceLocation& loc, const std::string& message) const {
-    const std::string& file = module_.source_name;
-    const std::string prefix = file.empty() ? std::string() : absl::StrCat(file, ":");
-    if (loc.line <= 0) return absl::StrCat(prefix, "error: ", message);
-    std::string out = absl::StrCat(prefix, loc.line, ":", loc.column, ": error: ", message);
-    if (module_.source_text != nullptr && loc.offset <= module_.source_text->size()) {
-      const std::string& text = *module_.source_text;
-      size_t start = loc.offset;
-      while (start > 0 && text[start - 1] != '\n' && text[start - 1] != '\r') --start;
-      size_t end = loc.offset;
-      while (end < text.size() && text[end] != '\n' && text[end] != '\r') ++end;
-      std::string caret;
-      for (size_t i = start; i < loc.offset; ++i) caret.push_back(text[i] == '\t' ? '\t' : ' ');
-      caret.push_back('^');
-      absl::StrAppend(&out, "\n", text.substr(start, end - start), "\n", caret);
-    }
-    return out;
+    const std::string* text = module_.source_text.get();
+    return FormatSourceMessage(module_.source_name, loc.line, loc.column,
+                               text != nullptr ? std::string_view(*text) : std::string_view(),
+                               text != nullptr && loc.line > 0 ? loc.offset : std::string_view::npos,
+                               message);
   }
 
   static std::string Subject(const HloInstruction& instr) {
