@@ -1,6 +1,7 @@
 #include "frontend/verifier.h"
 
 #include <algorithm>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -830,6 +831,12 @@ class Verifier {
       Report(instr.location(), Subject(instr), std::string(inferred.status().message()));
       return;
     }
+    if (!options_.allow_mixed_precision) {
+      if (std::string mixed = MixedPrecisionOperands(instr); !mixed.empty()) {
+        Report(instr.location(), Subject(instr), mixed);
+        return;
+      }
+    }
     const bool fp = options_.allow_mixed_precision;
     bool same = ShapesCompatible(*inferred, instr.shape(), fp);
     if (same && options_.layout_sensitive) same = LayoutsMatch(*inferred, instr.shape());
@@ -840,6 +847,51 @@ class Verifier {
                  options_.layout_sensitive ? inferred->ToString() : ShapeText(*inferred),
                  options_.layout_sensitive ? instr.shape().ToString() : ShapeText(instr.shape())));
     }
+  }
+
+  // The two float types an instruction's operands mix, as a message; empty
+  // when they do not. Ops that pass values through or group them (XLA's
+  // list), and the contractions whose kernels take mixed inputs, may mix.
+  static std::string MixedPrecisionOperands(const HloInstruction& instr) {
+    switch (instr.opcode()) {
+      case HloOpcode::kCall: case HloOpcode::kConditional: case HloOpcode::kConstant:
+      case HloOpcode::kConvolution: case HloOpcode::kDot: case HloOpcode::kRaggedDot:
+      case HloOpcode::kScaledDot: case HloOpcode::kAllReduce: case HloOpcode::kAllReduceStart:
+      case HloOpcode::kAllReduceDone: case HloOpcode::kAsyncDone: case HloOpcode::kAsyncUpdate:
+      case HloOpcode::kAsyncStart: case HloOpcode::kCopyDone: case HloOpcode::kCopyStart:
+      case HloOpcode::kCustomCall: case HloOpcode::kDomain: case HloOpcode::kFusion:
+      case HloOpcode::kGetTupleElement: case HloOpcode::kOptimizationBarrier:
+      case HloOpcode::kInfeed: case HloOpcode::kOutfeed: case HloOpcode::kParameter:
+      case HloOpcode::kRecv: case HloOpcode::kRecvDone: case HloOpcode::kReducePrecision:
+      case HloOpcode::kSend: case HloOpcode::kSendDone: case HloOpcode::kSort:
+      case HloOpcode::kTuple: case HloOpcode::kWhile: case HloOpcode::kConvert:
+      case HloOpcode::kBitcastConvert: case HloOpcode::kStochasticConvert:
+      case HloOpcode::kAddDependency: case HloOpcode::kAfterAll:
+        return "";
+      default:
+        break;
+    }
+    std::optional<ElementType> seen;
+    std::string found;
+    std::function<void(const Shape&)> visit = [&](const Shape& s) {
+      if (!found.empty()) return;
+      if (s.IsTuple()) {
+        for (const Shape& e : s.tuple_shapes()) visit(e);
+        return;
+      }
+      if (!s.IsArray() || !IsFloatingPoint(s.element_type())) return;
+      if (!seen.has_value()) {
+        seen = s.element_type();
+      } else if (*seen != s.element_type()) {
+        found = absl::StrFormat(
+            "operands mix the floating-point types %s and %s; hlovm computes %s in one type "
+            "(convert an operand first)",
+            ElementTypeName(*seen), ElementTypeName(s.element_type()),
+            HloOpcodeName(instr.opcode()));
+      }
+    };
+    for (const HloInstruction* o : instr.operands()) visit(o->shape());
+    return found;
   }
 
   static bool LayoutsMatch(const Shape& a, const Shape& b) {
