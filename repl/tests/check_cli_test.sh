@@ -142,9 +142,14 @@ expect "check unreadable" 2 "$hlovm" check "$tmp/none.hlo"
 expect "fmt invalid" 0 "$hlovm" fmt "$tmp/bcast.hlo"  # it parses: fmt does not verify
 expect "fmt unparsable" 2 "$hlovm" fmt "$tmp/opcode.hlo"
 expect "run invalid" 2 "$hlovm" run "$tmp/bcast.hlo" 'f32[2,1] {{1}, {2}}'
-expect "help" 0 "$hlovm" --help
-grep -qF "Exit codes: 0 success, 1 the program or a check failed, 2 bad input or usage." "$tmp/out" ||
-  { echo "FAIL: --help does not state the exit codes"; failures=$((failures + 1)); }
+# --help (and each command's) states them as the README does.
+for help in "--help" "check --help" "run --help" "fmt --help"; do
+  expect "help $help" 0 "$hlovm" $help
+  grep -qF "Exit codes: 0 success, 1 the program or a check failed, 2 bad input or usage" "$tmp/out" ||
+    { echo "FAIL: $help does not state the exit codes"; failures=$((failures + 1)); }
+done
+grep -qF "Exit codes: 0 success, 1 the program or a check failed, 2 bad input or usage" README.md ||
+  { echo "FAIL: the README does not state the exit codes"; failures=$((failures + 1)); }
 
 # --- fmt keeps comments ---------------------------------------------------------
 for f in examples/*.hlo; do
