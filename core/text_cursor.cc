@@ -130,10 +130,14 @@ absl::Status LocateError(absl::Status status, std::string_view file, std::string
 }
 
 std::string FormatSourceMessage(std::string_view file, int line, int column,
-                                std::string_view text, size_t offset, std::string_view message) {
+                                std::string_view text, size_t offset, std::string_view message,
+                                std::string_view severity) {
   std::string prefix = file.empty() ? std::string() : absl::StrCat(Absl(file), ":");
-  if (line <= 0) return absl::StrCat(prefix, file.empty() ? "" : " ", "error: ", Absl(message));
-  std::string out = absl::StrCat(prefix, line, ":", column, ": error: ", Absl(message));
+  if (line <= 0) {
+    return absl::StrCat(prefix, file.empty() ? "" : " ", Absl(severity), ": ", Absl(message));
+  }
+  std::string out =
+      absl::StrCat(prefix, line, ":", column, ": ", Absl(severity), ": ", Absl(message));
   if (offset > text.size()) return out;
   size_t line_start = offset;
   while (line_start > 0 && text[line_start - 1] != '\n' && text[line_start - 1] != '\r') {

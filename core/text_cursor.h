@@ -59,9 +59,11 @@ absl::Status LocateError(absl::Status status, std::string_view file,
 // as given (a part of a larger file numbers its lines from where it starts);
 // the source line and caret are left out when `offset` is past `text` (no
 // text kept), and "file:" when `file` is empty. `line` <= 0: no position,
-// "file: error: message".
+// "file: error: message". `severity` "note" marks a remark that belongs to
+// the error before it.
 std::string FormatSourceMessage(std::string_view file, int line, int column,
-                                std::string_view text, size_t offset, std::string_view message);
+                                std::string_view text, size_t offset, std::string_view message,
+                                std::string_view severity = "error");
 
 }  // namespace hlovm
 

@@ -402,10 +402,26 @@ absl::Status Parser::ParseComputation(bool* saw_entry, HloComputation** entry) {
 
 absl::Status Parser::ParseInstructionList(HloComputation* computation, Scope* scope) {
   HLOVM_RETURN_IF_ERROR(Expect('{', "expects '{' at the beginning of instruction list."));
+  bool closed = true;
   do {
     if (AtEnd()) return ErrorHere("expects '}' at the end of instruction list.");
     Skip();
     size_t start = pos_;
+    if (depth_ == 0 && AtComputationHeader()) {
+      // A '}' is missing: this computation ends here and the next one is
+      // read as usual, rather than as instructions of this one.
+      failed_computations_.insert(computation);
+      absl::Status missing = Error(
+          start, Cat("expects '}' to end computation ", computation->name(),
+                     " before the next computation"));
+      if (options_.max_errors <= 1) return missing;
+      errors_.push_back(std::string(missing.message()));
+      if (static_cast<int>(errors_.size()) >= options_.max_errors) {
+        return absl::AbortedError("too many errors");
+      }
+      closed = false;
+      break;
+    }
     absl::Status status = ParseInstruction(scope);
     if (!status.ok()) {
       failed_computations_.insert(computation);
@@ -415,14 +431,33 @@ absl::Status Parser::ParseInstructionList(HloComputation* computation, Scope* sc
       HLOVM_RETURN_IF_ERROR(RecordAndRecover(status, start));
     }
   } while (Peek() != '}');
-  ++pos_;
+  if (closed) ++pos_;
   if (computation->instructions().empty()) {
+    if (!closed) return absl::CancelledError("reported: the computation was not closed");
     return Error(pos_ - 1, "computation has no instructions");
   }
   HloInstruction* root = scope->root;
   if (root == nullptr) root = computation->instructions().back().get();
   computation->set_root(root);
   return absl::OkStatus();
+}
+
+bool Parser::AtComputationHeader() {
+  const size_t save = pos_;
+  bool header = EatWord("ENTRY");
+  if (!header && !PeekWord("ROOT")) {
+    const std::string_view name = LexName();
+    const char next = Peek();
+    if (!name.empty() && next == '{') {
+      header = true;
+    } else if (!name.empty() && next == '(') {
+      // `name (p: f32[2], ...)` or `name ()`; not a tuple shape.
+      ++pos_;
+      header = Peek() == ')' || (!LexName().empty() && Peek() == ':');
+    }
+  }
+  pos_ = save;
+  return header;
 }
 
 absl::Status Parser::RecordAndRecover(const absl::Status& status, size_t start) {
@@ -893,6 +928,8 @@ absl::Status Parser::ParseOperand(Scope* scope, HloInstruction** out) {
     RegisterName(operand);
   } else {
     if (poisoned_.contains(name)) return absl::CancelledError("uses a failed instruction");
+    // Reported once: later uses of the same missing name are not.
+    poisoned_.insert(name);
     return Error(name_offset, Cat("instruction does not exist: ", name));
   }
   // Compact tuple-element form: %t#1#0.

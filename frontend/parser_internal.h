@@ -309,11 +309,12 @@ class Parser {
 
   //===--- Errors -----------------------------------------------------===//
 
-  std::string FormatAt(size_t offset, std::string_view message) const {
+  std::string FormatAt(size_t offset, std::string_view message,
+                       std::string_view severity = "error") const {
     if (offset > n_) offset = n_;
     LineColumn lc = GetLineColumn(s_, offset);
     return FormatSourceMessage(options_.file_name, lc.line + options_.first_line - 1, lc.column,
-                               s_, offset, message);
+                               s_, offset, message, severity);
   }
   absl::Status Error(size_t offset, std::string_view message) {
     if (bad_comment_) {
@@ -331,7 +332,7 @@ class Parser {
   absl::Status ErrorWithNote(size_t offset, std::string_view message, size_t note_offset,
                              std::string_view note) {
     return absl::InvalidArgumentError(
-        Cat(FormatAt(offset, message), "\n", FormatAt(note_offset, note)));
+        Cat(FormatAt(offset, message), "\n", FormatAt(note_offset, note, "note")));
   }
   // Errors from core/ parsers (unlocated) at the cursor position they left.
   absl::Status Relocate(const absl::Status& status, size_t offset) {
@@ -706,6 +707,9 @@ class Parser {
   absl::Status ParseInstructionList(HloComputation* computation, Scope* scope);
   absl::Status ParseInstruction(Scope* scope);
   absl::Status RecordAndRecover(const absl::Status& status, size_t start);
+  // Whether a computation's header starts at the cursor (`ENTRY`, or a name
+  // followed by its parameter list or body), where an instruction was due.
+  bool AtComputationHeader();
   absl::Status ParseInstructionRhs(Scope* scope, std::string_view name, size_t name_offset,
                                    bool allow_attributes, HloInstruction** out);
   absl::Status ParseOperands(Scope* scope, std::vector<HloInstruction*>* operands);

@@ -652,6 +652,17 @@ TEST(ParserTest, NoFollowOnErrors) {
                          "ENTRY e {\n  p = f32[] parameter(0)\n  ROOT c = pred[] call(p), to_apply=c\n}\n");
   EXPECT_EQ(n2, 1) << m2;
   EXPECT_THAT(m2, ::testing::HasSubstr("(did you mean compare?)"));
+  // A missing '}': the next computation is read as one, not as instructions.
+  auto [n4, m4] = errors("HloModule m\nc (a: f32[]) -> f32[] {\n  ROOT a = f32[] parameter(0)\n"
+                         "ENTRY e {\n  p = f32[] parameter(0)\n  ROOT c = f32[] call(p), to_apply=c\n}\n");
+  EXPECT_EQ(n4, 1) << m4;
+  EXPECT_THAT(m4, ::testing::HasSubstr("4:1: error: expects '}' to end computation c before the "
+                                       "next computation"));
+  // A second definition: one error, and a note where the first one is.
+  auto [n5, m5] = errors("HloModule m\nENTRY e {\n  p = f32[] parameter(0)\n"
+                         "  p = f32[] parameter(0)\n  ROOT n = f32[] negate(p)\n}\n");
+  EXPECT_EQ(n5, 1) << m5;
+  EXPECT_THAT(m5, ::testing::HasSubstr("3:3: note: instruction previously defined here"));
   // Two independent mistakes: both.
   auto [n3, m3] = errors("HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n"
                          "  a = f32[2] negat(p)\n  ROOT x = f32[2] reverse(p), dimension={0}\n}\n");

@@ -677,6 +677,7 @@ class Verifier {
                    absl::StrFormat("entry_computation_layout gives parameter %d the shape %s "
                                    "but the parameter is declared %s",
                                    i, ShapeText(params[i]), ShapeText(p->shape())));
+            failed_.insert(p);
           }
         }
       }
@@ -725,6 +726,7 @@ class Verifier {
   }
 
   void CheckComputation(const HloComputation& c) {
+    const int64_t errors_before = error_count_;
     if (c.root() == nullptr) {
       Report(c.location(), "", absl::StrFormat("computation %s has no ROOT instruction", c.name()));
     } else if (c.root()->parent() != &c) {
@@ -768,6 +770,7 @@ class Verifier {
     // Written order is a topological order unless something refers forward;
     // only then can there be a cycle.
     if (forward_reference_) CheckAcyclic(c);
+    if (error_count_ > errors_before) failed_computations_.insert(&c);
   }
 
   void CheckInstruction(const HloComputation& c, const HloInstruction& instr) {
@@ -800,6 +803,9 @@ class Verifier {
       }
     }
     for (const HloComputation* called : instr.called_computations()) {
+      if (called != nullptr && failed_computations_.contains(called)) {
+        operands_ok = false;  // its errors are reported; its signature is in doubt
+      }
       if (called == nullptr) {
         Report(instr.location(), Subject(instr), "a called computation is missing");
         operands_ok = false;
@@ -817,23 +823,32 @@ class Verifier {
     }
     if (!valid.ok()) {
       Report(instr.location(), Subject(instr), std::string(valid.message()));
+      failed_.insert(&instr);
       return;
     }
     for (const HloInstruction* o : instr.operands()) {
       if (o != nullptr && !ValidateShape(o->shape()).ok()) operands_ok = false;
+      // An operand already reported: what its users would say about its
+      // shape follows from that one error.
+      if (o != nullptr && failed_.contains(o)) operands_ok = false;
     }
-    if (!operands_ok) return;
+    if (!operands_ok) {
+      failed_.insert(&instr);
+      return;
+    }
 
     InferContext ctx = ctx_;
     ctx.declared = &instr.shape();
     absl::StatusOr<Shape> inferred = InferShape(instr, ctx);
     if (!inferred.ok()) {
       Report(instr.location(), Subject(instr), std::string(inferred.status().message()));
+      failed_.insert(&instr);
       return;
     }
     if (!options_.allow_mixed_precision) {
       if (std::string mixed = MixedPrecisionOperands(instr); !mixed.empty()) {
         Report(instr.location(), Subject(instr), mixed);
+        failed_.insert(&instr);
         return;
       }
     }
@@ -841,6 +856,7 @@ class Verifier {
     bool same = ShapesCompatible(*inferred, instr.shape(), fp);
     if (same && options_.layout_sensitive) same = LayoutsMatch(*inferred, instr.shape());
     if (!same) {
+      failed_.insert(&instr);
       Report(instr.location(), Subject(instr),
              absl::StrFormat(
                  "inferred shape %s does not match the declared shape %s",
@@ -1015,6 +1031,12 @@ class Verifier {
   absl::flat_hash_set<std::string_view> names_;
   absl::flat_hash_set<const HloInstruction*> seen_;
   bool forward_reference_ = false;
+  // Instructions reported (or skipped for an operand that was): their users
+  // are not checked against them, so one mistake is one error.
+  absl::flat_hash_set<const HloInstruction*> failed_;
+  // Computations with an error: instructions calling them are not checked
+  // against their signature.
+  absl::flat_hash_set<const HloComputation*> failed_computations_;
   bool counts_ok_ = true;  // replica and partition counts
   std::vector<std::string> messages_;
   int64_t error_count_ = 0;

@@ -136,6 +136,32 @@ ENTRY main {
   EXPECT_THAT(msg, HasSubstr("\n  ROOT b = f32[2,5] broadcast(a), dimensions={0,1}\n       ^"));
 }
 
+// One mistake, one error: users of a reported instruction, and callers of a
+// computation with an error, are not checked against them.
+TEST(VerifierTest, NoFollowOnErrors) {
+  const std::string users = VerifyText(R"(HloModule m
+ENTRY main {
+  a = f32[2,3] parameter(0)
+  n = f32[23] negate(a)
+  ROOT e = f32[2,3] exponential(n)
+})");
+  EXPECT_THAT(users, HasSubstr("%n (negate)"));
+  EXPECT_THAT(users, Not(HasSubstr("%e (exponential)")));
+  const std::string callers = VerifyText(R"(HloModule m
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(3)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[4] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[] reduce(x, z), dimensions={0}, to_apply=sum
+})");
+  EXPECT_THAT(callers, HasSubstr("parameter number 3 is out of range"));
+  EXPECT_THAT(callers, Not(HasSubstr("%r (reduce)")));
+}
+
 TEST(VerifierTest, MixedPrecisionOperandsAreRefusedUnlessAllowed) {
   const char* text = R"(HloModule m
 ENTRY main {
@@ -189,15 +215,16 @@ TEST(VerifierTest, SeveralErrorsAreAllReportedUpToTheLimit) {
 
 ENTRY main {
   x = f32[2] parameter(0)
+  i = s32[2] parameter(1)
   a = s32[2] negate(x)
   b = f32[3] exponential(x)
-  ROOT c = f32[2] floor(s32[2] a)
+  ROOT c = s32[2] floor(i)
 }
 )";
   const std::string msg = VerifyText(text);
-  EXPECT_THAT(msg, HasSubstr("test.hlo:5:3: error: %a (negate)"));
-  EXPECT_THAT(msg, HasSubstr("test.hlo:6:3: error: %b (exponential)"));
-  EXPECT_THAT(msg, HasSubstr("test.hlo:7:8: error: %c (floor): Expected element type in shape to "
+  EXPECT_THAT(msg, HasSubstr("test.hlo:6:3: error: %a (negate)"));
+  EXPECT_THAT(msg, HasSubstr("test.hlo:7:3: error: %b (exponential)"));
+  EXPECT_THAT(msg, HasSubstr("test.hlo:8:8: error: %c (floor): Expected element type in shape to "
                              "be floating for floor operation; got s32."));
   VerifyOptions one;
   one.max_errors = 1;
