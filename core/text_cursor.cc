@@ -123,19 +123,33 @@ absl::Status LocateError(absl::Status status, std::string_view file, std::string
                          size_t offset) {
   if (offset > text.size()) offset = text.size();
   LineColumn lc = GetLineColumn(text, offset);
-  size_t line_start = offset - static_cast<size_t>(lc.column - 1);
-  size_t line_end = line_start;
-  while (line_end < text.size() && text[line_end] != '\n' && text[line_end] != '\r') ++line_end;
-  std::string_view source_line = text.substr(line_start, line_end - line_start);
-  std::string caret;
-  for (size_t i = line_start; i < offset && i < line_end; ++i) {
-    caret.push_back(text[i] == '\t' ? '\t' : ' ');
-  }
-  caret.push_back('^');
+  absl::string_view message = status.message();
+  return absl::Status(status.code(),
+                      FormatSourceMessage(file, lc.line, lc.column, text, offset,
+                                          std::string_view(message.data(), message.size())));
+}
+
+std::string FormatSourceMessage(std::string_view file, int line, int column,
+                                std::string_view text, size_t offset, std::string_view message,
+                                std::string_view severity) {
   std::string prefix = file.empty() ? std::string() : absl::StrCat(Absl(file), ":");
-  std::string message = absl::StrCat(prefix, lc.line, ":", lc.column, ": error: ", status.message(),
-                                     "\n", Absl(source_line), "\n", caret);
-  return absl::Status(status.code(), message);
+  if (line <= 0) {
+    return absl::StrCat(prefix, file.empty() ? "" : " ", Absl(severity), ": ", Absl(message));
+  }
+  std::string out =
+      absl::StrCat(prefix, line, ":", column, ": ", Absl(severity), ": ", Absl(message));
+  if (offset > text.size()) return out;
+  size_t line_start = offset;
+  while (line_start > 0 && text[line_start - 1] != '\n' && text[line_start - 1] != '\r') {
+    --line_start;
+  }
+  size_t line_end = offset;
+  while (line_end < text.size() && text[line_end] != '\n' && text[line_end] != '\r') ++line_end;
+  std::string caret;
+  for (size_t i = line_start; i < offset; ++i) caret.push_back(text[i] == '\t' ? '\t' : ' ');
+  caret.push_back('^');
+  absl::StrAppend(&out, "\n", Absl(text.substr(line_start, line_end - line_start)), "\n", caret);
+  return out;
 }
 
 }  // namespace hlovm

@@ -53,6 +53,18 @@ LineColumn GetLineColumn(std::string_view text, size_t offset);
 absl::Status LocateError(absl::Status status, std::string_view file,
                          std::string_view text, size_t offset);
 
+// The one form of every located message (parser, verifier, compiler,
+// executor): "file:line:col: error: message", then the line of `text` that
+// holds byte `offset` and a caret under it. `line` and `column` are printed
+// as given (a part of a larger file numbers its lines from where it starts);
+// the source line and caret are left out when `offset` is past `text` (no
+// text kept), and "file:" when `file` is empty. `line` <= 0: no position,
+// "file: error: message". `severity` "note" marks a remark that belongs to
+// the error before it.
+std::string FormatSourceMessage(std::string_view file, int line, int column,
+                                std::string_view text, size_t offset, std::string_view message,
+                                std::string_view severity = "error");
+
 }  // namespace hlovm
 
 #endif  // HLOVM_CORE_TEXT_CURSOR_H_

@@ -372,7 +372,8 @@ absl::Status Parser::ParseComputation(bool* saw_entry, HloComputation** entry) {
   Scope scope;
   scope.computation = computation;
   HLOVM_RETURN_IF_ERROR(ParseInstructionList(computation, &scope));
-  if (signature.has_value() && !signature->Compatible(computation->root()->shape())) {
+  if (signature.has_value() && !failed_computations_.contains(computation) &&
+      !signature->Compatible(computation->root()->shape())) {
     return Error(signature_offset,
                  Cat("Shape of computation ", name, ", ", Human(*signature),
                               ", is not compatible with that of its root instruction ",
@@ -402,26 +403,62 @@ absl::Status Parser::ParseComputation(bool* saw_entry, HloComputation** entry) {
 
 absl::Status Parser::ParseInstructionList(HloComputation* computation, Scope* scope) {
   HLOVM_RETURN_IF_ERROR(Expect('{', "expects '{' at the beginning of instruction list."));
+  bool closed = true;
   do {
     if (AtEnd()) return ErrorHere("expects '}' at the end of instruction list.");
     Skip();
     size_t start = pos_;
+    if (depth_ == 0 && AtComputationHeader()) {
+      // A '}' is missing: this computation ends here and the next one is
+      // read as usual, rather than as instructions of this one.
+      failed_computations_.insert(computation);
+      absl::Status missing = Error(
+          start, Cat("expects '}' to end computation ", computation->name(),
+                     " before the next computation"));
+      if (options_.max_errors <= 1) return missing;
+      errors_.push_back(std::string(missing.message()));
+      if (static_cast<int>(errors_.size()) >= options_.max_errors) {
+        return absl::AbortedError("too many errors");
+      }
+      closed = false;
+      break;
+    }
     absl::Status status = ParseInstruction(scope);
     if (!status.ok()) {
+      failed_computations_.insert(computation);
       // Report it, then go on with the next instruction so that one run
       // reports several errors; instructions that use a failed one are
       // skipped silently.
       HLOVM_RETURN_IF_ERROR(RecordAndRecover(status, start));
     }
   } while (Peek() != '}');
-  ++pos_;
+  if (closed) ++pos_;
   if (computation->instructions().empty()) {
+    if (!closed) return absl::CancelledError("reported: the computation was not closed");
     return Error(pos_ - 1, "computation has no instructions");
   }
   HloInstruction* root = scope->root;
   if (root == nullptr) root = computation->instructions().back().get();
   computation->set_root(root);
   return absl::OkStatus();
+}
+
+bool Parser::AtComputationHeader() {
+  const size_t save = pos_;
+  bool header = EatWord("ENTRY");
+  if (!header && !PeekWord("ROOT")) {
+    const std::string_view name = LexName();
+    const char next = Peek();
+    if (!name.empty() && next == '{') {
+      header = true;
+    } else if (!name.empty() && next == '(') {
+      // `name (p: f32[2], ...)` or `name ()`; not a tuple shape.
+      ++pos_;
+      header = Peek() == ')' || (!LexName().empty() && Peek() == ':');
+    }
+  }
+  pos_ = save;
+  return header;
 }
 
 absl::Status Parser::RecordAndRecover(const absl::Status& status, size_t start) {
@@ -475,6 +512,37 @@ absl::Status Parser::RecordAndRecover(const absl::Status& status, size_t start) 
     size_t r = q;
     if (s_.substr(r, 4) == "ROOT" && !IsNameChar(PeekAt(r + 4))) r += 4;
     while (r < n_ && (s_[r] == ' ' || s_[r] == '\t')) ++r;
+    if (PeekAt(r) == '%') ++r;
+    size_t id = r;
+    while (r < n_ && IsNameChar(s_[r])) ++r;
+    while (r < n_ && (s_[r] == ' ' || s_[r] == '\t')) ++r;
+    if (r > id && PeekAt(r) == '=') {
+      pos_ = q;
+      return absl::OkStatus();
+    }
+  }
+  // A bracket the failed instruction left open (a missing ')') hides every
+  // line after it; resume instead at the first later line that starts an
+  // instruction (`ROOT`, or a `%name =`) or holds only the `}` closing the
+  // computation, so that the one error is not followed by "expects '}'".
+  for (p = s_.find('\n', start); p != std::string_view::npos && p < n_;
+       p = s_.find('\n', p + 1)) {
+    size_t q = p + 1;
+    while (q < n_ && (s_[q] == ' ' || s_[q] == '\t' || s_[q] == '\r')) ++q;
+    if (PeekAt(q) == '}') {
+      size_t e = q + 1;
+      while (e < n_ && (s_[e] == ' ' || s_[e] == '\t' || s_[e] == '\r')) ++e;
+      if (e >= n_ || s_[e] == '\n' || s_.substr(e, 2) == "//") {
+        pos_ = q;
+        return absl::OkStatus();
+      }
+      continue;
+    }
+    size_t r = q;
+    const bool root = s_.substr(r, 4) == "ROOT" && !IsNameChar(PeekAt(r + 4));
+    if (root) r += 4;
+    while (r < n_ && (s_[r] == ' ' || s_[r] == '\t')) ++r;
+    if (!root && PeekAt(r) != '%') continue;
     if (PeekAt(r) == '%') ++r;
     size_t id = r;
     while (r < n_ && IsNameChar(s_[r])) ++r;
@@ -595,8 +663,12 @@ absl::Status Parser::ParseInstructionRhs(Scope* scope, std::string_view name,
       }
     }
     if (!matched) {
-      return Error(op_offset, Cat("expects opcode but sees: ", op_text,
-                                           ", error: Unknown opcode: ", op_text));
+      std::string message = Cat("expects opcode but sees: ", op_text, ", error: Unknown opcode: ",
+                                op_text);
+      if (std::optional<std::string_view> near = NearestOpcodeName(op_text)) {
+        message = Cat(message, " (did you mean ", *near, "?)");
+      }
+      return Error(op_offset, message);
     }
   }
   if (!shape_given && (wrapped.has_value() || !CanInferShape(opcode))) {
@@ -823,6 +895,10 @@ absl::Status Parser::ParseOperand(Scope* scope, HloInstruction** out) {
     return ParseInstructionRhs(scope, "", start, /*allow_attributes=*/false, out);
   }
   HloInstruction* operand = nullptr;
+  if (!name.empty() && !percent && Peek() == '=') {
+    // `add(%a, %b, dimensions={0}`: the operand list was not closed.
+    return Error(name_offset, Cat("expects ')' at the end of operands, before attribute ", name));
+  }
   if (name.empty()) {
     if (shape != nullptr && scope->create_missing) {
       auto param = std::make_unique<HloInstruction>(HloOpcode::kParameter,
@@ -853,6 +929,8 @@ absl::Status Parser::ParseOperand(Scope* scope, HloInstruction** out) {
     RegisterName(operand);
   } else {
     if (poisoned_.contains(name)) return absl::CancelledError("uses a failed instruction");
+    // Reported once: later uses of the same missing name are not.
+    poisoned_.insert(name);
     return Error(name_offset, Cat("instruction does not exist: ", name));
   }
   // Compact tuple-element form: %t#1#0.

@@ -10,6 +10,7 @@
 #define HLOVM_FRONTEND_PARSER_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +41,13 @@ struct ParseOptions {
 
 absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModule(std::string_view text,
                                                           const ParseOptions& options = {});
+
+// The known opcode (attribute) name nearest to a word that is none, for a
+// "did you mean": at most two edits away (an edit: a character inserted,
+// deleted or changed; '-' and '_' count as the same) and fewer edits than a
+// third of the word's length. nullopt when no name is that near.
+std::optional<std::string_view> NearestOpcodeName(std::string_view word);
+std::optional<std::string_view> NearestAttributeName(std::string_view word);
 
 // One part of a file split at `// -----` lines (lit's --split-input-file).
 struct TextChunk {

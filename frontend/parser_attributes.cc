@@ -214,6 +214,37 @@ bool LookUpEnum(std::string_view text, const std::pair<std::string_view, Enum> (
 
 }  // namespace
 
+std::optional<std::string_view> NearestName(std::string_view word,
+                                            const std::vector<std::string_view>& names) {
+  auto same = [](char a, char b) { return a == b || ((a == '-' || a == '_') && (b == '-' || b == '_')); };
+  // Levenshtein distance, one row at a time.
+  auto distance = [&](std::string_view a, std::string_view b) {
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+      size_t diagonal = row[0];
+      row[0] = i;
+      for (size_t j = 1; j <= b.size(); ++j) {
+        const size_t above = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same(a[i - 1], b[j - 1]) ? 0 : 1)});
+        diagonal = above;
+      }
+    }
+    return row[b.size()];
+  };
+  std::optional<std::string_view> best;
+  size_t best_distance = 3;
+  for (std::string_view name : names) {
+    if (name.size() > word.size() + 2 || word.size() > name.size() + 2) continue;
+    const size_t d = distance(word, name);
+    if (d < best_distance && d * 3 < word.size()) {
+      best = name;
+      best_distance = d;
+    }
+  }
+  return best;
+}
+
 //===----------------------------------------------------------------------===//
 // Attributes.
 //===----------------------------------------------------------------------===//
@@ -239,6 +270,14 @@ absl::Status Parser::ParseAttributes(Scope* scope, HloInstruction* instr, HloIns
     if (name.empty() || !Eat('=')) return Error(name_offset, "expects attribute name");
     auto it = table.find(name);
     Attr attr = it == table.end() ? Attr::kUnknown : it->second;
+    if (attr == Attr::kUnknown) {
+      // Names hlovm does not know are kept as text (XLA adds attributes),
+      // but one a letter or two from a known name is a typo.
+      if (std::optional<std::string_view> near = NearestAttributeName(name)) {
+        return Error(name_offset,
+                     Cat("unknown attribute ", name, " (did you mean ", *near, "?)"));
+      }
+    }
     bool repeated = false;
     if (attr != Attr::kUnknown) {
       repeated = seen->contains(attr);
@@ -297,6 +336,10 @@ absl::Status Parser::ParseComputationRef(std::string_view attr_name, HloComputat
   auto it = computation_pool_.find(name);
   if (it == computation_pool_.end()) {
     return Error(offset, Cat("computation does not exist: ", name));
+  }
+  // Its error is reported; what it would say about this call is unknown.
+  if (failed_computations_.contains(it->second.first)) {
+    return absl::CancelledError("calls a computation that failed to parse");
   }
   *out = it->second.first;
   return absl::OkStatus();
@@ -775,4 +818,24 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
 }
 
 }  // namespace parser_internal
+
+std::optional<std::string_view> NearestAttributeName(std::string_view word) {
+  static const auto* names = [] {
+    auto* v = new std::vector<std::string_view>();
+    for (const auto& [name, attr] : parser_internal::AttrTable()) v->push_back(name);
+    std::sort(v->begin(), v->end());  // ties go to the first name in order
+    return v;
+  }();
+  return parser_internal::NearestName(word, *names);
+}
+
+std::optional<std::string_view> NearestOpcodeName(std::string_view word) {
+  static const auto* names = [] {
+    auto* v = new std::vector<std::string_view>();
+    for (int i = 0; i < HloOpcodeCount(); ++i) v->push_back(HloOpcodeName(static_cast<HloOpcode>(i)));
+    return v;
+  }();
+  return parser_internal::NearestName(word, *names);
+}
+
 }  // namespace hlovm

@@ -87,6 +87,10 @@ template <typename V>
 using ViewMap = absl::flat_hash_map<std::string_view, V, ViewHash>;
 using ViewSet = absl::flat_hash_set<std::string_view, ViewHash>;
 
+// The name in `names` nearest to `word` (see NearestOpcodeName in parser.h).
+std::optional<std::string_view> NearestName(std::string_view word,
+                                            const std::vector<std::string_view>& names);
+
 //===----------------------------------------------------------------------===//
 // Character classes.
 //===----------------------------------------------------------------------===//
@@ -305,21 +309,12 @@ class Parser {
 
   //===--- Errors -----------------------------------------------------===//
 
-  std::string FormatAt(size_t offset, std::string_view message) const {
+  std::string FormatAt(size_t offset, std::string_view message,
+                       std::string_view severity = "error") const {
     if (offset > n_) offset = n_;
     LineColumn lc = GetLineColumn(s_, offset);
-    size_t line_start = offset - static_cast<size_t>(lc.column - 1);
-    size_t line_end = line_start;
-    while (line_end < n_ && s_[line_end] != '\n' && s_[line_end] != '\r') ++line_end;
-    std::string caret;
-    for (size_t i = line_start; i < offset && i < line_end; ++i) {
-      caret.push_back(s_[i] == '\t' ? '\t' : ' ');
-    }
-    caret.push_back('^');
-    std::string prefix = options_.file_name.empty() ? "" : Cat(options_.file_name, ":");
-    return Cat(prefix, lc.line + options_.first_line - 1, ":", lc.column,
-                        ": error: ", message, "\n", s_.substr(line_start, line_end - line_start),
-                        "\n", caret);
+    return FormatSourceMessage(options_.file_name, lc.line + options_.first_line - 1, lc.column,
+                               s_, offset, message, severity);
   }
   absl::Status Error(size_t offset, std::string_view message) {
     if (bad_comment_) {
@@ -337,7 +332,7 @@ class Parser {
   absl::Status ErrorWithNote(size_t offset, std::string_view message, size_t note_offset,
                              std::string_view note) {
     return absl::InvalidArgumentError(
-        Cat(FormatAt(offset, message), "\n", FormatAt(note_offset, note)));
+        Cat(FormatAt(offset, message), "\n", FormatAt(note_offset, note, "note")));
   }
   // Errors from core/ parsers (unlocated) at the cursor position they left.
   absl::Status Relocate(const absl::Status& status, size_t offset) {
@@ -712,6 +707,9 @@ class Parser {
   absl::Status ParseInstructionList(HloComputation* computation, Scope* scope);
   absl::Status ParseInstruction(Scope* scope);
   absl::Status RecordAndRecover(const absl::Status& status, size_t start);
+  // Whether a computation's header starts at the cursor (`ENTRY`, or a name
+  // followed by its parameter list or body), where an instruction was due.
+  bool AtComputationHeader();
   absl::Status ParseInstructionRhs(Scope* scope, std::string_view name, size_t name_offset,
                                    bool allow_attributes, HloInstruction** out);
   absl::Status ParseOperands(Scope* scope, std::vector<HloInstruction*>* operands);
@@ -801,6 +799,11 @@ class Parser {
   absl::flat_hash_map<std::string, int64_t> computation_counters_;
   std::vector<std::string> errors_;
   ViewSet poisoned_;
+  // Computations with an instruction that failed to parse: their root and
+  // signature are unknown, so nothing is checked against them and
+  // instructions calling them are skipped silently, as users of a failed
+  // instruction are.
+  absl::flat_hash_set<const HloComputation*> failed_computations_;
   bool track_names_ = false;
   ViewSet used_names_;
   absl::flat_hash_map<std::string, int64_t> name_counters_;

@@ -168,8 +168,10 @@ absl::Status Parser::FinishInstruction(Scope* scope, HloInstruction* instr, Call
   const bool pred_index = op == HloOpcode::kConditional && !operands.empty() &&
                           operands[0]->shape().element_type() == ElementType::kPred;
   const bool wrapped_start = instr->attrs().async_wrapped_opcode.has_value();
-  Skip();
-  const size_t attrs_end = pos_;
+  // Errors about the attributes as a whole point just past the last one,
+  // on the instruction's own line.
+  size_t attrs_end = pos_;
+  while (attrs_end > 0 && IsSpace(s_[attrs_end - 1])) --attrs_end;
   for (const Required& r : RequiredAttributes(op, scalar_operand, pred_index, wrapped_start)) {
     if (!seen.contains(r.attr)) {
       return Error(attrs_end, Cat("attribute ", r.name, " is expected but not seen"));

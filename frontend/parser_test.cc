@@ -2,9 +2,12 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace hlovm {
@@ -552,7 +555,18 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"MissingAttribute",
                   "HloModule m\nENTRY e {\n  p = (f32[]) parameter(0)\n"
                   "  ROOT x = f32[] get-tuple-element(p)\n}",
-                  "attribute index is expected but not seen", 5, 1},
+                  "attribute index is expected but not seen", 4, 38},
+        ErrorCase{"MissingParenBeforeAttribute",
+                  "HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n"
+                  "  ROOT x = f32[2] reverse(p, dimensions={0}\n}",
+                  "expects ')' at the end of operands, before attribute dimensions", 4, 30},
+        ErrorCase{"UnknownOpcodeSuggestion",
+                  "HloModule m\nENTRY e {\n  ROOT x = f32[] constnt(1)\n}",
+                  "Unknown opcode: constnt (did you mean constant?)", 3, 18},
+        ErrorCase{"UnknownAttributeSuggestion",
+                  "HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n"
+                  "  ROOT x = f32[2] reverse(p), dimension={0}\n}",
+                  "unknown attribute dimension (did you mean dimensions?)", 4, 31},
         ErrorCase{"UnexpectedCalledComputation",
                   "HloModule m\nc { ROOT a = f32[] parameter(0) }\nENTRY e {\n"
                   "  ROOT x = f32[] negate(f32[] parameter(0)), to_apply=c\n}",
@@ -612,6 +626,56 @@ ENTRY e {
   auto first_only = ParseHloModule(text, options);
   ASSERT_FALSE(first_only.ok());
   EXPECT_EQ(std::string(first_only.status().message()).find("does not exist"), std::string::npos);
+}
+
+// One mistake, one error: no "expects '}'" after an unclosed operand list,
+// nothing about a signature whose root failed to parse, nothing about the
+// callers of a computation that failed.
+TEST(ParserTest, NoFollowOnErrors) {
+  auto errors = [](std::string_view text) {
+    auto module = ParseHloModule(text);
+    EXPECT_FALSE(module.ok());
+    std::string message(module.status().message());
+    int n = 0;
+    for (size_t at = message.find(": error: "); at != std::string::npos;
+         at = message.find(": error: ", at + 1)) {
+      ++n;
+    }
+    return std::make_pair(n, message);
+  };
+  auto [n1, m1] = errors("HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n"
+                         "  ROOT x = f32[2] add(p, p\n}\n");
+  EXPECT_EQ(n1, 1) << m1;
+  EXPECT_THAT(m1, ::testing::HasSubstr("expects ',' or ')' after operand"));
+  auto [n2, m2] = errors("HloModule m\nc (a: f32[]) -> pred[] {\n  a = f32[] parameter(0)\n"
+                         "  ROOT r = pred[] compar(a, a), direction=LT\n}\n"
+                         "ENTRY e {\n  p = f32[] parameter(0)\n  ROOT c = pred[] call(p), to_apply=c\n}\n");
+  EXPECT_EQ(n2, 1) << m2;
+  EXPECT_THAT(m2, ::testing::HasSubstr("(did you mean compare?)"));
+  // A missing '}': the next computation is read as one, not as instructions.
+  auto [n4, m4] = errors("HloModule m\nc (a: f32[]) -> f32[] {\n  ROOT a = f32[] parameter(0)\n"
+                         "ENTRY e {\n  p = f32[] parameter(0)\n  ROOT c = f32[] call(p), to_apply=c\n}\n");
+  EXPECT_EQ(n4, 1) << m4;
+  EXPECT_THAT(m4, ::testing::HasSubstr("4:1: error: expects '}' to end computation c before the "
+                                       "next computation"));
+  // A second definition: one error, and a note where the first one is.
+  auto [n5, m5] = errors("HloModule m\nENTRY e {\n  p = f32[] parameter(0)\n"
+                         "  p = f32[] parameter(0)\n  ROOT n = f32[] negate(p)\n}\n");
+  EXPECT_EQ(n5, 1) << m5;
+  EXPECT_THAT(m5, ::testing::HasSubstr("3:3: note: instruction previously defined here"));
+  // Two independent mistakes: both.
+  auto [n3, m3] = errors("HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n"
+                         "  a = f32[2] negat(p)\n  ROOT x = f32[2] reverse(p), dimension={0}\n}\n");
+  EXPECT_EQ(n3, 2) << m3;
+}
+
+TEST(ParserTest, NearestNames) {
+  EXPECT_EQ(NearestOpcodeName("compar"), "compare");
+  EXPECT_EQ(NearestOpcodeName("get_tuple_element"), "get-tuple-element");
+  EXPECT_EQ(NearestOpcodeName("frob"), std::nullopt);
+  EXPECT_EQ(NearestAttributeName("dynamic_slice_size"), "dynamic_slice_sizes");
+  EXPECT_EQ(NearestAttributeName("x"), std::nullopt);  // too short to guess
+  EXPECT_EQ(NearestAttributeName("my_own_attribute"), std::nullopt);
 }
 
 TEST(ParserTest, DeepInputIsAnErrorNotACrash) {

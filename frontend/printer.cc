@@ -1094,6 +1094,8 @@ void Printer::Instruction(const HloInstruction& instr, int indent, bool nested,
 void Printer::Computation(const HloComputation& c, int indent, bool nested, bool entry_keyword,
                           std::string& out) {
   const std::string tab(2 * indent, ' ');
+  const SourceComments* comments = options_.comments;
+  if (comments != nullptr && !nested) comments->AppendLeading(&c, tab, out);
   out.append(tab);
   if (!nested) {
     if (entry_keyword && c.is_entry()) out.append("ENTRY ");
@@ -1111,7 +1113,9 @@ void Printer::Computation(const HloComputation& c, int indent, bool nested, bool
     if (c.root() != nullptr) out.append(PrintShape(c.root()->shape(), /*with_layout=*/false));
     out.push_back(' ');
   }
-  out.append("{\n");
+  out.append("{");
+  if (comments != nullptr && !nested) comments->AppendTrailing(&c, out);
+  out.append("\n");
   CanonicalNames names;
   const bool scheduled = c.parent() != nullptr && c.parent()->is_scheduled;
   const std::vector<const HloInstruction*> written =
@@ -1119,9 +1123,11 @@ void Printer::Computation(const HloComputation& c, int indent, bool nested, bool
                                         : InstructionOrder(c, /*post_order=*/false);
   for (const HloInstruction* instr : options_.post_order && !scheduled ? PostOrder(c) : written) {
     if (IsCompactGte(*instr)) continue;
+    if (comments != nullptr) comments->AppendLeading(instr, absl::StrCat(tab, "  "), out);
     absl::StrAppend(&out, tab, "  ");
     if (instr == c.root()) out.append("ROOT ");
     Instruction(*instr, indent + 1, /*nested=*/true, &names, out);
+    if (comments != nullptr) comments->AppendTrailing(instr, out);
     out.push_back('\n');
   }
   absl::StrAppend(&out, tab, "}");
@@ -1170,6 +1176,7 @@ std::string EntryLayout(const HloModule& module) {
 }
 
 void Printer::Module(const HloModule& module, std::string& out) {
+  if (options_.comments != nullptr) options_.comments->AppendHeader(out);
   absl::StrAppend(&out, "HloModule ", module.name());
   auto find = [&](std::string_view name) -> const std::string* {
     for (const auto& [n, v] : module.raw_attributes) {
@@ -1274,6 +1281,7 @@ void Printer::Module(const HloModule& module, std::string& out) {
     Computation(*c, 0, /*nested=*/false, /*entry_keyword=*/true, out);
     out.append("\n\n");
   }
+  if (options_.comments != nullptr) options_.comments->AppendFooter(out);
 }
 
 void AppendShape(const Shape& shape, bool with_layout, std::string& out) {
@@ -1298,6 +1306,199 @@ void AppendShape(const Shape& shape, bool with_layout, std::string& out) {
 }
 
 }  // namespace
+
+//===----------------------------------------------------------------------===//
+// Comments of the source text.
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+bool IsBlankRun(std::string_view s) {
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; });
+}
+
+// Whether `text` between two positions holds a blank line (two line breaks
+// with only spaces between them).
+bool HasBlankLine(std::string_view gap) {
+  int breaks = 0;
+  for (char c : gap) {
+    if (c == '\n') {
+      if (++breaks >= 2) return true;
+    } else if (c != ' ' && c != '\t' && c != '\r') {
+      breaks = 0;
+    }
+  }
+  return false;
+}
+
+// `/*index=N*/` (operands, tuple shapes) and `/*iK=N*/` (literals): the
+// printer writes its own.
+bool IsIndexAnnotation(std::string_view comment) {
+  if (comment.size() < 7 || comment.substr(0, 2) != "/*" ||
+      comment.substr(comment.size() - 2) != "*/") {
+    return false;
+  }
+  std::string_view body = comment.substr(2, comment.size() - 4);
+  const size_t eq = body.find('=');
+  if (eq == std::string_view::npos) return false;
+  auto digits = [](std::string_view d) {
+    return !d.empty() && std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  std::string_view name = body.substr(0, eq);
+  const bool known = name == "index" || (name.size() > 1 && name[0] == 'i' && digits(name.substr(1)));
+  return known && digits(body.substr(eq + 1));
+}
+
+}  // namespace
+
+SourceComments::SourceComments(std::string_view text, const HloModule& module) {
+  // What comments can belong to, by offset in the text: computations (not
+  // the wrapped ones of async ops, which share their op's place) and
+  // instructions; the first one at an offset wins.
+  std::vector<std::pair<size_t, const void*>> anchors;
+  for (const auto& c : module.computations()) {
+    if (c->is_async_wrapped || c->location().line <= 0) continue;
+    anchors.push_back({c->location().offset, c.get()});
+  }
+  for (const auto& c : module.computations()) {
+    if (c->is_async_wrapped) continue;
+    for (const auto& instr : c->instructions()) {
+      if (instr->location().line > 0) anchors.push_back({instr->location().offset, instr.get()});
+    }
+  }
+  std::stable_sort(anchors.begin(), anchors.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  anchors.erase(std::unique(anchors.begin(), anchors.end(),
+                            [](const auto& a, const auto& b) { return a.first == b.first; }),
+                anchors.end());
+
+  // The comments, in order; `code_end` is where the code before each ends.
+  struct Found {
+    size_t begin, end;
+    bool trailing;  // code before it on its line
+  };
+  std::vector<Found> found;
+  size_t first_code = std::string_view::npos;  // the module's first token
+  for (size_t p = 0; p < text.size();) {
+    const char c = text[p];
+    if (c == '"') {
+      ++p;
+      while (p < text.size() && text[p] != '"') p += text[p] == '\\' ? 2 : 1;
+      ++p;
+      continue;
+    }
+    if (c == '/' && p + 1 < text.size() && (text[p + 1] == '/' || text[p + 1] == '*')) {
+      size_t end;
+      if (text[p + 1] == '/') {
+        end = text.find('\n', p);
+        if (end == std::string_view::npos) end = text.size();
+        while (end > p && text[end - 1] == '\r') --end;
+      } else {
+        end = text.find("*/", p + 2);
+        end = end == std::string_view::npos ? text.size() : end + 2;
+      }
+      size_t line_start = text.rfind('\n', p);
+      line_start = line_start == std::string_view::npos ? 0 : line_start + 1;
+      std::string_view before = text.substr(line_start, p - line_start);
+      bool trailing = !IsBlankRun(before);
+      if (trailing && !found.empty() && found.back().end > line_start) {
+        // After another comment on the same line: only comments before it.
+        std::string_view gap = text.substr(found.back().end, p - found.back().end);
+        size_t prior_start = text.rfind('\n', found.back().begin);
+        prior_start = prior_start == std::string_view::npos ? 0 : prior_start + 1;
+        trailing = found.back().trailing ||
+                   !IsBlankRun(text.substr(prior_start, found.back().begin - prior_start)) ||
+                   !IsBlankRun(gap);
+      }
+      if (!IsIndexAnnotation(text.substr(p, end - p))) found.push_back({p, end, trailing});
+      p = end;
+      continue;
+    }
+    if (c != ' ' && c != '\t' && c != '\r' && c != '\n' && first_code == std::string_view::npos) {
+      first_code = p;
+    }
+    ++p;
+  }
+  count_ = static_cast<int64_t>(found.size());
+
+  // The anchor before and after an offset.
+  auto next_anchor = [&](size_t offset) -> const void* {
+    auto it = std::upper_bound(anchors.begin(), anchors.end(), offset,
+                               [](size_t o, const auto& a) { return o < a.first; });
+    return it == anchors.end() ? nullptr : it->second;
+  };
+  auto previous_anchor = [&](size_t offset) -> const void* {
+    auto it = std::upper_bound(anchors.begin(), anchors.end(), offset,
+                               [](size_t o, const auto& a) { return o < a.first; });
+    return it == anchors.begin() ? nullptr : std::prev(it)->second;
+  };
+  auto next_anchor_offset = [&](size_t offset) -> size_t {
+    auto it = std::upper_bound(anchors.begin(), anchors.end(), offset,
+                               [](size_t o, const auto& a) { return o < a.first; });
+    return it == anchors.end() ? text.size() : it->first;
+  };
+  Leading* group = nullptr;
+  size_t previous_end = 0;
+  for (const Found& f : found) {
+    std::string comment(text.substr(f.begin, f.end - f.begin));
+    const void* before = previous_anchor(f.begin);
+    if (f.trailing && before != nullptr) {
+      std::string& line = trailing_[before];
+      if (!line.empty()) line.push_back(' ');
+      line.append(comment);
+      ++trailing_count_[before];
+      group = nullptr;
+      continue;
+    }
+    Leading* target;
+    if (f.begin < first_code || (f.trailing && before == nullptr)) {
+      target = &header_;
+    } else if (const void* after = next_anchor(f.begin)) {
+      target = &leading_[after];
+    } else {
+      target = &footer_;
+    }
+    const bool blank = target == group && HasBlankLine(text.substr(previous_end, f.begin - previous_end));
+    target->comments.push_back({std::move(comment), blank});
+    const size_t follows = target == &header_ && first_code != std::string_view::npos
+                               ? std::max(first_code, f.end)
+                               : next_anchor_offset(f.begin);
+    // Text between this comment and the next thing: a blank line there?
+    size_t next_start = follows;
+    target->blank_after = follows >= f.end && HasBlankLine(text.substr(f.end, next_start - f.end));
+    group = target;
+    previous_end = f.end;
+  }
+}
+
+void SourceComments::AppendGroup(const Leading& group, std::string_view indent,
+                                 std::string& out) const {
+  for (const Comment& c : group.comments) {
+    if (c.blank_before) out.push_back('\n');
+    absl::StrAppend(&out, Av(indent), c.text, "\n");
+    ++placed_;
+  }
+  if (!group.comments.empty() && group.blank_after) out.push_back('\n');
+}
+
+void SourceComments::AppendLeading(const void* anchor, std::string_view indent,
+                                   std::string& out) const {
+  auto it = leading_.find(anchor);
+  if (it != leading_.end()) AppendGroup(it->second, indent, out);
+}
+
+void SourceComments::AppendTrailing(const void* anchor, std::string& out) const {
+  auto it = trailing_.find(anchor);
+  if (it == trailing_.end()) return;
+  absl::StrAppend(&out, " ", it->second);
+  placed_ += trailing_count_.at(anchor);
+}
+
+void SourceComments::AppendHeader(std::string& out) const { AppendGroup(header_, "", out); }
+
+void SourceComments::AppendFooter(std::string& out) const { AppendGroup(footer_, "", out); }
+
 
 PrintOptions PrintOptions::ShortParsable() {
   PrintOptions o;

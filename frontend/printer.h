@@ -9,12 +9,18 @@
 #ifndef HLOVM_FRONTEND_PRINTER_H_
 #define HLOVM_FRONTEND_PRINTER_H_
 
+#include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "core/hlo_ir.h"
 #include "core/shape.h"
 
 namespace hlovm {
+
+class SourceComments;
 
 struct PrintOptions {
   // `%` before instruction and computation names.
@@ -51,6 +57,9 @@ struct PrintOptions {
   bool post_order = true;
   // Default layouts are added to shapes that have none.
   bool include_layout_in_shapes = true;
+  // When set: the comments of the text the module was parsed from, printed
+  // where SourceComments placed them (`hlovm fmt` keeps a file's comments).
+  const SourceComments* comments = nullptr;
 
   // XLA's HloPrintOptions() (the long form).
   static PrintOptions Default() { return PrintOptions(); }
@@ -64,6 +73,56 @@ struct PrintOptions {
   static PrintOptions ShortParsable();
   // XLA's HloPrintOptions::Canonical().
   static PrintOptions Canonical();
+};
+
+// The `//` and `/* */` comments of a module's source text, each tied to what
+// it belongs to so that a printer can write it there again, whatever order
+// the printer puts computations and instructions in:
+//  - comments before the module's first line go before the `HloModule` line;
+//  - a comment on a line of its own goes before the computation or
+//    instruction that follows it (after the last one: at the end);
+//  - a comment after code on the same line goes at the end of the printed
+//    line of the instruction (or computation header) that line belongs to.
+// Blank lines between a comment and what follows it are kept (one each).
+// `/*index=N*/` operand annotations are left out: the printer writes its own.
+// Comments tied to something the printer leaves out (an async op's wrapped
+// computation printed as `op-start`) are not printed: placed() tells.
+class SourceComments {
+ public:
+  SourceComments(std::string_view text, const HloModule& module);
+
+  struct Comment {
+    std::string text;           // verbatim, `//` or `/*` included
+    bool blank_before = false;  // a blank line separated it from the one before
+  };
+  struct Leading {
+    std::vector<Comment> comments;
+    bool blank_after = false;  // a blank line before what the comments precede
+  };
+
+  // How many comments the text holds, and how many printing has written so
+  // far (a counter the printer advances).
+  int64_t count() const { return count_; }
+  int64_t placed() const { return placed_; }
+
+  // Appends the comments before `anchor` (a computation or instruction),
+  // each on a line indented by `indent`; the trailing comment of its line
+  // is Trailing's. Both count what they write as placed.
+  void AppendLeading(const void* anchor, std::string_view indent, std::string& out) const;
+  void AppendTrailing(const void* anchor, std::string& out) const;
+  // Before the module's first line, and after everything else.
+  void AppendHeader(std::string& out) const;
+  void AppendFooter(std::string& out) const;
+
+ private:
+  void AppendGroup(const Leading& group, std::string_view indent, std::string& out) const;
+
+  Leading header_, footer_;
+  absl::flat_hash_map<const void*, Leading> leading_;
+  absl::flat_hash_map<const void*, std::string> trailing_;
+  absl::flat_hash_map<const void*, int> trailing_count_;
+  int64_t count_ = 0;
+  mutable int64_t placed_ = 0;
 };
 
 // The whole module: header line, then every computation followed by a blank

@@ -1,11 +1,13 @@
 // Printer tests on IR built in code. Expected texts are XLA's own output for
-// the same modules (taken from XLA's parser round-trip tests).
+// the same modules (taken from XLA's parser round-trip tests). Last, the
+// comments of parsed text printed where they were (SourceComments).
 #include "frontend/printer.h"
 
 #include <memory>
 #include <string>
 #include <utility>
 
+#include "frontend/parser.h"
 #include "gtest/gtest.h"
 
 namespace hlovm {
@@ -363,6 +365,77 @@ TEST(PrinterTest, CompactGteNamesTupleElementsInPlace) {
   EXPECT_EQ(PrintComputation(c, options),
             "%c {\n  %p0 = (f32[10]{0}, (f32[20]{0}, f32[30]{0})) parameter(0)\n"
             "  ROOT %root = f32[20]{0} add(f32[20]{0} %p0#1#0, f32[20]{0} %p0#1#0)\n}");
+}
+
+TEST(SourceCommentsTest, CommentsStayWithWhatTheyPrecedeOrEnd) {
+  const std::string text = R"(// Header, line one.
+// Header, line two.
+
+HloModule m
+
+/* Sums. */
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)  // the sum
+}
+
+ENTRY %main {
+  %p = f32[2] parameter(0)
+  // zero
+
+  // still zero
+  %z = f32[] constant(0)
+  ROOT %r = f32[] reduce(%p, %z), dimensions={0}, to_apply=%add
+}
+// The end.
+)";
+  auto module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  SourceComments comments(text, **module);
+  EXPECT_EQ(comments.count(), 7);
+  PrintOptions options = PrintOptions::ShortParsable();
+  options.comments = &comments;
+  const std::string printed = PrintModule(**module, options);
+  EXPECT_EQ(comments.placed(), 7);
+  EXPECT_EQ(printed, R"(// Header, line one.
+// Header, line two.
+
+HloModule m, entry_computation_layout={(f32[2]{0})->f32[]}
+
+/* Sums. */
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b) // the sum
+}
+
+ENTRY main {
+  p = f32[2]{0} parameter(0)
+  // zero
+
+  // still zero
+  z = f32[] constant(0)
+  ROOT r = f32[] reduce(p, z), dimensions={0}, to_apply=add
+}
+
+// The end.
+)");
+  // The printed text keeps them all again, at the same places.
+  auto again = ParseHloModule(printed);
+  ASSERT_TRUE(again.ok()) << again.status();
+  SourceComments kept(printed, **again);
+  options.comments = &kept;
+  EXPECT_EQ(PrintModule(**again, options), printed);
+}
+
+TEST(SourceCommentsTest, PrinterAnnotationsAreNotComments) {
+  const std::string text =
+      "HloModule m\nENTRY e {\n  ROOT c = f32[2,2] constant({ { /*i0=0*/ 1, 2 }, { /*i0=1*/ 3, 4 } "
+      "})\n}\n";
+  auto module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  EXPECT_EQ(SourceComments(text, **module).count(), 0);
 }
 
 }  // namespace

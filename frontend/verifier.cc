@@ -1,6 +1,7 @@
 #include "frontend/verifier.h"
 
 #include <algorithm>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -627,22 +628,11 @@ class Verifier {
   }
 
   std::string Locate(const SourceLocation& loc, const std::string& message) const {
-    const std::string& file = module_.source_name;
-    const std::string prefix = file.empty() ? std::string() : absl::StrCat(file, ":");
-    if (loc.line <= 0) return absl::StrCat(prefix, "error: ", message);
-    std::string out = absl::StrCat(prefix, loc.line, ":", loc.column, ": error: ", message);
-    if (module_.source_text != nullptr && loc.offset <= module_.source_text->size()) {
-      const std::string& text = *module_.source_text;
-      size_t start = loc.offset;
-      while (start > 0 && text[start - 1] != '\n' && text[start - 1] != '\r') --start;
-      size_t end = loc.offset;
-      while (end < text.size() && text[end] != '\n' && text[end] != '\r') ++end;
-      std::string caret;
-      for (size_t i = start; i < loc.offset; ++i) caret.push_back(text[i] == '\t' ? '\t' : ' ');
-      caret.push_back('^');
-      absl::StrAppend(&out, "\n", text.substr(start, end - start), "\n", caret);
-    }
-    return out;
+    const std::string* text = module_.source_text.get();
+    return FormatSourceMessage(module_.source_name, loc.line, loc.column,
+                               text != nullptr ? std::string_view(*text) : std::string_view(),
+                               text != nullptr && loc.line > 0 ? loc.offset : std::string_view::npos,
+                               message);
   }
 
   static std::string Subject(const HloInstruction& instr) {
@@ -687,6 +677,7 @@ class Verifier {
                    absl::StrFormat("entry_computation_layout gives parameter %d the shape %s "
                                    "but the parameter is declared %s",
                                    i, ShapeText(params[i]), ShapeText(p->shape())));
+            failed_.insert(p);
           }
         }
       }
@@ -735,6 +726,7 @@ class Verifier {
   }
 
   void CheckComputation(const HloComputation& c) {
+    const int64_t errors_before = error_count_;
     if (c.root() == nullptr) {
       Report(c.location(), "", absl::StrFormat("computation %s has no ROOT instruction", c.name()));
     } else if (c.root()->parent() != &c) {
@@ -778,6 +770,7 @@ class Verifier {
     // Written order is a topological order unless something refers forward;
     // only then can there be a cycle.
     if (forward_reference_) CheckAcyclic(c);
+    if (error_count_ > errors_before) failed_computations_.insert(&c);
   }
 
   void CheckInstruction(const HloComputation& c, const HloInstruction& instr) {
@@ -810,6 +803,9 @@ class Verifier {
       }
     }
     for (const HloComputation* called : instr.called_computations()) {
+      if (called != nullptr && failed_computations_.contains(called)) {
+        operands_ok = false;  // its errors are reported; its signature is in doubt
+      }
       if (called == nullptr) {
         Report(instr.location(), Subject(instr), "a called computation is missing");
         operands_ok = false;
@@ -827,30 +823,91 @@ class Verifier {
     }
     if (!valid.ok()) {
       Report(instr.location(), Subject(instr), std::string(valid.message()));
+      failed_.insert(&instr);
       return;
     }
     for (const HloInstruction* o : instr.operands()) {
       if (o != nullptr && !ValidateShape(o->shape()).ok()) operands_ok = false;
+      // An operand already reported: what its users would say about its
+      // shape follows from that one error.
+      if (o != nullptr && failed_.contains(o)) operands_ok = false;
     }
-    if (!operands_ok) return;
+    if (!operands_ok) {
+      failed_.insert(&instr);
+      return;
+    }
 
     InferContext ctx = ctx_;
     ctx.declared = &instr.shape();
     absl::StatusOr<Shape> inferred = InferShape(instr, ctx);
     if (!inferred.ok()) {
       Report(instr.location(), Subject(instr), std::string(inferred.status().message()));
+      failed_.insert(&instr);
       return;
+    }
+    if (!options_.allow_mixed_precision) {
+      if (std::string mixed = MixedPrecisionOperands(instr); !mixed.empty()) {
+        Report(instr.location(), Subject(instr), mixed);
+        failed_.insert(&instr);
+        return;
+      }
     }
     const bool fp = options_.allow_mixed_precision;
     bool same = ShapesCompatible(*inferred, instr.shape(), fp);
     if (same && options_.layout_sensitive) same = LayoutsMatch(*inferred, instr.shape());
     if (!same) {
+      failed_.insert(&instr);
       Report(instr.location(), Subject(instr),
              absl::StrFormat(
                  "inferred shape %s does not match the declared shape %s",
                  options_.layout_sensitive ? inferred->ToString() : ShapeText(*inferred),
                  options_.layout_sensitive ? instr.shape().ToString() : ShapeText(instr.shape())));
     }
+  }
+
+  // The two float types an instruction's operands mix, as a message; empty
+  // when they do not. Ops that pass values through or group them (XLA's
+  // list), and the contractions whose kernels take mixed inputs, may mix.
+  static std::string MixedPrecisionOperands(const HloInstruction& instr) {
+    switch (instr.opcode()) {
+      case HloOpcode::kCall: case HloOpcode::kConditional: case HloOpcode::kConstant:
+      case HloOpcode::kConvolution: case HloOpcode::kDot: case HloOpcode::kRaggedDot:
+      case HloOpcode::kScaledDot: case HloOpcode::kAllReduce: case HloOpcode::kAllReduceStart:
+      case HloOpcode::kAllReduceDone: case HloOpcode::kAsyncDone: case HloOpcode::kAsyncUpdate:
+      case HloOpcode::kAsyncStart: case HloOpcode::kCopyDone: case HloOpcode::kCopyStart:
+      case HloOpcode::kCustomCall: case HloOpcode::kDomain: case HloOpcode::kFusion:
+      case HloOpcode::kGetTupleElement: case HloOpcode::kOptimizationBarrier:
+      case HloOpcode::kInfeed: case HloOpcode::kOutfeed: case HloOpcode::kParameter:
+      case HloOpcode::kRecv: case HloOpcode::kRecvDone: case HloOpcode::kReducePrecision:
+      case HloOpcode::kSend: case HloOpcode::kSendDone: case HloOpcode::kSort:
+      case HloOpcode::kTuple: case HloOpcode::kWhile: case HloOpcode::kConvert:
+      case HloOpcode::kBitcastConvert: case HloOpcode::kStochasticConvert:
+      case HloOpcode::kAddDependency: case HloOpcode::kAfterAll:
+        return "";
+      default:
+        break;
+    }
+    std::optional<ElementType> seen;
+    std::string found;
+    std::function<void(const Shape&)> visit = [&](const Shape& s) {
+      if (!found.empty()) return;
+      if (s.IsTuple()) {
+        for (const Shape& e : s.tuple_shapes()) visit(e);
+        return;
+      }
+      if (!s.IsArray() || !IsFloatingPoint(s.element_type())) return;
+      if (!seen.has_value()) {
+        seen = s.element_type();
+      } else if (*seen != s.element_type()) {
+        found = absl::StrFormat(
+            "operands mix the floating-point types %s and %s; hlovm computes %s in one type "
+            "(convert an operand first)",
+            ElementTypeName(*seen), ElementTypeName(s.element_type()),
+            HloOpcodeName(instr.opcode()));
+      }
+    };
+    for (const HloInstruction* o : instr.operands()) visit(o->shape());
+    return found;
   }
 
   static bool LayoutsMatch(const Shape& a, const Shape& b) {
@@ -974,6 +1031,12 @@ class Verifier {
   absl::flat_hash_set<std::string_view> names_;
   absl::flat_hash_set<const HloInstruction*> seen_;
   bool forward_reference_ = false;
+  // Instructions reported (or skipped for an operand that was): their users
+  // are not checked against them, so one mistake is one error.
+  absl::flat_hash_set<const HloInstruction*> failed_;
+  // Computations with an error: instructions calling them are not checked
+  // against their signature.
+  absl::flat_hash_set<const HloComputation*> failed_computations_;
   bool counts_ok_ = true;  // replica and partition counts
   std::vector<std::string> messages_;
   int64_t error_count_ = 0;

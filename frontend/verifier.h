@@ -32,8 +32,12 @@ struct VerifyOptions {
   // Compare layouts of declared and inferred shapes too.
   bool layout_sensitive = false;
   // Let floating point types of different precision meet where XLA's
-  // verifier allows it (its default for test modules).
-  bool allow_mixed_precision = true;
+  // verifier allows it (its default for test modules): operands of one
+  // instruction of different float types, and a declared result type that
+  // differs from the inferred one in precision only. hlovm's kernels compute
+  // each instruction in one type and do not convert, so by default (as XLA's
+  // verifier outside tests) such instructions are refused; convert first.
+  bool allow_mixed_precision = false;
   // Accept unbounded dynamic dimensions (`?`) where the shape rules do, as
   // XLA's verifier does. hlovm cannot run them (it allocates every value at
   // its size or bound), so by default every instruction's shape that has one

@@ -124,6 +124,77 @@ ENTRY main {
   EXPECT_THAT(msg, HasSubstr("\n  ROOT t = f32[2,3] transpose(x), dimensions={1,0}\n       ^"));
 }
 
+TEST(VerifierTest, BroadcastKeepsOperandSizes) {
+  const char* text = R"(HloModule m
+ENTRY main {
+  a = f32[2,1] parameter(0)
+  ROOT b = f32[2,5] broadcast(a), dimensions={0,1}
+})";
+  const std::string msg = VerifyText(text);
+  EXPECT_THAT(msg, HasSubstr("test.hlo:4:8: error: %b (broadcast): operand dimension 1 (size 1) "
+                             "maps to result dimension 1 (size 5)"));
+  EXPECT_THAT(msg, HasSubstr("\n  ROOT b = f32[2,5] broadcast(a), dimensions={0,1}\n       ^"));
+}
+
+// One mistake, one error: users of a reported instruction, and callers of a
+// computation with an error, are not checked against them.
+TEST(VerifierTest, NoFollowOnErrors) {
+  const std::string users = VerifyText(R"(HloModule m
+ENTRY main {
+  a = f32[2,3] parameter(0)
+  n = f32[23] negate(a)
+  ROOT e = f32[2,3] exponential(n)
+})");
+  EXPECT_THAT(users, HasSubstr("%n (negate)"));
+  EXPECT_THAT(users, Not(HasSubstr("%e (exponential)")));
+  const std::string callers = VerifyText(R"(HloModule m
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(3)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[4] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[] reduce(x, z), dimensions={0}, to_apply=sum
+})");
+  EXPECT_THAT(callers, HasSubstr("parameter number 3 is out of range"));
+  EXPECT_THAT(callers, Not(HasSubstr("%r (reduce)")));
+}
+
+TEST(VerifierTest, MixedPrecisionOperandsAreRefusedUnlessAllowed) {
+  const char* text = R"(HloModule m
+ENTRY main {
+  p = pred[2] parameter(0)
+  a = f32[2] parameter(1)
+  b = bf16[2] parameter(2)
+  ROOT s = f32[2] select(p, a, b)
+})";
+  EXPECT_THAT(VerifyText(text),
+              HasSubstr("test.hlo:6:8: error: %s (select): operands mix the floating-point types "
+                        "f32 and bf16"));
+  VerifyOptions xla_tests;
+  xla_tests.allow_mixed_precision = true;
+  EXPECT_EQ(VerifyText(text, xla_tests), "");
+  // A result declared in another precision than its operands.
+  EXPECT_THAT(VerifyText(R"(HloModule m
+ENTRY main {
+  a = bf16[2] parameter(0)
+  ROOT n = f32[2] negate(a)
+})"),
+              HasSubstr("%n (negate): inferred shape bf16[2] does not match the declared shape "
+                        "f32[2]"));
+  // Contractions and converts take mixed types.
+  EXPECT_EQ(VerifyText(R"(HloModule m
+ENTRY main {
+  a = bf16[2,2] parameter(0)
+  b = f32[2,2] parameter(1)
+  d = f32[2,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT c = f32[2,2] convert(a)
+})"),
+            "");
+}
+
 TEST(VerifierTest, LayoutOnlyDifferencesAreAccepted) {
   const char* text = R"(HloModule m
 
@@ -144,15 +215,16 @@ TEST(VerifierTest, SeveralErrorsAreAllReportedUpToTheLimit) {
 
 ENTRY main {
   x = f32[2] parameter(0)
+  i = s32[2] parameter(1)
   a = s32[2] negate(x)
   b = f32[3] exponential(x)
-  ROOT c = f32[2] floor(s32[2] a)
+  ROOT c = s32[2] floor(i)
 }
 )";
   const std::string msg = VerifyText(text);
-  EXPECT_THAT(msg, HasSubstr("test.hlo:5:3: error: %a (negate)"));
-  EXPECT_THAT(msg, HasSubstr("test.hlo:6:3: error: %b (exponential)"));
-  EXPECT_THAT(msg, HasSubstr("test.hlo:7:8: error: %c (floor): Expected element type in shape to "
+  EXPECT_THAT(msg, HasSubstr("test.hlo:6:3: error: %a (negate)"));
+  EXPECT_THAT(msg, HasSubstr("test.hlo:7:3: error: %b (exponential)"));
+  EXPECT_THAT(msg, HasSubstr("test.hlo:8:8: error: %c (floor): Expected element type in shape to "
                              "be floating for floor operation; got s32."));
   VerifyOptions one;
   one.max_errors = 1;

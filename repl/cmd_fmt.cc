@@ -2,8 +2,14 @@
 // form, every constant in full) to stdout, or rewrites the files with -i.
 // StableHLO MLIR input (`.mlir`) prints as HLO text (--to=hlo, the default);
 // -i refuses it, since that would replace the file's language.
-// With --split-input-file each `// -----` part is formatted on its own and
-// the parts are printed separated by `// -----` lines.
+// Comments are kept (frontend/printer.h SourceComments): a file's header
+// comments stay at its top, a comment line stays before the computation or
+// instruction it precedes, and a comment at the end of a line stays at the
+// end of that instruction's line. Where a comment would be lost (it belongs
+// to something the canonical text does not print), -i leaves the file as it
+// is and says so. With --split-input-file each `// -----` part is formatted
+// on its own and the parts are printed separated by `// -----` lines.
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -41,9 +47,11 @@ std::string_view TrimLeadingNewlines(std::string_view s) {
   return s;
 }
 
-// Formats one module text; returns false (after printing the parser's error
-// to stderr) when it does not parse.
-bool FormatText(std::string_view text, const std::string& path, int first_line, std::string* out) {
+// Formats one module text with its comments; returns false (after printing
+// the parser's error to stderr) when it does not parse. Adds to `*lost` the
+// comments the printed text could not keep.
+bool FormatText(std::string_view text, const std::string& path, int first_line, std::string* out,
+                int64_t* lost) {
   ParseOptions options;
   options.file_name = path;
   options.first_line = first_line;
@@ -53,8 +61,12 @@ bool FormatText(std::string_view text, const std::string& path, int first_line, 
     std::fprintf(stderr, "%s\n", message.c_str());
     return false;
   }
-  out->append(TrimTrailingSpace(PrintModule(**module, PrintOptions::Long())));
+  SourceComments comments(text, **module);
+  PrintOptions print = PrintOptions::Long();
+  print.comments = &comments;
+  out->append(TrimTrailingSpace(PrintModule(**module, print)));
   out->push_back('\n');
+  *lost += comments.count() - comments.placed();
   return true;
 }
 
@@ -89,6 +101,7 @@ int RunFmt(const std::vector<std::string>& args, const cli::Options& options) {
     }
     std::string formatted;
     bool ok = true;
+    int64_t lost = 0;
     if (split) {
       std::vector<TextChunk> chunks = SplitInputFile(text);
       for (size_t c = 0; c < chunks.size(); ++c) {
@@ -100,14 +113,25 @@ int RunFmt(const std::vector<std::string>& args, const cli::Options& options) {
           if (!kept.empty()) formatted.push_back('\n');
           continue;
         }
-        ok = FormatText(chunks[c].text, path, chunks[c].first_line, &formatted) && ok;
+        ok = FormatText(chunks[c].text, path, chunks[c].first_line, &formatted, &lost) && ok;
       }
     } else {
-      ok = FormatText(text, path, 1, &formatted);
+      ok = FormatText(text, path, 1, &formatted, &lost);
     }
     if (!ok) {
       invalid = true;
       continue;  // never rewrite or print a file that did not parse
+    }
+    if (lost > 0) {
+      std::fprintf(stderr,
+                   "hlovm fmt: %s: %lld comment(s) belong to parts the canonical text does not "
+                   "print%s\n",
+                   path.c_str(), static_cast<long long>(lost),
+                   in_place ? "; the file is left as it is" : " and are left out");
+      if (in_place) {
+        invalid = true;
+        continue;
+      }
     }
     if (in_place) {
       if (formatted != text && !WriteFile(path, formatted)) {

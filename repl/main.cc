@@ -20,6 +20,11 @@ std::map<std::string_view, Command>& Registry() {
   return *registry;
 }
 
+// The exit codes of every command (repl/command.h), as help states them.
+constexpr char kExitCodesText[] =
+    "Exit codes: 0 success, 1 the program or a check failed, 2 bad input or usage "
+    "(an unknown command or flag, a file that cannot be read or parsed).";
+
 std::string UsageText() {
   std::string text = "hlovm runs XLA HLO programs on the CPU.\n\nUsage:\n";
   if (FindCommand("repl") != nullptr) {
@@ -31,9 +36,9 @@ std::string UsageText() {
     absl::StrAppend(&text, "  ", std::string(command.usage), "\n      ",
                     std::string(command.summary), "\n");
   }
-  absl::StrAppend(&text, "\nExit codes: 0 success, 1 the program or a check failed, "
-                         "2 bad input or usage.\n`hlovm COMMAND --help` describes one command and its flags; "
-                         "--helpfull lists every flag.");
+  absl::StrAppend(&text, "\n", kExitCodesText,
+                  "\n`hlovm COMMAND --help` describes one command and its flags; "
+                  "--helpfull lists every flag.");
   return text;
 }
 
@@ -83,6 +88,7 @@ bool PrintHelpIfAsked(const std::vector<std::string>& args, const Command* comma
     std::printf("Usage: %s\n  %s\n", std::string(command->usage).c_str(),
                 std::string(command->summary).c_str());
     if (!command->flags.empty()) std::printf("\n%s", cli::FlagsHelp(command->flags).c_str());
+    std::printf("\n%s\n", kExitCodesText);
   } else {
     std::printf("%s\n", UsageText().c_str());
   }

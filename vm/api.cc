@@ -58,11 +58,10 @@ absl::StatusOr<int64_t> FillElidedConstants(HloModule& module, ElidedFill how) {
       }
       switch (how) {
         case ElidedFill::kError:
-          return absl::InvalidArgumentError(absl::StrCat(
-              "constant %", instr->name(),
-              instr->location().line > 0 ? absl::StrCat(" (line ", instr->location().line, ")")
-                                         : std::string(),
-              " has elided values ({...}); fill them with XLA's pattern or zeros"));
+          return vm::AnnotateStatus(
+              absl::InvalidArgumentError(
+                  "has elided values ({...}); fill them with XLA's pattern or zeros"),
+              instr.get());
         case ElidedFill::kZeros:
           FillElidedWithZeros(&*instr->literal);
           break;
@@ -599,6 +598,8 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::FromText(std::string_vie
                                                                  const CompileOptions& options) {
   ParseOptions parse_options;
   parse_options.file_name = options.file_name;
+  // Later stages quote the source line of an error as the parser does.
+  parse_options.keep_source = true;
   HLOVM_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, ParseHloModule(text, parse_options));
   return FromModule(std::move(module), options);
 }
@@ -616,7 +617,8 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::FromModule(
   if (options.replica_count > 0) module->replica_count = options.replica_count;
   if (options.num_partitions > 0) module->num_partitions = options.num_partitions;
   // Checked here too, for callers that turn the verifier off.
-  HLOVM_RETURN_IF_ERROR(ValidateInstanceCounts(module->replica_count, module->num_partitions));
+  HLOVM_RETURN_IF_ERROR(vm::AnnotateStatus(
+      ValidateInstanceCounts(module->replica_count, module->num_partitions), *module));
   HLOVM_ASSIGN_OR_RETURN(int64_t elided, FillElidedConstants(*module, options.elided));
   // The verifier's hashes of the module's names serve the passes' uniquer.
   ModuleNameKeys names;
@@ -628,18 +630,21 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::FromModule(
   std::string pass_report = "// passes: none\n";
   double pass_seconds = 0;
   if (!options.passes.empty() && options.passes != "none") {
-    HLOVM_ASSIGN_OR_RETURN(passes::PipelineReport report,
-                           passes::RunPipeline(*module, options.passes,
-                                               {.evaluate = &EvaluateConstantInstruction,
-                                                .name_keys = options.verify ? &names : nullptr}));
-    pass_report = report.ToString();
-    pass_seconds = report.seconds;
+    absl::StatusOr<passes::PipelineReport> report =
+        passes::RunPipeline(*module, options.passes,
+                            {.evaluate = &EvaluateConstantInstruction,
+                             .name_keys = options.verify ? &names : nullptr});
+    if (!report.ok()) return vm::AnnotateStatus(report.status(), *module);
+    pass_report = report->ToString();
+    pass_seconds = report->seconds;
   }
-  HLOVM_ASSIGN_OR_RETURN(
-      std::unique_ptr<Program> program,
-      vm::CompileModule(*module, {.fusion = options.fusion, .fft_plan = options.fft_plan}));
+  absl::StatusOr<std::unique_ptr<Program>> program =
+      vm::CompileModule(*module, {.fusion = options.fusion, .fft_plan = options.fft_plan});
+  // Errors of the compiler name the instruction or computation they are
+  // about; the rest at least the file.
+  if (!program.ok()) return vm::AnnotateStatus(program.status(), *module);
   return std::unique_ptr<Executable>(
-      new VmExecutable(std::move(module), std::move(program), elided, std::move(pass_report),
+      new VmExecutable(std::move(module), *std::move(program), elided, std::move(pass_report),
                        pass_seconds));
 }
 

@@ -331,9 +331,18 @@ struct ExecContext {
 // name of its HLO opcode ("add", "bcast", "while", ...).
 std::string InstrMnemonic(const InstrInfo& info);
 
-// Prefixes `status` with the instruction it came from ("%add.3 (line 7): ..."),
-// keeping its code and payloads.
+// Locates `status` at the instruction it came from, as the parser and the
+// verifier locate theirs ("m.hlo:7:3: error: %add.3 (add): ...", then the
+// source line and a caret where the module kept its text; "%add.3 (add): ..."
+// for an instruction not from text), keeping its code and payloads. A status
+// located once (kLocatedPayload) is returned as it is: an error inside a
+// called computation names the instruction there, not every caller.
 absl::Status AnnotateStatus(const absl::Status& status, const HloInstruction* hlo);
+// The same at a computation's header, and for the module as a whole (its
+// file name only: "m.hlo: error: ...").
+absl::Status AnnotateStatus(const absl::Status& status, const HloComputation* computation);
+absl::Status AnnotateStatus(const absl::Status& status, const HloModule& module);
+inline constexpr char kLocatedPayload[] = "hlovm.located";
 
 }  // namespace vm
 }  // namespace hlovm

@@ -40,13 +40,6 @@ const LoweringTable& Lowerings() {
   return *table;
 }
 
-std::string Where(const HloInstruction& instr) {
-  if (instr.location().line > 0) {
-    return absl::StrCat("%", instr.name(), " (line ", instr.location().line, ")");
-  }
-  return absl::StrCat("%", instr.name());
-}
-
 bool HasSideEffect(const HloInstruction& instr) {
   if (HloOpcodeHasSideEffect(instr.opcode())) return true;
   return instr.opcode() == HloOpcode::kCustomCall &&
@@ -126,8 +119,10 @@ absl::StatusOr<std::vector<const HloInstruction*>> ScheduleComputation(
       int& s = state[d];
       if (s == 2) continue;
       if (s == 1) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "computation %", computation.name(), " has a dependency cycle through ", Where(*d)));
+        return AnnotateStatus(absl::InvalidArgumentError(absl::StrCat(
+                                  "is part of a dependency cycle in computation %",
+                                  computation.name())),
+                              d);
       }
       s = 1;
       dfs.push_back({d, 0});
@@ -146,19 +141,22 @@ Compiler::Compiler(const HloModule& module, const CompilerOptions& options)
 absl::Status Compiler::LowerComputation(FunctionBuilder& b, const HloComputation& computation,
                                         absl::Span<const ValueDesc> args, ValueDesc* result) {
   if (args.size() != static_cast<size_t>(computation.parameter_count())) {
-    return absl::InvalidArgumentError(absl::StrCat("computation %", computation.name(), " takes ",
-                                                   computation.parameter_count(),
-                                                   " parameters but is called with ",
-                                                   args.size()));
+    return AnnotateStatus(absl::InvalidArgumentError(absl::StrCat(
+                              "computation %", computation.name(), " takes ",
+                              computation.parameter_count(), " parameters but is called with ",
+                              args.size())),
+                          &computation);
   }
   if (computation.root() == nullptr) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("computation %", computation.name(), " has no ROOT"));
+    return AnnotateStatus(absl::InvalidArgumentError(
+                              absl::StrCat("computation %", computation.name(), " has no ROOT")),
+                          &computation);
   }
   if (++inline_depth_ > 64) {
     --inline_depth_;
-    return absl::InvalidArgumentError(
-        absl::StrCat("calls nest deeper than 64 levels at %", computation.name()));
+    return AnnotateStatus(absl::InvalidArgumentError(absl::StrCat(
+                              "calls nest deeper than 64 levels at %", computation.name())),
+                          &computation);
   }
   HLOVM_ASSIGN_OR_RETURN(std::vector<const HloInstruction*> order,
                          ScheduleComputation(computation));
@@ -198,8 +196,10 @@ absl::Status Compiler::LowerComputation(FunctionBuilder& b, const HloComputation
     } else if (instr->opcode() == HloOpcode::kParameter) {
       if (instr->parameter_number < 0 ||
           instr->parameter_number >= static_cast<int64_t>(args.size())) {
-        status = absl::InvalidArgumentError(absl::StrCat(
-            Where(*instr), ": parameter number ", instr->parameter_number, " out of range"));
+        status = AnnotateStatus(absl::InvalidArgumentError(absl::StrCat(
+                                    "parameter number ", instr->parameter_number,
+                                    " out of range")),
+                                instr);
         break;
       }
       desc = args[instr->parameter_number];
@@ -208,9 +208,10 @@ absl::Status Compiler::LowerComputation(FunctionBuilder& b, const HloComputation
       for (const HloInstruction* o : instr->operands()) operands.push_back(&values.at(o));
       LowerFn lower = table[static_cast<int>(instr->opcode())];
       if (lower == nullptr) {
-        status = absl::UnimplementedError(
-            absl::StrCat("opcode '", std::string(HloOpcodeName(instr->opcode())),
-                         "' is not implemented yet (", Where(*instr), ")"));
+        status = AnnotateStatus(
+            absl::UnimplementedError(absl::StrCat(
+                "opcode '", std::string(HloOpcodeName(instr->opcode())), "' is not implemented yet")),
+            instr);
         break;
       }
       status = lower(b, *instr, operands, &desc);
@@ -242,8 +243,9 @@ absl::StatusOr<const Function*> Compiler::CompileFunction(const HloComputation& 
   auto key = std::make_pair(&computation, while_body);
   if (auto it = compiled_.find(key); it != compiled_.end()) {
     if (it->second == nullptr) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("computation %", computation.name(), " calls itself"));
+      return AnnotateStatus(absl::InvalidArgumentError(
+                                absl::StrCat("computation %", computation.name(), " calls itself")),
+                            &computation);
     }
     return it->second;
   }
@@ -259,14 +261,18 @@ absl::StatusOr<const Function*> Compiler::CompileFunction(const HloComputation& 
   fn->param_begin.push_back(0);
   for (const HloInstruction* p : computation.parameters()) {
     if (p == nullptr) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("computation %", computation.name(), " has a gap in its parameter numbers"));
+      return AnnotateStatus(absl::InvalidArgumentError(absl::StrCat(
+                                "computation %", computation.name(),
+                                " has a gap in its parameter numbers")),
+                            &computation);
     }
     std::vector<const Shape*> leaves;
     FlattenShape(p->shape(), &leaves);
     ValueDesc desc;
     for (const Shape* leaf : leaves) {
-      HLOVM_ASSIGN_OR_RETURN(Reg r, b.NewReg(RegKind::kParam, *leaf));
+      absl::StatusOr<Reg> reg = b.NewReg(RegKind::kParam, *leaf);
+      if (!reg.ok()) return AnnotateStatus(reg.status(), p);
+      const Reg r = *reg;
       desc.push_back(r);
       fn->param_regs.push_back(r);
     }
@@ -282,9 +288,10 @@ absl::StatusOr<const Function*> Compiler::CompileFunction(const HloComputation& 
     // A loop carries its state by pointer: a leaf that changes must live in
     // this function's arena and belong to one leaf only.
     if (result.size() != fn->param_regs.size()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "while body %", computation.name(), " returns ", result.size(),
-          " arrays but its state has ", fn->param_regs.size()));
+      return AnnotateStatus(absl::InvalidArgumentError(absl::StrCat(
+                                "while body %", computation.name(), " returns ", result.size(),
+                                " arrays but its state has ", fn->param_regs.size())),
+                            &computation);
     }
     absl::flat_hash_set<Reg> seen;
     fn->result_passthrough.assign(result.size(), false);
@@ -296,7 +303,9 @@ absl::StatusOr<const Function*> Compiler::CompileFunction(const HloComputation& 
       }
       if (fn->regs[r].kind == RegKind::kToken) continue;
       if (fn->regs[r].kind != RegKind::kOwned || !seen.insert(r).second) {
-        HLOVM_ASSIGN_OR_RETURN(Reg copy, b.NewReg(RegKind::kOwned, fn->regs[r].shape));
+        absl::StatusOr<Reg> reg = b.NewReg(RegKind::kOwned, fn->regs[r].shape);
+        if (!reg.ok()) return AnnotateStatus(reg.status(), computation.root());
+        const Reg copy = *reg;
         EmitCopy(b, computation.root(), r, copy, "loop state");
         seen.insert(copy);
         result[i] = copy;
@@ -305,9 +314,10 @@ absl::StatusOr<const Function*> Compiler::CompileFunction(const HloComputation& 
   }
   fn->result_regs = result;
   for (Reg r : result) fn->regs[r].is_result = true;
-  HLOVM_RETURN_IF_ERROR(PlanFunction(fn.get(), b.control_edges(), while_body,
-                                     /*results_outside=*/while_body ||
-                                         &computation == module_.entry()));
+  HLOVM_RETURN_IF_ERROR(
+      AnnotateStatus(PlanFunction(fn.get(), b.control_edges(), while_body,
+                                  /*results_outside=*/while_body || &computation == module_.entry()),
+                     &computation));
   const Function* raw = fn.get();
   program_->functions.push_back(std::move(fn));
   compiled_[key] = raw;
@@ -316,7 +326,9 @@ absl::StatusOr<const Function*> Compiler::CompileFunction(const HloComputation& 
 
 absl::StatusOr<std::unique_ptr<Program>> Compiler::Compile() {
   if (module_.entry() == nullptr) {
-    return absl::InvalidArgumentError(absl::StrCat("module ", module_.name(), " has no ENTRY"));
+    return AnnotateStatus(
+        absl::InvalidArgumentError(absl::StrCat("module ", module_.name(), " has no ENTRY")),
+        module_);
   }
   program_ = std::make_unique<Program>();
   HLOVM_ASSIGN_OR_RETURN(program_->entry, CompileFunction(*module_.entry(), false));
@@ -327,10 +339,11 @@ absl::StatusOr<std::unique_ptr<Program>> Compiler::Compile() {
     total += fn->arena_bytes + fn->ResultSlotBytes();
   }
   if (total > MemoryLimitBytes()) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("module ", module_.name(), " needs ", total,
-                     " bytes of buffers, more than this machine's ", MemoryLimitBytes(),
-                     " bytes of memory"));
+    return AnnotateStatus(
+        absl::ResourceExhaustedError(absl::StrCat(
+            "module ", module_.name(), " needs ", total,
+            " bytes of buffers, more than this machine's ", MemoryLimitBytes(), " bytes of memory")),
+        module_.entry());
   }
   return std::move(program_);
 }

@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "core/text_cursor.h"
 #include "oneapi/tbb/task_group.h"
 #include "vm/api.h"
 #include "vm/profiler.h"
@@ -19,15 +20,61 @@ namespace vm {
 // ExecContext.
 //===----------------------------------------------------------------------===//
 
-absl::Status AnnotateStatus(const absl::Status& status, const HloInstruction* hlo) {
-  if (hlo == nullptr || status.ok()) return status;
-  std::string where = absl::StrCat("%", hlo->name());
-  if (hlo->location().line > 0) absl::StrAppend(&where, " (line ", hlo->location().line, ")");
-  if (absl::StartsWith(status.message(), where)) return status;
-  absl::Status out(status.code(), absl::StrCat(where, ": ", status.message()));
+namespace {
+
+// `message` at `where` in `module`'s source (either may be unknown), marked
+// located; keeps the code and payloads of `status`.
+absl::Status Located(const absl::Status& status, const HloModule* module,
+                     const SourceLocation& where, std::string_view message) {
+  std::string located(message);
+  if (module != nullptr || where.line > 0) {
+    const std::string* text = module != nullptr ? module->source_text.get() : nullptr;
+    located = FormatSourceMessage(
+        module != nullptr ? std::string_view(module->source_name) : std::string_view(),
+        where.line, where.column, text != nullptr ? std::string_view(*text) : std::string_view(),
+        text != nullptr && where.line > 0 ? where.offset : std::string_view::npos, message);
+  }
+  absl::Status out(status.code(), located);
   status.ForEachPayload(
       [&](absl::string_view url, const absl::Cord& payload) { out.SetPayload(url, payload); });
+  out.SetPayload(kLocatedPayload, absl::Cord());
   return out;
+}
+
+std::string_view View(absl::string_view s) { return std::string_view(s.data(), s.size()); }
+
+}  // namespace
+
+absl::Status AnnotateStatus(const absl::Status& status, const HloInstruction* hlo) {
+  if (hlo == nullptr || status.ok() || status.GetPayload(kLocatedPayload).has_value()) {
+    return status;
+  }
+  // Messages that name the instruction already keep only their own text.
+  absl::string_view message = status.message();
+  const std::string bare = absl::StrCat("%", hlo->name(), ": ");
+  if (absl::StartsWith(message, bare)) message.remove_prefix(bare.size());
+  const std::string body = absl::StrCat("%", hlo->name(), " (",
+                                        std::string(HloOpcodeName(hlo->opcode())), "): ", message);
+  const HloModule* module = hlo->parent() != nullptr ? hlo->parent()->parent() : nullptr;
+  if (module == nullptr && hlo->location().line <= 0) {
+    absl::Status out(status.code(), body);
+    status.ForEachPayload(
+        [&](absl::string_view url, const absl::Cord& payload) { out.SetPayload(url, payload); });
+    return out;
+  }
+  return Located(status, module, hlo->location(), body);
+}
+
+absl::Status AnnotateStatus(const absl::Status& status, const HloComputation* computation) {
+  if (computation == nullptr || status.ok() || status.GetPayload(kLocatedPayload).has_value()) {
+    return status;
+  }
+  return Located(status, computation->parent(), computation->location(), View(status.message()));
+}
+
+absl::Status AnnotateStatus(const absl::Status& status, const HloModule& module) {
+  if (status.ok() || status.GetPayload(kLocatedPayload).has_value()) return status;
+  return Located(status, &module, SourceLocation{}, View(status.message()));
 }
 
 bool ExecContext::Fail(absl::Status s) {

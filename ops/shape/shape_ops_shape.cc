@@ -78,12 +78,14 @@ absl::StatusOr<Shape> InferBroadcastShape(const Shape& operand, const Shape& out
     if (d < 0 || d >= output.rank()) {
       return Invalid(absl::StrFormat("Broadcast dimension %d is out of bound", d));
     }
-    if (operand.dimensions(i) != output.dimensions(d) && operand.dimensions(i) != 1 &&
+    // HLO's broadcast only adds dimensions (XLA's verifier): each operand
+    // dimension keeps its size; a size-1 dimension is not stretched as in
+    // StableHLO's broadcast_in_dim.
+    if (operand.dimensions(i) != output.dimensions(d) &&
         operand.dimensions(i) != kUnboundedSize && output.dimensions(d) != kUnboundedSize) {
       return Invalid(absl::StrFormat(
-          "Input dimension should be either 1 or equal to the output dimension it is "
-          "broadcasting into; the %dth operand dimension is %d, the %dth output dimension "
-          "is %d.",
+          "operand dimension %d (size %d) maps to result dimension %d (size %d); broadcast "
+          "keeps the size of every operand dimension (reshape a size-1 dimension away first)",
           i, operand.dimensions(i), d, output.dimensions(d)));
     }
     if (i > 0 && broadcast_dimensions[i - 1] >= d) {

@@ -11,7 +11,11 @@ TEST(ShapeOpsShapeTest, Broadcast) {
   HLOVM_EXPECT_SHAPE(InferBroadcastShape(S("f32[3]"), S("f32[2,3]"), {1}), "f32[2,3]");
   HLOVM_EXPECT_SHAPE(InferBroadcastShape(S("f32[]"), S("f32[2,3]"), {}), "f32[2,3]");
   HLOVM_EXPECT_ERROR(InferBroadcastShape(S("f32[3]"), S("f32[2,3]"), {0}),
-                     "Input dimension should be either 1 or equal to the output dimension");
+                     "operand dimension 0 (size 3) maps to result dimension 0 (size 2)");
+  // A size-1 dimension is not stretched (XLA's verifier; the kernels copy).
+  HLOVM_EXPECT_ERROR(InferBroadcastShape(S("f32[2,1]"), S("f32[2,5]"), {0, 1}),
+                     "operand dimension 1 (size 1) maps to result dimension 1 (size 5); "
+                     "broadcast keeps the size of every operand dimension");
   HLOVM_EXPECT_ERROR(InferBroadcastShape(S("f32[3]"), S("f32[2,3]"), {2}),
                      "Broadcast dimension 2 is out of bound");
   HLOVM_EXPECT_ERROR(InferBroadcastShape(S("f32[3]"), S("f32[2,3]"), {}),
