@@ -113,6 +113,12 @@ std::unique_ptr<Frame> Frame::CreateUnbound(const Function& fn) {
 }
 
 void Frame::Bind(uint8_t* arena, uint8_t* results) {
+  // A pooled frame is mostly taken again by the same caller, over the same
+  // buffers (an inner loop entered on every iteration of an outer one).
+  if (bound_ && arena == bound_arena_ && results == bound_results_) return;
+  bound_ = true;
+  bound_arena_ = arena;
+  bound_results_ = results;
   const Function& fn = *fn_;
   for (size_t r = 0; r < fn.regs.size(); ++r) {
     const RegInfo& info = fn.regs[r];
@@ -356,8 +362,7 @@ bool RunFunction(const Function& fn, uint8_t** regs, ExecContext& ctx) {
     return publish ? RunSequential<true, true>(fn, regs, ctx)
                    : RunSequential<true, false>(fn, regs, ctx);
   }
-  return publish ? RunSequential<false, true>(fn, regs, ctx)
-                 : RunSequential<false, false>(fn, regs, ctx);
+  return publish ? RunStraight<true>(fn, regs, ctx) : RunStraight<false>(fn, regs, ctx);
 }
 
 }  // namespace vm
