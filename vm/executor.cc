@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <thread>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
@@ -135,8 +136,17 @@ Frame::~Frame() {
 struct FramePool {
   // A few frames per function: as many as threads run it at once, usually.
   static constexpr size_t kKeep = 8;
-  absl::Mutex mu;
-  std::vector<std::unique_ptr<Frame>> free ABSL_GUARDED_BY(mu);
+  // Held for a push or a pop only, and taken on every entry of an inner
+  // loop: a spin lock, cheaper than a mutex for that.
+  std::atomic<bool> busy{false};
+  std::vector<std::unique_ptr<Frame>> free;  // guarded by `busy`
+
+  void Lock() {
+    while (busy.exchange(true, std::memory_order_acquire)) {
+      while (busy.load(std::memory_order_relaxed)) std::this_thread::yield();
+    }
+  }
+  void Unlock() { busy.store(false, std::memory_order_release); }
 };
 
 std::shared_ptr<FramePool> NewFramePool() { return std::make_shared<FramePool>(); }
@@ -144,11 +154,13 @@ std::shared_ptr<FramePool> NewFramePool() { return std::make_shared<FramePool>()
 PooledFrame PooledFrame::Acquire(const Function& fn, uint8_t* arena, uint8_t* results) {
   std::unique_ptr<Frame> frame;
   if (fn.frame_pool != nullptr) {
-    absl::MutexLock lock(&fn.frame_pool->mu);
-    if (!fn.frame_pool->free.empty()) {
-      frame = std::move(fn.frame_pool->free.back());
-      fn.frame_pool->free.pop_back();
+    FramePool& pool = *fn.frame_pool;
+    pool.Lock();
+    if (!pool.free.empty()) {
+      frame = std::move(pool.free.back());
+      pool.free.pop_back();
     }
+    pool.Unlock();
   }
   if (frame == nullptr) frame = Frame::CreateUnbound(fn);
   frame->Bind(arena, results);
@@ -157,10 +169,15 @@ PooledFrame PooledFrame::Acquire(const Function& fn, uint8_t* arena, uint8_t* re
 
 PooledFrame::~PooledFrame() {
   if (frame_ == nullptr || fn_->frame_pool == nullptr) return;
-  absl::MutexLock lock(&fn_->frame_pool->mu);
-  if (fn_->frame_pool->free.size() < FramePool::kKeep) {
-    fn_->frame_pool->free.push_back(std::move(frame_));
+  FramePool& pool = *fn_->frame_pool;
+  std::unique_ptr<Frame> dropped;  // deleted outside the lock
+  pool.Lock();
+  if (pool.free.size() < FramePool::kKeep) {
+    pool.free.push_back(std::move(frame_));
+  } else {
+    dropped = std::move(frame_);
   }
+  pool.Unlock();
 }
 
 //===----------------------------------------------------------------------===//
