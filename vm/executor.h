@@ -100,13 +100,18 @@ inline bool RunStraight(const Function& fn, uint8_t** regs, ExecContext& ctx) {
 
 // How RunFunction would run `fn` under `ctx`, decided once by a caller that
 // runs it many times (the context's hooks do not change during a run).
+// `cancel_checked`: the caller checks cancellation just before each run (a
+// loop's back-edge before its condition), so a cancel flag alone does not
+// need the hooked loop.
 enum class Dispatch : uint8_t {
   kGeneral,    // through RunFunction (hooks, or in parallel)
   kStraight,   // RunStraight<false>
   kPublished,  // RunStraight<true>
 };
-inline Dispatch ChooseDispatch(const Function& fn, const ExecContext& ctx) {
-  if (ctx.observer != nullptr || ctx.hooked()) return Dispatch::kGeneral;
+inline Dispatch ChooseDispatch(const Function& fn, const ExecContext& ctx,
+                               bool cancel_checked = false) {
+  if (ctx.observer != nullptr || ctx.profiler != nullptr) return Dispatch::kGeneral;
+  if (ctx.cancel != nullptr && !cancel_checked) return Dispatch::kGeneral;
   if (fn.parallel && ctx.threads > 1 && !ctx.sequential) return Dispatch::kGeneral;
   return ctx.position != nullptr ? Dispatch::kPublished : Dispatch::kStraight;
 }

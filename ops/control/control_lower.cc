@@ -228,7 +228,7 @@ bool WhileHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
   PublishedLoop published(ctx.position, p.hlo);
   // Without hooks the condition and the body run in the plain dispatch loop
   // inlined here, not through RunFunction.
-  const Dispatch cond_dispatch = ChooseDispatch(cond, ctx);
+  const Dispatch cond_dispatch = ChooseDispatch(cond, ctx, /*cancel_checked=*/true);
   const Dispatch body_dispatch = ChooseDispatch(body, ctx);
   const bool inline_cond = p.cond_predicate != nullptr && cond_dispatch != Dispatch::kGeneral;
   // The leaves the body computes anew (the others pass through).
