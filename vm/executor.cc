@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <thread>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
@@ -160,6 +161,12 @@ std::unique_ptr<Frame> Frame::CreateUnbound(const Function& fn) {
 }
 
 void Frame::Bind(uint8_t* arena, uint8_t* results) {
+  // A pooled frame is mostly taken again by the same caller, over the same
+  // buffers (an inner loop entered on every iteration of an outer one).
+  if (bound_ && arena == bound_arena_ && results == bound_results_) return;
+  bound_ = true;
+  bound_arena_ = arena;
+  bound_results_ = results;
   const Function& fn = *fn_;
   for (size_t r = 0; r < fn.regs.size(); ++r) {
     const RegInfo& info = fn.regs[r];
@@ -176,8 +183,17 @@ Frame::~Frame() {
 struct FramePool {
   // A few frames per function: as many as threads run it at once, usually.
   static constexpr size_t kKeep = 8;
-  absl::Mutex mu;
-  std::vector<std::unique_ptr<Frame>> free ABSL_GUARDED_BY(mu);
+  // Held for a push or a pop only, and taken on every entry of an inner
+  // loop: a spin lock, cheaper than a mutex for that.
+  std::atomic<bool> busy{false};
+  std::vector<std::unique_ptr<Frame>> free;  // guarded by `busy`
+
+  void Lock() {
+    while (busy.exchange(true, std::memory_order_acquire)) {
+      while (busy.load(std::memory_order_relaxed)) std::this_thread::yield();
+    }
+  }
+  void Unlock() { busy.store(false, std::memory_order_release); }
 };
 
 std::shared_ptr<FramePool> NewFramePool() { return std::make_shared<FramePool>(); }
@@ -185,11 +201,13 @@ std::shared_ptr<FramePool> NewFramePool() { return std::make_shared<FramePool>()
 PooledFrame PooledFrame::Acquire(const Function& fn, uint8_t* arena, uint8_t* results) {
   std::unique_ptr<Frame> frame;
   if (fn.frame_pool != nullptr) {
-    absl::MutexLock lock(&fn.frame_pool->mu);
-    if (!fn.frame_pool->free.empty()) {
-      frame = std::move(fn.frame_pool->free.back());
-      fn.frame_pool->free.pop_back();
+    FramePool& pool = *fn.frame_pool;
+    pool.Lock();
+    if (!pool.free.empty()) {
+      frame = std::move(pool.free.back());
+      pool.free.pop_back();
     }
+    pool.Unlock();
   }
   if (frame == nullptr) frame = Frame::CreateUnbound(fn);
   frame->Bind(arena, results);
@@ -198,10 +216,15 @@ PooledFrame PooledFrame::Acquire(const Function& fn, uint8_t* arena, uint8_t* re
 
 PooledFrame::~PooledFrame() {
   if (frame_ == nullptr || fn_->frame_pool == nullptr) return;
-  absl::MutexLock lock(&fn_->frame_pool->mu);
-  if (fn_->frame_pool->free.size() < FramePool::kKeep) {
-    fn_->frame_pool->free.push_back(std::move(frame_));
+  FramePool& pool = *fn_->frame_pool;
+  std::unique_ptr<Frame> dropped;  // deleted outside the lock
+  pool.Lock();
+  if (pool.free.size() < FramePool::kKeep) {
+    pool.free.push_back(std::move(frame_));
+  } else {
+    dropped = std::move(frame_);
   }
+  pool.Unlock();
 }
 
 //===----------------------------------------------------------------------===//
@@ -403,8 +426,7 @@ bool RunFunction(const Function& fn, uint8_t** regs, ExecContext& ctx) {
     return publish ? RunSequential<true, true>(fn, regs, ctx)
                    : RunSequential<true, false>(fn, regs, ctx);
   }
-  return publish ? RunSequential<false, true>(fn, regs, ctx)
-                 : RunSequential<false, false>(fn, regs, ctx);
+  return publish ? RunStraight<true>(fn, regs, ctx) : RunStraight<false>(fn, regs, ctx);
 }
 
 }  // namespace vm

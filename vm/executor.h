@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
+#include "vm/api.h"
 #include "vm/buffer_plan.h"
 #include "vm/bytecode.h"
 
@@ -45,6 +46,11 @@ class Frame {
   const Function* fn_ = nullptr;
   std::unique_ptr<uint8_t*[]> regs_;
   uint8_t* arena_ = nullptr;
+  // What the owned registers point into since the last Bind (only Bind
+  // writes them, so binding to the same buffers again changes nothing).
+  bool bound_ = false;
+  const uint8_t* bound_arena_ = nullptr;
+  const uint8_t* bound_results_ = nullptr;
 };
 
 // Frames of one function kept for reuse: a loop body or branch that runs
@@ -73,6 +79,55 @@ class PooledFrame {
 // Runs `fn` with the register file `regs` (parameters set). Returns false
 // after recording an error in `ctx`.
 bool RunFunction(const Function& fn, uint8_t** regs, ExecContext& ctx);
+
+// The plain dispatch loop: runs `fn`'s instructions in order on this thread
+// with no hooks; kPublish stores each instruction in ctx.position before it
+// runs. Inline, so that a caller running a function many times (a loop's
+// condition and body) dispatches without a call into the executor.
+template <bool kPublish>
+inline bool RunStraight(const Function& fn, uint8_t** regs, ExecContext& ctx) {
+  const Instr* const begin = fn.code.data();
+  const Instr* const end = begin + fn.code.size();
+  for (const Instr* instr = begin; instr != end; ++instr) {
+    if constexpr (kPublish) ctx.position->instruction.store(instr, std::memory_order_relaxed);
+    if (!instr->handler(*instr, regs, ctx)) [[unlikely]] {
+      ctx.Annotate(fn.info[instr - begin].hlo);
+      return false;
+    }
+  }
+  return true;
+}
+
+// How RunFunction would run `fn` under `ctx`, decided once by a caller that
+// runs it many times (the context's hooks do not change during a run).
+// `cancel_checked`: the caller checks cancellation just before each run (a
+// loop's back-edge before its condition), so a cancel flag alone does not
+// need the hooked loop.
+enum class Dispatch : uint8_t {
+  kGeneral,    // through RunFunction (hooks, or in parallel)
+  kStraight,   // RunStraight<false>
+  kPublished,  // RunStraight<true>
+};
+inline Dispatch ChooseDispatch(const Function& fn, const ExecContext& ctx,
+                               bool cancel_checked = false) {
+  if (ctx.observer != nullptr || ctx.profiler != nullptr) return Dispatch::kGeneral;
+  if (ctx.cancel != nullptr && !cancel_checked) return Dispatch::kGeneral;
+  if (fn.parallel && ctx.threads > 1 && !ctx.sequential) return Dispatch::kGeneral;
+  return ctx.position != nullptr ? Dispatch::kPublished : Dispatch::kStraight;
+}
+// RunFunction, by the dispatch ChooseDispatch chose.
+inline bool RunFunctionAs(Dispatch dispatch, const Function& fn, uint8_t** regs,
+                          ExecContext& ctx) {
+  switch (dispatch) {
+    case Dispatch::kStraight:
+      return RunStraight<false>(fn, regs, ctx);
+    case Dispatch::kPublished:
+      return RunStraight<true>(fn, regs, ctx);
+    case Dispatch::kGeneral:
+      break;
+  }
+  return RunFunction(fn, regs, ctx);
+}
 
 }  // namespace vm
 }  // namespace hlovm

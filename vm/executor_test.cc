@@ -502,6 +502,84 @@ TEST(ExecutorTest, ObserverCanStop) {
   EXPECT_EQ(result.status().code(), absl::StatusCode::kCancelled);
 }
 
+// A loop with a scalar compare for its condition (evaluated in place by the
+// loop when nothing observes the run), a leaf passed through unchanged and
+// values the body computes in one-element handlers.
+constexpr const char* kScalarLoop = R"hlo(HloModule scalar_loop
+cond {
+  s = (s32[], f32[], u32[], f32[2]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(1000)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[], u32[], f32[2]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[] get-tuple-element(s), index=1
+  h = u32[] get-tuple-element(s), index=2
+  v = f32[2] get-tuple-element(s), index=3
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  c = f32[] constant(1.001)
+  y = f32[] multiply(x, c)
+  k = u32[] constant(2654435761)
+  g = u32[] multiply(h, k)
+  r = u32[] constant(13)
+  g2 = u32[] shift-right-logical(g, r)
+  h2 = u32[] xor(g, g2)
+  ROOT t = (s32[], f32[], u32[], f32[2]) tuple(j, y, h2, v)
+}
+ENTRY main {
+  z = s32[] constant(0)
+  x0 = f32[] constant(1)
+  h0 = u32[] constant(7)
+  v0 = f32[2] constant({3, 4})
+  t = (s32[], f32[], u32[], f32[2]) tuple(z, x0, h0, v0)
+  ROOT w = (s32[], f32[], u32[], f32[2]) while(t), condition=cond, body=body
+})hlo";
+
+class CountSteps : public StepObserver {
+ public:
+  bool OnStep(const Step& step) override {
+    ++steps;
+    return true;
+  }
+  int64_t steps = 0;
+};
+
+TEST(ExecutorTest, ScalarLoopSameWithAndWithoutHooks) {
+  auto exe = Executable::FromText(kScalarLoop);
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  EXPECT_THAT((*exe)->Disassemble(), HasSubstr("cond-inline"));
+  // The reference: the same arithmetic in C++.
+  float x = 1.0f;
+  uint32_t h = 7;
+  for (int i = 0; i < 1000; ++i) {
+    x = x * 1.001f;
+    const uint32_t g = h * 2654435761u;
+    h = g ^ (g >> 13);
+  }
+  auto check = [&](const absl::StatusOr<Literal>& result) {
+    ASSERT_TRUE(result.ok()) << result.status();
+    const auto& e = result->tuple_elements();
+    EXPECT_THAT(Values<int32_t>(e[0]), ElementsAre(1000));
+    EXPECT_THAT(Values<float>(e[1]), ElementsAre(x));
+    EXPECT_THAT(Values<uint32_t>(e[2]), ElementsAre(h));
+    EXPECT_THAT(Values<float>(e[3]), ElementsAre(3.0f, 4.0f));
+  };
+  check(RunHlo(kScalarLoop));
+  std::atomic<bool> cancel{false};
+  check(RunHlo(kScalarLoop, {}, 1, &cancel));
+  CountSteps steps;
+  check(RunHlo(kScalarLoop, {}, 1, nullptr, &steps));
+  EXPECT_GT(steps.steps, 2 * 1000);  // the condition's compare steps too
+  RunPosition position;
+  ExecuteOptions options;
+  options.threads = 1;
+  options.position = &position;
+  check((*exe)->Execute({}, options));
+}
+
 TEST(ExecutorTest, WrongArgumentsAreInvalid) {
   auto none = RunHlo(kSteps, {}, 1);
   EXPECT_EQ(none.status().code(), absl::StatusCode::kInvalidArgument);

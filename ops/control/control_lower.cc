@@ -10,9 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
+#include "ops/elementwise/scalar_handlers.h"
 #include "ops/lowerings.h"
 #include "ops/shape/strided_copy.h"
 #include "vm/api.h"
@@ -162,6 +164,11 @@ struct WhilePlan {
   // runs), then two regions of body results the iterations alternate.
   int32_t frames_out = -1;
   int64_t results_offset[2] = {0, 0};
+  // A condition that is one compare of scalars: the loop evaluates it in
+  // place and branches on the result (no call into the condition, no
+  // predicate stored and read back) when nothing observes the run.
+  ScalarPredicate cond_predicate = nullptr;
+  Reg cond_lhs = 0, cond_rhs = 0;  // the compare's operands, in the condition's registers
 };
 
 // A while loop's entry in RunPosition (when the run publishes one): its
@@ -219,6 +226,23 @@ bool WhileHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
   const Reg pred_reg = cond.result_regs[0];
   if (ctx.observer != nullptr) ++ctx.depth;
   PublishedLoop published(ctx.position, p.hlo);
+  // Without hooks the condition and the body run in the plain dispatch loop
+  // inlined here, not through RunFunction.
+  const Dispatch cond_dispatch = ChooseDispatch(cond, ctx, /*cancel_checked=*/true);
+  const Dispatch body_dispatch = ChooseDispatch(body, ctx);
+  const bool inline_cond = p.cond_predicate != nullptr && cond_dispatch != Dispatch::kGeneral;
+  // The leaves the body computes anew (the others pass through).
+  absl::InlinedVector<uint32_t, 16> changed;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (!body.result_passthrough[i]) changed.push_back(i);
+  }
+  // Parameters the condition and each body frame read are set once; after
+  // that only the changed leaves are set again.
+  for (uint32_t i = 0; i < n; ++i) cr[cond_params[i]] = state[i];
+  for (int k = 0; k < 2; ++k) {
+    uint8_t** br = body_frames[k]->regs();
+    for (uint32_t i = 0; i < n; ++i) br[body_params[i]] = state[i];
+  }
   int64_t iteration = 0;
   for (int k = 0;; k ^= 1) {
     // The loop's back-edge: cancellation and failures elsewhere stop it.
@@ -226,14 +250,23 @@ bool WhileHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
     if (ctx.cancelled()) return ctx.Fail(absl::CancelledError("execution cancelled"));
     published.Iteration(iteration);
     const int64_t begin_ns = ctx.profiler != nullptr ? Profiler::NowNs() : 0;
-    for (uint32_t i = 0; i < n; ++i) cr[cond_params[i]] = state[i];
-    if (!RunFunction(cond, cr, ctx)) return false;
-    if (*cr[pred_reg] == 0) break;
+    if (inline_cond) {
+      if (cond_dispatch == Dispatch::kPublished) {
+        ctx.position->instruction.store(cond.code.data(), std::memory_order_relaxed);
+      }
+      if (!p.cond_predicate(cr[p.cond_lhs], cr[p.cond_rhs])) break;
+    } else {
+      if (!RunFunctionAs(cond_dispatch, cond, cr, ctx)) return false;
+      if (*cr[pred_reg] == 0) break;
+    }
     uint8_t** br = body_frames[k]->regs();
-    for (uint32_t i = 0; i < n; ++i) br[body_params[i]] = state[i];
-    if (!RunFunction(body, br, ctx)) return false;
-    for (uint32_t i = 0; i < n; ++i) {
-      if (!body.result_passthrough[i]) state[i] = br[body_results[i]];
+    if (!RunFunctionAs(body_dispatch, body, br, ctx)) return false;
+    uint8_t** next = body_frames[k ^ 1]->regs();
+    for (const uint32_t i : changed) {
+      uint8_t* value = br[body_results[i]];
+      state[i] = value;
+      cr[cond_params[i]] = value;
+      next[body_params[i]] = value;
     }
     if (ctx.profiler != nullptr) {
       ProfileEvent event;
@@ -279,6 +312,12 @@ absl::Status LowerWhile(FunctionBuilder& b, const HloInstruction& instr,
     return absl::InvalidArgumentError("while condition must return pred[]");
   }
   WhilePlan plan{cond, body, {}, {}, &instr};
+  if (cond->code.size() == 1 && cond->code[0].num_in == 2 && cond->code[0].num_out == 1 &&
+      cond->code[0].out[0] == cond->result_regs[0]) {
+    plan.cond_predicate = ScalarPredicateOf(cond->code[0].handler);
+    plan.cond_lhs = cond->code[0].in[0];
+    plan.cond_rhs = cond->code[0].in[1];
+  }
   // Arenas and result regions are whole 64-byte lines, so the pieces stay
   // aligned.
   plan.results_offset[0] = std::max(cond->arena_bytes, body->arena_bytes);
@@ -303,12 +342,14 @@ absl::Status LowerWhile(FunctionBuilder& b, const HloInstruction& instr,
   HLOVM_ASSIGN_OR_RETURN(plan.frames_out, AddFramesBuffer(b, frames_bytes, outs));
   FunctionBuilder::EmitSpec spec;
   spec.handler = &WhileHandler;
-  spec.plan = b.program().AddPlan(std::move(plan));
+  const WhilePlan* plan_ref = b.program().AddPlan(std::move(plan));
+  spec.plan = plan_ref;
   spec.in = state;
   spec.out = outs;
   spec.cost = INT64_MAX / 4;  // unknown trip count: always worth a task
   spec.kind = HandlerKind::kWhile;
-  spec.variant = absl::StrCat("cond=%", cond->name, " body=%", body->name);
+  spec.variant = absl::StrCat("cond=%", cond->name, " body=%", body->name,
+                              plan_ref->cond_predicate != nullptr ? " cond-inline" : "");
   b.Emit(&instr, std::move(spec));
   return absl::OkStatus();
 }

@@ -11,6 +11,7 @@
 #include "core/status_macros.h"
 #include "ops/elementwise/elementwise.h"
 #include "ops/elementwise/elementwise_lower.h"
+#include "ops/elementwise/scalar_handlers.h"
 #include "ops/elementwise/stochastic_convert.h"
 #include "ops/lowerings.h"
 #include "vm/lowering.h"
@@ -173,6 +174,12 @@ absl::Status LowerElementwise(FunctionBuilder& b, const HloInstruction& instr,
       break;
     case ElementwiseKernel::kBinary:
       spec.kind = HandlerKind::kBinary;
+      if (Handler direct = chunk >= n ? DirectBinaryHandler(k.binary, n == 1) : nullptr) {
+        // Runs whole on this thread: the kernel is the handler's own.
+        spec.handler = direct;
+        spec.plan = b.program().AddPlan(DirectElementwisePlan{n});
+        break;
+      }
       spec.handler = &BinaryHandler;
       spec.plan = b.program().AddPlan(BinaryPlan{k.binary, n, chunk, k.in_size[0], k.out_size});
       break;

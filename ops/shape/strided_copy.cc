@@ -91,8 +91,9 @@ void RunStridedCopy(const StridedCopyPlan& plan, const void* src_v, void* dst_v,
   const int64_t inner_stride = plan.src_strides.back();
   const int es = plan.elem_size;
   if (plan.element_count == 0) return;
-  // Multi-index of row `row_begin` over dims [0, rank-1).
-  int64_t index[16] = {0};
+  // Multi-index of row `row_begin` over dims [0, rank-1), all set below (not
+  // zeroed first: that costs more than a small copy itself).
+  int64_t index[16];
   std::vector<int64_t> big_index;
   int64_t* idx = index;
   if (rank > 16) {
