@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "core/element_type.h"
 #include "core/hlo_opcode.h"
@@ -1022,6 +1023,16 @@ bool Session::PrepareRun(absl::string_view args, Prepared* prepared) {
       cursor.pos += word.size();
     } else if (absl::EndsWith(word, ".npy")) {
       literal = ParseInput(std::string(word), params[i]);
+      // The REPL has no --convert-inputs: name what converts here instead.
+      constexpr absl::string_view kFlagHint =
+          "--convert-inputs converts its elements to the parameter's type";
+      if (!literal.ok() && absl::StrContains(literal.status().message(), kFlagHint)) {
+        literal = absl::InvalidArgumentError(absl::StrReplaceAll(
+            literal.status().message(),
+            {{kFlagHint, "the REPL does not convert inputs: save the array with the parameter's "
+                         "type (NumPy's astype), or run the module with `hlovm run "
+                         "--convert-inputs`"}}));
+      }
       cursor.pos += word.size();
     } else {
       const size_t start = cursor.pos;

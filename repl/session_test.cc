@@ -432,6 +432,16 @@ TEST_F(SessionTest, SaveValueWritesNpy) {
   Run("t = tuple(x, x)");
   EXPECT_THAT(Run(":save-value t " + path, &ok), HasSubstr("a .npy file holds one array"));
   EXPECT_FALSE(ok);
+  // A saved f32 value given to an s32 parameter is refused, naming both
+  // types and what converts it (the REPL itself converts nothing).
+  Run("f = f32[2] constant({1, 2})");
+  ASSERT_EQ(Run(":save-value f " + path, &ok), "wrote " + path + "\n");
+  Run("twice {\n  a = s32[2] parameter(0)\n  ROOT m = s32[2] add(a, a)\n}\n");
+  const std::string refused = Run(":run twice " + path, &ok);
+  EXPECT_FALSE(ok);
+  EXPECT_THAT(refused, HasSubstr("is f32[2], but parameter 0 is s32[2]"));
+  EXPECT_THAT(refused, HasSubstr("the REPL does not convert inputs"));
+  std::filesystem::remove(path);
 }
 
 TEST_F(SessionTest, FileArgumentsCompleteAsPaths) {
