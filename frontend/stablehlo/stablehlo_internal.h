@@ -199,6 +199,10 @@ class Parser {
   // An error naming an unknown dialect or an op this frontend does not read.
   absl::Status CheckKnownOp(std::string_view full_name, size_t offset) const;
   absl::Status Lower(Scope* scope, Op* op, std::vector<HloInstruction*>* results);
+  // The chlo ops lowered to XLA's elementwise decompositions
+  // (chlo_decompositions.cc): erfc, erf_inv, lgamma, digamma, ...
+  static bool IsDecomposedChloOp(std::string_view name);
+  absl::Status LowerChlo(Scope* scope, Op* op, std::vector<HloInstruction*>* results);
 
   HloInstruction* Emit(Scope* scope, HloOpcode opcode, Shape shape,
                        const std::vector<HloInstruction*>& operands);

@@ -107,6 +107,7 @@ absl::Status Parser::CheckKnownOp(std::string_view full, size_t offset) const {
     return Error(offset, absl::StrCat("unknown dialect '", Sv(dialect), "' (in '", Sv(full), "')"));
   }
   if (IsSpecialOp(name)) return absl::OkStatus();
+  if (dialect == "chlo" && IsDecomposedChloOp(name)) return absl::OkStatus();
   std::string hlo_name(name);
   std::replace(hlo_name.begin(), hlo_name.end(), '_', '-');
   std::optional<HloOpcode> opcode = HloOpcodeFromName(hlo_name);
@@ -598,6 +599,7 @@ absl::Status Parser::Lower(Scope* scope, Op* op, std::vector<HloInstruction*>* r
     return absl::OkStatus();
   };
 
+  if (dialect == "chlo" && IsDecomposedChloOp(name)) return LowerChlo(scope, op, results);
   if (dialect == "func") {
     if (name != "call") return Error(at, absl::StrCat("unknown operation '", op->name, "'"));
     if (!function_used_.contains(op->callee)) function_used_[op->callee] = at;
