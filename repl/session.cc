@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -329,6 +330,137 @@ bool SkipShape(absl::string_view s, size_t* pos) {
   return true;
 }
 
+// A StableHLO op typed at the prompt: `[%name[:n] =] stablehlo.op ... : types`
+// (chlo ops and the generic "stablehlo.op"(...) form too).
+struct StableHloLine {
+  std::string bind;         // the result's name without '%' ("" for `_` only)
+  int64_t results = 1;      // `%name:n = ...`
+  size_t op_start = 0;      // where the op begins in the line
+  std::vector<std::string> result_types;  // MLIR types of the results
+};
+
+bool IsMlirIdChar(char c) {
+  return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '$' ||
+         c == '-';
+}
+
+std::optional<StableHloLine> SplitStableHloLine(absl::string_view input) {
+  StableHloLine line;
+  size_t p = 0;
+  auto skip = [&] {
+    while (p < input.size() && absl::ascii_isspace(static_cast<unsigned char>(input[p]))) ++p;
+  };
+  skip();
+  const size_t lhs = p;
+  if (p < input.size() && (input[p] == '%' || IsNameStart(input[p]))) {
+    size_t q = input[p] == '%' ? p + 1 : p;
+    const size_t name_start = q;
+    while (q < input.size() && IsMlirIdChar(input[q])) ++q;
+    std::string name(input.substr(name_start, q - name_start));
+    int64_t count = 1;
+    if (q < input.size() && input[q] == ':') {
+      size_t d = q + 1;
+      count = 0;
+      while (d < input.size() && absl::ascii_isdigit(static_cast<unsigned char>(input[d])) && count < 1000) {
+        count = count * 10 + (input[d++] - '0');
+      }
+      if (d == q + 1 || count < 1) return std::nullopt;
+      q = d;
+    }
+    while (q < input.size() && input[q] == ' ') ++q;
+    if (!name.empty() && q < input.size() && input[q] == '=' &&
+        (q + 1 >= input.size() || input[q + 1] != '=')) {
+      line.bind = name;
+      line.results = count;
+      p = q + 1;
+      skip();
+    } else {
+      p = lhs;
+    }
+  }
+  absl::string_view op = input.substr(p);
+  if (!absl::StartsWith(op, "stablehlo.") && !absl::StartsWith(op, "chlo.") &&
+      !absl::StartsWith(op, "\"stablehlo.") && !absl::StartsWith(op, "\"chlo.")) {
+    return std::nullopt;
+  }
+  line.op_start = p;
+  // The types after the last ':' outside brackets and strings; the results
+  // after a top-level "->".
+  int depth = 0;
+  bool quoted = false;
+  size_t colon = absl::string_view::npos;
+  for (size_t i = p; i < input.size(); ++i) {
+    const char c = input[i];
+    if (c == '"' && (i == 0 || input[i - 1] != '\\')) quoted = !quoted;
+    if (quoted) continue;
+    if (c == '(' || c == '[' || c == '{' || c == '<') ++depth;
+    if ((c == ')' || c == ']' || c == '}' || (c == '>' && input[i - 1] != '-')) && depth > 0) --depth;
+    if (c == ':' && depth == 0) colon = i;
+  }
+  if (colon == absl::string_view::npos) return line;  // the parser names what is missing
+  absl::string_view types = Trim(input.substr(colon + 1));
+  if (const size_t loc = types.find(" loc("); loc != absl::string_view::npos) types = Trim(types.substr(0, loc));
+  depth = 0;
+  for (size_t i = 0; i + 1 < types.size(); ++i) {
+    const char c = types[i];
+    if (c == '(' || c == '<' || c == '[') ++depth;
+    if ((c == ')' || c == ']' || (c == '>' && i > 0 && types[i - 1] != '-')) && depth > 0) --depth;
+    if (depth == 0 && c == '-' && types[i + 1] == '>') {
+      types = Trim(types.substr(i + 2));
+      break;
+    }
+  }
+  if (types.size() >= 2 && types.front() == '(' && types.back() == ')') {
+    types = Trim(types.substr(1, types.size() - 2));
+  }
+  depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i <= types.size(); ++i) {
+    const char c = i < types.size() ? types[i] : ',';
+    if (c == '(' || c == '<' || c == '[') ++depth;
+    if ((c == ')' || c == ']' || c == '>') && depth > 0) --depth;
+    if (c == ',' && depth == 0) {
+      absl::string_view t = Trim(types.substr(start, i - start));
+      if (!t.empty()) line.result_types.emplace_back(t);
+      start = i + 1;
+    }
+  }
+  // A single pretty type also names the operands' type; with several
+  // results only as many as the results are the results' types.
+  if (static_cast<int64_t>(line.result_types.size()) > line.results) {
+    line.result_types.erase(line.result_types.begin(),
+                            line.result_types.end() - line.results);
+  }
+  return line;
+}
+
+// The MLIR tensor type of an array shape, or "" for what a StableHLO
+// function argument cannot be.
+std::string MlirTensorType(const Shape& shape) {
+  if (!shape.IsArray()) return "";
+  const ElementType t = shape.element_type();
+  std::string element;
+  if (t == ElementType::kPred) {
+    element = "i1";
+  } else if (IsSignedInteger(t)) {
+    element = absl::StrCat("i", BitWidth(t));
+  } else if (IsUnsignedInteger(t)) {
+    element = absl::StrCat("ui", BitWidth(t));
+  } else if (t == ElementType::kF16 || t == ElementType::kBF16 || t == ElementType::kF32 ||
+             t == ElementType::kF64) {
+    element = std::string(ElementTypeName(t));
+  } else if (t == ElementType::kC64) {
+    element = "complex<f32>";
+  } else if (t == ElementType::kC128) {
+    element = "complex<f64>";
+  } else {
+    return "";
+  }
+  std::string out = "tensor<";
+  for (int64_t d : shape.dimensions()) absl::StrAppend(&out, d, "x");
+  return absl::StrCat(out, element, ">");
+}
+
 // Names instance `id` of a run with `partitions` partitions, as `hlovm run`.
 std::string InstanceName(int64_t id, int64_t partitions) {
   if (partitions == 1) return absl::StrCat("replica ", id);
@@ -492,6 +624,72 @@ std::string Session::ReducersText(absl::string_view used_text, const std::string
 //===--- Instructions -----------------------------------------------------===//
 
 bool Session::PrepareInstruction(absl::string_view input, Prepared* prepared) {
+  // A StableHLO op line becomes the one op of a StableHLO function whose
+  // arguments are the bound values it names.
+  if (std::optional<StableHloLine> line = SplitStableHloLine(input)) {
+    const absl::string_view op = input.substr(line->op_start);
+    std::vector<std::string> params;
+    for (size_t i = 0; i < op.size(); ++i) {
+      if (op[i] != '%') continue;
+      size_t e = i + 1;
+      while (e < op.size() && IsMlirIdChar(op[e])) ++e;
+      std::string id(op.substr(i + 1, e - i - 1));
+      if (values_.count(id) && std::find(params.begin(), params.end(), id) == params.end()) {
+        params.push_back(id);
+      }
+      i = e - 1;
+    }
+    std::string args;
+    for (const std::string& p : params) {
+      const std::string type = MlirTensorType(values_.at(p).literal.shape());
+      if (type.empty()) {
+        Error(absl::StrCat("%", p, " (", PrintShape(values_.at(p).literal.shape(), false),
+                           ") has no StableHLO tensor type"));
+        return false;
+      }
+      absl::StrAppend(&args, args.empty() ? "" : ", ", "%", p, ": ", type);
+    }
+    const std::string types = absl::StrJoin(line->result_types, ", ");
+    std::string returned;
+    for (int64_t i = 0; i < line->results; ++i) {
+      absl::StrAppend(&returned, i ? ", " : "", "%repl_result",
+                      line->results > 1 ? absl::StrCat("#", i) : "");
+    }
+    const std::string prefix = absl::StrCat(
+        "    %repl_result", line->results > 1 ? absl::StrCat(":", line->results) : "", " = ");
+    std::string text = absl::StrCat("module @repl {\n  func.func @main(", args, ") -> (", types,
+                                    ") {\n", prefix, op, "\n    return ", returned, " : ", types,
+                                    "\n  }\n}\n");
+    InputMap map;
+    map.lines = {std::string(input)};
+    map.first_line = 3;
+    map.shift = static_cast<int>(prefix.size()) - static_cast<int>(line->op_start);
+    ParseOptions parse_options;
+    parse_options.file_name = "repl";
+    parse_options.keep_source = true;
+    parse_options.max_errors = 1;
+    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text, parse_options);
+    absl::Status status = module.status();
+    if (module.ok()) {
+      (*module)->source_text = std::make_shared<const std::string>(text);
+      absl::StatusOr<std::unique_ptr<Executable>> exe =
+          Executable::FromModule(std::move(*module), CompileOptionsFor("repl"));
+      if (exe.ok()) {
+        prepared->exe = std::move(*exe);
+        prepared->bind = line->bind;
+        prepared->arguments.clear();
+        for (const std::string& p : params) prepared->arguments.push_back(values_.at(p).literal.Clone());
+        return true;
+      }
+      status = exe.status();
+    }
+    std::string message = MapErrors(status.message(), map);
+    for (size_t at; (at = message.find("%repl_result")) != std::string::npos;) {
+      message.replace(at, 12, line->bind.empty() ? "the expression" : "%" + line->bind);
+    }
+    Error(message);
+    return false;
+  }
   // `name = rhs` or a bare expression.
   size_t pos = 0;
   absl::string_view name = LexName(input, &pos);

@@ -1,14 +1,7 @@
 // libFuzzer target: the StableHLO frontend on arbitrary text, then the
 // verifier on what it accepts. Any input must give a module or an error
 // status, never a crash, hang or sanitizer report.
-// Build and run (clang; see frontend/CMakeLists.txt):
-//   CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DHLOVM_FUZZ=ON \
-//       -DHLOVM_SANITIZE=address \
-//       "-DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link -fsized-deallocation"
-// (clang needs -fsized-deallocation for core/hlo_ir.cc's sized delete).
-//   cmake --build build-fuzz --target stablehlo_fuzzer
-//   mkdir -p /tmp/shlo-corpus && build-fuzz/frontend/stablehlo_fuzzer -max_len=65536 \
-//       -max_total_time=900 /tmp/shlo-corpus ../shared/conformance/stablehlo-mlir
+// Build and run: see frontend/CMakeLists.txt.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>

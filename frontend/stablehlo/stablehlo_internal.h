@@ -33,6 +33,15 @@ namespace stablehlo_internal {
 // `#stablehlo.gather<k = v, ...>` values and dictionaries keep their fields
 // in order; `#stablehlo<comparison_direction LT>` is the identifier `LT`.
 struct AttrValue {
+  // Declared here and defaulted below, where AttrValue is complete: `fields`
+  // holds pairs of it, which clang's library instantiates eagerly.
+  AttrValue();
+  AttrValue(const AttrValue&);
+  AttrValue(AttrValue&&) noexcept;
+  AttrValue& operator=(const AttrValue&);
+  AttrValue& operator=(AttrValue&&) noexcept;
+  ~AttrValue();
+
   enum class Kind : uint8_t {
     kUnit,    // a name without `= value`
     kInt,     // 3, 3 : i64, 0x1F
@@ -63,6 +72,12 @@ struct AttrValue {
   std::shared_ptr<SliceAttr> slice;
   size_t offset = 0;
 };
+inline AttrValue::AttrValue() = default;
+inline AttrValue::AttrValue(const AttrValue&) = default;
+inline AttrValue::AttrValue(AttrValue&&) noexcept = default;
+inline AttrValue& AttrValue::operator=(const AttrValue&) = default;
+inline AttrValue& AttrValue::operator=(AttrValue&&) noexcept = default;
+inline AttrValue::~AttrValue() = default;
 using AttrList = std::vector<std::pair<std::string, AttrValue>>;
 
 // Values visible in one function or region body, by name (without `%`).
@@ -199,6 +214,10 @@ class Parser {
   // An error naming an unknown dialect or an op this frontend does not read.
   absl::Status CheckKnownOp(std::string_view full_name, size_t offset) const;
   absl::Status Lower(Scope* scope, Op* op, std::vector<HloInstruction*>* results);
+  // The chlo ops lowered to XLA's elementwise decompositions
+  // (chlo_decompositions.cc): erfc, erf_inv, lgamma, digamma, ...
+  static bool IsDecomposedChloOp(std::string_view name);
+  absl::Status LowerChlo(Scope* scope, Op* op, std::vector<HloInstruction*>* results);
 
   HloInstruction* Emit(Scope* scope, HloOpcode opcode, Shape shape,
                        const std::vector<HloInstruction*>& operands);

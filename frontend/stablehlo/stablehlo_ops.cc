@@ -79,7 +79,7 @@ bool IsSpecialOp(std::string_view name) {
       "pad", "dynamic_slice", "compare", "dot_general", "dot", "convolution", "gather",
       "scatter", "reduce", "reduce_window", "select_and_scatter", "sort", "map", "while", "if",
       "case", "fft", "rng_bit_generator", "rng", "reduce_precision", "triangular_solve",
-      "cholesky", "top_k", "get_tuple_element", "optimization_barrier", "create_token",
+      "cholesky", "top_k", "ragged_dot", "get_tuple_element", "optimization_barrier", "create_token",
       "custom_call", "all_reduce", "all_gather", "reduce_scatter", "collective_permute",
       "all_to_all", "batch_norm_inference", "batch_norm_training", "batch_norm_grad",
       "uniform_quantize", "uniform_dequantize", "real_dynamic_slice", "get_dimension_size",
@@ -107,6 +107,7 @@ absl::Status Parser::CheckKnownOp(std::string_view full, size_t offset) const {
     return Error(offset, absl::StrCat("unknown dialect '", Sv(dialect), "' (in '", Sv(full), "')"));
   }
   if (IsSpecialOp(name)) return absl::OkStatus();
+  if (dialect == "chlo" && IsDecomposedChloOp(name)) return absl::OkStatus();
   std::string hlo_name(name);
   std::replace(hlo_name.begin(), hlo_name.end(), '_', '-');
   std::optional<HloOpcode> opcode = HloOpcodeFromName(hlo_name);
@@ -598,6 +599,7 @@ absl::Status Parser::Lower(Scope* scope, Op* op, std::vector<HloInstruction*>* r
     return absl::OkStatus();
   };
 
+  if (dialect == "chlo" && IsDecomposedChloOp(name)) return LowerChlo(scope, op, results);
   if (dialect == "func") {
     if (name != "call") return Error(at, absl::StrCat("unknown operation '", op->name, "'"));
     if (!function_used_.contains(op->callee)) function_used_[op->callee] = at;
@@ -775,6 +777,31 @@ absl::Status Parser::Lower(Scope* scope, Op* op, std::vector<HloInstruction*>* r
                                  &dnums.rhs_contracting_dimensions));
     }
     HloInstruction* instr = emit(HloOpcode::kDot);
+    instr->mutable_attrs().dot_dimension_numbers.emplace(std::move(dnums));
+    HLOVM_RETURN_IF_ERROR(precision(instr));
+    return finish(instr);
+  }
+  if (name == "ragged_dot") {
+    // chlo.ragged_dot stays one instruction: HLO's ragged-dot.
+    HLOVM_RETURN_IF_ERROR(want_operands(3));
+    const AttrValue* g = Find(*op, {"ragged_dot_dimension_numbers"});
+    if (g == nullptr || g->kind != Kind::kStruct) {
+      return Error(g == nullptr ? at : g->offset, "a ragged_dot needs #chlo.ragged_dot<...>");
+    }
+    DotDimensionNumbers dnums;
+    for (const auto& [key, out] : std::initializer_list<std::pair<std::string_view, std::vector<int64_t>*>>{
+             {"lhs_batching_dimensions", &dnums.lhs_batch_dimensions},
+             {"rhs_batching_dimensions", &dnums.rhs_batch_dimensions},
+             {"lhs_contracting_dimensions", &dnums.lhs_contracting_dimensions},
+             {"rhs_contracting_dimensions", &dnums.rhs_contracting_dimensions},
+             {"lhs_ragged_dimensions", &dnums.lhs_ragged_dimensions},
+             {"rhs_group_dimensions", &dnums.rhs_group_dimensions}}) {
+      const AttrValue* v = Field(*g, key);
+      if (v == nullptr) continue;
+      absl::Status st = IntsOf(*v, out);
+      if (!st.ok()) return Error(v->offset, Msg(st));
+    }
+    HloInstruction* instr = emit(HloOpcode::kRaggedDot);
     instr->mutable_attrs().dot_dimension_numbers.emplace(std::move(dnums));
     HLOVM_RETURN_IF_ERROR(precision(instr));
     return finish(instr);

@@ -280,6 +280,36 @@ func.func @main(%x: tensor<2x3xf32>, %i: tensor<1xi32>) -> () {
   EXPECT_EQ(Find(*m, HloOpcode::kReshape).size(), 1u);
 }
 
+// The chlo ops without an HLO opcode become XLA's elementwise
+// decompositions: no chlo op survives, f16 is computed in f32.
+TEST(StableHloParser, ChloOpsBecomeElementwiseDecompositions) {
+  auto m = ParseOk(
+      "func.func @main(%x: tensor<3xf16>, %y: tensor<3xf32>) -> (tensor<3xf16>, tensor<3xf32>) {\n"
+      "  %0 = chlo.lgamma %x : tensor<3xf16> -> tensor<3xf16>\n"
+      "  %1 = chlo.next_after %y, %y : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>\n"
+      "  return %0, %1 : tensor<3xf16>, tensor<3xf32>\n}");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(Find(*m, HloOpcode::kConvert).size(), 2u);  // f16 -> f32 -> f16
+  EXPECT_FALSE(Find(*m, HloOpcode::kLog1p).empty());
+  EXPECT_EQ(Find(*m, HloOpcode::kBitcastConvert).size(), 4u);  // x, y, nan, result
+  EXPECT_EQ(Find(*m, HloOpcode::kCustomCall).size(), 0u);
+
+  std::string message = ParseError(
+      "func.func @main(%x: tensor<3xi32>) -> () {\n"
+      "  %0 = chlo.erfc %x : tensor<3xi32> -> tensor<3xi32>\n  return\n}");
+  EXPECT_NE(message.find("t.mlir:2:8: error: 'chlo.erfc' does not take s32 operands"),
+            std::string::npos)
+      << message;
+  message = ParseError(
+      "func.func @main(%x: tensor<3xf32>) -> () {\n"
+      "  %0 = chlo.zeta %x : tensor<3xf32> -> tensor<3xf32>\n  return\n}");
+  EXPECT_NE(message.find("'chlo.zeta' takes 2 operand(s), has 1"), std::string::npos) << message;
+  message = ParseError(
+      "func.func @main(%x: tensor<3xf32>) -> () {\n"
+      "  %0 = chlo.digamma %x : tensor<3xf32> -> tensor<2xf32>\n  return\n}");
+  EXPECT_NE(message.find("result type differs"), std::string::npos) << message;
+}
+
 TEST(StableHloParser, ErrorsNameFileLineAndColumn) {
   std::string message = ParseError("module {\n  func.func @main() -> () {\n    %0 = stablehlo.frobnicate %x : tensor<f32>\n    return\n  }\n}");
   EXPECT_NE(message.find("t.mlir:3:10: error: unsupported operation 'stablehlo.frobnicate'"),
