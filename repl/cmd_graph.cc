@@ -269,9 +269,13 @@ int RunDot(const std::string& dot_text, const std::string& format, const std::st
 absl::StatusOr<absl::flat_hash_map<std::string, double>> ProfileShares(
     const Executable& exe, const std::vector<std::string>& inputs, const cli::Options& options) {
   const cli::Flags& flags = options.flags;
+  std::vector<std::string> names;
+  for (const HloInstruction* p : exe.module().entry()->parameters()) names.push_back(p->name());
   HLOVM_ASSIGN_OR_RETURN(std::vector<Literal> arguments,
-                         MakeArguments(exe.parameter_shapes(), inputs,
-                                       flags.random || inputs.empty(), flags.seed, "the module"));
+                         MakeArguments(exe.parameter_shapes(), names, inputs,
+                                       InputOptions{flags.random || inputs.empty(), flags.seed,
+                                                    flags.convert_inputs},
+                                       "the module"));
   std::vector<const Literal*> pointers;
   for (const Literal& a : arguments) pointers.push_back(&a);
   // One run first, so that the profiled run finds warm caches and pages.
