@@ -48,6 +48,9 @@ absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModule(std::string_view text,
 // third of the word's length. nullopt when no name is that near.
 std::optional<std::string_view> NearestOpcodeName(std::string_view word);
 std::optional<std::string_view> NearestAttributeName(std::string_view word);
+// Whether the parser reads `name=` as an attribute of its own (a name it
+// does not know is kept as text, as XLA keeps unknown attributes).
+bool IsAttributeName(std::string_view name);
 
 // One part of a file split at `// -----` lines (lit's --split-input-file).
 struct TextChunk {

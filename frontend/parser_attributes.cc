@@ -829,6 +829,11 @@ std::optional<std::string_view> NearestAttributeName(std::string_view word) {
   return parser_internal::NearestName(word, *names);
 }
 
+bool IsAttributeName(std::string_view name) {
+  const auto& table = parser_internal::AttrTable();
+  return table.find(name) != table.end();
+}
+
 std::optional<std::string_view> NearestOpcodeName(std::string_view word) {
   static const auto* names = [] {
     auto* v = new std::vector<std::string_view>();

@@ -470,25 +470,7 @@ std::string InstanceName(int64_t id, int64_t partitions) {
 }  // namespace
 
 bool Session::IsKnownAttribute(absl::string_view name) {
-  if (name.empty() || !IsNameStart(name[0])) return false;
-  for (char c : name) {
-    if (!IsNameChar(c)) return false;
-  }
-  // The attributes the parser knows but keeps as text, whatever it is (the
-  // kMetadata, kFrontendAttributes, kStatistics, kOrigin, kDomain and
-  // kSharding cases of its attribute reader).
-  static constexpr absl::string_view kReadAsText[] = {
-      "metadata", "frontend_attributes", "statistics", "origin", "domain", "sharding"};
-  if (std::find(std::begin(kReadAsText), std::end(kReadAsText), name) != std::end(kReadAsText)) {
-    return true;
-  }
-  // Any other known attribute's value is parsed, and `@` starts no value.
-  ParseOptions options;
-  options.max_errors = 1;
-  return !ParseHloModule(absl::StrCat("HloModule m\n\nENTRY e {\n  ROOT c = f32[] constant(0), ",
-                                      name, "=@\n}\n"),
-                         options)
-              .ok();
+  return IsAttributeName(std::string_view(name.data(), name.size()));
 }
 
 std::vector<std::string> Session::ReducerNames() {

@@ -347,7 +347,7 @@ ENTRY e {
 def test_the_gil_is_released_while_a_module_runs():
     m = hlovm.compile(FOREVER.replace("pred[] constant(true)", "pred[] compare(c, lim), direction=LT")
                       .replace("c = s64[] parameter(0)",
-                               "c = s64[] parameter(0)\n  lim = s64[] constant(3000000)"))
+                               "c = s64[] parameter(0)\n  lim = s64[] constant(30000000)"))
     ticks = []
     done = threading.Event()
 
@@ -359,7 +359,7 @@ def test_the_gil_is_released_while_a_module_runs():
     t = threading.Thread(target=tick)
     t.start()
     start = time.perf_counter()
-    assert int(m(np.int64(0))) == 3000000
+    assert int(m(np.int64(0))) == 30000000
     elapsed = time.perf_counter() - start
     done.set()
     t.join()
