@@ -12,32 +12,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
 
-expect() {  # description, expected exit code, command...
-  local what=$1 code=$2
-  shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local rc=$?
-  if [ "$rc" != "$code" ]; then
-    echo "FAIL: $what: exit $rc, expected $code"
-    sed 's/^/  stdout: /' "$tmp/out" | head -5
-    sed 's/^/  stderr: /' "$tmp/err" | head -5
-    failures=$((failures + 1))
-  fi
-}
-expect_output() {  # description, text that stdout must contain
-  if ! grep -qF -- "$2" "$tmp/out"; then
-    echo "FAIL: $1: stdout lacks '$2'"
-    sed 's/^/  stdout: /' "$tmp/out" | head -5
-    failures=$((failures + 1))
-  fi
-}
-expect_error() {  # description, text that stderr must contain
-  if ! grep -qF -- "$2" "$tmp/err"; then
-    echo "FAIL: $1: stderr lacks '$2'"
-    sed 's/^/  stderr: /' "$tmp/err" | head -5
-    failures=$((failures + 1))
-  fi
-}
+source scripts/cli_expect.sh  # expect, expect_output, expect_error
 check() {  # description, python snippet that must exit 0 (tmp is $T)
   if ! T="$tmp" "$python" -c "$2"; then
     echo "FAIL: $1"
