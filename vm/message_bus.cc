@@ -151,11 +151,17 @@ absl::Status MessageCollectiveBus::Meet(int64_t self, const CollectiveOp& op,
   // The key every member must bring: the group, the collective and its
   // operand shapes.
   const std::string key = absl::StrCat(DescribeGroup(op.group), " ", CollectiveKey(op));
-  int64_t in_bytes = 0;
-  for (const Shape* s : op.in_shapes) in_bytes += Bytes(*s);
+  // The inputs follow the key, each at a multiple of kInputAlignment bytes
+  // from the start of the message (whose storage malloc aligns at least
+  // so), so that kernels read the received arrays at their types' alignment.
+  constexpr int64_t kInputAlignment = 16;
+  auto align_up = [](int64_t at) { return (at + kInputAlignment - 1) / kInputAlignment * kInputAlignment; };
   std::vector<uint8_t> header;
   AppendU64(header, key.size());
   header.insert(header.end(), key.begin(), key.end());
+  header.resize(align_up(static_cast<int64_t>(header.size())), 0);
+  int64_t in_bytes = 0;  // the inputs with the padding between them
+  for (const Shape* s : op.in_shapes) in_bytes = align_up(in_bytes) + Bytes(*s);
   std::vector<uint8_t> with_inputs;
   auto reads_mine = [&](int64_t k) {
     if (op.kind == CollectiveKind::kCollectivePermute) {
@@ -173,6 +179,7 @@ absl::Status MessageCollectiveBus::Meet(int64_t self, const CollectiveOp& op,
       with_inputs = header;
       with_inputs.reserve(header.size() + in_bytes);
       for (size_t a = 0; a < op.in_shapes.size(); ++a) {
+        with_inputs.resize(align_up(static_cast<int64_t>(with_inputs.size())), 0);
         with_inputs.insert(with_inputs.end(), op.in[a], op.in[a] + Bytes(*op.in_shapes[a]));
       }
     }
@@ -229,7 +236,8 @@ absl::Status MessageCollectiveBus::Meet(int64_t self, const CollectiveOp& op,
       }
       continue;
     }
-    const int64_t body = static_cast<int64_t>(bytes.size() - 8 - length);
+    const int64_t start = align_up(8 + static_cast<int64_t>(length));
+    const int64_t body = static_cast<int64_t>(bytes.size()) - start;
     CollectiveOp& peer = meeting->received[k];
     meeting->in[k].assign(op.in_shapes.size(), nullptr);
     if (body > 0) {
@@ -238,9 +246,10 @@ absl::Status MessageCollectiveBus::Meet(int64_t self, const CollectiveOp& op,
                                                 " bytes of inputs, ", in_bytes, " expected"));
       }
       meeting->bytes[k] = std::move(bytes);
-      int64_t at = 8 + static_cast<int64_t>(length);
+      int64_t at = 0;
       for (size_t a = 0; a < op.in_shapes.size(); ++a) {
-        meeting->in[k][a] = meeting->bytes[k].data() + at;
+        at = align_up(at);
+        meeting->in[k][a] = meeting->bytes[k].data() + start + at;
         at += Bytes(*op.in_shapes[a]);
       }
     }
