@@ -153,31 +153,8 @@ TEST(ReplicasTest, WrongArgumentCountIsRefused) {
   for (auto& r : results) EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
 }
 
-// Replica 1 takes the other branch and never joins the all-reduce.
-constexpr char kSkip[] = R"(
-HloModule skip, replica_count=2
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-reduce_it {
-  p = f32[4] parameter(0)
-  ROOT r = f32[4] all-reduce(p), replica_groups={{0,1}}, to_apply=add
-}
-keep {
-  ROOT p = f32[4] parameter(0)
-}
-ENTRY e {
-  id = u32[] replica-id()
-  zero = u32[] constant(0)
-  is0 = pred[] compare(id, zero), direction=EQ
-  x = f32[4] constant({1, 2, 3, 4})
-  ROOT c = f32[4] conditional(is0, x, x), true_computation=reduce_it, false_computation=keep
-})";
-
 TEST(ReplicasTest, SkippedCollectiveFailsAtOnceWhenThePeerHasExited) {
-  auto exe = Build(kSkip);
+  auto exe = Build(vm_test::kSkippedAllReduce);
   ASSERT_NE(exe, nullptr);
   const auto start = std::chrono::steady_clock::now();
   auto results = RunAll(*exe, {{}}, /*timeout=*/30);

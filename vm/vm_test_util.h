@@ -48,6 +48,31 @@ std::vector<T> Values(const Literal& lit) {
   return std::vector<T>(span.begin(), span.end());
 }
 
+// A two-replica module whose replica 1 takes the other branch of a
+// conditional and never joins the all-reduce (for the fault tests of the
+// in-memory and message buses).
+inline constexpr char kSkippedAllReduce[] = R"(
+HloModule skip, replica_count=2
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+reduce_it {
+  p = f32[4] parameter(0)
+  ROOT r = f32[4] all-reduce(p), replica_groups={{0,1}}, to_apply=add
+}
+keep {
+  ROOT p = f32[4] parameter(0)
+}
+ENTRY e {
+  id = u32[] replica-id()
+  zero = u32[] constant(0)
+  is0 = pred[] compare(id, zero), direction=EQ
+  x = f32[4] constant({1, 2, 3, 4})
+  ROOT c = f32[4] conditional(is0, x, x), true_computation=reduce_it, false_computation=keep
+})";
+
 }  // namespace vm_test
 }  // namespace hlovm
 
