@@ -1,7 +1,8 @@
 // Dispatch cost: a while loop that counts a scalar to N (compare + add +
 // tuple per iteration). Reports ns per iteration and ns per executed
 // bytecode instruction (the condition's and the body's instructions; tuple
-// and get-tuple-element compile to none).
+// and get-tuple-element compile to none). Also the fixed cost of one
+// Execute call: a module of one add on two 8-element arrays.
 #include <atomic>
 #include <memory>
 #include <string>
@@ -107,6 +108,52 @@ BENCHMARK(BM_WhileCountCancellablePublished)
     ->Arg(10000000)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(3);
+
+// One call of a one-add module on f32[8] inputs: what a run costs beyond
+// its instructions (binding arguments, the frame, the result literal).
+// Arg: the thread count asked for (0: every core, as the default).
+void BM_ExecuteOneAdd(benchmark::State& state) {
+  std::unique_ptr<Executable> exe = bench::CompileOrSkip(state, R"hlo(HloModule add
+ENTRY e {
+  x = f32[8] parameter(0)
+  y = f32[8] parameter(1)
+  ROOT s = f32[8] add(x, y)
+})hlo");
+  if (exe == nullptr) return;
+  absl::StatusOr<Literal> x = Literal::Create(exe->parameter_shapes()[0]);
+  absl::StatusOr<Literal> y = Literal::Create(exe->parameter_shapes()[1]);
+  if (!x.ok() || !y.ok()) {
+    state.SkipWithError("cannot make the inputs");
+    return;
+  }
+  const Literal* arguments[] = {&*x, &*y};
+  ExecuteOptions options;
+  options.threads = static_cast<int>(state.range(0));
+  bench::ExecuteEachIteration(state, *exe, arguments, options);
+}
+BENCHMARK(BM_ExecuteOneAdd)->Arg(1)->Arg(0)->Unit(benchmark::kNanosecond);
+
+// The same call through ExecuteArrays (bare data pointers, as the Python
+// module passes NumPy arrays).
+void BM_ExecuteArraysOneAdd(benchmark::State& state) {
+  std::unique_ptr<Executable> exe = bench::CompileOrSkip(state, R"hlo(HloModule add
+ENTRY e {
+  x = f32[8] parameter(0)
+  y = f32[8] parameter(1)
+  ROOT s = f32[8] add(x, y)
+})hlo");
+  if (exe == nullptr) return;
+  alignas(64) float x[8] = {}, y[8] = {};
+  const void* data[] = {x, y};
+  ExecuteOptions options;
+  options.threads = static_cast<int>(state.range(0));
+  for (auto _ : state) {
+    absl::StatusOr<Literal> result = exe->ExecuteArrays(data, options);
+    if (!result.ok()) state.SkipWithError(std::string(result.status().message()).c_str());
+    benchmark::DoNotOptimize(result);
+  }
+}
+BENCHMARK(BM_ExecuteArraysOneAdd)->Arg(1)->Arg(0)->Unit(benchmark::kNanosecond);
 
 }  // namespace
 }  // namespace hlovm

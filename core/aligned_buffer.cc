@@ -90,9 +90,10 @@ class MappingCache {
 // AlignedBuffer.
 //===----------------------------------------------------------------------===//
 
-// Each allocation starts with a kAlignment-byte header whose first 8 bytes
-// hold the mapped length (0 when the block came from aligned_alloc); the data
-// follows the header.
+// The data follows a kAlignment-byte header whose first 8 bytes hold the
+// mapped length, or 0 for a block from malloc, whose start the next 8 bytes
+// hold. (malloc and aligning by hand: glibc's aligned_alloc costs several
+// times a malloc, and small results are allocated on every run.)
 absl::StatusOr<AlignedBuffer> AlignedBuffer::Allocate(int64_t size, Init init) {
   if (size < 0) return absl::InvalidArgumentError(absl::StrCat("negative buffer size ", size));
   static const int64_t limit = [] {
@@ -128,12 +129,17 @@ absl::StatusOr<AlignedBuffer> AlignedBuffer::Allocate(int64_t size, Init init) {
     base = static_cast<uint8_t*>(p);
     mapped = static_cast<uint64_t>(length);
   } else {
-    const int64_t length = RoundUp(total, kAlignment);
-    base = static_cast<uint8_t*>(std::aligned_alloc(kAlignment, static_cast<size_t>(length)));
-    if (base == nullptr) {
+    // The data's kAlignment-multiple of bytes, zeroed when asked (kernels
+    // may read a vector past the end), and room to align the header.
+    const int64_t padded = RoundUp(size, kAlignment);
+    auto* block = static_cast<uint8_t*>(std::malloc(static_cast<size_t>(padded + 2 * kAlignment)));
+    if (block == nullptr) {
       return absl::ResourceExhaustedError(absl::StrCat("cannot allocate ", size, " bytes"));
     }
-    if (init == kZeroed) std::memset(base, 0, static_cast<size_t>(length));
+    const uintptr_t start = reinterpret_cast<uintptr_t>(block) + kAlignment;
+    base = block + (RoundUp(static_cast<int64_t>(start), kAlignment) - static_cast<int64_t>(start));
+    if (init == kZeroed) std::memset(base + kAlignment, 0, static_cast<size_t>(padded));
+    std::memcpy(base + sizeof(mapped), &block, sizeof(block));
   }
   std::memcpy(base, &mapped, sizeof(mapped));
   AlignedBuffer buffer;
@@ -157,7 +163,9 @@ void AlignedBuffer::Free::operator()(uint8_t* p) const {
   if (mapped != 0) {
     MappingCache::Get().Give(base, static_cast<int64_t>(mapped));
   } else {
-    std::free(base);
+    uint8_t* block;
+    std::memcpy(&block, base + sizeof(mapped), sizeof(block));
+    std::free(block);
   }
 }
 

@@ -22,6 +22,16 @@ using literal_internal::ReadUnsigned;
 
 bool IsPermutation(absl::Span<const int64_t> order, int64_t rank) {
   if (static_cast<int64_t>(order.size()) != rank) return false;
+  // Ranks fit in a word's bits (the verifier's limit is far below 64); a
+  // vector only past that.
+  if (rank <= 64) {
+    uint64_t seen = 0;
+    for (int64_t d : order) {
+      if (d < 0 || d >= rank || ((seen >> d) & 1)) return false;
+      seen |= uint64_t{1} << d;
+    }
+    return true;
+  }
   std::vector<bool> seen(rank, false);
   for (int64_t d : order) {
     if (d < 0 || d >= rank || seen[d]) return false;
@@ -92,7 +102,6 @@ absl::StatusOr<Literal> Literal::View(const Shape& shape, void* data) {
 
 absl::StatusOr<Literal> Literal::Make(const Shape& shape, AlignedBuffer::Init init) {
   Literal literal;
-  literal.shape_ = shape;
   if (shape.IsTuple()) {
     literal.elements_.reserve(shape.tuple_size());
     for (int64_t i = 0; i < shape.tuple_size(); ++i) {
@@ -104,8 +113,11 @@ absl::StatusOr<Literal> Literal::Make(const Shape& shape, AlignedBuffer::Init in
     literal.shape_ = Shape::Tuple(std::move(shapes));
     return literal;
   }
-  if (!shape.IsArray()) return literal;  // token, opaque: no storage
-  HLOVM_ASSIGN_OR_RETURN(const int64_t bytes, PrepareArray(shape, literal));
+  if (!shape.IsArray()) {  // token, opaque: no storage
+    literal.shape_ = shape;
+    return literal;
+  }
+  HLOVM_ASSIGN_OR_RETURN(const int64_t bytes, PrepareArray(shape, literal));  // sets shape_
   absl::StatusOr<AlignedBuffer> buffer = AlignedBuffer::Allocate(bytes, init);
   if (!buffer.ok()) {
     return absl::Status(buffer.status().code(),

@@ -19,6 +19,7 @@
 #include <pybind11/stl.h>
 
 #include <signal.h>
+#include <time.h>
 
 #include <array>
 #include <atomic>
@@ -33,6 +34,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -217,9 +219,10 @@ void EnsureSigintHandler() {
   // At most one check every 50 ms: a call costs no system call, and a
   // handler Python installs later is chained to within 50 ms.
   static std::atomic<int64_t> next_check_ns{0};
-  const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                          std::chrono::steady_clock::now().time_since_epoch())
-                          .count();
+  // The coarse clock (a few ms resolution) reads in a few ns.
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  const int64_t now = int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
   if (now < next_check_ns.load(std::memory_order_relaxed)) return;
   next_check_ns.store(now + 50'000'000, std::memory_order_relaxed);
   struct sigaction current;
@@ -564,20 +567,32 @@ py::object ToPython(Literal&& literal, bool raw) {
     }
     return values;
   }
-  const int64_t item = ByteWidth(type);
-  std::vector<py::ssize_t> strides(dims.size());
-  py::ssize_t stride = item;
-  for (int64_t d : shape.minor_to_major()) {
-    strides[d] = stride;
-    stride *= dims[d];
-  }
   py::dtype descr = py::reinterpret_borrow<py::dtype>(dtype);
   if (shape.element_count() == 0 || literal.untyped_data() == nullptr) {
     return py::array(descr, dims);
   }
+  // The array views the literal's storage and keeps the literal alive: no
+  // copy. Made with NumPy's own call (pybind11's constructor copies the
+  // dimensions into vectors first; this runs once per result of every call).
+  const int64_t item = ByteWidth(type);
+  const int rank = static_cast<int>(dims.size());
+  absl::InlinedVector<Py_intptr_t, 8> sizes(dims.begin(), dims.end()), strides(rank);
+  Py_intptr_t stride = item;
+  for (int64_t d : shape.layout().minor_to_major) {
+    strides[d] = stride;
+    stride *= sizes[d];
+  }
   auto* owner = new Literal(std::move(literal));
   py::capsule base(owner, [](void* p) { delete static_cast<Literal*>(p); });
-  return py::array(descr, dims, strides, owner->untyped_data(), base);
+  const auto& api = py::detail::npy_api::get();
+  auto array = py::reinterpret_steal<py::object>(api.PyArray_NewFromDescr_(
+      api.PyArray_Type_, descr.release().ptr(), rank, sizes.data(), strides.data(),
+      owner->untyped_data(), py::detail::npy_api::NPY_ARRAY_WRITEABLE_, nullptr));
+  if (!array) throw py::error_already_set();
+  if (api.PyArray_SetBaseObject_(array.ptr(), base.release().ptr()) != 0) {
+    throw py::error_already_set();
+  }
+  return array;
 }
 
 //===----------------------------------------------------------------------===//
@@ -629,6 +644,21 @@ class Module {
       module->names_.push_back(entry.parameter(i)->name());
       module->what_.push_back(absl::StrCat("parameter ", i, " (", entry.parameter(i)->name(), ")"));
     }
+    module->direct_ = true;
+    for (const Shape& shape : module->exe_->parameter_shapes()) {
+      DirectParameter p;
+      p.row_major = shape.IsArray() && shape.has_layout() &&
+                    shape.layout().minor_to_major == Layout::RowMajor(shape.rank()).minor_to_major;
+      if (!p.row_major) {
+        module->direct_ = false;
+        break;
+      }
+      p.type = static_cast<int>(shape.element_type());
+      p.dims.assign(shape.dimensions().begin(), shape.dimensions().end());
+      const int64_t item = ByteWidth(shape.element_type());
+      p.align = item >= 16 ? 16 : item;
+      module->direct_parameters_.push_back(std::move(p));
+    }
     return module;
   }
 
@@ -665,10 +695,50 @@ class Module {
     }
   }
 
+  // The common call's arguments, read without a Literal each: when every
+  // parameter is an array laid out row-major and every input a C-contiguous,
+  // aligned, native-order ndarray of its parameter's dtype and shape, fills
+  // `data` with their elements' addresses and returns true. Otherwise
+  // returns false and the general path (MakeArguments) decides.
+  bool DirectArguments(py::handle inputs, absl::InlinedVector<const void*, 8>& data) const {
+    if (!direct_ || !PyTuple_CheckExact(inputs.ptr()) ||
+        static_cast<size_t>(PyTuple_GET_SIZE(inputs.ptr())) != direct_parameters_.size()) {
+      return false;
+    }
+    const Dtypes& table = TypeTable();
+    const auto& api = py::detail::npy_api::get();
+    for (size_t i = 0; i < direct_parameters_.size(); ++i) {
+      const DirectParameter& p = direct_parameters_[i];
+      PyObject* object = PyTuple_GET_ITEM(inputs.ptr(), i);
+      if (!api.PyArray_Check_(object)) return false;
+      const auto* array = py::detail::array_proxy(object);
+      if (array->nd != static_cast<int>(p.dims.size())) return false;
+      for (size_t d = 0; d < p.dims.size(); ++d) {
+        if (array->dimensions[d] != p.dims[d]) return false;
+      }
+      if (!(array->flags & py::detail::npy_api::NPY_ARRAY_C_CONTIGUOUS_) ||
+          reinterpret_cast<uintptr_t>(array->data) % p.align != 0) {
+        return false;
+      }
+      PyObject* dtype = array->descr;
+      if (py::detail::array_descriptor_proxy(dtype)->byteorder == '>' ||
+          !(SameDtype(dtype, table.native[p.type]) || SameDtype(dtype, table.extra[p.type]))) {
+        return false;
+      }
+      data.push_back(array->data);
+    }
+    return true;
+  }
+
   py::object Run(py::sequence inputs, int threads, bool raw, Profiler* profiler = nullptr) const {
     Arguments args;
-    MakeArguments(inputs, args);
-    std::vector<const Literal*> pointers = args.pointers();
+    absl::InlinedVector<const void*, 8> direct;
+    std::vector<const Literal*> pointers;
+    const bool is_direct = DirectArguments(inputs, direct);
+    if (!is_direct) {
+      MakeArguments(inputs, args);
+      pointers = args.pointers();
+    }
     EnsureSigintHandler();
     absl::StatusOr<Literal> result;
     bool cancelled = false;
@@ -679,7 +749,7 @@ class Module {
       options.threads = threads;
       options.cancel = slot.flag();
       options.profiler = profiler;
-      result = exe_->Execute(pointers, options);
+      result = is_direct ? exe_->ExecuteArrays(direct, options) : exe_->Execute(pointers, options);
       cancelled = slot.cancelled();
     }
     if (!result.ok()) {
@@ -779,6 +849,16 @@ class Module {
   CompileSettings settings_;
   std::vector<std::string> names_;
   std::vector<std::string> what_;  // "parameter 1 (w1)", for errors
+  // What DirectArguments checks, per parameter; direct_ when every
+  // parameter is an array laid out row-major.
+  struct DirectParameter {
+    bool row_major = false;
+    int type = 0;  // the ElementType
+    std::vector<int64_t> dims;
+    int64_t align = 1;
+  };
+  bool direct_ = false;
+  std::vector<DirectParameter> direct_parameters_;
 };
 
 // custom_call_target="hlovm.test.address_of" (registered by
@@ -795,6 +875,52 @@ class AddressOf : public PreparedCustomCall {
 };
 
 }  // namespace
+
+// Module's call slot. pybind11's general dispatcher (argument vectors,
+// keyword matching, the instance's type looked up by name) costs about as
+// much as running a small module; this reads the positional arguments and
+// the two keywords itself and does what Module.run does.
+PyObject* CallModule(PyObject* self, PyObject* args, PyObject* kwargs) {
+  try {
+    int threads = 0;
+    bool raw = false;
+    if (kwargs != nullptr) {
+      PyObject* key = nullptr;
+      PyObject* value = nullptr;
+      Py_ssize_t position = 0;
+      while (PyDict_Next(kwargs, &position, &key, &value)) {
+        const std::string name = py::handle(key).cast<std::string>();
+        if (name == "threads") {
+          const long n = PyLong_Check(value) ? PyLong_AsLong(value) : -1;
+          if (!PyLong_Check(value) || n < 0 || n > (1 << 20)) {
+            PyErr_Clear();
+            throw py::type_error(absl::StrCat("threads must be a count (an int >= 0), not ",
+                                              std::string(py::repr(value))));
+          }
+          threads = static_cast<int>(n);
+        } else if (name == "raw") {
+          const int truth = PyObject_IsTrue(value);
+          if (truth < 0) throw py::error_already_set();
+          raw = truth != 0;
+        } else {
+          throw py::type_error(
+              absl::StrCat("Module() got an unexpected keyword argument '", name, "'"));
+        }
+      }
+    }
+    // Only instances of Module (or of a subclass) reach this slot: their
+    // value is found without looking the type up by name.
+    static py::detail::type_info* const info = py::detail::get_type_info(typeid(Module));
+    const auto* module = reinterpret_cast<py::detail::instance*>(self)
+                             ->get_value_and_holder(info)
+                             .value_ptr<Module>();
+    if (module == nullptr) throw py::type_error("an uninitialised hlovm.Module");
+    return module->Run(py::reinterpret_borrow<py::tuple>(args), threads, raw).release().ptr();
+  } catch (...) {
+    py::detail::translate_exception(std::current_exception());
+    return nullptr;
+  }
+}
 
 PYBIND11_MODULE(_hlovm, m) {
   m.doc() = "hlovm: run XLA HLO text on the CPU with NumPy arrays";
@@ -815,7 +941,8 @@ PYBIND11_MODULE(_hlovm, m) {
   m.attr("VerifyError") = errors.verify;
   m.attr("CheckFailure") = errors.check;
 
-  py::class_<Module, std::shared_ptr<Module>>(m, "Module", "A compiled HLO module.")
+  py::class_<Module, std::shared_ptr<Module>> module_class(m, "Module", "A compiled HLO module.");
+  module_class
       .def_property_readonly("text", &Module::text, "The HLO text it was compiled from.")
       .def_property_readonly(
           "parameters", &Module::Parameters,
@@ -869,6 +996,9 @@ PYBIND11_MODULE(_hlovm, m) {
                             absl::StrJoin(self.names(), ", "), ") -> ",
                             self.exe().result_shape().ToString(false), ">");
       });
+  // Calls take the direct slot; __call__ above stays for help() and for
+  // code that looks the method up by name.
+  reinterpret_cast<PyTypeObject*>(module_class.ptr())->tp_call = &CallModule;
 
   m.def(
       "compile",

@@ -7,6 +7,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
@@ -126,6 +127,8 @@ class VmExecutable : public Executable {
   absl::StatusOr<Literal> ExecuteDonated(absl::Span<Literal> arguments,
                                          const ExecuteOptions& options) const override;
   void ReturnDonated(Literal& result, absl::Span<Literal> arguments) const override;
+  absl::StatusOr<Literal> ExecuteArrays(absl::Span<const void* const> data,
+                                        const ExecuteOptions& options) const override;
 
  private:
   // Execute and ExecuteDonated; `donated` (empty or one per argument) are
@@ -133,6 +136,11 @@ class VmExecutable : public Executable {
   absl::StatusOr<Literal> Run(absl::Span<const Literal* const> arguments,
                               absl::Span<Literal* const> donated,
                               const ExecuteOptions& options) const;
+  // The run itself, once arguments are checked: `bind(regs, scratch)`
+  // points the entry's parameter registers at the arguments.
+  template <typename Bind>
+  absl::StatusOr<Literal> RunBound(const Bind& bind, absl::Span<Literal* const> donated,
+                                   const ExecuteOptions& options) const;
   // Per result leaf, the argument leaf it returns unchanged (numbered over
   // all arguments' leaves in order), or -1.
   std::vector<int64_t> PassedThroughLeaves() const;
@@ -155,6 +163,25 @@ class VmExecutable : public Executable {
   std::vector<Reg> result_bound_regs_;
 };
 
+// Points parameter register `r` at an array of `shape` whose elements lie
+// at `data`, relaying it into `scratch` when its layout is not row-major.
+absl::Status BindArray(const Shape& shape, const void* data, const Function& fn, Reg r,
+                       uint8_t** regs, std::vector<AlignedBuffer>& scratch) {
+  if (vm::IsEffectivelyRowMajor(shape)) {
+    regs[r] = static_cast<uint8_t*>(const_cast<void*>(data));
+    static uint8_t empty[64];
+    if (regs[r] == nullptr) regs[r] = empty;
+    return absl::OkStatus();
+  }
+  HLOVM_ASSIGN_OR_RETURN(AlignedBuffer buffer, AlignedBuffer::Allocate(fn.regs[r].bytes));
+  StridedCopyPlan plan = MakeToRowMajorPlan(ByteWidth(shape.element_type()), shape.dimensions(),
+                                            shape.minor_to_major());
+  RunStridedCopy(plan, static_cast<const uint8_t*>(data), buffer.data(), 0, plan.rows());
+  regs[r] = buffer.data();
+  scratch.push_back(std::move(buffer));
+  return absl::OkStatus();
+}
+
 // Points parameter registers at the leaves of `arg`, relaying leaves whose
 // layout is not row-major into `scratch`.
 absl::Status BindArgument(const Literal& arg, const Function& fn, const Reg*& leaf, uint8_t** regs,
@@ -172,19 +199,7 @@ absl::Status BindArgument(const Literal& arg, const Function& fn, const Reg*& le
     regs[r] = &token_byte;
     return absl::OkStatus();
   }
-  if (vm::IsEffectivelyRowMajor(shape)) {
-    regs[r] = const_cast<uint8_t*>(arg.untyped_data());
-    static uint8_t empty[64];
-    if (regs[r] == nullptr) regs[r] = empty;
-    return absl::OkStatus();
-  }
-  HLOVM_ASSIGN_OR_RETURN(AlignedBuffer buffer, AlignedBuffer::Allocate(fn.regs[r].bytes));
-  StridedCopyPlan plan = MakeToRowMajorPlan(ByteWidth(shape.element_type()), shape.dimensions(),
-                                            shape.minor_to_major());
-  RunStridedCopy(plan, arg.untyped_data(), buffer.data(), 0, plan.rows());
-  regs[r] = buffer.data();
-  scratch.push_back(std::move(buffer));
-  return absl::OkStatus();
+  return BindArray(shape, arg.untyped_data(), fn, r, regs, scratch);
 }
 
 // The leaves of `literal` where `shape` has them (a leaf a result took over
@@ -201,13 +216,17 @@ void CollectLeaves(const Shape& shape, Literal& literal, std::vector<Literal*>& 
   }
 }
 
-// Builds the result literal of `shape` from the registers. `takeable` maps
-// registers to literals holding their storage (results computed in place,
-// donated arguments) that a result leaf takes over instead of a copy; those
-// taken leave the map.
+// Literals holding a register's storage (results computed in place,
+// donated arguments), by register; few, so a vector searched in order (the
+// first entry of a register is the one used).
+using Takeable = absl::InlinedVector<std::pair<Reg, Literal*>, 4>;
+
+// Builds the result literal of `shape` from the registers. A result leaf
+// takes over the literal `takeable` holds for its register instead of a
+// copy; those taken leave the list.
 absl::StatusOr<Literal> MakeResult(const Shape& shape, const Reg*& leaf, uint8_t* const* regs,
                                    const Function& fn,
-                                   absl::flat_hash_map<Reg, Literal*>& takeable) {
+                                   Takeable& takeable) {
   if (shape.IsTuple()) {
     std::vector<Literal> elements;
     for (const Shape& s : shape.tuple_shapes()) {
@@ -222,7 +241,9 @@ absl::StatusOr<Literal> MakeResult(const Shape& shape, const Reg*& leaf, uint8_t
     if (token.ok()) return std::move(*token);
     return Literal();
   }
-  if (auto it = takeable.find(r); it != takeable.end()) {
+  if (auto it = std::find_if(takeable.begin(), takeable.end(),
+                             [r](const auto& entry) { return entry.first == r; });
+      it != takeable.end()) {
     Literal* own = it->second;
     // Only storage the run used directly (not a relaid copy) and laid out
     // as the result wants.
@@ -311,6 +332,49 @@ absl::StatusOr<Literal> VmExecutable::Run(absl::Span<const Literal* const> argum
     }
   }
   const Function& fn = *program_->entry;
+  auto bind = [&](uint8_t** regs, std::vector<AlignedBuffer>& scratch) -> absl::Status {
+    const Reg* leaf = fn.param_regs.data();
+    for (const Literal* arg : arguments) {
+      HLOVM_RETURN_IF_ERROR(BindArgument(*arg, fn, leaf, regs, scratch));
+    }
+    return absl::OkStatus();
+  };
+  return RunBound(bind, donated, options);
+}
+
+absl::StatusOr<Literal> VmExecutable::ExecuteArrays(absl::Span<const void* const> data,
+                                                    const ExecuteOptions& options) const {
+  if (data.size() != parameter_shapes_.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("the entry computation takes ",
+                                                   parameter_shapes_.size(), " arguments, got ",
+                                                   data.size()));
+  }
+  for (size_t i = 0; i < parameter_shapes_.size(); ++i) {
+    if (!parameter_shapes_[i].IsArray()) {
+      return absl::InvalidArgumentError(absl::StrCat("parameter ", i, " is ",
+                                                     parameter_shapes_[i].ToString(),
+                                                     ", not an array: pass it as a literal"));
+    }
+  }
+  if (options.flush_denormals && !CanFlushDenormals()) {
+    return absl::UnimplementedError("flushing subnormals to zero: this processor has no such mode");
+  }
+  const Function& fn = *program_->entry;
+  auto bind = [&](uint8_t** regs, std::vector<AlignedBuffer>& scratch) -> absl::Status {
+    for (size_t i = 0; i < data.size(); ++i) {
+      HLOVM_RETURN_IF_ERROR(
+          BindArray(parameter_shapes_[i], data[i], fn, fn.param_regs[i], regs, scratch));
+    }
+    return absl::OkStatus();
+  };
+  return RunBound(bind, {}, options);
+}
+
+template <typename Bind>
+absl::StatusOr<Literal> VmExecutable::RunBound(const Bind& bind,
+                                               absl::Span<Literal* const> donated,
+                                               const ExecuteOptions& options) const {
+  const Function& fn = *program_->entry;
   std::unique_ptr<Frame> frame = TakeFrame();
   if (frame == nullptr) {
     HLOVM_ASSIGN_OR_RETURN(frame, Frame::Create(fn));
@@ -322,16 +386,14 @@ absl::StatusOr<Literal> VmExecutable::Run(absl::Span<const Literal* const> argum
   } returner{this, &frame};
   uint8_t** regs = frame->regs();
   std::vector<AlignedBuffer> scratch;
-  const Reg* leaf = fn.param_regs.data();
-  for (const Literal* arg : arguments) {
-    HLOVM_RETURN_IF_ERROR(BindArgument(*arg, fn, leaf, regs, scratch));
-  }
+  HLOVM_RETURN_IF_ERROR(bind(regs, scratch));
   // Results are computed where the caller gets them: each result slot is
   // its leaf's literal (a leaf not laid out row-major gets a row-major
   // buffer, relaid at the end).
-  std::vector<Literal> outputs;
-  std::vector<Reg> output_regs;  // the result register of each output
-  absl::flat_hash_map<int32_t, uint8_t*> slot_storage;
+  // Few: at most one per result leaf.
+  absl::InlinedVector<Literal, 2> outputs;
+  absl::InlinedVector<Reg, 2> output_regs;  // the result register of each output
+  absl::InlinedVector<std::pair<int32_t, uint8_t*>, 2> slot_storage;
   if (!result_bound_regs_.empty()) {
     outputs.reserve(fn.result_regs.size());
     for (size_t k = 0; k < fn.result_regs.size(); ++k) {
@@ -345,15 +407,23 @@ absl::StatusOr<Literal> VmExecutable::Run(absl::Span<const Literal* const> argum
         HLOVM_ASSIGN_OR_RETURN(Literal lit, Literal::CreateUninitialized(shape));
         outputs.push_back(std::move(lit));
         output_regs.push_back(fn.result_regs[k]);
-        slot_storage[info.slot] = outputs.back().untyped_data();
+        slot_storage.emplace_back(info.slot, outputs.back().untyped_data());
       } else {
         HLOVM_ASSIGN_OR_RETURN(AlignedBuffer buffer,
                                AlignedBuffer::Allocate(info.bytes, AlignedBuffer::kUninitialized));
-        slot_storage[info.slot] = buffer.data();
+        slot_storage.emplace_back(info.slot, buffer.data());
         scratch.push_back(std::move(buffer));
       }
     }
-    for (Reg r : result_bound_regs_) regs[r] = slot_storage.at(fn.regs[r].slot);
+    for (Reg r : result_bound_regs_) {
+      const int32_t slot = fn.regs[r].slot;
+      auto it = std::find_if(slot_storage.begin(), slot_storage.end(),
+                             [slot](const auto& entry) { return entry.first == slot; });
+      if (it == slot_storage.end()) {
+        return absl::InternalError(absl::StrCat("result slot ", slot, " has no storage"));
+      }
+      regs[r] = it->second;
+    }
   }
 
   vm::ExecContext ctx;
@@ -375,7 +445,11 @@ absl::StatusOr<Literal> VmExecutable::Run(absl::Span<const Literal* const> argum
   // and its worker threads run every task under them (oneTBB's documented
   // behaviour), so this scope covers the whole run.
   const FlushDenormalsScope flush(options.flush_denormals);
-  if (ctx.threads > 1) {
+  // A run on as many threads as the caller's arena has (every core, the
+  // default) runs in that arena: making one costs about as much as a small
+  // module's whole run. Flushing subnormals needs an arena of its own.
+  if (ctx.threads > 1 && (options.flush_denormals ||
+                          ctx.threads != tbb::this_task_arena::max_concurrency())) {
     tbb::task_arena arena(ctx.threads);
     arena.execute([&] { vm::RunFunction(fn, regs, ctx); });
   } else {
@@ -384,15 +458,16 @@ absl::StatusOr<Literal> VmExecutable::Run(absl::Span<const Literal* const> argum
   HLOVM_RETURN_IF_ERROR(ctx.Result());
   // Literals a result leaf takes instead of a copy: its own, computed in
   // place, and donated arguments passed through.
-  absl::flat_hash_map<Reg, Literal*> takeable;
-  for (size_t i = 0; i < outputs.size(); ++i) takeable.emplace(output_regs[i], &outputs[i]);
+  Takeable takeable;
+  takeable.reserve(outputs.size());
+  for (size_t i = 0; i < outputs.size(); ++i) takeable.emplace_back(output_regs[i], &outputs[i]);
   if (!donated.empty()) {
     std::vector<Literal*> leaves;
     for (size_t i = 0; i < donated.size(); ++i) {
       CollectLeaves(parameter_shapes_[i], *donated[i], leaves);
     }
     for (size_t j = 0; j < leaves.size() && j < fn.param_regs.size(); ++j) {
-      takeable.emplace(fn.param_regs[j], leaves[j]);
+      takeable.emplace_back(fn.param_regs[j], leaves[j]);
     }
   }
   const Reg* result_leaf = fn.result_regs.data();
@@ -604,8 +679,27 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::FromText(std::string_vie
   return FromModule(std::move(module), options);
 }
 
+namespace {
+
+// Abseil records every Mutex acquisition in a global lock-order graph unless
+// it was built with NDEBUG (Debian's build was not): a lookup on each lock
+// and an update when a Mutex dies, a tenth of a small run's cost. Release
+// builds of hlovm turn it off once; debug and sanitizer builds keep it.
+void IgnoreMutexDeadlockChecksInRelease() {
+#ifdef NDEBUG
+  static const bool done = [] {
+    absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+    return true;
+  }();
+  (void)done;
+#endif
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<Executable>> Executable::FromModule(
     std::unique_ptr<HloModule> module, const CompileOptions& options) {
+  IgnoreMutexDeadlockChecksInRelease();
   if (module == nullptr || module->entry() == nullptr) {
     return absl::InvalidArgumentError("the module has no ENTRY computation");
   }

@@ -178,6 +178,14 @@ class Executable {
   // Execute relays literals. The result owns its storage.
   absl::StatusOr<Literal> ExecuteViews(absl::Span<const ArgumentView> arguments,
                                        const ExecuteOptions& options = {}) const;
+  // The cheapest call, for bindings that check their arrays themselves
+  // (the Python module): every parameter is an array (InvalidArgument
+  // otherwise), and data[i] holds parameter i's elements in
+  // parameter_shapes()[i]'s layout, aligned to their size, read in place as
+  // ArgumentView says. Only the count is checked; the caller vouches for
+  // the rest.
+  virtual absl::StatusOr<Literal> ExecuteArrays(absl::Span<const void* const> data,
+                                                const ExecuteOptions& options = {}) const = 0;
 
   // As Execute, with arguments the caller gives up: a result leaf that
   // returns an argument leaf unchanged (an entry parameter passed through,

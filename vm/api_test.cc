@@ -1,6 +1,6 @@
-// Tests of the embedding API's argument views (Executable::ExecuteViews and
-// Literal::View arguments): the kernels read the caller's memory in place,
-// and the results equal those of owned literals.
+// Tests of the embedding API's argument views (Executable::ExecuteViews,
+// ExecuteArrays and Literal::View arguments): the kernels read the caller's
+// memory in place, and the results equal those of owned literals.
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -106,6 +106,62 @@ ENTRY e {
   EXPECT_TRUE(result->owns_data());
   EXPECT_NE(result->untyped_data(), reinterpret_cast<uint8_t*>(data));
   EXPECT_EQ(Values<float>(*result), (std::vector<float>{1, 2, 3, 4}));
+}
+
+TEST(ExecuteArraysTest, ReadsBareDataInPlaceInEachParametersLayout) {
+  RegisterAddressOf();
+  absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::FromText(R"(
+HloModule m, entry_computation_layout={(f32[2,3]{0,1}, f32[2,3]{1,0})->(f32[2,3]{1,0}, u64[])}
+ENTRY e {
+  a = f32[2,3] parameter(0)
+  b = f32[2,3] parameter(1)
+  s = f32[2,3] add(a, b)
+  addr = u64[] custom-call(b), custom_call_target="test.address_of"
+  ROOT t = (f32[2,3], u64[]) tuple(s, addr)
+})");
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  // a in its column-major layout: a[i][j] = 10 * i + j at j * 2 + i.
+  const float a[6] = {0, 10, 1, 11, 2, 12};
+  const float b[6] = {100, 100, 100, 200, 200, 200};
+  const void* data[] = {a, b};
+  absl::StatusOr<Literal> result = (*exe)->ExecuteArrays(data);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(Values<float>(result->tuple_elements()[0]),
+            (std::vector<float>{100, 101, 102, 210, 211, 212}));
+  // The row-major parameter was read where it lies.
+  EXPECT_EQ(result->tuple_elements()[1].data<uint64_t>()[0], reinterpret_cast<uintptr_t>(b));
+  // The same values as Execute with owned literals.
+  absl::StatusOr<Literal> owned_a = Literal::View((*exe)->parameter_shapes()[0], const_cast<float*>(a));
+  absl::StatusOr<Literal> owned_b = Literal::View((*exe)->parameter_shapes()[1], const_cast<float*>(b));
+  ASSERT_TRUE(owned_a.ok() && owned_b.ok());
+  absl::StatusOr<Literal> expected = (*exe)->Execute({&*owned_a, &*owned_b});
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  EXPECT_EQ(Values<float>(expected->tuple_elements()[0]),
+            Values<float>(result->tuple_elements()[0]));
+}
+
+TEST(ExecuteArraysTest, RefusesAWrongCountAndTupleParameters) {
+  absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::FromText(R"(
+HloModule m
+ENTRY e {
+  ROOT p = f32[4] parameter(0)
+})");
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  float x[4] = {1, 2, 3, 4};
+  const void* two[] = {x, x};
+  EXPECT_EQ((*exe)->ExecuteArrays(two).status().code(), absl::StatusCode::kInvalidArgument);
+  absl::StatusOr<std::unique_ptr<Executable>> tuple = Executable::FromText(R"(
+HloModule m
+ENTRY e {
+  p = (f32[4]) parameter(0)
+  ROOT g = f32[4] get-tuple-element(p), index=0
+})");
+  ASSERT_TRUE(tuple.ok()) << tuple.status();
+  const void* one[] = {x};
+  absl::StatusOr<Literal> refused = (*tuple)->ExecuteArrays(one);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("not an array"), std::string_view::npos)
+      << refused.status();
 }
 
 }  // namespace

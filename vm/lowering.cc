@@ -55,11 +55,10 @@ Shape RowMajorShape(const Shape& shape) {
 
 bool IsEffectivelyRowMajor(const Shape& shape) {
   if (!shape.IsArray() || !shape.has_layout()) return true;
-  std::vector<int64_t> m2m = shape.minor_to_major();
   // Walking from minor to major, dimensions of size > 1 must appear in
   // decreasing order.
   int64_t last = INT64_MAX;
-  for (int64_t d : m2m) {
+  for (int64_t d : shape.layout().minor_to_major) {
     if (shape.dimensions(d) == 1) continue;
     if (d > last) return false;
     last = d;
