@@ -430,8 +430,11 @@ absl::Status AllReduceByMessages(CollectiveBus& bus, int64_t self, const Collect
   absl::Status error;
   int64_t at = 0;
   for (size_t a = 0; a < arrays; ++a) {
-    auto [b, e] = Slice(count[a], n, rank);
-    const int64_t m = e - b;
+    // (Plain variables: C++20 lets a lambda capture a structured binding,
+    // but clang 14 does not yet.)
+    const auto [slice_begin, slice_end] = Slice(count[a], n, rank);
+    const int64_t b = slice_begin;
+    const int64_t m = slice_end - b;
     uint8_t* dst = op.out[a] + b * eb[a];
     auto from = [&](int64_t k) -> const uint8_t* {
       return k == rank ? op.in[a] + b * eb[a] : got[k].data() + at;
