@@ -490,6 +490,9 @@ constexpr int kNarrowColumns1 = 12;
 constexpr int kNarrowColumns2 = 6;
 #endif
 constexpr int64_t kNarrowBlockK = 256;
+// At most this many multiply-adds in all (m * n * k), GemmNarrowRows forms
+// each sum on its own instead of packing.
+constexpr int64_t kNarrowTinyProducts = 256;
 // Elements from one column's block to the next in the L1 buffer: a block
 // and a cache line, so that the kG lines read at one k fall in different
 // sets of L1 (power-of-two strides put them all in one).
@@ -570,11 +573,41 @@ HWY_NOINLINE void GemmNarrowRows(D d, const void* a_v, const void* b_v, T* HWY_R
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const int64_t M = dims.m, N = dims.n, K = dims.k;
   const int64_t nb = (N + kGemmBlockN - 1) / kGemmBlockN;  // one row block: M <= kGemmBlockM
+  if (M * N * K <= kNarrowTinyProducts) {
+    // A handful of products in all (a dot of two short vectors in a loop
+    // body): each sum on its own, the same multiply-adds in the same order
+    // as the blocks below, with no packing and no columns to clear.
+    const hn::CappedTag<T, 1> d1;
+    for (int64_t u = unit_begin; u < unit_end; ++u) {
+      const int64_t bi = u / nb, j0 = (u % nb) * kGemmBlockN;
+      const int64_t j1 = std::min(N, j0 + kGemmBlockN);
+      const SourceType<SA, T>* A = a_all + bi * dims.a_sb;
+      const SourceType<SB, T>* B = b_all + bi * dims.b_sb;
+      T* C = c_all + bi * M * N;
+      for (int64_t i = 0; i < M; ++i) {
+        for (int64_t j = j0; j < j1; ++j) {
+          auto acc = hn::Zero(d1);
+          for (int64_t k = 0; k < K; ++k) {
+            acc = hn::MulAdd(hn::Set(d1, FromSource<SA, T>(A[i * dims.a_sm + k * dims.a_sk])),
+                             hn::Set(d1, FromSource<SB, T>(B[j * dims.b_sn + k])), acc);
+          }
+          C[i * N + j] = hn::GetLane(acc);
+        }
+      }
+    }
+    return;
+  }
   thread_local PackBuffers<T> bufs;
   T* at = bufs.A(static_cast<size_t>(K * kR * L));
-  // Columns past a partial group's end are read (as zeros), not stored.
+  // Columns past a partial group's end are read (as zeros), not stored:
+  // only the first min(K, kNarrowBlockK) values of a column are ever read,
+  // so only those are cleared (a small dot in a loop would otherwise clear
+  // kG whole columns, some 17 kB, on every call).
   T* cols = bufs.B(static_cast<size_t>(kG * NarrowColumnStride<T>()));
-  std::fill(cols, cols + kG * NarrowColumnStride<T>(), T(0));
+  const int64_t read_k = std::min(K, kNarrowBlockK);
+  for (int g = 0; g < kG; ++g) {
+    std::fill(cols + g * NarrowColumnStride<T>(), cols + g * NarrowColumnStride<T>() + read_k, T(0));
+  }
   int64_t packed = -1;  // the batch index whose A is in `at`
   for (int64_t u = unit_begin; u < unit_end; ++u) {
     const int64_t bi = u / nb, j0 = (u % nb) * kGemmBlockN;
