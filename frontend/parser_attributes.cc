@@ -1,6 +1,7 @@
-// Parsing HLO text: an instruction's attributes. The table of attribute
-// names, which opcodes take the restricted ones, and each attribute's
-// value stored in the instruction's fields (see frontend/parser_internal.h).
+// Parsing HLO text: an instruction's attributes. Which opcodes take the
+// restricted ones, and each attribute's value stored in the instruction's
+// fields (the names are those of frontend/attribute_table.h; see
+// frontend/parser_internal.h).
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -38,105 +39,6 @@ namespace hlovm {
 namespace parser_internal {
 
 namespace {
-
-const ViewMap<Attr>& AttrTable() {
-  static const auto* table = new ViewMap<Attr>{
-      {"sharding", Attr::kSharding},
-      {"metadata", Attr::kMetadata},
-      {"backend_config", Attr::kBackendConfig},
-      {"frontend_attributes", Attr::kFrontendAttributes},
-      {"statistics", Attr::kStatistics},
-      {"origin", Attr::kOrigin},
-      {"result_accuracy", Attr::kResultAccuracy},
-      {"control-predecessors", Attr::kControlPredecessors},
-      {"parameter_replication", Attr::kParameterReplication},
-      {"domain", Attr::kDomain},
-      {"dimensions", Attr::kDimensions},
-      {"iota_dimension", Attr::kIotaDimension},
-      {"index", Attr::kIndex},
-      {"slice", Attr::kSlice},
-      {"dynamic_slice_sizes", Attr::kDynamicSliceSizes},
-      {"window", Attr::kWindow},
-      {"padding", Attr::kPadding},
-      {"dim_labels", Attr::kDimLabels},
-      {"feature_group_count", Attr::kFeatureGroupCount},
-      {"batch_group_count", Attr::kBatchGroupCount},
-      {"lhs_batch_dims", Attr::kLhsBatchDims},
-      {"rhs_batch_dims", Attr::kRhsBatchDims},
-      {"lhs_contracting_dims", Attr::kLhsContractingDims},
-      {"rhs_contracting_dims", Attr::kRhsContractingDims},
-      {"lhs_ragged_dims", Attr::kLhsRaggedDims},
-      {"rhs_group_dims", Attr::kRhsGroupDims},
-      {"operand_precision", Attr::kOperandPrecision},
-      {"algorithm", Attr::kAlgorithm},
-      {"offset_dims", Attr::kOffsetDims},
-      {"collapsed_slice_dims", Attr::kCollapsedSliceDims},
-      {"start_index_map", Attr::kStartIndexMap},
-      {"operand_batching_dims", Attr::kOperandBatchingDims},
-      {"start_indices_batching_dims", Attr::kStartIndicesBatchingDims},
-      {"index_vector_dim", Attr::kIndexVectorDim},
-      {"slice_sizes", Attr::kSliceSizes},
-      {"update_window_dims", Attr::kUpdateWindowDims},
-      {"inserted_window_dims", Attr::kInsertedWindowDims},
-      {"scatter_dims_to_operand_dims", Attr::kScatterDimsToOperandDims},
-      {"input_batching_dims", Attr::kInputBatchingDims},
-      {"scatter_indices_batching_dims", Attr::kScatterIndicesBatchingDims},
-      {"indices_are_sorted", Attr::kIndicesAreSorted},
-      {"unique_indices", Attr::kUniqueIndices},
-      {"direction", Attr::kDirection},
-      {"type", Attr::kType},
-      {"distribution", Attr::kDistribution},
-      {"exponent_bits", Attr::kExponentBits},
-      {"mantissa_bits", Attr::kMantissaBits},
-      {"fft_type", Attr::kFftType},
-      {"fft_length", Attr::kFftLength},
-      {"is_stable", Attr::kIsStable},
-      {"k", Attr::kK},
-      {"largest", Attr::kLargest},
-      {"replica_groups", Attr::kReplicaGroups},
-      {"channel_id", Attr::kChannelId},
-      {"use_global_device_ids", Attr::kUseGlobalDeviceIds},
-      {"source_target_pairs", Attr::kSourceTargetPairs},
-      {"custom_call_target", Attr::kCustomCallTarget},
-      {"api_version", Attr::kApiVersion},
-      {"custom_call_has_side_effect", Attr::kCustomCallHasSideEffect},
-      {"output_to_operand_aliasing", Attr::kOutputToOperandAliasing},
-      {"operand_layout_constraints", Attr::kOperandLayoutConstraints},
-      {"schedule", Attr::kSchedule},
-      {"kind", Attr::kKind},
-      {"async_execution_thread", Attr::kAsyncExecutionThread},
-      {"infeed_config", Attr::kInfeedConfig},
-      {"outfeed_config", Attr::kOutfeedConfig},
-      {"outfeed_shape", Attr::kOutfeedShape},
-      {"is_host_transfer", Attr::kIsHostTransfer},
-      {"left_side", Attr::kLeftSide},
-      {"lower", Attr::kLower},
-      {"unit_diagonal", Attr::kUnitDiagonal},
-      {"transpose_a", Attr::kTransposeA},
-      {"epsilon", Attr::kEpsilon},
-      {"feature_index", Attr::kFeatureIndex},
-      {"constrain_layout", Attr::kConstrainLayout},
-      {"inferred_dimension", Attr::kInferredDimension},
-      {"num_carries", Attr::kNumCarries},
-      {"is_reverse", Attr::kIsReverse},
-      {"is_associative", Attr::kIsAssociative},
-      {"is_composite", Attr::kIsComposite},
-      {"delta", Attr::kDelta},
-      {"cross_program_prefetch_index", Attr::kCrossProgramPrefetchIndex},
-      {"literal", Attr::kLiteral},
-      {"to_apply", Attr::kToApply},
-      {"calls", Attr::kCalls},
-      {"condition", Attr::kCondition},
-      {"body", Attr::kBody},
-      {"branch_computations", Attr::kBranchComputations},
-      {"true_computation", Attr::kTrueComputation},
-      {"false_computation", Attr::kFalseComputation},
-      {"select", Attr::kSelect},
-      {"scatter", Attr::kScatter},
-      {"called_computations", Attr::kCalledComputations},
-  };
-  return *table;
-}
 
 bool HasResultAccuracy(HloOpcode op) {
   switch (op) {
@@ -255,7 +157,6 @@ absl::Status Parser::ParseAttributes(Scope* scope, HloInstruction* instr, HloIns
   const bool pred_conditional = rule_opcode == HloOpcode::kConditional &&
                                 instr->operand_count() > 0 &&
                                 instr->operand(0)->shape().element_type() == ElementType::kPred;
-  const auto& table = AttrTable();
   // Every attribute as written, stored on the instruction at the end in one
   // piece (the views point into the text).
   absl::InlinedVector<RawAttributes::Entry, 4> raw(instr->raw_attributes().begin(),
@@ -268,8 +169,7 @@ absl::Status Parser::ParseAttributes(Scope* scope, HloInstruction* instr, HloIns
     std::string_view name = s_.substr(pos_, p - pos_);
     pos_ = p;
     if (name.empty() || !Eat('=')) return Error(name_offset, "expects attribute name");
-    auto it = table.find(name);
-    Attr attr = it == table.end() ? Attr::kUnknown : it->second;
+    const Attr attr = AttributeFromName(name);
     if (attr == Attr::kUnknown) {
       // Names hlovm does not know are kept as text (XLA adds attributes),
       // but one a letter or two from a known name is a typo.
@@ -822,17 +722,14 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
 std::optional<std::string_view> NearestAttributeName(std::string_view word) {
   static const auto* names = [] {
     auto* v = new std::vector<std::string_view>();
-    for (const auto& [name, attr] : parser_internal::AttrTable()) v->push_back(name);
+    for (int i = 0; i < AttributeCount(); ++i) v->push_back(AttributeName(AttributeAt(i)));
     std::sort(v->begin(), v->end());  // ties go to the first name in order
     return v;
   }();
   return parser_internal::NearestName(word, *names);
 }
 
-bool IsAttributeName(std::string_view name) {
-  const auto& table = parser_internal::AttrTable();
-  return table.find(name) != table.end();
-}
+bool IsAttributeName(std::string_view name) { return AttributeFromName(name) != AttrId::kUnknown; }
 
 std::optional<std::string_view> NearestOpcodeName(std::string_view word) {
   static const auto* names = [] {

@@ -6,8 +6,9 @@
 // grammar rules are its other members, one file per concern:
 //   parser.cc                   the module, its header attributes,
 //                               computations, instructions and operands
-//   parser_attributes.cc        the attributes of an instruction: names,
-//                               which opcodes take them, their fields
+//   parser_attributes.cc        the attributes of an instruction (their
+//                               names: attribute_table.h), which opcodes
+//                               take them, their fields
 //   parser_attribute_values.cc  structured attribute values (window,
 //                               dim_labels, padding, slice, replica_groups,
 //                               result_accuracy, sharding, aliasing)
@@ -19,8 +20,8 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -47,7 +48,7 @@
 #include "core/shape.h"
 #include "core/status_macros.h"
 #include "core/text_cursor.h"
-
+#include "frontend/attribute_table.h"
 #include "frontend/parser.h"
 
 namespace hlovm {
@@ -116,31 +117,8 @@ inline bool IsLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <
 // Attribute names.
 //===----------------------------------------------------------------------===//
 
-enum class Attr : uint8_t {
-  kUnknown,
-  // Kept as text only.
-  kSharding, kMetadata, kBackendConfig, kFrontendAttributes, kStatistics, kOrigin,
-  kResultAccuracy, kControlPredecessors, kParameterReplication, kDomain,
-  // Typed.
-  kDimensions, kIotaDimension, kIndex, kSlice, kDynamicSliceSizes, kWindow, kPadding, kDimLabels,
-  kFeatureGroupCount, kBatchGroupCount, kLhsBatchDims, kRhsBatchDims, kLhsContractingDims,
-  kRhsContractingDims, kLhsRaggedDims, kRhsGroupDims, kOperandPrecision, kAlgorithm, kOffsetDims,
-  kCollapsedSliceDims, kStartIndexMap, kOperandBatchingDims, kStartIndicesBatchingDims,
-  kIndexVectorDim, kSliceSizes, kUpdateWindowDims, kInsertedWindowDims,
-  kScatterDimsToOperandDims, kInputBatchingDims, kScatterIndicesBatchingDims,
-  kIndicesAreSorted, kUniqueIndices, kDirection, kType, kDistribution, kExponentBits,
-  kMantissaBits, kFftType, kFftLength, kIsStable, kK, kLargest, kReplicaGroups, kChannelId,
-  kUseGlobalDeviceIds, kSourceTargetPairs, kCustomCallTarget, kApiVersion,
-  kCustomCallHasSideEffect, kOutputToOperandAliasing, kOperandLayoutConstraints, kSchedule,
-  kKind, kAsyncExecutionThread, kInfeedConfig, kOutfeedConfig, kOutfeedShape,
-  kIsHostTransfer, kLeftSide, kLower, kUnitDiagonal, kTransposeA, kEpsilon, kFeatureIndex,
-  kConstrainLayout, kInferredDimension, kNumCarries, kIsReverse, kIsAssociative,
-  kIsComposite, kDelta, kCrossProgramPrefetchIndex, kLiteral,
-  // Called computations.
-  kToApply, kCalls, kCondition, kBody, kBranchComputations, kTrueComputation,
-  kFalseComputation, kSelect, kScatter, kCalledComputations,
-  kCount,
-};
+// The attributes of HLOVM_ATTRIBUTE_LIST (frontend/attribute_table.h).
+using Attr = AttrId;
 static_assert(static_cast<int>(Attr::kCount) <= 128, "AttrSet holds 128 bits");
 
 // A set of Attr values (a bitset; no allocation).

@@ -59,86 +59,98 @@ Shape ArrayLike(ElementType type, const Shape& dims_from) {
 // Per-opcode rules applied once an instruction's text has been read.
 //===----------------------------------------------------------------------===//
 
-struct Required {
-  Attr attr;
-  std::string_view name;
-};
-
-std::vector<Required> RequiredAttributes(HloOpcode op, bool scalar_operand, bool pred_index,
-                                         bool wrapped_start) {
+std::vector<Attr> RequiredAttributes(HloOpcode op, bool scalar_operand, bool pred_index,
+                                     bool wrapped_start) {
   switch (op) {
-    case HloOpcode::kIota: return {{Attr::kIotaDimension, "iota_dimension"}};
-    case HloOpcode::kTopK: return {{Attr::kK, "k"}};
+    case HloOpcode::kIota:
+      return {Attr::kIotaDimension};
+    case HloOpcode::kTopK:
+      return {Attr::kK};
     case HloOpcode::kAllGather:
-    case HloOpcode::kAllGatherStart: return {{Attr::kDimensions, "dimensions"}};
+    case HloOpcode::kAllGatherStart:
+      return {Attr::kDimensions};
     case HloOpcode::kAllReduce:
-    case HloOpcode::kAllReduceStart: return {{Attr::kToApply, "to_apply"}};
+    case HloOpcode::kAllReduceStart:
+      return {Attr::kToApply};
     case HloOpcode::kReduceScatter:
-      return {{Attr::kToApply, "to_apply"}, {Attr::kDimensions, "dimensions"}};
+      return {Attr::kToApply, Attr::kDimensions};
     case HloOpcode::kCollectivePermute:
     case HloOpcode::kCollectivePermuteStart:
-      return {{Attr::kSourceTargetPairs, "source_target_pairs"}};
+      return {Attr::kSourceTargetPairs};
     case HloOpcode::kAsyncStart:
       if (wrapped_start) return {};
-      return {{Attr::kCalls, "calls"}};
-    case HloOpcode::kSort: return {{Attr::kDimensions, "dimensions"}, {Attr::kToApply, "to_apply"}};
-    case HloOpcode::kWhile: return {{Attr::kCondition, "condition"}, {Attr::kBody, "body"}};
-    case HloOpcode::kGetTupleElement: return {{Attr::kIndex, "index"}};
-    case HloOpcode::kCall: return {{Attr::kToApply, "to_apply"}};
-    case HloOpcode::kReduceWindow: return {{Attr::kToApply, "to_apply"}};
-    case HloOpcode::kConvolution: return {{Attr::kDimLabels, "dim_labels"}};
-    case HloOpcode::kFft: return {{Attr::kFftType, "fft_type"}, {Attr::kFftLength, "fft_length"}};
-    case HloOpcode::kCompare: return {{Attr::kDirection, "direction"}};
+      return {Attr::kCalls};
+    case HloOpcode::kSort:
+      return {Attr::kDimensions, Attr::kToApply};
+    case HloOpcode::kWhile:
+      return {Attr::kCondition, Attr::kBody};
+    case HloOpcode::kGetTupleElement:
+      return {Attr::kIndex};
+    case HloOpcode::kCall:
+      return {Attr::kToApply};
+    case HloOpcode::kReduceWindow:
+      return {Attr::kToApply};
+    case HloOpcode::kConvolution:
+      return {Attr::kDimLabels};
+    case HloOpcode::kFft:
+      return {Attr::kFftType, Attr::kFftLength};
+    case HloOpcode::kCompare:
+      return {Attr::kDirection};
     case HloOpcode::kBroadcast:
       if (scalar_operand) return {};
-      return {{Attr::kDimensions, "dimensions"}};
-    case HloOpcode::kConcatenate: return {{Attr::kDimensions, "dimensions"}};
-    case HloOpcode::kMap: return {{Attr::kToApply, "to_apply"}};
+      return {Attr::kDimensions};
+    case HloOpcode::kConcatenate:
+      return {Attr::kDimensions};
+    case HloOpcode::kMap:
+      return {Attr::kToApply};
     case HloOpcode::kScan:
-      return {{Attr::kToApply, "to_apply"},
-              {Attr::kDimensions, "dimensions"},
-              {Attr::kNumCarries, "num_carries"}};
+      return {Attr::kToApply, Attr::kDimensions, Attr::kNumCarries};
     case HloOpcode::kReduce:
-      return {{Attr::kToApply, "to_apply"}, {Attr::kDimensions, "dimensions"}};
-    case HloOpcode::kReverse: return {{Attr::kDimensions, "dimensions"}};
+      return {Attr::kToApply, Attr::kDimensions};
+    case HloOpcode::kReverse:
+      return {Attr::kDimensions};
     case HloOpcode::kSelectAndScatter:
-      return {{Attr::kSelect, "select"}, {Attr::kScatter, "scatter"}};
-    case HloOpcode::kSlice: return {{Attr::kSlice, "slice"}};
-    case HloOpcode::kDynamicSlice: return {{Attr::kDynamicSliceSizes, "dynamic_slice_sizes"}};
-    case HloOpcode::kTranspose: return {{Attr::kDimensions, "dimensions"}};
+      return {Attr::kSelect, Attr::kScatter};
+    case HloOpcode::kSlice:
+      return {Attr::kSlice};
+    case HloOpcode::kDynamicSlice:
+      return {Attr::kDynamicSliceSizes};
+    case HloOpcode::kTranspose:
+      return {Attr::kDimensions};
     case HloOpcode::kBatchNormTraining:
     case HloOpcode::kBatchNormInference:
     case HloOpcode::kBatchNormGrad:
-      return {{Attr::kEpsilon, "epsilon"}, {Attr::kFeatureIndex, "feature_index"}};
-    case HloOpcode::kPad: return {{Attr::kPadding, "padding"}};
-    case HloOpcode::kFusion: return {{Attr::kCalls, "calls"}, {Attr::kKind, "kind"}};
-    case HloOpcode::kRng: return {{Attr::kDistribution, "distribution"}};
-    case HloOpcode::kRngGetAndUpdateState: return {{Attr::kDelta, "delta"}};
-    case HloOpcode::kRngBitGenerator: return {{Attr::kAlgorithm, "algorithm"}};
+      return {Attr::kEpsilon, Attr::kFeatureIndex};
+    case HloOpcode::kPad:
+      return {Attr::kPadding};
+    case HloOpcode::kFusion:
+      return {Attr::kCalls, Attr::kKind};
+    case HloOpcode::kRng:
+      return {Attr::kDistribution};
+    case HloOpcode::kRngGetAndUpdateState:
+      return {Attr::kDelta};
+    case HloOpcode::kRngBitGenerator:
+      return {Attr::kAlgorithm};
     case HloOpcode::kReducePrecision:
-      return {{Attr::kExponentBits, "exponent_bits"}, {Attr::kMantissaBits, "mantissa_bits"}};
+      return {Attr::kExponentBits, Attr::kMantissaBits};
     case HloOpcode::kConditional:
       if (pred_index) {
-        return {{Attr::kTrueComputation, "true_computation"},
-                {Attr::kFalseComputation, "false_computation"}};
+        return {Attr::kTrueComputation, Attr::kFalseComputation};
       }
-      return {{Attr::kBranchComputations, "branch_computations"}};
-    case HloOpcode::kCustomCall: return {{Attr::kCustomCallTarget, "custom_call_target"}};
+      return {Attr::kBranchComputations};
+    case HloOpcode::kCustomCall:
+      return {Attr::kCustomCallTarget};
     case HloOpcode::kGather:
-      return {{Attr::kOffsetDims, "offset_dims"},
-              {Attr::kCollapsedSliceDims, "collapsed_slice_dims"},
-              {Attr::kStartIndexMap, "start_index_map"},
-              {Attr::kIndexVectorDim, "index_vector_dim"},
-              {Attr::kSliceSizes, "slice_sizes"}};
+      return {Attr::kOffsetDims, Attr::kCollapsedSliceDims, Attr::kStartIndexMap,
+              Attr::kIndexVectorDim, Attr::kSliceSizes};
     case HloOpcode::kScatter:
-      return {{Attr::kUpdateWindowDims, "update_window_dims"},
-              {Attr::kInsertedWindowDims, "inserted_window_dims"},
-              {Attr::kScatterDimsToOperandDims, "scatter_dims_to_operand_dims"},
-              {Attr::kIndexVectorDim, "index_vector_dim"},
-              {Attr::kToApply, "to_apply"}};
-    case HloOpcode::kDomain: return {{Attr::kDomain, "domain"}};
+      return {Attr::kUpdateWindowDims, Attr::kInsertedWindowDims, Attr::kScatterDimsToOperandDims,
+              Attr::kIndexVectorDim, Attr::kToApply};
+    case HloOpcode::kDomain:
+      return {Attr::kDomain};
     case HloOpcode::kGetDimensionSize:
-    case HloOpcode::kSetDimensionSize: return {{Attr::kDimensions, "dimensions"}};
+    case HloOpcode::kSetDimensionSize:
+      return {Attr::kDimensions};
     default:
       return {};
   }
@@ -172,9 +184,9 @@ absl::Status Parser::FinishInstruction(Scope* scope, HloInstruction* instr, Call
   // on the instruction's own line.
   size_t attrs_end = pos_;
   while (attrs_end > 0 && IsSpace(s_[attrs_end - 1])) --attrs_end;
-  for (const Required& r : RequiredAttributes(op, scalar_operand, pred_index, wrapped_start)) {
-    if (!seen.contains(r.attr)) {
-      return Error(attrs_end, Cat("attribute ", r.name, " is expected but not seen"));
+  for (Attr r : RequiredAttributes(op, scalar_operand, pred_index, wrapped_start)) {
+    if (!seen.contains(r)) {
+      return Error(attrs_end, Cat("attribute ", AttributeName(r), " is expected but not seen"));
     }
   }
   if (NeedsOneDimension(op) && instr->dimensions.size() != 1) {

@@ -1,0 +1,230 @@
+// The one list of instruction attributes (`name=value` after an
+// instruction's operands). The parser's attribute enum and name lookup, the
+// "did you mean" for misspelt names, the printer's attribute names and the
+// REPL's completion words all expand HLOVM_ATTRIBUTE_LIST instead of
+// restating it (as core/hlo_opcode.h does for opcodes).
+//
+// Each row is V(id, "text name", kind, storage):
+//   id       the AttrId enumerator;
+//   name     the name as written in HLO text;
+//   kind     the form of the value (AttrKind, below);
+//   storage  where the parser keeps the value, as a member path of a const
+//            HloInstruction (attribute_table.cc checks at compile time that
+//            it names a real member). Every attribute's text is also kept
+//            in raw_attributes(); those whose storage is raw_attributes()
+//            are kept as text only.
+#ifndef HLOVM_FRONTEND_ATTRIBUTE_TABLE_H_
+#define HLOVM_FRONTEND_ATTRIBUTE_TABLE_H_
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace hlovm {
+
+// The written form of an attribute's value.
+enum class AttrKind : uint8_t {
+  kText,             // any value, kept as text (at most checked for form)
+  kInt,              // 3
+  kIntList,          // {0,1}
+  kIntListList,      // {{0,1},{2,3}}
+  kBool,             // true / false
+  kBoolList,         // {true,false}
+  kFloat,            // 0.001
+  kString,           // "text" (C escapes)
+  kName,             // a bare name from a fixed set: EQ, kLoop, rng_normal
+  kNameList,         // {high,default}
+  kShape,            // f32[2]{0}
+  kShapeList,        // {f32[2]{0}, s32[]}
+  kWindow,           // {size=3 stride=2 pad=1_1}
+  kPadding,          // 0_1x2_3_1
+  kDimLabels,        // b01f_01io->b01f
+  kSlice,            // {[0:2], [1:4:2]}
+  kReplicaGroups,    // {{0,1},{2,3}} or [2,2]<=[4]
+  kAliasing,         // {{0}: (1, {})}
+  kLiteral,          // s32[2] {1, 2}
+  kInstructionList,  // {%a, %b}
+  kComputation,      // %comp or an inline {...} body
+  kComputationList,  // {%a, %b}
+};
+
+// clang-format off
+#define HLOVM_ATTRIBUTE_LIST(V)                                                               \
+  /* Kept as text (metadata and the like). */                                                 \
+  V(kSharding, "sharding", kText, attrs().sharding)                                           \
+  V(kMetadata, "metadata", kText, raw_attributes())                                           \
+  V(kBackendConfig, "backend_config", kString, attrs().backend_config)                        \
+  V(kFrontendAttributes, "frontend_attributes", kText, raw_attributes())                      \
+  V(kStatistics, "statistics", kText, raw_attributes())                                       \
+  V(kOrigin, "origin", kText, raw_attributes())                                               \
+  V(kResultAccuracy, "result_accuracy", kText, raw_attributes())                              \
+  V(kControlPredecessors, "control-predecessors", kInstructionList, control_predecessors())   \
+  V(kParameterReplication, "parameter_replication", kBoolList, attrs().parameter_replication) \
+  V(kDomain, "domain", kText, raw_attributes())                                               \
+  /* Typed. all-to-all also keeps its one dimension in split_dimension. */                    \
+  V(kDimensions, "dimensions", kIntList, dimensions)                                          \
+  V(kIotaDimension, "iota_dimension", kInt, iota_dimension)                                   \
+  V(kIndex, "index", kInt, tuple_index)                                                       \
+  V(kSlice, "slice", kSlice, slice)                                                           \
+  V(kDynamicSliceSizes, "dynamic_slice_sizes", kIntList, attrs().dynamic_slice_sizes)         \
+  V(kWindow, "window", kWindow, attrs().window)                                               \
+  V(kPadding, "padding", kPadding, attrs().padding)                                           \
+  V(kDimLabels, "dim_labels", kDimLabels, attrs().convolution_dimension_numbers)              \
+  V(kFeatureGroupCount, "feature_group_count", kInt, attrs().feature_group_count)             \
+  V(kBatchGroupCount, "batch_group_count", kInt, attrs().batch_group_count)                   \
+  V(kLhsBatchDims, "lhs_batch_dims", kIntList,                                                \
+    attrs().dot_dimension_numbers->lhs_batch_dimensions)                                      \
+  V(kRhsBatchDims, "rhs_batch_dims", kIntList,                                                \
+    attrs().dot_dimension_numbers->rhs_batch_dimensions)                                      \
+  V(kLhsContractingDims, "lhs_contracting_dims", kIntList,                                    \
+    attrs().dot_dimension_numbers->lhs_contracting_dimensions)                                \
+  V(kRhsContractingDims, "rhs_contracting_dims", kIntList,                                    \
+    attrs().dot_dimension_numbers->rhs_contracting_dimensions)                                \
+  V(kLhsRaggedDims, "lhs_ragged_dims", kIntList,                                              \
+    attrs().dot_dimension_numbers->lhs_ragged_dimensions)                                     \
+  V(kRhsGroupDims, "rhs_group_dims", kIntList,                                                \
+    attrs().dot_dimension_numbers->rhs_group_dimensions)                                      \
+  V(kOperandPrecision, "operand_precision", kNameList, attrs().operand_precision)             \
+  /* rng-bit-generator keeps its algorithm in rng_algorithm. */                               \
+  V(kAlgorithm, "algorithm", kName, attrs().precision_algorithm)                              \
+  V(kOffsetDims, "offset_dims", kIntList, attrs().gather_dimension_numbers->offset_dims)      \
+  V(kCollapsedSliceDims, "collapsed_slice_dims", kIntList,                                    \
+    attrs().gather_dimension_numbers->collapsed_slice_dims)                                   \
+  V(kStartIndexMap, "start_index_map", kIntList,                                              \
+    attrs().gather_dimension_numbers->start_index_map)                                        \
+  V(kOperandBatchingDims, "operand_batching_dims", kIntList,                                  \
+    attrs().gather_dimension_numbers->operand_batching_dims)                                  \
+  V(kStartIndicesBatchingDims, "start_indices_batching_dims", kIntList,                       \
+    attrs().gather_dimension_numbers->start_indices_batching_dims)                            \
+  /* scatter keeps it in scatter_dimension_numbers. */                                        \
+  V(kIndexVectorDim, "index_vector_dim", kInt,                                                \
+    attrs().gather_dimension_numbers->index_vector_dim)                                       \
+  /* collective-permute keeps its (list of lists) in collective_slice_sizes. */               \
+  V(kSliceSizes, "slice_sizes", kIntList, attrs().gather_slice_sizes)                         \
+  V(kUpdateWindowDims, "update_window_dims", kIntList,                                        \
+    attrs().scatter_dimension_numbers->update_window_dims)                                    \
+  V(kInsertedWindowDims, "inserted_window_dims", kIntList,                                    \
+    attrs().scatter_dimension_numbers->inserted_window_dims)                                  \
+  V(kScatterDimsToOperandDims, "scatter_dims_to_operand_dims", kIntList,                      \
+    attrs().scatter_dimension_numbers->scatter_dims_to_operand_dims)                          \
+  V(kInputBatchingDims, "input_batching_dims", kIntList,                                      \
+    attrs().scatter_dimension_numbers->input_batching_dims)                                   \
+  V(kScatterIndicesBatchingDims, "scatter_indices_batching_dims", kIntList,                   \
+    attrs().scatter_dimension_numbers->scatter_indices_batching_dims)                         \
+  V(kIndicesAreSorted, "indices_are_sorted", kBool, attrs().indices_are_sorted)               \
+  V(kUniqueIndices, "unique_indices", kBool, attrs().unique_indices)                          \
+  V(kDirection, "direction", kName, comparison_direction)                                     \
+  V(kType, "type", kName, comparison_type)                                                    \
+  V(kDistribution, "distribution", kName, attrs().distribution)                               \
+  V(kExponentBits, "exponent_bits", kInt, attrs().exponent_bits)                              \
+  V(kMantissaBits, "mantissa_bits", kInt, attrs().mantissa_bits)                              \
+  V(kFftType, "fft_type", kName, attrs().fft_type)                                            \
+  V(kFftLength, "fft_length", kIntList, attrs().fft_length)                                   \
+  V(kIsStable, "is_stable", kBool, attrs().is_stable)                                         \
+  V(kK, "k", kInt, attrs().k)                                                                 \
+  V(kLargest, "largest", kBool, attrs().largest)                                              \
+  V(kReplicaGroups, "replica_groups", kReplicaGroups, attrs().replica_groups)                 \
+  V(kChannelId, "channel_id", kInt, attrs().channel_id)                                       \
+  V(kUseGlobalDeviceIds, "use_global_device_ids", kBool, attrs().use_global_device_ids)       \
+  V(kSourceTargetPairs, "source_target_pairs", kIntListList, attrs().source_target_pairs)     \
+  V(kCustomCallTarget, "custom_call_target", kString, attrs().custom_call_target)             \
+  V(kApiVersion, "api_version", kName, attrs().custom_call_api_version)                       \
+  V(kCustomCallHasSideEffect, "custom_call_has_side_effect", kBool,                           \
+    attrs().custom_call_has_side_effect)                                                      \
+  V(kOutputToOperandAliasing, "output_to_operand_aliasing", kAliasing,                        \
+    attrs().output_to_operand_aliasing)                                                       \
+  V(kOperandLayoutConstraints, "operand_layout_constraints", kShapeList,                      \
+    attrs().operand_layout_constraints)                                                       \
+  V(kSchedule, "schedule", kName, attrs().custom_call_schedule)                               \
+  V(kKind, "kind", kName, attrs().fusion_kind)                                                \
+  V(kAsyncExecutionThread, "async_execution_thread", kString,                                 \
+    attrs().async_execution_thread)                                                           \
+  V(kInfeedConfig, "infeed_config", kString, attrs().infeed_config)                           \
+  V(kOutfeedConfig, "outfeed_config", kString, attrs().outfeed_config)                        \
+  V(kOutfeedShape, "outfeed_shape", kShape, attrs().outfeed_shape)                            \
+  V(kIsHostTransfer, "is_host_transfer", kBool, attrs().is_host_transfer)                     \
+  V(kLeftSide, "left_side", kBool, attrs().left_side)                                         \
+  V(kLower, "lower", kBool, attrs().lower)                                                    \
+  V(kUnitDiagonal, "unit_diagonal", kBool, attrs().unit_diagonal)                             \
+  V(kTransposeA, "transpose_a", kName, attrs().transpose_a)                                   \
+  V(kEpsilon, "epsilon", kFloat, attrs().epsilon)                                             \
+  V(kFeatureIndex, "feature_index", kInt, attrs().feature_index)                              \
+  V(kConstrainLayout, "constrain_layout", kBool, attrs().constrain_layout)                    \
+  V(kInferredDimension, "inferred_dimension", kInt, attrs().inferred_dimension)               \
+  V(kNumCarries, "num_carries", kInt, attrs().num_carries)                                    \
+  V(kIsReverse, "is_reverse", kBool, attrs().is_reverse)                                      \
+  V(kIsAssociative, "is_associative", kBool, attrs().is_associative)                          \
+  V(kIsComposite, "is_composite", kBool, attrs().is_composite)                                \
+  V(kDelta, "delta", kInt, attrs().rng_delta)                                                 \
+  V(kCrossProgramPrefetchIndex, "cross_program_prefetch_index", kInt,                         \
+    attrs().cross_program_prefetch_index)                                                     \
+  V(kLiteral, "literal", kLiteral, custom_call_literal)                                       \
+  /* Called computations, in called_computations() in XLA's order. */                         \
+  V(kToApply, "to_apply", kComputation, called_computations())                                \
+  V(kCalls, "calls", kComputation, called_computations())                                     \
+  V(kCondition, "condition", kComputation, called_computations())                             \
+  V(kBody, "body", kComputation, called_computations())                                       \
+  V(kBranchComputations, "branch_computations", kComputationList, called_computations())      \
+  V(kTrueComputation, "true_computation", kComputation, called_computations())                \
+  V(kFalseComputation, "false_computation", kComputation, called_computations())              \
+  V(kSelect, "select", kComputation, called_computations())                                   \
+  V(kScatter, "scatter", kComputation, called_computations())                                 \
+  V(kCalledComputations, "called_computations", kComputationList, called_computations())
+// clang-format on
+
+// kUnknown: a name not in the list (kept as text, as XLA keeps attributes
+// it does not know). kCount: the number of enumerators, not an attribute.
+enum class AttrId : uint8_t {
+  kUnknown,
+#define HLOVM_DECLARE_ATTR_(id, ...) id,
+  HLOVM_ATTRIBUTE_LIST(HLOVM_DECLARE_ATTR_)
+#undef HLOVM_DECLARE_ATTR_
+  kCount,
+};
+
+namespace attribute_table_internal {
+struct Row {
+  std::string_view name;
+  AttrKind kind;
+  std::string_view storage;
+};
+inline constexpr Row kRows[] = {
+    {"", AttrKind::kText, ""},  // kUnknown
+#define HLOVM_ATTR_ROW_(id, name, kind, storage) {name, AttrKind::kind, #storage},
+    HLOVM_ATTRIBUTE_LIST(HLOVM_ATTR_ROW_)
+#undef HLOVM_ATTR_ROW_
+};
+static_assert(std::size(kRows) == static_cast<size_t>(AttrId::kCount));
+}  // namespace attribute_table_internal
+
+// The number of attributes in the list (AttrId values other than kUnknown
+// and kCount).
+constexpr int AttributeCount() { return static_cast<int>(AttrId::kCount) - 1; }
+// The i-th attribute of the list, 0 <= i < AttributeCount().
+constexpr AttrId AttributeAt(int i) { return static_cast<AttrId>(i + 1); }
+
+// The attribute's name as written in HLO text ("" for kUnknown).
+constexpr std::string_view AttributeName(AttrId id) {
+  return attribute_table_internal::kRows[static_cast<size_t>(id)].name;
+}
+constexpr AttrKind AttributeKind(AttrId id) {
+  return attribute_table_internal::kRows[static_cast<size_t>(id)].kind;
+}
+// Where the parser keeps the value: the storage column's member path, e.g.
+// "attrs().window"; "raw_attributes()" for attributes kept as text only.
+constexpr std::string_view AttributeStorage(AttrId id) {
+  return attribute_table_internal::kRows[static_cast<size_t>(id)].storage;
+}
+// Whether the value names computations (to_apply=, calls=, ...).
+constexpr bool IsComputationAttribute(AttrId id) {
+  return AttributeKind(id) == AttrKind::kComputation ||
+         AttributeKind(id) == AttrKind::kComputationList;
+}
+
+// The attribute named `name`, or kUnknown.
+AttrId AttributeFromName(std::string_view name);
+
+}  // namespace hlovm
+
+#endif  // HLOVM_FRONTEND_ATTRIBUTE_TABLE_H_
