@@ -720,7 +720,7 @@ absl::Status Parser::ParseInstructionRhs(Scope* scope, std::string_view name,
   } else {
     HLOVM_RETURN_IF_ERROR(ParseOperands(scope, &operands));
     int arity = HloOpcodeArity(opcode);
-    if (opcode == HloOpcode::kAsyncDone || opcode == HloOpcode::kAsyncUpdate) arity = kVariadic;
+    if (GetOpSpec(opcode).operands == OperandRule::kAny) arity = kVariadic;
     if (arity != kVariadic && static_cast<int>(operands.size()) != arity) {
       return Error(operands_offset, Cat("expects ", arity, " operands, but has ",
                                                  operands.size(), " operands"));
@@ -807,10 +807,10 @@ absl::Status Parser::ParseInstructionRhs(Scope* scope, std::string_view name,
     HloComputation* inherited = async_source->called_computations().empty()
                                     ? nullptr
                                     : async_source->called_computations()[0];
-    if (called.calls != nullptr && inherited != nullptr && called.calls != inherited) {
-      return Error(operands_offset,
-                   Cat("Expect async_wrapped_computation to be ", inherited->name(),
-                                ", but got ", called.calls->name()));
+    HloComputation* calls = called.First(Attr::kCalls);
+    if (calls != nullptr && inherited != nullptr && calls != inherited) {
+      return Error(operands_offset, Cat("Expect async_wrapped_computation to be ",
+                                        inherited->name(), ", but got ", calls->name()));
     }
     std::string source_thread = async_source->attrs().async_execution_thread.empty()
                                     ? "main"

@@ -40,61 +40,6 @@ namespace parser_internal {
 
 namespace {
 
-bool HasResultAccuracy(HloOpcode op) {
-  switch (op) {
-    case HloOpcode::kAcos: case HloOpcode::kAcosh: case HloOpcode::kAsin:
-    case HloOpcode::kAsinh: case HloOpcode::kAtanh: case HloOpcode::kExpm1:
-    case HloOpcode::kLog: case HloOpcode::kLog1p: case HloOpcode::kLogistic:
-    case HloOpcode::kSqrt: case HloOpcode::kCbrt: case HloOpcode::kRsqrt:
-    case HloOpcode::kTanh: case HloOpcode::kErf: case HloOpcode::kSin:
-    case HloOpcode::kSinh: case HloOpcode::kCos: case HloOpcode::kCosh:
-    case HloOpcode::kTan: case HloOpcode::kExp:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// Called-computation attributes (and result_accuracy) are rejected on
-// opcodes that do not take them, as XLA does; every other attribute name is
-// accepted everywhere it is typed, and kept as text where it is not known.
-bool AllowsRestrictedAttr(HloOpcode op, Attr attr, bool pred_conditional) {
-  switch (attr) {
-    case Attr::kToApply:
-      switch (op) {
-        case HloOpcode::kAllReduce: case HloOpcode::kAllReduceStart:
-        case HloOpcode::kReduceScatter: case HloOpcode::kSort: case HloOpcode::kCall:
-        case HloOpcode::kReduceWindow: case HloOpcode::kMap: case HloOpcode::kScan:
-        case HloOpcode::kReduce: case HloOpcode::kScatter: case HloOpcode::kCustomCall:
-        case HloOpcode::kCollectiveReduce:
-          return true;
-        default:
-          return false;
-      }
-    case Attr::kCalls:
-      return op == HloOpcode::kFusion || op == HloOpcode::kAsyncStart ||
-             op == HloOpcode::kAsyncUpdate || op == HloOpcode::kAsyncDone ||
-             op == HloOpcode::kCustomCall || op == HloOpcode::kCall;
-    case Attr::kCondition:
-    case Attr::kBody:
-      return op == HloOpcode::kWhile;
-    case Attr::kBranchComputations:
-      return op == HloOpcode::kConditional && !pred_conditional;
-    case Attr::kTrueComputation:
-    case Attr::kFalseComputation:
-      return op == HloOpcode::kConditional && pred_conditional;
-    case Attr::kSelect:
-    case Attr::kScatter:
-      return op == HloOpcode::kSelectAndScatter;
-    case Attr::kCalledComputations:
-      return op == HloOpcode::kCustomCall;
-    case Attr::kResultAccuracy:
-      return HasResultAccuracy(op);
-    default:
-      return true;
-  }
-}
-
 int64_t LeafCount(const Shape& shape) {
   if (!shape.IsTuple()) return 1;
   int64_t n = 0;
@@ -198,11 +143,14 @@ absl::Status Parser::ParseAttributes(Scope* scope, HloInstruction* instr, HloIns
         }
       }
     }
-    if (attr == Attr::kAsyncExecutionThread && owner != HloOpcode::kAsyncStart &&
-        owner != HloOpcode::kAsyncUpdate && owner != HloOpcode::kAsyncDone) {
-      return Error(name_offset, Cat("unexpected attribute \"", name, "\""));
-    }
-    if (!AllowsRestrictedAttr(owner, attr, pred_conditional)) {
+    // Called-computation attributes, result_accuracy and
+    // async_execution_thread are rejected on opcodes whose row does not list
+    // them, as XLA does; every other attribute name is accepted everywhere
+    // it is typed, and kept as text where it is not known.
+    const OpSpec& spec =
+        GetOpSpec(owner, owner == HloOpcode::kConditional && pred_conditional ? OpForm::kPredicate
+                                                                              : OpForm::kDefault);
+    if (!spec.Allows(attr)) {
       return Error(name_offset, Cat("unexpected attribute \"", name, "\""));
     }
     Skip();
@@ -680,37 +628,28 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
       return absl::OkStatus();
     }
     case Attr::kToApply:
-      return ParseComputationRef(name, &called->to_apply);
     case Attr::kCalls:
-      if (PeekAt(pos_) == '{' && op == HloOpcode::kCustomCall) {
-        std::vector<HloComputation*> list;
-        HLOVM_RETURN_IF_ERROR(ParseComputationList(name, &list));
-        called->called_computations = std::move(list);
-        return absl::OkStatus();
-      }
-      return ParseComputationRef(name, &called->calls);
     case Attr::kCondition:
-      return ParseComputationRef(name, &called->condition);
     case Attr::kBody:
-      return ParseComputationRef(name, &called->body);
     case Attr::kTrueComputation:
-      return ParseComputationRef(name, &called->true_computation);
     case Attr::kFalseComputation:
-      return ParseComputationRef(name, &called->false_computation);
     case Attr::kSelect:
-      return ParseComputationRef(name, &called->select);
     case Attr::kScatter:
-      return ParseComputationRef(name, &called->scatter);
-    case Attr::kBranchComputations: {
-      std::vector<HloComputation*> list;
-      HLOVM_RETURN_IF_ERROR(ParseComputationList(name, &list));
-      called->branches = std::move(list);
-      return absl::OkStatus();
-    }
+    case Attr::kBranchComputations:
     case Attr::kCalledComputations: {
       std::vector<HloComputation*> list;
-      HLOVM_RETURN_IF_ERROR(ParseComputationList(name, &list));
-      called->called_computations = std::move(list);
+      if (AttributeKind(attr) == AttrKind::kComputationList) {
+        HLOVM_RETURN_IF_ERROR(ParseComputationList(name, &list));
+        called->Set(attr, std::move(list));
+      } else if (attr == Attr::kCalls && PeekAt(pos_) == '{' && op == HloOpcode::kCustomCall) {
+        // custom-call's calls={a, b} is its called_computations.
+        HLOVM_RETURN_IF_ERROR(ParseComputationList(name, &list));
+        called->Set(Attr::kCalledComputations, std::move(list));
+      } else {
+        HloComputation* c = nullptr;
+        HLOVM_RETURN_IF_ERROR(ParseComputationRef(name, &c));
+        called->Set(attr, {c});
+      }
       return absl::OkStatus();
     }
   }

@@ -35,6 +35,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/hash/hash.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -49,6 +50,7 @@
 #include "core/status_macros.h"
 #include "core/text_cursor.h"
 #include "frontend/attribute_table.h"
+#include "frontend/op_spec.h"
 #include "frontend/parser.h"
 
 namespace hlovm {
@@ -174,19 +176,32 @@ class Parser {
     int64_t next_parameter = 0;
   };
 
-  // Slots for called computations, put in XLA's order once all attributes
-  // have been read.
+  // The computations each called-computation attribute named, put in the
+  // order of the opcode's row (frontend/op_spec.h) once all attributes have
+  // been read.
   struct Called {
-    HloComputation* to_apply = nullptr;
-    HloComputation* calls = nullptr;
-    HloComputation* condition = nullptr;
-    HloComputation* body = nullptr;
-    HloComputation* true_computation = nullptr;
-    HloComputation* false_computation = nullptr;
-    HloComputation* select = nullptr;
-    HloComputation* scatter = nullptr;
-    std::optional<std::vector<HloComputation*>> branches;
-    std::optional<std::vector<HloComputation*>> called_computations;
+    absl::InlinedVector<std::pair<Attr, std::vector<HloComputation*>>, 2> slots;
+
+    void Set(Attr attr, std::vector<HloComputation*> computations) {
+      for (auto& [a, list] : slots) {
+        if (a == attr) {
+          list = std::move(computations);
+          return;
+        }
+      }
+      slots.emplace_back(attr, std::move(computations));
+    }
+    const std::vector<HloComputation*>* Find(Attr attr) const {
+      for (const auto& [a, list] : slots) {
+        if (a == attr) return &list;
+      }
+      return nullptr;
+    }
+    // The first computation `attr` named, or null.
+    HloComputation* First(Attr attr) const {
+      const std::vector<HloComputation*>* list = Find(attr);
+      return list == nullptr || list->empty() ? nullptr : list->front();
+    }
   };
 
   class DepthGuard {

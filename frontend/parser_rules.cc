@@ -1,7 +1,7 @@
 // Parsing HLO text: the per-opcode rules applied once an instruction has
 // been read (required attributes, called computations in XLA's order,
-// operand checks), and the result shape where the text leaves it out (see
-// frontend/parser_internal.h).
+// operand counts: the rows of frontend/op_spec.h), and the result shape
+// where the text leaves it out (see frontend/parser_internal.h).
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -59,112 +59,22 @@ Shape ArrayLike(ElementType type, const Shape& dims_from) {
 // Per-opcode rules applied once an instruction's text has been read.
 //===----------------------------------------------------------------------===//
 
-std::vector<Attr> RequiredAttributes(HloOpcode op, bool scalar_operand, bool pred_index,
-                                     bool wrapped_start) {
-  switch (op) {
-    case HloOpcode::kIota:
-      return {Attr::kIotaDimension};
-    case HloOpcode::kTopK:
-      return {Attr::kK};
-    case HloOpcode::kAllGather:
-    case HloOpcode::kAllGatherStart:
-      return {Attr::kDimensions};
-    case HloOpcode::kAllReduce:
-    case HloOpcode::kAllReduceStart:
-      return {Attr::kToApply};
-    case HloOpcode::kReduceScatter:
-      return {Attr::kToApply, Attr::kDimensions};
-    case HloOpcode::kCollectivePermute:
-    case HloOpcode::kCollectivePermuteStart:
-      return {Attr::kSourceTargetPairs};
-    case HloOpcode::kAsyncStart:
-      if (wrapped_start) return {};
-      return {Attr::kCalls};
-    case HloOpcode::kSort:
-      return {Attr::kDimensions, Attr::kToApply};
-    case HloOpcode::kWhile:
-      return {Attr::kCondition, Attr::kBody};
-    case HloOpcode::kGetTupleElement:
-      return {Attr::kIndex};
-    case HloOpcode::kCall:
-      return {Attr::kToApply};
-    case HloOpcode::kReduceWindow:
-      return {Attr::kToApply};
-    case HloOpcode::kConvolution:
-      return {Attr::kDimLabels};
-    case HloOpcode::kFft:
-      return {Attr::kFftType, Attr::kFftLength};
-    case HloOpcode::kCompare:
-      return {Attr::kDirection};
-    case HloOpcode::kBroadcast:
-      if (scalar_operand) return {};
-      return {Attr::kDimensions};
-    case HloOpcode::kConcatenate:
-      return {Attr::kDimensions};
-    case HloOpcode::kMap:
-      return {Attr::kToApply};
-    case HloOpcode::kScan:
-      return {Attr::kToApply, Attr::kDimensions, Attr::kNumCarries};
-    case HloOpcode::kReduce:
-      return {Attr::kToApply, Attr::kDimensions};
-    case HloOpcode::kReverse:
-      return {Attr::kDimensions};
-    case HloOpcode::kSelectAndScatter:
-      return {Attr::kSelect, Attr::kScatter};
-    case HloOpcode::kSlice:
-      return {Attr::kSlice};
-    case HloOpcode::kDynamicSlice:
-      return {Attr::kDynamicSliceSizes};
-    case HloOpcode::kTranspose:
-      return {Attr::kDimensions};
-    case HloOpcode::kBatchNormTraining:
-    case HloOpcode::kBatchNormInference:
-    case HloOpcode::kBatchNormGrad:
-      return {Attr::kEpsilon, Attr::kFeatureIndex};
-    case HloOpcode::kPad:
-      return {Attr::kPadding};
-    case HloOpcode::kFusion:
-      return {Attr::kCalls, Attr::kKind};
-    case HloOpcode::kRng:
-      return {Attr::kDistribution};
-    case HloOpcode::kRngGetAndUpdateState:
-      return {Attr::kDelta};
-    case HloOpcode::kRngBitGenerator:
-      return {Attr::kAlgorithm};
-    case HloOpcode::kReducePrecision:
-      return {Attr::kExponentBits, Attr::kMantissaBits};
-    case HloOpcode::kConditional:
-      if (pred_index) {
-        return {Attr::kTrueComputation, Attr::kFalseComputation};
-      }
-      return {Attr::kBranchComputations};
-    case HloOpcode::kCustomCall:
-      return {Attr::kCustomCallTarget};
-    case HloOpcode::kGather:
-      return {Attr::kOffsetDims, Attr::kCollapsedSliceDims, Attr::kStartIndexMap,
-              Attr::kIndexVectorDim, Attr::kSliceSizes};
-    case HloOpcode::kScatter:
-      return {Attr::kUpdateWindowDims, Attr::kInsertedWindowDims, Attr::kScatterDimsToOperandDims,
-              Attr::kIndexVectorDim, Attr::kToApply};
-    case HloOpcode::kDomain:
-      return {Attr::kDomain};
-    case HloOpcode::kGetDimensionSize:
-    case HloOpcode::kSetDimensionSize:
-      return {Attr::kDimensions};
-    default:
-      return {};
+// The form of the instruction that selects its row in frontend/op_spec.h.
+OpForm FormOf(const HloInstruction& instr) {
+  const HloOpcode op = instr.opcode();
+  const auto& operands = instr.operands();
+  if (op == HloOpcode::kBroadcast && !operands.empty() && operands[0]->shape().IsArray() &&
+      operands[0]->shape().rank() == 0) {
+    return OpForm::kScalarOperand;
   }
-}
-
-bool NeedsOneDimension(HloOpcode op) {
-  switch (op) {
-    case HloOpcode::kAllGather: case HloOpcode::kAllGatherStart:
-    case HloOpcode::kReduceScatter: case HloOpcode::kConcatenate: case HloOpcode::kSort:
-    case HloOpcode::kGetDimensionSize: case HloOpcode::kSetDimensionSize: case HloOpcode::kScan:
-      return true;
-    default:
-      return false;
+  if (op == HloOpcode::kConditional && !operands.empty() &&
+      operands[0]->shape().element_type() == ElementType::kPred) {
+    return OpForm::kPredicate;
   }
+  if (op == HloOpcode::kAsyncStart && instr.attrs().async_wrapped_opcode.has_value()) {
+    return OpForm::kShorthand;
+  }
+  return OpForm::kDefault;
 }
 
 }  // namespace
@@ -175,91 +85,84 @@ absl::Status Parser::FinishInstruction(Scope* scope, HloInstruction* instr, Call
   (void)scope;
   const HloOpcode op = instr->opcode();
   const auto& operands = instr->operands();
-  const bool scalar_operand = !operands.empty() && operands[0]->shape().IsArray() &&
-                              operands[0]->shape().rank() == 0;
-  const bool pred_index = op == HloOpcode::kConditional && !operands.empty() &&
-                          operands[0]->shape().element_type() == ElementType::kPred;
-  const bool wrapped_start = instr->attrs().async_wrapped_opcode.has_value();
+  const OpSpec& spec = GetOpSpec(op, FormOf(*instr));
   // Errors about the attributes as a whole point just past the last one,
   // on the instruction's own line.
   size_t attrs_end = pos_;
   while (attrs_end > 0 && IsSpace(s_[attrs_end - 1])) --attrs_end;
-  for (Attr r : RequiredAttributes(op, scalar_operand, pred_index, wrapped_start)) {
+  for (Attr r : spec.required) {
     if (!seen.contains(r)) {
       return Error(attrs_end, Cat("attribute ", AttributeName(r), " is expected but not seen"));
     }
   }
-  if (NeedsOneDimension(op) && instr->dimensions.size() != 1) {
+  if (spec.one_dimension && instr->dimensions.size() != 1) {
     return Error(attrs_end, Cat("expects exactly one dimension for ", HloOpcodeName(op),
-                                         ", but has ", instr->dimensions.size()));
+                                ", but has ", instr->dimensions.size()));
   }
 
-  // Called computations, in XLA's order.
-  if (op == HloOpcode::kCustomCall && called->to_apply != nullptr &&
-      called->called_computations.has_value()) {
+  // Called computations, in the order of the opcode's row (XLA's order).
+  if (op == HloOpcode::kCustomCall && called->Find(Attr::kToApply) != nullptr &&
+      called->Find(Attr::kCalledComputations) != nullptr) {
     return Error(attrs_end, "A single instruction can't have both to_apply and calls field");
   }
-  for (HloComputation* c : {called->to_apply, called->calls, called->condition, called->body,
-                            called->true_computation, called->false_computation}) {
-    if (c != nullptr) instr->AppendCalledComputation(c);
-  }
-  if (called->branches) {
-    for (HloComputation* c : *called->branches) instr->AppendCalledComputation(c);
-  }
-  for (HloComputation* c : {called->select, called->scatter}) {
-    if (c != nullptr) instr->AppendCalledComputation(c);
-  }
-  if (called->called_computations) {
-    for (HloComputation* c : *called->called_computations) instr->AppendCalledComputation(c);
+  for (Attr slot : spec.computations) {
+    if (const std::vector<HloComputation*>* list = called->Find(slot)) {
+      for (HloComputation* c : *list) instr->AppendCalledComputation(c);
+    }
   }
 
+  // Operand counts beyond the opcode list's arity.
   const int64_t n = static_cast<int64_t>(operands.size());
-  switch (op) {
-    case HloOpcode::kConditional:
+  switch (spec.operands) {
+    case OperandRule::kArity:
+    case OperandRule::kAny:
+      break;
+    case OperandRule::kIndexAndBranches:
       if (instr->called_computations().empty() ||
           n != static_cast<int64_t>(instr->called_computations().size()) + 1) {
         return Error(operands_offset,
                      Cat("conditional has ", n - 1, " branch operands but ",
-                                  instr->called_computations().size(), " branch computations"));
+                         instr->called_computations().size(), " branch computations"));
       }
       break;
-    case HloOpcode::kReduce:
-    case HloOpcode::kReduceWindow:
+    case OperandRule::kInputsAndInits:
       if (n % 2 != 0 || n == 0) {
-        return Error(operands_offset, Cat("expects an even number of operands, but has ",
-                                                   n, " operands"));
+        return Error(operands_offset,
+                     Cat("expects an even number of operands, but has ", n, " operands"));
       }
       break;
-    case HloOpcode::kScatter:
+    case OperandRule::kOperandsIndicesUpdates:
       if (n % 2 == 0) {
-        return Error(operands_offset, Cat("expects an odd number of operands, but has ",
-                                                   n, " operands"));
+        return Error(operands_offset,
+                     Cat("expects an odd number of operands, but has ", n, " operands"));
       }
       break;
-    case HloOpcode::kDynamicSlice:
+    case OperandRule::kAtLeastOne:
       if (n < 1) return Error(operands_offset, "Expected at least one operand.");
       break;
-    case HloOpcode::kDynamicUpdateSlice:
+    case OperandRule::kAtLeastTwo:
       if (n < 2) return Error(operands_offset, "Expected at least two operands.");
       break;
-    case HloOpcode::kRngBitGenerator:
-    case HloOpcode::kSort:
-    case HloOpcode::kMap:
-    case HloOpcode::kAllToAll:
-    case HloOpcode::kAllReduce:
-    case HloOpcode::kAllGather:
-    case HloOpcode::kReduceScatter:
-    case HloOpcode::kFusion:
-      break;
-    case HloOpcode::kDynamicReshape: {
+    case OperandRule::kOnePerResultDimension:
       if (n < 1) return Error(operands_offset, "DynamicReshape requires at least one operand.");
       if (n - 1 != instr->shape().rank()) {
         return Error(operands_offset,
-                     Cat("expects one dim size operand per result dimension; got ", n - 1,
-                                  " for ", instr->shape().rank(), " result dimensions"));
+                     Cat("expects one dim size operand per result dimension; got ", n - 1, " for ",
+                         instr->shape().rank(), " result dimensions"));
       }
-      [[fallthrough]];
-    }
+      break;
+    case OperandRule::kFourWithSliceSizes:
+      if (!instr->attrs().collective_slice_sizes.empty() && n != 4) {
+        return Error(operands_offset,
+                     "CollectivePermute and CollectivePermuteStart must have exactly four "
+                     "operands for dynamic-slice and in-place update.");
+      }
+      break;
+  }
+
+  // Checks of the result shape XLA's parser makes.
+  switch (op) {
+    case HloOpcode::kDynamicReshape:
     case HloOpcode::kReshape: {
       const Shape& from = operands[0]->shape();
       bool unbounded = false;
@@ -283,14 +186,6 @@ absl::Status Parser::FinishInstruction(Scope* scope, HloInstruction* instr, Call
     case HloOpcode::kRecv:
       if (!instr->shape().IsTuple() || instr->shape().tuple_size() == 0) {
         return Error(rhs_offset, "recv must have a non-empty tuple shape");
-      }
-      break;
-    case HloOpcode::kCollectivePermute:
-    case HloOpcode::kCollectivePermuteStart:
-      if (!instr->attrs().collective_slice_sizes.empty() && n != 4) {
-        return Error(operands_offset,
-                     "CollectivePermute and CollectivePermuteStart must have exactly four "
-                     "operands for dynamic-slice and in-place update.");
       }
       break;
     case HloOpcode::kCustomCall:
@@ -422,8 +317,9 @@ absl::Status Parser::InferShape(HloInstruction* instr, const Called& called, siz
           result = ops[0]->shape();
           break;
         case HloOpcode::kMap: {
-          if (!need(1) || called.to_apply == nullptr) return fail("expects operands");
-          result = ArrayLike(called.to_apply->root()->shape().element_type(), ops[0]->shape());
+          HloComputation* to_apply = called.First(Attr::kToApply);
+          if (!need(1) || to_apply == nullptr) return fail("expects operands");
+          result = ArrayLike(to_apply->root()->shape().element_type(), ops[0]->shape());
           break;
         }
         case HloOpcode::kSort: {
