@@ -13,8 +13,9 @@
 //                               dim_labels, padding, slice, replica_groups,
 //                               result_accuracy, sharding, aliasing)
 //   parser_rules.cc             per-opcode rules applied once an
-//                               instruction has been read, and the result
-//                               shape where the text leaves it out
+//                               instruction has been read (the rows of
+//                               op_spec.h), and the result shape where the
+//                               text leaves it out (the verifier's rules)
 #ifndef HLOVM_FRONTEND_PARSER_INTERNAL_H_
 #define HLOVM_FRONTEND_PARSER_INTERNAL_H_
 
@@ -716,9 +717,8 @@ class Parser {
   absl::Status ParseComputationList(std::string_view attr_name, std::vector<HloComputation*>* out);
   absl::Status ParseSingleInstruction(HloModule* module);
   absl::Status FinishInstruction(Scope* scope, HloInstruction* instr, Called* called,
-                                 const AttrSet& seen, size_t rhs_offset,
+                                 const AttrSet& seen, size_t op_offset, size_t rhs_offset,
                                  size_t operands_offset, bool shape_given);
-  absl::Status InferShape(HloInstruction* instr, const Called& called, size_t offset);
   absl::Status BuildAsyncWrapped(Scope* scope, HloInstruction* start, HloOpcode wrapped,
                                  size_t offset, HloInstruction** root);
 

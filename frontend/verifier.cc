@@ -48,6 +48,9 @@ struct InferContext {
   // type are given rather than derived. Null when inferring for the REPL.
   const Shape* declared = nullptr;
   SignatureCache* signatures = nullptr;  // never null while inferring
+  // Where not null: set when the rule needed the declared shape and there
+  // was none (the op's result is not derived from operands and attributes).
+  bool* needed_declared = nullptr;
 };
 
 const ComputationSignature& SignatureOf(const InferContext& ctx, const HloComputation* c) {
@@ -100,6 +103,7 @@ absl::StatusOr<const HloComputation*> Called(const HloInstruction& instr, size_t
 
 absl::StatusOr<Shape> Declared(const InferContext& ctx, const HloInstruction& instr) {
   if (ctx.declared == nullptr) {
+    if (ctx.needed_declared != nullptr) *ctx.needed_declared = true;
     return Invalid(absl::StrFormat(
         "the result shape of %s cannot be inferred from its operands; write it",
         HloOpcodeName(instr.opcode())));
@@ -1048,14 +1052,16 @@ absl::Status VerifyModule(const HloModule& module, const VerifyOptions& options)
   return Verifier(module, options).Run();
 }
 
-absl::StatusOr<Shape> InferInstructionShape(const HloInstruction& instruction) {
+namespace {
+
+absl::StatusOr<Shape> InferWithCounts(const HloInstruction& instruction, int64_t replica_count,
+                                      int64_t num_partitions, bool* needed_declared) {
   SignatureCache signatures;
   InferContext ctx;
   ctx.signatures = &signatures;
-  if (instruction.parent() != nullptr && instruction.parent()->parent() != nullptr) {
-    ctx.replica_count = instruction.parent()->parent()->replica_count;
-    ctx.num_partitions = instruction.parent()->parent()->num_partitions;
-  }
+  ctx.replica_count = replica_count;
+  ctx.num_partitions = num_partitions;
+  ctx.needed_declared = needed_declared;
   for (const HloInstruction* o : instruction.operands()) {
     if (o == nullptr) return Invalid("an operand is missing");
     HLOVM_RETURN_IF_ERROR(ValidateShape(o->shape()));
@@ -1063,6 +1069,24 @@ absl::StatusOr<Shape> InferInstructionShape(const HloInstruction& instruction) {
   HLOVM_ASSIGN_OR_RETURN(Shape inferred, InferShape(instruction, ctx));
   HLOVM_RETURN_IF_ERROR(ValidateShape(inferred));
   return inferred;
+}
+
+}  // namespace
+
+absl::StatusOr<Shape> InferInstructionShape(const HloInstruction& instruction) {
+  int64_t replica_count = 1, num_partitions = 1;
+  if (instruction.parent() != nullptr && instruction.parent()->parent() != nullptr) {
+    replica_count = instruction.parent()->parent()->replica_count;
+    num_partitions = instruction.parent()->parent()->num_partitions;
+  }
+  return InferWithCounts(instruction, replica_count, num_partitions, nullptr);
+}
+
+absl::StatusOr<Shape> InferInstructionShape(const HloInstruction& instruction,
+                                            const HloModule& module, bool* needs_declared_shape) {
+  *needs_declared_shape = false;
+  return InferWithCounts(instruction, module.replica_count, module.num_partitions,
+                         needs_declared_shape);
 }
 
 }  // namespace hlovm

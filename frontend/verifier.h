@@ -60,6 +60,12 @@ absl::Status VerifyModule(const HloModule& module, const VerifyOptions& options 
 // reshape, iota, convert, custom-call, ...) and when the op's rule rejects
 // the operands.
 absl::StatusOr<Shape> InferInstructionShape(const HloInstruction& instruction);
+// The same, for an instruction not yet added to `module` (the parser's, where
+// the text leaves the shape out): the module gives the replica and
+// partition counts. *needs_declared_shape is set when the op's result is not
+// derived from its operands and attributes at all (the text must write it).
+absl::StatusOr<Shape> InferInstructionShape(const HloInstruction& instruction,
+                                            const HloModule& module, bool* needs_declared_shape);
 
 }  // namespace hlovm
 
