@@ -34,7 +34,7 @@
 #include "core/status_macros.h"
 #include "core/text_cursor.h"
 #include "frontend/parser_internal.h"
-#include "frontend/verifier.h"
+#include "frontend/shape_inference.h"
 
 namespace hlovm {
 namespace parser_internal {
