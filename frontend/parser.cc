@@ -932,7 +932,7 @@ absl::Status Parser::ParseOperand(Scope* scope, HloInstruction** out) {
     gte->tuple_index = index;
     gte->AppendOperand(operand);
     gte->set_location(Locate(name_offset));
-    gte->raw_attributes().Append("index", Cat(index));
+    gte->raw_attributes().Append(AttributeName(Attr::kIndex), Cat(index));
     HloInstruction* g = AddToScope(scope, std::move(gte));
     RegisterName(g);
     scope->gtes.emplace(key, g);

@@ -368,7 +368,7 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
     }
     case Attr::kAlgorithm: {
       std::string_view a;
-      HLOVM_RETURN_IF_ERROR(ident("algorithm", &a));
+      HLOVM_RETURN_IF_ERROR(ident(AttributeName(Attr::kAlgorithm), &a));
       if (op == HloOpcode::kRngBitGenerator) {
         static constexpr std::pair<std::string_view, RngAlgorithm> kTable[] = {
             {"rng_default", RngAlgorithm::kDefault},

@@ -579,7 +579,9 @@ std::string Session::ReducersText(absl::string_view used_text, const std::string
     if (FindComputation(name) != nullptr) continue;
     bool used = false;
     for (size_t i = 0; i + 1 < ids.size() && !used; ++i) {
-      used = (ids[i] == "to_apply" || ids[i] == "scatter") && ids[i + 1] == name;
+      used = (ids[i] == AttributeName(AttrId::kToApply) ||
+              ids[i] == AttributeName(AttrId::kScatter)) &&
+             ids[i + 1] == name;
     }
     if (!used) continue;
     absl::StrAppend(&text, "%", name, " (a: ", type, "[], b: ", type, "[]) -> ", type, "[] {\n  %a = ",
