@@ -13,10 +13,17 @@
 namespace hlovm {
 namespace {
 
-// Each storage column must name a member of a const HloInstruction: a row
-// that names a field removed or renamed does not compile.
-#define HLOVM_CHECK_ATTR_STORAGE_(id, name, kind, storage)                           \
-  static_assert(sizeof(decltype(std::declval<const HloInstruction&>().storage)) > 0, \
+// The types of the holders of the storage columns.
+using Holder_instr = HloInstruction;
+using Holder_attrs = OpAttributes;
+using Holder_dot = DotDimensionNumbers;
+using Holder_gather = GatherDimensionNumbers;
+using Holder_scatter = ScatterDimensionNumbers;
+
+// Each storage column must name a field of its holder: a row that names a
+// field removed or renamed does not compile.
+#define HLOVM_CHECK_ATTR_STORAGE_(id, name, kind, holder, member)                    \
+  static_assert(sizeof(decltype(std::declval<const Holder_##holder&>().member)) > 0, \
                 "storage of " name);
 HLOVM_ATTRIBUTE_LIST(HLOVM_CHECK_ATTR_STORAGE_)
 #undef HLOVM_CHECK_ATTR_STORAGE_

@@ -40,6 +40,26 @@ namespace parser_internal {
 
 namespace {
 
+// Where the rows of frontend/attribute_table.h keep their values (the
+// holder column), made on first use.
+HloInstruction& Holder_instr(HloInstruction* instr) { return *instr; }
+OpAttributes& Holder_attrs(HloInstruction* instr) { return instr->mutable_attrs(); }
+DotDimensionNumbers& Holder_dot(HloInstruction* instr) {
+  auto& dnums = instr->mutable_attrs().dot_dimension_numbers;
+  if (!dnums) dnums.emplace();
+  return *dnums;
+}
+GatherDimensionNumbers& Holder_gather(HloInstruction* instr) {
+  auto& dnums = instr->mutable_attrs().gather_dimension_numbers;
+  if (!dnums) dnums.emplace();
+  return *dnums;
+}
+ScatterDimensionNumbers& Holder_scatter(HloInstruction* instr) {
+  auto& dnums = instr->mutable_attrs().scatter_dimension_numbers;
+  if (!dnums) dnums.emplace();
+  return *dnums;
+}
+
 int64_t LeafCount(const Shape& shape) {
   if (!shape.IsTuple()) return 1;
   int64_t n = 0;
@@ -211,21 +231,6 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
   (void)async;
   HloOpcode op = instr->opcode();
   auto int_list = [&](std::vector<int64_t>* out) { return ParseInt64List(out); };
-  auto dot = [&]() -> DotDimensionNumbers& {
-    if (!instr->mutable_attrs().dot_dimension_numbers)
-      instr->mutable_attrs().dot_dimension_numbers.emplace();
-    return *instr->mutable_attrs().dot_dimension_numbers;
-  };
-  auto gather = [&]() -> GatherDimensionNumbers& {
-    if (!instr->mutable_attrs().gather_dimension_numbers)
-      instr->mutable_attrs().gather_dimension_numbers.emplace();
-    return *instr->mutable_attrs().gather_dimension_numbers;
-  };
-  auto scatter = [&]() -> ScatterDimensionNumbers& {
-    if (!instr->mutable_attrs().scatter_dimension_numbers)
-      instr->mutable_attrs().scatter_dimension_numbers.emplace();
-    return *instr->mutable_attrs().scatter_dimension_numbers;
-  };
   auto ident = [&](std::string_view what, std::string_view* out) -> absl::Status {
     Skip();
     size_t p = pos_;
@@ -248,11 +253,6 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
   switch (attr) {
     case Attr::kCount:  // not an attribute; the lookup never yields it
     case Attr::kUnknown:
-    case Attr::kMetadata:
-    case Attr::kFrontendAttributes:
-    case Attr::kStatistics:
-    case Attr::kOrigin:
-    case Attr::kDomain:
       return SkipValue();
     case Attr::kSharding: {
       size_t start = pos_;
@@ -316,15 +316,9 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
       }
       return absl::OkStatus();
     }
-    case Attr::kIotaDimension:
-      return ParseInt64(&instr->iota_dimension);
-    case Attr::kIndex:
-      return ParseInt64(&instr->tuple_index);
     case Attr::kSlice:
       instr->slice.emplace();
       return ParseSliceRanges(&*instr->slice);
-    case Attr::kDynamicSliceSizes:
-      return int_list(&instr->mutable_attrs().dynamic_slice_sizes);
     case Attr::kWindow:
       instr->mutable_attrs().window.emplace();
       return ParseWindow(&*instr->mutable_attrs().window);
@@ -334,22 +328,6 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
     case Attr::kDimLabels:
       instr->mutable_attrs().convolution_dimension_numbers.emplace();
       return ParseDimLabels(&*instr->mutable_attrs().convolution_dimension_numbers);
-    case Attr::kFeatureGroupCount:
-      return ParseInt64(&instr->mutable_attrs().feature_group_count);
-    case Attr::kBatchGroupCount:
-      return ParseInt64(&instr->mutable_attrs().batch_group_count);
-    case Attr::kLhsBatchDims:
-      return int_list(&dot().lhs_batch_dimensions);
-    case Attr::kRhsBatchDims:
-      return int_list(&dot().rhs_batch_dimensions);
-    case Attr::kLhsContractingDims:
-      return int_list(&dot().lhs_contracting_dimensions);
-    case Attr::kRhsContractingDims:
-      return int_list(&dot().rhs_contracting_dimensions);
-    case Attr::kLhsRaggedDims:
-      return int_list(&dot().lhs_ragged_dimensions);
-    case Attr::kRhsGroupDims:
-      return int_list(&dot().rhs_group_dimensions);
     case Attr::kOperandPrecision: {
       HLOVM_RETURN_IF_ERROR(Expect('{', "expects '{'"));
       if (Eat('}')) return absl::OkStatus();
@@ -406,23 +384,13 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
       pos_ += a.size();
       return absl::OkStatus();
     }
-    case Attr::kOffsetDims:
-      return int_list(&gather().offset_dims);
-    case Attr::kCollapsedSliceDims:
-      return int_list(&gather().collapsed_slice_dims);
-    case Attr::kStartIndexMap:
-      return int_list(&gather().start_index_map);
-    case Attr::kOperandBatchingDims:
-      return int_list(&gather().operand_batching_dims);
-    case Attr::kStartIndicesBatchingDims:
-      return int_list(&gather().start_indices_batching_dims);
     case Attr::kIndexVectorDim: {
       int64_t v = 0;
       HLOVM_RETURN_IF_ERROR(ParseInt64(&v));
       if (op == HloOpcode::kScatter) {
-        scatter().index_vector_dim = v;
+        Holder_scatter(instr).index_vector_dim = v;
       } else {
-        gather().index_vector_dim = v;
+        Holder_gather(instr).index_vector_dim = v;
       }
       return absl::OkStatus();
     }
@@ -431,20 +399,6 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
         return ParseInt64ListList(&instr->mutable_attrs().collective_slice_sizes);
       }
       return int_list(&instr->mutable_attrs().gather_slice_sizes);
-    case Attr::kUpdateWindowDims:
-      return int_list(&scatter().update_window_dims);
-    case Attr::kInsertedWindowDims:
-      return int_list(&scatter().inserted_window_dims);
-    case Attr::kScatterDimsToOperandDims:
-      return int_list(&scatter().scatter_dims_to_operand_dims);
-    case Attr::kInputBatchingDims:
-      return int_list(&scatter().input_batching_dims);
-    case Attr::kScatterIndicesBatchingDims:
-      return int_list(&scatter().scatter_indices_batching_dims);
-    case Attr::kIndicesAreSorted:
-      return ParseBool(&instr->mutable_attrs().indices_are_sorted);
-    case Attr::kUniqueIndices:
-      return ParseBool(&instr->mutable_attrs().unique_indices);
     case Attr::kDirection: {
       static constexpr std::pair<std::string_view, ComparisonDirection> kTable[] = {
           {"EQ", ComparisonDirection::kEq}, {"NE", ComparisonDirection::kNe},
@@ -464,35 +418,15 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
           {"rng_normal", RandomDistribution::kNormal}};
       return enum_value("random distribution", kTable, &instr->mutable_attrs().distribution);
     }
-    case Attr::kExponentBits:
-      return ParseInt64(&instr->mutable_attrs().exponent_bits);
-    case Attr::kMantissaBits:
-      return ParseInt64(&instr->mutable_attrs().mantissa_bits);
     case Attr::kFftType: {
       static constexpr std::pair<std::string_view, FftType> kTable[] = {
           {"FFT", FftType::kFft}, {"IFFT", FftType::kIfft},
           {"RFFT", FftType::kRfft}, {"IRFFT", FftType::kIrfft}};
       return enum_value("fft type", kTable, &instr->mutable_attrs().fft_type);
     }
-    case Attr::kFftLength:
-      return int_list(&instr->mutable_attrs().fft_length);
-    case Attr::kIsStable:
-      return ParseBool(&instr->mutable_attrs().is_stable);
-    case Attr::kK:
-      return ParseInt64(&instr->mutable_attrs().k);
-    case Attr::kLargest:
-      return ParseBool(&instr->mutable_attrs().largest);
     case Attr::kReplicaGroups:
       instr->mutable_attrs().replica_groups.emplace();
       return ParseReplicaGroups(&*instr->mutable_attrs().replica_groups);
-    case Attr::kChannelId: {
-      int64_t v = 0;
-      HLOVM_RETURN_IF_ERROR(ParseInt64(&v));
-      instr->mutable_attrs().channel_id = v;
-      return absl::OkStatus();
-    }
-    case Attr::kUseGlobalDeviceIds:
-      return ParseBool(&instr->mutable_attrs().use_global_device_ids);
     case Attr::kSourceTargetPairs: {
       std::vector<std::vector<int64_t>> pairs;
       HLOVM_RETURN_IF_ERROR(ParseInt64ListList(&pairs));
@@ -504,8 +438,6 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
       }
       return absl::OkStatus();
     }
-    case Attr::kCustomCallTarget:
-      return ParseString(&instr->mutable_attrs().custom_call_target);
     case Attr::kApiVersion: {
       std::string_view v;
       HLOVM_RETURN_IF_ERROR(ident("custom-call API version", &v));
@@ -521,8 +453,6 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
       pos_ += v.size();
       return absl::OkStatus();
     }
-    case Attr::kCustomCallHasSideEffect:
-      return ParseBool(&instr->mutable_attrs().custom_call_has_side_effect);
     case Attr::kOutputToOperandAliasing:
       return ParseInstructionAliasing(&instr->mutable_attrs().output_to_operand_aliasing);
     case Attr::kOperandLayoutConstraints: {
@@ -559,26 +489,12 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
       pos_ += v.size();
       return absl::OkStatus();
     }
-    case Attr::kAsyncExecutionThread:
-      return ParseString(&instr->mutable_attrs().async_execution_thread);
-    case Attr::kInfeedConfig:
-      return ParseString(&instr->mutable_attrs().infeed_config);
-    case Attr::kOutfeedConfig:
-      return ParseString(&instr->mutable_attrs().outfeed_config);
     case Attr::kOutfeedShape: {
       Shape s;
       HLOVM_RETURN_IF_ERROR(ParseShapeHere(&s));
       instr->mutable_attrs().outfeed_shape = std::move(s);
       return absl::OkStatus();
     }
-    case Attr::kIsHostTransfer:
-      return ParseBool(&instr->mutable_attrs().is_host_transfer);
-    case Attr::kLeftSide:
-      return ParseBool(&instr->mutable_attrs().left_side);
-    case Attr::kLower:
-      return ParseBool(&instr->mutable_attrs().lower);
-    case Attr::kUnitDiagonal:
-      return ParseBool(&instr->mutable_attrs().unit_diagonal);
     case Attr::kTransposeA: {
       static constexpr std::pair<std::string_view, TriangularSolveTranspose> kTable[] = {
           {"NO_TRANSPOSE", TriangularSolveTranspose::kNoTranspose},
@@ -593,32 +509,6 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
         return Error(name_offset, "value out of range for float");
       }
       instr->mutable_attrs().epsilon = static_cast<float>(v);
-      return absl::OkStatus();
-    }
-    case Attr::kFeatureIndex:
-      return ParseInt64(&instr->mutable_attrs().feature_index);
-    case Attr::kConstrainLayout:
-      return ParseBool(&instr->mutable_attrs().constrain_layout);
-    case Attr::kInferredDimension: {
-      int64_t v = 0;
-      HLOVM_RETURN_IF_ERROR(ParseInt64(&v));
-      instr->mutable_attrs().inferred_dimension = v;
-      return absl::OkStatus();
-    }
-    case Attr::kNumCarries:
-      return ParseInt64(&instr->mutable_attrs().num_carries);
-    case Attr::kIsReverse:
-      return ParseBool(&instr->mutable_attrs().is_reverse);
-    case Attr::kIsAssociative:
-      return ParseBool(&instr->mutable_attrs().is_associative);
-    case Attr::kIsComposite:
-      return ParseBool(&instr->mutable_attrs().is_composite);
-    case Attr::kDelta:
-      return ParseInt64(&instr->mutable_attrs().rng_delta);
-    case Attr::kCrossProgramPrefetchIndex: {
-      int64_t v = 0;
-      HLOVM_RETURN_IF_ERROR(ParseInt64(&v));
-      instr->mutable_attrs().cross_program_prefetch_index = v;
       return absl::OkStatus();
     }
     case Attr::kLiteral: {
@@ -652,8 +542,48 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
       }
       return absl::OkStatus();
     }
+
+    default:
+      break;
   }
-  return SkipValue();
+  // The others: their row says where the value goes and how it is written.
+  switch (attr) {
+#define HLOVM_READ_ATTR_(id, name, kind, holder, member) \
+  case Attr::id:                                         \
+    return ReadPlain<AttrKind::kind>([&] { return &Holder_##holder(instr).member; });
+    HLOVM_ATTRIBUTE_LIST(HLOVM_READ_ATTR_)
+#undef HLOVM_READ_ATTR_
+    default:
+      return SkipValue();
+  }
+}
+
+template <AttrKind kind, typename Storage>
+absl::Status Parser::ReadPlain(Storage storage) {
+  if constexpr (kind == AttrKind::kText) {
+    return SkipValue();
+  } else if constexpr (!IsPlainKind(kind)) {
+    return absl::InternalError("attribute without a reader");
+  } else {
+    auto* out = storage();
+    using T = std::remove_pointer_t<decltype(out)>;
+    if constexpr (kind == AttrKind::kInt && std::is_same_v<T, int64_t>) {
+      return ParseInt64(out);
+    } else if constexpr (kind == AttrKind::kInt && std::is_same_v<T, std::optional<int64_t>>) {
+      int64_t v = 0;
+      HLOVM_RETURN_IF_ERROR(ParseInt64(&v));
+      *out = v;
+      return absl::OkStatus();
+    } else if constexpr (kind == AttrKind::kBool && std::is_same_v<T, bool>) {
+      return ParseBool(out);
+    } else if constexpr (kind == AttrKind::kIntList && std::is_same_v<T, std::vector<int64_t>>) {
+      return ParseInt64List(out);
+    } else if constexpr (kind == AttrKind::kString && std::is_same_v<T, std::string>) {
+      return ParseString(out);
+    } else {
+      static_assert(sizeof(T) == 0, "a plain attribute's storage of a type its kind cannot hold");
+    }
+  }
 }
 
 }  // namespace parser_internal

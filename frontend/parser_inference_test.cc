@@ -23,7 +23,9 @@ std::string RootShape(const std::string& text) {
   const HloInstruction* root = (*m)->entry()->root();
   absl::StatusOr<Shape> again = InferInstructionShape(*root);
   EXPECT_TRUE(again.ok()) << again.status();
-  if (again.ok()) EXPECT_EQ(again->ToString(false), root->shape().ToString(false));
+  if (again.ok()) {
+    EXPECT_EQ(again->ToString(false), root->shape().ToString(false));
+  }
   return root->shape().ToString(true);
 }
 

@@ -31,6 +31,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -713,6 +714,10 @@ class Parser {
                                AttrSet* seen);
   absl::Status ParseAttribute(Scope* scope, Attr attr, std::string_view name, size_t name_offset,
                               HloInstruction* instr, HloInstruction* async, Called* called);
+  // Reads the value of an attribute whose row in frontend/attribute_table.h
+  // has a plain kind into *storage() (or skips it, for kText).
+  template <AttrKind kind, typename Storage>
+  absl::Status ReadPlain(Storage storage);
   absl::Status ParseComputationRef(std::string_view attr_name, HloComputation** out);
   absl::Status ParseComputationList(std::string_view attr_name, std::vector<HloComputation*>* out);
   absl::Status ParseSingleInstruction(HloModule* module);
