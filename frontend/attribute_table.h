@@ -26,6 +26,8 @@
 #include <optional>
 #include <string_view>
 
+#include "core/hlo_ir.h"
+
 namespace hlovm {
 
 // The written form of an attribute's value.
@@ -231,6 +233,60 @@ constexpr bool IsComputationAttribute(AttrId id) {
 
 // The attribute named `name`, or kUnknown.
 AttrId AttributeFromName(std::string_view name);
+
+//===----------------------------------------------------------------------===//
+// The value names of the attributes stored in a C++ enum (kName rows:
+// direction=, type=, distribution=, algorithm= of rng-bit-generator,
+// fft_type=, transpose_a=), in enumerator order; "" for an enumerator that
+// is never written.
+//===----------------------------------------------------------------------===//
+
+template <typename Enum>
+struct AttributeValueNames;
+template <>
+struct AttributeValueNames<ComparisonDirection> {
+  static constexpr std::string_view kNames[] = {"EQ", "NE", "GE", "GT", "LE", "LT"};
+};
+template <>
+struct AttributeValueNames<ComparisonType> {
+  // kDefault: derived from the element type; not written.
+  static constexpr std::string_view kNames[] = {"", "FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED"};
+};
+template <>
+struct AttributeValueNames<RandomDistribution> {
+  static constexpr std::string_view kNames[] = {"rng_uniform", "rng_normal"};
+};
+template <>
+struct AttributeValueNames<RngAlgorithm> {
+  static constexpr std::string_view kNames[] = {"rng_default", "rng_three_fry", "rng_philox"};
+};
+template <>
+struct AttributeValueNames<FftType> {
+  static constexpr std::string_view kNames[] = {"FFT", "IFFT", "RFFT", "IRFFT"};
+};
+template <>
+struct AttributeValueNames<TriangularSolveTranspose> {
+  static constexpr std::string_view kNames[] = {"NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"};
+};
+
+// The name of `value` as written ("" for one never written).
+template <typename Enum>
+constexpr std::string_view AttributeValueName(Enum value) {
+  return AttributeValueNames<Enum>::kNames[static_cast<size_t>(value)];
+}
+// The enumerator written `name`; false when there is none.
+template <typename Enum>
+constexpr bool AttributeValueFromName(std::string_view name, Enum* out) {
+  if (name.empty()) return false;
+  const auto& names = AttributeValueNames<Enum>::kNames;
+  for (size_t i = 0; i < std::size(names); ++i) {
+    if (names[i] == name) {
+      *out = static_cast<Enum>(i);
+      return true;
+    }
+  }
+  return false;
+}
 
 }  // namespace hlovm
 

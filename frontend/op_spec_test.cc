@@ -44,7 +44,9 @@ TEST(OpSpec, CellsHoldTheRightKindOfAttribute) {
       // A required attribute is one the opcode may carry.
       EXPECT_TRUE(row.Allows(a)) << AttributeName(a);
     }
-    if (row.one_dimension) EXPECT_TRUE(row.required.contains(AttrId::kDimensions));
+    if (row.one_dimension) {
+      EXPECT_TRUE(row.required.contains(AttrId::kDimensions));
+    }
   }
 }
 
@@ -80,6 +82,35 @@ TEST(AttributeTable, NamesAreUniqueAndLookUpRoundTrips) {
   EXPECT_EQ(AttributeName(AttrId::kControlPredecessors), "control-predecessors");
   EXPECT_EQ(AttributeStorage(AttrId::kWindow), "attrs().window");
   EXPECT_EQ(AttributeKind(AttrId::kBranchComputations), AttrKind::kComputationList);
+}
+
+// Each written value name reads back as its enumerator.
+template <typename Enum>
+void ExpectValueNamesRoundTrip() {
+  const auto& names = AttributeValueNames<Enum>::kNames;
+  for (size_t i = 0; i < std::size(names); ++i) {
+    const Enum value = static_cast<Enum>(i);
+    Enum back{};
+    if (AttributeValueName(value).empty()) {
+      EXPECT_FALSE(AttributeValueFromName("", &back));
+      continue;
+    }
+    ASSERT_TRUE(AttributeValueFromName(AttributeValueName(value), &back)) << names[i];
+    EXPECT_EQ(back, value) << names[i];
+  }
+}
+
+TEST(AttributeTable, ValueNamesRoundTrip) {
+  ExpectValueNamesRoundTrip<ComparisonDirection>();
+  ExpectValueNamesRoundTrip<ComparisonType>();
+  ExpectValueNamesRoundTrip<RandomDistribution>();
+  ExpectValueNamesRoundTrip<RngAlgorithm>();
+  ExpectValueNamesRoundTrip<FftType>();
+  ExpectValueNamesRoundTrip<TriangularSolveTranspose>();
+  EXPECT_EQ(AttributeValueName(ComparisonDirection::kLt), "LT");
+  EXPECT_EQ(AttributeValueName(ComparisonType::kDefault), "");
+  ComparisonDirection d;
+  EXPECT_FALSE(AttributeValueFromName("lt", &d));
 }
 
 }  // namespace

@@ -67,18 +67,6 @@ int64_t LeafCount(const Shape& shape) {
   return n;
 }
 
-template <typename Enum, size_t N>
-bool LookUpEnum(std::string_view text, const std::pair<std::string_view, Enum> (&table)[N],
-                Enum* out) {
-  for (const auto& [name, value] : table) {
-    if (name == text) {
-      *out = value;
-      return true;
-    }
-  }
-  return false;
-}
-
 }  // namespace
 
 std::optional<std::string_view> NearestName(std::string_view word,
@@ -239,14 +227,12 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
     *out = s_.substr(pos_, p - pos_);
     return absl::OkStatus();
   };
-  // An identifier named in `table`, its value into *out; `what` names the
-  // kind of value in errors.
-  auto enum_value = [&]<typename Enum, size_t N>(std::string_view what,
-                                                 const std::pair<std::string_view, Enum>(&table)[N],
-                                                 Enum* out) -> absl::Status {
+  // An identifier naming a value of `Enum` (frontend/attribute_table.h),
+  // its value into *out; `what` names the kind of value in errors.
+  auto enum_value = [&]<typename Enum>(std::string_view what, Enum* out) -> absl::Status {
     std::string_view t;
     HLOVM_RETURN_IF_ERROR(ident(what, &t));
-    if (!LookUpEnum(t, table, out)) return ErrorHere(Cat("expects ", what, " but sees: ", t));
+    if (!AttributeValueFromName(t, out)) return ErrorHere(Cat("expects ", what, " but sees: ", t));
     pos_ += t.size();
     return absl::OkStatus();
   };
@@ -348,11 +334,7 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
       std::string_view a;
       HLOVM_RETURN_IF_ERROR(ident(AttributeName(Attr::kAlgorithm), &a));
       if (op == HloOpcode::kRngBitGenerator) {
-        static constexpr std::pair<std::string_view, RngAlgorithm> kTable[] = {
-            {"rng_default", RngAlgorithm::kDefault},
-            {"rng_three_fry", RngAlgorithm::kThreeFry},
-            {"rng_philox", RngAlgorithm::kPhilox}};
-        if (!LookUpEnum(a, kTable, &instr->mutable_attrs().rng_algorithm)) {
+        if (!AttributeValueFromName(a, &instr->mutable_attrs().rng_algorithm)) {
           return ErrorHere(Cat("expects random algorithm but sees: ", a));
         }
       } else {
@@ -399,31 +381,14 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
         return ParseInt64ListList(&instr->mutable_attrs().collective_slice_sizes);
       }
       return int_list(&instr->mutable_attrs().gather_slice_sizes);
-    case Attr::kDirection: {
-      static constexpr std::pair<std::string_view, ComparisonDirection> kTable[] = {
-          {"EQ", ComparisonDirection::kEq}, {"NE", ComparisonDirection::kNe},
-          {"GE", ComparisonDirection::kGe}, {"GT", ComparisonDirection::kGt},
-          {"LE", ComparisonDirection::kLe}, {"LT", ComparisonDirection::kLt}};
-      return enum_value("comparison direction", kTable, &instr->comparison_direction);
-    }
-    case Attr::kType: {
-      static constexpr std::pair<std::string_view, ComparisonType> kTable[] = {
-          {"FLOAT", ComparisonType::kFloat}, {"TOTALORDER", ComparisonType::kTotalOrder},
-          {"SIGNED", ComparisonType::kSigned}, {"UNSIGNED", ComparisonType::kUnsigned}};
-      return enum_value("comparison type", kTable, &instr->comparison_type);
-    }
-    case Attr::kDistribution: {
-      static constexpr std::pair<std::string_view, RandomDistribution> kTable[] = {
-          {"rng_uniform", RandomDistribution::kUniform},
-          {"rng_normal", RandomDistribution::kNormal}};
-      return enum_value("random distribution", kTable, &instr->mutable_attrs().distribution);
-    }
-    case Attr::kFftType: {
-      static constexpr std::pair<std::string_view, FftType> kTable[] = {
-          {"FFT", FftType::kFft}, {"IFFT", FftType::kIfft},
-          {"RFFT", FftType::kRfft}, {"IRFFT", FftType::kIrfft}};
-      return enum_value("fft type", kTable, &instr->mutable_attrs().fft_type);
-    }
+    case Attr::kDirection:
+      return enum_value("comparison direction", &instr->comparison_direction);
+    case Attr::kType:
+      return enum_value("comparison type", &instr->comparison_type);
+    case Attr::kDistribution:
+      return enum_value("random distribution", &instr->mutable_attrs().distribution);
+    case Attr::kFftType:
+      return enum_value("fft type", &instr->mutable_attrs().fft_type);
     case Attr::kReplicaGroups:
       instr->mutable_attrs().replica_groups.emplace();
       return ParseReplicaGroups(&*instr->mutable_attrs().replica_groups);
@@ -495,13 +460,8 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
       instr->mutable_attrs().outfeed_shape = std::move(s);
       return absl::OkStatus();
     }
-    case Attr::kTransposeA: {
-      static constexpr std::pair<std::string_view, TriangularSolveTranspose> kTable[] = {
-          {"NO_TRANSPOSE", TriangularSolveTranspose::kNoTranspose},
-          {"TRANSPOSE", TriangularSolveTranspose::kTranspose},
-          {"ADJOINT", TriangularSolveTranspose::kAdjoint}};
-      return enum_value("transpose type", kTable, &instr->mutable_attrs().transpose_a);
-    }
+    case Attr::kTransposeA:
+      return enum_value("transpose type", &instr->mutable_attrs().transpose_a);
     case Attr::kEpsilon: {
       double v = 0;
       HLOVM_RETURN_IF_ERROR(ParseDouble(&v));

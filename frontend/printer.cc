@@ -84,48 +84,6 @@ std::string Braced(const std::vector<int64_t>& values) {
   return absl::StrCat("{", JoinInts(values), "}");
 }
 
-std::string_view DirectionName(ComparisonDirection d) {
-  switch (d) {
-    case ComparisonDirection::kEq: return "EQ";
-    case ComparisonDirection::kNe: return "NE";
-    case ComparisonDirection::kGe: return "GE";
-    case ComparisonDirection::kGt: return "GT";
-    case ComparisonDirection::kLe: return "LE";
-    case ComparisonDirection::kLt: return "LT";
-  }
-  return "EQ";
-}
-
-std::string_view ComparisonTypeName(ComparisonType t) {
-  switch (t) {
-    case ComparisonType::kFloat: return "FLOAT";
-    case ComparisonType::kTotalOrder: return "TOTALORDER";
-    case ComparisonType::kSigned: return "SIGNED";
-    case ComparisonType::kUnsigned: return "UNSIGNED";
-    case ComparisonType::kDefault: break;
-  }
-  return "";
-}
-
-std::string_view FftTypeName(FftType t) {
-  switch (t) {
-    case FftType::kFft: return "FFT";
-    case FftType::kIfft: return "IFFT";
-    case FftType::kRfft: return "RFFT";
-    case FftType::kIrfft: return "IRFFT";
-  }
-  return "FFT";
-}
-
-std::string_view TransposeName(TriangularSolveTranspose t) {
-  switch (t) {
-    case TriangularSolveTranspose::kNoTranspose: return "NO_TRANSPOSE";
-    case TriangularSolveTranspose::kTranspose: return "TRANSPOSE";
-    case TriangularSolveTranspose::kAdjoint: return "ADJOINT";
-  }
-  return "NO_TRANSPOSE";
-}
-
 std::string WindowToString(const Window& window) {
   std::string out;
   auto field = [&](std::string_view heading, auto format) {
@@ -345,28 +303,26 @@ std::vector<Attr> TypedAttributes(const HloInstruction& instr) {
         attrs.push_back({Key(A::kAlgorithm), instr.attrs().precision_algorithm});
       break;
     case HloOpcode::kCompare:
-      attrs.push_back({Key(A::kDirection), std::string(DirectionName(instr.comparison_direction))});
+      attrs.push_back(
+          {Key(A::kDirection), std::string(AttributeValueName(instr.comparison_direction))});
       if (instr.comparison_type != ComparisonType::kDefault) {
-        attrs.push_back({Key(A::kType), std::string(ComparisonTypeName(instr.comparison_type))});
+        attrs.push_back({Key(A::kType), std::string(AttributeValueName(instr.comparison_type))});
       }
       break;
     case HloOpcode::kRng:
-      attrs.push_back({Key(A::kDistribution),
-                       instr.attrs().distribution == RandomDistribution::kNormal ? "rng_normal"
-                                                                                 : "rng_uniform"});
+      attrs.push_back(
+          {Key(A::kDistribution), std::string(AttributeValueName(instr.attrs().distribution))});
       break;
     case HloOpcode::kRngBitGenerator:
-      attrs.push_back({Key(A::kAlgorithm),
-                       instr.attrs().rng_algorithm == RngAlgorithm::kThreeFry ? "rng_three_fry"
-                       : instr.attrs().rng_algorithm == RngAlgorithm::kPhilox ? "rng_philox"
-                                                                              : "rng_default"});
+      attrs.push_back(
+          {Key(A::kAlgorithm), std::string(AttributeValueName(instr.attrs().rng_algorithm))});
       break;
     case HloOpcode::kReducePrecision:
       attrs.push_back({Key(A::kExponentBits), absl::StrCat(instr.attrs().exponent_bits)});
       attrs.push_back({Key(A::kMantissaBits), absl::StrCat(instr.attrs().mantissa_bits)});
       break;
     case HloOpcode::kFft:
-      attrs.push_back({Key(A::kFftType), std::string(FftTypeName(instr.attrs().fft_type))});
+      attrs.push_back({Key(A::kFftType), std::string(AttributeValueName(instr.attrs().fft_type))});
       attrs.push_back({Key(A::kFftLength), Braced(instr.attrs().fft_length)});
       break;
     case HloOpcode::kTopK:
@@ -544,7 +500,8 @@ std::vector<Attr> TypedAttributes(const HloInstruction& instr) {
       if (instr.attrs().left_side) attrs.push_back({Key(A::kLeftSide), "true"});
       if (instr.attrs().lower) attrs.push_back({Key(A::kLower), "true"});
       if (instr.attrs().unit_diagonal) attrs.push_back({Key(A::kUnitDiagonal), "true"});
-      attrs.push_back({Key(A::kTransposeA), std::string(TransposeName(instr.attrs().transpose_a))});
+      attrs.push_back(
+          {Key(A::kTransposeA), std::string(AttributeValueName(instr.attrs().transpose_a))});
       break;
     case HloOpcode::kCholesky:
       if (instr.attrs().lower) attrs.push_back({Key(A::kLower), "true"});

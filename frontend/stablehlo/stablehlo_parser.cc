@@ -283,9 +283,8 @@ void Parser::MarkOp(HloComputation* computation, int64_t first, size_t offset) {
         }
         break;
       case HloOpcode::kCompare: {
-        static constexpr const char* kTypes[] = {"", "FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED"};
-        const char* type = kTypes[static_cast<int>(instr->comparison_type)];
-        if (*type != '\0') raw.Append(AttributeName(AttrId::kType), type);
+        const std::string_view type = AttributeValueName(instr->comparison_type);
+        if (!type.empty()) raw.Append(AttributeName(AttrId::kType), type);
         break;
       }
       case HloOpcode::kCustomCall:
