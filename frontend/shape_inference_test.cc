@@ -1,5 +1,5 @@
-// The parser fills in a result shape the text leaves out from the verifier's
-// shape rules (InferInstructionShape), so that a shape it infers is the one
+// The parser fills in a result shape the text leaves out from the shared
+// shape rules (frontend/shape_inference.h), so that a shape it infers is the one
 // the verifier then checks.
 #include <memory>
 #include <string>
@@ -33,7 +33,7 @@ std::string Entry(const std::string& params, const std::string& root) {
   return "HloModule m\nENTRY e {\n" + params + "\n  ROOT r = " + root + "\n}\n";
 }
 
-TEST(ParserInference, OmittedShapesComeFromTheVerifiersRules) {
+TEST(ShapeInference, OmittedShapesComeFromTheSharedRules) {
   const std::string x = "  x = f32[2,3]{1,0} parameter(0)";
   EXPECT_EQ(RootShape(Entry(x, "exponential(x)")), "f32[2,3]{1,0}");
   EXPECT_EQ(RootShape(Entry(x, "compare(x, x), direction=LT")), "pred[2,3]{1,0}");
@@ -47,7 +47,7 @@ TEST(ParserInference, OmittedShapesComeFromTheVerifiersRules) {
   EXPECT_EQ(RootShape(Entry(x, "reverse(x), dimensions={0}")), "f32[2,3]{1,0}");
 }
 
-TEST(ParserInference, ReductionsReadTheirComputation) {
+TEST(ShapeInference, ReductionsReadTheirComputation) {
   const std::string text = R"(HloModule m
 add {
   a = f32[] parameter(0)
@@ -61,7 +61,7 @@ ENTRY e {
   EXPECT_EQ(RootShape(text), "f32[2]{0}");
 }
 
-TEST(ParserInference, ShapesThatMustBeWrittenAndRulesThatRefuse) {
+TEST(ShapeInference, ShapesThatMustBeWrittenAndRulesThatRefuse) {
   const std::string x = "  x = f32[2,3] parameter(0)\n  i = s32[5] parameter(1)";
   absl::StatusOr<std::unique_ptr<HloModule>> reshape = ParseHloModule(Entry(x, "reshape(x)"));
   ASSERT_FALSE(reshape.ok());
