@@ -40,34 +40,6 @@
 
 namespace hlovm {
 namespace parser_internal {
-namespace {
-
-// Opcodes whose text may leave out the result shape (it is then inferred).
-bool CanInferShape(HloOpcode op) {
-  switch (HloOpcodeFamily(op)) {
-    case OpFamily::kUnary:
-    case OpFamily::kBinary:
-    case OpFamily::kTernary:
-      return true;
-    default:
-      break;
-  }
-  switch (op) {
-    case HloOpcode::kAddDependency: case HloOpcode::kAfterAll: case HloOpcode::kCall:
-    case HloOpcode::kConcatenate: case HloOpcode::kConditional: case HloOpcode::kCopy:
-    case HloOpcode::kOptimizationBarrier: case HloOpcode::kDomain: case HloOpcode::kDot:
-    case HloOpcode::kGetDimensionSize: case HloOpcode::kGetTupleElement: case HloOpcode::kMap:
-    case HloOpcode::kPartitionId: case HloOpcode::kReduce: case HloOpcode::kReplicaId:
-    case HloOpcode::kReverse: case HloOpcode::kSort: case HloOpcode::kTranspose:
-    case HloOpcode::kTuple: case HloOpcode::kWhile: case HloOpcode::kBroadcast:
-    case HloOpcode::kPad:
-      return true;
-    default:
-      return false;
-  }
-}
-
-}  // namespace
 
 //===----------------------------------------------------------------------===//
 // Module and computations.
@@ -671,7 +643,12 @@ absl::Status Parser::ParseInstructionRhs(Scope* scope, std::string_view name,
       return Error(op_offset, message);
     }
   }
-  if (!shape_given && (wrapped.has_value() || !CanInferShape(opcode))) {
+  // A shape left out is inferred once the instruction has been read
+  // (FinishInstruction), except where the text has nothing to infer it
+  // from: a parameter, a constant (whose literal is read in its shape) and
+  // the async shorthand (whose wrapped op is built from it).
+  if (!shape_given &&
+      (wrapped.has_value() || opcode == HloOpcode::kParameter || opcode == HloOpcode::kConstant)) {
     return Error(op_offset,
                  Cat("cannot infer shape for opcode: ", HloOpcodeName(opcode)));
   }
@@ -720,7 +697,7 @@ absl::Status Parser::ParseInstructionRhs(Scope* scope, std::string_view name,
   } else {
     HLOVM_RETURN_IF_ERROR(ParseOperands(scope, &operands));
     int arity = HloOpcodeArity(opcode);
-    if (opcode == HloOpcode::kAsyncDone || opcode == HloOpcode::kAsyncUpdate) arity = kVariadic;
+    if (GetOpSpec(opcode).operands == OperandRule::kAny) arity = kVariadic;
     if (arity != kVariadic && static_cast<int>(operands.size()) != arity) {
       return Error(operands_offset, Cat("expects ", arity, " operands, but has ",
                                                  operands.size(), " operands"));
@@ -757,7 +734,7 @@ absl::Status Parser::ParseInstructionRhs(Scope* scope, std::string_view name,
       async_source = nullptr;
     }
   }
-  if (opcode == HloOpcode::kAsyncStart || opcode == HloOpcode::kAsyncUpdate) {
+  if (shape_given && (opcode == HloOpcode::kAsyncStart || opcode == HloOpcode::kAsyncUpdate)) {
     const Shape& s = instr->shape();
     if (!s.IsTuple() || s.tuple_size() < 2 || !s.tuple_shape(0).IsTuple()) {
       return Error(op_offset,
@@ -790,8 +767,8 @@ absl::Status Parser::ParseInstructionRhs(Scope* scope, std::string_view name,
     HLOVM_RETURN_IF_ERROR(ParseAttributes(scope, target, instr, rule_opcode, &called, &seen));
     (void)pred_conditional;
   }
-  HLOVM_RETURN_IF_ERROR(
-      FinishInstruction(scope, target, &called, seen, rhs_offset, operands_offset, shape_given));
+  HLOVM_RETURN_IF_ERROR(FinishInstruction(scope, target, &called, seen, op_offset, rhs_offset,
+                                          operands_offset, shape_given));
   if (target != instr) {
     // Everything written was recorded on the async-start too, for printing.
     instr->raw_attributes() = target->raw_attributes();
@@ -807,10 +784,10 @@ absl::Status Parser::ParseInstructionRhs(Scope* scope, std::string_view name,
     HloComputation* inherited = async_source->called_computations().empty()
                                     ? nullptr
                                     : async_source->called_computations()[0];
-    if (called.calls != nullptr && inherited != nullptr && called.calls != inherited) {
-      return Error(operands_offset,
-                   Cat("Expect async_wrapped_computation to be ", inherited->name(),
-                                ", but got ", called.calls->name()));
+    HloComputation* calls = called.First(Attr::kCalls);
+    if (calls != nullptr && inherited != nullptr && calls != inherited) {
+      return Error(operands_offset, Cat("Expect async_wrapped_computation to be ",
+                                        inherited->name(), ", but got ", calls->name()));
     }
     std::string source_thread = async_source->attrs().async_execution_thread.empty()
                                     ? "main"
@@ -955,7 +932,7 @@ absl::Status Parser::ParseOperand(Scope* scope, HloInstruction** out) {
     gte->tuple_index = index;
     gte->AppendOperand(operand);
     gte->set_location(Locate(name_offset));
-    gte->raw_attributes().Append("index", Cat(index));
+    gte->raw_attributes().Append(AttributeName(Attr::kIndex), Cat(index));
     HloInstruction* g = AddToScope(scope, std::move(gte));
     RegisterName(g);
     scope->gtes.emplace(key, g);

@@ -1,6 +1,7 @@
-// Parsing HLO text: an instruction's attributes. The table of attribute
-// names, which opcodes take the restricted ones, and each attribute's
-// value stored in the instruction's fields (see frontend/parser_internal.h).
+// Parsing HLO text: an instruction's attributes. Which opcodes take the
+// restricted ones, and each attribute's value stored in the instruction's
+// fields (the names are those of frontend/attribute_table.h; see
+// frontend/parser_internal.h).
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -39,158 +40,24 @@ namespace parser_internal {
 
 namespace {
 
-const ViewMap<Attr>& AttrTable() {
-  static const auto* table = new ViewMap<Attr>{
-      {"sharding", Attr::kSharding},
-      {"metadata", Attr::kMetadata},
-      {"backend_config", Attr::kBackendConfig},
-      {"frontend_attributes", Attr::kFrontendAttributes},
-      {"statistics", Attr::kStatistics},
-      {"origin", Attr::kOrigin},
-      {"result_accuracy", Attr::kResultAccuracy},
-      {"control-predecessors", Attr::kControlPredecessors},
-      {"parameter_replication", Attr::kParameterReplication},
-      {"domain", Attr::kDomain},
-      {"dimensions", Attr::kDimensions},
-      {"iota_dimension", Attr::kIotaDimension},
-      {"index", Attr::kIndex},
-      {"slice", Attr::kSlice},
-      {"dynamic_slice_sizes", Attr::kDynamicSliceSizes},
-      {"window", Attr::kWindow},
-      {"padding", Attr::kPadding},
-      {"dim_labels", Attr::kDimLabels},
-      {"feature_group_count", Attr::kFeatureGroupCount},
-      {"batch_group_count", Attr::kBatchGroupCount},
-      {"lhs_batch_dims", Attr::kLhsBatchDims},
-      {"rhs_batch_dims", Attr::kRhsBatchDims},
-      {"lhs_contracting_dims", Attr::kLhsContractingDims},
-      {"rhs_contracting_dims", Attr::kRhsContractingDims},
-      {"lhs_ragged_dims", Attr::kLhsRaggedDims},
-      {"rhs_group_dims", Attr::kRhsGroupDims},
-      {"operand_precision", Attr::kOperandPrecision},
-      {"algorithm", Attr::kAlgorithm},
-      {"offset_dims", Attr::kOffsetDims},
-      {"collapsed_slice_dims", Attr::kCollapsedSliceDims},
-      {"start_index_map", Attr::kStartIndexMap},
-      {"operand_batching_dims", Attr::kOperandBatchingDims},
-      {"start_indices_batching_dims", Attr::kStartIndicesBatchingDims},
-      {"index_vector_dim", Attr::kIndexVectorDim},
-      {"slice_sizes", Attr::kSliceSizes},
-      {"update_window_dims", Attr::kUpdateWindowDims},
-      {"inserted_window_dims", Attr::kInsertedWindowDims},
-      {"scatter_dims_to_operand_dims", Attr::kScatterDimsToOperandDims},
-      {"input_batching_dims", Attr::kInputBatchingDims},
-      {"scatter_indices_batching_dims", Attr::kScatterIndicesBatchingDims},
-      {"indices_are_sorted", Attr::kIndicesAreSorted},
-      {"unique_indices", Attr::kUniqueIndices},
-      {"direction", Attr::kDirection},
-      {"type", Attr::kType},
-      {"distribution", Attr::kDistribution},
-      {"exponent_bits", Attr::kExponentBits},
-      {"mantissa_bits", Attr::kMantissaBits},
-      {"fft_type", Attr::kFftType},
-      {"fft_length", Attr::kFftLength},
-      {"is_stable", Attr::kIsStable},
-      {"k", Attr::kK},
-      {"largest", Attr::kLargest},
-      {"replica_groups", Attr::kReplicaGroups},
-      {"channel_id", Attr::kChannelId},
-      {"use_global_device_ids", Attr::kUseGlobalDeviceIds},
-      {"source_target_pairs", Attr::kSourceTargetPairs},
-      {"custom_call_target", Attr::kCustomCallTarget},
-      {"api_version", Attr::kApiVersion},
-      {"custom_call_has_side_effect", Attr::kCustomCallHasSideEffect},
-      {"output_to_operand_aliasing", Attr::kOutputToOperandAliasing},
-      {"operand_layout_constraints", Attr::kOperandLayoutConstraints},
-      {"schedule", Attr::kSchedule},
-      {"kind", Attr::kKind},
-      {"async_execution_thread", Attr::kAsyncExecutionThread},
-      {"infeed_config", Attr::kInfeedConfig},
-      {"outfeed_config", Attr::kOutfeedConfig},
-      {"outfeed_shape", Attr::kOutfeedShape},
-      {"is_host_transfer", Attr::kIsHostTransfer},
-      {"left_side", Attr::kLeftSide},
-      {"lower", Attr::kLower},
-      {"unit_diagonal", Attr::kUnitDiagonal},
-      {"transpose_a", Attr::kTransposeA},
-      {"epsilon", Attr::kEpsilon},
-      {"feature_index", Attr::kFeatureIndex},
-      {"constrain_layout", Attr::kConstrainLayout},
-      {"inferred_dimension", Attr::kInferredDimension},
-      {"num_carries", Attr::kNumCarries},
-      {"is_reverse", Attr::kIsReverse},
-      {"is_associative", Attr::kIsAssociative},
-      {"is_composite", Attr::kIsComposite},
-      {"delta", Attr::kDelta},
-      {"cross_program_prefetch_index", Attr::kCrossProgramPrefetchIndex},
-      {"literal", Attr::kLiteral},
-      {"to_apply", Attr::kToApply},
-      {"calls", Attr::kCalls},
-      {"condition", Attr::kCondition},
-      {"body", Attr::kBody},
-      {"branch_computations", Attr::kBranchComputations},
-      {"true_computation", Attr::kTrueComputation},
-      {"false_computation", Attr::kFalseComputation},
-      {"select", Attr::kSelect},
-      {"scatter", Attr::kScatter},
-      {"called_computations", Attr::kCalledComputations},
-  };
-  return *table;
+// Where the rows of frontend/attribute_table.h keep their values (the
+// holder column), made on first use.
+HloInstruction& Holder_instr(HloInstruction* instr) { return *instr; }
+OpAttributes& Holder_attrs(HloInstruction* instr) { return instr->mutable_attrs(); }
+DotDimensionNumbers& Holder_dot(HloInstruction* instr) {
+  auto& dnums = instr->mutable_attrs().dot_dimension_numbers;
+  if (!dnums) dnums.emplace();
+  return *dnums;
 }
-
-bool HasResultAccuracy(HloOpcode op) {
-  switch (op) {
-    case HloOpcode::kAcos: case HloOpcode::kAcosh: case HloOpcode::kAsin:
-    case HloOpcode::kAsinh: case HloOpcode::kAtanh: case HloOpcode::kExpm1:
-    case HloOpcode::kLog: case HloOpcode::kLog1p: case HloOpcode::kLogistic:
-    case HloOpcode::kSqrt: case HloOpcode::kCbrt: case HloOpcode::kRsqrt:
-    case HloOpcode::kTanh: case HloOpcode::kErf: case HloOpcode::kSin:
-    case HloOpcode::kSinh: case HloOpcode::kCos: case HloOpcode::kCosh:
-    case HloOpcode::kTan: case HloOpcode::kExp:
-      return true;
-    default:
-      return false;
-  }
+GatherDimensionNumbers& Holder_gather(HloInstruction* instr) {
+  auto& dnums = instr->mutable_attrs().gather_dimension_numbers;
+  if (!dnums) dnums.emplace();
+  return *dnums;
 }
-
-// Called-computation attributes (and result_accuracy) are rejected on
-// opcodes that do not take them, as XLA does; every other attribute name is
-// accepted everywhere it is typed, and kept as text where it is not known.
-bool AllowsRestrictedAttr(HloOpcode op, Attr attr, bool pred_conditional) {
-  switch (attr) {
-    case Attr::kToApply:
-      switch (op) {
-        case HloOpcode::kAllReduce: case HloOpcode::kAllReduceStart:
-        case HloOpcode::kReduceScatter: case HloOpcode::kSort: case HloOpcode::kCall:
-        case HloOpcode::kReduceWindow: case HloOpcode::kMap: case HloOpcode::kScan:
-        case HloOpcode::kReduce: case HloOpcode::kScatter: case HloOpcode::kCustomCall:
-        case HloOpcode::kCollectiveReduce:
-          return true;
-        default:
-          return false;
-      }
-    case Attr::kCalls:
-      return op == HloOpcode::kFusion || op == HloOpcode::kAsyncStart ||
-             op == HloOpcode::kAsyncUpdate || op == HloOpcode::kAsyncDone ||
-             op == HloOpcode::kCustomCall || op == HloOpcode::kCall;
-    case Attr::kCondition:
-    case Attr::kBody:
-      return op == HloOpcode::kWhile;
-    case Attr::kBranchComputations:
-      return op == HloOpcode::kConditional && !pred_conditional;
-    case Attr::kTrueComputation:
-    case Attr::kFalseComputation:
-      return op == HloOpcode::kConditional && pred_conditional;
-    case Attr::kSelect:
-    case Attr::kScatter:
-      return op == HloOpcode::kSelectAndScatter;
-    case Attr::kCalledComputations:
-      return op == HloOpcode::kCustomCall;
-    case Attr::kResultAccuracy:
-      return HasResultAccuracy(op);
-    default:
-      return true;
-  }
+ScatterDimensionNumbers& Holder_scatter(HloInstruction* instr) {
+  auto& dnums = instr->mutable_attrs().scatter_dimension_numbers;
+  if (!dnums) dnums.emplace();
+  return *dnums;
 }
 
 int64_t LeafCount(const Shape& shape) {
@@ -198,18 +65,6 @@ int64_t LeafCount(const Shape& shape) {
   int64_t n = 0;
   for (const Shape& s : shape.tuple_shapes()) n += LeafCount(s);
   return n;
-}
-
-template <typename Enum, size_t N>
-bool LookUpEnum(std::string_view text, const std::pair<std::string_view, Enum> (&table)[N],
-                Enum* out) {
-  for (const auto& [name, value] : table) {
-    if (name == text) {
-      *out = value;
-      return true;
-    }
-  }
-  return false;
 }
 
 }  // namespace
@@ -255,7 +110,6 @@ absl::Status Parser::ParseAttributes(Scope* scope, HloInstruction* instr, HloIns
   const bool pred_conditional = rule_opcode == HloOpcode::kConditional &&
                                 instr->operand_count() > 0 &&
                                 instr->operand(0)->shape().element_type() == ElementType::kPred;
-  const auto& table = AttrTable();
   // Every attribute as written, stored on the instruction at the end in one
   // piece (the views point into the text).
   absl::InlinedVector<RawAttributes::Entry, 4> raw(instr->raw_attributes().begin(),
@@ -268,8 +122,7 @@ absl::Status Parser::ParseAttributes(Scope* scope, HloInstruction* instr, HloIns
     std::string_view name = s_.substr(pos_, p - pos_);
     pos_ = p;
     if (name.empty() || !Eat('=')) return Error(name_offset, "expects attribute name");
-    auto it = table.find(name);
-    Attr attr = it == table.end() ? Attr::kUnknown : it->second;
+    const Attr attr = AttributeFromName(name);
     if (attr == Attr::kUnknown) {
       // Names hlovm does not know are kept as text (XLA adds attributes),
       // but one a letter or two from a known name is a typo.
@@ -298,11 +151,14 @@ absl::Status Parser::ParseAttributes(Scope* scope, HloInstruction* instr, HloIns
         }
       }
     }
-    if (attr == Attr::kAsyncExecutionThread && owner != HloOpcode::kAsyncStart &&
-        owner != HloOpcode::kAsyncUpdate && owner != HloOpcode::kAsyncDone) {
-      return Error(name_offset, Cat("unexpected attribute \"", name, "\""));
-    }
-    if (!AllowsRestrictedAttr(owner, attr, pred_conditional)) {
+    // Called-computation attributes, result_accuracy and
+    // async_execution_thread are rejected on opcodes whose row does not list
+    // them, as XLA does; every other attribute name is accepted everywhere
+    // it is typed, and kept as text where it is not known.
+    const OpSpec& spec =
+        GetOpSpec(owner, owner == HloOpcode::kConditional && pred_conditional ? OpForm::kPredicate
+                                                                              : OpForm::kDefault);
+    if (!spec.Allows(attr)) {
       return Error(name_offset, Cat("unexpected attribute \"", name, "\""));
     }
     Skip();
@@ -363,21 +219,6 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
   (void)async;
   HloOpcode op = instr->opcode();
   auto int_list = [&](std::vector<int64_t>* out) { return ParseInt64List(out); };
-  auto dot = [&]() -> DotDimensionNumbers& {
-    if (!instr->mutable_attrs().dot_dimension_numbers)
-      instr->mutable_attrs().dot_dimension_numbers.emplace();
-    return *instr->mutable_attrs().dot_dimension_numbers;
-  };
-  auto gather = [&]() -> GatherDimensionNumbers& {
-    if (!instr->mutable_attrs().gather_dimension_numbers)
-      instr->mutable_attrs().gather_dimension_numbers.emplace();
-    return *instr->mutable_attrs().gather_dimension_numbers;
-  };
-  auto scatter = [&]() -> ScatterDimensionNumbers& {
-    if (!instr->mutable_attrs().scatter_dimension_numbers)
-      instr->mutable_attrs().scatter_dimension_numbers.emplace();
-    return *instr->mutable_attrs().scatter_dimension_numbers;
-  };
   auto ident = [&](std::string_view what, std::string_view* out) -> absl::Status {
     Skip();
     size_t p = pos_;
@@ -386,25 +227,18 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
     *out = s_.substr(pos_, p - pos_);
     return absl::OkStatus();
   };
-  // An identifier named in `table`, its value into *out; `what` names the
-  // kind of value in errors.
-  auto enum_value = [&]<typename Enum, size_t N>(std::string_view what,
-                                                 const std::pair<std::string_view, Enum>(&table)[N],
-                                                 Enum* out) -> absl::Status {
+  // An identifier naming a value of `Enum` (frontend/attribute_table.h),
+  // its value into *out; `what` names the kind of value in errors.
+  auto enum_value = [&]<typename Enum>(std::string_view what, Enum* out) -> absl::Status {
     std::string_view t;
     HLOVM_RETURN_IF_ERROR(ident(what, &t));
-    if (!LookUpEnum(t, table, out)) return ErrorHere(Cat("expects ", what, " but sees: ", t));
+    if (!AttributeValueFromName(t, out)) return ErrorHere(Cat("expects ", what, " but sees: ", t));
     pos_ += t.size();
     return absl::OkStatus();
   };
   switch (attr) {
     case Attr::kCount:  // not an attribute; the lookup never yields it
     case Attr::kUnknown:
-    case Attr::kMetadata:
-    case Attr::kFrontendAttributes:
-    case Attr::kStatistics:
-    case Attr::kOrigin:
-    case Attr::kDomain:
       return SkipValue();
     case Attr::kSharding: {
       size_t start = pos_;
@@ -468,15 +302,9 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
       }
       return absl::OkStatus();
     }
-    case Attr::kIotaDimension:
-      return ParseInt64(&instr->iota_dimension);
-    case Attr::kIndex:
-      return ParseInt64(&instr->tuple_index);
     case Attr::kSlice:
       instr->slice.emplace();
       return ParseSliceRanges(&*instr->slice);
-    case Attr::kDynamicSliceSizes:
-      return int_list(&instr->mutable_attrs().dynamic_slice_sizes);
     case Attr::kWindow:
       instr->mutable_attrs().window.emplace();
       return ParseWindow(&*instr->mutable_attrs().window);
@@ -486,22 +314,6 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
     case Attr::kDimLabels:
       instr->mutable_attrs().convolution_dimension_numbers.emplace();
       return ParseDimLabels(&*instr->mutable_attrs().convolution_dimension_numbers);
-    case Attr::kFeatureGroupCount:
-      return ParseInt64(&instr->mutable_attrs().feature_group_count);
-    case Attr::kBatchGroupCount:
-      return ParseInt64(&instr->mutable_attrs().batch_group_count);
-    case Attr::kLhsBatchDims:
-      return int_list(&dot().lhs_batch_dimensions);
-    case Attr::kRhsBatchDims:
-      return int_list(&dot().rhs_batch_dimensions);
-    case Attr::kLhsContractingDims:
-      return int_list(&dot().lhs_contracting_dimensions);
-    case Attr::kRhsContractingDims:
-      return int_list(&dot().rhs_contracting_dimensions);
-    case Attr::kLhsRaggedDims:
-      return int_list(&dot().lhs_ragged_dimensions);
-    case Attr::kRhsGroupDims:
-      return int_list(&dot().rhs_group_dimensions);
     case Attr::kOperandPrecision: {
       HLOVM_RETURN_IF_ERROR(Expect('{', "expects '{'"));
       if (Eat('}')) return absl::OkStatus();
@@ -520,13 +332,9 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
     }
     case Attr::kAlgorithm: {
       std::string_view a;
-      HLOVM_RETURN_IF_ERROR(ident("algorithm", &a));
+      HLOVM_RETURN_IF_ERROR(ident(AttributeName(Attr::kAlgorithm), &a));
       if (op == HloOpcode::kRngBitGenerator) {
-        static constexpr std::pair<std::string_view, RngAlgorithm> kTable[] = {
-            {"rng_default", RngAlgorithm::kDefault},
-            {"rng_three_fry", RngAlgorithm::kThreeFry},
-            {"rng_philox", RngAlgorithm::kPhilox}};
-        if (!LookUpEnum(a, kTable, &instr->mutable_attrs().rng_algorithm)) {
+        if (!AttributeValueFromName(a, &instr->mutable_attrs().rng_algorithm)) {
           return ErrorHere(Cat("expects random algorithm but sees: ", a));
         }
       } else {
@@ -558,23 +366,13 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
       pos_ += a.size();
       return absl::OkStatus();
     }
-    case Attr::kOffsetDims:
-      return int_list(&gather().offset_dims);
-    case Attr::kCollapsedSliceDims:
-      return int_list(&gather().collapsed_slice_dims);
-    case Attr::kStartIndexMap:
-      return int_list(&gather().start_index_map);
-    case Attr::kOperandBatchingDims:
-      return int_list(&gather().operand_batching_dims);
-    case Attr::kStartIndicesBatchingDims:
-      return int_list(&gather().start_indices_batching_dims);
     case Attr::kIndexVectorDim: {
       int64_t v = 0;
       HLOVM_RETURN_IF_ERROR(ParseInt64(&v));
       if (op == HloOpcode::kScatter) {
-        scatter().index_vector_dim = v;
+        Holder_scatter(instr).index_vector_dim = v;
       } else {
-        gather().index_vector_dim = v;
+        Holder_gather(instr).index_vector_dim = v;
       }
       return absl::OkStatus();
     }
@@ -583,68 +381,17 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
         return ParseInt64ListList(&instr->mutable_attrs().collective_slice_sizes);
       }
       return int_list(&instr->mutable_attrs().gather_slice_sizes);
-    case Attr::kUpdateWindowDims:
-      return int_list(&scatter().update_window_dims);
-    case Attr::kInsertedWindowDims:
-      return int_list(&scatter().inserted_window_dims);
-    case Attr::kScatterDimsToOperandDims:
-      return int_list(&scatter().scatter_dims_to_operand_dims);
-    case Attr::kInputBatchingDims:
-      return int_list(&scatter().input_batching_dims);
-    case Attr::kScatterIndicesBatchingDims:
-      return int_list(&scatter().scatter_indices_batching_dims);
-    case Attr::kIndicesAreSorted:
-      return ParseBool(&instr->mutable_attrs().indices_are_sorted);
-    case Attr::kUniqueIndices:
-      return ParseBool(&instr->mutable_attrs().unique_indices);
-    case Attr::kDirection: {
-      static constexpr std::pair<std::string_view, ComparisonDirection> kTable[] = {
-          {"EQ", ComparisonDirection::kEq}, {"NE", ComparisonDirection::kNe},
-          {"GE", ComparisonDirection::kGe}, {"GT", ComparisonDirection::kGt},
-          {"LE", ComparisonDirection::kLe}, {"LT", ComparisonDirection::kLt}};
-      return enum_value("comparison direction", kTable, &instr->comparison_direction);
-    }
-    case Attr::kType: {
-      static constexpr std::pair<std::string_view, ComparisonType> kTable[] = {
-          {"FLOAT", ComparisonType::kFloat}, {"TOTALORDER", ComparisonType::kTotalOrder},
-          {"SIGNED", ComparisonType::kSigned}, {"UNSIGNED", ComparisonType::kUnsigned}};
-      return enum_value("comparison type", kTable, &instr->comparison_type);
-    }
-    case Attr::kDistribution: {
-      static constexpr std::pair<std::string_view, RandomDistribution> kTable[] = {
-          {"rng_uniform", RandomDistribution::kUniform},
-          {"rng_normal", RandomDistribution::kNormal}};
-      return enum_value("random distribution", kTable, &instr->mutable_attrs().distribution);
-    }
-    case Attr::kExponentBits:
-      return ParseInt64(&instr->mutable_attrs().exponent_bits);
-    case Attr::kMantissaBits:
-      return ParseInt64(&instr->mutable_attrs().mantissa_bits);
-    case Attr::kFftType: {
-      static constexpr std::pair<std::string_view, FftType> kTable[] = {
-          {"FFT", FftType::kFft}, {"IFFT", FftType::kIfft},
-          {"RFFT", FftType::kRfft}, {"IRFFT", FftType::kIrfft}};
-      return enum_value("fft type", kTable, &instr->mutable_attrs().fft_type);
-    }
-    case Attr::kFftLength:
-      return int_list(&instr->mutable_attrs().fft_length);
-    case Attr::kIsStable:
-      return ParseBool(&instr->mutable_attrs().is_stable);
-    case Attr::kK:
-      return ParseInt64(&instr->mutable_attrs().k);
-    case Attr::kLargest:
-      return ParseBool(&instr->mutable_attrs().largest);
+    case Attr::kDirection:
+      return enum_value("comparison direction", &instr->comparison_direction);
+    case Attr::kType:
+      return enum_value("comparison type", &instr->comparison_type);
+    case Attr::kDistribution:
+      return enum_value("random distribution", &instr->mutable_attrs().distribution);
+    case Attr::kFftType:
+      return enum_value("fft type", &instr->mutable_attrs().fft_type);
     case Attr::kReplicaGroups:
       instr->mutable_attrs().replica_groups.emplace();
       return ParseReplicaGroups(&*instr->mutable_attrs().replica_groups);
-    case Attr::kChannelId: {
-      int64_t v = 0;
-      HLOVM_RETURN_IF_ERROR(ParseInt64(&v));
-      instr->mutable_attrs().channel_id = v;
-      return absl::OkStatus();
-    }
-    case Attr::kUseGlobalDeviceIds:
-      return ParseBool(&instr->mutable_attrs().use_global_device_ids);
     case Attr::kSourceTargetPairs: {
       std::vector<std::vector<int64_t>> pairs;
       HLOVM_RETURN_IF_ERROR(ParseInt64ListList(&pairs));
@@ -656,8 +403,6 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
       }
       return absl::OkStatus();
     }
-    case Attr::kCustomCallTarget:
-      return ParseString(&instr->mutable_attrs().custom_call_target);
     case Attr::kApiVersion: {
       std::string_view v;
       HLOVM_RETURN_IF_ERROR(ident("custom-call API version", &v));
@@ -673,8 +418,6 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
       pos_ += v.size();
       return absl::OkStatus();
     }
-    case Attr::kCustomCallHasSideEffect:
-      return ParseBool(&instr->mutable_attrs().custom_call_has_side_effect);
     case Attr::kOutputToOperandAliasing:
       return ParseInstructionAliasing(&instr->mutable_attrs().output_to_operand_aliasing);
     case Attr::kOperandLayoutConstraints: {
@@ -711,33 +454,14 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
       pos_ += v.size();
       return absl::OkStatus();
     }
-    case Attr::kAsyncExecutionThread:
-      return ParseString(&instr->mutable_attrs().async_execution_thread);
-    case Attr::kInfeedConfig:
-      return ParseString(&instr->mutable_attrs().infeed_config);
-    case Attr::kOutfeedConfig:
-      return ParseString(&instr->mutable_attrs().outfeed_config);
     case Attr::kOutfeedShape: {
       Shape s;
       HLOVM_RETURN_IF_ERROR(ParseShapeHere(&s));
       instr->mutable_attrs().outfeed_shape = std::move(s);
       return absl::OkStatus();
     }
-    case Attr::kIsHostTransfer:
-      return ParseBool(&instr->mutable_attrs().is_host_transfer);
-    case Attr::kLeftSide:
-      return ParseBool(&instr->mutable_attrs().left_side);
-    case Attr::kLower:
-      return ParseBool(&instr->mutable_attrs().lower);
-    case Attr::kUnitDiagonal:
-      return ParseBool(&instr->mutable_attrs().unit_diagonal);
-    case Attr::kTransposeA: {
-      static constexpr std::pair<std::string_view, TriangularSolveTranspose> kTable[] = {
-          {"NO_TRANSPOSE", TriangularSolveTranspose::kNoTranspose},
-          {"TRANSPOSE", TriangularSolveTranspose::kTranspose},
-          {"ADJOINT", TriangularSolveTranspose::kAdjoint}};
-      return enum_value("transpose type", kTable, &instr->mutable_attrs().transpose_a);
-    }
+    case Attr::kTransposeA:
+      return enum_value("transpose type", &instr->mutable_attrs().transpose_a);
     case Attr::kEpsilon: {
       double v = 0;
       HLOVM_RETURN_IF_ERROR(ParseDouble(&v));
@@ -747,32 +471,6 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
       instr->mutable_attrs().epsilon = static_cast<float>(v);
       return absl::OkStatus();
     }
-    case Attr::kFeatureIndex:
-      return ParseInt64(&instr->mutable_attrs().feature_index);
-    case Attr::kConstrainLayout:
-      return ParseBool(&instr->mutable_attrs().constrain_layout);
-    case Attr::kInferredDimension: {
-      int64_t v = 0;
-      HLOVM_RETURN_IF_ERROR(ParseInt64(&v));
-      instr->mutable_attrs().inferred_dimension = v;
-      return absl::OkStatus();
-    }
-    case Attr::kNumCarries:
-      return ParseInt64(&instr->mutable_attrs().num_carries);
-    case Attr::kIsReverse:
-      return ParseBool(&instr->mutable_attrs().is_reverse);
-    case Attr::kIsAssociative:
-      return ParseBool(&instr->mutable_attrs().is_associative);
-    case Attr::kIsComposite:
-      return ParseBool(&instr->mutable_attrs().is_composite);
-    case Attr::kDelta:
-      return ParseInt64(&instr->mutable_attrs().rng_delta);
-    case Attr::kCrossProgramPrefetchIndex: {
-      int64_t v = 0;
-      HLOVM_RETURN_IF_ERROR(ParseInt64(&v));
-      instr->mutable_attrs().cross_program_prefetch_index = v;
-      return absl::OkStatus();
-    }
     case Attr::kLiteral: {
       Literal literal;
       HLOVM_RETURN_IF_ERROR(ParseTypedLiteral(&literal));
@@ -780,41 +478,72 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
       return absl::OkStatus();
     }
     case Attr::kToApply:
-      return ParseComputationRef(name, &called->to_apply);
     case Attr::kCalls:
-      if (PeekAt(pos_) == '{' && op == HloOpcode::kCustomCall) {
-        std::vector<HloComputation*> list;
-        HLOVM_RETURN_IF_ERROR(ParseComputationList(name, &list));
-        called->called_computations = std::move(list);
-        return absl::OkStatus();
-      }
-      return ParseComputationRef(name, &called->calls);
     case Attr::kCondition:
-      return ParseComputationRef(name, &called->condition);
     case Attr::kBody:
-      return ParseComputationRef(name, &called->body);
     case Attr::kTrueComputation:
-      return ParseComputationRef(name, &called->true_computation);
     case Attr::kFalseComputation:
-      return ParseComputationRef(name, &called->false_computation);
     case Attr::kSelect:
-      return ParseComputationRef(name, &called->select);
     case Attr::kScatter:
-      return ParseComputationRef(name, &called->scatter);
-    case Attr::kBranchComputations: {
-      std::vector<HloComputation*> list;
-      HLOVM_RETURN_IF_ERROR(ParseComputationList(name, &list));
-      called->branches = std::move(list);
-      return absl::OkStatus();
-    }
+    case Attr::kBranchComputations:
     case Attr::kCalledComputations: {
       std::vector<HloComputation*> list;
-      HLOVM_RETURN_IF_ERROR(ParseComputationList(name, &list));
-      called->called_computations = std::move(list);
+      if (AttributeKind(attr) == AttrKind::kComputationList) {
+        HLOVM_RETURN_IF_ERROR(ParseComputationList(name, &list));
+        called->Set(attr, std::move(list));
+      } else if (attr == Attr::kCalls && PeekAt(pos_) == '{' && op == HloOpcode::kCustomCall) {
+        // custom-call's calls={a, b} is its called_computations.
+        HLOVM_RETURN_IF_ERROR(ParseComputationList(name, &list));
+        called->Set(Attr::kCalledComputations, std::move(list));
+      } else {
+        HloComputation* c = nullptr;
+        HLOVM_RETURN_IF_ERROR(ParseComputationRef(name, &c));
+        called->Set(attr, {c});
+      }
       return absl::OkStatus();
     }
+
+    default:
+      break;
   }
-  return SkipValue();
+  // The others: their row says where the value goes and how it is written.
+  switch (attr) {
+#define HLOVM_READ_ATTR_(id, name, kind, holder, member) \
+  case Attr::id:                                         \
+    return ReadPlain<AttrKind::kind>([&] { return &Holder_##holder(instr).member; });
+    HLOVM_ATTRIBUTE_LIST(HLOVM_READ_ATTR_)
+#undef HLOVM_READ_ATTR_
+    default:
+      return SkipValue();
+  }
+}
+
+template <AttrKind kind, typename Storage>
+absl::Status Parser::ReadPlain(Storage storage) {
+  if constexpr (kind == AttrKind::kText) {
+    return SkipValue();
+  } else if constexpr (!IsPlainKind(kind)) {
+    return absl::InternalError("attribute without a reader");
+  } else {
+    auto* out = storage();
+    using T = std::remove_pointer_t<decltype(out)>;
+    if constexpr (kind == AttrKind::kInt && std::is_same_v<T, int64_t>) {
+      return ParseInt64(out);
+    } else if constexpr (kind == AttrKind::kInt && std::is_same_v<T, std::optional<int64_t>>) {
+      int64_t v = 0;
+      HLOVM_RETURN_IF_ERROR(ParseInt64(&v));
+      *out = v;
+      return absl::OkStatus();
+    } else if constexpr (kind == AttrKind::kBool && std::is_same_v<T, bool>) {
+      return ParseBool(out);
+    } else if constexpr (kind == AttrKind::kIntList && std::is_same_v<T, std::vector<int64_t>>) {
+      return ParseInt64List(out);
+    } else if constexpr (kind == AttrKind::kString && std::is_same_v<T, std::string>) {
+      return ParseString(out);
+    } else {
+      static_assert(sizeof(T) == 0, "a plain attribute's storage of a type its kind cannot hold");
+    }
+  }
 }
 
 }  // namespace parser_internal
@@ -822,17 +551,14 @@ absl::Status Parser::ParseAttribute(Scope* scope, Attr attr, std::string_view na
 std::optional<std::string_view> NearestAttributeName(std::string_view word) {
   static const auto* names = [] {
     auto* v = new std::vector<std::string_view>();
-    for (const auto& [name, attr] : parser_internal::AttrTable()) v->push_back(name);
+    for (int i = 0; i < AttributeCount(); ++i) v->push_back(AttributeName(AttributeAt(i)));
     std::sort(v->begin(), v->end());  // ties go to the first name in order
     return v;
   }();
   return parser_internal::NearestName(word, *names);
 }
 
-bool IsAttributeName(std::string_view name) {
-  const auto& table = parser_internal::AttrTable();
-  return table.find(name) != table.end();
-}
+bool IsAttributeName(std::string_view name) { return AttributeFromName(name) != AttrId::kUnknown; }
 
 std::optional<std::string_view> NearestOpcodeName(std::string_view word) {
   static const auto* names = [] {

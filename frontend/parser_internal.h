@@ -6,21 +6,23 @@
 // grammar rules are its other members, one file per concern:
 //   parser.cc                   the module, its header attributes,
 //                               computations, instructions and operands
-//   parser_attributes.cc        the attributes of an instruction: names,
-//                               which opcodes take them, their fields
+//   parser_attributes.cc        the attributes of an instruction (their
+//                               names: attribute_table.h), which opcodes
+//                               take them, their fields
 //   parser_attribute_values.cc  structured attribute values (window,
 //                               dim_labels, padding, slice, replica_groups,
 //                               result_accuracy, sharding, aliasing)
 //   parser_rules.cc             per-opcode rules applied once an
-//                               instruction has been read, and the result
-//                               shape where the text leaves it out
+//                               instruction has been read (the rows of
+//                               op_spec.h), and the result shape where the
+//                               text leaves it out (the verifier's rules)
 #ifndef HLOVM_FRONTEND_PARSER_INTERNAL_H_
 #define HLOVM_FRONTEND_PARSER_INTERNAL_H_
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -29,11 +31,13 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/hash/hash.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -47,7 +51,8 @@
 #include "core/shape.h"
 #include "core/status_macros.h"
 #include "core/text_cursor.h"
-
+#include "frontend/attribute_table.h"
+#include "frontend/op_spec.h"
 #include "frontend/parser.h"
 
 namespace hlovm {
@@ -116,31 +121,8 @@ inline bool IsLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <
 // Attribute names.
 //===----------------------------------------------------------------------===//
 
-enum class Attr : uint8_t {
-  kUnknown,
-  // Kept as text only.
-  kSharding, kMetadata, kBackendConfig, kFrontendAttributes, kStatistics, kOrigin,
-  kResultAccuracy, kControlPredecessors, kParameterReplication, kDomain,
-  // Typed.
-  kDimensions, kIotaDimension, kIndex, kSlice, kDynamicSliceSizes, kWindow, kPadding, kDimLabels,
-  kFeatureGroupCount, kBatchGroupCount, kLhsBatchDims, kRhsBatchDims, kLhsContractingDims,
-  kRhsContractingDims, kLhsRaggedDims, kRhsGroupDims, kOperandPrecision, kAlgorithm, kOffsetDims,
-  kCollapsedSliceDims, kStartIndexMap, kOperandBatchingDims, kStartIndicesBatchingDims,
-  kIndexVectorDim, kSliceSizes, kUpdateWindowDims, kInsertedWindowDims,
-  kScatterDimsToOperandDims, kInputBatchingDims, kScatterIndicesBatchingDims,
-  kIndicesAreSorted, kUniqueIndices, kDirection, kType, kDistribution, kExponentBits,
-  kMantissaBits, kFftType, kFftLength, kIsStable, kK, kLargest, kReplicaGroups, kChannelId,
-  kUseGlobalDeviceIds, kSourceTargetPairs, kCustomCallTarget, kApiVersion,
-  kCustomCallHasSideEffect, kOutputToOperandAliasing, kOperandLayoutConstraints, kSchedule,
-  kKind, kAsyncExecutionThread, kInfeedConfig, kOutfeedConfig, kOutfeedShape,
-  kIsHostTransfer, kLeftSide, kLower, kUnitDiagonal, kTransposeA, kEpsilon, kFeatureIndex,
-  kConstrainLayout, kInferredDimension, kNumCarries, kIsReverse, kIsAssociative,
-  kIsComposite, kDelta, kCrossProgramPrefetchIndex, kLiteral,
-  // Called computations.
-  kToApply, kCalls, kCondition, kBody, kBranchComputations, kTrueComputation,
-  kFalseComputation, kSelect, kScatter, kCalledComputations,
-  kCount,
-};
+// The attributes of HLOVM_ATTRIBUTE_LIST (frontend/attribute_table.h).
+using Attr = AttrId;
 static_assert(static_cast<int>(Attr::kCount) <= 128, "AttrSet holds 128 bits");
 
 // A set of Attr values (a bitset; no allocation).
@@ -196,19 +178,32 @@ class Parser {
     int64_t next_parameter = 0;
   };
 
-  // Slots for called computations, put in XLA's order once all attributes
-  // have been read.
+  // The computations each called-computation attribute named, put in the
+  // order of the opcode's row (frontend/op_spec.h) once all attributes have
+  // been read.
   struct Called {
-    HloComputation* to_apply = nullptr;
-    HloComputation* calls = nullptr;
-    HloComputation* condition = nullptr;
-    HloComputation* body = nullptr;
-    HloComputation* true_computation = nullptr;
-    HloComputation* false_computation = nullptr;
-    HloComputation* select = nullptr;
-    HloComputation* scatter = nullptr;
-    std::optional<std::vector<HloComputation*>> branches;
-    std::optional<std::vector<HloComputation*>> called_computations;
+    absl::InlinedVector<std::pair<Attr, std::vector<HloComputation*>>, 2> slots;
+
+    void Set(Attr attr, std::vector<HloComputation*> computations) {
+      for (auto& [a, list] : slots) {
+        if (a == attr) {
+          list = std::move(computations);
+          return;
+        }
+      }
+      slots.emplace_back(attr, std::move(computations));
+    }
+    const std::vector<HloComputation*>* Find(Attr attr) const {
+      for (const auto& [a, list] : slots) {
+        if (a == attr) return &list;
+      }
+      return nullptr;
+    }
+    // The first computation `attr` named, or null.
+    HloComputation* First(Attr attr) const {
+      const std::vector<HloComputation*>* list = Find(attr);
+      return list == nullptr || list->empty() ? nullptr : list->front();
+    }
   };
 
   class DepthGuard {
@@ -719,13 +714,16 @@ class Parser {
                                AttrSet* seen);
   absl::Status ParseAttribute(Scope* scope, Attr attr, std::string_view name, size_t name_offset,
                               HloInstruction* instr, HloInstruction* async, Called* called);
+  // Reads the value of an attribute whose row in frontend/attribute_table.h
+  // has a plain kind into *storage() (or skips it, for kText).
+  template <AttrKind kind, typename Storage>
+  absl::Status ReadPlain(Storage storage);
   absl::Status ParseComputationRef(std::string_view attr_name, HloComputation** out);
   absl::Status ParseComputationList(std::string_view attr_name, std::vector<HloComputation*>* out);
   absl::Status ParseSingleInstruction(HloModule* module);
   absl::Status FinishInstruction(Scope* scope, HloInstruction* instr, Called* called,
-                                 const AttrSet& seen, size_t rhs_offset,
+                                 const AttrSet& seen, size_t op_offset, size_t rhs_offset,
                                  size_t operands_offset, bool shape_given);
-  absl::Status InferShape(HloInstruction* instr, const Called& called, size_t offset);
   absl::Status BuildAsyncWrapped(Scope* scope, HloInstruction* start, HloOpcode wrapped,
                                  size_t offset, HloInstruction** root);
 

@@ -12,6 +12,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "frontend/attribute_table.h"
 
 namespace hlovm {
 namespace {
@@ -21,12 +22,15 @@ using Attr = std::pair<std::string, std::string>;
 // Debian's Abseil has its own string_view type.
 absl::string_view Av(std::string_view s) { return absl::string_view(s.data(), s.size()); }
 
+using A = AttrId;
+
+// An attribute's name from the table (frontend/attribute_table.h), as the
+// name of a printed attribute.
+std::string Key(AttrId id) { return std::string(AttributeName(id)); }
+
 // Attributes whose values name computations.
 bool IsComputationReference(std::string_view name) {
-  return name == "to_apply" || name == "calls" || name == "condition" || name == "body" ||
-         name == "select" || name == "scatter" || name == "true_computation" ||
-         name == "false_computation" || name == "branch_computations" ||
-         name == "called_computations";
+  return IsComputationAttribute(AttributeFromName(name));
 }
 
 bool IsIdentifierChar(char c) {
@@ -78,48 +82,6 @@ std::string JoinInts(const std::vector<int64_t>& values) { return absl::StrJoin(
 
 std::string Braced(const std::vector<int64_t>& values) {
   return absl::StrCat("{", JoinInts(values), "}");
-}
-
-std::string_view DirectionName(ComparisonDirection d) {
-  switch (d) {
-    case ComparisonDirection::kEq: return "EQ";
-    case ComparisonDirection::kNe: return "NE";
-    case ComparisonDirection::kGe: return "GE";
-    case ComparisonDirection::kGt: return "GT";
-    case ComparisonDirection::kLe: return "LE";
-    case ComparisonDirection::kLt: return "LT";
-  }
-  return "EQ";
-}
-
-std::string_view ComparisonTypeName(ComparisonType t) {
-  switch (t) {
-    case ComparisonType::kFloat: return "FLOAT";
-    case ComparisonType::kTotalOrder: return "TOTALORDER";
-    case ComparisonType::kSigned: return "SIGNED";
-    case ComparisonType::kUnsigned: return "UNSIGNED";
-    case ComparisonType::kDefault: break;
-  }
-  return "";
-}
-
-std::string_view FftTypeName(FftType t) {
-  switch (t) {
-    case FftType::kFft: return "FFT";
-    case FftType::kIfft: return "IFFT";
-    case FftType::kRfft: return "RFFT";
-    case FftType::kIrfft: return "IRFFT";
-  }
-  return "FFT";
-}
-
-std::string_view TransposeName(TriangularSolveTranspose t) {
-  switch (t) {
-    case TriangularSolveTranspose::kNoTranspose: return "NO_TRANSPOSE";
-    case TriangularSolveTranspose::kTranspose: return "TRANSPOSE";
-    case TriangularSolveTranspose::kAdjoint: return "ADJOINT";
-  }
-  return "NO_TRANSPOSE";
 }
 
 std::string WindowToString(const Window& window) {
@@ -205,45 +167,47 @@ void AddPrecision(const HloInstruction& instr, std::vector<Attr>& attrs) {
       std::any_of(instr.attrs().operand_precision.begin(), instr.attrs().operand_precision.end(),
                   [](const std::string& p) { return p != "default"; });
   if (non_default) {
-    attrs.push_back({"operand_precision",
+    attrs.push_back({Key(A::kOperandPrecision),
                      absl::StrCat("{", absl::StrJoin(instr.attrs().operand_precision, ","), "}")});
   }
 }
 
 void AddDotDims(const DotDimensionNumbers& d, std::vector<Attr>& attrs) {
   if (!d.lhs_batch_dimensions.empty())
-    attrs.push_back({"lhs_batch_dims", Braced(d.lhs_batch_dimensions)});
-  attrs.push_back({"lhs_contracting_dims", Braced(d.lhs_contracting_dimensions)});
+    attrs.push_back({Key(A::kLhsBatchDims), Braced(d.lhs_batch_dimensions)});
+  attrs.push_back({Key(A::kLhsContractingDims), Braced(d.lhs_contracting_dimensions)});
   if (!d.rhs_batch_dimensions.empty())
-    attrs.push_back({"rhs_batch_dims", Braced(d.rhs_batch_dimensions)});
-  attrs.push_back({"rhs_contracting_dims", Braced(d.rhs_contracting_dimensions)});
+    attrs.push_back({Key(A::kRhsBatchDims), Braced(d.rhs_batch_dimensions)});
+  attrs.push_back({Key(A::kRhsContractingDims), Braced(d.rhs_contracting_dimensions)});
   if (!d.lhs_ragged_dimensions.empty())
-    attrs.push_back({"lhs_ragged_dims", Braced(d.lhs_ragged_dimensions)});
+    attrs.push_back({Key(A::kLhsRaggedDims), Braced(d.lhs_ragged_dimensions)});
   if (!d.rhs_group_dimensions.empty())
-    attrs.push_back({"rhs_group_dims", Braced(d.rhs_group_dimensions)});
+    attrs.push_back({Key(A::kRhsGroupDims), Braced(d.rhs_group_dimensions)});
 }
 
 void AddConvolution(const HloInstruction& instr, std::vector<Attr>& attrs) {
   if (instr.attrs().window.has_value() && !instr.attrs().window->empty()) {
-    attrs.push_back({"window", absl::StrCat("{", WindowToString(*instr.attrs().window), "}")});
+    attrs.push_back(
+        {Key(A::kWindow), absl::StrCat("{", WindowToString(*instr.attrs().window), "}")});
   }
   if (instr.attrs().convolution_dimension_numbers.has_value()) {
-    attrs.push_back({"dim_labels", DimLabels(*instr.attrs().convolution_dimension_numbers)});
+    attrs.push_back({Key(A::kDimLabels), DimLabels(*instr.attrs().convolution_dimension_numbers)});
   }
   if (instr.attrs().feature_group_count != 1) {
-    attrs.push_back({"feature_group_count", absl::StrCat(instr.attrs().feature_group_count)});
+    attrs.push_back({Key(A::kFeatureGroupCount), absl::StrCat(instr.attrs().feature_group_count)});
   }
   if (instr.attrs().batch_group_count != 1) {
-    attrs.push_back({"batch_group_count", absl::StrCat(instr.attrs().batch_group_count)});
+    attrs.push_back({Key(A::kBatchGroupCount), absl::StrCat(instr.attrs().batch_group_count)});
   }
 }
 
 void AddCollective(const HloInstruction& instr, std::vector<Attr>& attrs) {
   if (instr.attrs().channel_id.has_value())
-    attrs.push_back({"channel_id", absl::StrCat(*instr.attrs().channel_id)});
-  attrs.push_back({"replica_groups", instr.attrs().replica_groups.has_value()
-                                         ? ReplicaGroupsToString(*instr.attrs().replica_groups)
-                                         : std::string("{}")});
+    attrs.push_back({Key(A::kChannelId), absl::StrCat(*instr.attrs().channel_id)});
+  attrs.push_back(
+      {Key(A::kReplicaGroups), instr.attrs().replica_groups.has_value()
+                                   ? ReplicaGroupsToString(*instr.attrs().replica_groups)
+                                   : std::string("{}")});
 }
 
 // A literal with its shape on one line: `s32[2]{0} {1, 2}`, tuples as
@@ -267,7 +231,7 @@ void AddAliasing(const HloInstruction& instr, std::vector<Attr>& attrs) {
                                  JoinInts(a.operand_index), "})"));
   }
   attrs.push_back(
-      {"output_to_operand_aliasing", absl::StrCat("{", absl::StrJoin(pairs, ", "), "}")});
+      {Key(A::kOutputToOperandAliasing), absl::StrCat("{", absl::StrJoin(pairs, ", "), "}")});
 }
 
 // The opcode-specific attributes of `instr` from its typed fields, in XLA's
@@ -276,7 +240,7 @@ std::vector<Attr> TypedAttributes(const HloInstruction& instr) {
   std::vector<Attr> attrs;
   switch (instr.opcode()) {
     case HloOpcode::kGetTupleElement:
-      attrs.push_back({"index", absl::StrCat(instr.tuple_index)});
+      attrs.push_back({Key(A::kIndex), absl::StrCat(instr.tuple_index)});
       break;
     case HloOpcode::kBroadcast:
     case HloOpcode::kTranspose:
@@ -284,14 +248,14 @@ std::vector<Attr> TypedAttributes(const HloInstruction& instr) {
     case HloOpcode::kReduce:
     case HloOpcode::kMap:
     case HloOpcode::kConcatenate:
-      attrs.push_back({"dimensions", Braced(instr.dimensions)});
+      attrs.push_back({Key(A::kDimensions), Braced(instr.dimensions)});
       break;
     case HloOpcode::kSort:
-      attrs.push_back({"dimensions", Braced(instr.dimensions)});
-      if (instr.attrs().is_stable) attrs.push_back({"is_stable", "true"});
+      attrs.push_back({Key(A::kDimensions), Braced(instr.dimensions)});
+      if (instr.attrs().is_stable) attrs.push_back({Key(A::kIsStable), "true"});
       break;
     case HloOpcode::kIota:
-      attrs.push_back({"iota_dimension", absl::StrCat(instr.iota_dimension)});
+      attrs.push_back({Key(A::kIotaDimension), absl::StrCat(instr.iota_dimension)});
       break;
     case HloOpcode::kSlice:
       if (instr.slice.has_value()) {
@@ -306,26 +270,27 @@ std::vector<Attr> TypedAttributes(const HloInstruction& instr) {
           parts.push_back(strided ? absl::StrCat("[", s.starts[i], ":", limit, ":", stride, "]")
                                   : absl::StrCat("[", s.starts[i], ":", limit, "]"));
         }
-        attrs.push_back({"slice", absl::StrCat("{", absl::StrJoin(parts, ", "), "}")});
+        attrs.push_back({Key(A::kSlice), absl::StrCat("{", absl::StrJoin(parts, ", "), "}")});
       }
       break;
     case HloOpcode::kDynamicSlice:
-      attrs.push_back({"dynamic_slice_sizes", Braced(instr.attrs().dynamic_slice_sizes)});
+      attrs.push_back({Key(A::kDynamicSliceSizes), Braced(instr.attrs().dynamic_slice_sizes)});
       break;
     case HloOpcode::kPad:
       if (instr.attrs().padding.has_value())
-        attrs.push_back({"padding", PaddingToString(*instr.attrs().padding)});
+        attrs.push_back({Key(A::kPadding), PaddingToString(*instr.attrs().padding)});
       break;
     case HloOpcode::kConvolution:
       AddConvolution(instr, attrs);
       AddPrecision(instr, attrs);
       if (!instr.attrs().precision_algorithm.empty())
-        attrs.push_back({"algorithm", instr.attrs().precision_algorithm});
+        attrs.push_back({Key(A::kAlgorithm), instr.attrs().precision_algorithm});
       break;
     case HloOpcode::kReduceWindow:
     case HloOpcode::kSelectAndScatter:
       if (instr.attrs().window.has_value() && !instr.attrs().window->empty()) {
-        attrs.push_back({"window", absl::StrCat("{", WindowToString(*instr.attrs().window), "}")});
+        attrs.push_back(
+            {Key(A::kWindow), absl::StrCat("{", WindowToString(*instr.attrs().window), "}")});
       }
       break;
     case HloOpcode::kDot:
@@ -335,72 +300,72 @@ std::vector<Attr> TypedAttributes(const HloInstruction& instr) {
         AddDotDims(*instr.attrs().dot_dimension_numbers, attrs);
       AddPrecision(instr, attrs);
       if (!instr.attrs().precision_algorithm.empty())
-        attrs.push_back({"algorithm", instr.attrs().precision_algorithm});
+        attrs.push_back({Key(A::kAlgorithm), instr.attrs().precision_algorithm});
       break;
     case HloOpcode::kCompare:
-      attrs.push_back({"direction", std::string(DirectionName(instr.comparison_direction))});
+      attrs.push_back(
+          {Key(A::kDirection), std::string(AttributeValueName(instr.comparison_direction))});
       if (instr.comparison_type != ComparisonType::kDefault) {
-        attrs.push_back({"type", std::string(ComparisonTypeName(instr.comparison_type))});
+        attrs.push_back({Key(A::kType), std::string(AttributeValueName(instr.comparison_type))});
       }
       break;
     case HloOpcode::kRng:
-      attrs.push_back({"distribution", instr.attrs().distribution == RandomDistribution::kNormal
-                                           ? "rng_normal"
-                                           : "rng_uniform"});
+      attrs.push_back(
+          {Key(A::kDistribution), std::string(AttributeValueName(instr.attrs().distribution))});
       break;
     case HloOpcode::kRngBitGenerator:
       attrs.push_back(
-          {"algorithm", instr.attrs().rng_algorithm == RngAlgorithm::kThreeFry ? "rng_three_fry"
-                        : instr.attrs().rng_algorithm == RngAlgorithm::kPhilox ? "rng_philox"
-                                                                               : "rng_default"});
+          {Key(A::kAlgorithm), std::string(AttributeValueName(instr.attrs().rng_algorithm))});
       break;
     case HloOpcode::kReducePrecision:
-      attrs.push_back({"exponent_bits", absl::StrCat(instr.attrs().exponent_bits)});
-      attrs.push_back({"mantissa_bits", absl::StrCat(instr.attrs().mantissa_bits)});
+      attrs.push_back({Key(A::kExponentBits), absl::StrCat(instr.attrs().exponent_bits)});
+      attrs.push_back({Key(A::kMantissaBits), absl::StrCat(instr.attrs().mantissa_bits)});
       break;
     case HloOpcode::kFft:
-      attrs.push_back({"fft_type", std::string(FftTypeName(instr.attrs().fft_type))});
-      attrs.push_back({"fft_length", Braced(instr.attrs().fft_length)});
+      attrs.push_back({Key(A::kFftType), std::string(AttributeValueName(instr.attrs().fft_type))});
+      attrs.push_back({Key(A::kFftLength), Braced(instr.attrs().fft_length)});
       break;
     case HloOpcode::kTopK:
-      attrs.push_back({"k", absl::StrCat(instr.attrs().k)});
-      attrs.push_back({"largest", instr.attrs().largest ? "true" : "false"});
-      attrs.push_back({"is_stable", instr.attrs().is_stable ? "true" : "false"});
+      attrs.push_back({Key(A::kK), absl::StrCat(instr.attrs().k)});
+      attrs.push_back({Key(A::kLargest), instr.attrs().largest ? "true" : "false"});
+      attrs.push_back({Key(A::kIsStable), instr.attrs().is_stable ? "true" : "false"});
       break;
     case HloOpcode::kGather:
       if (instr.attrs().gather_dimension_numbers.has_value()) {
         const GatherDimensionNumbers& g = *instr.attrs().gather_dimension_numbers;
-        attrs.push_back({"offset_dims", Braced(g.offset_dims)});
-        attrs.push_back({"collapsed_slice_dims", Braced(g.collapsed_slice_dims)});
-        attrs.push_back({"start_index_map", Braced(g.start_index_map)});
+        attrs.push_back({Key(A::kOffsetDims), Braced(g.offset_dims)});
+        attrs.push_back({Key(A::kCollapsedSliceDims), Braced(g.collapsed_slice_dims)});
+        attrs.push_back({Key(A::kStartIndexMap), Braced(g.start_index_map)});
         if (!g.operand_batching_dims.empty()) {
-          attrs.push_back({"operand_batching_dims", Braced(g.operand_batching_dims)});
+          attrs.push_back({Key(A::kOperandBatchingDims), Braced(g.operand_batching_dims)});
         }
         if (!g.start_indices_batching_dims.empty()) {
-          attrs.push_back({"start_indices_batching_dims", Braced(g.start_indices_batching_dims)});
+          attrs.push_back(
+              {Key(A::kStartIndicesBatchingDims), Braced(g.start_indices_batching_dims)});
         }
-        attrs.push_back({"index_vector_dim", absl::StrCat(g.index_vector_dim)});
+        attrs.push_back({Key(A::kIndexVectorDim), absl::StrCat(g.index_vector_dim)});
       }
-      attrs.push_back({"slice_sizes", Braced(instr.attrs().gather_slice_sizes)});
-      if (instr.attrs().indices_are_sorted) attrs.push_back({"indices_are_sorted", "true"});
+      attrs.push_back({Key(A::kSliceSizes), Braced(instr.attrs().gather_slice_sizes)});
+      if (instr.attrs().indices_are_sorted) attrs.push_back({Key(A::kIndicesAreSorted), "true"});
       break;
     case HloOpcode::kScatter:
       if (instr.attrs().scatter_dimension_numbers.has_value()) {
         const ScatterDimensionNumbers& s = *instr.attrs().scatter_dimension_numbers;
-        attrs.push_back({"update_window_dims", Braced(s.update_window_dims)});
-        attrs.push_back({"inserted_window_dims", Braced(s.inserted_window_dims)});
-        attrs.push_back({"scatter_dims_to_operand_dims", Braced(s.scatter_dims_to_operand_dims)});
+        attrs.push_back({Key(A::kUpdateWindowDims), Braced(s.update_window_dims)});
+        attrs.push_back({Key(A::kInsertedWindowDims), Braced(s.inserted_window_dims)});
+        attrs.push_back(
+            {Key(A::kScatterDimsToOperandDims), Braced(s.scatter_dims_to_operand_dims)});
         if (!s.input_batching_dims.empty()) {
-          attrs.push_back({"input_batching_dims", Braced(s.input_batching_dims)});
+          attrs.push_back({Key(A::kInputBatchingDims), Braced(s.input_batching_dims)});
         }
         if (!s.scatter_indices_batching_dims.empty()) {
           attrs.push_back(
-              {"scatter_indices_batching_dims", Braced(s.scatter_indices_batching_dims)});
+              {Key(A::kScatterIndicesBatchingDims), Braced(s.scatter_indices_batching_dims)});
         }
-        attrs.push_back({"index_vector_dim", absl::StrCat(s.index_vector_dim)});
+        attrs.push_back({Key(A::kIndexVectorDim), absl::StrCat(s.index_vector_dim)});
       }
-      if (instr.attrs().indices_are_sorted) attrs.push_back({"indices_are_sorted", "true"});
-      if (instr.attrs().unique_indices) attrs.push_back({"unique_indices", "true"});
+      if (instr.attrs().indices_are_sorted) attrs.push_back({Key(A::kIndicesAreSorted), "true"});
+      if (instr.attrs().unique_indices) attrs.push_back({Key(A::kUniqueIndices), "true"});
       break;
     case HloOpcode::kAllReduce:
     case HloOpcode::kAllReduceStart:
@@ -408,34 +373,37 @@ std::vector<Attr> TypedAttributes(const HloInstruction& instr) {
     case HloOpcode::kAllGather:
     case HloOpcode::kAllGatherStart:
       AddCollective(instr, attrs);
-      if (instr.attrs().constrain_layout) attrs.push_back({"constrain_layout", "true"});
+      if (instr.attrs().constrain_layout) attrs.push_back({Key(A::kConstrainLayout), "true"});
       if (instr.opcode() == HloOpcode::kAllGather || instr.opcode() == HloOpcode::kAllGatherStart ||
           instr.opcode() == HloOpcode::kReduceScatter) {
-        attrs.push_back({"dimensions", Braced(instr.dimensions)});
+        attrs.push_back({Key(A::kDimensions), Braced(instr.dimensions)});
       }
-      if (instr.attrs().use_global_device_ids) attrs.push_back({"use_global_device_ids", "true"});
+      if (instr.attrs().use_global_device_ids)
+        attrs.push_back({Key(A::kUseGlobalDeviceIds), "true"});
       break;
     case HloOpcode::kAllToAll:
     case HloOpcode::kRaggedAllToAll:
     case HloOpcode::kCollectiveBroadcast:
       AddCollective(instr, attrs);
-      if (instr.attrs().constrain_layout) attrs.push_back({"constrain_layout", "true"});
+      if (instr.attrs().constrain_layout) attrs.push_back({Key(A::kConstrainLayout), "true"});
       if (instr.attrs().split_dimension.has_value()) {
-        attrs.push_back({"dimensions", absl::StrCat("{", *instr.attrs().split_dimension, "}")});
+        attrs.push_back(
+            {Key(A::kDimensions), absl::StrCat("{", *instr.attrs().split_dimension, "}")});
       }
       break;
     case HloOpcode::kCollectivePermute:
     case HloOpcode::kCollectivePermuteStart: {
       if (instr.attrs().channel_id.has_value())
-        attrs.push_back({"channel_id", absl::StrCat(*instr.attrs().channel_id)});
+        attrs.push_back({Key(A::kChannelId), absl::StrCat(*instr.attrs().channel_id)});
       std::vector<std::string> pairs;
       for (const auto& [a, b] : instr.attrs().source_target_pairs)
         pairs.push_back(absl::StrCat("{", a, ",", b, "}"));
-      attrs.push_back({"source_target_pairs", absl::StrCat("{", absl::StrJoin(pairs, ","), "}")});
+      attrs.push_back(
+          {Key(A::kSourceTargetPairs), absl::StrCat("{", absl::StrJoin(pairs, ","), "}")});
       if (!instr.attrs().collective_slice_sizes.empty()) {
         std::vector<std::string> sizes;
         for (const auto& v : instr.attrs().collective_slice_sizes) sizes.push_back(Braced(v));
-        attrs.push_back({"slice_sizes", absl::StrCat("{", absl::StrJoin(sizes, ","), "}")});
+        attrs.push_back({Key(A::kSliceSizes), absl::StrCat("{", absl::StrJoin(sizes, ","), "}")});
       }
       break;
     }
@@ -444,42 +412,43 @@ std::vector<Attr> TypedAttributes(const HloInstruction& instr) {
     case HloOpcode::kSendDone:
     case HloOpcode::kRecvDone:
       if (instr.attrs().channel_id.has_value())
-        attrs.push_back({"channel_id", absl::StrCat(*instr.attrs().channel_id)});
-      if (instr.attrs().is_host_transfer) attrs.push_back({"is_host_transfer", "true"});
+        attrs.push_back({Key(A::kChannelId), absl::StrCat(*instr.attrs().channel_id)});
+      if (instr.attrs().is_host_transfer) attrs.push_back({Key(A::kIsHostTransfer), "true"});
       break;
     case HloOpcode::kCustomCall:
       AddConvolution(instr, attrs);  // a convolution custom call's window and dimensions
       AddPrecision(instr, attrs);
-      attrs.push_back({"custom_call_target",
+      attrs.push_back({Key(A::kCustomCallTarget),
                        absl::StrCat("\"", absl::CEscape(instr.attrs().custom_call_target), "\"")});
       if (instr.attrs().operand_layout_constraints.has_value()) {
         std::vector<std::string> shapes;
         for (const Shape& shape : *instr.attrs().operand_layout_constraints)
           shapes.push_back(PrintShape(shape));
-        attrs.push_back(
-            {"operand_layout_constraints", absl::StrCat("{", absl::StrJoin(shapes, ", "), "}")});
+        attrs.push_back({Key(A::kOperandLayoutConstraints),
+                         absl::StrCat("{", absl::StrJoin(shapes, ", "), "}")});
       }
       if (instr.attrs().custom_call_has_side_effect)
-        attrs.push_back({"custom_call_has_side_effect", "true"});
+        attrs.push_back({Key(A::kCustomCallHasSideEffect), "true"});
       if (instr.custom_call_literal.has_value()) {
-        attrs.push_back({"literal", LiteralWithShape(*instr.custom_call_literal)});
+        attrs.push_back({Key(A::kLiteral), LiteralWithShape(*instr.custom_call_literal)});
       }
       AddAliasing(instr, attrs);
       if (!instr.attrs().custom_call_schedule.empty())
-        attrs.push_back({"schedule", instr.attrs().custom_call_schedule});
+        attrs.push_back({Key(A::kSchedule), instr.attrs().custom_call_schedule});
       if (!instr.attrs().custom_call_api_version.empty()) {
-        attrs.push_back({"api_version", instr.attrs().custom_call_api_version});
+        attrs.push_back({Key(A::kApiVersion), instr.attrs().custom_call_api_version});
       }
       break;
     case HloOpcode::kFusion:
-      if (!instr.attrs().fusion_kind.empty()) attrs.push_back({"kind", instr.attrs().fusion_kind});
+      if (!instr.attrs().fusion_kind.empty())
+        attrs.push_back({Key(A::kKind), instr.attrs().fusion_kind});
       AddAliasing(instr, attrs);
       break;
     case HloOpcode::kAsyncStart:
       if (!instr.attrs().async_execution_thread.empty() &&
           instr.attrs().async_execution_thread != "main") {
         attrs.push_back(
-            {"async_execution_thread",
+            {Key(A::kAsyncExecutionThread),
              absl::StrCat("\"", absl::CEscape(instr.attrs().async_execution_thread), "\"")});
       }
       AddAliasing(instr, attrs);
@@ -489,57 +458,59 @@ std::vector<Attr> TypedAttributes(const HloInstruction& instr) {
         std::vector<std::string> flags;
         for (bool b : instr.attrs().parameter_replication) flags.push_back(b ? "true" : "false");
         attrs.push_back(
-            {"parameter_replication", absl::StrCat("{", absl::StrJoin(flags, ","), "}")});
+            {Key(A::kParameterReplication), absl::StrCat("{", absl::StrJoin(flags, ","), "}")});
       }
       break;
     case HloOpcode::kCopyStart:
       if (instr.attrs().cross_program_prefetch_index.has_value()) {
-        attrs.push_back({"cross_program_prefetch_index",
+        attrs.push_back({Key(A::kCrossProgramPrefetchIndex),
                          absl::StrCat(*instr.attrs().cross_program_prefetch_index)});
       }
       break;
     case HloOpcode::kRngGetAndUpdateState:
-      attrs.push_back({"delta", absl::StrCat(instr.attrs().rng_delta)});
+      attrs.push_back({Key(A::kDelta), absl::StrCat(instr.attrs().rng_delta)});
       break;
     case HloOpcode::kReshape:
       if (instr.attrs().inferred_dimension.has_value()) {
-        attrs.push_back({"inferred_dimension", absl::StrCat(*instr.attrs().inferred_dimension)});
+        attrs.push_back(
+            {Key(A::kInferredDimension), absl::StrCat(*instr.attrs().inferred_dimension)});
       }
       break;
     case HloOpcode::kScan:
-      attrs.push_back({"dimensions", Braced(instr.dimensions)});
-      attrs.push_back({"num_carries", absl::StrCat(instr.attrs().num_carries)});
-      if (instr.attrs().is_reverse) attrs.push_back({"is_reverse", "true"});
-      if (instr.attrs().is_associative) attrs.push_back({"is_associative", "true"});
+      attrs.push_back({Key(A::kDimensions), Braced(instr.dimensions)});
+      attrs.push_back({Key(A::kNumCarries), absl::StrCat(instr.attrs().num_carries)});
+      if (instr.attrs().is_reverse) attrs.push_back({Key(A::kIsReverse), "true"});
+      if (instr.attrs().is_associative) attrs.push_back({Key(A::kIsAssociative), "true"});
       break;
     case HloOpcode::kInfeed:
       if (!instr.attrs().infeed_config.empty()) {
-        attrs.push_back({"infeed_config",
+        attrs.push_back({Key(A::kInfeedConfig),
                          absl::StrCat("\"", absl::CEscape(instr.attrs().infeed_config), "\"")});
       }
       break;
     case HloOpcode::kOutfeed:
       if (instr.attrs().outfeed_shape.has_value())
-        attrs.push_back({"outfeed_shape", PrintShape(*instr.attrs().outfeed_shape)});
+        attrs.push_back({Key(A::kOutfeedShape), PrintShape(*instr.attrs().outfeed_shape)});
       if (!instr.attrs().outfeed_config.empty()) {
-        attrs.push_back({"outfeed_config",
+        attrs.push_back({Key(A::kOutfeedConfig),
                          absl::StrCat("\"", absl::CEscape(instr.attrs().outfeed_config), "\"")});
       }
       break;
     case HloOpcode::kTriangularSolve:
-      if (instr.attrs().left_side) attrs.push_back({"left_side", "true"});
-      if (instr.attrs().lower) attrs.push_back({"lower", "true"});
-      if (instr.attrs().unit_diagonal) attrs.push_back({"unit_diagonal", "true"});
-      attrs.push_back({"transpose_a", std::string(TransposeName(instr.attrs().transpose_a))});
+      if (instr.attrs().left_side) attrs.push_back({Key(A::kLeftSide), "true"});
+      if (instr.attrs().lower) attrs.push_back({Key(A::kLower), "true"});
+      if (instr.attrs().unit_diagonal) attrs.push_back({Key(A::kUnitDiagonal), "true"});
+      attrs.push_back(
+          {Key(A::kTransposeA), std::string(AttributeValueName(instr.attrs().transpose_a))});
       break;
     case HloOpcode::kCholesky:
-      if (instr.attrs().lower) attrs.push_back({"lower", "true"});
+      if (instr.attrs().lower) attrs.push_back({Key(A::kLower), "true"});
       break;
     case HloOpcode::kBatchNormTraining:
     case HloOpcode::kBatchNormInference:
     case HloOpcode::kBatchNormGrad:
-      attrs.push_back({"epsilon", absl::StrCat(instr.attrs().epsilon)});
-      attrs.push_back({"feature_index", absl::StrCat(instr.attrs().feature_index)});
+      attrs.push_back({Key(A::kEpsilon), absl::StrCat(instr.attrs().epsilon)});
+      attrs.push_back({Key(A::kFeatureIndex), absl::StrCat(instr.attrs().feature_index)});
       break;
     default:
       break;
@@ -834,24 +805,29 @@ std::string Printer::ReferenceValue(const HloInstruction& instr, std::string_vie
     auto name_of = [&](const HloComputation* c) {
       return c == nullptr ? std::string() : Name(c->name(), options_);
     };
-    if (name == "body" || name == "scatter" || name == "false_computation") return name_of(at(1));
-    if (name == "branch_computations" || name == "called_computations" || name == "calls") {
+    if (name == AttributeName(A::kBody) || name == AttributeName(A::kScatter) ||
+        name == AttributeName(A::kFalseComputation))
+      return name_of(at(1));
+    if (name == AttributeName(A::kBranchComputations) ||
+        name == AttributeName(A::kCalledComputations) || name == AttributeName(A::kCalls)) {
       std::vector<std::string> names;
       for (const HloComputation* c : called) names.push_back(name_of(c));
       std::string joined = absl::StrJoin(names, ", ");
-      return name == "calls" ? joined : absl::StrCat("{", joined, "}");
+      return name == AttributeName(A::kCalls) ? joined : absl::StrCat("{", joined, "}");
     }
     return name_of(at(0));
   }
-  if (name == "body" || name == "scatter" || name == "false_computation") {
+  if (name == AttributeName(A::kBody) || name == AttributeName(A::kScatter) ||
+      name == AttributeName(A::kFalseComputation)) {
     return absl::StrCat("\n", Body(at(1), indent));
   }
-  if (name == "branch_computations" || name == "called_computations") {
+  if (name == AttributeName(A::kBranchComputations) ||
+      name == AttributeName(A::kCalledComputations)) {
     std::vector<std::string> bodies;
     for (const HloComputation* c : called) bodies.push_back(Body(c, indent));
     return absl::StrCat("{\n", absl::StrJoin(bodies, ",\n"), "\n}");
   }
-  if (name == "calls") {
+  if (name == AttributeName(A::kCalls)) {
     std::vector<std::string> bodies;
     for (const HloComputation* c : called) bodies.push_back(Body(c, indent));
     return absl::StrCat("\n", absl::StrJoin(bodies, ", "));
@@ -916,9 +892,9 @@ std::vector<Attr> Printer::Attributes(const HloInstruction& instr, int indent) {
     bool printed_control = false;
     for (const auto& [name, value] : raw) {
       seen.insert(name);
-      if (name == "metadata" && !options_.print_metadata) continue;
-      if (name == "backend_config" && !options_.print_backend_config) continue;
-      if (name == "control-predecessors") {
+      if (name == AttributeName(A::kMetadata) && !options_.print_metadata) continue;
+      if (name == AttributeName(A::kBackendConfig) && !options_.print_backend_config) continue;
+      if (name == AttributeName(A::kControlPredecessors)) {
         if (options_.print_control_dependencies && !instr.control_predecessors().empty()) {
           emit(name, ControlPredecessors(instr));
           printed_control = true;
@@ -926,8 +902,9 @@ std::vector<Attr> Printer::Attributes(const HloInstruction& instr, int indent) {
         continue;
       }
       // backend_config is an opaque string that XLA prints back verbatim.
-      std::string normalized =
-          name == "backend_config" ? std::string(value) : NormalizeAttributeValue(value);
+      std::string normalized = name == AttributeName(A::kBackendConfig)
+                                   ? std::string(value)
+                                   : NormalizeAttributeValue(value);
       if (IsComputationReference(name)) {
         emit(name, ReferenceValue(instr, name, normalized, indent));
       } else {
@@ -946,7 +923,7 @@ std::vector<Attr> Printer::Attributes(const HloInstruction& instr, int indent) {
     };
     for (size_t k = 0; k < typed.size(); ++k) {
       const auto& [name, value] = typed[k];
-      if (seen.contains(name) || name == "type") continue;
+      if (seen.contains(name) || name == AttributeName(A::kType)) continue;
       size_t pos = out.size();
       int last_before = -1;
       for (size_t e = 0; e < out.size(); ++e) {
@@ -961,8 +938,9 @@ std::vector<Attr> Printer::Attributes(const HloInstruction& instr, int indent) {
       out.insert(out.begin() + pos, {name, value});
     }
     if (!printed_control && options_.print_control_dependencies &&
-        !instr.control_predecessors().empty() && !seen.contains("control-predecessors")) {
-      emit("control-predecessors", ControlPredecessors(instr));
+        !instr.control_predecessors().empty() &&
+        !seen.contains(AttributeName(A::kControlPredecessors))) {
+      emit(AttributeName(A::kControlPredecessors), ControlPredecessors(instr));
     }
     return out;
   }
@@ -983,20 +961,20 @@ std::vector<Attr> Printer::Attributes(const HloInstruction& instr, int indent) {
     };
     switch (instr.opcode()) {
       case HloOpcode::kWhile:
-        ref("condition", names(0, 1));
-        ref("body", names(1, 2));
+        ref(Key(A::kCondition), names(0, 1));
+        ref(Key(A::kBody), names(1, 2));
         break;
       case HloOpcode::kSelectAndScatter:
-        ref("select", names(0, 1));
-        ref("scatter", names(1, 2));
+        ref(Key(A::kSelect), names(0, 1));
+        ref(Key(A::kScatter), names(1, 2));
         break;
       case HloOpcode::kConditional:
         if (instr.operand_count() > 0 &&
             instr.operand(0)->shape().element_type() == ElementType::kPred) {
-          ref("true_computation", names(0, 1));
-          ref("false_computation", names(1, 2));
+          ref(Key(A::kTrueComputation), names(0, 1));
+          ref(Key(A::kFalseComputation), names(1, 2));
         } else {
-          ref("branch_computations", absl::StrCat("{", names(0, called.size()), "}"));
+          ref(Key(A::kBranchComputations), absl::StrCat("{", names(0, called.size()), "}"));
         }
         break;
       case HloOpcode::kCall:
@@ -1009,30 +987,30 @@ std::vector<Attr> Printer::Attributes(const HloInstruction& instr, int indent) {
       case HloOpcode::kScatter:
       case HloOpcode::kSort:
       case HloOpcode::kScan:
-        ref("to_apply", names(0, 1));
+        ref(Key(A::kToApply), names(0, 1));
         break;
       case HloOpcode::kCustomCall:
-        ref("called_computations", absl::StrCat("{", names(0, called.size()), "}"));
+        ref(Key(A::kCalledComputations), absl::StrCat("{", names(0, called.size()), "}"));
         break;
       case HloOpcode::kAsyncUpdate:
       case HloOpcode::kAsyncDone:
         break;  // implied by the start they consume
       default:
-        ref("calls", names(0, called.size()));
+        ref(Key(A::kCalls), names(0, called.size()));
         break;
     }
   }
-  if (instr.attrs().is_composite) emit("is_composite", "true");
-  if (!instr.attrs().sharding.empty()) emit("sharding", instr.attrs().sharding);
+  if (instr.attrs().is_composite) emit(AttributeName(A::kIsComposite), "true");
+  if (!instr.attrs().sharding.empty()) emit(AttributeName(A::kSharding), instr.attrs().sharding);
   if (options_.print_control_dependencies && !instr.control_predecessors().empty()) {
-    emit("control-predecessors", ControlPredecessors(instr));
+    emit(AttributeName(A::kControlPredecessors), ControlPredecessors(instr));
   }
   if (options_.print_backend_config && !instr.attrs().backend_config.empty()) {
     std::string_view config = instr.attrs().backend_config;
     if (config.front() == '{' && config.back() == '}') {
-      emit("backend_config", config);
+      emit(AttributeName(A::kBackendConfig), config);
     } else {
-      emit("backend_config", absl::StrCat("\"", absl::CEscape(Av(config)), "\""));
+      emit(AttributeName(A::kBackendConfig), absl::StrCat("\"", absl::CEscape(Av(config)), "\""));
     }
   }
   return out;
@@ -1064,9 +1042,9 @@ void Printer::Instruction(const HloInstruction& instr, int indent, bool nested,
     // attributes, then its own remaining ones (metadata and the like);
     // `calls` is implied.
     std::vector<Attr> own = Attributes(instr, indent);
-    absl::flat_hash_set<std::string> printed = {"control-predecessors"};
+    absl::flat_hash_set<std::string> printed = {Key(A::kControlPredecessors)};
     for (const auto& [name, value] : own) {
-      if (name == "async_execution_thread") {
+      if (name == AttributeName(A::kAsyncExecutionThread)) {
         absl::StrAppend(&out, ", ", name, "=", value);
         printed.insert(name);
       }
@@ -1078,11 +1056,12 @@ void Printer::Instruction(const HloInstruction& instr, int indent, bool nested,
       }
     }
     for (const auto& [name, value] : own) {
-      if (name == "calls" || !printed.insert(name).second) continue;
+      if (name == AttributeName(A::kCalls) || !printed.insert(name).second) continue;
       absl::StrAppend(&out, ", ", name, "=", value);
     }
     if (options_.print_control_dependencies && !instr.control_predecessors().empty()) {
-      absl::StrAppend(&out, ", control-predecessors=", ControlPredecessors(instr));
+      absl::StrAppend(&out, ", ", Av(AttributeName(A::kControlPredecessors)), "=",
+                      ControlPredecessors(instr));
     }
     return;
   }

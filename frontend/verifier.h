@@ -5,8 +5,8 @@
 // partition counts within ValidateInstanceCounts) plus, for every
 // instruction, that its shape passes ValidateShape (and has no `?` unless
 // allowed) and that the declared shape agrees with the shape inferred
-// by the op's shape rule in ops/ (layouts are ignored unless asked for, as
-// XLA's verifier does by default).
+// by the op's shape rule (frontend/shape_inference.h, over ops/*_shape.h;
+// layouts are ignored unless asked for, as XLA's verifier does by default).
 //
 // Errors are InvalidArgument statuses holding one located message per
 // problem: `file:line:col: error: %name (opcode): message`, then the source
@@ -21,6 +21,7 @@
 #include "absl/status/statusor.h"
 #include "core/hlo_ir.h"
 #include "core/name_keys.h"
+#include "frontend/shape_inference.h"  // InferInstructionShape, for callers of this header
 
 namespace hlovm {
 
@@ -53,13 +54,6 @@ struct VerifyOptions {
 
 // Checks the whole module; OK or InvalidArgument listing every problem found.
 absl::Status VerifyModule(const HloModule& module, const VerifyOptions& options = {});
-
-// Infers the result shape of `instruction` from its operands' shapes and its
-// attributes (the shape the REPL fills in when a line omits it). Fails for
-// ops whose result cannot be derived from operands (parameter, broadcast,
-// reshape, iota, convert, custom-call, ...) and when the op's rule rejects
-// the operands.
-absl::StatusOr<Shape> InferInstructionShape(const HloInstruction& instruction);
 
 }  // namespace hlovm
 

@@ -1,9 +1,12 @@
 // Every opcode's `:help` entry: it exists, its example runs in a fresh REPL
 // session (or, for the opcodes hlovm cannot run yet, fails saying so) and
-// uses the opcode; every word Tab offers is a real opcode, attribute or
-// predefined reducer.
+// uses the opcode, and the attributes its syntax names are those of the
+// attribute table (frontend/attribute_table.h) that the opcode's row
+// (frontend/op_spec.h) lets it carry, its required ones among them; every
+// word Tab offers is a real opcode, attribute or predefined reducer.
 #include "repl/op_help.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -12,6 +15,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "frontend/attribute_table.h"
+#include "frontend/op_spec.h"
 #include "frontend/parser.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -99,6 +104,65 @@ TEST(OpHelp, AttributeSyntaxNamesRealAttributes) {
   }
 }
 
+// The `name=` words outside braces of an attribute syntax.
+std::vector<std::string> SyntaxAttributeNames(absl::string_view text) {
+  std::vector<std::string> names;
+  int depth = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '{' || c == '(' || c == '[') ++depth;
+    if (c == '}' || c == ')' || c == ']') --depth;
+    if (c != '=' || depth != 0) continue;
+    size_t start = i;
+    while (start > 0 && (absl::ascii_isalnum(text[start - 1]) || text[start - 1] == '_' ||
+                         text[start - 1] == '-')) {
+      --start;
+    }
+    names.emplace_back(text.substr(start, i - start));
+  }
+  return names;
+}
+
+TEST(OpHelp, AttributeSyntaxAgreesWithTheOpcodesRow) {
+  for (const OpHelp& help : OpHelpEntries()) {
+    SCOPED_TRACE(std::string(HloOpcodeName(help.opcode)));
+    const std::vector<std::string> names = SyntaxAttributeNames(help.attributes);
+    // Each attribute named is in the table and one the opcode may carry (in
+    // some form: a conditional's computations depend on its index type).
+    for (const std::string& name : names) {
+      SCOPED_TRACE(name);
+      const AttrId id = AttributeFromName(name);
+      ASSERT_NE(id, AttrId::kUnknown);
+      bool allowed = false;
+      for (OpForm form :
+           {OpForm::kDefault, OpForm::kScalarOperand, OpForm::kShorthand, OpForm::kPredicate}) {
+        allowed |= GetOpSpec(help.opcode, form).Allows(id);
+      }
+      EXPECT_TRUE(allowed);
+    }
+    // The attributes the text must carry are shown, for at least one form.
+    bool some_form_complete = false;
+    for (OpForm form :
+         {OpForm::kDefault, OpForm::kScalarOperand, OpForm::kShorthand, OpForm::kPredicate}) {
+      bool complete = true;
+      for (AttrId required : GetOpSpec(help.opcode, form).required) {
+        complete &= std::find(names.begin(), names.end(), std::string(AttributeName(required))) !=
+                    names.end();
+      }
+      some_form_complete |= complete;
+    }
+    EXPECT_TRUE(some_form_complete) << help.attributes;
+  }
+}
+
+TEST(OpHelp, EntriesAreInTheOrderOfTheOpcodeList) {
+  for (int i = 0; i < HloOpcodeCount(); ++i) {
+    const HloOpcode opcode = static_cast<HloOpcode>(i);
+    EXPECT_EQ(OpHelpEntries()[i].opcode, opcode) << HloOpcodeName(opcode);
+    EXPECT_EQ(FindOpHelp(opcode).opcode, opcode) << HloOpcodeName(opcode);
+  }
+}
+
 // The parser stores a known attribute's value in the instruction and so
 // rejects a value of the wrong form; one it does not know it keeps as text.
 TEST(OpHelp, KnownAttributesAreThoseTheParserReads) {
@@ -118,7 +182,13 @@ TEST(OpHelp, EveryCompletionWordIsAnOpcodeAttributeOrReducer) {
     SCOPED_TRACE(word);
     const bool opcode = HloOpcodeFromName(word).has_value();
     const bool reducer = std::find(reducers.begin(), reducers.end(), word) != reducers.end();
-    EXPECT_TRUE(opcode || reducer || Session::IsKnownAttribute(word));
+    const bool attribute = AttributeFromName(word) != AttrId::kUnknown;
+    EXPECT_TRUE(opcode || reducer || attribute);
+    EXPECT_EQ(attribute, Session::IsKnownAttribute(word));
+  }
+  // Every attribute of the table is offered.
+  for (int i = 0; i < AttributeCount(); ++i) {
+    EXPECT_THAT(words, ::testing::Contains(std::string(AttributeName(AttributeAt(i)))));
   }
   // Every opcode is offered.
   for (int i = 0; i < HloOpcodeCount(); ++i) {

@@ -28,6 +28,7 @@
 #include "core/npy.h"
 #include "core/status_macros.h"
 #include "core/text_cursor.h"
+#include "frontend/attribute_table.h"
 #include "frontend/parser.h"
 #include "frontend/printer.h"
 #include "frontend/verifier.h"
@@ -55,28 +56,13 @@ constexpr std::pair<absl::string_view, absl::string_view> kReducers[] = {
     {"or", "or"},
 };
 
-// The attribute names Tab offers (each one the parser reads; the op help
-// test checks them).
-constexpr absl::string_view kAttributes[] = {
-    "dimensions",         "to_apply",          "condition",        "body",
-    "branch_computations", "true_computation", "false_computation", "direction",
-    "index",              "slice",             "padding",          "window",
-    "dim_labels",         "lhs_contracting_dims", "rhs_contracting_dims", "lhs_batch_dims",
-    "rhs_batch_dims",     "feature_group_count", "batch_group_count", "distribution",
-    "is_stable",          "iota_dimension",    "offset_dims",      "collapsed_slice_dims",
-    "start_index_map",    "index_vector_dim",  "slice_sizes",      "update_window_dims",
-    "inserted_window_dims", "scatter_dims_to_operand_dims", "indices_are_sorted",
-    "unique_indices",     "dynamic_slice_sizes", "exponent_bits",  "mantissa_bits",
-    "fft_type",           "fft_length",        "k",                "largest",
-    "custom_call_target", "backend_config",    "type",             "replica_groups",
-    "channel_id",         "operand_precision", "algorithm",        "left_side",
-    "lower",              "unit_diagonal",     "transpose_a",      "epsilon",
-    "feature_index",      "source_target_pairs", "use_global_device_ids", "calls",
-    "kind",               "select",            "scatter",          "num_carries",
-    "is_reverse",         "delta",             "outfeed_shape",    "lhs_ragged_dims",
-    "rhs_group_dims",     "custom_call_has_side_effect", "api_version", "sharding",
-    "metadata",           "frontend_attributes", "domain",
-};
+// The attribute names Tab offers: every one the parser reads (the list of
+// frontend/attribute_table.h).
+std::vector<std::string> AttributeNames() {
+  std::vector<std::string> names;
+  for (int i = 0; i < AttributeCount(); ++i) names.emplace_back(AttributeName(AttributeAt(i)));
+  return names;
+}
 
 // What :help says before the commands.
 constexpr absl::string_view kHelpIntro =
@@ -593,7 +579,9 @@ std::string Session::ReducersText(absl::string_view used_text, const std::string
     if (FindComputation(name) != nullptr) continue;
     bool used = false;
     for (size_t i = 0; i + 1 < ids.size() && !used; ++i) {
-      used = (ids[i] == "to_apply" || ids[i] == "scatter") && ids[i + 1] == name;
+      used = (ids[i] == AttributeName(AttrId::kToApply) ||
+              ids[i] == AttributeName(AttrId::kScatter)) &&
+             ids[i + 1] == name;
     }
     if (!used) continue;
     absl::StrAppend(&text, "%", name, " (a: ", type, "[], b: ", type, "[]) -> ", type, "[] {\n  %a = ",
@@ -842,7 +830,7 @@ bool Session::CheckOpcode(absl::string_view input, absl::string_view rhs) {
       if (rhs[p] == '(' || rhs[p] == '{' || rhs[p] == '[') ++depth;
       if ((rhs[p] == ')' || rhs[p] == '}' || rhs[p] == ']') && --depth == 0) break;
     }
-    std::vector<std::string> attributes(std::begin(kAttributes), std::end(kAttributes));
+    const std::vector<std::string> attributes = AttributeNames();
     while (++p < rhs.size()) {
       if (rhs[p] == '"') {
         while (++p < rhs.size() && rhs[p] != '"') {
@@ -1961,7 +1949,7 @@ std::vector<std::string> Session::Completions(absl::string_view prefix) const {
     for (const Computation& c : computations_) add_name(c.name);
     if (!percent) {
       for (int i = 0; i < HloOpcodeCount(); ++i) add(std::string(HloOpcodeName(static_cast<HloOpcode>(i))));
-      for (absl::string_view a : kAttributes) add(a);
+      for (int i = 0; i < AttributeCount(); ++i) add(std::string(AttributeName(AttributeAt(i))));
       for (const auto& r : kReducers) add(r.first);
     }
   }

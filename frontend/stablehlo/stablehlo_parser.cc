@@ -18,6 +18,7 @@
 #include "core/element_type.h"
 #include "core/status_macros.h"
 #include "core/text_cursor.h"
+#include "frontend/attribute_table.h"
 #include "frontend/stablehlo/stablehlo_internal.h"
 
 namespace hlovm {
@@ -264,38 +265,38 @@ void Parser::MarkOp(HloComputation* computation, int64_t first, size_t offset) {
     RawAttributes& raw = instr->raw_attributes();
     switch (instr->opcode()) {
       case HloOpcode::kWhile:
-        raw.Append("condition", ref(0));
-        raw.Append("body", ref(1));
+        raw.Append(AttributeName(AttrId::kCondition), ref(0));
+        raw.Append(AttributeName(AttrId::kBody), ref(1));
         break;
       case HloOpcode::kSelectAndScatter:
-        raw.Append("select", ref(0));
-        raw.Append("scatter", ref(1));
+        raw.Append(AttributeName(AttrId::kSelect), ref(0));
+        raw.Append(AttributeName(AttrId::kScatter), ref(1));
         break;
       case HloOpcode::kConditional:
         if (instr->operand(0)->shape().element_type() == ElementType::kPred && called.size() == 2) {
-          raw.Append("true_computation", ref(0));
-          raw.Append("false_computation", ref(1));
+          raw.Append(AttributeName(AttrId::kTrueComputation), ref(0));
+          raw.Append(AttributeName(AttrId::kFalseComputation), ref(1));
         } else {
           std::string list = "{";
           for (size_t i = 0; i < called.size(); ++i) absl::StrAppend(&list, i ? ", " : "", ref(i));
-          raw.Append("branch_computations", absl::StrCat(list, "}"));
+          raw.Append(AttributeName(AttrId::kBranchComputations), absl::StrCat(list, "}"));
         }
         break;
       case HloOpcode::kCompare: {
-        static constexpr const char* kTypes[] = {"", "FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED"};
-        const char* type = kTypes[static_cast<int>(instr->comparison_type)];
-        if (*type != '\0') raw.Append("type", type);
+        const std::string_view type = AttributeValueName(instr->comparison_type);
+        if (!type.empty()) raw.Append(AttributeName(AttrId::kType), type);
         break;
       }
       case HloOpcode::kCustomCall:
         if (!instr->attrs().backend_config.empty()) {
-          raw.Append("backend_config",
+          raw.Append(AttributeName(AttrId::kBackendConfig),
                      absl::StrCat("\"", absl::CEscape(instr->attrs().backend_config), "\""));
         }
-        if (!called.empty()) raw.Append("called_computations", absl::StrCat("{", ref(0), "}"));
+        if (!called.empty())
+          raw.Append(AttributeName(AttrId::kCalledComputations), absl::StrCat("{", ref(0), "}"));
         break;
       default:
-        if (!called.empty()) raw.Append("to_apply", ref(0));
+        if (!called.empty()) raw.Append(AttributeName(AttrId::kToApply), ref(0));
         break;
     }
   }
