@@ -45,19 +45,27 @@ inline V4u32 LoadV(const uint32_t* p) {
 
 inline void StoreV(uint32_t* p, V4u32 v) { std::memcpy(p, &v, sizeof(v)); }
 
+// Lanes a, b, c, d of the eight in x then y (GCC and clang spell it apart).
+#if defined(__clang__)
+#define HLOVM_SHUFFLE4(x, y, a, b, c, d) __builtin_shufflevector(x, y, a, b, c, d)
+#else
+#define HLOVM_SHUFFLE4(x, y, a, b, c, d) __builtin_shuffle(x, y, V4u32{a, b, c, d})
+#endif
+
 inline void Block4x4(const uint32_t* __restrict src, uint32_t* __restrict dst, int64_t sy,
                      int64_t dx) {
   const V4u32 r0 = LoadV(src), r1 = LoadV(src + sy), r2 = LoadV(src + 2 * sy),
               r3 = LoadV(src + 3 * sy);
-  const V4u32 t0 = __builtin_shuffle(r0, r1, V4u32{0, 4, 1, 5});
-  const V4u32 t1 = __builtin_shuffle(r0, r1, V4u32{2, 6, 3, 7});
-  const V4u32 t2 = __builtin_shuffle(r2, r3, V4u32{0, 4, 1, 5});
-  const V4u32 t3 = __builtin_shuffle(r2, r3, V4u32{2, 6, 3, 7});
-  StoreV(dst, __builtin_shuffle(t0, t2, V4u32{0, 1, 4, 5}));
-  StoreV(dst + dx, __builtin_shuffle(t0, t2, V4u32{2, 3, 6, 7}));
-  StoreV(dst + 2 * dx, __builtin_shuffle(t1, t3, V4u32{0, 1, 4, 5}));
-  StoreV(dst + 3 * dx, __builtin_shuffle(t1, t3, V4u32{2, 3, 6, 7}));
+  const V4u32 t0 = HLOVM_SHUFFLE4(r0, r1, 0, 4, 1, 5);
+  const V4u32 t1 = HLOVM_SHUFFLE4(r0, r1, 2, 6, 3, 7);
+  const V4u32 t2 = HLOVM_SHUFFLE4(r2, r3, 0, 4, 1, 5);
+  const V4u32 t3 = HLOVM_SHUFFLE4(r2, r3, 2, 6, 3, 7);
+  StoreV(dst, HLOVM_SHUFFLE4(t0, t2, 0, 1, 4, 5));
+  StoreV(dst + dx, HLOVM_SHUFFLE4(t0, t2, 2, 3, 6, 7));
+  StoreV(dst + 2 * dx, HLOVM_SHUFFLE4(t1, t3, 0, 1, 4, 5));
+  StoreV(dst + 3 * dx, HLOVM_SHUFFLE4(t1, t3, 2, 3, 6, 7));
 }
+#undef HLOVM_SHUFFLE4
 
 template <>
 inline void Block8<uint32_t>(const uint32_t* __restrict src, uint32_t* __restrict dst,
