@@ -109,16 +109,18 @@ BENCHMARK(BM_WhileCountCancellablePublished)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(3);
 
-// One call of a one-add module on f32[8] inputs: what a run costs beyond
-// its instructions (binding arguments, the frame, the result literal).
-// Arg: the thread count asked for (0: every core, as the default).
-void BM_ExecuteOneAdd(benchmark::State& state) {
-  std::unique_ptr<Executable> exe = bench::CompileOrSkip(state, R"hlo(HloModule add
+constexpr char kOneAdd[] = R"hlo(HloModule add
 ENTRY e {
   x = f32[8] parameter(0)
   y = f32[8] parameter(1)
   ROOT s = f32[8] add(x, y)
-})hlo");
+})hlo";
+
+// One call of a one-add module on f32[8] inputs: what a run costs beyond
+// its instructions (binding arguments, the frame, the result literal).
+// Arg: the thread count asked for (0: every core, as the default).
+void BM_ExecuteOneAdd(benchmark::State& state) {
+  std::unique_ptr<Executable> exe = bench::CompileOrSkip(state, kOneAdd);
   if (exe == nullptr) return;
   absl::StatusOr<Literal> x = Literal::Create(exe->parameter_shapes()[0]);
   absl::StatusOr<Literal> y = Literal::Create(exe->parameter_shapes()[1]);
@@ -136,12 +138,7 @@ BENCHMARK(BM_ExecuteOneAdd)->Arg(1)->Arg(0)->Unit(benchmark::kNanosecond);
 // The same call through ExecuteArrays (bare data pointers, as the Python
 // module passes NumPy arrays).
 void BM_ExecuteArraysOneAdd(benchmark::State& state) {
-  std::unique_ptr<Executable> exe = bench::CompileOrSkip(state, R"hlo(HloModule add
-ENTRY e {
-  x = f32[8] parameter(0)
-  y = f32[8] parameter(1)
-  ROOT s = f32[8] add(x, y)
-})hlo");
+  std::unique_ptr<Executable> exe = bench::CompileOrSkip(state, kOneAdd);
   if (exe == nullptr) return;
   alignas(64) float x[8] = {}, y[8] = {};
   const void* data[] = {x, y};

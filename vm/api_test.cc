@@ -37,6 +37,13 @@ void RegisterAddressOf() {
       });
 }
 
+// A module that returns its f32[4] parameter.
+constexpr char kIdentity4[] = R"(
+HloModule m
+ENTRY e {
+  ROOT p = f32[4] parameter(0)
+})";
+
 TEST(ExecuteViewsTest, KernelsReadTheCallersMemoryInPlace) {
   RegisterAddressOf();
   constexpr char kText[] = R"(
@@ -89,11 +96,7 @@ ENTRY e {
 }
 
 TEST(ExecuteViewsTest, RefusesWrongShapesAndMissingMemory) {
-  absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::FromText(R"(
-HloModule m
-ENTRY e {
-  ROOT p = f32[4] parameter(0)
-})");
+  absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::FromText(kIdentity4);
   ASSERT_TRUE(exe.ok()) << exe.status();
   float data[4] = {1, 2, 3, 4};
   EXPECT_FALSE((*exe)->ExecuteViews({ArgumentView{Shape(ElementType::kF32, {3}), data}}).ok());
@@ -141,11 +144,7 @@ ENTRY e {
 }
 
 TEST(ExecuteArraysTest, RefusesAWrongCountAndTupleParameters) {
-  absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::FromText(R"(
-HloModule m
-ENTRY e {
-  ROOT p = f32[4] parameter(0)
-})");
+  absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::FromText(kIdentity4);
   ASSERT_TRUE(exe.ok()) << exe.status();
   float x[4] = {1, 2, 3, 4};
   const void* two[] = {x, x};
