@@ -161,7 +161,8 @@ std::string PartText(ElementType type, const Part& p) {
   if (std::isnan(p.value)) return std::signbit(p.value) ? "-nan" : "nan";
   if (std::isinf(p.value)) return p.value < 0 ? "-inf" : "inf";
   const ElementType t = ComplexComponentType(type);
-  return absl::StrFormat(t == ElementType::kF64 ? "%.17g" : "%.9g", p.value);
+  return t == ElementType::kF64 ? absl::StrFormat("%.17g", p.value)
+                                : absl::StrFormat("%.9g", p.value);
 }
 
 std::string ElementText(ElementType type, const uint8_t* data, int64_t i) {
