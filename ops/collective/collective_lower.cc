@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -66,7 +67,7 @@ int64_t ctx_bytes(const Shape& s) {
 // registers point to), owning the pointer arrays the op refers to.
 struct PreparedCollective {
   CollectiveOp op;
-  std::vector<uint8_t*> in, out;
+  absl::InlinedVector<uint8_t*, 8> in, out;
   int64_t instance = 0;
 };
 
