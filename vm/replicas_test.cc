@@ -540,6 +540,52 @@ ENTRY e {
   }
 }
 
+TEST(ReplicasTest, StartWhoseDoneIsInAnotherComputationRunsItsExchangeWhole) {
+  // The start's value is carried around the loop to a done after it: the
+  // exchange runs whole at each start (three all-reduces of the state).
+  auto exe = Build(R"(
+HloModule pipelined, replica_count=2
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+cond {
+  st = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(st), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  st = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(st), index=0
+  v = f32[4] get-tuple-element(st), index=1
+  s = f32[4] all-reduce-start(v), replica_groups={}, to_apply=add
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  ROOT t = (s32[], f32[4]) tuple(j, s)
+}
+ENTRY e {
+  z = s32[] constant(0)
+  v = f32[4] iota(), iota_dimension=0
+  init = (s32[], f32[4]) tuple(z, v)
+  w = (s32[], f32[4]) while(init), condition=cond, body=body
+  g = f32[4] get-tuple-element(w), index=1
+  ROOT d = f32[4] all-reduce-done(g)
+})");
+  ASSERT_NE(exe, nullptr);
+  for (bool messages : {false, true}) {
+    ReplicatedOptions options;
+    options.threads = 1;
+    options.message_bus = messages;
+    auto results = ExecuteReplicated(*exe, {{}}, options);
+    for (int r = 0; r < 2; ++r) {
+      ASSERT_TRUE(results[r].ok()) << results[r].status();
+      EXPECT_EQ(Values<float>(*results[r]), (std::vector<float>{0, 8, 16, 24})) << r;
+    }
+  }
+}
+
 TEST(ReplicasTest, CollectiveWithoutBusNeedsReplicas) {
   auto exe = Build(kAllReduceF32);
   ASSERT_NE(exe, nullptr);

@@ -556,17 +556,24 @@ absl::Status EmitCollective(FunctionBuilder& b, const HloInstruction& instr, Col
   return absl::OkStatus();
 }
 
-// Emits the -done of the asynchronous collective that `start` (the HLO
-// instruction the start was emitted for) began: it waits for the exchange,
+// Emits the -done of the asynchronous collective whose start wrote
+// `results` (the done's value): it waits for the exchange,
 // and reads the start's operands and results so that the buffer plan keeps
-// them live (and unwritten) until it has run.
+// them live (and unwritten) until it has run. Emits nothing when this
+// function has no such start (it ran its whole exchange).
 absl::Status EmitCollectiveDone(FunctionBuilder& b, const HloInstruction& done,
-                                const HloInstruction& start) {
+                                const ValueDesc& results) {
   const Function& fn = b.function();
+  if (results.empty()) return absl::OkStatus();
   for (int32_t i = static_cast<int32_t>(fn.code.size()) - 1; i >= 0; --i) {
-    if (fn.info[i].hlo != &start || fn.code[i].handler != &CollectiveStartHandler) continue;
     const Instr& begun = fn.code[i];
     const InstrInfo& info = fn.info[i];
+    // The start is the one that wrote the done's results (registers are
+    // written once).
+    if (begun.handler != &CollectiveStartHandler || begun.num_out != results.size() ||
+        !std::equal(results.begin(), results.end(), fn.reg_pool.begin() + info.out_offset)) {
+      continue;
+    }
     FunctionBuilder::EmitSpec spec;
     spec.handler = &CollectiveDoneHandler;
     spec.plan = begun.plan;
@@ -581,8 +588,36 @@ absl::Status EmitCollectiveDone(FunctionBuilder& b, const HloInstruction& done,
     b.Emit(&done, std::move(spec));
     return absl::OkStatus();
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "%", done.name(), " waits for %", start.name(), ", which this computation does not start"));
+  // The start ran its whole exchange (see DoneInSameComputation).
+  return absl::OkStatus();
+}
+
+// Whether a -done (or async-done, through async-updates) of `start` lies in
+// the start's own computation: only then is the start emitted as one that
+// begins its exchange, since its done is emitted in the same function. (A
+// start whose value leaves its computation, say carried around a loop to a
+// done in the next trip, runs its whole exchange at the start.)
+bool DoneInSameComputation(const HloInstruction& start) {
+  const HloComputation* computation = start.parent();
+  if (computation == nullptr) return false;
+  for (const auto& i : computation->instructions()) {
+    switch (i->opcode()) {
+      case HloOpcode::kAllReduceDone:
+      case HloOpcode::kAllGatherDone:
+      case HloOpcode::kCollectivePermuteDone:
+      case HloOpcode::kAsyncDone:
+        break;
+      default:
+        continue;
+    }
+    if (i->operand_count() == 0) continue;
+    const HloInstruction* op = i->operand(0);
+    while (op->opcode() == HloOpcode::kAsyncUpdate && op->operand_count() > 0) {
+      op = op->operand(0);
+    }
+    if (op == &start) return true;
+  }
+  return false;
 }
 
 absl::StatusOr<CollectiveKind> KindOf(HloOpcode op) {
@@ -654,7 +689,7 @@ absl::Status LowerCollectiveStart(FunctionBuilder& b, const HloInstruction& inst
   if (instr.opcode() == HloOpcode::kAllReduceStart) {
     std::vector<const Shape*> leaves;
     FlattenShape(shape, &leaves);
-    return EmitCollective(b, instr, kind, in, leaves, result, /*start=*/true);
+    return EmitCollective(b, instr, kind, in, leaves, result, DoneInSameComputation(instr));
   }
   if (!shape.IsTuple() || shape.tuple_shapes().size() < 2) {
     return absl::InvalidArgumentError(
@@ -666,7 +701,8 @@ absl::Status LowerCollectiveStart(FunctionBuilder& b, const HloInstruction& inst
   result->insert(result->end(), first.begin(), first.end());
   std::vector<const Shape*> leaves;
   FlattenShape(shape.tuple_shapes()[1], &leaves);
-  HLOVM_RETURN_IF_ERROR(EmitCollective(b, instr, kind, in, leaves, result, /*start=*/true));
+  HLOVM_RETURN_IF_ERROR(
+      EmitCollective(b, instr, kind, in, leaves, result, DoneInSameComputation(instr)));
   for (size_t i = 2; i < shape.tuple_shapes().size(); ++i) {
     HLOVM_RETURN_IF_ERROR(AppendOwned(b, shape.tuple_shapes()[i], result));
   }
@@ -678,13 +714,12 @@ absl::Status LowerCollectiveStart(FunctionBuilder& b, const HloInstruction& inst
 absl::Status LowerCollectiveDone(FunctionBuilder& b, const HloInstruction& instr,
                                  absl::Span<const ValueDesc* const> operands, ValueDesc* result) {
   const HloInstruction* start = instr.operand(0);
-  HLOVM_RETURN_IF_ERROR(EmitCollectiveDone(b, instr, *start));
   if (start->opcode() == HloOpcode::kAllReduceStart || !start->shape().IsTuple()) {
     *result = *operands[0];
-    return absl::OkStatus();
+  } else {
+    *result = TupleElementLeaves(start->shape(), *operands[0], 1);
   }
-  *result = TupleElementLeaves(start->shape(), *operands[0], 1);
-  return absl::OkStatus();
+  return EmitCollectiveDone(b, instr, *result);
 }
 
 // The collective an async-start wraps when it can begin asynchronously: the
@@ -720,7 +755,8 @@ absl::Status LowerAsyncStart(FunctionBuilder& b, const HloInstruction& instr,
   const HloComputation* wrapped = instr.to_apply();
   if (wrapped == nullptr) return absl::InvalidArgumentError("async-start wraps no computation");
   ValueDesc value;
-  if (const HloInstruction* collective = WrappedCollective(*wrapped)) {
+  const HloInstruction* collective = WrappedCollective(*wrapped);
+  if (collective != nullptr && DoneInSameComputation(instr)) {
     HLOVM_ASSIGN_OR_RETURN(CollectiveKind kind, KindOf(collective->opcode()));
     std::vector<const Shape*> leaves;
     FlattenShape(collective->shape(), &leaves);
@@ -752,16 +788,9 @@ absl::Status LowerAsyncUpdate(FunctionBuilder& b, const HloInstruction& instr,
 
 absl::Status LowerAsyncDone(FunctionBuilder& b, const HloInstruction& instr,
                             absl::Span<const ValueDesc* const> operands, ValueDesc* result) {
-  const HloInstruction* start = instr.operand(0);
-  // async-update links a done to its start through any number of updates.
-  while (start->opcode() == HloOpcode::kAsyncUpdate) start = start->operand(0);
-  if (start->opcode() == HloOpcode::kAsyncStart && start->to_apply() != nullptr) {
-    if (const HloInstruction* collective = WrappedCollective(*start->to_apply())) {
-      HLOVM_RETURN_IF_ERROR(EmitCollectiveDone(b, instr, *collective));
-    }
-  }
   *result = TupleElementLeaves(instr.operand(0)->shape(), *operands[0], 1);
-  return absl::OkStatus();
+  // A wrapped collective began its exchange at the start (LowerAsyncStart).
+  return EmitCollectiveDone(b, instr, *result);
 }
 
 //===----------------------------------------------------------------------===//
