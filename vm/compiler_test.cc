@@ -344,6 +344,67 @@ ENTRY main {
   EXPECT_THAT(dis, HasSubstr("peak memory"));
 }
 
+
+// An all-reduce-start's exchange reads its operand and writes its result
+// while the instructions up to its -done run: no buffer those write may
+// share bytes with either (the done reads both, so they stay live).
+TEST(CompilerTest, AsyncCollectiveKeepsItsBuffersUntilItsDone) {
+  CompilerOptions options;
+  options.fusion = false;  // every elementwise op gets a buffer of its own
+  auto c = Compile(R"hlo(HloModule m, replica_count=2
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  p = f32[4096] parameter(0)
+  x = f32[4096] negate(p)
+  s = f32[4096] all-reduce-start(x), replica_groups={}, to_apply=add
+  y = f32[4096] exponential(p)
+  z = f32[4096] sine(y)
+  w = f32[4096] cosine(z)
+  d = f32[4096] all-reduce-done(s)
+  ROOT r = f32[4096] add(d, w)
+})hlo", options);
+  ASSERT_TRUE(c.ok()) << c.status();
+  const Function& fn = c->entry();
+  int32_t start = -1, done = -1;
+  for (size_t i = 0; i < fn.info.size(); ++i) {
+    if (fn.info[i].hlo->name() == "s") start = static_cast<int32_t>(i);
+    if (fn.info[i].hlo->name() == "d") done = static_cast<int32_t>(i);
+  }
+  ASSERT_GE(start, 0);
+  ASSERT_GT(done, start + 1);
+  const Instr& begun = fn.code[start];
+  ASSERT_EQ(begun.num_in, 1u);
+  ASSERT_EQ(begun.num_out, 1u);
+  EXPECT_THAT(Mnemonics(fn), ElementsAre("negate", "all-reduce", "exponential", "sine", "cosine",
+                                         "all-reduce", "add"));
+  auto bytes = [&](Reg r) {
+    const RegInfo& info = fn.regs[r];
+    const int64_t at = fn.slot_offset[info.slot];
+    return std::make_pair(at, at + info.bytes);
+  };
+  for (Reg held : {begun.in[0], begun.out[0]}) {
+    const RegInfo& info = fn.regs[held];
+    ASSERT_EQ(info.kind, RegKind::kOwned);
+    EXPECT_GE(info.last_use, done);
+    if (fn.ResultOfSlot(info.slot) >= 0) continue;  // the result region: nobody else's
+    const auto [lo, hi] = bytes(held);
+    for (int32_t i = start + 1; i < done; ++i) {
+      for (uint32_t k = 0; k < fn.code[i].num_out; ++k) {
+        const Reg r = fn.code[i].out[k];
+        if (fn.regs[r].kind != RegKind::kOwned || fn.ResultOfSlot(fn.regs[r].slot) >= 0) continue;
+        const auto [a, b] = bytes(r);
+        EXPECT_TRUE(b <= lo || hi <= a)
+            << "instruction " << i << " writes bytes [" << a << ", " << b
+            << ") of the exchange's buffer [" << lo << ", " << hi << ")";
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace vm
 }  // namespace hlovm

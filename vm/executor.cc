@@ -12,6 +12,7 @@
 #include "core/text_cursor.h"
 #include "oneapi/tbb/task_group.h"
 #include "vm/api.h"
+#include "vm/async_exchange.h"
 #include "vm/profiler.h"
 
 namespace hlovm {
@@ -412,7 +413,9 @@ class ParallelRun {
 
 }  // namespace
 
-bool RunFunction(const Function& fn, uint8_t** regs, ExecContext& ctx) {
+namespace {
+
+bool RunFunctionOnce(const Function& fn, uint8_t** regs, ExecContext& ctx) {
   const bool publish = ctx.position != nullptr;
   if (ctx.observer != nullptr) {
     return publish ? RunSequential<true, true>(fn, regs, ctx)
@@ -427,6 +430,24 @@ bool RunFunction(const Function& fn, uint8_t** regs, ExecContext& ctx) {
                    : RunSequential<true, false>(fn, regs, ctx);
   }
   return publish ? RunStraight<true>(fn, regs, ctx) : RunStraight<false>(fn, regs, ctx);
+}
+
+// How deeply RunFunction calls nest on this thread: the outermost call (a
+// run's entry function) ends the run's asynchronous exchanges.
+thread_local int run_depth = 0;
+
+}  // namespace
+
+bool RunFunction(const Function& fn, uint8_t** regs, ExecContext& ctx) {
+  ++run_depth;
+  bool ok = RunFunctionOnce(fn, regs, ctx);
+  if (--run_depth == 0 && ThreadBeganExchanges()) {
+    // Exchanges begun by -starts whose -done never ran (the run failed in
+    // between) end before the caller may free their buffers.
+    absl::Status unfinished = FinishExchanges(ctx);
+    if (ok && !unfinished.ok()) ok = ctx.Fail(std::move(unfinished));
+  }
+  return ok;
 }
 
 }  // namespace vm

@@ -6,17 +6,22 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <fstream>
+#include <functional>
 #include <list>
 #include <thread>
 #include <utility>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
 #include "vm/message_bus.h"
 
 #if HLOVM_HAVE_MPI
 #include <mpi.h>
+#include <unistd.h>
 #endif
 
 namespace hlovm {
@@ -53,6 +58,54 @@ namespace {
 // every process when one of them died); 0 while none came.
 volatile std::sig_atomic_t g_end_signal = 0;
 void OnEndSignal(int signal) { g_end_signal = signal; }
+
+// Who a process is, so that its peers on the same machine can tell whether
+// it still runs: the machine (a hash of the boot id and the PID namespace:
+// PIDs mean the same process only within both), its PID and its start time
+// (clock ticks after boot: a PID used again is another process).
+struct ProcessIdentity {
+  uint64_t machine = 0;  // 0: unknown (not watched)
+  uint64_t pid = 0;
+  uint64_t start = 0;
+};
+
+// Reads /proc/<pid>/stat: whether the process runs (not a zombie), and its
+// start time.
+bool ReadProcess(uint64_t pid, uint64_t* start) {
+  std::ifstream in(absl::StrCat("/proc/", pid, "/stat"));
+  std::string line;
+  if (!in || !std::getline(in, line)) return false;
+  // "pid (comm) state ppid ...": the name may hold spaces and parentheses.
+  const size_t close = line.rfind(')');
+  if (close == std::string::npos) return false;
+  std::vector<std::string> fields = absl::StrSplit(line.substr(close + 1), ' ', absl::SkipEmpty());
+  // fields[0] is the state (field 3 of the file), fields[19] the start time
+  // (field 22).
+  if (fields.size() < 20 || fields[0] == "Z" || fields[0] == "X" || fields[0] == "x") return false;
+  return absl::SimpleAtoi(fields[19], start);
+}
+
+ProcessIdentity ThisProcess() {
+  ProcessIdentity id;
+  id.pid = static_cast<uint64_t>(getpid());
+  std::string boot;
+  std::ifstream in("/proc/sys/kernel/random/boot_id");
+  char ns[128] = {};
+  const ssize_t n = readlink("/proc/self/ns/pid", ns, sizeof(ns) - 1);
+  if (!in || !std::getline(in, boot) || boot.empty() || n <= 0 || !ReadProcess(id.pid, &id.start)) {
+    return id;  // machine 0: peers do not watch this process
+  }
+  id.machine = std::hash<std::string>()(absl::StrCat(boot, "/", std::string(ns, n))) | 1;
+  return id;
+}
+
+// Whether the peer `who` is known to have ended: it runs on this machine
+// and its process is gone (or a zombie, or its PID now names another).
+bool PeerGone(const ProcessIdentity& self, const ProcessIdentity& who) {
+  if (self.machine == 0 || who.machine != self.machine) return false;
+  uint64_t start = 0;
+  return !ReadProcess(who.pid, &start) || start != who.start;
+}
 
 // Every message of a run has this tag: from one process they arrive in the
 // order they were sent (MPI's non-overtaking rule holds per tag).
@@ -345,6 +398,21 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
     if (owns_mpi) MPI_Finalize();
     return run;
   }
+  // Every process learns who the others are: one that dies on this machine
+  // is seen at once (ProcessIdentity), not only when the launcher ends the
+  // job (Open MPI's mpirun sends SIGTERM only after its kill delay).
+  const ProcessIdentity self = ThisProcess();
+  std::vector<ProcessIdentity> peers(run.processes);
+  {
+    const uint64_t mine[3] = {self.machine, self.pid, self.start};
+    std::vector<uint64_t> all_ids(3 * run.processes);
+    if (MPI_Allgather(mine, 3, MPI_UINT64_T, all_ids.data(), 3, MPI_UINT64_T, MPI_COMM_WORLD) ==
+        MPI_SUCCESS) {
+      for (int r = 0; r < run.processes; ++r) {
+        peers[r] = {all_ids[3 * r], all_ids[3 * r + 1], all_ids[3 * r + 2]};
+      }
+    }
+  }
   const int64_t per = all / run.processes;
   const int64_t first = run.rank * per;
   run.local.assign(all, 0);
@@ -380,6 +448,7 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
   for (int64_t i = 0; i < all; ++i) run.results.emplace_back(absl::UnavailableError("not here"));
   run.outfeed.assign(all, {});
   int done_from = 0;
+  std::vector<char> done_by(run.processes, 0);
   absl::Status receive_error;
   auto on_message = [&](int source, std::vector<uint8_t> bytes, std::vector<uint8_t> payload) {
     if (bytes.size() < kEnvelope) return;
@@ -409,6 +478,7 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
         break;
       case kDone:
         ++done_from;
+        if (source >= 0 && source < run.processes) done_by[source] = 1;
         break;
     }
   };
@@ -416,19 +486,42 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
   // little longer each idle round, up to 50 us (processes share the cores;
   // a sleeping poller leaves them to the instances).
   bool ended = false;
+  // Ends the run in this process: MPI is left alone from here on, every
+  // instance is cancelled (a long loop stops at its next trip) and every
+  // wait fails at once naming whom it waits for.
+  auto end_run = [&](const std::string& reason) {
+    ended = true;
+    cancel.store(true);
+    bus.Terminate(reason);
+  };
+  // Peers on this machine are looked at every so often.
+  absl::Time next_watch = absl::Now();
+  auto watch_peers = [&] {
+    const absl::Time now = absl::Now();
+    if (now < next_watch) return;
+    next_watch = now + absl::Milliseconds(20);
+    std::vector<std::string> gone;
+    for (int r = 0; r < run.processes; ++r) {
+      // A peer done with the run may end (it has sent all it will send).
+      if (r == run.rank || done_by[r] || !PeerGone(self, peers[r])) continue;
+      gone.push_back(absl::StrCat("rank ", r, " (pid ", peers[r].pid, ")"));
+    }
+    if (!gone.empty()) {
+      end_run(absl::StrCat("the process of ", absl::StrJoin(gone, ", "),
+                           " ended before the run did (killed, or it failed)"));
+    }
+  };
   // Once every other process is done, nothing more of this run can come.
   auto receiving = [&] { return done_from < run.processes - 1 || !finished.load(); };
   auto pump = [&](auto&& until) {
     absl::Duration nap = absl::Microseconds(5);
     while (!until()) {
       if (g_end_signal != 0 && !ended) {
-        // The launcher ends the job: another process died. MPI is left
-        // alone from here on; every wait fails at once naming whom it waits for.
-        ended = true;
-        cancel.store(true);
-        bus.Terminate(absl::StrCat("the launcher ended the job (signal ", int{g_end_signal},
-                                   "; another process died or was killed)"));
+        // The launcher ends the job: another process died.
+        end_run(absl::StrCat("the launcher ended the job (signal ", int{g_end_signal},
+                             "; another process died or was killed)"));
       }
+      if (!ended) watch_peers();
       if (ended) {
         link.Idle(absl::Milliseconds(1));
         if (until()) break;
@@ -469,7 +562,8 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
   }
   // Everyone keeps receiving until every other process has sent all it
   // will send, so that every send finds its receive.
-  pump([&] { return done_from == run.processes - 1 && !link.SendsPending(); });
+  pump([&] { return ended || (done_from == run.processes - 1 && !link.SendsPending()); });
+  if (ended) return run;  // no MPI_Finalize: a peer is gone
   if (owns_mpi) MPI_Finalize();
   if (!receive_error.ok()) run.error = receive_error;
   return run;

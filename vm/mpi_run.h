@@ -11,7 +11,9 @@
 // Faults: an instance that fails tells every process (its peers fail at
 // once, the others are cancelled); one that returns early makes the peers
 // that wait for it fail at once; a peer that never comes makes them fail
-// after the collective timeout. At the end every process sends its
+// after the collective timeout; a process that dies (killed) ends the run
+// at once in the processes of its machine (they watch each other's PIDs)
+// and elsewhere when the launcher ends the job (SIGTERM). At the end every process sends its
 // instances' results to rank 0, and the processes meet once more before
 // MPI_Finalize (so that no message is left in flight).
 #ifndef HLOVM_VM_MPI_RUN_H_

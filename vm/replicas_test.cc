@@ -350,6 +350,242 @@ ENTRY e {
   }
 }
 
+// Asynchronous collectives: each -start begins its exchange and the
+// instance goes on computing until the -done. The same module with the
+// synchronous forms gives the same bits, on the in-memory bus and on the
+// message bus (the transport of MPI runs), also with a synchronous
+// collective between a start and its done and over many loop trips.
+constexpr char kAsyncRounds[] = R"(
+HloModule rounds, replica_count=4
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+cond {
+  st = (s32[], f32[30000], f32[64]) parameter(0)
+  i = s32[] get-tuple-element(st), index=0
+  n = s32[] constant(40)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  st = (s32[], f32[30000], f32[64]) parameter(0)
+  i = s32[] get-tuple-element(st), index=0
+  v = f32[30000] get-tuple-element(st), index=1
+  g = f32[64] get-tuple-element(st), index=2
+  id = u32[] replica-id()
+  fid = f32[] convert(id)
+  fb = f32[30000] broadcast(fid), dimensions={}
+  x = f32[30000] add(v, fb)
+  ar = f32[30000] all-reduce-start(x), replica_groups={}, to_apply=add
+  gs = f32[16] slice(g), slice={[0:16]}
+  ag = (f32[16], f32[64]) all-gather-start(gs), dimensions={0}, replica_groups={}
+  cp = (f32[64], f32[64], u32[], u32[]) collective-permute-start(g), source_target_pairs={{0,1},{1,2},{2,3},{3,0}}
+  y = f32[30000] sine(v)
+  small = f32[64] all-reduce(g), replica_groups={}, to_apply=add
+  y2 = f32[30000] multiply(y, y)
+  y3 = f32[30000] exponential(y2)
+  ard = f32[30000] all-reduce-done(ar)
+  agd = f32[64] all-gather-done(ag)
+  cpd = f32[64] collective-permute-done(cp)
+  quarter = f32[] constant(0.25)
+  qb = f32[30000] broadcast(quarter), dimensions={}
+  scaled = f32[30000] multiply(ard, qb)
+  v2 = f32[30000] add(scaled, y3)
+  g1 = f32[64] add(agd, cpd)
+  g2 = f32[64] add(g1, small)
+  qg = f32[64] broadcast(quarter), dimensions={}
+  g3 = f32[64] multiply(g2, qg)
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  ROOT t = (s32[], f32[30000], f32[64]) tuple(j, v2, g3)
+}
+ENTRY e {
+  z = s32[] constant(0)
+  io = f32[30000] iota(), iota_dimension=0
+  gi = f32[64] iota(), iota_dimension=0
+  init = (s32[], f32[30000], f32[64]) tuple(z, io, gi)
+  ROOT w = (s32[], f32[30000], f32[64]) while(init), condition=cond, body=body
+})";
+
+// kAsyncRounds with every asynchronous pair replaced by its synchronous form.
+std::string SynchronousRounds() {
+  std::string text(kAsyncRounds);
+  auto replace = [&](std::string_view from, std::string_view to) {
+    const size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) text.replace(at, from.size(), to);
+  };
+  replace("ar = f32[30000] all-reduce-start(x)", "ard = f32[30000] all-reduce(x)");
+  replace("ag = (f32[16], f32[64]) all-gather-start(gs)", "agd = f32[64] all-gather(gs)");
+  replace("cp = (f32[64], f32[64], u32[], u32[]) collective-permute-start(g)",
+          "cpd = f32[64] collective-permute(g)");
+  replace("  ard = f32[30000] all-reduce-done(ar)\n", "");
+  replace("  agd = f32[64] all-gather-done(ag)\n", "");
+  replace("  cpd = f32[64] collective-permute-done(cp)\n", "");
+  return text;
+}
+
+TEST(ReplicasTest, AsyncCollectivesGiveTheSynchronousBitsOnBothBuses) {
+  auto async = Build(kAsyncRounds);
+  auto sync = Build(SynchronousRounds());
+  ASSERT_NE(async, nullptr);
+  ASSERT_NE(sync, nullptr);
+  for (bool messages : {false, true}) {
+    ReplicatedOptions options;
+    options.threads = 1;
+    options.message_bus = messages;
+    auto want = ExecuteReplicated(*sync, {{}}, options);
+    auto got = ExecuteReplicated(*async, {{}}, options);
+    ASSERT_EQ(want.size(), 4u);
+    ASSERT_EQ(got.size(), 4u);
+    for (int r = 0; r < 4; ++r) {
+      ASSERT_TRUE(want[r].ok()) << want[r].status();
+      ASSERT_TRUE(got[r].ok()) << got[r].status();
+      EXPECT_TRUE(got[r]->BitwiseEqual(*want[r])) << "replica " << r << " messages " << messages;
+      EXPECT_EQ(Values<int32_t>(got[r]->tuple_elements()[0]), std::vector<int32_t>{40});
+    }
+    // Every replica ends with the same all-reduced state.
+    for (int r = 1; r < 4; ++r) {
+      EXPECT_TRUE(got[r]->tuple_elements()[1].BitwiseEqual(got[0]->tuple_elements()[1])) << r;
+    }
+  }
+}
+
+TEST(ReplicasTest, AsyncCollectiveFailsAtItsStartsName) {
+  // Replica 1 is late (a long loop) and the timeout short: the waiting
+  // replica's -done reports the exchange its -start began, naming the start.
+  auto exe = Build(R"(
+HloModule late, replica_count=2
+add {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT s = s32[] add(a, b)
+}
+cond {
+  s = (s32[], s32[]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] get-tuple-element(s), index=1
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], s32[]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  ROOT t = (s32[], s32[]) tuple(j, n)
+}
+ENTRY e {
+  id = u32[] replica-id()
+  c = s32[] convert(id)
+  big = s32[] constant(200000000)
+  n = s32[] multiply(c, big)
+  zero = s32[] constant(0)
+  init = (s32[], s32[]) tuple(zero, n)
+  w = (s32[], s32[]) while(init), condition=cond, body=body
+  i = s32[] get-tuple-element(w), index=0
+  started = s32[] all-reduce-start(i), replica_groups={}, to_apply=add
+  ROOT r = s32[] all-reduce-done(started)
+})");
+  ASSERT_NE(exe, nullptr);
+  for (bool messages : {false, true}) {
+    ReplicatedOptions options;
+    options.threads = 1;
+    options.message_bus = messages;
+    options.collective_timeout_seconds = 0.2;
+    auto results = ExecuteReplicated(*exe, {{}}, options);
+    ASSERT_FALSE(results[0].ok());
+    const std::string message(results[0].status().message());
+    EXPECT_TRUE(absl::StrContains(message, "%started (all-reduce-start)")) << message;
+    EXPECT_TRUE(absl::StrContains(message, "timed out")) << message;
+    EXPECT_TRUE(absl::StrContains(message, "replica 1 did not arrive")) << message;
+    EXPECT_FALSE(results[1].ok());
+  }
+}
+
+TEST(ReplicasTest, RunFailingBetweenStartAndDoneEndsTheExchangeFirst) {
+  // Every replica begins a large all-reduce and then fails (an infeed with
+  // nothing queued) before its -done: the run still ends its exchange
+  // (its peers read its buffers meanwhile) before it returns the error.
+  auto exe = Build(R"(
+HloModule fails, replica_count=4
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[40000] iota(), iota_dimension=0
+  s = f32[40000] all-reduce-start(x), replica_groups={}, to_apply=add
+  tok = token[] after-all()
+  in = (f32[], token[]) infeed(tok)
+  v = f32[] get-tuple-element(in), index=0
+  d = f32[40000] all-reduce-done(s)
+  vb = f32[40000] broadcast(v), dimensions={}
+  ROOT r = f32[40000] add(d, vb)
+})");
+  ASSERT_NE(exe, nullptr);
+  for (bool messages : {false, true}) {
+    ReplicatedOptions options;
+    options.threads = 1;
+    options.message_bus = messages;
+    auto results = ExecuteReplicated(*exe, {{}}, options);
+    ASSERT_EQ(results.size(), 4u);
+    for (int r = 0; r < 4; ++r) {
+      ASSERT_FALSE(results[r].ok()) << r;
+      const std::string message(results[r].status().message());
+      EXPECT_TRUE(absl::StrContains(message, "infeed")) << message;
+    }
+  }
+}
+
+TEST(ReplicasTest, StartWhoseDoneIsInAnotherComputationRunsItsExchangeWhole) {
+  // The start's value is carried around the loop to a done after it: the
+  // exchange runs whole at each start (three all-reduces of the state).
+  auto exe = Build(R"(
+HloModule pipelined, replica_count=2
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+cond {
+  st = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(st), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  st = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(st), index=0
+  v = f32[4] get-tuple-element(st), index=1
+  s = f32[4] all-reduce-start(v), replica_groups={}, to_apply=add
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  ROOT t = (s32[], f32[4]) tuple(j, s)
+}
+ENTRY e {
+  z = s32[] constant(0)
+  v = f32[4] iota(), iota_dimension=0
+  init = (s32[], f32[4]) tuple(z, v)
+  w = (s32[], f32[4]) while(init), condition=cond, body=body
+  g = f32[4] get-tuple-element(w), index=1
+  ROOT d = f32[4] all-reduce-done(g)
+})");
+  ASSERT_NE(exe, nullptr);
+  for (bool messages : {false, true}) {
+    ReplicatedOptions options;
+    options.threads = 1;
+    options.message_bus = messages;
+    auto results = ExecuteReplicated(*exe, {{}}, options);
+    for (int r = 0; r < 2; ++r) {
+      ASSERT_TRUE(results[r].ok()) << results[r].status();
+      EXPECT_EQ(Values<float>(*results[r]), (std::vector<float>{0, 8, 16, 24})) << r;
+    }
+  }
+}
+
 TEST(ReplicasTest, CollectiveWithoutBusNeedsReplicas) {
   auto exe = Build(kAllReduceF32);
   ASSERT_NE(exe, nullptr);

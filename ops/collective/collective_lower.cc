@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -20,8 +21,9 @@
 #include "core/status_macros.h"
 #include "ops/elementwise/elementwise.h"
 #include "ops/lowerings.h"
-#include "vm/api.h"
 #include "ops/collective/collective_semantics.h"
+#include "vm/api.h"
+#include "vm/async_exchange.h"
 #include "vm/collective_bus.h"
 #include "vm/computation_call.h"
 #include "vm/executor.h"
@@ -61,34 +63,49 @@ int64_t ctx_bytes(const Shape& s) {
   return n;
 }
 
-bool CollectiveHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
+// One instance's part of a collective: the op it brings (the buffers its
+// registers point to), owning the pointer arrays the op refers to.
+struct PreparedCollective {
+  CollectiveOp op;
+  absl::InlinedVector<uint8_t*, 8> in, out;
+  int64_t instance = 0;
+};
+
+// Fills `prepared` for `instr` at this instance; returns false (after
+// writing the results) when this instance takes no part, and fails `ctx`
+// when the instance lies outside the module.
+bool PrepareCollective(const Instr& instr, uint8_t* const* regs, ExecContext& ctx,
+                       PreparedCollective& prepared, bool* ok) {
   const auto& p = *static_cast<const CollectivePlan*>(instr.plan);
+  *ok = true;
   const int64_t instance = ctx.replica_id * p.partitions + ctx.partition_id;
   if (ctx.replica_id < 0 || ctx.replica_id >= p.replicas || ctx.partition_id < 0 ||
       ctx.partition_id >= p.partitions) {
-    return ctx.Fail(absl::InvalidArgumentError(absl::StrCat(
+    *ok = ctx.Fail(absl::InvalidArgumentError(absl::StrCat(
         "replica ", ctx.replica_id, " partition ", ctx.partition_id, " is outside the module's ",
         p.replicas, " replicas x ", p.partitions, " partitions")));
+    return false;
   }
-  uint8_t* in[64];
-  uint8_t* out[64];
-  for (uint32_t i = 0; i < instr.num_in; ++i) in[i] = regs[instr.in[i]];
-  for (uint32_t i = 0; i < instr.num_out; ++i) out[i] = regs[instr.out[i]];
+  prepared.instance = instance;
+  prepared.in.assign(instr.num_in, nullptr);
+  prepared.out.assign(instr.num_out, nullptr);
+  for (uint32_t i = 0; i < instr.num_in; ++i) prepared.in[i] = regs[instr.in[i]];
+  for (uint32_t i = 0; i < instr.num_out; ++i) prepared.out[i] = regs[instr.out[i]];
   if (!p.in_group[instance] && p.kind == CollectiveKind::kCollectiveBroadcast) {
     for (uint32_t i = 0; i < instr.num_out; ++i) {
-      std::memset(out[i], 0, ctx_bytes(p.out_shapes[i]));
+      std::memset(prepared.out[i], 0, ctx_bytes(p.out_shapes[i]));
     }
-    return true;
+    return false;
   }
-  CollectiveOp op;
+  CollectiveOp& op = prepared.op;
   op.kind = p.kind;
   op.hlo = p.hlo;
   op.group = p.groups[instance];
   op.rank = p.ranks[instance];
   op.in_shapes = p.in_ptrs;
   op.out_shapes = p.out_ptrs;
-  op.in = in;
-  op.out = out;
+  op.in = prepared.in.data();
+  op.out = prepared.out.data();
   op.dimension = p.dimension;
   op.tuple_form = p.tuple_form;
   op.source = p.sources[instance];
@@ -98,23 +115,77 @@ bool CollectiveHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ct
   }
   op.reducer = &p.reducer;
   if (!p.targets.empty()) op.targets = p.targets[instance];
-  absl::Status status;
-  if (op.group.size() <= 1) {
-    status = RunCollectiveAlone(op);
-  } else if (ctx.bus == nullptr) {
-    status = absl::FailedPreconditionError(absl::StrCat(
+  return true;
+}
+
+// Why the collective cannot meet its group on the context's bus (OK: it
+// can, or it needs none).
+absl::Status CheckBus(const CollectivePlan& p, const CollectiveOp& op, const ExecContext& ctx) {
+  if (op.group.size() <= 1) return absl::OkStatus();
+  if (ctx.bus == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
         "this collective needs ", op.group.size(),
         " instances on a collective bus; run the module with its replicas and partitions"));
-  } else if (ctx.bus->replica_count() != p.replicas ||
-             ctx.bus->partition_count() != p.partitions) {
-    status = absl::InvalidArgumentError(absl::StrCat(
+  }
+  if (ctx.bus->replica_count() != p.replicas || ctx.bus->partition_count() != p.partitions) {
+    return absl::InvalidArgumentError(absl::StrCat(
         "the module is compiled for ", p.replicas, " replicas x ", p.partitions,
         " partitions but runs on a bus of ", ctx.bus->replica_count(), " x ",
         ctx.bus->partition_count()));
-  } else {
-    status = RunCollective(*ctx.bus, instance, op);
+  }
+  return absl::OkStatus();
+}
+
+// The whole collective at once: the synchronous forms, and a -start that
+// cannot run asynchronously (its group is this instance alone, or the run
+// has no bus).
+bool CollectiveHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
+  const auto& p = *static_cast<const CollectivePlan*>(instr.plan);
+  PreparedCollective prepared;
+  bool ok = true;
+  if (!PrepareCollective(instr, regs, ctx, prepared, &ok)) return ok;
+  const CollectiveOp& op = prepared.op;
+  absl::Status status = CheckBus(p, op, ctx);
+  if (status.ok()) {
+    if (op.group.size() <= 1) {
+      status = RunCollectiveAlone(op);
+    } else {
+      // The exchanges begun before this collective end first: an instance
+      // meets its collectives in program order.
+      if (ThreadBeganExchanges()) QuiesceExchanges(ctx);
+      status = RunCollective(*ctx.bus, prepared.instance, op);
+    }
   }
   if (!status.ok()) return ctx.Fail(std::move(status));
+  return true;
+}
+
+// A -start: begins the exchange on the run's exchange thread
+// (vm/async_exchange.h) and returns; the -done waits for it. Without a bus
+// (a group of one) or outside a sequential run it runs at once.
+bool CollectiveStartHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
+  const auto& p = *static_cast<const CollectivePlan*>(instr.plan);
+  if (ctx.bus == nullptr || !ctx.sequential) return CollectiveHandler(instr, regs, ctx);
+  auto prepared = std::make_shared<PreparedCollective>();
+  bool ok = true;
+  if (!PrepareCollective(instr, regs, ctx, *prepared, &ok)) return ok;
+  if (prepared->op.group.size() <= 1) return CollectiveHandler(instr, regs, ctx);
+  absl::Status status = CheckBus(p, prepared->op, ctx);
+  if (!status.ok()) return ctx.Fail(std::move(status));
+  CollectiveBus* bus = ctx.bus;
+  BeginExchange(ctx, &p, [bus, prepared]() {
+    return RunCollective(*bus, prepared->instance, prepared->op);
+  });
+  return true;
+}
+
+// A -done: waits for the exchange its -start began; its errors name the
+// start, as when the start ran the whole exchange.
+bool CollectiveDoneHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
+  const auto& p = *static_cast<const CollectivePlan*>(instr.plan);
+  bool found = false;
+  absl::Status status = AwaitExchange(ctx, &p, &found);
+  if (!status.ok()) return ctx.Fail(AnnotateStatus(status, p.hlo));
   return true;
 }
 
@@ -370,7 +441,7 @@ HandlerKind CollectiveHandlerKind(CollectiveKind kind) {
 
 absl::Status EmitCollective(FunctionBuilder& b, const HloInstruction& instr, CollectiveKind kind,
                             const ValueDesc& in, const std::vector<const Shape*>& out_leaves,
-                            ValueDesc* out_desc) {
+                            ValueDesc* out_desc, bool start = false) {
   CollectivePlan plan;
   plan.kind = kind;
   plan.hlo = &instr;
@@ -474,14 +545,79 @@ absl::Status EmitCollective(FunctionBuilder& b, const HloInstruction& instr, Col
   fix->out_ptrs.clear();
   for (auto& s : fix->in_shapes) fix->in_ptrs.push_back(&s);
   for (auto& s : fix->out_shapes) fix->out_ptrs.push_back(&s);
-  spec.handler = &CollectiveHandler;
+  spec.handler = start ? &CollectiveStartHandler : &CollectiveHandler;
   spec.plan = stored;
   spec.in = in;
   spec.cost = 2 * bytes + 64;
   spec.kind = CollectiveHandlerKind(kind);
   spec.side_effect = true;
+  if (start) spec.variant = "start: begins the exchange";
   b.Emit(&instr, std::move(spec));
   return absl::OkStatus();
+}
+
+// Emits the -done of the asynchronous collective whose start wrote
+// `results` (the done's value): it waits for the exchange,
+// and reads the start's operands and results so that the buffer plan keeps
+// them live (and unwritten) until it has run. Emits nothing when this
+// function has no such start (it ran its whole exchange).
+absl::Status EmitCollectiveDone(FunctionBuilder& b, const HloInstruction& done,
+                                const ValueDesc& results) {
+  const Function& fn = b.function();
+  if (results.empty()) return absl::OkStatus();
+  for (int32_t i = static_cast<int32_t>(fn.code.size()) - 1; i >= 0; --i) {
+    const Instr& begun = fn.code[i];
+    const InstrInfo& info = fn.info[i];
+    // The start is the one that wrote the done's results (registers are
+    // written once).
+    if (begun.handler != &CollectiveStartHandler || begun.num_out != results.size() ||
+        !std::equal(results.begin(), results.end(), fn.reg_pool.begin() + info.out_offset)) {
+      continue;
+    }
+    FunctionBuilder::EmitSpec spec;
+    spec.handler = &CollectiveDoneHandler;
+    spec.plan = begun.plan;
+    spec.in.assign(fn.reg_pool.begin() + info.in_offset,
+                   fn.reg_pool.begin() + info.in_offset + begun.num_in);
+    spec.in.insert(spec.in.end(), fn.reg_pool.begin() + info.out_offset,
+                   fn.reg_pool.begin() + info.out_offset + begun.num_out);
+    spec.cost = 64;
+    spec.kind = info.kind;
+    spec.side_effect = true;
+    spec.variant = "done: waits for the exchange";
+    b.Emit(&done, std::move(spec));
+    return absl::OkStatus();
+  }
+  // The start ran its whole exchange (see DoneInSameComputation).
+  return absl::OkStatus();
+}
+
+// Whether a -done (or async-done, through async-updates) of `start` lies in
+// the start's own computation: only then is the start emitted as one that
+// begins its exchange, since its done is emitted in the same function. (A
+// start whose value leaves its computation, say carried around a loop to a
+// done in the next trip, runs its whole exchange at the start.)
+bool DoneInSameComputation(const HloInstruction& start) {
+  const HloComputation* computation = start.parent();
+  if (computation == nullptr) return false;
+  for (const auto& i : computation->instructions()) {
+    switch (i->opcode()) {
+      case HloOpcode::kAllReduceDone:
+      case HloOpcode::kAllGatherDone:
+      case HloOpcode::kCollectivePermuteDone:
+      case HloOpcode::kAsyncDone:
+        break;
+      default:
+        continue;
+    }
+    if (i->operand_count() == 0) continue;
+    const HloInstruction* op = i->operand(0);
+    while (op->opcode() == HloOpcode::kAsyncUpdate && op->operand_count() > 0) {
+      op = op->operand(0);
+    }
+    if (op == &start) return true;
+  }
+  return false;
 }
 
 absl::StatusOr<CollectiveKind> KindOf(HloOpcode op) {
@@ -553,7 +689,7 @@ absl::Status LowerCollectiveStart(FunctionBuilder& b, const HloInstruction& inst
   if (instr.opcode() == HloOpcode::kAllReduceStart) {
     std::vector<const Shape*> leaves;
     FlattenShape(shape, &leaves);
-    return EmitCollective(b, instr, kind, in, leaves, result);
+    return EmitCollective(b, instr, kind, in, leaves, result, DoneInSameComputation(instr));
   }
   if (!shape.IsTuple() || shape.tuple_shapes().size() < 2) {
     return absl::InvalidArgumentError(
@@ -565,35 +701,72 @@ absl::Status LowerCollectiveStart(FunctionBuilder& b, const HloInstruction& inst
   result->insert(result->end(), first.begin(), first.end());
   std::vector<const Shape*> leaves;
   FlattenShape(shape.tuple_shapes()[1], &leaves);
-  HLOVM_RETURN_IF_ERROR(EmitCollective(b, instr, kind, in, leaves, result));
+  HLOVM_RETURN_IF_ERROR(
+      EmitCollective(b, instr, kind, in, leaves, result, DoneInSameComputation(instr)));
   for (size_t i = 2; i < shape.tuple_shapes().size(); ++i) {
     HLOVM_RETURN_IF_ERROR(AppendOwned(b, shape.tuple_shapes()[i], result));
   }
   return absl::OkStatus();
 }
 
-// -done: the start's results (the data moved at the start).
+// -done: waits for the exchange its start began; its value is the start's
+// results.
 absl::Status LowerCollectiveDone(FunctionBuilder& b, const HloInstruction& instr,
                                  absl::Span<const ValueDesc* const> operands, ValueDesc* result) {
   const HloInstruction* start = instr.operand(0);
   if (start->opcode() == HloOpcode::kAllReduceStart || !start->shape().IsTuple()) {
     *result = *operands[0];
-    return absl::OkStatus();
+  } else {
+    *result = TupleElementLeaves(start->shape(), *operands[0], 1);
   }
-  *result = TupleElementLeaves(start->shape(), *operands[0], 1);
-  return absl::OkStatus();
+  return EmitCollectiveDone(b, instr, *result);
 }
 
-// async-start wrapping a computation: lowered inline at the start; the
-// value is ((operands), results, contexts...).
+// The collective an async-start wraps when it can begin asynchronously: the
+// wrapped computation's root is a collective whose operands are the
+// computation's parameters in order (null otherwise).
+const HloInstruction* WrappedCollective(const HloComputation& wrapped) {
+  const HloInstruction* root = wrapped.root();
+  switch (root->opcode()) {
+    case HloOpcode::kAllReduce:
+    case HloOpcode::kAllGather:
+    case HloOpcode::kReduceScatter:
+    case HloOpcode::kAllToAll:
+    case HloOpcode::kCollectivePermute:
+    case HloOpcode::kCollectiveBroadcast:
+      break;
+    default:
+      return nullptr;
+  }
+  if (root->operand_count() != wrapped.parameter_count()) return nullptr;
+  for (int64_t i = 0; i < root->operand_count(); ++i) {
+    const HloInstruction* o = root->operand(i);
+    if (o->opcode() != HloOpcode::kParameter || o->parameter_number != i) return nullptr;
+  }
+  return root;
+}
+
+// async-start wrapping a computation. A wrapped collective begins its
+// exchange here and the async-done waits for it; any other computation is
+// lowered inline at the start. The value is ((operands), results,
+// contexts...).
 absl::Status LowerAsyncStart(FunctionBuilder& b, const HloInstruction& instr,
                              absl::Span<const ValueDesc* const> operands, ValueDesc* result) {
   const HloComputation* wrapped = instr.to_apply();
   if (wrapped == nullptr) return absl::InvalidArgumentError("async-start wraps no computation");
-  std::vector<ValueDesc> args;
-  for (const ValueDesc* d : operands) args.push_back(*d);
   ValueDesc value;
-  HLOVM_RETURN_IF_ERROR(b.compiler().LowerComputation(b, *wrapped, args, &value));
+  const HloInstruction* collective = WrappedCollective(*wrapped);
+  if (collective != nullptr && DoneInSameComputation(instr)) {
+    HLOVM_ASSIGN_OR_RETURN(CollectiveKind kind, KindOf(collective->opcode()));
+    std::vector<const Shape*> leaves;
+    FlattenShape(collective->shape(), &leaves);
+    HLOVM_RETURN_IF_ERROR(
+        EmitCollective(b, *collective, kind, Concat(operands), leaves, &value, /*start=*/true));
+  } else {
+    std::vector<ValueDesc> args;
+    for (const ValueDesc* d : operands) args.push_back(*d);
+    HLOVM_RETURN_IF_ERROR(b.compiler().LowerComputation(b, *wrapped, args, &value));
+  }
   const Shape& shape = instr.shape();
   if (!shape.IsTuple() || shape.tuple_shapes().size() < 2) {
     return absl::InvalidArgumentError("async-start must produce a tuple (operands, results, ...)");
@@ -616,7 +789,8 @@ absl::Status LowerAsyncUpdate(FunctionBuilder& b, const HloInstruction& instr,
 absl::Status LowerAsyncDone(FunctionBuilder& b, const HloInstruction& instr,
                             absl::Span<const ValueDesc* const> operands, ValueDesc* result) {
   *result = TupleElementLeaves(instr.operand(0)->shape(), *operands[0], 1);
-  return absl::OkStatus();
+  // A wrapped collective began its exchange at the start (LowerAsyncStart).
+  return EmitCollectiveDone(b, instr, *result);
 }
 
 //===----------------------------------------------------------------------===//

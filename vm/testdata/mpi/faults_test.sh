@@ -2,7 +2,7 @@
 # Faults of runs under mpirun (vm/mpi_run.h), each bounded in time: a
 # replica that skips a collective, a shape mismatch, a late replica (the
 # collective timeout), and a process killed with SIGKILL while its peers
-# wait. Every process still running must exit 1 naming the instruction, the
+# wait or compute (they must exit at once, not when mpirun ends the job). Every process still running must exit 1 naming the instruction, the
 # group and who did not arrive; mpirun must return; nothing may hang.
 # Usage: faults_test.sh HLOVM
 set -uo pipefail
@@ -63,29 +63,45 @@ expect late "$out/late.err" "hlovm: replica [02]: .*%r.*timed out after 1s" "gro
   "hlovm: replica 0: .*%r" "hlovm: replica 2: .*%r" \
   "hlovm: replica 1: .*cancelled" "hlovm: replica 3: .*cancelled"
 
-# The process of replica 1 is killed while replicas 0 and 2 wait for it:
-# they exit at once (mpirun ends the job), naming whom they waited for.
+# The process of replica 1 is killed while replicas 0 and 2 wait for it and
+# replica 3 still counts: every survivor sees at once that its peer's
+# process is gone (vm/mpi_run.cc watches the peers on its machine), exits 1
+# and the waiting ones name whom they waited for; replica 3 is cancelled.
+# None waits for mpirun, which sends SIGCONT at once, SIGTERM only after
+# its kill delay and SIGKILL after another: the delay is 5 s here, so a
+# survivor that waited for SIGTERM would take at least that.
 start=$(date +%s)
-# mpirun sends the survivors SIGTERM and, by default, SIGKILL one second
-# later; on a loaded machine (or under a sanitizer) that can be too soon for
-# them to print, so the grace is 5 s here.
 "${mpirun[@]}" --mca odls_base_sigkill_timeout 5 -n 4 "$hlovm" run --collective_timeout=60 \
   "$dir/late.hlo" >"$out/killed.out" 2>"$out/killed.err" </dev/null &
 launcher=$!
-victim=""
+declare -A rank_pid=()
 for _ in $(seq 100); do
   for child in $(pgrep -P $launcher); do
-    if tr '\0' '\n' <"/proc/$child/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=1"; then
-      victim=$child
-    fi
+    r=$(tr '\0' '\n' <"/proc/$child/environ" 2>/dev/null | grep "^OMPI_COMM_WORLD_RANK=" | cut -d= -f2)
+    [ -n "$r" ] && rank_pid[$r]=$child
   done
-  [ -n "$victim" ] && break
+  [ ${#rank_pid[@]} -eq 4 ] && break
   sleep 0.1
 done
-sleep 3  # replicas 0 and 2 reach the all-reduce (replica 1 counts for seconds more)
+sleep 3  # replicas 0 and 2 reach the all-reduce (replicas 1 and 3 count for seconds more)
+victim=${rank_pid[1]:-}
 if [ -n "$victim" ]; then kill -9 "$victim"; else fail "killed: rank 1 not found"; fi
+killed_at=$(date +%s%N)
 ( sleep 40; kill -9 $launcher 2>/dev/null ) >/dev/null 2>&1 &
 guard=$!
+# Each survivor must be gone (or a zombie its parent has not reaped yet)
+# well before mpirun's SIGTERM.
+for r in 0 2 3; do
+  pid=${rank_pid[$r]:-}
+  [ -n "$pid" ] || { fail "killed: rank $r not found"; continue; }
+  while state=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null) && [ -n "$state" ] &&
+        [ "$state" != Z ] && [ $(( ($(date +%s%N) - killed_at) / 1000000 )) -lt 10000 ]; do
+    sleep 0.05
+  done
+  ms=$(( ($(date +%s%N) - killed_at) / 1000000 ))
+  echo "killed: rank $r exited ${ms} ms after the kill"
+  [ $ms -lt 4000 ] || fail "killed: rank $r lingered ${ms} ms after its peer was killed"
+done
 wait $launcher
 rc=$?
 kill $(pgrep -P $guard) $guard 2>/dev/null
@@ -95,7 +111,8 @@ echo "killed: mpirun exit code $rc after ${seconds}s"
 [ $seconds -lt 30 ] || fail "killed: took ${seconds}s"
 # (Either waiting process may be the one whose message comes first.)
 expect killed "$out/killed.err" "hlovm: replica [02]: .*%r" "group {0,1,2,3}" \
-  "replica 1 on rank 1 did not arrive"
+  "replica 1 on rank 1 did not arrive" "the process of rank 1 (pid [0-9]*) ended" \
+  "hlovm: replica 3: .*cancelled"
 
 if [ $failures -ne 0 ]; then
   echo "$failures failure(s)"
