@@ -336,8 +336,14 @@ absl::Status PlanFunction(Function* fn, const std::vector<std::pair<int32_t, int
     fn->succ.insert(fn->succ.end(), succs[i].begin(), succs[i].end());
   }
   fn->succ_begin[n] = static_cast<int32_t>(fn->succ.size());
+  // Loops and conditionals (cost "very large": their trip counts are
+  // unknown) do not count: a loop body holding two short inner loops would
+  // otherwise pay the parallel executor's bookkeeping on every trip, which
+  // in scalar-heavy models cost more than the loops themselves.
   int64_t large = 0;
-  for (const Instr& instr : fn->code) large += instr.cost >= kSpawnCost;
+  for (const Instr& instr : fn->code) {
+    large += instr.cost >= kSpawnCost && instr.cost < INT64_MAX / 4;
+  }
   fn->parallel = large >= 2 && fn->total_cost >= kParallelFunctionBytes;
 
   // Resolve the register lists now that the pool no longer grows.

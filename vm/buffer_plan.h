@@ -34,7 +34,8 @@ absl::flat_hash_set<const Function*> FunctionsInCallerArenas(const Program& prog
 
 // A function runs on the parallel executor when its instructions touch at
 // least kParallelFunctionBytes and at least two of them are worth a task
-// (kSpawnCost bytes). Functions of small instructions only run sequentially:
+// (kSpawnCost bytes; loops and conditionals, of unknown cost, are not
+// counted as such). Functions of small instructions only run sequentially:
 // per-instruction bookkeeping and waking a second thread (tens of
 // microseconds on a shared core) cost more than they gain.
 inline constexpr int64_t kParallelFunctionBytes = 512 * 1024;
