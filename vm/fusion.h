@@ -99,6 +99,16 @@ struct FusedRegion {
   // work before and after them, run block of rows by block of rows; `root`
   // is its last member, `reduce` null.
   bool rows = false;
+  // A convolution only members of the region read (elementwise ops, each
+  // taking its whole result), computed by the region's instruction: each
+  // unit of the convolution's output runs through the region's
+  // micro-program right after the unit is summed, while it is in cache, and
+  // the region's root is written over it (vm/fusion_run.cc
+  // ConvEpilogueHandler). Null otherwise; a plain region (no reduce, no
+  // bands, the root its only output) of f32 only. Where the convolution's
+  // plan cannot name its units' outputs, it is emitted alone before the
+  // region.
+  const HloInstruction* conv = nullptr;
   // Where the region is emitted: its last instruction in the schedule.
   const HloInstruction* emit_at() const { return reduce != nullptr ? reduce : root; }
 };

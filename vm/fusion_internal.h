@@ -14,9 +14,11 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "core/hlo_ir.h"
+#include "ops/dot/conv.h"
 #include "ops/elementwise/elementwise_lower.h"
 #include "ops/elementwise/f32_program.h"
 #include "ops/reduce/reduce_lower.h"
@@ -184,6 +186,42 @@ struct FusedPlan {
   uint32_t reduce_output = 0;
   int root_size = 0;
 };
+
+// The arrays a region's micro-program reads and writes: input k at in[k],
+// output k at out[k].
+struct RegionBuffers {
+  RegionBuffers() = default;
+  // The registers of the instruction: in[k] its in[k], out[k] its out[k].
+  RegionBuffers(const Instr& instr, uint8_t* const* regs);
+  RegionBuffers(const RegionBuffers&) = delete;
+  RegionBuffers& operator=(const RegionBuffers&) = delete;
+  const uint8_t* const* in = nullptr;
+  uint8_t* const* out = nullptr;
+  absl::InlinedVector<const uint8_t*, 8> in_ptrs;
+  absl::InlinedVector<uint8_t*, 2> out_ptrs;
+};
+
+// Runs the region over its elements [begin, end) tile by tile, the
+// invariant micro-ops first (over units [begin, end) of bands where it runs
+// in bands); `rows` holds the root's elements from `rows_origin` on where
+// a fused reduce reads them.
+void RunTiles(const FusedPlan& p, const RegionBuffers& io, int64_t begin, int64_t end,
+              uint8_t* rows = nullptr, int64_t rows_origin = 0);
+
+// A convolution computed with its region (FusedRegion::conv): each unit of
+// the convolution runs, then the region over the result elements the unit
+// wrote (ConvUnitRuns), in place, while they are in cache. The region's
+// input `conv_input` is the convolution's result, which is the region's
+// output 0; its other inputs are the instruction's in[2 + k] (skipping
+// the convolution's), in[0] and in[1] are the convolution's operands.
+struct ConvEpilogue {
+  ConvPlan conv;
+  const FusedPlan* region = nullptr;
+  uint32_t conv_input = 0;
+};
+
+// The handler of a convolution with its region (vm/fusion_run.cc).
+bool ConvEpilogueHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx);
 
 // The handlers of a region's `fusion` instruction (vm/fusion_run.cc), one
 // per form: the region alone (chunks of tiles, or units of bands, in

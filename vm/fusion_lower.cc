@@ -4,6 +4,7 @@
 // listing the disassembler prints, and emits one `fusion` instruction.
 #include <algorithm>
 #include <iterator>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "core/status_macros.h"
+#include "ops/dot/conv.h"
+#include "ops/lowerings.h"
 #include "ops/shape/iota.h"
 #include "vm/fusion.h"
 #include "vm/fusion_internal.h"
@@ -25,6 +28,8 @@ namespace vm {
 namespace {
 
 using fusion_internal::BroadcastPattern;
+using fusion_internal::ConvEpilogue;
+using fusion_internal::ConvEpilogueHandler;
 using fusion_internal::F32CodeOf;
 using fusion_internal::FindSegments;
 using fusion_internal::FusedColumnReduceHandler;
@@ -53,6 +58,33 @@ using fusion_internal::TransposeLines;
 constexpr int64_t kTileBudgetBytes = 24 * 1024;
 constexpr int64_t kMinTile = 256, kMaxTile = 4096;
 
+// The lowering of a convolution alone.
+absl::Status LowerConvolutionAlone(FunctionBuilder& b, const HloInstruction& conv,
+                                   absl::Span<const ValueDesc* const> operands,
+                                   ValueDesc* result) {
+  static const LowerFn lower = [] {
+    auto table = std::make_unique<LoweringTable>();
+    table->fill(nullptr);
+    RegisterConvLowerings(*table);
+    return (*table)[static_cast<int>(HloOpcode::kConvolution)];
+  }();
+  return lower(b, conv, operands, result);
+}
+
+// The plan of the region's convolution (FusedRegion::conv) when its units
+// can run the region over their outputs (ConvHasUnitRuns); else none.
+std::optional<ConvPlan> JoinedConvPlan(const HloInstruction& conv) {
+  if (conv.operand_count() != 2 || ConvRunsAsDot(conv)) return std::nullopt;
+  if (!conv.attrs().window.has_value() && conv.operand(0)->shape().rank() > 2) return std::nullopt;
+  absl::StatusOr<ConvPlan> plan = MakeConvPlan(
+      conv.operand(0)->shape(), conv.operand(1)->shape(), conv.shape(),
+      conv.attrs().window.value_or(Window{}),
+      conv.attrs().convolution_dimension_numbers.value_or(ConvolutionDimensionNumbers{}),
+      conv.attrs().feature_group_count, conv.attrs().batch_group_count);
+  if (!plan.ok() || !ConvHasUnitRuns(*plan)) return std::nullopt;
+  return std::move(*plan);
+}
+
 }  // namespace
 
 absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
@@ -64,6 +96,25 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
   absl::flat_hash_map<const HloInstruction*, int> output_of;
   for (size_t k = 0; k < region.outputs.size(); ++k) {
     output_of[region.outputs[k]] = static_cast<int>(k);
+  }
+  // The region's convolution: computed by the region's instruction, its
+  // result the region's input that the root is written over; or, where
+  // its plan does not allow that, emitted alone first.
+  std::optional<ConvPlan> conv_plan;
+  Reg conv_out = 0;
+  if (region.conv != nullptr) {
+    const HloInstruction& conv = *region.conv;
+    conv_plan = JoinedConvPlan(conv);
+    if (conv_plan.has_value()) {
+      HLOVM_ASSIGN_OR_RETURN(conv_out, b.NewReg(RegKind::kOwned, region.root->shape()));
+      (*values)[&conv] = ValueDesc{conv_out};
+    } else {
+      std::vector<const ValueDesc*> operands;
+      for (const HloInstruction* o : conv.operands()) operands.push_back(&values->at(o));
+      ValueDesc desc;
+      HLOVM_RETURN_IF_ERROR(LowerConvolutionAlone(b, conv, operands, &desc));
+      (*values)[&conv] = std::move(desc);
+    }
   }
   std::vector<Reg> in_regs;
   absl::flat_hash_map<Reg, uint32_t> input_of;
@@ -431,7 +482,10 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
   std::vector<Reg> outs;
   int64_t out_bytes = 0;
   for (const HloInstruction* o : region.outputs) {
-    HLOVM_ASSIGN_OR_RETURN(Reg r, b.NewReg(RegKind::kOwned, o->shape()));
+    Reg r = conv_out;
+    if (!conv_plan.has_value()) {
+      HLOVM_ASSIGN_OR_RETURN(r, b.NewReg(RegKind::kOwned, o->shape()));
+    }
     outs.push_back(r);
     out_bytes += b.function().regs[r].bytes;
   }
@@ -516,6 +570,48 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
     for (size_t k = 0; k < in_regs.size() && k < 32; ++k) {
       if (streamed[k] && !other_use[k]) spec.inplace_mask |= 1u << k;
     }
+    if (conv_plan.has_value()) {
+      // The root is written over the convolution's result, which the
+      // region reads as it is: it must be an input streamed in place.
+      const uint32_t k = input_of.at(conv_out);
+      if (!streamed[k] || other_use[k]) {
+        return absl::InternalError("a convolution's region reads its result other than in place");
+      }
+    }
+  }
+  if (conv_plan.has_value()) {
+    if (region.outputs.size() != 1 || region.reduce != nullptr || plan.bands.has_value()) {
+      return absl::InternalError("a convolution joined a region that is not plain");
+    }
+    const HloInstruction& conv = *region.conv;
+    const uint32_t conv_input = input_of.at(conv_out);
+    FunctionBuilder::EmitSpec cspec;
+    cspec.handler = &ConvEpilogueHandler;
+    cspec.kind = HandlerKind::kConvolution;
+    cspec.in = {values->at(conv.operand(0))[0], values->at(conv.operand(1))[0]};
+    for (size_t k = 0; k < in_regs.size(); ++k) {
+      if (k != conv_input) cspec.in.push_back(in_regs[k]);
+    }
+    cspec.out = outs;
+    cspec.cost = std::max<int64_t>(conv_plan->flops(), out_bytes);
+    cspec.variant = absl::StrCat(
+        ConvPlanText(*conv_plan, conv.operand(0)->shape().element_type(),
+                     conv.operand(1)->shape().element_type()),
+        ", epilogue of ", num_ops, " ops, tile ", plan.tile, " over");
+    for (size_t k = 0; k < in_regs.size(); ++k) {
+      absl::StrAppend(&cspec.variant, " in", k, "=",
+                      k == conv_input ? "conv" : absl::StrCat("r", in_regs[k]));
+    }
+    cspec.detail = std::move(detail);
+    ConvEpilogue epilogue;
+    epilogue.conv = std::move(*conv_plan);
+    epilogue.conv_input = conv_input;
+    epilogue.region = b.program().AddPlan(std::move(plan));
+    cspec.plan = b.program().AddPlan(std::move(epilogue));
+    b.Emit(&conv, std::move(cspec));
+    (*values)[region.root] = ValueDesc{outs[0]};
+    values->erase(&conv);
+    return absl::OkStatus();
   }
   spec.handler = window                     ? &FusedWindowHandler
                  : columns                  ? &FusedColumnReduceHandler

@@ -443,25 +443,32 @@ void PlanarUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
 }
 
 
-// Whether the direct path serves `p`: f32, no batch groups, input features
-// contiguous, the result [batch, positions..., features] row-major (output
-// rows channels() apart), and a window of several positions or at most 128
-// output features per group.
-bool DirectApplies(const ConvPlan& p) {
-  if (p.compute_type != ElementType::kF32 || p.batch_groups || p.in_feat_stride != 1 ||
-      p.out_feat_stride != 1 || p.kdim <= 0 || p.og <= 0 || p.out_count == 0) {
-    return false;
-  }
-  // A 1x1 window with many output features is a plain GEMM over rows read
-  // in place, where the GEMM's packed A block measured faster (ResNet's
-  // 64 -> 256 and 512 -> 1024 layers); up to 128 features the direct tile wins.
-  if (p.ksp == 1 && p.og > 128) return false;
+// Whether the result is [batch, positions..., features] row-major: output
+// row r (batch x position) at r * channels(), its features contiguous.
+bool OutputRowsContiguous(const ConvPlan& p) {
+  if (p.out_feat_stride != 1) return false;
   int64_t stride = p.channels();
   for (int d = p.nsp - 1; d >= 0; --d) {
     if (p.out_sp_size[d] > 1 && p.out_sp_stride[d] != stride) return false;
     stride *= p.out_sp_size[d];
   }
   return p.out_batch <= 1 || p.out_batch_stride == stride;
+}
+
+// Whether the direct path serves `p`: f32, no batch groups, input features
+// contiguous, the result [batch, positions..., features] row-major (output
+// rows channels() apart), and a window of several positions or at most 128
+// output features per group.
+bool DirectApplies(const ConvPlan& p) {
+  if (p.compute_type != ElementType::kF32 || p.batch_groups || p.in_feat_stride != 1 ||
+      p.kdim <= 0 || p.og <= 0 || p.out_count == 0) {
+    return false;
+  }
+  // A 1x1 window with many output features is a plain GEMM over rows read
+  // in place, where the GEMM's packed A block measured faster (ResNet's
+  // 64 -> 256 and 512 -> 1024 layers); up to 128 features the direct tile wins.
+  if (p.ksp == 1 && p.og > 128) return false;
+  return OutputRowsContiguous(p);
 }
 
 // Direct path blocking (ConvPlan::direct).
@@ -897,6 +904,52 @@ void ConvFinish(const ConvPlan& p, const ConvBuffers& bufs, void* out) {
   if (p.result_convert != nullptr && !p.convert_in_units && p.out_count > 0) {
     p.result_convert(bufs.out, out, p.out_count);
   }
+}
+
+bool ConvHasUnitRuns(const ConvPlan& p) {
+  if (p.compute_type != ElementType::kF32 || p.result_type != ElementType::kF32 ||
+      p.result_convert != nullptr || p.convert_in_units || p.out_count == 0) {
+    return false;
+  }
+  if (p.direct) return true;
+  if (p.depthwise || p.planar || p.planar_padded || p.group_lanes || p.batch_groups) return false;
+  return OutputRowsContiguous(p);
+}
+
+void ConvUnitRuns(const ConvPlan& p, int64_t u,
+                  absl::FunctionRef<void(int64_t begin, int64_t end)> fn) {
+  const int64_t ldo = p.channels();
+  const int64_t total_rows = p.out_batch * p.s_out;
+  int64_t row0, nrows, col0, ncols;
+  if (p.direct) {  // as DirectUnits splits the units
+    const int64_t per_group = p.row_blocks * p.col_blocks;
+    const int64_t t = u / per_group;
+    const int64_t cb = (u % per_group) / p.row_blocks;
+    row0 = (u % p.row_blocks) * p.rows_per_block;
+    nrows = std::min(total_rows, row0 + p.rows_per_block) - row0;
+    const int64_t j0 = cb * p.cols_per_block;
+    col0 = t * p.og + j0;
+    ncols = std::min(p.og, j0 + p.cols_per_block) - j0;
+  } else {  // as RunUnitsT splits the units
+    row0 = (u % p.tiles) * p.rows_per_tile;
+    nrows = std::min(p.rows_per_tile, total_rows - row0);
+    col0 = (u / p.tiles) * p.og;
+    ncols = p.og;
+  }
+  if (nrows <= 0 || ncols <= 0) return;
+  if (ncols == ldo) {
+    fn(row0 * ldo, (row0 + nrows) * ldo);
+    return;
+  }
+  for (int64_t r = row0; r < row0 + nrows; ++r) fn(r * ldo + col0, r * ldo + col0 + ncols);
+}
+
+std::string ConvPlanText(const ConvPlan& p, ElementType lhs, ElementType rhs) {
+  return absl::StrCat(std::string(ElementTypeName(lhs)), "x", std::string(ElementTypeName(rhs)),
+                      "->", std::string(ElementTypeName(p.result_type)), " via ",
+                      std::string(ElementTypeName(p.compute_type)), " groups=", p.groups,
+                      " m=", p.s_out, " k=", p.kdim, " n=", p.og, " tile=", p.rows_per_tile,
+                      p.depthwise ? " depthwise" : p.planar ? " planar" : "");
 }
 
 absl::Status RunConv(const ConvPlan& p, const void* lhs, const void* rhs, void* out) {

@@ -21,8 +21,10 @@
 #define HLOVM_OPS_DOT_CONV_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "core/hlo_ir.h"
 #include "core/shape.h"
@@ -165,6 +167,31 @@ void ConvFinish(const ConvPlan& plan, const ConvBuffers& bufs, void* out);
 
 // All steps on the calling thread (tests).
 absl::Status RunConv(const ConvPlan& plan, const void* lhs, const void* rhs, void* out);
+
+// Below this many flops a convolution runs on the calling thread.
+constexpr int64_t kParallelConvFlops = 2 * 1024 * 1024;
+
+// Whether every unit writes its outputs straight into the result, final
+// once the unit has run, as runs of row-major result elements that
+// ConvUnitRuns can name: f32 computed in f32 (no conversion), on the direct
+// path, or on the GEMM path with the result [batch, positions...,
+// features] row-major. An elementwise epilogue can then run over each
+// unit's runs while they are in cache.
+bool ConvHasUnitRuns(const ConvPlan& plan);
+
+// Calls fn(begin, end) for the runs [begin, end) of row-major result
+// elements unit `u` writes (ConvHasUnitRuns), in increasing order. Each
+// result element lies in the runs of exactly one unit.
+void ConvUnitRuns(const ConvPlan& plan, int64_t u,
+                  absl::FunctionRef<void(int64_t begin, int64_t end)> fn);
+
+// The disassembler's summary of a plan: types, GEMM sizes, path.
+std::string ConvPlanText(const ConvPlan& plan, ElementType lhs, ElementType rhs);
+
+// Whether the lowering runs `instr`, a convolution, as a dot instead of a
+// ConvPlan: its window covers its whole (unpadded, undilated) input, so it
+// has one output position (ops/dot/conv_lower.cc).
+bool ConvRunsAsDot(const HloInstruction& instr);
 
 namespace conv_internal {
 // For each of `npos` positions p: outs[p][c] = sum_w rows[p * ksp + w][c] *
