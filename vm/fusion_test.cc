@@ -998,6 +998,90 @@ ENTRY main {
   EXPECT_THAT(listing, HasSubstr("iota (repeat 1, period 128)"));
 }
 
+// A convolution whose only readers are a region's elementwise ops (bias,
+// batch-norm scale, residual, relu) runs the region over each unit's
+// outputs: one `convolution` instruction, bit for bit as op by op (NaNs,
+// infinities and signed zeros among the inputs), on 1 and 2 threads: the
+// direct path over whole rows and over blocks of columns, with feature
+// groups, the GEMM path (a 1x1 window to many features), and two
+// convolutions in one region (the later one joins). A convolution read
+// elsewhere too, or whose result is not [batch, positions, features]
+// row-major, stays alone before its region.
+TEST(FusionTest, ConvolutionRunsItsRegionOverItsUnits) {
+  const std::string text = R"(HloModule m
+ENTRY main {
+  x = f32[1,16,16,32] parameter(0)
+  k = f32[3,3,32,32] parameter(1)
+  bias = f32[32] parameter(2)
+  res = f32[1,16,16,32] parameter(3)
+  zero = f32[] constant(0)
+  zeros = f32[1,16,16,32] broadcast(zero), dimensions={}
+  c = f32[1,16,16,32] convolution(x, k), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  bb = f32[1,16,16,32] broadcast(bias), dimensions={3}
+  a = f32[1,16,16,32] add(c, bb)
+  ar = f32[1,16,16,32] add(a, res)
+  relu = f32[1,16,16,32] maximum(ar, zeros)
+  kw = f32[3,3,32,192] parameter(4)
+  bw = f32[192] parameter(5)
+  cw = f32[1,16,16,192] convolution(x, kw), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  bbw = f32[1,16,16,192] broadcast(bw), dimensions={3}
+  scale = f32[] constant(0.75)
+  sw = f32[1,16,16,192] broadcast(scale), dimensions={}
+  aw = f32[1,16,16,192] add(cw, bbw)
+  mw = f32[1,16,16,192] multiply(aw, sw)
+  tw = f32[1,16,16,192] tanh(mw)
+  kg = f32[3,3,16,64] parameter(6)
+  cg = f32[1,16,16,64] convolution(x, kg), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=2
+  zg = f32[1,16,16,64] broadcast(zero), dimensions={}
+  rg = f32[1,16,16,64] maximum(zg, cg)
+  k1 = f32[1,1,32,256] parameter(7)
+  b1 = f32[256] parameter(8)
+  c1 = f32[1,16,16,256] convolution(x, k1), window={size=1x1}, dim_labels=b01f_01io->b01f
+  c2 = f32[1,16,16,256] convolution(res, k1), window={size=1x1}, dim_labels=b01f_01io->b01f
+  bb1 = f32[1,16,16,256] broadcast(b1), dimensions={3}
+  a1 = f32[1,16,16,256] add(c1, bb1)
+  a2 = f32[1,16,16,256] add(a1, c2)
+  z1 = f32[1,16,16,256] broadcast(zero), dimensions={}
+  r1 = f32[1,16,16,256] maximum(a2, z1)
+  kn = f32[32,32,3,3] parameter(9)
+  xn = f32[1,32,16,16] parameter(10)
+  cn = f32[1,32,16,16] convolution(xn, kn), window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01
+  zn = f32[1,32,16,16] broadcast(zero), dimensions={}
+  rn = f32[1,32,16,16] maximum(cn, zn)
+  co = f32[1,16,16,32] convolution(res, k), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  no = f32[1,16,16,32] negate(co)
+  ao = f32[1,16,16,32] add(no, bb)
+  ROOT t = (f32[1,16,16,32], f32[1,16,16,192], f32[1,16,16,64], f32[1,16,16,256], f32[1,32,16,16], f32[1,16,16,32], f32[1,16,16,32]) tuple(relu, tw, rg, r1, rn, ao, co)
+})";
+  std::vector<Literal> args;
+  args.push_back(RandomArray(ElementType::kF32, {1, 16, 16, 32}, 31));
+  args.push_back(RandomArray(ElementType::kF32, {3, 3, 32, 32}, 32));
+  args.push_back(RandomArray(ElementType::kF32, {32}, 33));
+  args.push_back(RandomArray(ElementType::kF32, {1, 16, 16, 32}, 34));
+  args.push_back(RandomArray(ElementType::kF32, {3, 3, 32, 192}, 35));
+  args.push_back(RandomArray(ElementType::kF32, {192}, 36));
+  args.push_back(RandomArray(ElementType::kF32, {3, 3, 16, 64}, 37));
+  args.push_back(RandomArray(ElementType::kF32, {1, 1, 32, 256}, 38));
+  args.push_back(RandomArray(ElementType::kF32, {256}, 39));
+  args.push_back(RandomArray(ElementType::kF32, {32, 32, 3, 3}, 40));
+  args.push_back(RandomArray(ElementType::kF32, {1, 32, 16, 16}, 41));
+  ExpectFusedMatchesUnfused(text, args);
+  std::string listing;
+  const std::vector<std::string> m = EntryMnemonics(text, &listing);
+  // relu, tw, rg, r1 (c2 joins it, c1 runs before), rn, ao: six regions,
+  // four of them in their convolutions; c1, cn and co alone.
+  EXPECT_EQ(std::count(m.begin(), m.end(), "convolution"), 7) << listing;
+  EXPECT_EQ(std::count(m.begin(), m.end(), "fusion"), 2) << listing;
+  size_t epilogues = 0;
+  for (size_t at = listing.find("epilogue of"); at != std::string::npos;
+       at = listing.find("epilogue of", at + 1)) {
+    ++epilogues;
+  }
+  EXPECT_EQ(epilogues, 4u) << listing;
+  EXPECT_THAT(listing, HasSubstr("%c:"));
+  EXPECT_THAT(listing, HasSubstr("acc = maximum acc, s"));
+}
+
 TEST(FusionTest, SmallRegionsRunOpByOp) {
   EXPECT_THAT(EntryMnemonics(R"(HloModule m
 ENTRY main {
