@@ -210,10 +210,12 @@ void RunTiles(const FusedPlan& p, const RegionBuffers& io, int64_t begin, int64_
 
 // A convolution computed with its region (FusedRegion::conv): each unit of
 // the convolution runs, then the region over the result elements the unit
-// wrote (ConvUnitRuns), in place, while they are in cache. The region's
-// input `conv_input` is the convolution's result, which is the region's
-// output 0; its other inputs are the instruction's in[2 + k] (skipping
-// the convolution's), in[0] and in[1] are the convolution's operands.
+// computed (ConvUnitsTo), while they are in cache, reading the sums where
+// the unit left them (the result itself, which the region's root is
+// written over, or the unit's tile buffer). The region's input
+// `conv_input` is the convolution's sums, its output 0 the result; its
+// other inputs are the instruction's in[2 + k] (skipping the
+// convolution's), in[0] and in[1] are the convolution's operands.
 struct ConvEpilogue {
   ConvPlan conv;
   const FusedPlan* region = nullptr;

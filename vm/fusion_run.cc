@@ -3,6 +3,7 @@
 // the innermost dimension), chunks of tiles in parallel, and fold the root
 // into a fused reduce or reduce-window as it is computed.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 #include "core/thread_scratch.h"
@@ -256,8 +257,9 @@ bool FusedHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
 }
 
 // A convolution with its region: per unit, the convolution's sums, then
-// the region over the unit's result runs, reading the sums where they
-// were written and writing the region's values over them.
+// the region over the unit's result runs, reading the sums where the unit
+// left them (the result itself, written over, or its tile buffer) and
+// writing the region's values to the result.
 bool ConvEpilogueHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
   const auto& e = *static_cast<const ConvEpilogue*>(instr.plan);
   const ConvPlan& p = e.conv;
@@ -277,10 +279,18 @@ bool ConvEpilogueHandler(const Instr& instr, uint8_t* const* regs, ExecContext& 
       ctx, p, "convolution", kParallelConvFlops,
       [&](uint8_t* scratch) { return ConvPrepare(p, lhs, rhs, out, scratch); },
       [&](const auto& bufs, int64_t b, int64_t end) {
-        for (int64_t u = b; u < end; ++u) {
-          ConvUnits(p, bufs, u, u + 1);
-          ConvUnitRuns(p, u, [&](int64_t first, int64_t last) { RunTiles(region, io, first, last); });
-        }
+        // This thread's view of the inputs: the sums where the sink finds
+        // them (the result itself, or a tile not copied into it).
+        RegionBuffers mine;
+        mine.in_ptrs = io.in_ptrs;
+        mine.out_ptrs = io.out_ptrs;
+        mine.in = mine.in_ptrs.data();
+        mine.out = mine.out_ptrs.data();
+        ConvUnitsTo(p, bufs, b, end, [&](const float* sums, int64_t first, int64_t last) {
+          mine.in_ptrs[e.conv_input] = reinterpret_cast<const uint8_t*>(
+              reinterpret_cast<uintptr_t>(sums) - static_cast<uintptr_t>(first) * sizeof(float));
+          RunTiles(region, mine, first, last);
+        });
       },
       [&](const auto& bufs) { ConvFinish(p, bufs, out); });
 }

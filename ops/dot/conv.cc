@@ -172,8 +172,13 @@ void ScatterTile(const ConvPlan& p, const uint8_t* tile_bytes, int64_t rows, int
   }
 }
 
+// With `sink` (f32, one group, result rows contiguous: ConvUnitsTo), each
+// tile's sums go to the sink instead of the result.
+using SumsSink = absl::FunctionRef<void(const float* sums, int64_t begin, int64_t end)>;
+
 template <typename T>
-void RunUnitsT(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin, int64_t unit_end) {
+void RunUnitsT(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin, int64_t unit_end,
+               const SumsSink* sink = nullptr) {
   const int64_t a_bytes = AlignUp(p.rows_per_tile * std::max<int64_t>(p.kdim, 1) * p.csize);
   struct ConvTile;
   uint8_t* a = ThreadScratch<ConvTile>(p.tile_bytes);
@@ -206,7 +211,11 @@ void RunUnitsT(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin, i
       dims.n = p.og;
       p.gemm.RunAll(a, bufs.packed + t * p.kdim * p.og * p.csize, c, dims);
     }
-    ScatterTile<T>(p, c, rows, row0, bufs.out, t * p.og * p.out_feat_stride);
+    if (sink != nullptr) {
+      (*sink)(reinterpret_cast<const float*>(c), row0 * p.og, (row0 + rows) * p.og);
+    } else {
+      ScatterTile<T>(p, c, rows, row0, bufs.out, t * p.og * p.out_feat_stride);
+    }
   }
 }
 
@@ -942,6 +951,19 @@ void ConvUnitRuns(const ConvPlan& p, int64_t u,
     return;
   }
   for (int64_t r = row0; r < row0 + nrows; ++r) fn(r * ldo + col0, r * ldo + col0 + ncols);
+}
+
+void ConvUnitsTo(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
+                 int64_t unit_end, SumsSink sink) {
+  if (!p.direct && p.groups == 1 && p.csize == 4) {
+    RunUnitsT<uint32_t>(p, bufs, unit_begin, unit_end, &sink);
+    return;
+  }
+  const float* out = reinterpret_cast<const float*>(bufs.out);
+  for (int64_t u = unit_begin; u < unit_end; ++u) {
+    ConvUnits(p, bufs, u, u + 1);
+    ConvUnitRuns(p, u, [&](int64_t begin, int64_t end) { sink(out + begin, begin, end); });
+  }
 }
 
 std::string ConvPlanText(const ConvPlan& p, ElementType lhs, ElementType rhs) {

@@ -185,6 +185,17 @@ bool ConvHasUnitRuns(const ConvPlan& plan);
 void ConvUnitRuns(const ConvPlan& plan, int64_t u,
                   absl::FunctionRef<void(int64_t begin, int64_t end)> fn);
 
+// Runs units [unit_begin, unit_end) as ConvUnits does (ConvHasUnitRuns),
+// handing each unit's sums to `sink` as soon as they are final:
+// sink(sums, begin, end) gets result elements [begin, end) at sums[0, end -
+// begin) and must leave them in the result. Where the sums are in the
+// result already, sums is the result at `begin`; on the GEMM path with one
+// group, they are the unit's thread buffer, which is then not copied into
+// the result (the sink writes it).
+void ConvUnitsTo(const ConvPlan& plan, const ConvBuffers& bufs, int64_t unit_begin,
+                 int64_t unit_end,
+                 absl::FunctionRef<void(const float* sums, int64_t begin, int64_t end)> sink);
+
 // The disassembler's summary of a plan: types, GEMM sizes, path.
 std::string ConvPlanText(const ConvPlan& plan, ElementType lhs, ElementType rhs);
 

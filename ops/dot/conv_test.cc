@@ -1,5 +1,6 @@
 #include "ops/dot/conv.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -525,7 +526,8 @@ TEST(ConvTest, BatchGroupWeightGradientInLanes) {
 
 // ConvUnitRuns names each result element in exactly one unit's runs, and
 // the unit's runs hold their final values as soon as the unit has run
-// (units run last to first here): the direct path over whole rows, over
+// (units run last to first here); ConvUnitsTo hands each element's sum to
+// its sink once: the direct path over whole rows, over
 // blocks of columns and with feature groups, and the GEMM path. Paths that
 // convert or scatter their results have no runs.
 TEST(ConvTest, UnitRunsNameEachResultElementOnce) {
@@ -574,6 +576,24 @@ TEST(ConvTest, UnitRunsNameEachResultElementOnce) {
       });
     }
     for (int64_t i = 0; i < count; ++i) ASSERT_EQ(named[i], 1) << "element " << i;
+
+    // ConvUnitsTo hands every element's final sum to the sink once, which
+    // leaves it in the result (here: copies it where it is elsewhere).
+    std::vector<float> sunk(static_cast<size_t>(count), std::nanf(""));
+    std::fill(named.begin(), named.end(), 0);
+    const ConvBuffers b2 = ConvPrepare(plan, in.data(), k.data(), sunk.data(), scratch.get());
+    for (int64_t u = plan.units - 1; u >= 0; --u) {
+      ConvUnitsTo(plan, b2, u, u + 1, [&](const float* sums, int64_t begin, int64_t end) {
+        ASSERT_LE(end, count);
+        for (int64_t i = begin; i < end; ++i) {
+          ++named[i];
+          EXPECT_EQ(0, std::memcmp(&sums[i - begin], &want[i], sizeof(float))) << "element " << i;
+          if (sums != sunk.data() + begin) sunk[i] = sums[i - begin];
+        }
+      });
+    }
+    for (int64_t i = 0; i < count; ++i) ASSERT_EQ(named[i], 1) << "element " << i;
+    EXPECT_EQ(0, std::memcmp(sunk.data(), want.data(), want.size() * sizeof(float)));
   }
   EXPECT_TRUE(saw_direct);
   EXPECT_TRUE(saw_gemm);
