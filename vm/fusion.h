@@ -50,6 +50,19 @@
 // member calls its op-by-op kernel (the reduce, the op-by-op reduce's row
 // fold), so the bits are those of op by op.
 //
+// A convolution that only a plain f32 region's elementwise ops read (a
+// bias, a batch-norm scale, a residual, a relu after it) joins the region
+// where its plan writes its result in units of runs of result elements
+// (ops/dot/conv.h ConvHasUnitRuns: f32, the direct path or the GEMM path
+// with features innermost): the region becomes one `convolution`
+// instruction that runs the region over each unit's sums right after the
+// unit, while they are in cache, so the result is written once. A region
+// that is a chain of add, subtract, multiply, maximum and minimum with a
+// per-feature vector, a scalar or an array runs as epilogue steps in the
+// convolution's register tile (on the GEMM path, as its tile is written
+// out); any other region runs its micro-program over the unit's sums. The
+// same kernels' functions either way, so the bits are those of op by op.
+//
 // A region compiles to one `fusion` instruction whose plan is a
 // micro-program over tile registers: the region runs as a loop over tiles of
 // a few thousand elements sized so that the live tiles stay in L1/L2, each

@@ -216,10 +216,22 @@ void RunTiles(const FusedPlan& p, const RegionBuffers& io, int64_t begin, int64_
 // `conv_input` is the convolution's sums, its output 0 the result; its
 // other inputs are the instruction's in[2 + k] (skipping the
 // convolution's), in[0] and in[1] are the convolution's operands.
+// Where the region is a chain of f32 add, subtract, multiply, maximum and
+// minimum from the convolution to the root, each with one other operand (a
+// per-feature vector, a scalar, an array), the convolution applies it as
+// epilogue steps instead (ConvUnitsWithEpilogue: in the register tile on
+// the direct path); the region's micro-program is then for the listing.
 struct ConvEpilogue {
+  struct Step {
+    ConvEpilogueStep::Op op = ConvEpilogueStep::kAdd;
+    ConvEpilogueStep::Kind kind = ConvEpilogueStep::kScalar;
+    bool reversed = false;
+    uint32_t input = 0;  // the region input holding the operand's data
+  };
   ConvPlan conv;
   const FusedPlan* region = nullptr;
   uint32_t conv_input = 0;
+  std::vector<Step> steps;  // empty: the region runs over the unit's sums
 };
 
 // The handler of a convolution with its region (vm/fusion_run.cc).

@@ -11,6 +11,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -83,6 +84,81 @@ std::optional<ConvPlan> JoinedConvPlan(const HloInstruction& conv) {
       conv.attrs().feature_group_count, conv.attrs().batch_group_count);
   if (!plan.ok() || !ConvHasUnitRuns(*plan)) return std::nullopt;
   return std::move(*plan);
+}
+
+// The region of `conv` as epilogue steps (ConvEpilogue::steps): its
+// elementwise members form one chain from the convolution to the root of
+// f32 add, subtract, multiply, maximum and minimum (the kernels the steps
+// compute as), each reading the chain's value once and one other operand:
+// a broadcast of a per-feature vector along the features, a broadcast
+// scalar, or an array from outside. `input` gives the region input of a
+// value from outside. Else none.
+std::optional<std::vector<ConvEpilogue::Step>> EpilogueSteps(
+    const FusedRegion& region, const ConvPlan& plan,
+    const absl::FunctionRef<absl::StatusOr<uint32_t>(const HloInstruction*)>& input) {
+  absl::flat_hash_set<const HloInstruction*> members(region.members.begin(),
+                                                     region.members.end());
+  std::vector<ConvEpilogue::Step> steps;
+  const HloInstruction* chain = region.conv;
+  const int64_t n = region.root->shape().element_count();
+  for (const HloInstruction* m : region.members) {
+    if (m->opcode() == HloOpcode::kBroadcast) continue;  // checked where read
+    if (m->operand_count() != 2 || m->shape().element_type() != ElementType::kF32 ||
+        steps.size() >= static_cast<size_t>(kMaxConvEpilogueSteps)) {
+      return std::nullopt;
+    }
+    absl::StatusOr<ElementwiseKernel> k = SelectElementwiseKernel(*m);
+    if (!k.ok()) return std::nullopt;
+    const std::optional<ProgramCode> code = F32CodeOf(*m, *k);
+    if (!code.has_value() || code->round_bf16) return std::nullopt;
+    ConvEpilogue::Step step;
+    switch (code->code) {
+      case F32Code::kAdd: step.op = ConvEpilogueStep::kAdd; break;
+      case F32Code::kSub: step.op = ConvEpilogueStep::kSub; break;
+      case F32Code::kMul: step.op = ConvEpilogueStep::kMul; break;
+      case F32Code::kMax: step.op = ConvEpilogueStep::kMax; break;
+      case F32Code::kMin: step.op = ConvEpilogueStep::kMin; break;
+      default: return std::nullopt;
+    }
+    if ((m->operand(0) == chain) == (m->operand(1) == chain)) return std::nullopt;
+    step.reversed = m->operand(1) == chain;
+    const HloInstruction* other = m->operand(step.reversed ? 0 : 1);
+    if (other->shape().element_type() != ElementType::kF32) return std::nullopt;
+    if (members.contains(other)) {
+      int64_t repeat, period;
+      if (other->opcode() != HloOpcode::kBroadcast || members.contains(other->operand(0)) ||
+          other->operand(0)->shape().element_type() != ElementType::kF32 ||
+          !BroadcastPattern(*other, &repeat, &period)) {
+        return std::nullopt;
+      }
+      if (period == 1) {
+        step.kind = ConvEpilogueStep::kScalar;
+      } else if (repeat == 1 && period == plan.channels()) {
+        step.kind = ConvEpilogueStep::kChannels;
+      } else {
+        return std::nullopt;
+      }
+      other = other->operand(0);
+    } else {
+      if (other->shape().element_count() != n) return std::nullopt;
+      step.kind = ConvEpilogueStep::kArray;
+    }
+    absl::StatusOr<uint32_t> in = input(other);
+    if (!in.ok()) return std::nullopt;
+    step.input = *in;
+    steps.push_back(step);
+    chain = m;
+  }
+  if (chain != region.root || steps.empty()) return std::nullopt;
+  return steps;
+}
+
+std::string StepText(const ConvEpilogue::Step& step) {
+  static const char* const kOps[] = {"add", "subtract", "multiply", "maximum", "minimum"};
+  const std::string operand = absl::StrCat(
+      step.kind == ConvEpilogueStep::kScalar ? "s" : "in", step.input,
+      step.kind == ConvEpilogueStep::kChannels ? " (per feature)" : "");
+  return absl::StrCat(kOps[step.op], " ", step.reversed ? operand + ", acc" : "acc, " + operand);
 }
 
 }  // namespace
@@ -585,6 +661,12 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
     }
     const HloInstruction& conv = *region.conv;
     const uint32_t conv_input = input_of.at(conv_out);
+    // Every operand of the steps is an input of the region already.
+    std::optional<std::vector<ConvEpilogue::Step>> steps =
+        EpilogueSteps(region, *conv_plan, input);
+    if (steps.has_value() && input_of.size() != in_regs.size()) {
+      return absl::InternalError("a convolution's epilogue reads what its region does not");
+    }
     FunctionBuilder::EmitSpec cspec;
     cspec.handler = &ConvEpilogueHandler;
     cspec.kind = HandlerKind::kConvolution;
@@ -604,6 +686,15 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
     }
     cspec.detail = std::move(detail);
     ConvEpilogue epilogue;
+    if (steps.has_value()) {
+      epilogue.steps = std::move(*steps);
+      absl::StrAppend(&cspec.variant, ", in the register tile");
+      std::string text;
+      for (const ConvEpilogue::Step& step : epilogue.steps) {
+        absl::StrAppend(&text, text.empty() ? "" : "; ", StepText(step));
+      }
+      cspec.detail = absl::StrCat("          steps: ", text, "\n", cspec.detail);
+    }
     epilogue.conv = std::move(*conv_plan);
     epilogue.conv_input = conv_input;
     epilogue.region = b.program().AddPlan(std::move(plan));

@@ -275,6 +275,23 @@ bool ConvEpilogueHandler(const Instr& instr, uint8_t* const* regs, ExecContext& 
   io.out_ptrs.push_back(out);
   io.in = io.in_ptrs.data();
   io.out = io.out_ptrs.data();
+  if (!e.steps.empty()) {
+    ConvEpilogueStep steps[kMaxConvEpilogueSteps];
+    for (size_t k = 0; k < e.steps.size(); ++k) {
+      steps[k].op = e.steps[k].op;
+      steps[k].kind = e.steps[k].kind;
+      steps[k].reversed = e.steps[k].reversed;
+      steps[k].data = reinterpret_cast<const float*>(io.in_ptrs[e.steps[k].input]);
+    }
+    const int count = static_cast<int>(e.steps.size());
+    return RunUnitKernel(
+        ctx, p, "convolution", kParallelConvFlops,
+        [&](uint8_t* scratch) { return ConvPrepare(p, lhs, rhs, out, scratch); },
+        [&](const auto& bufs, int64_t b, int64_t end) {
+          ConvUnitsWithEpilogue(p, bufs, b, end, steps, count);
+        },
+        [&](const auto& bufs) { ConvFinish(p, bufs, out); });
+  }
   return RunUnitKernel(
       ctx, p, "convolution", kParallelConvFlops,
       [&](uint8_t* scratch) { return ConvPrepare(p, lhs, rhs, out, scratch); },

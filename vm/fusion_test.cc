@@ -1051,7 +1051,22 @@ ENTRY main {
   co = f32[1,16,16,32] convolution(res, k), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
   no = f32[1,16,16,32] negate(co)
   ao = f32[1,16,16,32] add(no, bb)
-  ROOT t = (f32[1,16,16,32], f32[1,16,16,192], f32[1,16,16,64], f32[1,16,16,256], f32[1,32,16,16], f32[1,16,16,32], f32[1,16,16,32]) tuple(relu, tw, rg, r1, rn, ao, co)
+  k5 = f32[3,3,32,40] parameter(11)
+  b5 = f32[40] parameter(12)
+  r5 = f32[1,16,16,40] parameter(13)
+  c5 = f32[1,16,16,40] convolution(x, k5), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  bb5 = f32[1,16,16,40] broadcast(b5), dimensions={3}
+  s5 = f32[1,16,16,40] subtract(bb5, c5)
+  sw5 = f32[1,16,16,40] broadcast(scale), dimensions={}
+  m5 = f32[1,16,16,40] multiply(s5, sw5)
+  n5 = f32[1,16,16,40] minimum(r5, m5)
+  z5 = f32[1,16,16,40] broadcast(zero), dimensions={}
+  x5 = f32[1,16,16,40] maximum(n5, z5)
+  k6 = f32[1,1,32,256] parameter(14)
+  c6 = f32[1,16,16,256] convolution(x, k6), window={size=1x1}, dim_labels=b01f_01io->b01f
+  a6 = f32[1,16,16,256] add(bb1, c6)
+  r6 = f32[1,16,16,256] maximum(a6, z1)
+  ROOT t = (f32[1,16,16,32], f32[1,16,16,192], f32[1,16,16,64], f32[1,16,16,256], f32[1,32,16,16], f32[1,16,16,32], f32[1,16,16,32], f32[1,16,16,40], f32[1,16,16,256]) tuple(relu, tw, rg, r1, rn, ao, co, x5, r6)
 })";
   std::vector<Literal> args;
   args.push_back(RandomArray(ElementType::kF32, {1, 16, 16, 32}, 31));
@@ -1065,20 +1080,32 @@ ENTRY main {
   args.push_back(RandomArray(ElementType::kF32, {256}, 39));
   args.push_back(RandomArray(ElementType::kF32, {32, 32, 3, 3}, 40));
   args.push_back(RandomArray(ElementType::kF32, {1, 32, 16, 16}, 41));
+  args.push_back(RandomArray(ElementType::kF32, {3, 3, 32, 40}, 42));
+  args.push_back(RandomArray(ElementType::kF32, {40}, 43));
+  args.push_back(RandomArray(ElementType::kF32, {1, 16, 16, 40}, 44));
+  args.push_back(RandomArray(ElementType::kF32, {1, 1, 32, 256}, 45));
   ExpectFusedMatchesUnfused(text, args);
   std::string listing;
   const std::vector<std::string> m = EntryMnemonics(text, &listing);
-  // relu, tw, rg, r1 (c2 joins it, c1 runs before), rn, ao: six regions,
-  // four of them in their convolutions; c1, cn and co alone.
-  EXPECT_EQ(std::count(m.begin(), m.end(), "convolution"), 7) << listing;
+  // relu, tw, rg, r1 (c2 joins it, c1 runs before), rn, ao, x5, r6: eight
+  // regions, six of them in their convolutions; c1, cn and co alone. Of
+  // the six, relu, rg, x5 and r6 are chains of steps (in the register tile
+  // on the direct path, partial tiles included; as the GEMM tile is
+  // written); tw (a tanh) and r1 (c1's chain) run their micro-programs.
+  EXPECT_EQ(std::count(m.begin(), m.end(), "convolution"), 9) << listing;
   EXPECT_EQ(std::count(m.begin(), m.end(), "fusion"), 2) << listing;
-  size_t epilogues = 0;
-  for (size_t at = listing.find("epilogue of"); at != std::string::npos;
-       at = listing.find("epilogue of", at + 1)) {
-    ++epilogues;
-  }
-  EXPECT_EQ(epilogues, 4u) << listing;
+  auto count = [&](const std::string& what) {
+    size_t found = 0;
+    for (size_t at = listing.find(what); at != std::string::npos; at = listing.find(what, at + 1)) {
+      ++found;
+    }
+    return found;
+  };
+  EXPECT_EQ(count("epilogue of"), 6u) << listing;
+  EXPECT_EQ(count("in the register tile"), 4u) << listing;
   EXPECT_THAT(listing, HasSubstr("%c:"));
+  EXPECT_THAT(listing, HasSubstr("steps: add acc, in1 (per feature); add acc, in3; maximum acc, s0"));
+  EXPECT_THAT(listing, HasSubstr("steps: subtract in"));
   EXPECT_THAT(listing, HasSubstr("acc = maximum acc, s"));
 }
 

@@ -225,8 +225,11 @@ void RunUnitsT(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin, i
 // column strip, per tile of tile_rows rows, the register tile continues the
 // sums. Whole tiles sum in the output itself, the others in a thread buffer
 // copied out at the end.
+// With epilogue steps (ConvUnitsWithEpilogue), the whole tiles apply them
+// as they store the last block of terms, and the tiles copied out of the
+// buffer once copied.
 void DirectUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
-                 int64_t unit_end) {
+                 int64_t unit_end, const ConvEpilogueStep* steps = nullptr, int nsteps = 0) {
   const int64_t tr = p.tile_rows, tc = p.tile_cols;
   const int64_t row_tiles = p.rows_per_block / tr;
   const int64_t strips_per_block = p.cols_per_block / tc;
@@ -284,11 +287,15 @@ void DirectUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
         }
         for (int64_t i = 0; i < used_tiles; ++i) {
           const int64_t n = std::min(tr, nrows - i * tr);
-          float* dst = n == tr && whole_cols ? o + i * tr * ldo + s * tc
-                                             : part + i * tr * p.cols_per_block + s * tc;
-          const int64_t ld = n == tr && whole_cols ? ldo : p.cols_per_block;
-          conv_internal::HwyDirectConvTileF32(rows + i * p.row_windows * tr, n, p.row_features,
-                                              k0, k1, panel, tc, k0 == 0, dst, ld);
+          const bool in_place = n == tr && whole_cols;
+          float* dst = in_place ? o + i * tr * ldo + s * tc
+                                : part + i * tr * p.cols_per_block + s * tc;
+          const int64_t ld = in_place ? ldo : p.cols_per_block;
+          const bool last = in_place && k1 == p.kdim;
+          conv_internal::HwyDirectConvTileF32(
+              rows + i * p.row_windows * tr, n, p.row_features, k0, k1, panel, tc, k0 == 0, dst,
+              ld, last ? steps : nullptr, last ? nsteps : 0,
+              (row0 + i * tr) * ldo + t * p.og + j0 + s * tc);
         }
       }
     }
@@ -300,6 +307,11 @@ void DirectUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
       if (from < ncols) {
         std::memcpy(o + r * ldo + from, part + r * p.cols_per_block + from,
                     static_cast<size_t>(ncols - from) * sizeof(float));
+        if (nsteps > 0) {
+          conv_internal::HwyConvEpilogueF32(steps, nsteps, o + r * ldo + from, o + r * ldo + from,
+                                            (row0 + r) * ldo + t * p.og + j0 + from, ncols - from,
+                                            ldo);
+        }
       }
     }
   }
@@ -964,6 +976,20 @@ void ConvUnitsTo(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
     ConvUnits(p, bufs, u, u + 1);
     ConvUnitRuns(p, u, [&](int64_t begin, int64_t end) { sink(out + begin, begin, end); });
   }
+}
+
+void ConvUnitsWithEpilogue(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
+                           int64_t unit_end, const ConvEpilogueStep* steps, int count) {
+  if (p.direct) {
+    DirectUnits(p, bufs, unit_begin, unit_end, steps, count);
+    return;
+  }
+  float* out = reinterpret_cast<float*>(bufs.out);
+  const int64_t channels = p.channels();
+  ConvUnitsTo(p, bufs, unit_begin, unit_end, [&](const float* sums, int64_t begin, int64_t end) {
+    conv_internal::HwyConvEpilogueF32(steps, count, sums, out + begin, begin, end - begin,
+                                      channels);
+  });
 }
 
 std::string ConvPlanText(const ConvPlan& p, ElementType lhs, ElementType rhs) {

@@ -151,6 +151,24 @@ absl::StatusOr<ConvPlan> MakeConvPlan(const Shape& lhs, const Shape& rhs, const 
                                       const ConvolutionDimensionNumbers& dnums,
                                       int64_t feature_group_count, int64_t batch_group_count);
 
+// One step of an elementwise epilogue a convolution applies to its sums
+// (vm/fusion.h FusedRegion::conv): value = op(value, operand), or
+// op(operand, value) where `reversed`; result element f's operand is
+// data[f % channels()] (kChannels: a per-feature vector, the result's
+// features innermost), data[f] (kArray: an array of the result's shape) or
+// data[0] (kScalar). The ops are the elementwise kernels' Highway functions
+// (add, subtract, multiply; maximum and minimum as
+// ops/common/float_minmax.h), lane by lane, so the bits are theirs.
+struct ConvEpilogueStep {
+  enum Op : uint8_t { kAdd, kSub, kMul, kMax, kMin };
+  enum Kind : uint8_t { kChannels, kArray, kScalar };
+  Op op = kAdd;
+  Kind kind = kScalar;
+  bool reversed = false;
+  const float* data = nullptr;
+};
+constexpr int kMaxConvEpilogueSteps = 8;
+
 // Three steps as for dot: prepare (convert operands, pack the kernel), units
 // (may run in parallel, disjoint outputs), finish (convert the result).
 struct ConvBuffers {
@@ -196,6 +214,14 @@ void ConvUnitsTo(const ConvPlan& plan, const ConvBuffers& bufs, int64_t unit_beg
                  int64_t unit_end,
                  absl::FunctionRef<void(const float* sums, int64_t begin, int64_t end)> sink);
 
+// Runs units [unit_begin, unit_end) as ConvUnits does (ConvHasUnitRuns),
+// applying the `count` epilogue steps to every sum before it is left in
+// the result: on the direct path in the register tile as the last block of
+// terms is stored (tiles summed in the thread buffer: once copied out), on
+// the GEMM path as the tile buffer is written to the result.
+void ConvUnitsWithEpilogue(const ConvPlan& plan, const ConvBuffers& bufs, int64_t unit_begin,
+                           int64_t unit_end, const ConvEpilogueStep* steps, int count);
+
 // The disassembler's summary of a plan: types, GEMM sizes, path.
 std::string ConvPlanText(const ConvPlan& plan, ElementType lhs, ElementType rhs);
 
@@ -235,9 +261,18 @@ void HwyPlanarPaddedPlaneF32(const float* padded, int64_t pw, int64_t oh, int64_
 // stored there unless `first`: one fused multiply-add per term in k order.
 int64_t HwyDirectTileRows();
 int64_t HwyDirectTileCols();
+// With `nsteps` epilogue steps, the sums then go through them before they
+// are stored; out[0] is result element `index0` and ldo the result's
+// features (channels()).
 void HwyDirectConvTileF32(const float* const* rows, int64_t nrows, int64_t cg, int64_t k0,
                           int64_t k1, const float* kernel, int64_t ldk, bool first, float* out,
-                          int64_t ldo);
+                          int64_t ldo, const ConvEpilogueStep* steps = nullptr, int nsteps = 0,
+                          int64_t index0 = 0);
+// out[i] = the epilogue steps applied to sums[i] for result elements
+// index0 + i, i in [0, n), of a result with `channels` features innermost
+// (sums may be out).
+void HwyConvEpilogueF32(const ConvEpilogueStep* steps, int nsteps, const float* sums,
+                        float* out, int64_t index0, int64_t n, int64_t channels);
 }  // namespace conv_internal
 
 }  // namespace hlovm
