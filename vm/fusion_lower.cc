@@ -662,9 +662,10 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
     const HloInstruction& conv = *region.conv;
     const uint32_t conv_input = input_of.at(conv_out);
     // Every operand of the steps is an input of the region already.
+    const size_t inputs = in_regs.size();
     std::optional<std::vector<ConvEpilogue::Step>> steps =
         EpilogueSteps(region, *conv_plan, input);
-    if (steps.has_value() && input_of.size() != in_regs.size()) {
+    if (in_regs.size() != inputs) {
       return absl::InternalError("a convolution's epilogue reads what its region does not");
     }
     FunctionBuilder::EmitSpec cspec;
@@ -688,7 +689,8 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
     ConvEpilogue epilogue;
     if (steps.has_value()) {
       epilogue.steps = std::move(*steps);
-      absl::StrAppend(&cspec.variant, ", in the register tile");
+      absl::StrAppend(&cspec.variant, conv_plan->direct ? ", as steps in the register tile"
+                                                        : ", as steps as each tile is written");
       std::string text;
       for (const ConvEpilogue::Step& step : epilogue.steps) {
         absl::StrAppend(&text, text.empty() ? "" : "; ", StepText(step));

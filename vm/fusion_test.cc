@@ -1102,7 +1102,8 @@ ENTRY main {
     return found;
   };
   EXPECT_EQ(count("epilogue of"), 6u) << listing;
-  EXPECT_EQ(count("in the register tile"), 4u) << listing;
+  EXPECT_EQ(count("as steps in the register tile"), 3u) << listing;
+  EXPECT_EQ(count("as steps as each tile is written"), 1u) << listing;
   EXPECT_THAT(listing, HasSubstr("%c:"));
   EXPECT_THAT(listing, HasSubstr("steps: add acc, in1 (per feature); add acc, in3; maximum acc, s0"));
   EXPECT_THAT(listing, HasSubstr("steps: subtract in"));
