@@ -1,7 +1,9 @@
 // Loop fusion, compiling a region: LowerFusedRegion turns a region into its
 // micro-program (micro-ops, invariant ones first, register programs, tile
 // registers, tile and chunk sizes, the fused reduce's blocking), writes the
-// listing the disassembler prints, and emits one `fusion` instruction.
+// listing the disassembler prints, and emits one `fusion` instruction (a
+// `convolution` instruction for a region with its convolution, whose
+// region becomes epilogue steps where it is a chain of simple ops).
 #include <algorithm>
 #include <iterator>
 #include <memory>

@@ -1,5 +1,6 @@
 // Loop fusion, planning: which instructions of a computation form a region
-// (see vm/fusion.h), and which reduce or reduce-window of its root joins it.
+// (see vm/fusion.h), which reduce or reduce-window of its root joins it, and
+// which convolution it computes.
 #include <algorithm>
 #include <optional>
 #include <queue>

@@ -1,7 +1,8 @@
 // Loop fusion, running: the handlers of a `fusion` instruction compute its
 // region tile by tile (or band by band where it reads a transpose that moves
 // the innermost dimension), chunks of tiles in parallel, and fold the root
-// into a fused reduce or reduce-window as it is computed.
+// into a fused reduce or reduce-window as it is computed; the handler of a
+// convolution with its region runs the region over each unit's sums.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
