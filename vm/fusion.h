@@ -50,6 +50,19 @@
 // member calls its op-by-op kernel (the reduce, the op-by-op reduce's row
 // fold), so the bits are those of op by op.
 //
+// A convolution that only a plain f32 region's elementwise ops read (a
+// bias, a batch-norm scale, a residual, a relu after it) joins the region
+// where its plan writes its result in units of runs of result elements
+// (ops/dot/conv.h ConvHasUnitRuns: f32, the direct path or the GEMM path
+// with features innermost): the region becomes one `convolution`
+// instruction that runs the region over each unit's sums right after the
+// unit, while they are in cache, so the result is written once. A region
+// that is a chain of add, subtract, multiply, maximum and minimum with a
+// per-feature vector, a scalar or an array runs as epilogue steps in the
+// convolution's register tile (on the GEMM path, as its tile is written
+// out); any other region runs its micro-program over the unit's sums. The
+// same kernels' functions either way, so the bits are those of op by op.
+//
 // A region compiles to one `fusion` instruction whose plan is a
 // micro-program over tile registers: the region runs as a loop over tiles of
 // a few thousand elements sized so that the live tiles stay in L1/L2, each
@@ -99,6 +112,16 @@ struct FusedRegion {
   // work before and after them, run block of rows by block of rows; `root`
   // is its last member, `reduce` null.
   bool rows = false;
+  // A convolution only members of the region read (elementwise ops, each
+  // taking its whole result), computed by the region's instruction: each
+  // unit of the convolution's output runs through the region's
+  // micro-program right after the unit is summed, while it is in cache, and
+  // the region's root is written over it (vm/fusion_run.cc
+  // ConvEpilogueHandler). Null otherwise; a plain region (no reduce, no
+  // bands, the root its only output) of f32 only. Where the convolution's
+  // plan cannot name its units' outputs, it is emitted alone before the
+  // region.
+  const HloInstruction* conv = nullptr;
   // Where the region is emitted: its last instruction in the schedule.
   const HloInstruction* emit_at() const { return reduce != nullptr ? reduce : root; }
 };

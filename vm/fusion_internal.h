@@ -14,9 +14,11 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "core/hlo_ir.h"
+#include "ops/dot/conv.h"
 #include "ops/elementwise/elementwise_lower.h"
 #include "ops/elementwise/f32_program.h"
 #include "ops/reduce/reduce_lower.h"
@@ -184,6 +186,56 @@ struct FusedPlan {
   uint32_t reduce_output = 0;
   int root_size = 0;
 };
+
+// The arrays a region's micro-program reads and writes: input k at in[k],
+// output k at out[k].
+struct RegionBuffers {
+  RegionBuffers() = default;
+  // The registers of the instruction: in[k] its in[k], out[k] its out[k].
+  RegionBuffers(const Instr& instr, uint8_t* const* regs);
+  RegionBuffers(const RegionBuffers&) = delete;
+  RegionBuffers& operator=(const RegionBuffers&) = delete;
+  const uint8_t* const* in = nullptr;
+  uint8_t* const* out = nullptr;
+  absl::InlinedVector<const uint8_t*, 8> in_ptrs;
+  absl::InlinedVector<uint8_t*, 2> out_ptrs;
+};
+
+// Runs the region over its elements [begin, end) tile by tile, the
+// invariant micro-ops first (over units [begin, end) of bands where it runs
+// in bands); `rows` holds the root's elements from `rows_origin` on where
+// a fused reduce reads them.
+void RunTiles(const FusedPlan& p, const RegionBuffers& io, int64_t begin, int64_t end,
+              uint8_t* rows = nullptr, int64_t rows_origin = 0);
+
+// A convolution computed with its region (FusedRegion::conv): each unit of
+// the convolution runs, then the region over the result elements the unit
+// computed (ConvUnitsTo), while they are in cache, reading the sums where
+// the unit left them (the result itself, which the region's root is
+// written over, or the unit's tile buffer). The region's input
+// `conv_input` is the convolution's sums, its output 0 the result; its
+// other inputs are the instruction's in[2 + k] (skipping the
+// convolution's), in[0] and in[1] are the convolution's operands.
+// Where the region is a chain of f32 add, subtract, multiply, maximum and
+// minimum from the convolution to the root, each with one other operand (a
+// per-feature vector, a scalar, an array), the convolution applies it as
+// epilogue steps instead (ConvUnitsWithEpilogue: in the register tile on
+// the direct path); the region's micro-program is then for the listing.
+struct ConvEpilogue {
+  struct Step {
+    ConvEpilogueStep::Op op = ConvEpilogueStep::kAdd;
+    ConvEpilogueStep::Kind kind = ConvEpilogueStep::kScalar;
+    bool reversed = false;
+    uint32_t input = 0;  // the region input holding the operand's data
+  };
+  ConvPlan conv;
+  const FusedPlan* region = nullptr;
+  uint32_t conv_input = 0;
+  std::vector<Step> steps;  // empty: the region runs over the unit's sums
+};
+
+// The handler of a convolution with its region (vm/fusion_run.cc).
+bool ConvEpilogueHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx);
 
 // The handlers of a region's `fusion` instruction (vm/fusion_run.cc), one
 // per form: the region alone (chunks of tiles, or units of bands, in

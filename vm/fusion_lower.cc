@@ -1,19 +1,25 @@
 // Loop fusion, compiling a region: LowerFusedRegion turns a region into its
 // micro-program (micro-ops, invariant ones first, register programs, tile
 // registers, tile and chunk sizes, the fused reduce's blocking), writes the
-// listing the disassembler prints, and emits one `fusion` instruction.
+// listing the disassembler prints, and emits one `fusion` instruction (a
+// `convolution` instruction for a region with its convolution, whose
+// region becomes epilogue steps where it is a chain of simple ops).
 #include <algorithm>
 #include <iterator>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "core/status_macros.h"
+#include "ops/dot/conv.h"
+#include "ops/lowerings.h"
 #include "ops/shape/iota.h"
 #include "vm/fusion.h"
 #include "vm/fusion_internal.h"
@@ -25,6 +31,8 @@ namespace vm {
 namespace {
 
 using fusion_internal::BroadcastPattern;
+using fusion_internal::ConvEpilogue;
+using fusion_internal::ConvEpilogueHandler;
 using fusion_internal::F32CodeOf;
 using fusion_internal::FindSegments;
 using fusion_internal::FusedColumnReduceHandler;
@@ -53,6 +61,108 @@ using fusion_internal::TransposeLines;
 constexpr int64_t kTileBudgetBytes = 24 * 1024;
 constexpr int64_t kMinTile = 256, kMaxTile = 4096;
 
+// The lowering of a convolution alone.
+absl::Status LowerConvolutionAlone(FunctionBuilder& b, const HloInstruction& conv,
+                                   absl::Span<const ValueDesc* const> operands,
+                                   ValueDesc* result) {
+  static const LowerFn lower = [] {
+    auto table = std::make_unique<LoweringTable>();
+    table->fill(nullptr);
+    RegisterConvLowerings(*table);
+    return (*table)[static_cast<int>(HloOpcode::kConvolution)];
+  }();
+  return lower(b, conv, operands, result);
+}
+
+// The plan of the region's convolution (FusedRegion::conv) when its units
+// can run the region over their outputs (ConvHasUnitRuns); else none.
+std::optional<ConvPlan> JoinedConvPlan(const HloInstruction& conv) {
+  if (conv.operand_count() != 2 || ConvRunsAsDot(conv)) return std::nullopt;
+  if (!conv.attrs().window.has_value() && conv.operand(0)->shape().rank() > 2) return std::nullopt;
+  absl::StatusOr<ConvPlan> plan = MakeConvPlan(
+      conv.operand(0)->shape(), conv.operand(1)->shape(), conv.shape(),
+      conv.attrs().window.value_or(Window{}),
+      conv.attrs().convolution_dimension_numbers.value_or(ConvolutionDimensionNumbers{}),
+      conv.attrs().feature_group_count, conv.attrs().batch_group_count);
+  if (!plan.ok() || !ConvHasUnitRuns(*plan)) return std::nullopt;
+  return std::move(*plan);
+}
+
+// The region of `conv` as epilogue steps (ConvEpilogue::steps): its
+// elementwise members form one chain from the convolution to the root of
+// f32 add, subtract, multiply, maximum and minimum (the kernels the steps
+// compute as), each reading the chain's value once and one other operand:
+// a broadcast of a per-feature vector along the features, a broadcast
+// scalar, or an array from outside. `input` gives the region input of a
+// value from outside. Else none.
+std::optional<std::vector<ConvEpilogue::Step>> EpilogueSteps(
+    const FusedRegion& region, const ConvPlan& plan,
+    const absl::FunctionRef<absl::StatusOr<uint32_t>(const HloInstruction*)>& input) {
+  absl::flat_hash_set<const HloInstruction*> members(region.members.begin(),
+                                                     region.members.end());
+  std::vector<ConvEpilogue::Step> steps;
+  const HloInstruction* chain = region.conv;
+  const int64_t n = region.root->shape().element_count();
+  for (const HloInstruction* m : region.members) {
+    if (m->opcode() == HloOpcode::kBroadcast) continue;  // checked where read
+    if (m->operand_count() != 2 || m->shape().element_type() != ElementType::kF32 ||
+        steps.size() >= static_cast<size_t>(kMaxConvEpilogueSteps)) {
+      return std::nullopt;
+    }
+    absl::StatusOr<ElementwiseKernel> k = SelectElementwiseKernel(*m);
+    if (!k.ok()) return std::nullopt;
+    const std::optional<ProgramCode> code = F32CodeOf(*m, *k);
+    if (!code.has_value() || code->round_bf16) return std::nullopt;
+    ConvEpilogue::Step step;
+    switch (code->code) {
+      case F32Code::kAdd: step.op = ConvEpilogueStep::kAdd; break;
+      case F32Code::kSub: step.op = ConvEpilogueStep::kSub; break;
+      case F32Code::kMul: step.op = ConvEpilogueStep::kMul; break;
+      case F32Code::kMax: step.op = ConvEpilogueStep::kMax; break;
+      case F32Code::kMin: step.op = ConvEpilogueStep::kMin; break;
+      default: return std::nullopt;
+    }
+    if ((m->operand(0) == chain) == (m->operand(1) == chain)) return std::nullopt;
+    step.reversed = m->operand(1) == chain;
+    const HloInstruction* other = m->operand(step.reversed ? 0 : 1);
+    if (other->shape().element_type() != ElementType::kF32) return std::nullopt;
+    if (members.contains(other)) {
+      int64_t repeat, period;
+      if (other->opcode() != HloOpcode::kBroadcast || members.contains(other->operand(0)) ||
+          other->operand(0)->shape().element_type() != ElementType::kF32 ||
+          !BroadcastPattern(*other, &repeat, &period)) {
+        return std::nullopt;
+      }
+      if (period == 1) {
+        step.kind = ConvEpilogueStep::kScalar;
+      } else if (repeat == 1 && period == plan.channels()) {
+        step.kind = ConvEpilogueStep::kChannels;
+      } else {
+        return std::nullopt;
+      }
+      other = other->operand(0);
+    } else {
+      if (other->shape().element_count() != n) return std::nullopt;
+      step.kind = ConvEpilogueStep::kArray;
+    }
+    absl::StatusOr<uint32_t> in = input(other);
+    if (!in.ok()) return std::nullopt;
+    step.input = *in;
+    steps.push_back(step);
+    chain = m;
+  }
+  if (chain != region.root || steps.empty()) return std::nullopt;
+  return steps;
+}
+
+std::string StepText(const ConvEpilogue::Step& step) {
+  static const char* const kOps[] = {"add", "subtract", "multiply", "maximum", "minimum"};
+  const std::string operand = absl::StrCat(
+      step.kind == ConvEpilogueStep::kScalar ? "s" : "in", step.input,
+      step.kind == ConvEpilogueStep::kChannels ? " (per feature)" : "");
+  return absl::StrCat(kOps[step.op], " ", step.reversed ? operand + ", acc" : "acc, " + operand);
+}
+
 }  // namespace
 
 absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
@@ -64,6 +174,25 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
   absl::flat_hash_map<const HloInstruction*, int> output_of;
   for (size_t k = 0; k < region.outputs.size(); ++k) {
     output_of[region.outputs[k]] = static_cast<int>(k);
+  }
+  // The region's convolution: computed by the region's instruction, its
+  // result the region's input that the root is written over; or, where
+  // its plan does not allow that, emitted alone first.
+  std::optional<ConvPlan> conv_plan;
+  Reg conv_out = 0;
+  if (region.conv != nullptr) {
+    const HloInstruction& conv = *region.conv;
+    conv_plan = JoinedConvPlan(conv);
+    if (conv_plan.has_value()) {
+      HLOVM_ASSIGN_OR_RETURN(conv_out, b.NewReg(RegKind::kOwned, region.root->shape()));
+      (*values)[&conv] = ValueDesc{conv_out};
+    } else {
+      std::vector<const ValueDesc*> operands;
+      for (const HloInstruction* o : conv.operands()) operands.push_back(&values->at(o));
+      ValueDesc desc;
+      HLOVM_RETURN_IF_ERROR(LowerConvolutionAlone(b, conv, operands, &desc));
+      (*values)[&conv] = std::move(desc);
+    }
   }
   std::vector<Reg> in_regs;
   absl::flat_hash_map<Reg, uint32_t> input_of;
@@ -431,7 +560,10 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
   std::vector<Reg> outs;
   int64_t out_bytes = 0;
   for (const HloInstruction* o : region.outputs) {
-    HLOVM_ASSIGN_OR_RETURN(Reg r, b.NewReg(RegKind::kOwned, o->shape()));
+    Reg r = conv_out;
+    if (!conv_plan.has_value()) {
+      HLOVM_ASSIGN_OR_RETURN(r, b.NewReg(RegKind::kOwned, o->shape()));
+    }
     outs.push_back(r);
     out_bytes += b.function().regs[r].bytes;
   }
@@ -516,6 +648,65 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
     for (size_t k = 0; k < in_regs.size() && k < 32; ++k) {
       if (streamed[k] && !other_use[k]) spec.inplace_mask |= 1u << k;
     }
+    if (conv_plan.has_value()) {
+      // The root is written over the convolution's result, which the
+      // region reads as it is: it must be an input streamed in place.
+      const uint32_t k = input_of.at(conv_out);
+      if (!streamed[k] || other_use[k]) {
+        return absl::InternalError("a convolution's region reads its result other than in place");
+      }
+    }
+  }
+  if (conv_plan.has_value()) {
+    if (region.outputs.size() != 1 || region.reduce != nullptr || plan.bands.has_value()) {
+      return absl::InternalError("a convolution joined a region that is not plain");
+    }
+    const HloInstruction& conv = *region.conv;
+    const uint32_t conv_input = input_of.at(conv_out);
+    // Every operand of the steps is an input of the region already.
+    const size_t inputs = in_regs.size();
+    std::optional<std::vector<ConvEpilogue::Step>> steps =
+        EpilogueSteps(region, *conv_plan, input);
+    if (in_regs.size() != inputs) {
+      return absl::InternalError("a convolution's epilogue reads what its region does not");
+    }
+    FunctionBuilder::EmitSpec cspec;
+    cspec.handler = &ConvEpilogueHandler;
+    cspec.kind = HandlerKind::kConvolution;
+    cspec.in = {values->at(conv.operand(0))[0], values->at(conv.operand(1))[0]};
+    for (size_t k = 0; k < in_regs.size(); ++k) {
+      if (k != conv_input) cspec.in.push_back(in_regs[k]);
+    }
+    cspec.out = outs;
+    cspec.cost = std::max<int64_t>(conv_plan->flops(), out_bytes);
+    cspec.variant = absl::StrCat(
+        ConvPlanText(*conv_plan, conv.operand(0)->shape().element_type(),
+                     conv.operand(1)->shape().element_type()),
+        ", epilogue of ", num_ops, " ops, tile ", plan.tile, " over");
+    for (size_t k = 0; k < in_regs.size(); ++k) {
+      absl::StrAppend(&cspec.variant, " in", k, "=",
+                      k == conv_input ? "conv" : absl::StrCat("r", in_regs[k]));
+    }
+    cspec.detail = std::move(detail);
+    ConvEpilogue epilogue;
+    if (steps.has_value()) {
+      epilogue.steps = std::move(*steps);
+      absl::StrAppend(&cspec.variant, conv_plan->direct ? ", as steps in the register tile"
+                                                        : ", as steps as each tile is written");
+      std::string text;
+      for (const ConvEpilogue::Step& step : epilogue.steps) {
+        absl::StrAppend(&text, text.empty() ? "" : "; ", StepText(step));
+      }
+      cspec.detail = absl::StrCat("          steps: ", text, "\n", cspec.detail);
+    }
+    epilogue.conv = std::move(*conv_plan);
+    epilogue.conv_input = conv_input;
+    epilogue.region = b.program().AddPlan(std::move(plan));
+    cspec.plan = b.program().AddPlan(std::move(epilogue));
+    b.Emit(&conv, std::move(cspec));
+    (*values)[region.root] = ValueDesc{outs[0]};
+    values->erase(&conv);
+    return absl::OkStatus();
   }
   spec.handler = window                     ? &FusedWindowHandler
                  : columns                  ? &FusedColumnReduceHandler

@@ -1,5 +1,6 @@
 // Loop fusion, planning: which instructions of a computation form a region
-// (see vm/fusion.h), and which reduce or reduce-window of its root joins it.
+// (see vm/fusion.h), which reduce or reduce-window of its root joins it, and
+// which convolution it computes.
 #include <algorithm>
 #include <optional>
 #include <queue>
@@ -341,6 +342,47 @@ FusionPlan PlanFusion(absl::Span<const HloInstruction* const> order,
       plan.region_of[order[reduce]] = id;
     }
     plan.regions.push_back(std::move(region));
+  }
+  // A convolution that only elementwise members of a plain f32 region read
+  // is computed by the region's instruction (FusedRegion::conv), which is
+  // emitted at the region's root; of several, the last in the schedule (the
+  // others are computed before it).
+  for (size_t id = 0; id < plan.regions.size(); ++id) {
+    FusedRegion& region = plan.regions[id];
+    if (region.rows || region.reduce != nullptr || region.outputs.size() != 1 ||
+        region.outputs[0] != region.root ||
+        region.root->shape().element_type() != ElementType::kF32) {
+      continue;
+    }
+    const int64_t n = region.root->shape().element_count();
+    bool plain = true;
+    for (const HloInstruction* m : region.members) {
+      plain &= m->opcode() != HloOpcode::kTranspose || !MovesInnermost(*m);
+    }
+    if (!plain) continue;
+    int64_t conv = -1;
+    for (const HloInstruction* m : region.members) {
+      for (const HloInstruction* op : m->operands()) {
+        auto it = pos.find(op);
+        if (op->opcode() != HloOpcode::kConvolution || it == pos.end()) continue;
+        const int64_t c = it->second;
+        if (c <= conv || pinned[c] || region_of[c] != -1 || !op->control_predecessors().empty() ||
+            !op->shape().IsArray() || op->shape().element_type() != ElementType::kF32 ||
+            op->shape().element_count() != n) {
+          continue;
+        }
+        bool only_members = true;
+        for (int64_t u : users[c]) {
+          only_members &= u < count && region_of[u] == static_cast<int>(id) &&
+                          role[u] == Role::kCompute;
+        }
+        if (only_members) conv = c;
+      }
+    }
+    if (conv < 0) continue;
+    region.conv = order[conv];
+    region_of[conv] = static_cast<int>(id);
+    plan.region_of[order[conv]] = static_cast<int>(id);
   }
   // A shared broadcast or iota that only members of regions holding it read
   // is not written to memory at all.

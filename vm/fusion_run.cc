@@ -1,11 +1,15 @@
 // Loop fusion, running: the handlers of a `fusion` instruction compute its
 // region tile by tile (or band by band where it reads a transpose that moves
 // the innermost dimension), chunks of tiles in parallel, and fold the root
-// into a fused reduce or reduce-window as it is computed.
+// into a fused reduce or reduce-window as it is computed; the handler of a
+// convolution with its region runs the region over each unit's sums.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 #include "core/thread_scratch.h"
+#include "ops/dot/conv.h"
+#include "ops/dot/unit_kernel.h"
 #include "ops/elementwise/f32_program.h"
 #include "ops/shape/transpose.h"
 #include "vm/fusion_internal.h"
@@ -135,10 +139,12 @@ void Broadcast(int size, const uint8_t* in, uint8_t* out, int64_t begin, int64_t
   }
 }
 
+}  // namespace
+
 // Elements [begin, end) of the region; `rows` holds the root's elements
 // from `rows_origin` on (fused reduce).
-void RunTiles(const FusedPlan& p, const Instr& instr, uint8_t* const* regs, int64_t begin,
-              int64_t end, uint8_t* rows = nullptr, int64_t rows_origin = 0) {
+void RunTiles(const FusedPlan& p, const RegionBuffers& io, int64_t begin, int64_t end,
+              uint8_t* rows, int64_t rows_origin) {
   struct TileRegisters;
   uint8_t* scratch = ThreadScratch<TileRegisters>(p.num_slots * p.slot_bytes);
   // In bands, the banded transpose's tile is its column's run in the block
@@ -149,9 +155,9 @@ void RunTiles(const FusedPlan& p, const Instr& instr, uint8_t* const* regs, int6
     switch (s.kind) {
       case Src::kTile:
         return s.index == column_slot ? column_run : scratch + s.index * p.slot_bytes;
-      case Src::kInput: return regs[instr.in[s.index]] + offset * s.size;
-      case Src::kScalar: return regs[instr.in[s.index]];
-      case Src::kOutput: return regs[instr.out[s.index]] + offset * s.size;
+      case Src::kInput: return const_cast<uint8_t*>(io.in[s.index]) + offset * s.size;
+      case Src::kScalar: return const_cast<uint8_t*>(io.in[s.index]);
+      case Src::kOutput: return io.out[s.index] + offset * s.size;
       case Src::kRows: return rows + (offset - rows_origin) * s.size;
     }
     return nullptr;
@@ -179,8 +185,8 @@ void RunTiles(const FusedPlan& p, const Instr& instr, uint8_t* const* regs, int6
         op.iota(d, offset, offset + len, op.period, op.repeat);
         break;
       case MicroKind::kTranspose:
-        GatherTransposed(p.transposes[op.transpose], op.dst.size, regs[instr.in[op.src[0].index]], d,
-                         offset, len);
+        GatherTransposed(p.transposes[op.transpose], op.dst.size, io.in[op.src[0].index], d, offset,
+                         len);
         break;
       case MicroKind::kProgram: {
         const RegisterProgram& rp = p.programs[op.program];
@@ -215,8 +221,8 @@ void RunTiles(const FusedPlan& p, const Instr& instr, uint8_t* const* regs, int6
             if (op.kind != MicroKind::kTranspose || !p.transposes[op.transpose].banded) {
               apply(op, offset, len);
             } else if (k == 0) {
-              GatherColumns(p.transposes[op.transpose], g.size, regs[instr.in[op.src[0].index]],
-                            offset, len, width, g.band, block);
+              GatherColumns(p.transposes[op.transpose], g.size, io.in[op.src[0].index], offset, len,
+                            width, g.band, block);
             }
           }
         }
@@ -232,15 +238,79 @@ void RunTiles(const FusedPlan& p, const Instr& instr, uint8_t* const* regs, int6
   }
 }
 
-}  // namespace
+RegionBuffers::RegionBuffers(const Instr& instr, uint8_t* const* regs) {
+  in_ptrs.resize(instr.num_in);
+  for (uint32_t k = 0; k < instr.num_in; ++k) in_ptrs[k] = regs[instr.in[k]];
+  out_ptrs.resize(instr.num_out);
+  for (uint32_t k = 0; k < instr.num_out; ++k) out_ptrs[k] = regs[instr.out[k]];
+  in = in_ptrs.data();
+  out = out_ptrs.data();
+}
 
 bool FusedHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
   const auto& p = *static_cast<const FusedPlan*>(instr.plan);
+  const RegionBuffers io(instr, regs);
   // Elements in tiles, or units of bands.
   const bool bands = p.bands.has_value();
   ForEachChunk(ctx, bands ? p.bands->units() : p.n, bands ? p.bands->units_per_task : p.chunk,
-               [&](int64_t b, int64_t e) { RunTiles(p, instr, regs, b, e); });
+               [&](int64_t b, int64_t e) { RunTiles(p, io, b, e); });
   return true;
+}
+
+// A convolution with its region: per unit, the convolution's sums, then
+// the region over the unit's result runs, reading the sums where the unit
+// left them (the result itself, written over, or its tile buffer) and
+// writing the region's values to the result.
+bool ConvEpilogueHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
+  const auto& e = *static_cast<const ConvEpilogue*>(instr.plan);
+  const ConvPlan& p = e.conv;
+  const FusedPlan& region = *e.region;
+  uint8_t* out = regs[instr.out[0]];
+  const uint8_t* lhs = regs[instr.in[0]];
+  const uint8_t* rhs = regs[instr.in[1]];
+  RegionBuffers io;
+  io.in_ptrs.resize(instr.num_in - 1);
+  for (uint32_t k = 0, j = 2; k < io.in_ptrs.size(); ++k) {
+    io.in_ptrs[k] = k == e.conv_input ? out : regs[instr.in[j++]];
+  }
+  io.out_ptrs.push_back(out);
+  io.in = io.in_ptrs.data();
+  io.out = io.out_ptrs.data();
+  if (!e.steps.empty()) {
+    ConvEpilogueStep steps[kMaxConvEpilogueSteps];
+    for (size_t k = 0; k < e.steps.size(); ++k) {
+      steps[k].op = e.steps[k].op;
+      steps[k].kind = e.steps[k].kind;
+      steps[k].reversed = e.steps[k].reversed;
+      steps[k].data = reinterpret_cast<const float*>(io.in_ptrs[e.steps[k].input]);
+    }
+    const int count = static_cast<int>(e.steps.size());
+    return RunUnitKernel(
+        ctx, p, "convolution", kParallelConvFlops,
+        [&](uint8_t* scratch) { return ConvPrepare(p, lhs, rhs, out, scratch); },
+        [&](const auto& bufs, int64_t b, int64_t end) {
+          ConvUnitsWithEpilogue(p, bufs, b, end, steps, count);
+        },
+        [&](const auto& bufs) { ConvFinish(p, bufs, out); });
+  }
+  return RunUnitKernel(
+      ctx, p, "convolution", kParallelConvFlops,
+      [&](uint8_t* scratch) { return ConvPrepare(p, lhs, rhs, out, scratch); },
+      [&](const auto& bufs, int64_t b, int64_t end) {
+        // This thread's view of the inputs: the sums where the sink finds
+        // them (the result itself, or a tile not copied into it).
+        RegionBuffers mine;
+        mine.in_ptrs = io.in_ptrs;
+        mine.out_ptrs = io.out_ptrs;
+        mine.in = mine.in_ptrs.data();
+        mine.out = mine.out_ptrs.data();
+        ConvUnitsTo(p, bufs, b, end, [&](const float* sums, int64_t first, int64_t last) {
+          mine.in_ptrs[e.conv_input] = reinterpret_cast<const uint8_t*>(
+              reinterpret_cast<uintptr_t>(sums) - static_cast<uintptr_t>(first) * sizeof(float));
+          RunTiles(region, mine, first, last);
+        });
+      },
+      [&](const auto& bufs) { ConvFinish(p, bufs, out); });
 }
 
 // A region whose root feeds a row reduce: per chunk of output rows, the
@@ -248,6 +318,7 @@ bool FusedHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
 // folds it.
 bool FusedReduceHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
   const auto& p = *static_cast<const FusedPlan*>(instr.plan);
+  const RegionBuffers io(instr, regs);
   const RowReduce& r = *p.reduce;
   const int64_t inner = r.g.inner;
   const uint8_t* init = regs[instr.in[p.init_input]];
@@ -258,14 +329,14 @@ bool FusedReduceHandler(const Instr& instr, uint8_t* const* regs, ExecContext& c
     for (int64_t b = begin; b < end; b += p.rows_per_chunk) {
       const int64_t e = std::min(end, b + p.rows_per_chunk);
       if (p.rows_output >= 0) {
-        RunTiles(p, instr, regs, b * inner, e * inner);
+        RunTiles(p, io, b * inner, e * inner);
         ReduceRunsBlock(r.g, r.elem_size, r.op, r.fold, regs[instr.out[p.rows_output]], init, out,
                         b, e);
         continue;
       }
       struct ReduceRows;
       uint8_t* rows = ThreadScratch<ReduceRows>((e - b) * inner * p.root_size);
-      RunTiles(p, instr, regs, b * inner, e * inner, rows, b * inner);
+      RunTiles(p, io, b * inner, e * inner, rows, b * inner);
       ReduceRunsBlock(p.chunk_rows, r.elem_size, r.op, r.fold, rows, init, out + b * r.elem_size,
                       0, e - b);
     }
@@ -280,6 +351,7 @@ bool FusedReduceHandler(const Instr& instr, uint8_t* const* regs, ExecContext& c
 // element folds its column from the first reduced row to the last.
 bool FusedColumnReduceHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
   const auto& p = *static_cast<const FusedPlan*>(instr.plan);
+  const RegionBuffers io(instr, regs);
   const RowReduce& r = *p.reduce;
   const ReduceGeometry& g = r.g;
   const int es = r.elem_size;
@@ -299,11 +371,11 @@ bool FusedColumnReduceHandler(const Instr& instr, uint8_t* const* regs, ExecCont
       auto segment = [&](int64_t r0, int k) -> const uint8_t* {
         const int64_t at = base + OffsetOf(g.red_sizes, g.red_strides, r0 + k);
         if (p.rows_output >= 0) {
-          RunTiles(p, instr, regs, at, at + cols);
+          RunTiles(p, io, at, at + cols);
           return regs[instr.out[p.rows_output]] + at * p.root_size;
         }
         uint8_t* dst = scratch + k * p.col_block * p.root_size;
-        RunTiles(p, instr, regs, at, at + cols, dst, at);
+        RunTiles(p, io, at, at + cols, dst, at);
         return dst;
       };
       int64_t q = 0;
@@ -326,6 +398,7 @@ bool FusedColumnReduceHandler(const Instr& instr, uint8_t* const* regs, ExecCont
 // window order as the op-by-op reduce-window folds them.
 bool FusedWindowHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
   const auto& p = *static_cast<const FusedPlan*>(instr.plan);
+  const RegionBuffers io(instr, regs);
   const WindowReduce& w = *p.window;
   const int64_t row = w.rows.row;
   const uint8_t* init = regs[instr.in[p.init_input]];
@@ -339,7 +412,7 @@ bool FusedWindowHandler(const Instr& instr, uint8_t* const* regs, ExecContext& c
       uint8_t* band = nullptr;
       if (first <= last) {
         band = ThreadScratch<WindowBand>((last - first + 1) * row * p.root_size);
-        RunTiles(p, instr, regs, first * row, (last + 1) * row, band, first * row);
+        RunTiles(p, io, first * row, (last + 1) * row, band, first * row);
       }
       FoldWindowRows(w.g, w.rows, w.elem_size, w.op, band, first, init, out, q0, q1);
     }

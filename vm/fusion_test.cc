@@ -998,6 +998,118 @@ ENTRY main {
   EXPECT_THAT(listing, HasSubstr("iota (repeat 1, period 128)"));
 }
 
+// A convolution whose only readers are a region's elementwise ops (bias,
+// batch-norm scale, residual, relu) runs the region over each unit's
+// outputs: one `convolution` instruction, bit for bit as op by op (NaNs,
+// infinities and signed zeros among the inputs), on 1 and 2 threads: the
+// direct path over whole rows and over blocks of columns, with feature
+// groups, the GEMM path (a 1x1 window to many features), and two
+// convolutions in one region (the later one joins). A convolution read
+// elsewhere too, or whose result is not [batch, positions, features]
+// row-major, stays alone before its region.
+TEST(FusionTest, ConvolutionRunsItsRegionOverItsUnits) {
+  const std::string text = R"(HloModule m
+ENTRY main {
+  x = f32[1,16,16,32] parameter(0)
+  k = f32[3,3,32,32] parameter(1)
+  bias = f32[32] parameter(2)
+  res = f32[1,16,16,32] parameter(3)
+  zero = f32[] constant(0)
+  zeros = f32[1,16,16,32] broadcast(zero), dimensions={}
+  c = f32[1,16,16,32] convolution(x, k), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  bb = f32[1,16,16,32] broadcast(bias), dimensions={3}
+  a = f32[1,16,16,32] add(c, bb)
+  ar = f32[1,16,16,32] add(a, res)
+  relu = f32[1,16,16,32] maximum(ar, zeros)
+  kw = f32[3,3,32,192] parameter(4)
+  bw = f32[192] parameter(5)
+  cw = f32[1,16,16,192] convolution(x, kw), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  bbw = f32[1,16,16,192] broadcast(bw), dimensions={3}
+  scale = f32[] constant(0.75)
+  sw = f32[1,16,16,192] broadcast(scale), dimensions={}
+  aw = f32[1,16,16,192] add(cw, bbw)
+  mw = f32[1,16,16,192] multiply(aw, sw)
+  tw = f32[1,16,16,192] tanh(mw)
+  kg = f32[3,3,16,64] parameter(6)
+  cg = f32[1,16,16,64] convolution(x, kg), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=2
+  zg = f32[1,16,16,64] broadcast(zero), dimensions={}
+  rg = f32[1,16,16,64] maximum(zg, cg)
+  k1 = f32[1,1,32,256] parameter(7)
+  b1 = f32[256] parameter(8)
+  c1 = f32[1,16,16,256] convolution(x, k1), window={size=1x1}, dim_labels=b01f_01io->b01f
+  c2 = f32[1,16,16,256] convolution(res, k1), window={size=1x1}, dim_labels=b01f_01io->b01f
+  bb1 = f32[1,16,16,256] broadcast(b1), dimensions={3}
+  a1 = f32[1,16,16,256] add(c1, bb1)
+  a2 = f32[1,16,16,256] add(a1, c2)
+  z1 = f32[1,16,16,256] broadcast(zero), dimensions={}
+  r1 = f32[1,16,16,256] maximum(a2, z1)
+  kn = f32[32,32,3,3] parameter(9)
+  xn = f32[1,32,16,16] parameter(10)
+  cn = f32[1,32,16,16] convolution(xn, kn), window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01
+  zn = f32[1,32,16,16] broadcast(zero), dimensions={}
+  rn = f32[1,32,16,16] maximum(cn, zn)
+  co = f32[1,16,16,32] convolution(res, k), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  no = f32[1,16,16,32] negate(co)
+  ao = f32[1,16,16,32] add(no, bb)
+  k5 = f32[3,3,32,40] parameter(11)
+  b5 = f32[40] parameter(12)
+  r5 = f32[1,16,16,40] parameter(13)
+  c5 = f32[1,16,16,40] convolution(x, k5), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  bb5 = f32[1,16,16,40] broadcast(b5), dimensions={3}
+  s5 = f32[1,16,16,40] subtract(bb5, c5)
+  sw5 = f32[1,16,16,40] broadcast(scale), dimensions={}
+  m5 = f32[1,16,16,40] multiply(s5, sw5)
+  n5 = f32[1,16,16,40] minimum(r5, m5)
+  z5 = f32[1,16,16,40] broadcast(zero), dimensions={}
+  x5 = f32[1,16,16,40] maximum(n5, z5)
+  k6 = f32[1,1,32,256] parameter(14)
+  c6 = f32[1,16,16,256] convolution(x, k6), window={size=1x1}, dim_labels=b01f_01io->b01f
+  a6 = f32[1,16,16,256] add(bb1, c6)
+  r6 = f32[1,16,16,256] maximum(a6, z1)
+  ROOT t = (f32[1,16,16,32], f32[1,16,16,192], f32[1,16,16,64], f32[1,16,16,256], f32[1,32,16,16], f32[1,16,16,32], f32[1,16,16,32], f32[1,16,16,40], f32[1,16,16,256]) tuple(relu, tw, rg, r1, rn, ao, co, x5, r6)
+})";
+  std::vector<Literal> args;
+  args.push_back(RandomArray(ElementType::kF32, {1, 16, 16, 32}, 31));
+  args.push_back(RandomArray(ElementType::kF32, {3, 3, 32, 32}, 32));
+  args.push_back(RandomArray(ElementType::kF32, {32}, 33));
+  args.push_back(RandomArray(ElementType::kF32, {1, 16, 16, 32}, 34));
+  args.push_back(RandomArray(ElementType::kF32, {3, 3, 32, 192}, 35));
+  args.push_back(RandomArray(ElementType::kF32, {192}, 36));
+  args.push_back(RandomArray(ElementType::kF32, {3, 3, 16, 64}, 37));
+  args.push_back(RandomArray(ElementType::kF32, {1, 1, 32, 256}, 38));
+  args.push_back(RandomArray(ElementType::kF32, {256}, 39));
+  args.push_back(RandomArray(ElementType::kF32, {32, 32, 3, 3}, 40));
+  args.push_back(RandomArray(ElementType::kF32, {1, 32, 16, 16}, 41));
+  args.push_back(RandomArray(ElementType::kF32, {3, 3, 32, 40}, 42));
+  args.push_back(RandomArray(ElementType::kF32, {40}, 43));
+  args.push_back(RandomArray(ElementType::kF32, {1, 16, 16, 40}, 44));
+  args.push_back(RandomArray(ElementType::kF32, {1, 1, 32, 256}, 45));
+  ExpectFusedMatchesUnfused(text, args);
+  std::string listing;
+  const std::vector<std::string> m = EntryMnemonics(text, &listing);
+  // relu, tw, rg, r1 (c2 joins it, c1 runs before), rn, ao, x5, r6: eight
+  // regions, six of them in their convolutions; c1, cn and co alone. Of
+  // the six, relu, rg, x5 and r6 are chains of steps (in the register tile
+  // on the direct path, partial tiles included; as the GEMM tile is
+  // written); tw (a tanh) and r1 (c1's chain) run their micro-programs.
+  EXPECT_EQ(std::count(m.begin(), m.end(), "convolution"), 9) << listing;
+  EXPECT_EQ(std::count(m.begin(), m.end(), "fusion"), 2) << listing;
+  auto count = [&](const std::string& what) {
+    size_t found = 0;
+    for (size_t at = listing.find(what); at != std::string::npos; at = listing.find(what, at + 1)) {
+      ++found;
+    }
+    return found;
+  };
+  EXPECT_EQ(count("epilogue of"), 6u) << listing;
+  EXPECT_EQ(count("as steps in the register tile"), 3u) << listing;
+  EXPECT_EQ(count("as steps as each tile is written"), 1u) << listing;
+  EXPECT_THAT(listing, HasSubstr("%c:"));
+  EXPECT_THAT(listing, HasSubstr("steps: add acc, in1 (per feature); add acc, in3; maximum acc, s0"));
+  EXPECT_THAT(listing, HasSubstr("steps: subtract in"));
+  EXPECT_THAT(listing, HasSubstr("acc = maximum acc, s"));
+}
+
 TEST(FusionTest, SmallRegionsRunOpByOp) {
   EXPECT_THAT(EntryMnemonics(R"(HloModule m
 ENTRY main {

@@ -172,8 +172,13 @@ void ScatterTile(const ConvPlan& p, const uint8_t* tile_bytes, int64_t rows, int
   }
 }
 
+// With `sink` (f32, one group, result rows contiguous: ConvUnitsTo), each
+// tile's sums go to the sink instead of the result.
+using SumsSink = absl::FunctionRef<void(const float* sums, int64_t begin, int64_t end)>;
+
 template <typename T>
-void RunUnitsT(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin, int64_t unit_end) {
+void RunUnitsT(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin, int64_t unit_end,
+               const SumsSink* sink = nullptr) {
   const int64_t a_bytes = AlignUp(p.rows_per_tile * std::max<int64_t>(p.kdim, 1) * p.csize);
   struct ConvTile;
   uint8_t* a = ThreadScratch<ConvTile>(p.tile_bytes);
@@ -206,7 +211,11 @@ void RunUnitsT(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin, i
       dims.n = p.og;
       p.gemm.RunAll(a, bufs.packed + t * p.kdim * p.og * p.csize, c, dims);
     }
-    ScatterTile<T>(p, c, rows, row0, bufs.out, t * p.og * p.out_feat_stride);
+    if (sink != nullptr) {
+      (*sink)(reinterpret_cast<const float*>(c), row0 * p.og, (row0 + rows) * p.og);
+    } else {
+      ScatterTile<T>(p, c, rows, row0, bufs.out, t * p.og * p.out_feat_stride);
+    }
   }
 }
 
@@ -216,8 +225,11 @@ void RunUnitsT(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin, i
 // column strip, per tile of tile_rows rows, the register tile continues the
 // sums. Whole tiles sum in the output itself, the others in a thread buffer
 // copied out at the end.
+// With epilogue steps (ConvUnitsWithEpilogue), the whole tiles apply them
+// as they store the last block of terms, and the tiles copied out of the
+// buffer once copied.
 void DirectUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
-                 int64_t unit_end) {
+                 int64_t unit_end, const ConvEpilogueStep* steps = nullptr, int nsteps = 0) {
   const int64_t tr = p.tile_rows, tc = p.tile_cols;
   const int64_t row_tiles = p.rows_per_block / tr;
   const int64_t strips_per_block = p.cols_per_block / tc;
@@ -275,11 +287,15 @@ void DirectUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
         }
         for (int64_t i = 0; i < used_tiles; ++i) {
           const int64_t n = std::min(tr, nrows - i * tr);
-          float* dst = n == tr && whole_cols ? o + i * tr * ldo + s * tc
-                                             : part + i * tr * p.cols_per_block + s * tc;
-          const int64_t ld = n == tr && whole_cols ? ldo : p.cols_per_block;
-          conv_internal::HwyDirectConvTileF32(rows + i * p.row_windows * tr, n, p.row_features,
-                                              k0, k1, panel, tc, k0 == 0, dst, ld);
+          const bool in_place = n == tr && whole_cols;
+          float* dst = in_place ? o + i * tr * ldo + s * tc
+                                : part + i * tr * p.cols_per_block + s * tc;
+          const int64_t ld = in_place ? ldo : p.cols_per_block;
+          const bool last = in_place && k1 == p.kdim;
+          conv_internal::HwyDirectConvTileF32(
+              rows + i * p.row_windows * tr, n, p.row_features, k0, k1, panel, tc, k0 == 0, dst,
+              ld, last ? steps : nullptr, last ? nsteps : 0,
+              (row0 + i * tr) * ldo + t * p.og + j0 + s * tc);
         }
       }
     }
@@ -291,6 +307,11 @@ void DirectUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
       if (from < ncols) {
         std::memcpy(o + r * ldo + from, part + r * p.cols_per_block + from,
                     static_cast<size_t>(ncols - from) * sizeof(float));
+        if (nsteps > 0) {
+          conv_internal::HwyConvEpilogueF32(steps, nsteps, o + r * ldo + from, o + r * ldo + from,
+                                            (row0 + r) * ldo + t * p.og + j0 + from, ncols - from,
+                                            ldo);
+        }
       }
     }
   }
@@ -443,25 +464,32 @@ void PlanarUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
 }
 
 
-// Whether the direct path serves `p`: f32, no batch groups, input features
-// contiguous, the result [batch, positions..., features] row-major (output
-// rows channels() apart), and a window of several positions or at most 128
-// output features per group.
-bool DirectApplies(const ConvPlan& p) {
-  if (p.compute_type != ElementType::kF32 || p.batch_groups || p.in_feat_stride != 1 ||
-      p.out_feat_stride != 1 || p.kdim <= 0 || p.og <= 0 || p.out_count == 0) {
-    return false;
-  }
-  // A 1x1 window with many output features is a plain GEMM over rows read
-  // in place, where the GEMM's packed A block measured faster (ResNet's
-  // 64 -> 256 and 512 -> 1024 layers); up to 128 features the direct tile wins.
-  if (p.ksp == 1 && p.og > 128) return false;
+// Whether the result is [batch, positions..., features] row-major: output
+// row r (batch x position) at r * channels(), its features contiguous.
+bool OutputRowsContiguous(const ConvPlan& p) {
+  if (p.out_feat_stride != 1) return false;
   int64_t stride = p.channels();
   for (int d = p.nsp - 1; d >= 0; --d) {
     if (p.out_sp_size[d] > 1 && p.out_sp_stride[d] != stride) return false;
     stride *= p.out_sp_size[d];
   }
   return p.out_batch <= 1 || p.out_batch_stride == stride;
+}
+
+// Whether the direct path serves `p`: f32, no batch groups, input features
+// contiguous, the result [batch, positions..., features] row-major (output
+// rows channels() apart), and a window of several positions or at most 128
+// output features per group.
+bool DirectApplies(const ConvPlan& p) {
+  if (p.compute_type != ElementType::kF32 || p.batch_groups || p.in_feat_stride != 1 ||
+      p.kdim <= 0 || p.og <= 0 || p.out_count == 0) {
+    return false;
+  }
+  // A 1x1 window with many output features is a plain GEMM over rows read
+  // in place, where the GEMM's packed A block measured faster (ResNet's
+  // 64 -> 256 and 512 -> 1024 layers); up to 128 features the direct tile wins.
+  if (p.ksp == 1 && p.og > 128) return false;
+  return OutputRowsContiguous(p);
 }
 
 // Direct path blocking (ConvPlan::direct).
@@ -897,6 +925,79 @@ void ConvFinish(const ConvPlan& p, const ConvBuffers& bufs, void* out) {
   if (p.result_convert != nullptr && !p.convert_in_units && p.out_count > 0) {
     p.result_convert(bufs.out, out, p.out_count);
   }
+}
+
+bool ConvHasUnitRuns(const ConvPlan& p) {
+  if (p.compute_type != ElementType::kF32 || p.result_type != ElementType::kF32 ||
+      p.result_convert != nullptr || p.convert_in_units || p.out_count == 0) {
+    return false;
+  }
+  if (p.direct) return true;
+  if (p.depthwise || p.planar || p.planar_padded || p.group_lanes || p.batch_groups) return false;
+  return OutputRowsContiguous(p);
+}
+
+void ConvUnitRuns(const ConvPlan& p, int64_t u,
+                  absl::FunctionRef<void(int64_t begin, int64_t end)> fn) {
+  const int64_t ldo = p.channels();
+  const int64_t total_rows = p.out_batch * p.s_out;
+  int64_t row0, nrows, col0, ncols;
+  if (p.direct) {  // as DirectUnits splits the units
+    const int64_t per_group = p.row_blocks * p.col_blocks;
+    const int64_t t = u / per_group;
+    const int64_t cb = (u % per_group) / p.row_blocks;
+    row0 = (u % p.row_blocks) * p.rows_per_block;
+    nrows = std::min(total_rows, row0 + p.rows_per_block) - row0;
+    const int64_t j0 = cb * p.cols_per_block;
+    col0 = t * p.og + j0;
+    ncols = std::min(p.og, j0 + p.cols_per_block) - j0;
+  } else {  // as RunUnitsT splits the units
+    row0 = (u % p.tiles) * p.rows_per_tile;
+    nrows = std::min(p.rows_per_tile, total_rows - row0);
+    col0 = (u / p.tiles) * p.og;
+    ncols = p.og;
+  }
+  if (nrows <= 0 || ncols <= 0) return;
+  if (ncols == ldo) {
+    fn(row0 * ldo, (row0 + nrows) * ldo);
+    return;
+  }
+  for (int64_t r = row0; r < row0 + nrows; ++r) fn(r * ldo + col0, r * ldo + col0 + ncols);
+}
+
+void ConvUnitsTo(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
+                 int64_t unit_end, SumsSink sink) {
+  if (!p.direct && p.groups == 1 && p.csize == 4) {
+    RunUnitsT<uint32_t>(p, bufs, unit_begin, unit_end, &sink);
+    return;
+  }
+  const float* out = reinterpret_cast<const float*>(bufs.out);
+  for (int64_t u = unit_begin; u < unit_end; ++u) {
+    ConvUnits(p, bufs, u, u + 1);
+    ConvUnitRuns(p, u, [&](int64_t begin, int64_t end) { sink(out + begin, begin, end); });
+  }
+}
+
+void ConvUnitsWithEpilogue(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
+                           int64_t unit_end, const ConvEpilogueStep* steps, int count) {
+  if (p.direct) {
+    DirectUnits(p, bufs, unit_begin, unit_end, steps, count);
+    return;
+  }
+  float* out = reinterpret_cast<float*>(bufs.out);
+  const int64_t channels = p.channels();
+  ConvUnitsTo(p, bufs, unit_begin, unit_end, [&](const float* sums, int64_t begin, int64_t end) {
+    conv_internal::HwyConvEpilogueF32(steps, count, sums, out + begin, begin, end - begin,
+                                      channels);
+  });
+}
+
+std::string ConvPlanText(const ConvPlan& p, ElementType lhs, ElementType rhs) {
+  return absl::StrCat(std::string(ElementTypeName(lhs)), "x", std::string(ElementTypeName(rhs)),
+                      "->", std::string(ElementTypeName(p.result_type)), " via ",
+                      std::string(ElementTypeName(p.compute_type)), " groups=", p.groups,
+                      " m=", p.s_out, " k=", p.kdim, " n=", p.og, " tile=", p.rows_per_tile,
+                      p.depthwise ? " depthwise" : p.planar ? " planar" : "");
 }
 
 absl::Status RunConv(const ConvPlan& p, const void* lhs, const void* rhs, void* out) {

@@ -21,8 +21,10 @@
 #define HLOVM_OPS_DOT_CONV_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "core/hlo_ir.h"
 #include "core/shape.h"
@@ -149,6 +151,24 @@ absl::StatusOr<ConvPlan> MakeConvPlan(const Shape& lhs, const Shape& rhs, const 
                                       const ConvolutionDimensionNumbers& dnums,
                                       int64_t feature_group_count, int64_t batch_group_count);
 
+// One step of an elementwise epilogue a convolution applies to its sums
+// (vm/fusion.h FusedRegion::conv): value = op(value, operand), or
+// op(operand, value) where `reversed`; result element f's operand is
+// data[f % channels()] (kChannels: a per-feature vector, the result's
+// features innermost), data[f] (kArray: an array of the result's shape) or
+// data[0] (kScalar). The ops are the elementwise kernels' Highway functions
+// (add, subtract, multiply; maximum and minimum as
+// ops/common/float_minmax.h), lane by lane, so the bits are theirs.
+struct ConvEpilogueStep {
+  enum Op : uint8_t { kAdd, kSub, kMul, kMax, kMin };
+  enum Kind : uint8_t { kChannels, kArray, kScalar };
+  Op op = kAdd;
+  Kind kind = kScalar;
+  bool reversed = false;
+  const float* data = nullptr;
+};
+constexpr int kMaxConvEpilogueSteps = 8;
+
 // Three steps as for dot: prepare (convert operands, pack the kernel), units
 // (may run in parallel, disjoint outputs), finish (convert the result).
 struct ConvBuffers {
@@ -165,6 +185,50 @@ void ConvFinish(const ConvPlan& plan, const ConvBuffers& bufs, void* out);
 
 // All steps on the calling thread (tests).
 absl::Status RunConv(const ConvPlan& plan, const void* lhs, const void* rhs, void* out);
+
+// Below this many flops a convolution runs on the calling thread.
+constexpr int64_t kParallelConvFlops = 2 * 1024 * 1024;
+
+// Whether every unit writes its outputs straight into the result, final
+// once the unit has run, as runs of row-major result elements that
+// ConvUnitRuns can name: f32 computed in f32 (no conversion), on the direct
+// path, or on the GEMM path with the result [batch, positions...,
+// features] row-major. An elementwise epilogue can then run over each
+// unit's runs while they are in cache.
+bool ConvHasUnitRuns(const ConvPlan& plan);
+
+// Calls fn(begin, end) for the runs [begin, end) of row-major result
+// elements unit `u` writes (ConvHasUnitRuns), in increasing order. Each
+// result element lies in the runs of exactly one unit.
+void ConvUnitRuns(const ConvPlan& plan, int64_t u,
+                  absl::FunctionRef<void(int64_t begin, int64_t end)> fn);
+
+// Runs units [unit_begin, unit_end) as ConvUnits does (ConvHasUnitRuns),
+// handing each unit's sums to `sink` as soon as they are final:
+// sink(sums, begin, end) gets result elements [begin, end) at sums[0, end -
+// begin) and must leave them in the result. Where the sums are in the
+// result already, sums is the result at `begin`; on the GEMM path with one
+// group, they are the unit's thread buffer, which is then not copied into
+// the result (the sink writes it).
+void ConvUnitsTo(const ConvPlan& plan, const ConvBuffers& bufs, int64_t unit_begin,
+                 int64_t unit_end,
+                 absl::FunctionRef<void(const float* sums, int64_t begin, int64_t end)> sink);
+
+// Runs units [unit_begin, unit_end) as ConvUnits does (ConvHasUnitRuns),
+// applying the `count` epilogue steps to every sum before it is left in
+// the result: on the direct path in the register tile as the last block of
+// terms is stored (tiles summed in the thread buffer: once copied out), on
+// the GEMM path as the tile buffer is written to the result.
+void ConvUnitsWithEpilogue(const ConvPlan& plan, const ConvBuffers& bufs, int64_t unit_begin,
+                           int64_t unit_end, const ConvEpilogueStep* steps, int count);
+
+// The disassembler's summary of a plan: types, GEMM sizes, path.
+std::string ConvPlanText(const ConvPlan& plan, ElementType lhs, ElementType rhs);
+
+// Whether the lowering runs `instr`, a convolution, as a dot instead of a
+// ConvPlan: its window covers its whole (unpadded, undilated) input, so it
+// has one output position (ops/dot/conv_lower.cc).
+bool ConvRunsAsDot(const HloInstruction& instr);
 
 namespace conv_internal {
 // For each of `npos` positions p: outs[p][c] = sum_w rows[p * ksp + w][c] *
@@ -197,9 +261,18 @@ void HwyPlanarPaddedPlaneF32(const float* padded, int64_t pw, int64_t oh, int64_
 // stored there unless `first`: one fused multiply-add per term in k order.
 int64_t HwyDirectTileRows();
 int64_t HwyDirectTileCols();
+// With `nsteps` epilogue steps, the sums then go through them before they
+// are stored; out[0] is result element `index0` and ldo the result's
+// features (channels()).
 void HwyDirectConvTileF32(const float* const* rows, int64_t nrows, int64_t cg, int64_t k0,
                           int64_t k1, const float* kernel, int64_t ldk, bool first, float* out,
-                          int64_t ldo);
+                          int64_t ldo, const ConvEpilogueStep* steps = nullptr, int nsteps = 0,
+                          int64_t index0 = 0);
+// out[i] = the epilogue steps applied to sums[i] for result elements
+// index0 + i, i in [0, n), of a result with `channels` features innermost
+// (sums may be out).
+void HwyConvEpilogueF32(const ConvEpilogueStep* steps, int nsteps, const float* sums,
+                        float* out, int64_t index0, int64_t n, int64_t channels);
 }  // namespace conv_internal
 
 }  // namespace hlovm

@@ -5,7 +5,9 @@
 // channels vectorised. And the planar form's row update (FmaRowF32), a
 // batch-group weight gradient's window row (BatchGroupRowF32), a whole
 // padded plane of the planar form (PlanarPaddedPlaneF32) and the
-// register tile of the direct convolution (DirectConvTileF32).
+// register tile of the direct convolution (DirectConvTileF32), which can
+// apply an elementwise epilogue to its sums before it stores them, and that
+// epilogue over a run of stored sums (ConvEpilogueF32).
 #include "ops/elementwise/elementwise_hwy_targets.h"  // must precede Highway
 
 // clang-format off
@@ -19,6 +21,7 @@
 #include <cstdint>
 
 #include "hwy/highway.h"
+#include "ops/common/float_minmax.h"
 #include "ops/dot/conv.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -238,14 +241,96 @@ int64_t DirectTileCols() {
   return kTileVecs * static_cast<int64_t>(hn::Lanes(d));
 }
 
+// r = a OP b for a commutative OP, with the NaN of two NaN operands the
+// first's (quieted), as the elementwise kernel's instruction returns it
+// (its first source operand): which order the compiler gives a commutative
+// instruction is otherwise its choice, and may differ from the kernel's.
+template <class V>
+HWY_INLINE V FirstOperandNaN(V a, V b, V r) {
+  return hn::IfThenElse(hn::And(hn::IsNaN(a), hn::IsNaN(b)), hn::Add(a, a), r);
+}
+
+// Calls fn(op) with op(a, b) the elementwise kernel's function of `code`
+// and the operand order of the step (`reversed`: the operand first), so
+// that the loops fn runs have no branches.
+template <class Fn>
+HWY_INLINE void WithEpilogueOp(ConvEpilogueStep::Op code, bool reversed, Fn&& fn) {
+  auto order = [&](auto op) {
+    if (reversed) {
+      fn([op](auto x, auto y) { return op(y, x); });
+    } else {
+      fn(op);
+    }
+  };
+  switch (code) {
+    case ConvEpilogueStep::kAdd:
+      order([](auto a, auto b) { return FirstOperandNaN(a, b, hn::Add(a, b)); });
+      break;
+    case ConvEpilogueStep::kSub: order([](auto a, auto b) { return hn::Sub(a, b); }); break;
+    case ConvEpilogueStep::kMul:
+      order([](auto a, auto b) { return FirstOperandNaN(a, b, hn::Mul(a, b)); });
+      break;
+    case ConvEpilogueStep::kMax:
+      order([](auto a, auto b) { return hlovm::HWY_NAMESPACE::FloatMaxVec(a, b); });
+      break;
+    case ConvEpilogueStep::kMin:
+      order([](auto a, auto b) { return hlovm::HWY_NAMESPACE::FloatMinVec(a, b); });
+      break;
+  }
+}
+
+// One step over elements [0, n) of a run within one row of features:
+// out[j] = op(in[j], operand of result element index0 + j, feature
+// feature0 + j), full vectors then one lane at a time.
+template <class Op>
+HWY_INLINE void EpilogueRun(const ConvEpilogueStep& s, Op op, const float* in, float* out,
+                            int64_t index0, int64_t feature0, int64_t n) {
+  const hn::ScalableTag<float> d;
+  const hn::CappedTag<float, 1> d1;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  int64_t j = 0;
+  if (s.kind == ConvEpilogueStep::kScalar) {
+    const auto y = hn::Set(d, s.data[0]);
+    const auto y1 = hn::Set(d1, s.data[0]);
+    for (; j + N <= n; j += N) hn::StoreU(op(hn::LoadU(d, in + j), y), d, out + j);
+    for (; j < n; ++j) hn::StoreU(op(hn::LoadU(d1, in + j), y1), d1, out + j);
+    return;
+  }
+  const float* y = s.kind == ConvEpilogueStep::kChannels ? s.data + feature0 : s.data + index0;
+  for (; j + N <= n; j += N) {
+    hn::StoreU(op(hn::LoadU(d, in + j), hn::LoadU(d, y + j)), d, out + j);
+  }
+  for (; j < n; ++j) hn::StoreU(op(hn::LoadU(d1, in + j), hn::LoadU(d1, y + j)), d1, out + j);
+}
+
+void ConvEpilogueF32(const ConvEpilogueStep* steps, int nsteps, const float* sums, float* out,
+                     int64_t index0, int64_t n, int64_t channels) {
+  int64_t i = 0;
+  while (i < n) {
+    // A run within one row of features, step by step.
+    const int64_t feature = (index0 + i) % channels;
+    const int64_t len = std::min(n - i, channels - feature);
+    for (int s = 0; s < nsteps; ++s) {
+      WithEpilogueOp(steps[s].op, steps[s].reversed, [&](auto op) {
+        EpilogueRun(steps[s], op, s == 0 ? sums + i : out + i, out + i, index0 + i, feature, len);
+      });
+    }
+    if (nsteps == 0 && sums != out) std::copy(sums + i, sums + i + len, out + i);
+    i += len;
+  }
+}
+
 // The first kM rows of a tile: rows[w * kTileRows + r] holds the cg input
 // features row r reads at window position w; terms k in [k0, k1) with
 // k = w * cg + c; kernel element (k, j) at kernel[(k - k0) * ldk + j]; sums at
 // out + r * ldo (read back unless `first`).
+// With epilogue steps, the sums go through them before they are stored
+// (out[0] is result element index0, ldo the result's features).
 template <int kM, class D>
 HWY_INLINE void DirectTile(D d, const float* const* HWY_RESTRICT rows, int64_t cg, int64_t k0,
                            int64_t k1, const float* HWY_RESTRICT kernel, int64_t ldk, bool first,
-                           float* out, int64_t ldo) {
+                           float* out, int64_t ldo, const ConvEpilogueStep* steps, int nsteps,
+                           int64_t index0) {
   using V = hn::Vec<D>;
   const size_t L = hn::Lanes(d);
   V acc[kM][kTileVecs];
@@ -275,6 +360,31 @@ HWY_INLINE void DirectTile(D d, const float* const* HWY_RESTRICT rows, int64_t c
     }
     k += c1 - c0;
   }
+  const int64_t feature = nsteps > 0 ? index0 % ldo : 0;
+  for (int s = 0; s < nsteps; ++s) {
+    const ConvEpilogueStep& step = steps[s];
+    WithEpilogueOp(step.op, step.reversed, [&](auto op) {
+      if (step.kind == ConvEpilogueStep::kArray) {
+        const float* y = step.data + index0;
+        HWY_UNROLL(kTileRows) for (int r = 0; r < kM; ++r) {
+          HWY_UNROLL(kTileVecs) for (int v = 0; v < kTileVecs; ++v) {
+            acc[r][v] = op(acc[r][v], hn::LoadU(d, y + r * ldo + v * L));
+          }
+        }
+        return;
+      }
+      V y[kTileVecs];
+      HWY_UNROLL(kTileVecs) for (int v = 0; v < kTileVecs; ++v) {
+        y[v] = step.kind == ConvEpilogueStep::kScalar ? hn::Set(d, step.data[0])
+                                                      : hn::LoadU(d, step.data + feature + v * L);
+      }
+      HWY_UNROLL(kTileRows) for (int r = 0; r < kM; ++r) {
+        HWY_UNROLL(kTileVecs) for (int v = 0; v < kTileVecs; ++v) {
+          acc[r][v] = op(acc[r][v], y[v]);
+        }
+      }
+    });
+  }
   HWY_UNROLL(kTileRows) for (int r = 0; r < kM; ++r) {
     HWY_UNROLL(kTileVecs) for (int v = 0; v < kTileVecs; ++v) {
       hn::StoreU(acc[r][v], d, out + r * ldo + v * L);
@@ -287,15 +397,17 @@ HWY_INLINE void DirectTile(D d, const float* const* HWY_RESTRICT rows, int64_t c
 // must be readable: they point at any row).
 void DirectConvTileF32(const float* const* rows, int64_t nrows, int64_t cg, int64_t k0,
                        int64_t k1, const float* kernel, int64_t ldk, bool first, float* out,
-                       int64_t ldo) {
+                       int64_t ldo, const ConvEpilogueStep* steps, int nsteps, int64_t index0) {
   const hn::ScalableTag<float> d;
   constexpr int kThird = (kTileRows + 2) / 3;
   if (nrows > 2 * kThird) {
-    DirectTile<kTileRows>(d, rows, cg, k0, k1, kernel, ldk, first, out, ldo);
+    DirectTile<kTileRows>(d, rows, cg, k0, k1, kernel, ldk, first, out, ldo, steps, nsteps,
+                          index0);
   } else if (nrows > kThird) {
-    DirectTile<2 * kThird>(d, rows, cg, k0, k1, kernel, ldk, first, out, ldo);
+    DirectTile<2 * kThird>(d, rows, cg, k0, k1, kernel, ldk, first, out, ldo, steps, nsteps,
+                           index0);
   } else {
-    DirectTile<kThird>(d, rows, cg, k0, k1, kernel, ldk, first, out, ldo);
+    DirectTile<kThird>(d, rows, cg, k0, k1, kernel, ldk, first, out, ldo, steps, nsteps, index0);
   }
 }
 
@@ -325,8 +437,15 @@ int64_t HwyDirectTileRows() { return HWY_DYNAMIC_DISPATCH(DirectTileRows)(); }
 int64_t HwyDirectTileCols() { return HWY_DYNAMIC_DISPATCH(DirectTileCols)(); }
 void HwyDirectConvTileF32(const float* const* rows, int64_t nrows, int64_t cg, int64_t k0,
                           int64_t k1, const float* kernel, int64_t ldk, bool first, float* out,
-                          int64_t ldo) {
-  HWY_DYNAMIC_DISPATCH(DirectConvTileF32)(rows, nrows, cg, k0, k1, kernel, ldk, first, out, ldo);
+                          int64_t ldo, const ConvEpilogueStep* steps, int nsteps,
+                          int64_t index0) {
+  HWY_DYNAMIC_DISPATCH(DirectConvTileF32)(rows, nrows, cg, k0, k1, kernel, ldk, first, out, ldo,
+                                          steps, nsteps, index0);
+}
+HWY_EXPORT(ConvEpilogueF32);
+void HwyConvEpilogueF32(const ConvEpilogueStep* steps, int nsteps, const float* sums,
+                        float* out, int64_t index0, int64_t n, int64_t channels) {
+  HWY_DYNAMIC_DISPATCH(ConvEpilogueF32)(steps, nsteps, sums, out, index0, n, channels);
 }
 void HwyFmaRowF32(const float* in, float k, float* acc, int64_t n) {
   HWY_DYNAMIC_DISPATCH(FmaRowF32)(in, k, acc, n);

@@ -16,6 +16,7 @@
 #include "hwy/targets.h"
 #include "hwy/tests/hwy_gtest.h"
 #include "ops/dot/conv.h"
+#include "ops/elementwise/elementwise_hwy.h"
 
 namespace hlovm {
 namespace conv_internal {
@@ -145,6 +146,126 @@ TEST_P(ConvHwyTest, BatchGroupRowMatchesScalarOrder) {
           for (int64_t j = 0; j < nout * kLanes; ++j) {
             ASSERT_TRUE(SameBits(acc[j], want[j]))
                 << "oh=" << oh << " ow=" << ow << " kw=" << kw << " cg=" << cg << " j=" << j;
+          }
+        }
+      }
+    }
+  }
+}
+
+// Values with the special cases of the epilogue's ops mixed in: NaNs of
+// both signs, a signalling NaN, zeros of both signs, infinities.
+std::vector<float> SpecialValues(int64_t n, uint32_t seed) {
+  std::vector<float> v = Values(n, seed);
+  const uint32_t special[] = {0x7fc00000u, 0xffc00000u, 0x7fa00000u, 0x00000000u,
+                              0x80000000u, 0x7f800000u, 0xff800000u};
+  std::mt19937 rng(seed + 100);
+  for (float& x : v) {
+    if (rng() % 3 == 0) std::memcpy(&x, &special[rng() % std::size(special)], sizeof(float));
+  }
+  return v;
+}
+
+using Kernel = void (*)(const void*, const void*, void*, int64_t);
+
+// The elementwise kernel of each epilogue op.
+Kernel KernelOf(ConvEpilogueStep::Op op) {
+  namespace ei = elementwise_internal;
+  switch (op) {
+    case ConvEpilogueStep::kAdd: return &ei::HwyAddF32;
+    case ConvEpilogueStep::kSub: return &ei::HwySubF32;
+    case ConvEpilogueStep::kMul: return &ei::HwyMulF32;
+    case ConvEpilogueStep::kMax: return &ei::HwyMaxF32;
+    case ConvEpilogueStep::kMin: return &ei::HwyMinF32;
+  }
+  return nullptr;
+}
+
+// The operand of result elements [index0, index0 + n) as an array.
+std::vector<float> OperandArray(const ConvEpilogueStep& s, int64_t index0, int64_t n,
+                                int64_t channels) {
+  std::vector<float> y(n);
+  for (int64_t j = 0; j < n; ++j) {
+    y[j] = s.kind == ConvEpilogueStep::kScalar     ? s.data[0]
+           : s.kind == ConvEpilogueStep::kChannels ? s.data[(index0 + j) % channels]
+                                                   : s.data[index0 + j];
+  }
+  return y;
+}
+
+// Every step (op, operand kind, operand order) of the epilogue, over runs
+// that start and end inside rows of features, and in the direct path's
+// register tile, gives the bits of the elementwise kernel applied to the
+// materialised operand, NaNs included.
+TEST_P(ConvHwyTest, EpilogueStepsMatchElementwiseKernels) {
+  const int64_t channels = 20, index0 = 13, n = 3 * channels + 7;
+  const std::vector<float> sums = SpecialValues(n, 8);
+  const std::vector<float> vec = SpecialValues(channels, 9);
+  const std::vector<float> array = SpecialValues(1024, 10);  // also the tile's rows
+  const float scalars[] = {0.0f, -0.0f, std::nanf(""), 1.5f};
+  const ConvEpilogueStep::Op ops[] = {ConvEpilogueStep::kAdd, ConvEpilogueStep::kSub,
+                                      ConvEpilogueStep::kMul, ConvEpilogueStep::kMax,
+                                      ConvEpilogueStep::kMin};
+  const ConvEpilogueStep::Kind kinds[] = {ConvEpilogueStep::kChannels, ConvEpilogueStep::kArray,
+                                          ConvEpilogueStep::kScalar};
+  for (ConvEpilogueStep::Op op : ops) {
+    for (ConvEpilogueStep::Kind kind : kinds) {
+      for (bool reversed : {false, true}) {
+        for (const float& scalar : scalars) {
+          if (kind != ConvEpilogueStep::kScalar && &scalar != scalars) continue;
+          ConvEpilogueStep step;
+          step.op = op;
+          step.kind = kind;
+          step.reversed = reversed;
+          step.data = kind == ConvEpilogueStep::kChannels ? vec.data()
+                      : kind == ConvEpilogueStep::kArray  ? array.data()
+                                                          : &scalar;
+          const std::vector<float> y = OperandArray(step, index0, n, channels);
+          std::vector<float> want(n), got(n, -7.0f);
+          KernelOf(op)(reversed ? y.data() : sums.data(), reversed ? sums.data() : y.data(),
+                       want.data(), n);
+          HwyConvEpilogueF32(&step, 1, sums.data(), got.data(), index0, n, channels);
+          for (int64_t j = 0; j < n; ++j) {
+            ASSERT_TRUE(SameBits(got[j], want[j]))
+                << "op " << op << " kind " << kind << " reversed " << reversed << " j " << j;
+          }
+          // In place, after a second step (a relu).
+          const float zero = 0.0f;
+          const ConvEpilogueStep steps[2] = {step, {ConvEpilogueStep::kMax,
+                                                    ConvEpilogueStep::kScalar, false, &zero}};
+          std::vector<float> relu(n, 0.0f);
+          elementwise_internal::HwyMaxF32(want.data(), relu.data(), want.data(), n);
+          got = sums;
+          HwyConvEpilogueF32(steps, 2, got.data(), got.data(), index0, n, channels);
+          for (int64_t j = 0; j < n; ++j) ASSERT_TRUE(SameBits(got[j], want[j])) << "j " << j;
+
+          // The register tile: sums of one term (input x kernel, from
+          // zero), then the step, for a tile of whole rows starting at
+          // feature 3 of rows of tc + 5 features.
+          const int64_t tr = HwyDirectTileRows(), tc = HwyDirectTileCols();
+          const int64_t ldo = tc + 5, tile0 = 2 * ldo + 3;
+          ConvEpilogueStep tile_step = step;
+          if (kind == ConvEpilogueStep::kChannels) tile_step.data = array.data();  // >= ldo
+          const std::vector<float> in = SpecialValues(tr, 11);
+          const std::vector<float> kernel = Values(tc, 12);
+          std::vector<const float*> rows(tr);
+          for (int64_t r = 0; r < tr; ++r) rows[r] = &in[r];
+          std::vector<float> plain((tr + 3) * ldo, 0.0f), fused((tr + 3) * ldo, 0.0f);
+          HwyDirectConvTileF32(rows.data(), tr, 1, 0, 1, kernel.data(), tc, true,
+                               plain.data() + tile0, ldo);
+          HwyDirectConvTileF32(rows.data(), tr, 1, 0, 1, kernel.data(), tc, true,
+                               fused.data() + tile0, ldo, &tile_step, 1, tile0);
+          for (int64_t r = 0; r < tr; ++r) {
+            const int64_t at = tile0 + r * ldo;
+            const std::vector<float> yr = OperandArray(tile_step, at, tc, ldo);
+            std::vector<float> row(tc);
+            KernelOf(op)(reversed ? yr.data() : plain.data() + at,
+                         reversed ? plain.data() + at : yr.data(), row.data(), tc);
+            for (int64_t j = 0; j < tc; ++j) {
+              ASSERT_TRUE(SameBits(fused[at + j], row[j]))
+                  << "tile: op " << op << " kind " << kind << " reversed " << reversed << " r "
+                  << r << " j " << j;
+            }
           }
         }
       }

@@ -20,9 +20,6 @@ namespace hlovm {
 namespace vm {
 namespace {
 
-// Below this many flops a convolution runs on the calling thread.
-constexpr int64_t kParallelConvFlops = 2 * 1024 * 1024;
-
 bool ConvHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
   const auto& p = *static_cast<const ConvPlan*>(instr.plan);
   uint8_t* out = regs[instr.out[0]];
@@ -91,7 +88,7 @@ absl::Status LowerConvolution(FunctionBuilder& b, const HloInstruction& instr,
   const Window window = instr.attrs().window.value_or(Window{});
   const ConvolutionDimensionNumbers dnums =
       instr.attrs().convolution_dimension_numbers.value_or(ConvolutionDimensionNumbers{});
-  if (WholeWindow(instr, window, dnums)) {
+  if (ConvRunsAsDot(instr)) {
     return LowerWholeWindow(b, instr, dnums, (*ops[0])[0], (*ops[1])[0], result);
   }
   HLOVM_ASSIGN_OR_RETURN(
@@ -105,13 +102,8 @@ absl::Status LowerConvolution(FunctionBuilder& b, const HloInstruction& instr,
   spec.out = {out};
   spec.cost = std::max<int64_t>(plan.flops(), b.function().regs[out].bytes);
   spec.kind = HandlerKind::kConvolution;
-  spec.variant = absl::StrCat(
-      std::string(ElementTypeName(instr.operand(0)->shape().element_type())), "x",
-      std::string(ElementTypeName(instr.operand(1)->shape().element_type())), "->",
-      std::string(ElementTypeName(plan.result_type)), " via ",
-      std::string(ElementTypeName(plan.compute_type)), " groups=", plan.groups,
-      " m=", plan.s_out, " k=", plan.kdim, " n=", plan.og, " tile=", plan.rows_per_tile,
-      plan.depthwise ? " depthwise" : plan.planar ? " planar" : "");
+  spec.variant = ConvPlanText(plan, instr.operand(0)->shape().element_type(),
+                              instr.operand(1)->shape().element_type());
   spec.plan = b.program().AddPlan(std::move(plan));
   b.Emit(&instr, std::move(spec));
   result->push_back(out);
@@ -125,4 +117,12 @@ void RegisterConvLowerings(LoweringTable& table) {
 }
 
 }  // namespace vm
+
+bool ConvRunsAsDot(const HloInstruction& instr) {
+  if (instr.operand_count() != 2 || !instr.attrs().window.has_value()) return false;
+  return vm::WholeWindow(instr, *instr.attrs().window,
+                         instr.attrs().convolution_dimension_numbers.value_or(
+                             ConvolutionDimensionNumbers{}));
+}
+
 }  // namespace hlovm

@@ -1,5 +1,6 @@
 #include "ops/dot/conv.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -521,6 +522,90 @@ TEST(ConvTest, BatchGroupWeightGradientInLanes) {
       }
     }
   }
+}
+
+// ConvUnitRuns names each result element in exactly one unit's runs, and
+// the unit's runs hold their final values as soon as the unit has run
+// (units run last to first here); ConvUnitsTo hands each element's sum to
+// its sink once: the direct path over whole rows, over
+// blocks of columns and with feature groups, and the GEMM path. Paths that
+// convert or scatter their results have no runs.
+TEST(ConvTest, UnitRunsNameEachResultElementOnce) {
+  std::vector<Conv2D> cases;
+  cases.push_back(Conv2D{.n = 2, .h = 9, .w = 7, .c = 8, .o = 16});
+  cases.push_back(Conv2D{.n = 1, .h = 16, .w = 16, .c = 8, .o = 192});
+  cases.push_back(Conv2D{.n = 1, .h = 12, .w = 12, .c = 8, .o = 64, .fgc = 2});
+  cases.push_back(Conv2D{.n = 2, .h = 6, .w = 6, .c = 8, .kh = 1, .kw = 1, .o = 256,
+                         .pad_lo = 0, .pad_hi = 0});
+  cases.push_back(Conv2D{.n = 1, .h = 8, .w = 8, .c = 6, .o = 6, .stride = 2, .fgc = 3});
+  bool saw_direct = false, saw_gemm = false, saw_columns = false;
+  for (const Conv2D& c : cases) {
+    Shape out_shape;
+    const ConvPlan plan = PlanOf(c, &out_shape);
+    ASSERT_TRUE(ConvHasUnitRuns(plan));
+    saw_direct |= plan.direct;
+    saw_gemm |= !plan.direct;
+    saw_columns |= plan.direct && plan.col_blocks > 1;
+    const int64_t cin_k = c.c / c.fgc;
+    std::mt19937 gen(11);
+    std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+    std::vector<float> in(static_cast<size_t>(c.n * c.h * c.w * c.c));
+    std::vector<float> k(static_cast<size_t>(c.kh * c.kw * cin_k * c.o));
+    for (float& v : in) v = dist(gen);
+    for (float& v : k) v = dist(gen);
+    const int64_t count = out_shape.element_count();
+    std::vector<float> want(static_cast<size_t>(count));
+    ASSERT_TRUE(RunConv(plan, in.data(), k.data(), want.data()).ok());
+    std::vector<float> got(static_cast<size_t>(count), std::nanf(""));
+    std::vector<int> named(static_cast<size_t>(count), 0);
+    hwy::AlignedFreeUniquePtr<uint8_t[]> scratch =
+        hwy::AllocateAligned<uint8_t>(static_cast<size_t>(std::max<int64_t>(plan.scratch_bytes, 1)));
+    const ConvBuffers b = ConvPrepare(plan, in.data(), k.data(), got.data(), scratch.get());
+    for (int64_t u = plan.units - 1; u >= 0; --u) {
+      ConvUnits(plan, b, u, u + 1);
+      int64_t last = -1;
+      ConvUnitRuns(plan, u, [&](int64_t begin, int64_t end) {
+        EXPECT_LT(last, begin);
+        EXPECT_LT(begin, end);
+        EXPECT_LE(end, count);
+        last = end - 1;
+        for (int64_t i = begin; i < end; ++i) {
+          ++named[i];
+          EXPECT_EQ(0, std::memcmp(&got[i], &want[i], sizeof(float))) << "unit " << u << " element " << i;
+        }
+      });
+    }
+    for (int64_t i = 0; i < count; ++i) ASSERT_EQ(named[i], 1) << "element " << i;
+
+    // ConvUnitsTo hands every element's final sum to the sink once, which
+    // leaves it in the result (here: copies it where it is elsewhere).
+    std::vector<float> sunk(static_cast<size_t>(count), std::nanf(""));
+    std::fill(named.begin(), named.end(), 0);
+    const ConvBuffers b2 = ConvPrepare(plan, in.data(), k.data(), sunk.data(), scratch.get());
+    for (int64_t u = plan.units - 1; u >= 0; --u) {
+      ConvUnitsTo(plan, b2, u, u + 1, [&](const float* sums, int64_t begin, int64_t end) {
+        ASSERT_LE(end, count);
+        for (int64_t i = begin; i < end; ++i) {
+          ++named[i];
+          EXPECT_EQ(0, std::memcmp(&sums[i - begin], &want[i], sizeof(float))) << "element " << i;
+          if (sums != sunk.data() + begin) sunk[i] = sums[i - begin];
+        }
+      });
+    }
+    for (int64_t i = 0; i < count; ++i) ASSERT_EQ(named[i], 1) << "element " << i;
+    EXPECT_EQ(0, std::memcmp(sunk.data(), want.data(), want.size() * sizeof(float)));
+  }
+  EXPECT_TRUE(saw_direct);
+  EXPECT_TRUE(saw_gemm);
+  EXPECT_TRUE(saw_columns);
+  // Depthwise, and a result converted from f32 sums.
+  EXPECT_FALSE(ConvHasUnitRuns(PlanOf(Conv2D{.c = 4, .o = 4, .fgc = 4})));
+  const Shape lhs(ElementType::kBF16, {1, 5, 5, 3});
+  const Shape rhs(ElementType::kBF16, {3, 3, 3, 4});
+  const Shape out(ElementType::kBF16, {1, 5, 5, 4});
+  auto bf16 = MakeConvPlan(lhs, rhs, out, MakeWindow(Conv2D{}), Nhwc(), 1, 1);
+  ASSERT_TRUE(bf16.ok()) << bf16.status();
+  EXPECT_FALSE(ConvHasUnitRuns(*bf16));
 }
 
 TEST(ConvTest, RejectsMismatchedGroups) {
