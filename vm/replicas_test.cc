@@ -169,9 +169,10 @@ TEST(ReplicasTest, SkippedCollectiveFailsAtOnceWhenThePeerHasExited) {
   EXPECT_EQ(ExitCodeForStatus(results[0].status()), 1);
 }
 
-TEST(ReplicasTest, LatePeerTimesOut) {
-  // Replica 1 runs a long loop before the all-reduce; the timeout is short.
-  auto exe = Build(R"(
+// Two replicas; replica 1 counts to 200,000,000 before the entry's last
+// lines `tail` (a collective of the count %i), so the other waits for it.
+std::string LateModule(const std::string& tail) {
+  return absl::StrCat(R"(
 HloModule late, replica_count=2
 add {
   a = s32[] parameter(0)
@@ -201,8 +202,12 @@ ENTRY e {
   init = (s32[], s32[]) tuple(zero, n)
   w = (s32[], s32[]) while(init), condition=cond, body=body
   i = s32[] get-tuple-element(w), index=0
-  ROOT r = s32[] all-reduce(i), replica_groups={}, to_apply=add
-})");
+)", tail, "\n}");
+}
+
+TEST(ReplicasTest, LatePeerTimesOut) {
+  // Replica 1 runs a long loop before the all-reduce; the timeout is short.
+  auto exe = Build(LateModule("  ROOT r = s32[] all-reduce(i), replica_groups={}, to_apply=add"));
   ASSERT_NE(exe, nullptr);
   const auto start = std::chrono::steady_clock::now();
   auto results = RunAll(*exe, {{}}, /*timeout=*/0.2);
@@ -455,39 +460,9 @@ TEST(ReplicasTest, AsyncCollectivesGiveTheSynchronousBitsOnBothBuses) {
 TEST(ReplicasTest, AsyncCollectiveFailsAtItsStartsName) {
   // Replica 1 is late (a long loop) and the timeout short: the waiting
   // replica's -done reports the exchange its -start began, naming the start.
-  auto exe = Build(R"(
-HloModule late, replica_count=2
-add {
-  a = s32[] parameter(0)
-  b = s32[] parameter(1)
-  ROOT s = s32[] add(a, b)
-}
-cond {
-  s = (s32[], s32[]) parameter(0)
-  i = s32[] get-tuple-element(s), index=0
-  n = s32[] get-tuple-element(s), index=1
-  ROOT lt = pred[] compare(i, n), direction=LT
-}
-body {
-  s = (s32[], s32[]) parameter(0)
-  i = s32[] get-tuple-element(s), index=0
-  n = s32[] get-tuple-element(s), index=1
-  one = s32[] constant(1)
-  j = s32[] add(i, one)
-  ROOT t = (s32[], s32[]) tuple(j, n)
-}
-ENTRY e {
-  id = u32[] replica-id()
-  c = s32[] convert(id)
-  big = s32[] constant(200000000)
-  n = s32[] multiply(c, big)
-  zero = s32[] constant(0)
-  init = (s32[], s32[]) tuple(zero, n)
-  w = (s32[], s32[]) while(init), condition=cond, body=body
-  i = s32[] get-tuple-element(w), index=0
-  started = s32[] all-reduce-start(i), replica_groups={}, to_apply=add
-  ROOT r = s32[] all-reduce-done(started)
-})");
+  auto exe = Build(LateModule(
+      "  started = s32[] all-reduce-start(i), replica_groups={}, to_apply=add\n"
+      "  ROOT r = s32[] all-reduce-done(started)"));
   ASSERT_NE(exe, nullptr);
   for (bool messages : {false, true}) {
     ReplicatedOptions options;
