@@ -411,7 +411,11 @@ int Run(const std::vector<std::string>& args, const cli::Options& options) {
   }
   auto arguments = PrepareArguments(
       parameters, names, std::vector<std::string>(args.begin() + 1, args.end()),
-      InputOptions{flags.random, flags.seed, flags.convert_inputs}, flags.save_inputs, file);
+      InputOptions{.random = flags.random,
+                   .seed = flags.seed,
+                   .convert = flags.convert_inputs,
+                   .announce = MpiLauncherSize() <= 1 || MpiLauncherRank() == 0},
+      flags.save_inputs, file);
   if (!arguments.ok()) {
     PrintError(arguments.status());
     return kExitBadInput;

@@ -731,7 +731,7 @@ absl::StatusOr<std::vector<Literal>> PrepareArguments(const std::vector<Shape>& 
                                                       const std::string& what) {
   HLOVM_ASSIGN_OR_RETURN(std::vector<Literal> arguments,
                          MakeArguments(parameters, names, inputs, options, what));
-  if (options.random) {
+  if (options.random && options.announce) {
     std::fprintf(stderr, "hlovm: random inputs, --seed=%llu\n",
                  static_cast<unsigned long long>(options.seed));
   }

@@ -36,6 +36,9 @@ struct InputOptions {
   // parameter's is converted (ConvertElementType). Without it such an input
   // is an error that names both types and this flag.
   bool convert = false;
+  // Say the seed of random inputs on stderr (off in the processes of an
+  // mpirun job other than rank 0, which prints what one process would).
+  bool announce = true;
 };
 
 // One input for a parameter of shape `parameter`, read and checked:

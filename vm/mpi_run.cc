@@ -26,13 +26,27 @@
 
 namespace hlovm {
 
-int MpiLauncherSize() {
-  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS"}) {
+namespace {
+
+// The first of the environment variables `names` that holds an integer of
+// at least `least`; 0 when none does.
+int LauncherVariable(std::initializer_list<const char*> names, int least) {
+  for (const char* name : names) {
     const char* value = std::getenv(name);
-    int size = 0;
-    if (value != nullptr && absl::SimpleAtoi(value, &size) && size > 0) return size;
+    int n = 0;
+    if (value != nullptr && absl::SimpleAtoi(value, &n) && n >= least) return n;
   }
   return 0;
+}
+
+}  // namespace
+
+int MpiLauncherSize() {
+  return LauncherVariable({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS"}, 1);
+}
+
+int MpiLauncherRank() {
+  return LauncherVariable({"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"}, 0);
 }
 
 bool MpiAvailable() { return HLOVM_HAVE_MPI != 0; }

@@ -34,6 +34,9 @@ namespace hlovm {
 // The number of processes an MPI launcher started (from its environment:
 // OMPI_COMM_WORLD_SIZE, PMI_SIZE or PMIX's); 0 when none did.
 int MpiLauncherSize();
+// This process's rank by the same launcher's environment (before MPI is
+// initialised); 0 when no launcher set one.
+int MpiLauncherRank();
 
 // Whether this build can run over MPI (it found MPI at configure time).
 bool MpiAvailable();

@@ -38,6 +38,15 @@ check() {
         head -5 "$out/many.err"
         failures=$((failures + 1))
       fi
+      # Only rank 0 says what one process says on stderr (the seed of
+      # random inputs, once).
+      local said_one said_many
+      said_one=$(grep -c '^hlovm: random inputs' "$out/one.err")
+      said_many=$(grep -c '^hlovm: random inputs' "$out/many.err")
+      if [ "$said_one" != "$said_many" ]; then
+        echo "FAIL: $name, $per instance(s) a process: the seed said $said_many times, not $said_one"
+        failures=$((failures + 1))
+      fi
     done
   done
   echo "$name: checked"
