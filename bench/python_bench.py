@@ -3,7 +3,7 @@
     PYTHONPATH=build/python /usr/bin/python3 bench/python_bench.py [--quick]
 
 1. A one-add module on two 8-element float32 arrays against np.add on the
-   same arrays (goal: at most 3x).
+   same arrays, timed in turn round by round (goal: at most 3x).
 2. A module that reads one element of its input, called with 4 KiB and with
    64 MiB inputs: with no copy the call takes the same time at both sizes
    (goal: ratio within noise, about 1). The same 64 MiB input misaligned by
@@ -22,6 +22,21 @@ def per_call_ns(fn, number, repeat=7):
     """The median over `repeat` runs of `number` calls, in ns per call."""
     times = timeit.repeat(fn, number=number, repeat=repeat)
     return statistics.median(times) / number * 1e9
+
+
+def paired_ratios(fn, reference, number, rounds=9):
+    """fn against reference, timed in turn round by round (so that a change
+    in the machine's speed meets both): the per-call times' medians and the
+    per-round ratios' median, min and max."""
+    ours, theirs, ratios = [], [], []
+    for _ in range(rounds):
+        a = timeit.timeit(fn, number=number) / number * 1e9
+        b = timeit.timeit(reference, number=number) / number * 1e9
+        ours.append(a)
+        theirs.append(b)
+        ratios.append(a / b)
+    return (statistics.median(ours), statistics.median(theirs), statistics.median(ratios),
+            min(ratios), max(ratios))
 
 
 def first_element_module(n):
@@ -47,12 +62,12 @@ ENTRY e {
     a = np.arange(8, dtype=np.float32)
     b = np.ones(8, np.float32)
     assert (add(a, b) == np.add(a, b)).all()
-    t_add = per_call_ns(lambda: add(a, b), number)
-    t_add1 = per_call_ns(lambda: add(a, b, threads=1), number)
-    t_np = per_call_ns(lambda: np.add(a, b), number)
+    t_add, t_np, ratio, low, high = paired_ratios(lambda: add(a, b), lambda: np.add(a, b), number)
+    t_add1, _, ratio1, low1, high1 = paired_ratios(lambda: add(a, b, threads=1),
+                                                    lambda: np.add(a, b), number)
     print(f"one add, f32[8]:   hlovm {t_add:8.0f} ns   (threads=1: {t_add1:.0f} ns)   "
-          f"np.add {t_np:6.0f} ns   ratio {t_add / t_np:5.2f} (threads=1: {t_add1 / t_np:.2f}; "
-          f"goal <= 3)")
+          f"np.add {t_np:6.0f} ns   ratio {ratio:5.2f} [{low:.2f}-{high:.2f}] "
+          f"(threads=1: {ratio1:.2f} [{low1:.2f}-{high1:.2f}]; goal <= 3)")
 
     small_n, large_n = 1024, 16 << 20  # 4 KiB and 64 MiB of float32
     small_m, large_m = first_element_module(small_n), first_element_module(large_n)
