@@ -115,8 +115,10 @@ void GatherRow(const ConvPlan& p, const uint8_t* lhs_base, const int64_t* op, ui
   }
 }
 
+// The kernel as [group][kdim][ld]: `ld` elements a row (og or more), the
+// ones past og cleared.
 template <typename T>
-void PackKernel(const ConvPlan& p, const uint8_t* rhs_bytes, uint8_t* packed_bytes) {
+void PackKernel(const ConvPlan& p, const uint8_t* rhs_bytes, uint8_t* packed_bytes, int64_t ld) {
   const T* rhs = reinterpret_cast<const T*>(rhs_bytes);
   T* packed = reinterpret_cast<T*>(packed_bytes);
   int64_t ks[8] = {0};
@@ -125,9 +127,10 @@ void PackKernel(const ConvPlan& p, const uint8_t* rhs_bytes, uint8_t* packed_byt
     for (int d = 0; d < p.nsp; ++d) off += p.k_index[d][ks[d]] * p.k_sp_stride[d];
     for (int64_t t = 0; t < p.groups; ++t) {
       for (int64_t c = 0; c < p.cg; ++c) {
-        T* dst = packed + (t * p.kdim + w * p.cg + c) * p.og;
+        T* dst = packed + (t * p.kdim + w * p.cg + c) * ld;
         const T* src = rhs + off + c * p.k_in_stride + t * p.og * p.k_out_stride;
         for (int64_t j = 0; j < p.og; ++j) dst[j] = src[j * p.k_out_stride];
+        std::fill(dst + p.og, dst + ld, T{});
       }
     }
     StepIndex(ks, p.k_sp_size, p.nsp);
@@ -232,7 +235,6 @@ void DirectUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
                  int64_t unit_end, const ConvEpilogueStep* steps = nullptr, int nsteps = 0) {
   const int64_t tr = p.tile_rows, tc = p.tile_cols;
   const int64_t row_tiles = p.rows_per_block / tr;
-  const int64_t strips_per_block = p.cols_per_block / tc;
   struct DirectRows;
   const int64_t ptr_bytes = AlignUp(static_cast<int64_t>(sizeof(float*)) * p.ksp * p.rows_per_block);
   const int64_t part_bytes =
@@ -778,34 +780,16 @@ ConvBuffers ConvPrepare(const ConvPlan& p, const void* lhs, const void* rhs, voi
     std::fill(dst + p.ksp * channels, dst + (p.ksp + 1) * channels, 0.0f);
   } else if (p.direct) {
     float* zeros = reinterpret_cast<float*>(cur) - AlignUp(p.row_features * p.csize) / p.csize;
-    if (!p.kernel_as_is) {
-      // [group][kdim][ldk], zeros past og.
-      const float* kf = reinterpret_cast<const float*>(k);
-      float* dst = reinterpret_cast<float*>(packed);
-      int64_t ks[8] = {0};
-      for (int64_t w = 0; w < p.ksp; ++w) {
-        int64_t off = 0;
-        for (int d = 0; d < p.nsp; ++d) off += p.k_index[d][ks[d]] * p.k_sp_stride[d];
-        for (int64_t t = 0; t < p.groups; ++t) {
-          for (int64_t c = 0; c < p.cg; ++c) {
-            float* row = dst + (t * p.kdim + w * p.cg + c) * p.ldk;
-            const float* src = kf + off + c * p.k_in_stride + t * p.og * p.k_out_stride;
-            for (int64_t j = 0; j < p.og; ++j) row[j] = src[j * p.k_out_stride];
-            std::fill(row + p.og, row + p.ldk, 0.0f);
-          }
-        }
-        StepIndex(ks, p.k_sp_size, p.nsp);
-      }
-    }
+    if (!p.kernel_as_is) PackKernel<float>(p, k, packed, p.ldk);
     std::fill(zeros, zeros + p.row_features, 0.0f);
     b.zeros = zeros;
   } else if (p.kdim > 0 && p.og > 0 && !p.kernel_as_is && !p.group_lanes) {
     switch (p.csize) {
-      case 1: PackKernel<uint8_t>(p, k, packed); break;
-      case 2: PackKernel<uint16_t>(p, k, packed); break;
-      case 4: PackKernel<uint32_t>(p, k, packed); break;
-      case 8: PackKernel<uint64_t>(p, k, packed); break;
-      default: PackKernel<Bytes16>(p, k, packed); break;
+      case 1: PackKernel<uint8_t>(p, k, packed, p.og); break;
+      case 2: PackKernel<uint16_t>(p, k, packed, p.og); break;
+      case 4: PackKernel<uint32_t>(p, k, packed, p.og); break;
+      case 8: PackKernel<uint64_t>(p, k, packed, p.og); break;
+      default: PackKernel<Bytes16>(p, k, packed, p.og); break;
     }
   }
   b.out = p.result_convert != nullptr && !p.convert_in_units ? cur : static_cast<uint8_t*>(out);
