@@ -16,6 +16,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "core/hlo_ir.h"
 #include "ops/dot/conv.h"
@@ -81,6 +82,24 @@ std::optional<RowReduce> FusibleReduce(const HloInstruction& reduce);
 std::vector<std::vector<int64_t>> PlanRowRegions(absl::Span<const HloInstruction* const> order,
                                                  const std::vector<std::vector<int64_t>>& users,
                                                  const std::vector<bool>& pinned);
+
+// The registers a fused region reads, each given the next input slot when
+// first asked for (the instruction's operands, in that order).
+class RegionInputs {
+ public:
+  explicit RegionInputs(const absl::flat_hash_map<const HloInstruction*, ValueDesc>& values)
+      : values_(values) {}
+  // The slot of `op`'s value; an error when it is not one array register.
+  absl::StatusOr<uint32_t> SlotOf(const HloInstruction* op);
+  // The slot register `r` was given (it must have one).
+  uint32_t SlotOfRegister(Reg r) const { return slot_of_.at(r); }
+  const std::vector<Reg>& regs() const { return regs_; }
+
+ private:
+  const absl::flat_hash_map<const HloInstruction*, ValueDesc>& values_;
+  std::vector<Reg> regs_;
+  absl::flat_hash_map<Reg, uint32_t> slot_of_;
+};
 
 // Emits a row-wise region (FusedRegion::rows) as one instruction.
 absl::Status LowerRowRegion(FunctionBuilder& b, const FusedRegion& region,

@@ -28,11 +28,25 @@
 
 namespace hlovm {
 namespace vm {
+
+absl::StatusOr<uint32_t> fusion_internal::RegionInputs::SlotOf(const HloInstruction* op) {
+  auto it = values_.find(op);
+  if (it == values_.end() || it->second.size() != 1) {
+    return absl::InternalError(
+        absl::StrCat("fused region reads %", op->name(), ", which has no array register"));
+  }
+  const Reg r = it->second[0];
+  auto [slot, added] = slot_of_.try_emplace(r, static_cast<uint32_t>(regs_.size()));
+  if (added) regs_.push_back(r);
+  return slot->second;
+}
+
 namespace {
 
 using fusion_internal::BroadcastPattern;
 using fusion_internal::ConvEpilogue;
 using fusion_internal::ConvEpilogueHandler;
+using fusion_internal::RegionInputs;
 using fusion_internal::F32CodeOf;
 using fusion_internal::FindSegments;
 using fusion_internal::FusedColumnReduceHandler;
@@ -194,19 +208,9 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
       (*values)[&conv] = std::move(desc);
     }
   }
-  std::vector<Reg> in_regs;
-  absl::flat_hash_map<Reg, uint32_t> input_of;
-  auto input = [&](const HloInstruction* op) -> absl::StatusOr<uint32_t> {
-    auto it = values->find(op);
-    if (it == values->end() || it->second.size() != 1) {
-      return absl::InternalError(absl::StrCat("fused region reads %", op->name(),
-                                              ", which has no array register"));
-    }
-    const Reg r = it->second[0];
-    auto [slot, added] = input_of.try_emplace(r, static_cast<uint32_t>(in_regs.size()));
-    if (added) in_regs.push_back(r);
-    return slot->second;
-  };
+  RegionInputs region_inputs(*values);
+  const std::vector<Reg>& in_regs = region_inputs.regs();
+  auto input = [&](const HloInstruction* op) { return region_inputs.SlotOf(op); };
 
   FusedPlan plan;
   plan.n = n;
@@ -651,7 +655,7 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
     if (conv_plan.has_value()) {
       // The root is written over the convolution's result, which the
       // region reads as it is: it must be an input streamed in place.
-      const uint32_t k = input_of.at(conv_out);
+      const uint32_t k = region_inputs.SlotOfRegister(conv_out);
       if (!streamed[k] || other_use[k]) {
         return absl::InternalError("a convolution's region reads its result other than in place");
       }
@@ -662,7 +666,7 @@ absl::Status LowerFusedRegion(FunctionBuilder& b, const FusedRegion& region,
       return absl::InternalError("a convolution joined a region that is not plain");
     }
     const HloInstruction& conv = *region.conv;
-    const uint32_t conv_input = input_of.at(conv_out);
+    const uint32_t conv_input = region_inputs.SlotOfRegister(conv_out);
     // Every operand of the steps is an input of the region already.
     const size_t inputs = in_regs.size();
     std::optional<std::vector<ConvEpilogue::Step>> steps =

@@ -674,19 +674,10 @@ absl::Status LowerRowRegion(FunctionBuilder& b, const FusedRegion& region,
   HLOVM_ASSIGN_OR_RETURN(plan.block_rows,
                          MakeReduceGeometry({plan.block, d.inner}, std::vector<int64_t>{1}));
 
-  std::vector<Reg> in_regs, outs;
-  absl::flat_hash_map<Reg, uint32_t> input_of;
-  auto input = [&](const HloInstruction* op) -> absl::StatusOr<uint32_t> {
-    auto it = values->find(op);
-    if (it == values->end() || it->second.size() != 1) {
-      return absl::InternalError(absl::StrCat("fused region reads %", op->name(),
-                                              ", which has no array register"));
-    }
-    const Reg r = it->second[0];
-    auto [slot, added] = input_of.try_emplace(r, static_cast<uint32_t>(in_regs.size()));
-    if (added) in_regs.push_back(r);
-    return slot->second;
-  };
+  std::vector<Reg> outs;
+  RegionInputs region_inputs(*values);
+  const std::vector<Reg>& in_regs = region_inputs.regs();
+  auto input = [&](const HloInstruction* op) { return region_inputs.SlotOf(op); };
   int64_t in_bytes = 0, out_bytes = 0;
   // Scratch values by number; their places are assigned at the end.
   std::vector<int64_t> temp_bytes;
