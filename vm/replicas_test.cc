@@ -225,30 +225,7 @@ TEST(ReplicasTest, LatePeerTimesOut) {
 TEST(ReplicasTest, ShapeMismatchFailsEveryInstanceAtOnce) {
   // Replica 1 reduces a different array than replica 0 (different ops of
   // different shapes in the two branches).
-  auto exe = Build(R"(
-HloModule mismatch, replica_count=2
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-four {
-  p = f32[4] parameter(0)
-  ROOT r = f32[4] all-reduce(p), replica_groups={{0,1}}, to_apply=add
-}
-two {
-  p = f32[4] parameter(0)
-  s = f32[2] slice(p), slice={[0:2]}
-  r = f32[2] all-reduce(s), replica_groups={{0,1}}, to_apply=add
-  ROOT o = f32[4] pad(r, f32[] constant(0)), padding=0_2
-}
-ENTRY e {
-  id = u32[] replica-id()
-  zero = u32[] constant(0)
-  is0 = pred[] compare(id, zero), direction=EQ
-  x = f32[4] constant({1, 2, 3, 4})
-  ROOT c = f32[4] conditional(is0, x, x), true_computation=four, false_computation=two
-})");
+  auto exe = Build(vm_test::kMismatchedAllReduce);
   ASSERT_NE(exe, nullptr);
   const auto start = std::chrono::steady_clock::now();
   auto results = RunAll(*exe, {{}}, /*timeout=*/30);
