@@ -264,23 +264,11 @@ TEST(ConvTest, DepthwiseDirectKernel) {
   }
 }
 
-// Depthwise over NCHW (features outside the spatial dimensions): the
-// planar path, against the NHWC reference transposed.
-void CheckPlanar(const Conv2D& c) {
-  const Shape nhwc_in(ElementType::kF32, {c.n, c.h, c.w, c.c});
-  const Shape hwio(ElementType::kF32, {c.kh, c.kw, 1, c.o});
-  const Window win = MakeWindow(c);
-  auto nhwc_out = InferConvolutionShape(nhwc_in, hwio, c.fgc, 1, win, Nhwc());
-  ASSERT_TRUE(nhwc_out.ok()) << nhwc_out.status();
-  const int64_t oh = nhwc_out->dimensions(1), ow = nhwc_out->dimensions(2);
-  std::mt19937 gen(11);
-  std::uniform_int_distribution<int> dist(-4, 4);
-  std::vector<float> in(static_cast<size_t>(nhwc_in.element_count())),
-      k(static_cast<size_t>(hwio.element_count()));
-  for (float& v : in) v = static_cast<float>(dist(gen));
-  for (float& v : k) v = static_cast<float>(dist(gen));
-  const std::vector<float> want = Reference(c, in, k, *nhwc_out);
-  // The same values as NCHW input, OIHW kernel (bf01_oi01->bf01).
+// Runs the depthwise case `c` with NCHW input and OIHW kernel
+// (bf01_oi01->bf01), the values of the NHWC `in` and HWIO `k`, into `got`
+// (NCHW, oh x ow); its plan must take the planar path `path`.
+void RunDepthwiseAsNchw(const Conv2D& c, const std::vector<float>& in, const std::vector<float>& k,
+                        int64_t oh, int64_t ow, bool ConvPlan::*path, std::vector<float>* got) {
   std::vector<float> in_nchw(in.size()), k_oihw(k.size());
   for (int64_t b = 0; b < c.n; ++b)
     for (int64_t y = 0; y < c.h; ++y)
@@ -303,11 +291,32 @@ void CheckPlanar(const Conv2D& c) {
   const Shape lhs(ElementType::kF32, {c.n, c.c, c.h, c.w});
   const Shape rhs(ElementType::kF32, {c.o, 1, c.kh, c.kw});
   const Shape out(ElementType::kF32, {c.n, c.o, oh, ow});
-  auto plan = MakeConvPlan(lhs, rhs, out, win, dn, c.fgc, 1);
+  auto plan = MakeConvPlan(lhs, rhs, out, MakeWindow(c), dn, c.fgc, 1);
   ASSERT_TRUE(plan.ok()) << plan.status();
-  ASSERT_TRUE(plan->planar);
-  std::vector<float> got(static_cast<size_t>(out.element_count()), -99.0f);
-  ASSERT_TRUE(RunConv(*plan, in_nchw.data(), k_oihw.data(), got.data()).ok());
+  ASSERT_TRUE((*plan).*path);
+  got->assign(static_cast<size_t>(out.element_count()), -99.0f);
+  ASSERT_TRUE(RunConv(*plan, in_nchw.data(), k_oihw.data(), got->data()).ok());
+}
+
+// Depthwise over NCHW (features outside the spatial dimensions): the
+// planar path, against the NHWC reference transposed.
+void CheckPlanar(const Conv2D& c) {
+  const Shape nhwc_in(ElementType::kF32, {c.n, c.h, c.w, c.c});
+  const Shape hwio(ElementType::kF32, {c.kh, c.kw, 1, c.o});
+  const Window win = MakeWindow(c);
+  auto nhwc_out = InferConvolutionShape(nhwc_in, hwio, c.fgc, 1, win, Nhwc());
+  ASSERT_TRUE(nhwc_out.ok()) << nhwc_out.status();
+  const int64_t oh = nhwc_out->dimensions(1), ow = nhwc_out->dimensions(2);
+  std::mt19937 gen(11);
+  std::uniform_int_distribution<int> dist(-4, 4);
+  std::vector<float> in(static_cast<size_t>(nhwc_in.element_count())),
+      k(static_cast<size_t>(hwio.element_count()));
+  for (float& v : in) v = static_cast<float>(dist(gen));
+  for (float& v : k) v = static_cast<float>(dist(gen));
+  const std::vector<float> want = Reference(c, in, k, *nhwc_out);
+  // The same values as NCHW input, OIHW kernel (bf01_oi01->bf01).
+  std::vector<float> got;
+  ASSERT_NO_FATAL_FAILURE(RunDepthwiseAsNchw(c, in, k, oh, ow, &ConvPlan::planar, &got));
   for (int64_t b = 0; b < c.n; ++b)
     for (int64_t y = 0; y < oh; ++y)
       for (int64_t x = 0; x < ow; ++x)
@@ -354,34 +363,8 @@ TEST(ConvTest, PlanarPaddedPlaneMatchesDepthwiseBits) {
     for (float& v : k) v = dist(gen);
     std::vector<float> want(static_cast<size_t>(nhwc_out.element_count()));
     ASSERT_TRUE(RunConv(dw, in.data(), k.data(), want.data()).ok());
-    std::vector<float> in_nchw(in.size()), k_oihw(k.size());
-    for (int64_t b = 0; b < c.n; ++b)
-      for (int64_t y = 0; y < c.h; ++y)
-        for (int64_t x = 0; x < c.w; ++x)
-          for (int64_t f = 0; f < c.c; ++f)
-            in_nchw[((b * c.c + f) * c.h + y) * c.w + x] = in[((b * c.h + y) * c.w + x) * c.c + f];
-    for (int64_t y = 0; y < c.kh; ++y)
-      for (int64_t x = 0; x < c.kw; ++x)
-        for (int64_t o = 0; o < c.o; ++o)
-          k_oihw[(o * c.kh + y) * c.kw + x] = k[(y * c.kw + x) * c.o + o];
-    ConvolutionDimensionNumbers dn;
-    dn.input_batch_dimension = 0;
-    dn.input_feature_dimension = 1;
-    dn.input_spatial_dimensions = {2, 3};
-    dn.kernel_output_feature_dimension = 0;
-    dn.kernel_input_feature_dimension = 1;
-    dn.kernel_spatial_dimensions = {2, 3};
-    dn.output_batch_dimension = 0;
-    dn.output_feature_dimension = 1;
-    dn.output_spatial_dimensions = {2, 3};
-    const Shape lhs(ElementType::kF32, {c.n, c.c, c.h, c.w});
-    const Shape rhs(ElementType::kF32, {c.o, 1, c.kh, c.kw});
-    const Shape out(ElementType::kF32, {c.n, c.o, oh, ow});
-    auto plan = MakeConvPlan(lhs, rhs, out, MakeWindow(c), dn, c.fgc, 1);
-    ASSERT_TRUE(plan.ok()) << plan.status();
-    ASSERT_TRUE(plan->planar_padded);
-    std::vector<float> got(static_cast<size_t>(out.element_count()), -99.0f);
-    ASSERT_TRUE(RunConv(*plan, in_nchw.data(), k_oihw.data(), got.data()).ok());
+    std::vector<float> got;
+    ASSERT_NO_FATAL_FAILURE(RunDepthwiseAsNchw(c, in, k, oh, ow, &ConvPlan::planar_padded, &got));
     for (int64_t b = 0; b < c.n; ++b)
       for (int64_t y = 0; y < oh; ++y)
         for (int64_t x = 0; x < ow; ++x)
