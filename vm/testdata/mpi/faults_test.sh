@@ -83,7 +83,11 @@ for _ in $(seq 100); do
   [ ${#rank_pid[@]} -eq 4 ] && break
   sleep 0.1
 done
-sleep 3  # replicas 0 and 2 reach the all-reduce (replicas 1 and 3 count for seconds more)
+# Replicas 0 and 2 must have reached the all-reduce, the run's start-up (its
+# exchange of PIDs among the processes) long done: a sanitizer build on a
+# loaded machine once needed more than 3 s for that. Replicas 1 and 3 count
+# for 13 s or more (Release; far longer under a sanitizer).
+sleep 6
 victim=${rank_pid[1]:-}
 if [ -n "$victim" ]; then kill -9 "$victim"; else fail "killed: rank 1 not found"; fi
 killed_at=$(date +%s%N)
