@@ -4,6 +4,7 @@
 // summarizes large arrays; --print) or writes them (--output: .npy files, an
 // .npz, JSON).
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -53,6 +54,14 @@ int ExitCodeFor(const absl::Status& status, bool during_execution) {
     default:
       return during_execution ? kExitFailed : kExitBadInput;
   }
+}
+
+// Ends a process of an MPI job that broke (DistributedRun::abandoned), once
+// it has reported: with _exit, past the exit handlers (the MPI library's, a
+// leak checker's) that would wait on the job that is gone.
+[[noreturn]] void EndBrokenJob(int code) {
+  std::fflush(nullptr);
+  _exit(code);
 }
 
 void PrintError(const absl::Status& status) {
@@ -294,16 +303,21 @@ int RunInstances(const Executable& exe, const std::vector<Literal>& arguments, i
   // each reports its own instances' failures, rank 0 prints the rest.
   std::vector<char> reports(instances, 1);
   bool prints = true;
+  bool abandoned = false;  // the MPI job broke (DistributedRun::abandoned)
   if (MpiLauncherSize() > 1) {
     DistributedRun run = ExecuteOverMpi(exe, argument_sets, options);
     if (!run.error.ok()) {
-      if (run.rank == 0) PrintError(run.error);
-      return ExitCodeFor(run.error, /*during_execution=*/false);
+      // (A broken job's every process says why it ends: rank 0 may be gone.)
+      if (run.rank == 0 || run.abandoned) PrintError(run.error);
+      const int code = ExitCodeFor(run.error, /*during_execution=*/run.abandoned);
+      if (run.abandoned) EndBrokenJob(code);
+      return code;
     }
     results = std::move(run.results);
     outfeed = std::move(run.outfeed);
     reports = run.local;
     prints = run.rank == 0;
+    abandoned = run.abandoned;
   } else {
     std::vector<std::vector<Literal>> values;
     options.outfeed = &values;
@@ -340,8 +354,9 @@ int RunInstances(const Executable& exe, const std::vector<Literal>& arguments, i
     }
     code = std::max(code, ExitCodeFor(status, /*during_execution=*/true));
   }
-  if (!prints) return any_failed ? (code == kExitOk ? static_cast<int>(kExitFailed) : code) : kExitOk;
-  if (any_failed) return code == kExitOk ? static_cast<int>(kExitFailed) : code;
+  if (any_failed && code == kExitOk) code = kExitFailed;
+  if (abandoned) EndBrokenJob(any_failed ? code : static_cast<int>(kExitFailed));
+  if (!prints || any_failed) return code;
   std::vector<RunResult> run_results;
   for (int64_t id = 0; id < instances; ++id) {
     run_results.push_back(

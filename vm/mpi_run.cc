@@ -419,10 +419,31 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
   const ProcessIdentity self = ThisProcess();
   std::vector<ProcessIdentity> peers(run.processes);
   {
+    // Not a blocking MPI_Allgather: a process killed before it took part
+    // would hold the others in it until the launcher's SIGKILL; polled,
+    // they see the launcher's SIGTERM and end.
     const uint64_t mine[3] = {self.machine, self.pid, self.start};
     std::vector<uint64_t> all_ids(3 * run.processes);
-    if (MPI_Allgather(mine, 3, MPI_UINT64_T, all_ids.data(), 3, MPI_UINT64_T, MPI_COMM_WORLD) ==
-        MPI_SUCCESS) {
+    MPI_Request request = MPI_REQUEST_NULL;
+    int done = 0;
+    int status = MPI_Iallgather(mine, 3, MPI_UINT64_T, all_ids.data(), 3, MPI_UINT64_T,
+                                MPI_COMM_WORLD, &request);
+    absl::Duration nap = absl::Microseconds(5);
+    while (status == MPI_SUCCESS && !done) {
+      status = MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+      if (done || status != MPI_SUCCESS) break;
+      if (g_end_signal != 0) {
+        // No MPI_Finalize: a peer is gone (as in the run's end below).
+        run.abandoned = true;
+        run.error = absl::AbortedError(absl::StrCat(
+            "rank ", run.rank, ": the launcher ended the job (signal ", int{g_end_signal},
+            ") before the run began; another process died or was killed"));
+        return run;
+      }
+      absl::SleepFor(nap);
+      nap = std::min(nap * 2, absl::Milliseconds(1));
+    }
+    if (status == MPI_SUCCESS) {
       for (int r = 0; r < run.processes; ++r) {
         peers[r] = {all_ids[3 * r], all_ids[3 * r + 1], all_ids[3 * r + 2]};
       }
@@ -554,6 +575,7 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
   worker.join();
   if (ended) {
     // No MPI_Finalize: the job is going down and a peer is gone.
+    run.abandoned = true;
     for (int64_t i = 0; i < per; ++i) run.results[first + i] = std::move(local_results[i]);
     return run;
   }
@@ -578,7 +600,10 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
   // Everyone keeps receiving until every other process has sent all it
   // will send, so that every send finds its receive.
   pump([&] { return ended || (done_from == run.processes - 1 && !link.SendsPending()); });
-  if (ended) return run;  // no MPI_Finalize: a peer is gone
+  if (ended) {  // no MPI_Finalize: a peer is gone
+    run.abandoned = true;
+    return run;
+  }
   if (owns_mpi) MPI_Finalize();
   if (!receive_error.ok()) run.error = receive_error;
   return run;

@@ -53,6 +53,12 @@ struct DistributedRun {
   std::vector<absl::StatusOr<Literal>> results;
   // Per instance, as on rank 0 `results`: its outfeed values, printed.
   std::vector<std::vector<std::string>> outfeed;
+  // Set when the job broke (a peer process ended early, or the launcher
+  // ended the job): MPI was left as it was, not finalised. The caller
+  // should report and then end the process with _exit, without exit
+  // handlers: those of the MPI library (and a leak checker's) may wait on
+  // the job that is gone, until the launcher kills the process.
+  bool abandoned = false;
 };
 
 // Runs every instance of `executable` over the processes of the MPI job
