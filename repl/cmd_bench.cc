@@ -28,6 +28,7 @@
 #include "repl/source_file.h"
 #include "vm/api.h"
 #include "vm/check_failure.h"
+#include "vm/mpi_run.h"
 #include "vm/profiler.h"
 #include "vm/roofline.h"
 
@@ -158,20 +159,48 @@ int Bench(const std::vector<std::string>& args, const cli::Options& options) {
   for (const HloInstruction* p : exe.module().entry()->parameters()) names.push_back(p->name());
   auto arguments = PrepareArguments(exe.parameter_shapes(), names,
                                     std::vector<std::string>(args.begin() + 1, args.end()),
-                                    InputOptions{flags.random, flags.seed, flags.convert_inputs},
+                                    InputOptions{.random = flags.random,
+                                                 .seed = flags.seed,
+                                                 .convert = flags.convert_inputs,
+                                                 .announce = MpiLauncherSize() <= 1 ||
+                                                             MpiLauncherRank() == 0},
                                     flags.save_inputs, file);
   if (!arguments.ok()) return Fail(arguments.status(), false);
   std::vector<const Literal*> argument_ptrs;
   for (const Literal& a : *arguments) argument_ptrs.push_back(&a);
 
   // A replicated module runs every instance on the collective bus, all of
-  // them with the same inputs; a run lasts until the last one ends.
+  // them with the same inputs; a run lasts until the last one ends. Under
+  // mpirun the instances spread over the job's processes (vm/mpi_run.h):
+  // a run is one ExecuteOverMpi in every process and lasts as long as the
+  // slowest process's; rank 0 reports (the others' stdout is discarded and
+  // they write no files).
+  std::optional<MpiSession> mpi;
+  if (MpiLauncherSize() > 1) mpi.emplace();
+  const bool reports = !mpi.has_value() || MpiLauncherRank() == 0;
+  if (!reports && std::freopen("/dev/null", "w", stdout) == nullptr) return kExitFailed;
   const int64_t instances = std::max<int64_t>(1, exe.module().replica_count) *
                             std::max<int64_t>(1, exe.module().num_partitions);
   // Ctrl-C says where the run was; progress on a terminal (stopped while
   // the report prints).
   std::optional<repl::RunMonitor> monitor(std::in_place, &exe);
   auto run_once = [&](Profiler* profiler) -> absl::Status {
+    if (mpi.has_value()) {
+      ReplicatedOptions replicated = options.replicated;
+      replicated.profiler = profiler;
+      DistributedRun run = ExecuteOverMpi(exe, absl::MakeConstSpan(&argument_ptrs, 1), replicated);
+      absl::Status status = run.error;
+      for (int64_t i = 0; status.ok() && i < static_cast<int64_t>(run.local.size()); ++i) {
+        if (run.local[i]) status = run.results[i].status();
+      }
+      if (run.abandoned) {
+        // The job broke: report and end, as `hlovm run` does.
+        std::fprintf(stderr, "hlovm: %s\n", std::string(status.message()).c_str());
+        std::fflush(nullptr);
+        _exit(kExitFailed);
+      }
+      return status;
+    }
     if (instances == 1) {
       ExecuteOptions execute = options.execute;
       execute.profiler = profiler;
@@ -202,7 +231,8 @@ int Bench(const std::vector<std::string>& args, const cli::Options& options) {
   for (int i = 0; i < iterations; ++i) {
     const Clock::time_point begin = Clock::now();
     absl::Status s = run_once(nullptr);
-    times.push_back(Ms(Clock::now() - begin));
+    const double ms = Ms(Clock::now() - begin);
+    times.push_back(mpi.has_value() && s.ok() ? mpi->Slowest(ms) : ms);
     if (!s.ok()) {
       monitor.reset();
       return Fail(s, true);
@@ -222,10 +252,12 @@ int Bench(const std::vector<std::string>& args, const cli::Options& options) {
   std::printf("  verify    %s\n", Duration(Ms(t2 - t1)).c_str());
   std::printf("  compile   %s (passes %s CPU)\n", Duration(Ms(t3 - t2)).c_str(),
               Duration(exe.pass_seconds() * 1e3).c_str());
-  std::printf("  run       min %s  median %s  max %s  (%d iteration%s, %d warm-up%s)\n",
+  std::printf("  run       min %s  median %s  max %s  (%d iteration%s, %d warm-up%s%s)\n",
               Duration(sorted.front()).c_str(), Duration(median).c_str(),
               Duration(sorted.back()).c_str(), iterations, iterations == 1 ? "" : "s", warmup,
-              instances > 1 ? absl::StrCat(", ", instances, " instances").c_str() : "");
+              instances > 1 ? absl::StrCat(", ", instances, " instances").c_str() : "",
+              mpi.has_value() ? absl::StrCat(" over ", MpiLauncherSize(), " processes").c_str()
+                              : "");
   std::printf("  memory    buffers %s (entry %s + nested %s + results %s, against a largest live "
               "set of %s; %s if nothing were reused), constants %s, inputs %s\n",
               Bytes(static_cast<double>(memory.entry_arena_bytes + memory.nested_arena_bytes +
@@ -255,7 +287,7 @@ int Bench(const std::vector<std::string>& args, const cli::Options& options) {
       peak_rss, start_rss);
   const std::string json_path = flags.json;
   auto write_json = [&]() {
-    if (json_path.empty()) return kExitOk;
+    if (json_path.empty() || !reports) return kExitOk;
     std::ofstream out(json_path, std::ios::trunc);
     out << json << "\n}\n";
     if (!out) {
@@ -280,7 +312,7 @@ int Bench(const std::vector<std::string>& args, const cli::Options& options) {
   monitor.reset();
   std::vector<ProfileEvent> events = profiler.TakeEvents();
 
-  if (!trace.empty()) {
+  if (!trace.empty() && reports) {
     std::ofstream out(trace, std::ios::trunc);
     out << ChromeTraceJson(events, file);
     if (!out) {

@@ -54,6 +54,10 @@ bool MpiAvailable() { return HLOVM_HAVE_MPI != 0; }
 
 #if !HLOVM_HAVE_MPI
 
+MpiSession::MpiSession() = default;
+MpiSession::~MpiSession() = default;
+double MpiSession::Slowest(double seconds) const { return seconds; }
+
 DistributedRun ExecuteOverMpi(const Executable& executable,
                               absl::Span<const std::vector<const Literal*>> arguments,
                               const ReplicatedOptions& options) {
@@ -379,6 +383,25 @@ class MpiLink final : public MessageLink {
 };
 
 }  // namespace
+
+MpiSession::MpiSession() {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (initialized) return;
+  int provided = 0;
+  MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+  owns_ = true;
+}
+
+MpiSession::~MpiSession() {
+  if (owns_) MPI_Finalize();
+}
+
+double MpiSession::Slowest(double seconds) const {
+  double slowest = seconds;
+  MPI_Allreduce(&seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return slowest;
+}
 
 DistributedRun ExecuteOverMpi(const Executable& executable,
                               absl::Span<const std::vector<const Literal*>> arguments,

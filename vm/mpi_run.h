@@ -61,6 +61,23 @@ struct DistributedRun {
   bool abandoned = false;
 };
 
+// Keeps MPI initialised while it lives, so that several ExecuteOverMpi
+// calls share one MPI_Init .. MPI_Finalize (`hlovm bench` under mpirun);
+// does nothing in a build without MPI or when MPI is initialised already.
+class MpiSession {
+ public:
+  MpiSession();
+  ~MpiSession();
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+  // The slowest process's value of `seconds` (every process calls it; a
+  // build without MPI returns `seconds`).
+  double Slowest(double seconds) const;
+
+ private:
+  bool owns_ = false;
+};
+
 // Runs every instance of `executable` over the processes of the MPI job
 // this process belongs to (MPI_Init .. MPI_Finalize happen in here, unless
 // the caller initialised MPI: it then finalises it, and may call this again).

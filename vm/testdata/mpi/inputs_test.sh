@@ -63,5 +63,16 @@ if [ "$(grep -c '^pred\[\] true,$' "$out/one")" -ne 2 ]; then
   cat "$out/one"
   failures=$((failures + 1))
 fi
+# `hlovm bench` under mpirun times runs over the job's processes: rank 0
+# alone reports (one report, one seed line), and every run succeeds.
+timeout -k 5 120 "${mpirun[@]}" -n 4 "$hlovm" bench --random --iterations=3 \
+  "$root/examples/dp_mlp_step.hlo" >"$out/bench" 2>"$out/bench.err" </dev/null
+rc=$?
+if [ $rc -ne 0 ] || [ "$(grep -c '^  run .*8 instances over 4 processes)$' "$out/bench")" -ne 1 ] ||
+   [ "$(grep -c '^hlovm: random inputs' "$out/bench.err")" -ne 1 ]; then
+  echo "FAIL: bench over 4 processes: exit code $rc"
+  cat "$out/bench" "$out/bench.err" | head -20
+  failures=$((failures + 1))
+fi
 [ $failures -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
 echo "every run identical"
