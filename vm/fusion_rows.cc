@@ -55,6 +55,10 @@ namespace {
 constexpr int64_t kRowBlockElements = 8192;
 // Elements of a parallel task (whole blocks).
 constexpr int64_t kRowTaskElements = 1 << 16;
+// An f32 output of at least this many bytes is written with non-temporal
+// stores (F32Stream::streaming): it does not stay in cache for its reader
+// anyway, and its lines then go to memory without being read first.
+constexpr int64_t kStreamingOutputBytes = 8 << 20;
 // Below this many elements a region is left to the other forms.
 constexpr int64_t kMinRowRegionElements = 4096;
 constexpr int64_t kMinRowInner = 16;
@@ -108,6 +112,9 @@ struct RowProgram {
   std::vector<F32ProgramOp> code;
   std::vector<RowVal> streams;
   std::vector<F32Stream> kinds;
+  // `kinds` without streaming stores, for a run whose output took an
+  // input's buffer: its lines were just read, so plain stores hit cache.
+  std::vector<F32Stream> kinds_in_place;
   std::vector<bool> stores;
 };
 
@@ -144,6 +151,9 @@ void Splat(const uint8_t* x, uint8_t* dst, int64_t n, int w) {
 bool RowRegionHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
   const auto& p = *static_cast<const RowPlan*>(instr.plan);
   const int64_t inner = p.inner;
+  // Whether the output took an input's buffer (RowPlan's inplace_mask).
+  bool in_place = false;
+  for (uint32_t k = 0; k < instr.num_in; ++k) in_place |= regs[instr.in[k]] == regs[instr.out[0]];
   ForEachChunk(ctx, p.rows, p.rows_per_task, [&](int64_t begin, int64_t end) {
     struct RowScratch;
     uint8_t* scratch = ThreadScratch<RowScratch>(p.scratch_bytes);
@@ -203,7 +213,8 @@ bool RowRegionHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx
             void* streams[kF32ProgramMaxStreams];
             for (size_t k = 0; k < prog.streams.size(); ++k) streams[k] = at(prog.streams[k], r0);
             RunF32Program(prog.code.data(), static_cast<int>(prog.code.size()), streams,
-                          prog.kinds.data(), static_cast<int>(prog.streams.size()), 0, nb * inner);
+                          (in_place ? prog.kinds_in_place : prog.kinds).data(),
+                          static_cast<int>(prog.streams.size()), 0, nb * inner);
             break;
           }
           default:
@@ -451,8 +462,12 @@ void MakePrograms(const std::vector<std::optional<F32Code>>& code, int64_t inner
         } else {
           prog.streams.push_back(v);
           kind.far = v.kind == RowVal::kFullIn;
+          kind.streaming = store && v.kind == RowVal::kFullOut &&
+                           plan->rows * inner * int64_t{sizeof(float)} >= kStreamingOutputBytes;
         }
         prog.kinds.push_back(kind);
+        kind.streaming = false;
+        prog.kinds_in_place.push_back(kind);
         prog.stores.push_back(store);
       }
       return F32Operand{F32Operand::kStream, static_cast<uint8_t>(it->second)};

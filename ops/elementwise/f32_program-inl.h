@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "hwy/cache_control.h"
 #include "hwy/highway.h"
 #include "ops/elementwise/f32_program.h"
 
@@ -67,8 +68,8 @@ enum HandlerBase : int {
   kCompareBase = kBinaryBase + 6 * 9,          // eq ... lt: F H S B self
   kSelectBase = kCompareBase + 6 * 5,          // select: a kind * 4 + b kind
   kLoadBase = kSelectBase + kF32Kinds * kF32Kinds,  // load: F H S B
-  kStoreBase = kLoadBase + kF32Kinds,          // store F, store H, spill
-  kUnaryBase = kStoreBase + 3,                 // abs ... tanh, round-bf16
+  kStoreBase = kLoadBase + kF32Kinds,          // store F, store H, spill, stream F
+  kUnaryBase = kStoreBase + 4,                 // abs ... tanh, round-bf16
   kEndBase = kUnaryBase + 11,
 };
 
@@ -175,7 +176,7 @@ HWY_NOINLINE void RunF32Steps(D d, const F32ProgramOp* code, int num_ops, void* 
       HLOVM_F32P_SELECT_LABELS_(F), HLOVM_F32P_SELECT_LABELS_(H),
       HLOVM_F32P_SELECT_LABELS_(S), HLOVM_F32P_SELECT_LABELS_(B),
       &&load_F, &&load_H, &&load_S, &&load_B,
-      &&store_F, &&store_H, &&spill_S,
+      &&store_F, &&store_H, &&spill_S, &&stream_F,
       &&abs, &&neg, &&sqrt, &&rsqrt, &&floor, &&ceil, &&round_even, &&exp, &&logistic, &&tanh,
       &&round_bf16,
       &&end_block};
@@ -220,8 +221,21 @@ HWY_NOINLINE void RunF32Steps(D d, const F32ProgramOp* code, int num_ops, void* 
   };
   F32Step steps[kF32ProgramMaxOps + 1];
   int num_steps = 0;
+  bool streamed = false;  // non-temporal stores to fence at the end
   for (int pc = 0; pc < num_ops; ++pc) {
-    const int h = HandlerOf(code[pc], kinds);
+    int h = HandlerOf(code[pc], kinds);
+    if constexpr (U > 1) {
+      // A streaming f32 store whose vectors are aligned (then every block's
+      // are: a block is whole vectors).
+      const F32ProgramOp& op = code[pc];
+      if (h == kStoreBase && kinds[op.a.index].streaming &&
+          reinterpret_cast<uintptr_t>(static_cast<const float*>(streams[op.a.index]) + begin) %
+                  (n * sizeof(float)) ==
+              0) {
+        h = kStoreBase + 3;
+        streamed = true;
+      }
+    }
     if (h >= 0) steps[num_steps++] = F32Step{kHandlers[h], address(code[pc].a), address(code[pc].b)};
   }
   steps[num_steps] = F32Step{kHandlers[kEndBase], nullptr, nullptr};
@@ -318,6 +332,10 @@ spill_S:
                              static_cast<float*>(const_cast<void*>(step->a)) +
                                  static_cast<int64_t>(k) * n));
   HLOVM_F32P_NEXT_;
+stream_F:
+  HLOVM_F32P_EACH_(hn::Stream(acc[k], d, static_cast<float*>(const_cast<void*>(step->a)) + i +
+                                             static_cast<int64_t>(k) * n));
+  HLOVM_F32P_NEXT_;
   HLOVM_F32P_UNARY_(abs, AbsOp)
   HLOVM_F32P_UNARY_(neg, NegOp)
   HLOVM_F32P_UNARY_(sqrt, SqrtOp)
@@ -353,6 +371,9 @@ end_block:
     step = steps;
     goto* step->go;
   }
+  // The non-temporal stores reach memory before anything after the program
+  // reads them.
+  if (streamed) hwy::FlushStream();
 #undef HLOVM_F32P_F_
 #undef HLOVM_F32P_H_
 #undef HLOVM_F32P_S_

@@ -27,7 +27,10 @@
 // element e of the program's range reads scalar ((offset + e) / repeat) %
 // period (a per-row value broadcast along its row). Streams marked `far` are
 // read from memory rather than from a cache-resident tile: the interpreter
-// prefetches them ahead of the block it computes.
+// prefetches them ahead of the block it computes. A `streaming` stream that
+// the program stores to is written with non-temporal stores where its
+// vectors are aligned (an output too large to stay in cache: its lines then
+// go to memory without being read first); the values are the same.
 #ifndef HLOVM_OPS_ELEMENTWISE_F32_PROGRAM_H_
 #define HLOVM_OPS_ELEMENTWISE_F32_PROGRAM_H_
 
@@ -60,6 +63,7 @@ struct F32Stream {
   bool half = false;
   bool splat = false;
   bool far = false;
+  bool streaming = false;
   int64_t repeat = 0;  // a repeated splat: > 0, a multiple of kF32ProgramRepeatQuantum
   int64_t period = 1;
 };

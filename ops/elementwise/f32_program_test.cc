@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "hwy/aligned_allocator.h"
 #include "hwy/highway.h"
 #include "hwy/targets.h"
 #include "hwy/tests/hwy_gtest.h"
@@ -338,6 +339,34 @@ TEST_P(F32ProgramTest, RandomProgramsMatchScalarInterpreter) {
       ASSERT_TRUE(SameOrBothNaN(WidenBF16(got.out_h[e]), WidenBF16(want.out_h[e])))
           << "program " << program << " bf16 element " << e << "\n"
           << Describe(code);
+    }
+  }
+}
+
+// Streaming (non-temporal) stores of the f32 output give the same bits as
+// plain ones, into vector-aligned memory (the streaming path) and one
+// element off it (plain stores again), on every target.
+TEST_P(F32ProgramTest, StreamingStoresGiveTheSameBits) {
+  std::mt19937 rng(20261127);
+  const int64_t kLens[] = {64, 100, 257, 1024};
+  for (int program = 0; program < 100; ++program) {
+    const std::vector<F32ProgramOp> code = RandomProgram(rng);
+    const int64_t len = kLens[program % 4];
+    Data plain(len, static_cast<uint32_t>(program) * 5 + 3);
+    RunF32Program(code.data(), static_cast<int>(code.size()), plain.streams, plain.kinds,
+                  kNumStreams, 0, len);
+    for (int64_t shift : {0, 1}) {
+      Data streamed(len, static_cast<uint32_t>(program) * 5 + 3);
+      hwy::AlignedFreeUniquePtr<float[]> out = hwy::AllocateAligned<float>(len + 1);
+      streamed.streams[kOutF] = out.get() + shift;
+      streamed.kinds[kOutF].streaming = true;
+      RunF32Program(code.data(), static_cast<int>(code.size()), streamed.streams, streamed.kinds,
+                    kNumStreams, 0, len);
+      for (int64_t e = 0; e < len; ++e) {
+        ASSERT_EQ(Bits(out[shift + e]), Bits(plain.out_f[e]))
+            << "program " << program << " len=" << len << " shift=" << shift << " element " << e
+            << "\n" << Describe(code);
+      }
     }
   }
 }
