@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -10,6 +11,9 @@
 
 namespace hlovm {
 namespace {
+
+// Rounds of polling (each a yield of the core) before Take sleeps.
+constexpr int kPollsBeforeSleeping = 1000;
 
 int64_t Bytes(const Shape& s) {
   int64_t n = ByteWidth(s.element_type());
@@ -114,6 +118,10 @@ absl::StatusOr<std::vector<uint8_t>> MessageCollectiveBus::Take(int64_t self, in
                                                                 const std::string& what,
                                                                 const char* missing) {
   absl::MutexLock lock(&mu_);
+  // A message is usually microseconds away: poll, yielding the core, before
+  // sleeping on the condition variable (whose wake-up costs a switch of
+  // threads on each side).
+  int polls = 0;
   while (true) {
     auto it = mail_.find({source, self, stream});
     if (it != mail_.end() && !it->second.empty()) {
@@ -138,6 +146,12 @@ absl::StatusOr<std::vector<uint8_t>> MessageCollectiveBus::Take(int64_t self, in
       return absl::DeadlineExceededError(absl::StrCat(
           what, " timed out after ", absl::FormatDuration(absl::FromChrono(options_.timeout)),
           ": ", Describe(source), " did not arrive"));
+    }
+    if (++polls <= kPollsBeforeSleeping) {
+      mu_.Unlock();
+      std::this_thread::yield();
+      mu_.Lock();
+      continue;
     }
     cv_.WaitWithDeadline(&mu_, std::min(deadline, absl::Now() + absl::Milliseconds(100)));
   }
