@@ -107,7 +107,48 @@ TEST_P(LargeAllReduce, HasTheInMemoryBits) {
     EXPECT_TRUE(memory[r]->BitwiseEqual(*messages[r])) << r;
   }
 }
-INSTANTIATE_TEST_SUITE_P(Sizes, LargeAllReduce, testing::Values(10000, 40000));
+// 1100000: slices of more than one chunk (AllReduceByMessages).
+INSTANTIATE_TEST_SUITE_P(Sizes, LargeAllReduce, testing::Values(10000, 40000, 1100000));
+
+// Three arrays over three members: each slice (of 700001, 5 and 300000
+// floats, not divisible by 3) travels in chunks that end inside one array
+// and go on in the next; the in-memory bus's bits all the same.
+TEST(MessageBusTest, ChunksAcrossTupleArraysHaveTheInMemoryBits) {
+  auto exe = Build(R"(
+HloModule ar, replica_count=3
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  p = f32[700001] parameter(0)
+  q = f32[5] parameter(1)
+  s = f32[300000] parameter(2)
+  ROOT r = (f32[700001], f32[5], f32[300000]) all-reduce(p, q, s), replica_groups={}, to_apply=add
+})");
+  const int sizes[] = {700001, 5, 300000};
+  std::vector<Literal> inputs;
+  for (int r = 0; r < 3; ++r) {
+    for (int a = 0; a < 3; ++a) {
+      std::vector<float> v(sizes[a]);
+      for (int i = 0; i < sizes[a]; ++i) {
+        v[i] = (r % 2 ? 1e8f : 1.0f) * (1 + (i * 7 + r * 13 + a) % 17) / 3;
+      }
+      inputs.push_back(Array<float>(ElementType::kF32, {sizes[a]}, v));
+    }
+  }
+  std::vector<std::vector<const Literal*>> args(3);
+  for (int r = 0; r < 3; ++r) {
+    for (int a = 0; a < 3; ++a) args[r].push_back(&inputs[3 * r + a]);
+  }
+  auto memory = RunOn(*exe, false, args);
+  auto messages = RunOn(*exe, true, args);
+  for (int r = 0; r < 3; ++r) {
+    ASSERT_TRUE(memory[r].ok() && messages[r].ok()) << messages[r].status();
+    EXPECT_TRUE(memory[r]->BitwiseEqual(*messages[r])) << r;
+  }
+}
 
 TEST(MessageBusTest, SkippedCollectiveFailsAtOnce) {
   auto exe = Build(vm_test::kSkippedAllReduce);

@@ -379,10 +379,20 @@ namespace {
 // data as a reduce-scatter and an all-gather (AllReduceByMessages).
 constexpr int64_t kMessageSplitBytes = 64 * 1024;
 
+// Messages of a large all-reduce carry at most this many bytes: a member
+// reduces a chunk of its slice as soon as every member's copy of it came,
+// while the next chunks travel, and sends it on at once; buffers this size
+// are reused by malloc where larger ones would be fresh pages each time.
+constexpr int64_t kChunkBytes = 1 << 20;
+
 // A large all-reduce over a message transport, after the meeting checked
 // the key: member k reduces slice k (Slice) of every array from every
 // member's input, folded in rank order as ComputeCollective folds it, and
-// sends the reduced slice to every member.
+// sends the reduced slice to every member. A slice (its arrays' ranges one
+// after another) travels in chunks of whole elements (kChunkBytes); every
+// member cuts it alike, and from each member the messages come in the
+// order sent: all of its chunks of this member's slice, then its reduced
+// chunks.
 absl::Status AllReduceByMessages(CollectiveBus& bus, int64_t self, const CollectiveOp& op) {
   const int64_t n = static_cast<int64_t>(op.group.size());
   const int64_t rank = op.rank;
@@ -393,80 +403,106 @@ absl::Status AllReduceByMessages(CollectiveBus& bus, int64_t self, const Collect
     eb[a] = ByteWidth(op.in_shapes[a]->element_type());
     count[a] = ElementCount(*op.in_shapes[a]);
   }
-  // The bytes of slice k of every array, concatenated.
-  auto slice_bytes = [&](int64_t k) {
+  // Elements [begin, end) of array `a`.
+  struct Run {
+    size_t a;
+    int64_t begin, end;
+  };
+  using Chunk = std::vector<Run>;
+  // The chunks of slice k (one, maybe empty, at least).
+  auto chunks_of = [&](int64_t k) {
+    std::vector<Chunk> chunks(1);
     int64_t bytes = 0;
     for (size_t a = 0; a < arrays; ++a) {
       auto [b, e] = Slice(count[a], n, k);
-      bytes += (e - b) * eb[a];
-    }
-    return bytes;
-  };
-  auto pack = [&](int64_t k, auto from) {
-    std::vector<uint8_t> bytes;
-    bytes.reserve(slice_bytes(k));
-    for (size_t a = 0; a < arrays; ++a) {
-      auto [b, e] = Slice(count[a], n, k);
-      bytes.insert(bytes.end(), from[a] + b * eb[a], from[a] + e * eb[a]);
-    }
-    return bytes;
-  };
-  // Reduce-scatter: member k gets slice k of every input.
-  for (int64_t k = 0; k < n; ++k) {
-    if (k != rank) bus.PostBytes(self, op.group[k], pack(k, op.in));
-  }
-  std::vector<std::vector<uint8_t>> got(n);
-  const int64_t mine = slice_bytes(rank);
-  for (int64_t k = 0; k < n; ++k) {
-    if (k == rank) continue;
-    auto bytes = bus.TakeBytes(self, op.group[k], op);
-    if (!bytes.ok()) return bytes.status();
-    if (static_cast<int64_t>(bytes->size()) != mine) {
-      return absl::InternalError(absl::StrCat("all-reduce: member ", k, " sent ", bytes->size(),
-                                              " bytes of slice ", rank, ", ", mine, " expected"));
-    }
-    got[k] = std::move(*bytes);
-  }
-  absl::Status error;
-  int64_t at = 0;
-  for (size_t a = 0; a < arrays; ++a) {
-    // (Plain variables: C++20 lets a lambda capture a structured binding,
-    // but clang 14 does not yet.)
-    const auto [slice_begin, slice_end] = Slice(count[a], n, rank);
-    const int64_t b = slice_begin;
-    const int64_t m = slice_end - b;
-    uint8_t* dst = op.out[a] + b * eb[a];
-    auto from = [&](int64_t k) -> const uint8_t* {
-      return k == rank ? op.in[a] + b * eb[a] : got[k].data() + at;
-    };
-    if (m > 0) {
-      std::memcpy(dst, from(0), m * eb[a]);
-      for (int64_t k = 1; k < n; ++k) {
-        if (!op.reducer->Apply(dst, from(k), dst, m, eb[a], &error)) return error;
+      while (b < e) {
+        const int64_t room = (kChunkBytes - bytes) / eb[a];
+        if (room <= 0) {
+          chunks.emplace_back();
+          bytes = 0;
+          continue;
+        }
+        const int64_t take = std::min(e - b, room);
+        chunks.back().push_back(Run{a, b, b + take});
+        bytes += take * eb[a];
+        b += take;
       }
     }
-    at += m * eb[a];
-  }
-  // All-gather: every member gets every reduced slice.
-  if (n > 1) {
-    std::vector<uint8_t> reduced = pack(rank, op.out);
-    for (int64_t k = 0; k < n; ++k) {
-      if (k != rank) bus.PostBytes(self, op.group[k], reduced);
+    return chunks;
+  };
+  auto chunk_bytes = [&](const Chunk& chunk) {
+    int64_t bytes = 0;
+    for (const Run& r : chunk) bytes += (r.end - r.begin) * eb[r.a];
+    return bytes;
+  };
+  auto pack = [&](const Chunk& chunk, auto from) {
+    std::vector<uint8_t> bytes;
+    bytes.reserve(chunk_bytes(chunk));
+    for (const Run& r : chunk) {
+      bytes.insert(bytes.end(), from[r.a] + r.begin * eb[r.a], from[r.a] + r.end * eb[r.a]);
     }
+    return bytes;
+  };
+  // Sends `bytes` to every other member (the last one takes the buffer).
+  auto send_to_all = [&](std::vector<uint8_t> bytes) {
+    const int64_t last = rank == n - 1 ? n - 2 : n - 1;
+    for (int64_t k = 0; k < n; ++k) {
+      if (k == rank) continue;
+      bus.PostBytes(self, op.group[k], k == last ? std::move(bytes) : bytes);
+    }
+  };
+  // Reduce-scatter: member k gets the chunks of slice k of every input.
+  for (int64_t k = 0; k < n; ++k) {
+    if (k == rank) continue;
+    for (const Chunk& chunk : chunks_of(k)) bus.PostBytes(self, op.group[k], pack(chunk, op.in));
+  }
+  absl::Status error;
+  std::vector<std::vector<uint8_t>> got(n);
+  for (const Chunk& chunk : chunks_of(rank)) {
+    const int64_t want = chunk_bytes(chunk);
+    for (int64_t k = 0; k < n; ++k) {
+      if (k == rank) continue;
+      auto bytes = bus.TakeBytes(self, op.group[k], op);
+      if (!bytes.ok()) return bytes.status();
+      if (static_cast<int64_t>(bytes->size()) != want) {
+        return absl::InternalError(absl::StrCat("all-reduce: member ", k, " sent ", bytes->size(),
+                                                " bytes of a chunk of slice ", rank, ", ", want,
+                                                " expected"));
+      }
+      got[k] = std::move(*bytes);
+    }
+    int64_t at = 0;  // the run's place in the chunk
+    for (const Run& r : chunk) {
+      const int64_t m = r.end - r.begin;
+      const int w = eb[r.a];
+      uint8_t* dst = op.out[r.a] + r.begin * w;
+      auto from = [&](int64_t k) -> const uint8_t* {
+        return k == rank ? op.in[r.a] + r.begin * w : got[k].data() + at;
+      };
+      std::memcpy(dst, from(0), m * w);
+      for (int64_t k = 1; k < n; ++k) {
+        if (!op.reducer->Apply(dst, from(k), dst, m, w, &error)) return error;
+      }
+      at += m * w;
+    }
+    // All-gather, chunk by chunk: every member gets every reduced chunk.
+    send_to_all(pack(chunk, op.out));
   }
   for (int64_t k = 0; k < n; ++k) {
     if (k == rank) continue;
-    auto bytes = bus.TakeBytes(self, op.group[k], op);
-    if (!bytes.ok()) return bytes.status();
-    if (static_cast<int64_t>(bytes->size()) != slice_bytes(k)) {
-      return absl::InternalError(absl::StrCat("all-reduce: member ", k, " sent ", bytes->size(),
-                                              " bytes of its reduced slice"));
-    }
-    int64_t offset = 0;
-    for (size_t a = 0; a < arrays; ++a) {
-      auto [b, e] = Slice(count[a], n, k);
-      std::memcpy(op.out[a] + b * eb[a], bytes->data() + offset, (e - b) * eb[a]);
-      offset += (e - b) * eb[a];
+    for (const Chunk& chunk : chunks_of(k)) {
+      auto bytes = bus.TakeBytes(self, op.group[k], op);
+      if (!bytes.ok()) return bytes.status();
+      if (static_cast<int64_t>(bytes->size()) != chunk_bytes(chunk)) {
+        return absl::InternalError(absl::StrCat("all-reduce: member ", k, " sent ", bytes->size(),
+                                                " bytes of a chunk of its reduced slice"));
+      }
+      int64_t offset = 0;
+      for (const Run& r : chunk) {
+        const int64_t size = (r.end - r.begin) * eb[r.a];
+        std::memcpy(op.out[r.a] + r.begin * eb[r.a], bytes->data() + offset, size);
+        offset += size;
+      }
     }
   }
   return absl::OkStatus();
