@@ -173,8 +173,9 @@ int Bench(const std::vector<std::string>& args, const cli::Options& options) {
   // them with the same inputs; a run lasts until the last one ends. Under
   // mpirun the instances spread over the job's processes (vm/mpi_run.h):
   // a run is one ExecuteOverMpi in every process and lasts as long as the
-  // slowest process's; rank 0 reports (the others' stdout is discarded and
-  // they write no files).
+  // slowest process's (each process keeps its instances' results, as one
+  // process would: none are sent to rank 0); rank 0 reports (the others'
+  // stdout is discarded and they write no files).
   std::optional<MpiSession> mpi;
   if (MpiLauncherSize() > 1) mpi.emplace();
   const bool reports = !mpi.has_value() || MpiLauncherRank() == 0;
@@ -188,7 +189,8 @@ int Bench(const std::vector<std::string>& args, const cli::Options& options) {
     if (mpi.has_value()) {
       ReplicatedOptions replicated = options.replicated;
       replicated.profiler = profiler;
-      DistributedRun run = ExecuteOverMpi(exe, absl::MakeConstSpan(&argument_ptrs, 1), replicated);
+      DistributedRun run = ExecuteOverMpi(exe, absl::MakeConstSpan(&argument_ptrs, 1), replicated,
+                                          /*gather=*/false);
       absl::Status status = run.error;
       for (int64_t i = 0; status.ok() && i < static_cast<int64_t>(run.local.size()); ++i) {
         if (run.local[i]) status = run.results[i].status();

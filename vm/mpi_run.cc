@@ -61,7 +61,7 @@ double MpiSession::Slowest(double seconds) const { return seconds; }
 
 DistributedRun ExecuteOverMpi(const Executable& executable,
                               absl::Span<const std::vector<const Literal*>> arguments,
-                              const ReplicatedOptions& options) {
+                              const ReplicatedOptions& options, bool gather) {
   DistributedRun run;
   run.error = absl::UnimplementedError(
       "this hlovm was built without MPI, so it cannot run under mpirun: install Open MPI "
@@ -412,7 +412,7 @@ double MpiSession::Slowest(double seconds) const {
 
 DistributedRun ExecuteOverMpi(const Executable& executable,
                               absl::Span<const std::vector<const Literal*>> arguments,
-                              const ReplicatedOptions& options) {
+                              const ReplicatedOptions& options, bool gather) {
   DistributedRun run;
   int initialized = 0;
   MPI_Initialized(&initialized);
@@ -631,7 +631,7 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
     if (i < static_cast<int64_t>(local_outfeed.size())) {
       for (const Literal& v : local_outfeed[i]) printed.push_back(v.ToString());
     }
-    if (run.rank != 0) {
+    if (run.rank != 0 && gather) {
       std::vector<uint8_t> bytes = Envelope(kResult, first + i, 0, 0, 0);
       SerializeResult(local_results[i], printed, bytes);
       link.Queue(0, std::move(bytes));

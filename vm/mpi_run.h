@@ -49,7 +49,8 @@ struct DistributedRun {
   // Per instance: whether it ran in this process.
   std::vector<char> local;
   // Per instance: on rank 0 every instance's result (a failed one's status
-  // with its code and message); elsewhere this process's instances only.
+  // with its code and message); elsewhere, and on rank 0 without `gather`
+  // (ExecuteOverMpi), this process's instances only.
   std::vector<absl::StatusOr<Literal>> results;
   // Per instance, as on rank 0 `results`: its outfeed values, printed.
   std::vector<std::vector<std::string>> outfeed;
@@ -82,9 +83,12 @@ class MpiSession {
 // this process belongs to (MPI_Init .. MPI_Finalize happen in here, unless
 // the caller initialised MPI: it then finalises it, and may call this again).
 // `arguments` and `options` as for ExecuteReplicated.
+// With `gather` false, rank 0 does not get the other processes' results and
+// outfeed (each process keeps its own instances'): `hlovm bench` times the
+// run as one process runs it, without moving its results.
 DistributedRun ExecuteOverMpi(const Executable& executable,
                               absl::Span<const std::vector<const Literal*>> arguments,
-                              const ReplicatedOptions& options);
+                              const ReplicatedOptions& options, bool gather = true);
 
 }  // namespace hlovm
 
