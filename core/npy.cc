@@ -598,14 +598,18 @@ absl::StatusOr<std::string> SerializeNpy(const Literal& literal, NpyTypes types)
   return out;
 }
 
-absl::Status WriteNpy(const Literal& literal, const std::string& path, NpyTypes types) {
-  HLOVM_ASSIGN_OR_RETURN(std::string bytes, SerializeNpy(literal, types));
+absl::Status WriteWholeFile(const std::string& path, std::string_view bytes) {
   std::ofstream file(path, std::ios::binary | std::ios::trunc);
   if (!file) return absl::InvalidArgumentError(absl::StrCat(path, ": cannot create the file"));
   file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   file.close();
   if (!file) return absl::InvalidArgumentError(absl::StrCat(path, ": cannot write the file"));
   return absl::OkStatus();
+}
+
+absl::Status WriteNpy(const Literal& literal, const std::string& path, NpyTypes types) {
+  HLOVM_ASSIGN_OR_RETURN(std::string bytes, SerializeNpy(literal, types));
+  return WriteWholeFile(path, bytes);
 }
 
 }  // namespace hlovm

@@ -60,6 +60,9 @@ enum class NpyTypes {
 
 // The bytes of a `.npy` file holding the array literal `literal`.
 absl::StatusOr<std::string> SerializeNpy(const Literal& literal, NpyTypes types = NpyTypes::kWiden);
+// Writes `bytes` to `path` as the whole file (replacing it); the errors
+// name the path.
+absl::Status WriteWholeFile(const std::string& path, std::string_view bytes);
 // Writes `literal` to `path` (replacing it).
 absl::Status WriteNpy(const Literal& literal, const std::string& path,
                       NpyTypes types = NpyTypes::kWiden);

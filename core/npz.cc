@@ -327,12 +327,7 @@ absl::StatusOr<std::string> SerializeNpz(
 absl::Status WriteNpz(const std::vector<std::pair<std::string, const Literal*>>& arrays,
                       const std::string& path, NpyTypes types) {
   HLOVM_ASSIGN_OR_RETURN(std::string bytes, SerializeNpz(arrays, types));
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  if (!file) return absl::InvalidArgumentError(absl::StrCat(path, ": cannot create the file"));
-  file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  file.close();
-  if (!file) return absl::InvalidArgumentError(absl::StrCat(path, ": cannot write the file"));
-  return absl::OkStatus();
+  return WriteWholeFile(path, bytes);
 }
 
 }  // namespace hlovm
