@@ -134,10 +134,7 @@ int Main() {
 }  // namespace
 }  // namespace hlovm
 
-int main(int argc, char** argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-  const int code = hlovm::Main();
-  MPI_Finalize();
-  return code;
+int main() {
+  hlovm::MpiSession mpi;  // MPI_Init .. MPI_Finalize around the runs
+  return hlovm::Main();
 }
