@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_replace.h"
+#include "bench/bench_util.h"
 #include "benchmark/benchmark.h"
 #include "vm/api.h"
 
@@ -28,27 +28,12 @@ constexpr int kReplicas = 2;
 constexpr int64_t kElements = 8 << 20;  // 32 MiB of f32 per instance
 constexpr int64_t kDot = 576;           // f32[576,576] x f32[576,576]
 
-// The module's text: `body` between the parameters and the ROOT `root`.
+// The module's text: `body` between the parameters and a ROOT tuple of
+// `root` of shape `root_shape`.
 std::string Module(const std::string& body, const std::string& root_shape,
                    const std::string& root) {
-  std::string text = R"(
-HloModule overlap, replica_count=$R
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-ENTRY e {
-  x = f32[$N] parameter(0)
-  a = f32[$M,$M] parameter(1)
-  b = f32[$M,$M] parameter(2)
-$BODY
-  ROOT out = $SHAPE tuple($ROOT)
-})";
-  text = absl::StrReplaceAll(text, {{"$BODY", body}, {"$SHAPE", root_shape}, {"$ROOT", root}});
-  return absl::StrReplaceAll(text, {{"$R", absl::StrCat(kReplicas)},
-                                    {"$N", absl::StrCat(kElements)},
-                                    {"$M", absl::StrCat(kDot)}});
+  return bench::OverlapModule(kReplicas, kElements, kDot, body,
+                              absl::StrCat(root_shape, " tuple(", root, ")"));
 }
 
 struct OverlapSetup {

@@ -7,6 +7,8 @@
 #include <chrono>
 #include <string>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "oneapi/tbb/blocked_range.h"
 #include "oneapi/tbb/parallel_for.h"
 #include "oneapi/tbb/partitioner.h"
@@ -104,6 +106,28 @@ void CompareBandwidth(benchmark::State& state, double bytes, const std::function
   SetBandwidthCounters(state, bytes, TimeAgainstReference(state, kernel, reference), "kernel_GBps",
                        reference_counter);
   state.SetBytesProcessed(static_cast<int64_t>(bytes * static_cast<double>(state.iterations())));
+}
+
+std::string OverlapModule(int replicas, int64_t elements, int64_t dot, const std::string& body,
+                          const std::string& root) {
+  std::string text = R"(
+HloModule overlap, replica_count=$R
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[$N] parameter(0)
+  a = f32[$M,$M] parameter(1)
+  b = f32[$M,$M] parameter(2)
+$BODY
+  ROOT out = $ROOT
+})";
+  text = absl::StrReplaceAll(text, {{"$BODY", body}, {"$ROOT", root}});
+  return absl::StrReplaceAll(text, {{"$R", absl::StrCat(replicas)},
+                                    {"$N", absl::StrCat(elements)},
+                                    {"$M", absl::StrCat(dot)}});
 }
 
 std::unique_ptr<Executable> CompileOrSkip(benchmark::State& state, std::string_view text,

@@ -116,6 +116,14 @@ std::vector<T> RandomNormal(int64_t n, uint32_t seed, T mean = T(0), T stddev = 
 std::unique_ptr<Executable> CompileOrSkip(benchmark::State& state, std::string_view text,
                                           const CompileOptions& options = {});
 
+// The overlap benchmarks' module (bench/async_overlap_bench.cc,
+// bench/mpi_overlap.cc) on `replicas` replicas: parameters x = f32[N] (what
+// an all-reduce reduces with `add`), a and b = f32[M,M] (a dot's operands),
+// then `body`, then `ROOT out = ` `root`; $N and $M in body and root stand
+// for `elements` and `dot`.
+std::string OverlapModule(int replicas, int64_t elements, int64_t dot, const std::string& body,
+                          const std::string& root);
+
 // Runs `exe` once per benchmark iteration; a failed run skips the
 // benchmark with its error.
 void ExecuteEachIteration(benchmark::State& state, const Executable& exe,

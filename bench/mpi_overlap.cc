@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_replace.h"
+#include "bench/bench_util.h"
 #include "core/literal.h"
 #include "vm/api.h"
 #include "vm/mpi_run.h"
@@ -35,29 +35,6 @@ double Now() {
       .count();
 }
 
-// The module: `body` between the parameters and a ROOT of small slices
-// (the results sent to rank 0 stay small).
-std::string Module(int replicas, const std::string& body, const std::string& root) {
-  std::string text = R"(
-HloModule overlap, replica_count=$R
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-ENTRY e {
-  x = f32[$N] parameter(0)
-  a = f32[$M,$M] parameter(1)
-  b = f32[$M,$M] parameter(2)
-$BODY
-  ROOT out = f32[4] $ROOT
-})";
-  text = absl::StrReplaceAll(text, {{"$BODY", body}, {"$ROOT", root}});
-  return absl::StrReplaceAll(text, {{"$R", absl::StrCat(replicas)},
-                                    {"$N", absl::StrCat(kElements)},
-                                    {"$M", absl::StrCat(kDot)}});
-}
-
 int Main() {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -69,10 +46,14 @@ int Main() {
   const std::string done =
       "  r = f32[$N] all-reduce-done(st)\n"
       "  rs = f32[4] slice(r), slice={[0:4]}\n";
-  auto compute = Executable::FromText(Module(size, dot, "reshape(ds)"));
-  auto comm = Executable::FromText(Module(size, start + done, "copy(rs)"));
+  // The ROOT is a small slice: the results sent to rank 0 stay small.
+  auto module = [&](const std::string& body, const std::string& root) {
+    return bench::OverlapModule(size, kElements, kDot, body, "f32[4] " + root);
+  };
+  auto compute = Executable::FromText(module(dot, "reshape(ds)"));
+  auto comm = Executable::FromText(module(start + done, "copy(rs)"));
   auto overlapped = Executable::FromText(
-      Module(size, start + dot + done + "  dr = f32[4] reshape(ds)\n", "add(rs, dr)"));
+      module(start + dot + done + "  dr = f32[4] reshape(ds)\n", "add(rs, dr)"));
   for (const auto* exe : {&compute, &comm, &overlapped}) {
     if (!exe->ok()) {
       std::fprintf(stderr, "%s\n", std::string(exe->status().message()).c_str());
