@@ -508,6 +508,76 @@ TEST(GemmTest, FewRowsAgainstRowsOfB) {
   });
 }
 
+TEST(GemmTest, PerCallBlocksOfAnySize) {
+  // Every kernel (blocked, transposed-b / narrow-rows, along-rows) with
+  // smaller row and column blocks than its default, of sizes that split
+  // register tiles and column groups: the same sequential sums, unit by
+  // unit or all at once.
+  ForEachTarget([] {
+    int seed = 400;
+    for (const auto& [bm, bn] :
+         {std::pair<int64_t, int64_t>{64, 64}, {13, 37}, {5, 100}, {300, 1}}) {
+      GemmDims d;
+      d.block_m = bm, d.block_n = bn;
+      d.batch = 2, d.m = 150, d.k = 70, d.n = 130;  // blocked, B packed and in place
+      CheckGemm<float>(ElementType::kF32, d, ++seed);
+      CheckGemm<double>(ElementType::kF64, d, ++seed);
+      for (int64_t m : {1, 3, 11, 32}) {  // B stored [n, k]
+        d.m = m, d.k = 300, d.n = 200, d.use_strides = true;
+        d.a_sb = m * d.k, d.a_sm = d.k, d.a_sk = 1;
+        d.b_sb = d.n * d.k, d.b_sk = 1, d.b_sn = d.k;
+        CheckGemm<float>(ElementType::kF32, d, ++seed);
+        CheckGemm<double>(ElementType::kF64, d, ++seed);
+      }
+      d.m = 3, d.k = 130, d.n = 517, d.use_strides = false;  // along rows of B
+      CheckGemm<float>(ElementType::kF32, d, ++seed);
+      CheckGemm<double>(ElementType::kF64, d, ++seed);
+    }
+  });
+}
+
+TEST(GemmTest, SplitUnitsKeepsWholeTilesAndEnoughWork) {
+  ForEachTarget([] {
+    auto kernel = SelectGemmKernel(ElementType::kF32);
+    ASSERT_TRUE(kernel.ok());
+    GemmDims d;
+    d.m = 32, d.k = 784, d.n = 512;  // one default unit
+    ASSERT_EQ(kernel->Units(d), 1);
+    kernel->SplitUnits(&d, 8, 1 << 20);
+    EXPECT_EQ(kernel->Units(d), 8);  // columns split: A is read in place
+    EXPECT_EQ(d.BlockM(), kGemmBlockM);
+    EXPECT_LT(d.BlockN(), 512 / 4);
+    // Units of at least this many flops: fewer of them.
+    GemmDims e;
+    e.m = 32, e.k = 784, e.n = 512;
+    kernel->SplitUnits(&e, 8, 2 * 32 * 784 * 200);
+    EXPECT_EQ(kernel->Units(e), 2);
+    // A packed (stored k-major) against a small B read in place: rows split.
+    GemmDims t;
+    t.m = 512, t.k = 32, t.n = 512, t.use_strides = true;
+    t.a_sb = t.m * t.k, t.a_sm = 1, t.a_sk = t.m;
+    t.b_sb = t.k * t.n, t.b_sk = t.n, t.b_sn = 1;
+    kernel->SplitUnits(&t, 8, 1 << 20);
+    EXPECT_EQ(kernel->Units(t), 8);
+    EXPECT_EQ(t.BlockN(), kGemmBlockN);
+    EXPECT_LT(t.BlockM(), kGemmBlockM / 2);
+    EXPECT_GE(t.BlockM(), kGemmMinSplitRows);
+    // Nothing to split (rows only into blocks of kGemmMinSplitRows or
+    // more), and the generic kernels keep their units.
+    GemmDims one;
+    one.m = 100, one.k = 8, one.n = 1;
+    kernel->SplitUnits(&one, 8, 1);
+    EXPECT_EQ(kernel->Units(one), 1);
+    auto generic = SelectGemmKernel(ElementType::kS32);
+    ASSERT_TRUE(generic.ok());
+    GemmDims g;
+    g.m = 32, g.k = 784, g.n = 512;
+    generic->SplitUnits(&g, 8, 1);
+    EXPECT_EQ(g.block_m, 0);
+    EXPECT_EQ(g.block_n, 0);
+  });
+}
+
 TEST(GemmTest, ManySmallBatches) {
   GemmDims d;
   d.batch = 37, d.m = 10, d.k = 9, d.n = 19;
