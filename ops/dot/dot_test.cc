@@ -14,6 +14,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hwy/targets.h"
+#include "oneapi/tbb/parallel_for.h"
+#include "oneapi/tbb/task_arena.h"
 #include "ops/dot/gemm.h"
 
 namespace hlovm {
@@ -298,6 +300,61 @@ TEST(DotTest, UnitsSplitDoesNotChangeResult) {
   const DotBuffers bufs = DotPrepare(*plan, a.data(), b.data(), split.data(), nullptr);
   for (int64_t u = plan->units - 1; u >= 0; --u) DotGemmUnits(*plan, bufs, u, u + 1);
   EXPECT_EQ(0, std::memcmp(one.data(), split.data(), one.size() * 4));
+}
+
+// A dot of few rows (an MLP layer on a batch of 32: forward, and backward
+// for the inputs and the weights) was one default unit of C, or a few;
+// above kParallelDotFlops its plan splits it into several, whose results
+// are the same bits as the default blocks', run on one thread or spread
+// over four.
+TEST(DotTest, FewRowsDotSplitsIntoUnitsWithTheSameBits) {
+  struct Case {
+    std::vector<int64_t> ld, rd, od;
+    int64_t lc, rc;
+    int64_t default_units;
+  };
+  const std::vector<Case> cases = {
+      {{32, 784}, {784, 512}, {32, 512}, 1, 0, 1},  // x W
+      {{32, 512}, {512, 512}, {32, 512}, 1, 1, 1},  // dh W^T
+      {{32, 512}, {32, 512}, {512, 512}, 0, 0, 2},  // x^T dh
+      {{32, 784}, {32, 512}, {784, 512}, 0, 0, 4},
+  };
+  tbb::task_arena arena(4);
+  int seed = 50;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(testing::Message()
+                 << "lhs " << c.ld[0] << "x" << c.ld[1] << " rhs " << c.rd[0] << "x" << c.rd[1]);
+    auto plan = MakeDotPlan(Shape(ElementType::kF32, c.ld), Shape(ElementType::kF32, c.rd),
+                            Shape(ElementType::kF32, c.od), Dnums({}, {c.lc}, {}, {c.rc}));
+    ASSERT_TRUE(plan.ok());
+    ASSERT_GE(plan->flops(), kParallelDotFlops);
+    DotPlan whole = *plan;  // the default blocks
+    whole.dims.block_m = whole.dims.block_n = 0;
+    whole.units = whole.gemm.Units(whole.dims);
+    ASSERT_EQ(whole.units, c.default_units);
+    EXPECT_GE(plan->units, 4);
+    EXPECT_GT(plan->units, whole.units);
+    const auto a = Random<float>(Count(c.ld), ++seed, -3, 3);
+    const auto b = Random<float>(Count(c.rd), ++seed, -3, 3);
+    const int64_t out = Count(c.od);
+    std::vector<float> want(out), one_thread(out), threads(out, 7.0f);
+    RunDot(whole, a.data(), b.data(), want.data(), nullptr);
+    RunDot(*plan, a.data(), b.data(), one_thread.data(), nullptr);
+    std::vector<uint8_t> scratch(static_cast<size_t>(plan->scratch_bytes) + 64);
+    const DotBuffers bufs = DotPrepare(*plan, a.data(), b.data(), threads.data(), scratch.data());
+    arena.execute([&] {
+      tbb::parallel_for(int64_t{0}, plan->units,
+                        [&](int64_t u) { DotGemmUnits(*plan, bufs, u, u + 1); });
+    });
+    DotFinish(*plan, bufs, threads.data());
+    EXPECT_EQ(0, std::memcmp(want.data(), one_thread.data(), out * sizeof(float)));
+    EXPECT_EQ(0, std::memcmp(want.data(), threads.data(), out * sizeof(float)));
+  }
+  // Below kParallelDotFlops a dot keeps its default units.
+  auto small = MakeDotPlan(Shape(ElementType::kF32, {32, 64}), Shape(ElementType::kF32, {64, 512}),
+                           Shape(ElementType::kF32, {32, 512}), Dnums({}, {1}, {}, {0}));
+  ASSERT_TRUE(small.ok());
+  EXPECT_EQ(small->units, 1);
 }
 
 // Element (i, j) of batch bi, summed over k in sequential order with one
