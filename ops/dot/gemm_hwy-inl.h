@@ -450,9 +450,36 @@ inline bool ColumnsAlongK(const GemmDims& dims) {
 // A's rows [0, m) transposed into a k-major strip of `width` rows (element
 // (i, k) at at[k * width + i]; rows m..width are zero), converted from SA.
 // Inlined, so that a width known at compile time unrolls the inner loop.
+// Rows along k in the compute type, a whole number of vectors wide (`at`
+// aligned), are gathered a vector of rows at a time: one element at a time,
+// each row's next element lies a row away in memory.
 template <GemmDims::Source SA, typename T>
 HWY_INLINE void PackRowsKMajor(const SourceType<SA, T>* a, int64_t a_sm, int64_t a_sk, int64_t m,
                                int64_t k, int64_t width, T* HWY_RESTRICT at) {
+#if HWY_TARGET != HWY_SCALAR
+  if constexpr (SA == GemmDims::Source::kCompute) {
+    const hn::ScalableTag<T> d;
+    const hn::RebindToSigned<decltype(d)> di;
+    using TI = hn::TFromD<decltype(di)>;
+    const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+    if (a_sk == 1 && m > 0 && width % L == 0 &&
+        (m - 1) * a_sm <= static_cast<int64_t>(hwy::HighestValue<TI>())) {
+      for (int64_t i0 = 0; i0 < width; i0 += L) {
+        // Rows past m read row 0 and store zeros.
+        const auto rows = hn::Add(hn::Iota(di, 0), hn::Set(di, static_cast<TI>(i0)));
+        const auto valid = hn::Lt(rows, hn::Set(di, static_cast<TI>(m)));
+        const auto offsets =
+            hn::Mul(hn::IfThenElseZero(valid, rows), hn::Set(di, static_cast<TI>(a_sm)));
+        const auto keep = hn::RebindMask(d, valid);
+        for (int64_t p = 0; p < k; ++p) {
+          hn::Store(hn::IfThenElseZero(keep, hn::GatherIndex(d, a + p, offsets)), d,
+                    at + p * width + i0);
+        }
+      }
+      return;
+    }
+  }
+#endif
   for (int64_t p = 0; p < k; ++p) {
     for (int64_t i = 0; i < width; ++i) {
       at[p * width + i] = i < m ? FromSource<SA, T>(a[i * a_sm + p * a_sk]) : T(0);
