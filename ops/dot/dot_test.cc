@@ -622,7 +622,7 @@ TEST(GemmTest, SplitUnitsKeepsWholeTilesAndEnoughWork) {
     // Nothing to split (rows only into blocks of kGemmMinSplitRows or
     // more), and the generic kernels keep their units.
     GemmDims one;
-    one.m = 100, one.k = 8, one.n = 1;
+    one.m = kGemmMinSplitRows, one.k = 8, one.n = 1;
     kernel->SplitUnits(&one, 8, 1);
     EXPECT_EQ(kernel->Units(one), 1);
     auto generic = SelectGemmKernel(ElementType::kS32);

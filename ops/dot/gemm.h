@@ -85,10 +85,10 @@ struct GemmKernel {
   // With dims_blocks (nothing otherwise), sets d->block_m and d->block_n to
   // smaller blocks while `d` has fewer than `want_units` units and each unit
   // would still take at least `min_unit_flops` (2 * rows * columns * k):
-  // halving the number of rows or columns a unit takes, in whole register
-  // tiles of this machine's kernel, whichever repacks less of the other
-  // operand (gemm_hwy-inl.h); rows only into blocks of at least
-  // kGemmMinSplitRows.
+  // halves the rows or the columns a unit takes, in whole register tiles of
+  // this machine's kernel, whichever repacks less of the other operand, and
+  // not below 128 columns (rows) where that repacks A (B) nor below
+  // kGemmMinSplitRows rows (gemm_hwy-inl.h).
   void SplitUnits(GemmDims* d, int64_t want_units, int64_t min_unit_flops) const;
   // Every unit, on the calling thread.
   void RunAll(const void* a, const void* b, void* c, const GemmDims& d) const {

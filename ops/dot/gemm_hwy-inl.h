@@ -928,33 +928,34 @@ void GemmAny(const void* a, const void* b, void* c_v, const GemmDims& dims, int6
   GemmBlocked<T, SA, SB>(a, b, c, dims, ub, ue);
 }
 
-// Each unit of GemmNarrowRows and GemmTransposedB transposes its rows of A
-// anew: they split into units of at least this many columns of C.
-constexpr int64_t kNarrowMinUnitColumns = 128;
+// Each unit packs (or transposes) its own rows of A and strips of B, so a
+// split repacks an operand that is not read in place: splitting columns
+// repacks A's rows, splitting rows repacks B's strips. Blocks split that way
+// keep at least this many columns (rows): one element packed per 256 flops
+// or more (the kernels for a few rows transpose A for every unit).
+constexpr int64_t kPackedMinUnitExtent = 128;
 
 // GemmKernel::SplitUnits for this target's kernels: blocks of whole
-// register tiles (or column groups), split where the split costs least.
-// GemmBlocked packs a unit's rows of A (unless read in place) for its
-// columns alone, and its strips of B (unless read in place) for its rows
-// alone: columns are split first unless that repacks A where splitting rows
-// would not repack B (or repack less of it). The kernels for a few rows
-// split only columns.
+// register tiles (or column groups), split where the split costs least:
+// columns first unless that repacks A where splitting rows would not
+// repack B (or would repack less of it). The kernels for a few rows split
+// only columns.
 template <typename T>
 void SplitUnitsOf(GemmDims* dims, int64_t want_units, int64_t min_unit_flops) {
   const int64_t L = static_cast<int64_t>(hn::Lanes(hn::ScalableTag<T>()));
   const int64_t M = dims->m, N = dims->n;
-  int64_t col_align = kNv * L, min_cols = col_align;
-  bool split_rows = true;
+  int64_t col_align = kNv * L;
+  bool split_rows = true, a_packed = false;
   const GemmPathKind path = ChooseGemmPath<T>(*dims);
   switch (path) {
     case GemmPathKind::kTransposedB:
       // Columns at a time: 8 * kGroups (GemmAny).
       col_align = M == 1 ? 32 : M <= 4 ? 16 : 8;
-      min_cols = kNarrowMinUnitColumns, split_rows = false;
+      a_packed = true, split_rows = false;
       break;
     case GemmPathKind::kNarrowRows:
       col_align = M <= L ? kNarrowColumns1 : kNarrowColumns2;
-      min_cols = kNarrowMinUnitColumns, split_rows = false;
+      a_packed = true, split_rows = false;
       break;
     case GemmPathKind::kAlongRows:
       col_align = L, split_rows = false;
@@ -978,16 +979,19 @@ void SplitUnitsOf(GemmDims* dims, int64_t want_units, int64_t min_unit_flops) {
   };
   while (units() < want_units) {
     const int64_t bm = dims->BlockM(), bn = dims->BlockN();
-    const int64_t n_half = std::max(halve(N, bn, col_align), min_cols);
-    const bool cols_ok = n_half < bn && n_half < N && unit_flops(bm, n_half) >= min_unit_flops;
-    const int64_t m_half = halve(M, bm, kMr);
-    const bool rows_ok = split_rows && m_half < bm && m_half < M && m_half >= kGemmMinSplitRows &&
-                         unit_flops(m_half, bn) >= min_unit_flops;
-    bool rows_first = false;
+    bool rows_first = false, b_packed = false;
     if (path == GemmPathKind::kBlocked) {
       const BlockedOperands in_place = BlockedOperandsOf<T>(*dims, bm, bn);
-      rows_first = !in_place.a && (in_place.b || std::min(M, bm) > std::min(N, bn));
+      a_packed = !in_place.a, b_packed = !in_place.b;
+      rows_first = a_packed && (!b_packed || std::min(M, bm) > std::min(N, bn));
     }
+    const int64_t min_cols = a_packed ? std::max(col_align, kPackedMinUnitExtent) : col_align;
+    const int64_t min_rows = b_packed ? kPackedMinUnitExtent : kGemmMinSplitRows;
+    const int64_t n_half = std::max(halve(N, bn, col_align), min_cols);
+    const bool cols_ok = n_half < bn && n_half < N && unit_flops(bm, n_half) >= min_unit_flops;
+    const int64_t m_half = std::max(halve(M, bm, kMr), min_rows);
+    const bool rows_ok =
+        split_rows && m_half < bm && m_half < M && unit_flops(m_half, bn) >= min_unit_flops;
     if (rows_ok && (rows_first || !cols_ok)) {
       dims->block_m = m_half;
     } else if (cols_ok) {
