@@ -619,6 +619,12 @@ TEST(GemmTest, SplitUnitsKeepsWholeTilesAndEnoughWork) {
     EXPECT_EQ(t.BlockN(), kGemmBlockN);
     EXPECT_LT(t.BlockM(), kGemmBlockM / 2);
     EXPECT_GE(t.BlockM(), kGemmMinSplitRows);
+    // Both operands packed: a split would repack one of them, in blocks
+    // this small.
+    GemmDims sq;
+    sq.m = sq.k = sq.n = 256;
+    kernel->SplitUnits(&sq, 8, 1 << 20);
+    EXPECT_EQ(kernel->Units(sq), 1);
     // Nothing to split (rows only into blocks of kGemmMinSplitRows or
     // more), and the generic kernels keep their units.
     GemmDims one;

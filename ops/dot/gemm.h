@@ -87,7 +87,7 @@ struct GemmKernel {
   // would still take at least `min_unit_flops` (2 * rows * columns * k):
   // halves the rows or the columns a unit takes, in whole register tiles of
   // this machine's kernel, whichever repacks less of the other operand, and
-  // not below 128 columns (rows) where that repacks A (B) nor below
+  // not below 256 columns (rows) where that repacks A (B) nor below
   // kGemmMinSplitRows rows (gemm_hwy-inl.h).
   void SplitUnits(GemmDims* d, int64_t want_units, int64_t min_unit_flops) const;
   // Every unit, on the calling thread.

@@ -928,12 +928,16 @@ void GemmAny(const void* a, const void* b, void* c_v, const GemmDims& dims, int6
   GemmBlocked<T, SA, SB>(a, b, c, dims, ub, ue);
 }
 
-// Each unit packs (or transposes) its own rows of A and strips of B, so a
-// split repacks an operand that is not read in place: splitting columns
+// Each unit packs its own rows of A and strips of B, so a split repacks an
+// operand that GemmBlocked does not read in place: splitting columns
 // repacks A's rows, splitting rows repacks B's strips. Blocks split that way
-// keep at least this many columns (rows): one element packed per 256 flops
-// or more (the kernels for a few rows transpose A for every unit).
-constexpr int64_t kPackedMinUnitExtent = 128;
+// keep at least this many columns (rows): a [256, 256] x [256, 256] dot,
+// both operands packed, stays one unit (split in four, it took some 2% more
+// time on one thread).
+constexpr int64_t kPackedMinUnitExtent = 256;
+// The kernels for a few rows transpose A's rows for every unit (a gather,
+// cheaper than packing a block): units of at least this many columns.
+constexpr int64_t kNarrowMinUnitColumns = 128;
 
 // GemmKernel::SplitUnits for this target's kernels: blocks of whole
 // register tiles (or column groups), split where the split costs least:
@@ -945,17 +949,18 @@ void SplitUnitsOf(GemmDims* dims, int64_t want_units, int64_t min_unit_flops) {
   const int64_t L = static_cast<int64_t>(hn::Lanes(hn::ScalableTag<T>()));
   const int64_t M = dims->m, N = dims->n;
   int64_t col_align = kNv * L;
-  bool split_rows = true, a_packed = false;
+  bool split_rows = true;
+  int64_t min_cols = col_align;
   const GemmPathKind path = ChooseGemmPath<T>(*dims);
   switch (path) {
     case GemmPathKind::kTransposedB:
       // Columns at a time: 8 * kGroups (GemmAny).
       col_align = M == 1 ? 32 : M <= 4 ? 16 : 8;
-      a_packed = true, split_rows = false;
+      min_cols = kNarrowMinUnitColumns, split_rows = false;
       break;
     case GemmPathKind::kNarrowRows:
       col_align = M <= L ? kNarrowColumns1 : kNarrowColumns2;
-      a_packed = true, split_rows = false;
+      min_cols = kNarrowMinUnitColumns, split_rows = false;
       break;
     case GemmPathKind::kAlongRows:
       col_align = L, split_rows = false;
@@ -979,17 +984,17 @@ void SplitUnitsOf(GemmDims* dims, int64_t want_units, int64_t min_unit_flops) {
   };
   while (units() < want_units) {
     const int64_t bm = dims->BlockM(), bn = dims->BlockN();
-    bool rows_first = false, b_packed = false;
+    bool rows_first = false;
+    int64_t unit_cols = min_cols, unit_rows = kGemmMinSplitRows;
     if (path == GemmPathKind::kBlocked) {
       const BlockedOperands in_place = BlockedOperandsOf<T>(*dims, bm, bn);
-      a_packed = !in_place.a, b_packed = !in_place.b;
-      rows_first = a_packed && (!b_packed || std::min(M, bm) > std::min(N, bn));
+      if (!in_place.a) unit_cols = std::max(unit_cols, kPackedMinUnitExtent);
+      if (!in_place.b) unit_rows = std::max(unit_rows, kPackedMinUnitExtent);
+      rows_first = !in_place.a && (in_place.b || std::min(M, bm) > std::min(N, bn));
     }
-    const int64_t min_cols = a_packed ? std::max(col_align, kPackedMinUnitExtent) : col_align;
-    const int64_t min_rows = b_packed ? kPackedMinUnitExtent : kGemmMinSplitRows;
-    const int64_t n_half = std::max(halve(N, bn, col_align), min_cols);
+    const int64_t n_half = std::max(halve(N, bn, col_align), unit_cols);
     const bool cols_ok = n_half < bn && n_half < N && unit_flops(bm, n_half) >= min_unit_flops;
-    const int64_t m_half = std::max(halve(M, bm, kMr), min_rows);
+    const int64_t m_half = std::max(halve(M, bm, kMr), unit_rows);
     const bool rows_ok =
         split_rows && m_half < bm && m_half < M && unit_flops(m_half, bn) >= min_unit_flops;
     if (rows_ok && (rows_first || !cols_ok)) {
