@@ -14,6 +14,12 @@
 //                    rows (a short prompt's projections)
 //   MatVecNN/<n>     f32 [1, 2048] x [2048, n]: the matrix stored [k, n]
 //                    (x @ W with W [in, out])
+//   Batch32NN/<k>    f32 [32, k] x [k, 512]: an MLP layer's forward dot on
+//                    a batch of 32 (one default work unit of C)
+//   Batch32NT/<k>    f32 [32, 512] x [k, 512] contracting the last
+//                    dimensions: its backward dot for the inputs (dh W^T)
+//   Batch32TN/<m>    f32 [32, m] x [32, 512] contracting the first
+//                    dimensions: its backward dot for the weights (x^T dh)
 // Arguments: the case size and the thread count (the reference gets the same
 // number of OpenBLAS threads; per-matrix cases call it once per matrix).
 // Reports GFLOP/s (2*b*m*n*k per run). Compare Dot* with Blas* of the same
@@ -50,11 +56,17 @@ constexpr int kRowMajor = 101, kNoTrans = 111, kTrans = 112;
 namespace hlovm {
 namespace {
 
-// Below this many flops the VM runs a dot on the calling thread
-// (ops/dot/dot_lower.cc).
-constexpr int64_t kParallelDotFlops = 4 * 1024 * 1024;
-
-enum class Case { kSquare, kBatch64, kAttention, kMatVec, kDecode, kMatVecNN };
+enum class Case {
+  kSquare,
+  kBatch64,
+  kAttention,
+  kMatVec,
+  kDecode,
+  kMatVecNN,
+  kBatch32NN,
+  kBatch32NT,
+  kBatch32TN
+};
 
 struct Problem {
   std::vector<int64_t> ld, rd, od;
@@ -99,6 +111,25 @@ Problem MakeProblem(Case c, int64_t size) {
       p.m = 1, p.k = 2048, p.n = size;
       p.ld = {p.m, p.k}, p.rd = {p.k, p.n}, p.od = {p.m, p.n};
       p.dn.lhs_contracting_dimensions = {1};
+      p.dn.rhs_contracting_dimensions = {0};
+      break;
+    case Case::kBatch32NN:
+      p.m = 32, p.k = size, p.n = 512;
+      p.ld = {p.m, p.k}, p.rd = {p.k, p.n}, p.od = {p.m, p.n};
+      p.dn.lhs_contracting_dimensions = {1};
+      p.dn.rhs_contracting_dimensions = {0};
+      break;
+    case Case::kBatch32NT:
+      p.m = 32, p.k = 512, p.n = size;
+      p.ld = {p.m, p.k}, p.rd = {p.n, p.k}, p.od = {p.m, p.n};
+      p.dn.lhs_contracting_dimensions = {1};
+      p.dn.rhs_contracting_dimensions = {1};
+      p.rhs_transposed = true;
+      break;
+    case Case::kBatch32TN:
+      p.m = size, p.k = 32, p.n = 512;
+      p.ld = {p.k, p.m}, p.rd = {p.k, p.n}, p.od = {p.m, p.n};
+      p.dn.lhs_contracting_dimensions = {0};
       p.dn.rhs_contracting_dimensions = {0};
       break;
   }
@@ -185,6 +216,15 @@ void BM_DotF32Decode(benchmark::State& s) { BM_Dot<float>(s, ElementType::kF32, 
 void BM_DotF32MatVecNN(benchmark::State& s) {
   BM_Dot<float>(s, ElementType::kF32, Case::kMatVecNN);
 }
+void BM_DotF32Batch32NN(benchmark::State& s) {
+  BM_Dot<float>(s, ElementType::kF32, Case::kBatch32NN);
+}
+void BM_DotF32Batch32NT(benchmark::State& s) {
+  BM_Dot<float>(s, ElementType::kF32, Case::kBatch32NT);
+}
+void BM_DotF32Batch32TN(benchmark::State& s) {
+  BM_Dot<float>(s, ElementType::kF32, Case::kBatch32TN);
+}
 #ifdef HLOVM_BENCH_OPENBLAS
 void BM_BlasF32MatVec(benchmark::State& s) { BM_Blas<float>(s, Case::kMatVec); }
 void BM_BlasF32Decode(benchmark::State& s) { BM_Blas<float>(s, Case::kDecode); }
@@ -218,6 +258,16 @@ HLOVM_DOT_BENCH_PAIR(BM_DotF32Square, BM_BlasF32Square, 256, 1);
 HLOVM_DOT_BENCH_CASE(BM_DotF32MatVec, BM_BlasF32MatVec, 16384);
 HLOVM_DOT_BENCH_CASE(BM_DotF32Decode, BM_BlasF32Decode, 13824);
 HLOVM_DOT_BENCH_CASE(BM_DotF32MatVecNN, BM_BlasF32MatVecNN, 16384);
+// The MLP training step's dots (bench/peers/mlp_train.hlo); the reference
+// has no transposed-lhs case, so these run alone.
+#define HLOVM_DOT_BENCH_ALONE(dot, size) \
+  HLOVM_DOT_BENCH_ONE(dot, size, 1);     \
+  HLOVM_DOT_BENCH_ONE(dot, size, 2)
+HLOVM_DOT_BENCH_ALONE(BM_DotF32Batch32NN, 784);
+HLOVM_DOT_BENCH_ALONE(BM_DotF32Batch32NN, 512);
+HLOVM_DOT_BENCH_ALONE(BM_DotF32Batch32NT, 512);
+HLOVM_DOT_BENCH_ALONE(BM_DotF32Batch32TN, 784);
+HLOVM_DOT_BENCH_ALONE(BM_DotF32Batch32TN, 512);
 
 }  // namespace
 }  // namespace hlovm

@@ -205,6 +205,9 @@ absl::StatusOr<DotPlan> MakeDotPlan(const Shape& lhs, const Shape& rhs, const Sh
                            SelectConvertKernel(plan.compute_type, plan.result_type));
   }
   HLOVM_ASSIGN_OR_RETURN(plan.gemm, SelectGemmKernel(plan.compute_type));
+  if (plan.flops() >= kParallelDotFlops) {
+    plan.gemm.SplitUnits(&plan.dims, kDotWantedUnits, kDotMinUnitFlops);
+  }
   plan.units = plan.gemm.Units(plan.dims);
   int64_t s = 0;
   for (const DotOperandPlan* p : {&plan.lhs, &plan.rhs}) {

@@ -27,6 +27,16 @@
 
 namespace hlovm {
 
+// Below this many flops a dot runs on the calling thread (dot_lower.cc).
+inline constexpr int64_t kParallelDotFlops = 4 * 1024 * 1024;
+// A dot of at least kParallelDotFlops is split into at least this many GEMM
+// units (GemmKernel::SplitUnits: smaller row or column blocks) while each
+// keeps at least kDotMinUnitFlops: several units a thread for a few threads,
+// even for a dot of a few rows or columns (whose default blocks make one
+// unit). The units never depend on the thread count.
+inline constexpr int64_t kDotWantedUnits = 8;
+inline constexpr int64_t kDotMinUnitFlops = 1024 * 1024;
+
 struct DotOperandPlan {
   ElementType type = ElementType::kF32;
   int elem_size = 0;

@@ -20,9 +20,6 @@ namespace hlovm {
 namespace vm {
 namespace {
 
-// Below this many flops a dot runs on the calling thread.
-constexpr int64_t kParallelDotFlops = 4 * 1024 * 1024;
-
 bool DotHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
   const auto& p = *static_cast<const DotPlan*>(instr.plan);
   uint8_t* out = regs[instr.out[0]];

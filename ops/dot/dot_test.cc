@@ -14,6 +14,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hwy/targets.h"
+#include "oneapi/tbb/parallel_for.h"
+#include "oneapi/tbb/task_arena.h"
 #include "ops/dot/gemm.h"
 
 namespace hlovm {
@@ -300,6 +302,61 @@ TEST(DotTest, UnitsSplitDoesNotChangeResult) {
   EXPECT_EQ(0, std::memcmp(one.data(), split.data(), one.size() * 4));
 }
 
+// A dot of few rows (an MLP layer on a batch of 32: forward, and backward
+// for the inputs and the weights) was one default unit of C, or a few;
+// above kParallelDotFlops its plan splits it into several, whose results
+// are the same bits as the default blocks', run on one thread or spread
+// over four.
+TEST(DotTest, FewRowsDotSplitsIntoUnitsWithTheSameBits) {
+  struct Case {
+    std::vector<int64_t> ld, rd, od;
+    int64_t lc, rc;
+    int64_t default_units;
+  };
+  const std::vector<Case> cases = {
+      {{32, 784}, {784, 512}, {32, 512}, 1, 0, 1},  // x W
+      {{32, 512}, {512, 512}, {32, 512}, 1, 1, 1},  // dh W^T
+      {{32, 512}, {32, 512}, {512, 512}, 0, 0, 2},  // x^T dh
+      {{32, 784}, {32, 512}, {784, 512}, 0, 0, 4},
+  };
+  tbb::task_arena arena(4);
+  int seed = 50;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(testing::Message()
+                 << "lhs " << c.ld[0] << "x" << c.ld[1] << " rhs " << c.rd[0] << "x" << c.rd[1]);
+    auto plan = MakeDotPlan(Shape(ElementType::kF32, c.ld), Shape(ElementType::kF32, c.rd),
+                            Shape(ElementType::kF32, c.od), Dnums({}, {c.lc}, {}, {c.rc}));
+    ASSERT_TRUE(plan.ok());
+    ASSERT_GE(plan->flops(), kParallelDotFlops);
+    DotPlan whole = *plan;  // the default blocks
+    whole.dims.block_m = whole.dims.block_n = 0;
+    whole.units = whole.gemm.Units(whole.dims);
+    ASSERT_EQ(whole.units, c.default_units);
+    EXPECT_GE(plan->units, 4);
+    EXPECT_GT(plan->units, whole.units);
+    const auto a = Random<float>(Count(c.ld), ++seed, -3, 3);
+    const auto b = Random<float>(Count(c.rd), ++seed, -3, 3);
+    const int64_t out = Count(c.od);
+    std::vector<float> want(out), one_thread(out), threads(out, 7.0f);
+    RunDot(whole, a.data(), b.data(), want.data(), nullptr);
+    RunDot(*plan, a.data(), b.data(), one_thread.data(), nullptr);
+    std::vector<uint8_t> scratch(static_cast<size_t>(plan->scratch_bytes) + 64);
+    const DotBuffers bufs = DotPrepare(*plan, a.data(), b.data(), threads.data(), scratch.data());
+    arena.execute([&] {
+      tbb::parallel_for(int64_t{0}, plan->units,
+                        [&](int64_t u) { DotGemmUnits(*plan, bufs, u, u + 1); });
+    });
+    DotFinish(*plan, bufs, threads.data());
+    EXPECT_EQ(0, std::memcmp(want.data(), one_thread.data(), out * sizeof(float)));
+    EXPECT_EQ(0, std::memcmp(want.data(), threads.data(), out * sizeof(float)));
+  }
+  // Below kParallelDotFlops a dot keeps its default units.
+  auto small = MakeDotPlan(Shape(ElementType::kF32, {32, 64}), Shape(ElementType::kF32, {64, 512}),
+                           Shape(ElementType::kF32, {32, 512}), Dnums({}, {1}, {}, {0}));
+  ASSERT_TRUE(small.ok());
+  EXPECT_EQ(small->units, 1);
+}
+
 // Element (i, j) of batch bi, summed over k in sequential order with one
 // fused multiply-add per term (and the unfused sum, for targets without
 // FMA), reading A and B through the element strides of `d`.
@@ -505,6 +562,82 @@ TEST(GemmTest, FewRowsAgainstRowsOfB) {
         CheckGemm<float>(ElementType::kF32, d, ++seed);
       }
     }
+  });
+}
+
+TEST(GemmTest, PerCallBlocksOfAnySize) {
+  // Every kernel (blocked, transposed-b / narrow-rows, along-rows) with
+  // smaller row and column blocks than its default, of sizes that split
+  // register tiles and column groups: the same sequential sums, unit by
+  // unit or all at once.
+  ForEachTarget([] {
+    int seed = 400;
+    for (const auto& [bm, bn] :
+         {std::pair<int64_t, int64_t>{64, 64}, {13, 37}, {5, 100}, {300, 1}}) {
+      GemmDims d;
+      d.block_m = bm, d.block_n = bn;
+      d.batch = 2, d.m = 150, d.k = 70, d.n = 130;  // blocked, B packed and in place
+      CheckGemm<float>(ElementType::kF32, d, ++seed);
+      CheckGemm<double>(ElementType::kF64, d, ++seed);
+      for (int64_t m : {1, 3, 11, 32}) {  // B stored [n, k]
+        d.m = m, d.k = 300, d.n = 200, d.use_strides = true;
+        d.a_sb = m * d.k, d.a_sm = d.k, d.a_sk = 1;
+        d.b_sb = d.n * d.k, d.b_sk = 1, d.b_sn = d.k;
+        CheckGemm<float>(ElementType::kF32, d, ++seed);
+        CheckGemm<double>(ElementType::kF64, d, ++seed);
+      }
+      d.m = 3, d.k = 130, d.n = 517, d.use_strides = false;  // along rows of B
+      CheckGemm<float>(ElementType::kF32, d, ++seed);
+      CheckGemm<double>(ElementType::kF64, d, ++seed);
+    }
+  });
+}
+
+TEST(GemmTest, SplitUnitsKeepsWholeTilesAndEnoughWork) {
+  ForEachTarget([] {
+    auto kernel = SelectGemmKernel(ElementType::kF32);
+    ASSERT_TRUE(kernel.ok());
+    GemmDims d;
+    d.m = 32, d.k = 784, d.n = 512;  // one default unit
+    ASSERT_EQ(kernel->Units(d), 1);
+    kernel->SplitUnits(&d, 8, 1 << 20);
+    EXPECT_EQ(kernel->Units(d), 8);  // columns split: A is read in place
+    EXPECT_EQ(d.BlockM(), kGemmBlockM);
+    EXPECT_LT(d.BlockN(), 512 / 4);
+    // Units of at least this many flops: fewer of them.
+    GemmDims e;
+    e.m = 32, e.k = 784, e.n = 512;
+    kernel->SplitUnits(&e, 8, 2 * 32 * 784 * 200);
+    EXPECT_EQ(kernel->Units(e), 2);
+    // A packed (stored k-major) against a small B read in place: rows split.
+    GemmDims t;
+    t.m = 512, t.k = 32, t.n = 512, t.use_strides = true;
+    t.a_sb = t.m * t.k, t.a_sm = 1, t.a_sk = t.m;
+    t.b_sb = t.k * t.n, t.b_sk = t.n, t.b_sn = 1;
+    kernel->SplitUnits(&t, 8, 1 << 20);
+    EXPECT_EQ(kernel->Units(t), 8);
+    EXPECT_EQ(t.BlockN(), kGemmBlockN);
+    EXPECT_LT(t.BlockM(), kGemmBlockM / 2);
+    EXPECT_GE(t.BlockM(), kGemmMinSplitRows);
+    // Both operands packed: a split would repack one of them, in blocks
+    // this small.
+    GemmDims sq;
+    sq.m = sq.k = sq.n = 256;
+    kernel->SplitUnits(&sq, 8, 1 << 20);
+    EXPECT_EQ(kernel->Units(sq), 1);
+    // Nothing to split (rows only into blocks of kGemmMinSplitRows or
+    // more), and the generic kernels keep their units.
+    GemmDims one;
+    one.m = kGemmMinSplitRows, one.k = 8, one.n = 1;
+    kernel->SplitUnits(&one, 8, 1);
+    EXPECT_EQ(kernel->Units(one), 1);
+    auto generic = SelectGemmKernel(ElementType::kS32);
+    ASSERT_TRUE(generic.ok());
+    GemmDims g;
+    g.m = 32, g.k = 784, g.n = 512;
+    generic->SplitUnits(&g, 8, 1);
+    EXPECT_EQ(g.block_m, 0);
+    EXPECT_EQ(g.block_n, 0);
   });
 }
 

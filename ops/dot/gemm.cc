@@ -73,9 +73,15 @@ bool GemmConvertsWhilePacking(ElementType compute_type, ElementType stored) {
 
 int64_t GemmKernel::Units(const GemmDims& d) const {
   if (d.batch == 0 || d.m == 0 || d.n == 0) return 0;
-  const int64_t mb = (d.m + rows_per_unit - 1) / rows_per_unit;
-  const int64_t nb = cols_per_unit == 0 ? 1 : (d.n + cols_per_unit - 1) / cols_per_unit;
+  const int64_t rows = dims_blocks ? d.BlockM() : rows_per_unit;
+  const int64_t cols = dims_blocks ? d.BlockN() : cols_per_unit;
+  const int64_t mb = (d.m + rows - 1) / rows;
+  const int64_t nb = cols == 0 ? 1 : (d.n + cols - 1) / cols;
   return d.batch * mb * nb;
+}
+
+void GemmKernel::SplitUnits(GemmDims* d, int64_t want_units, int64_t min_unit_flops) const {
+  if (dims_blocks) gemm_internal::HwyGemmSplitUnits(f64, d, want_units, min_unit_flops);
 }
 
 absl::StatusOr<GemmKernel> SelectGemmKernel(ElementType t) {
@@ -83,9 +89,12 @@ absl::StatusOr<GemmKernel> SelectGemmKernel(ElementType t) {
   k.rows_per_unit = kGenericRows;
   switch (t) {
     case ElementType::kF32:
-      return GemmKernel{&gemm_internal::HwyGemmF32, kGemmBlockM, kGemmBlockN};
-    case ElementType::kF64:
-      return GemmKernel{&gemm_internal::HwyGemmF64, kGemmBlockM, kGemmBlockN};
+    case ElementType::kF64: {
+      k.f64 = t == ElementType::kF64;
+      k.fn = k.f64 ? &gemm_internal::HwyGemmF64 : &gemm_internal::HwyGemmF32;
+      k.dims_blocks = true;
+      return k;
+    }
     case ElementType::kPred:
       k.fn = &GemmGeneric<uint8_t, OrAndOp>;
       return k;

@@ -5,7 +5,7 @@
 // registers): 6 x 2 on targets with 16 vector registers (AVX2: 6 x 16 f32,
 // SSE2), 8 x 2 on AVX-512 (8 x 32 f32) and 8 x 3 on NEON.
 //
-// Per work unit (batch index, kGemmBlockM rows, kGemmBlockN columns of C) and
+// Per work unit (batch index, GemmDims::BlockM() rows, BlockN() columns of C) and
 // per k block, the nr-wide column strips of C run outermost: each strip of B
 // is packed (zero padded) just before its pass and stays in L1; the kMr-row
 // strips of A are packed during the first pass and the packed A block stays
@@ -284,6 +284,32 @@ HWY_INLINE void StripKernel(D d, int64_t h, int64_t kc, const T* HWY_RESTRICT a,
   }
 }
 
+// Which operands GemmBlocked reads in place for blocks of bm x bn: small
+// row-major operands (see the file comment); converted ones are packed. So
+// is a row-major B against one strip of rows of A (a matrix-vector product,
+// a decode step), converted as it is loaded: each of its elements then
+// meets all the rows it ever will in one pass, and packing would only copy
+// it once more.
+struct BlockedOperands {
+  bool a = false;        // A read in place
+  bool small_b = false;  // B read in place for being small
+  bool b = false;        // B read in place (its full strips)
+};
+template <typename T>
+BlockedOperands BlockedOperandsOf(const GemmDims& dims, int64_t bm, int64_t bn) {
+  constexpr int64_t kDirectBytes = 64 * 1024;
+  const int64_t M = dims.m, N = dims.n, K = dims.k, KC = BlockK<T>();
+  const bool strided = dims.strided();
+  const int64_t a_sk = strided ? dims.a_sk : 1, b_sn = strided ? dims.b_sn : 1;
+  BlockedOperands r;
+  r.a = dims.a_source == GemmDims::Source::kCompute && a_sk == 1 &&
+        std::min(M, bm) * std::min(K, KC) * int64_t{sizeof(T)} <= kDirectBytes;
+  r.small_b = dims.b_source == GemmDims::Source::kCompute && b_sn == 1 &&
+              std::min(K, KC) * std::min(N, bn) * int64_t{sizeof(T)} <= kDirectBytes;
+  r.b = r.small_b || (b_sn == 1 && M <= kMr);
+  return r;
+}
+
 template <typename T, GemmDims::Source SA, GemmDims::Source SB>
 HWY_NOINLINE void GemmBlocked(const void* a_v, const void* b_v, T* HWY_RESTRICT c_all,
                               const GemmDims& dims, int64_t unit_begin, int64_t unit_end) {
@@ -301,36 +327,22 @@ HWY_NOINLINE void GemmBlocked(const void* a_v, const void* b_v, T* HWY_RESTRICT 
   const int64_t a_sk = strided ? dims.a_sk : 1;
   const int64_t b_sb = strided ? dims.b_sb : K * N, b_sk = strided ? dims.b_sk : N;
   const int64_t b_sn = strided ? dims.b_sn : 1;
-  const int64_t mb = (M + kGemmBlockM - 1) / kGemmBlockM;
-  const int64_t nb = (N + kGemmBlockN - 1) / kGemmBlockN;
-  // Small row-major operands are read in place (see the file comment);
-  // converted ones are packed. So is a row-major B against one strip of
-  // rows of A (a matrix-vector product, a decode step), converted as it is
-  // loaded: each of its elements then meets all the rows it ever will in
-  // one pass, and packing would only copy it once more.
-  constexpr int64_t kDirectBytes = 64 * 1024;
+  const UnitGrid grid(dims);
+  const int64_t BM = grid.block_m();
   constexpr bool kSameA = SA == GemmDims::Source::kCompute;
-  constexpr bool kSameB = SB == GemmDims::Source::kCompute;
-  const bool direct_a =
-      kSameA && a_sk == 1 &&
-      std::min(M, kGemmBlockM) * std::min(K, KC) * int64_t{sizeof(T)} <= kDirectBytes;
-  const bool small_b =
-      kSameB && b_sn == 1 &&
-      std::min(K, KC) * std::min(N, kGemmBlockN) * int64_t{sizeof(T)} <= kDirectBytes;
-  const bool direct_b = small_b || (b_sn == 1 && M <= kMr);
+  const BlockedOperands in_place = BlockedOperandsOf<T>(dims, BM, grid.block_n());
+  const bool direct_a = in_place.a, small_b = in_place.small_b, direct_b = in_place.b;
   thread_local PackBuffers<T> bufs;
-  const int64_t max_mc = (kGemmBlockM + kMr - 1) / kMr * kMr;
+  const int64_t max_mc = (BM + kMr - 1) / kMr * kMr;
   T* ap = bufs.A(static_cast<size_t>(max_mc * KC));
   T* bp = bufs.B(static_cast<size_t>(nr * KC));  // one strip
   constexpr int64_t kLine = 64 / sizeof(T);      // elements per cache line
   HWY_ALIGN T tile[kMr * kNv * HWY_MAX_BYTES / sizeof(T)];
   for (int64_t u = unit_begin; u < unit_end; ++u) {
-    const int64_t bi = u / (mb * nb);
-    const int64_t rem = u % (mb * nb);
     // Row blocks vary fastest: consecutive units share B's column block,
     // which then comes from L3 rather than memory.
-    const int64_t i0 = (rem % mb) * kGemmBlockM, j0 = (rem / mb) * kGemmBlockN;
-    const int64_t mc = std::min(kGemmBlockM, M - i0), nc = std::min(kGemmBlockN, N - j0);
+    const UnitTile t = grid.Tile(u);
+    const int64_t bi = t.bi, i0 = t.i0, j0 = t.j0, mc = t.mc, nc = t.nc;
     const TA* A = a_all + bi * a_sb;
     const TB* B = b_all + bi * b_sb;
     T* C = c_all + bi * M * N;
@@ -438,9 +450,36 @@ inline bool ColumnsAlongK(const GemmDims& dims) {
 // A's rows [0, m) transposed into a k-major strip of `width` rows (element
 // (i, k) at at[k * width + i]; rows m..width are zero), converted from SA.
 // Inlined, so that a width known at compile time unrolls the inner loop.
+// Rows along k in the compute type, a whole number of vectors wide (`at`
+// aligned), are gathered a vector of rows at a time: one element at a time,
+// each row's next element lies a row away in memory.
 template <GemmDims::Source SA, typename T>
 HWY_INLINE void PackRowsKMajor(const SourceType<SA, T>* a, int64_t a_sm, int64_t a_sk, int64_t m,
                                int64_t k, int64_t width, T* HWY_RESTRICT at) {
+#if HWY_TARGET != HWY_SCALAR
+  if constexpr (SA == GemmDims::Source::kCompute) {
+    const hn::ScalableTag<T> d;
+    const hn::RebindToSigned<decltype(d)> di;
+    using TI = hn::TFromD<decltype(di)>;
+    const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+    if (a_sk == 1 && m > 0 && width % L == 0 &&
+        (m - 1) * a_sm <= static_cast<int64_t>(hwy::HighestValue<TI>())) {
+      for (int64_t i0 = 0; i0 < width; i0 += L) {
+        // Rows past m read row 0 and store zeros.
+        const auto rows = hn::Add(hn::Iota(di, 0), hn::Set(di, static_cast<TI>(i0)));
+        const auto valid = hn::Lt(rows, hn::Set(di, static_cast<TI>(m)));
+        const auto offsets =
+            hn::Mul(hn::IfThenElseZero(valid, rows), hn::Set(di, static_cast<TI>(a_sm)));
+        const auto keep = hn::RebindMask(d, valid);
+        for (int64_t p = 0; p < k; ++p) {
+          hn::Store(hn::IfThenElseZero(keep, hn::GatherIndex(d, a + p, offsets)), d,
+                    at + p * width + i0);
+        }
+      }
+      return;
+    }
+  }
+#endif
   for (int64_t p = 0; p < k; ++p) {
     for (int64_t i = 0; i < width; ++i) {
       at[p * width + i] = i < m ? FromSource<SA, T>(a[i * a_sm + p * a_sk]) : T(0);
@@ -572,20 +611,19 @@ HWY_NOINLINE void GemmNarrowRows(D d, const void* a_v, const void* b_v, T* HWY_R
   const SourceType<SB, T>* b_all = static_cast<const SourceType<SB, T>*>(b_v);
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const int64_t M = dims.m, N = dims.n, K = dims.k;
-  const int64_t nb = (N + kGemmBlockN - 1) / kGemmBlockN;  // one row block: M <= kGemmBlockM
+  const UnitGrid grid(dims);
   if (M * N * K <= kNarrowTinyProducts) {
     // A handful of products in all (a dot of two short vectors in a loop
     // body): each sum on its own, the same multiply-adds in the same order
     // as the blocks below, with no packing and no columns to clear.
     const hn::CappedTag<T, 1> d1;
     for (int64_t u = unit_begin; u < unit_end; ++u) {
-      const int64_t bi = u / nb, j0 = (u % nb) * kGemmBlockN;
-      const int64_t j1 = std::min(N, j0 + kGemmBlockN);
-      const SourceType<SA, T>* A = a_all + bi * dims.a_sb;
-      const SourceType<SB, T>* B = b_all + bi * dims.b_sb;
-      T* C = c_all + bi * M * N;
-      for (int64_t i = 0; i < M; ++i) {
-        for (int64_t j = j0; j < j1; ++j) {
+      const UnitTile t = grid.Tile(u);
+      const SourceType<SA, T>* A = a_all + t.bi * dims.a_sb;
+      const SourceType<SB, T>* B = b_all + t.bi * dims.b_sb;
+      T* C = c_all + t.bi * M * N;
+      for (int64_t i = t.i0; i < t.i0 + t.mc; ++i) {
+        for (int64_t j = t.j0; j < t.j0 + t.nc; ++j) {
           auto acc = hn::Zero(d1);
           for (int64_t k = 0; k < K; ++k) {
             acc = hn::MulAdd(hn::Set(d1, FromSource<SA, T>(A[i * dims.a_sm + k * dims.a_sk])),
@@ -608,19 +646,20 @@ HWY_NOINLINE void GemmNarrowRows(D d, const void* a_v, const void* b_v, T* HWY_R
   for (int g = 0; g < kG; ++g) {
     std::fill(cols + g * NarrowColumnStride<T>(), cols + g * NarrowColumnStride<T>() + read_k, T(0));
   }
-  int64_t packed = -1;  // the batch index whose A is in `at`
+  // The rows of A in `at`: (batch index, first row).
+  int64_t packed_bi = -1, packed_i0 = -1;
   for (int64_t u = unit_begin; u < unit_end; ++u) {
-    const int64_t bi = u / nb, j0 = (u % nb) * kGemmBlockN;
-    const int64_t nc = std::min(kGemmBlockN, N - j0);
-    if (bi != packed) {
-      PackRowsKMajor<SA>(a_all + bi * dims.a_sb, dims.a_sm, dims.a_sk, M, K, kR * L, at);
-      packed = bi;
+    const UnitTile t = grid.Tile(u);
+    if (t.bi != packed_bi || t.i0 != packed_i0) {
+      PackRowsKMajor<SA>(a_all + t.bi * dims.a_sb + t.i0 * dims.a_sm, dims.a_sm, dims.a_sk, t.mc, K,
+                         kR * L, at);
+      packed_bi = t.bi, packed_i0 = t.i0;
     }
-    const SourceType<SB, T>* B = b_all + bi * dims.b_sb;
-    T* C = c_all + bi * M * N;
-    for (int64_t j = j0; j < j0 + nc; j += kG) {
+    const SourceType<SB, T>* B = b_all + t.bi * dims.b_sb;
+    T* C = c_all + t.bi * M * N + t.i0 * N;
+    for (int64_t j = t.j0; j < t.j0 + t.nc; j += kG) {
       NarrowRowsColumns<kR, kG, SB>(d, at, B + j * dims.b_sn, dims.b_sn, K,
-                                    std::min<int64_t>(kG, j0 + nc - j), M, C + j, N, cols);
+                                    std::min<int64_t>(kG, t.j0 + t.nc - j), t.mc, C + j, N, cols);
     }
   }
 }
@@ -731,20 +770,22 @@ HWY_NOINLINE void GemmTransposedB(const void* a_v, const void* b_v, float* HWY_R
   const SourceType<SA, float>* a_all = static_cast<const SourceType<SA, float>*>(a_v);
   const TB* b_all = static_cast<const TB*>(b_v);
   const int64_t M = dims.m, N = dims.n, K = dims.k;
-  const int64_t nb = (N + kGemmBlockN - 1) / kGemmBlockN;
+  const UnitGrid grid(dims);
   thread_local PackBuffers<float> bufs;
   float* at = bufs.A(static_cast<size_t>(K * kM));
-  int64_t packed = -1;  // the batch index whose A is in `at`
+  // The rows of A in `at`: (batch index, first row).
+  int64_t packed_bi = -1, packed_i0 = -1;
   for (int64_t u = unit_begin; u < unit_end; ++u) {
-    const int64_t bi = u / nb, j0 = (u % nb) * kGemmBlockN;
-    const int64_t j1 = j0 + std::min(kGemmBlockN, N - j0);
-    if (bi != packed) {
-      PackRowsKMajor<SA>(a_all + bi * dims.a_sb, dims.a_sm, dims.a_sk, M, K, int64_t{kM}, at);
-      packed = bi;
+    const UnitTile t = grid.Tile(u);
+    const int64_t j1 = t.j0 + t.nc;
+    if (t.bi != packed_bi || t.i0 != packed_i0) {
+      PackRowsKMajor<SA>(a_all + t.bi * dims.a_sb + t.i0 * dims.a_sm, dims.a_sm, dims.a_sk, t.mc, K,
+                         int64_t{kM}, at);
+      packed_bi = t.bi, packed_i0 = t.i0;
     }
-    for (int64_t j = j0; j < j1; j += 8 * kGroups) {
-      TransposedBColumns<kM, kGroups, SB>(at, b_all + bi * dims.b_sb, dims.b_sn, K, M, N, j, j1,
-                                          c_all + bi * M * N);
+    for (int64_t j = t.j0; j < j1; j += 8 * kGroups) {
+      TransposedBColumns<kM, kGroups, SB>(at, b_all + t.bi * dims.b_sb, dims.b_sn, K, t.mc, N, j,
+                                          j1, c_all + t.bi * M * N + t.i0 * N);
     }
   }
 }
@@ -754,7 +795,8 @@ HWY_NOINLINE void GemmTransposedB(const void* a_v, const void* b_v, float* HWY_R
 // A few rows of A (m <= 4) against a B stored by rows (b_sn == 1: x @ W with
 // W [in, out], as a decode step computes it). Each row of B, over the work
 // unit's columns, is read once and in order, and added into the rows of C,
-// which stay in L1 (sums[r * kGemmBlockN + j]); the rows of B follow one
+// which stay in L1 (sums[r * kGemmBlockN + j]: a unit has at most
+// kGemmBlockN columns, GemmDims::BlockN()); the rows of B follow one
 // another in k. (GemmBlocked walks B a strip of columns at a time, down all
 // its rows: a line or two of each row, then the next row.) The same
 // sequential sums: sums start at zero and each k adds a[r][k] * b[k][j] with
@@ -785,15 +827,15 @@ HWY_NOINLINE void GemmAlongRows(const void* a_v, const void* b_v, T* HWY_RESTRIC
   const int64_t a_sb = strided ? dims.a_sb : M * K, a_sm = strided ? dims.a_sm : K;
   const int64_t a_sk = strided ? dims.a_sk : 1;
   const int64_t b_sb = strided ? dims.b_sb : K * N, b_sk = strided ? dims.b_sk : N;
-  const int64_t nb = (N + kGemmBlockN - 1) / kGemmBlockN;  // one row block: M <= kGemmBlockM
-  constexpr int64_t kAhead = 8;                            // rows of B prefetched ahead
+  const UnitGrid grid(dims);
+  constexpr int64_t kAhead = 8;  // rows of B prefetched ahead
   constexpr int64_t kLine = 64 / static_cast<int64_t>(sizeof(TB));
   HWY_ALIGN T sums[kM * kGemmBlockN];
   for (int64_t u = unit_begin; u < unit_end; ++u) {
-    const int64_t bi = u / nb, j0 = (u % nb) * kGemmBlockN;
-    const int64_t nc = std::min(kGemmBlockN, N - j0), whole = nc / L * L;
-    const TA* A = a_all + bi * a_sb;
-    const TB* B = b_all + bi * b_sb + j0;
+    const UnitTile t = grid.Tile(u);
+    const int64_t j0 = t.j0, nc = t.nc, mc = t.mc, whole = nc / L * L;
+    const TA* A = a_all + t.bi * a_sb + t.i0 * a_sm;
+    const TB* B = b_all + t.bi * b_sb + j0;
     for (int r = 0; r < kM; ++r)
       std::fill(sums + r * kGemmBlockN, sums + r * kGemmBlockN + nc, T(0));
     for (int64_t k = 0; k < K; ++k) {
@@ -802,10 +844,10 @@ HWY_NOINLINE void GemmAlongRows(const void* a_v, const void* b_v, T* HWY_RESTRIC
         const TB* ahead = row + kAhead * b_sk;
         for (int64_t j = 0; j < nc; j += kLine) PrefetchL2(ahead + j);
       }
-      // Rows past M multiply zero; their sums are not stored.
+      // Rows past the unit's multiply zero; their sums are not stored.
       hn::Vec<decltype(d)> av[kM];
       for (int r = 0; r < kM; ++r) {
-        av[r] = hn::Set(d, r < M ? FromSource<SA, T>(A[r * a_sm + k * a_sk]) : T(0));
+        av[r] = hn::Set(d, r < mc ? FromSource<SA, T>(A[r * a_sm + k * a_sk]) : T(0));
       }
       for (int64_t j = 0; j < whole; j += L) {
         const auto bv = LoadSource<SB>(d, row + j);
@@ -822,8 +864,8 @@ HWY_NOINLINE void GemmAlongRows(const void* a_v, const void* b_v, T* HWY_RESTRIC
         }
       }
     }
-    T* C = c_all + bi * M * N + j0;
-    for (int64_t r = 0; r < M; ++r) {
+    T* C = c_all + t.bi * M * N + t.i0 * N + j0;
+    for (int64_t r = 0; r < mc; ++r) {
       std::copy(sums + r * kGemmBlockN, sums + r * kGemmBlockN + nc, C + r * N);
     }
   }
@@ -884,6 +926,91 @@ void GemmAny(const void* a, const void* b, void* c_v, const GemmDims& dims, int6
       break;
   }
   GemmBlocked<T, SA, SB>(a, b, c, dims, ub, ue);
+}
+
+// Each unit packs its own rows of A and strips of B, so a split repacks an
+// operand that GemmBlocked does not read in place: splitting columns
+// repacks A's rows, splitting rows repacks B's strips. Blocks split that way
+// keep at least this many columns (rows): a [256, 256] x [256, 256] dot,
+// both operands packed, stays one unit (split in four, it took some 2% more
+// time on one thread).
+constexpr int64_t kPackedMinUnitExtent = 256;
+// The kernels for a few rows transpose A's rows for every unit (a gather,
+// cheaper than packing a block): units of at least this many columns.
+constexpr int64_t kNarrowMinUnitColumns = 128;
+
+// GemmKernel::SplitUnits for this target's kernels: blocks of whole
+// register tiles (or column groups), split where the split costs least:
+// columns first unless that repacks A where splitting rows would not
+// repack B (or would repack less of it). The kernels for a few rows split
+// only columns.
+template <typename T>
+void SplitUnitsOf(GemmDims* dims, int64_t want_units, int64_t min_unit_flops) {
+  const int64_t L = static_cast<int64_t>(hn::Lanes(hn::ScalableTag<T>()));
+  const int64_t M = dims->m, N = dims->n;
+  int64_t col_align = kNv * L;
+  bool split_rows = true;
+  int64_t min_cols = col_align;
+  const GemmPathKind path = ChooseGemmPath<T>(*dims);
+  switch (path) {
+    case GemmPathKind::kTransposedB:
+      // Columns at a time: 8 * kGroups (GemmAny).
+      col_align = M == 1 ? 32 : M <= 4 ? 16 : 8;
+      min_cols = kNarrowMinUnitColumns, split_rows = false;
+      break;
+    case GemmPathKind::kNarrowRows:
+      col_align = M <= L ? kNarrowColumns1 : kNarrowColumns2;
+      min_cols = kNarrowMinUnitColumns, split_rows = false;
+      break;
+    case GemmPathKind::kAlongRows:
+      col_align = L, split_rows = false;
+      break;
+    case GemmPathKind::kBlocked:
+      break;
+  }
+  // A block of `size` split into twice as many blocks over `extent`, each
+  // a whole number of `align` (`size` itself when that is no smaller).
+  auto halve = [](int64_t extent, int64_t size, int64_t align) {
+    const int64_t blocks = 2 * ((extent + size - 1) / size);
+    const int64_t half = ((extent + blocks - 1) / blocks + align - 1) / align * align;
+    return std::min(half, size);
+  };
+  auto unit_flops = [dims](int64_t rows, int64_t cols) {
+    return 2 * std::min(dims->m, rows) * std::min(dims->n, cols) * dims->k;
+  };
+  auto units = [dims] {
+    const int64_t bm = dims->BlockM(), bn = dims->BlockN();
+    return dims->batch * ((dims->m + bm - 1) / bm) * ((dims->n + bn - 1) / bn);
+  };
+  while (units() < want_units) {
+    const int64_t bm = dims->BlockM(), bn = dims->BlockN();
+    bool rows_first = false;
+    int64_t unit_cols = min_cols, unit_rows = kGemmMinSplitRows;
+    if (path == GemmPathKind::kBlocked) {
+      const BlockedOperands in_place = BlockedOperandsOf<T>(*dims, bm, bn);
+      if (!in_place.a) unit_cols = std::max(unit_cols, kPackedMinUnitExtent);
+      if (!in_place.b) unit_rows = std::max(unit_rows, kPackedMinUnitExtent);
+      rows_first = !in_place.a && (in_place.b || std::min(M, bm) > std::min(N, bn));
+    }
+    const int64_t n_half = std::max(halve(N, bn, col_align), unit_cols);
+    const bool cols_ok = n_half < bn && n_half < N && unit_flops(bm, n_half) >= min_unit_flops;
+    const int64_t m_half = std::max(halve(M, bm, kMr), unit_rows);
+    const bool rows_ok =
+        split_rows && m_half < bm && m_half < M && unit_flops(m_half, bn) >= min_unit_flops;
+    if (rows_ok && (rows_first || !cols_ok)) {
+      dims->block_m = m_half;
+    } else if (cols_ok) {
+      dims->block_n = n_half;
+    } else {
+      break;
+    }
+  }
+}
+void SplitUnitsF32(GemmDims* dims, int64_t want_units, int64_t min_unit_flops) {
+  SplitUnitsOf<float>(dims, want_units, min_unit_flops);
+}
+void SplitUnitsF64(GemmDims* dims, int64_t want_units, int64_t min_unit_flops) {
+  SplitUnitsOf<double>(dims, want_units, min_unit_flops);
 }
 
 template <typename T>

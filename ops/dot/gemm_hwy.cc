@@ -24,6 +24,8 @@ namespace gemm_internal {
 HWY_EXPORT(GemmF32);
 HWY_EXPORT(GemmF64);
 HWY_EXPORT(GemmTarget);
+HWY_EXPORT(SplitUnitsF32);
+HWY_EXPORT(SplitUnitsF64);
 HWY_EXPORT(GemmPathF32);
 HWY_EXPORT(GemmPathF64);
 
@@ -36,6 +38,13 @@ void HwyGemmF64(const void* a, const void* b, void* c, const GemmDims& dims, int
   HWY_DYNAMIC_DISPATCH(GemmF64)(a, b, c, dims, ub, ue);
 }
 const char* HwyGemmTarget() { return HWY_DYNAMIC_DISPATCH(GemmTarget)(); }
+void HwyGemmSplitUnits(bool f64, GemmDims* dims, int64_t want_units, int64_t min_unit_flops) {
+  if (f64) {
+    HWY_DYNAMIC_DISPATCH(SplitUnitsF64)(dims, want_units, min_unit_flops);
+  } else {
+    HWY_DYNAMIC_DISPATCH(SplitUnitsF32)(dims, want_units, min_unit_flops);
+  }
+}
 const char* HwyGemmPath(bool f64, const GemmDims& dims) {
   return f64 ? HWY_DYNAMIC_DISPATCH(GemmPathF64)(dims) : HWY_DYNAMIC_DISPATCH(GemmPathF32)(dims);
 }
