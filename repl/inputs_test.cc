@@ -175,7 +175,9 @@ TEST(InputsTest, SavedInputsReadBackExactly) {
     absl::StatusOr<std::vector<std::string>> written = SaveInputs(*arguments, names, path);
     ASSERT_TRUE(written.ok()) << written.status();
     std::vector<std::string> inputs = path == dir ? *written : std::vector<std::string>{path};
-    if (path == dir) EXPECT_EQ((*written)[0], dir + "/0_a.npy");
+    if (path == dir) {
+      EXPECT_EQ((*written)[0], dir + "/0_a.npy");
+    }
     absl::StatusOr<std::vector<Literal>> back =
         MakeArguments(parameters, names, inputs, InputOptions{}, "m.hlo");
     ASSERT_TRUE(back.ok()) << back.status();
