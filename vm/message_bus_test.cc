@@ -79,6 +79,19 @@ ENTRY e {
   ROOT r = f32[10000] all-reduce(p), replica_groups={}, to_apply=add
 })";
 
+// Runs `exe` on both buses with `args`: every instance succeeds with the
+// same bits.
+void ExpectTheInMemoryBits(const Executable& exe,
+                           const std::vector<std::vector<const Literal*>>& args) {
+  auto memory = RunOn(exe, false, args);
+  auto messages = RunOn(exe, true, args);
+  ASSERT_EQ(memory.size(), messages.size());
+  for (size_t r = 0; r < memory.size(); ++r) {
+    ASSERT_TRUE(memory[r].ok() && messages[r].ok()) << memory[r].status() << messages[r].status();
+    EXPECT_TRUE(memory[r]->BitwiseEqual(*messages[r])) << r;
+  }
+}
+
 class LargeAllReduce : public testing::TestWithParam<int> {};
 
 // 10000 floats: every member gets every input; 40000: a reduce-scatter and
@@ -100,12 +113,7 @@ TEST_P(LargeAllReduce, HasTheInMemoryBits) {
   }
   std::vector<std::vector<const Literal*>> args;
   for (const Literal& l : inputs) args.push_back({&l});
-  auto memory = RunOn(*exe, false, args);
-  auto messages = RunOn(*exe, true, args);
-  for (int r = 0; r < 4; ++r) {
-    ASSERT_TRUE(memory[r].ok() && messages[r].ok());
-    EXPECT_TRUE(memory[r]->BitwiseEqual(*messages[r])) << r;
-  }
+  ExpectTheInMemoryBits(*exe, args);
 }
 // 1100000: slices of more than one chunk (AllReduceByMessages).
 INSTANTIATE_TEST_SUITE_P(Sizes, LargeAllReduce, testing::Values(10000, 40000, 1100000));
@@ -142,12 +150,7 @@ ENTRY e {
   for (int r = 0; r < 3; ++r) {
     for (int a = 0; a < 3; ++a) args[r].push_back(&inputs[3 * r + a]);
   }
-  auto memory = RunOn(*exe, false, args);
-  auto messages = RunOn(*exe, true, args);
-  for (int r = 0; r < 3; ++r) {
-    ASSERT_TRUE(memory[r].ok() && messages[r].ok()) << messages[r].status();
-    EXPECT_TRUE(memory[r]->BitwiseEqual(*messages[r])) << r;
-  }
+  ExpectTheInMemoryBits(*exe, args);
 }
 
 TEST(MessageBusTest, SkippedCollectiveFailsAtOnce) {
