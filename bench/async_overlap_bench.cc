@@ -66,17 +66,10 @@ OverlapSetup* Setup() {
     build(Module(start + done + r_slice, "(f32[4])", "rs"), &s->comm);
     build(Module(start + dot + done + dot_slice + r_slice, "(f32[4], f32[1,4])", "rs, ds"),
           &s->overlapped);
-    uint32_t seed = 1;
-    for (const Shape& shape : {Shape(ElementType::kF32, {kElements}),
-                               Shape(ElementType::kF32, {kDot, kDot}),
-                               Shape(ElementType::kF32, {kDot, kDot})}) {
-      Literal lit = *Literal::Create(shape);
-      for (float& v : lit.data<float>()) {
-        seed = seed * 1664525u + 1013904223u;
-        v = static_cast<float>(seed >> 8) / static_cast<float>(1 << 24) - 0.5f;
-      }
-      s->args.push_back(std::move(lit));
-    }
+    s->args = bench::RandomF32Arguments({Shape(ElementType::kF32, {kElements}),
+                                         Shape(ElementType::kF32, {kDot, kDot}),
+                                         Shape(ElementType::kF32, {kDot, kDot})},
+                                        1);
     for (const Literal& l : s->args) s->arg_ptrs.push_back(&l);
     return s;
   }();

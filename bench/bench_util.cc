@@ -108,6 +108,19 @@ void CompareBandwidth(benchmark::State& state, double bytes, const std::function
   state.SetBytesProcessed(static_cast<int64_t>(bytes * static_cast<double>(state.iterations())));
 }
 
+std::vector<Literal> RandomF32Arguments(absl::Span<const Shape> shapes, uint32_t seed) {
+  std::vector<Literal> args;
+  for (const Shape& shape : shapes) {
+    Literal lit = *Literal::Create(shape);
+    for (float& v : lit.data<float>()) {
+      seed = seed * 1664525u + 1013904223u;
+      v = static_cast<float>(seed >> 8) / static_cast<float>(1 << 24) - 0.5f;
+    }
+    args.push_back(std::move(lit));
+  }
+  return args;
+}
+
 std::string OverlapModule(int replicas, int64_t elements, int64_t dot, const std::string& body,
                           const std::string& root) {
   std::string text = R"(

@@ -109,6 +109,11 @@ std::vector<T> RandomNormal(int64_t n, uint32_t seed, T mean = T(0), T stddev = 
   return v;
 }
 
+// Arrays of `shapes` (f32) filled in order from one linear congruential
+// sequence started at `seed`, values in [-0.5, 0.5): the same inputs in
+// every run and every process given the same seed.
+std::vector<Literal> RandomF32Arguments(absl::Span<const Shape> shapes, uint32_t seed);
+
 //===--- Modules -------------------------------------------------------------===//
 
 // Compiles `text`; on failure skips the benchmark with the error and

@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "benchmark/benchmark.h"
 #include "core/hlo_ir.h"
 #include "ops/collective/collective_semantics.h"
@@ -176,16 +177,7 @@ MlpSetup* Mlp() {
     if (!r.ok() || !o.ok()) return s;
     s->replicated = std::move(*r);
     s->single = std::move(*o);
-    uint32_t seed = 1;
-    for (const Shape& shape : s->single->parameter_shapes()) {
-      Literal lit = *Literal::Create(shape);
-      auto data = lit.data<float>();
-      for (float& v : data) {
-        seed = seed * 1664525u + 1013904223u;
-        v = static_cast<float>(seed >> 8) / static_cast<float>(1 << 24) - 0.5f;
-      }
-      s->args.push_back(std::move(lit));
-    }
+    s->args = bench::RandomF32Arguments(s->single->parameter_shapes(), 1);
     for (const Literal& l : s->args) s->arg_ptrs.push_back(&l);
     return s;
   }();

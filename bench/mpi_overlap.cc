@@ -60,18 +60,10 @@ int Main() {
       return 1;
     }
   }
-  std::vector<Literal> args;
-  uint32_t seed = 1 + rank;
-  for (const Shape& shape : {Shape(ElementType::kF32, {kElements}),
-                             Shape(ElementType::kF32, {kDot, kDot}),
-                             Shape(ElementType::kF32, {kDot, kDot})}) {
-    Literal lit = *Literal::Create(shape);
-    for (float& v : lit.data<float>()) {
-      seed = seed * 1664525u + 1013904223u;
-      v = static_cast<float>(seed >> 8) / static_cast<float>(1 << 24) - 0.5f;
-    }
-    args.push_back(std::move(lit));
-  }
+  const std::vector<Literal> args = bench::RandomF32Arguments(
+      {Shape(ElementType::kF32, {kElements}), Shape(ElementType::kF32, {kDot, kDot}),
+       Shape(ElementType::kF32, {kDot, kDot})},
+      1 + rank);
   std::vector<const Literal*> arg_ptrs;
   for (const Literal& l : args) arg_ptrs.push_back(&l);
   ReplicatedOptions options;
