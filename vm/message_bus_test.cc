@@ -20,16 +20,7 @@ namespace {
 
 using vm_test::Array;
 using vm_test::Build;
-
-std::vector<absl::StatusOr<Literal>> RunOn(const Executable& exe, bool messages,
-                                           std::vector<std::vector<const Literal*>> args = {{}},
-                                           double timeout = 10) {
-  ReplicatedOptions options;
-  options.threads = 1;
-  options.message_bus = messages;
-  options.collective_timeout_seconds = timeout;
-  return ExecuteReplicated(exe, args, options);
-}
+using vm_test::RunAll;
 
 TEST(MessageBusTest, EveryMultiInstanceCaseGivesTheInMemoryBusBits) {
   int compared = 0;
@@ -50,8 +41,8 @@ TEST(MessageBusTest, EveryMultiInstanceCaseGivesTheInMemoryBusBits) {
       if (std::max<int64_t>(1, m.replica_count) * std::max<int64_t>(1, m.num_partitions) == 1) {
         continue;
       }
-      auto memory = RunOn(**exe, false);
-      auto messages = RunOn(**exe, true);
+      auto memory = RunAll(**exe);
+      auto messages = RunAll(**exe, {{}}, 10, 1, /*message_bus=*/true);
       ASSERT_EQ(memory.size(), messages.size()) << entry.path();
       for (size_t i = 0; i < memory.size(); ++i) {
         ASSERT_EQ(memory[i].ok(), messages[i].ok())
@@ -83,8 +74,8 @@ ENTRY e {
 // same bits.
 void ExpectTheInMemoryBits(const Executable& exe,
                            const std::vector<std::vector<const Literal*>>& args) {
-  auto memory = RunOn(exe, false, args);
-  auto messages = RunOn(exe, true, args);
+  auto memory = RunAll(exe, args);
+  auto messages = RunAll(exe, args, 10, 1, /*message_bus=*/true);
   ASSERT_EQ(memory.size(), messages.size());
   for (size_t r = 0; r < memory.size(); ++r) {
     ASSERT_TRUE(memory[r].ok() && messages[r].ok()) << memory[r].status() << messages[r].status();
@@ -157,7 +148,7 @@ TEST(MessageBusTest, SkippedCollectiveFailsAtOnce) {
   auto exe = Build(vm_test::kSkippedAllReduce);
   ASSERT_NE(exe, nullptr);
   const auto start = std::chrono::steady_clock::now();
-  auto results = RunOn(*exe, true, {{}}, 30);
+  auto results = RunAll(*exe, {{}}, 30, 1, /*message_bus=*/true);
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
   ASSERT_FALSE(results[0].ok());
   const std::string message(results[0].status().message());
@@ -171,7 +162,7 @@ TEST(MessageBusTest, ShapeMismatchFailsEveryInstanceAtOnce) {
   auto exe = Build(vm_test::kMismatchedAllReduce);
   ASSERT_NE(exe, nullptr);
   const auto start = std::chrono::steady_clock::now();
-  auto results = RunOn(*exe, true, {{}}, 30);
+  auto results = RunAll(*exe, {{}}, 30, 1, /*message_bus=*/true);
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
   for (int r = 0; r < 2; ++r) {
     ASSERT_FALSE(results[r].ok()) << r;

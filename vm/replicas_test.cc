@@ -20,16 +20,9 @@ namespace {
 
 using vm_test::Array;
 using vm_test::Build;
+using vm_test::RunAll;
 using vm_test::Values;
 
-std::vector<absl::StatusOr<Literal>> RunAll(const Executable& exe,
-                                         std::vector<std::vector<const Literal*>> args,
-                                         double timeout = 10, int threads = 1) {
-  ReplicatedOptions options;
-  options.threads = threads;
-  options.collective_timeout_seconds = timeout;
-  return ExecuteReplicated(exe, args, options);
-}
 
 constexpr char kAllReduceF32[] = R"(
 HloModule ar, replica_count=4
@@ -414,11 +407,8 @@ TEST(ReplicasTest, AsyncCollectivesGiveTheSynchronousBitsOnBothBuses) {
   ASSERT_NE(async, nullptr);
   ASSERT_NE(sync, nullptr);
   for (bool messages : {false, true}) {
-    ReplicatedOptions options;
-    options.threads = 1;
-    options.message_bus = messages;
-    auto want = ExecuteReplicated(*sync, {{}}, options);
-    auto got = ExecuteReplicated(*async, {{}}, options);
+    auto want = RunAll(*sync, {{}}, 10, 1, messages);
+    auto got = RunAll(*async, {{}}, 10, 1, messages);
     ASSERT_EQ(want.size(), 4u);
     ASSERT_EQ(got.size(), 4u);
     for (int r = 0; r < 4; ++r) {
@@ -442,11 +432,7 @@ TEST(ReplicasTest, AsyncCollectiveFailsAtItsStartsName) {
       "  ROOT r = s32[] all-reduce-done(started)"));
   ASSERT_NE(exe, nullptr);
   for (bool messages : {false, true}) {
-    ReplicatedOptions options;
-    options.threads = 1;
-    options.message_bus = messages;
-    options.collective_timeout_seconds = 0.2;
-    auto results = ExecuteReplicated(*exe, {{}}, options);
+    auto results = RunAll(*exe, {{}}, /*timeout=*/0.2, 1, messages);
     ASSERT_FALSE(results[0].ok());
     const std::string message(results[0].status().message());
     EXPECT_TRUE(absl::StrContains(message, "%started (all-reduce-start)")) << message;
@@ -479,10 +465,7 @@ ENTRY e {
 })");
   ASSERT_NE(exe, nullptr);
   for (bool messages : {false, true}) {
-    ReplicatedOptions options;
-    options.threads = 1;
-    options.message_bus = messages;
-    auto results = ExecuteReplicated(*exe, {{}}, options);
+    auto results = RunAll(*exe, {{}}, 10, 1, messages);
     ASSERT_EQ(results.size(), 4u);
     for (int r = 0; r < 4; ++r) {
       ASSERT_FALSE(results[r].ok()) << r;
@@ -527,10 +510,7 @@ ENTRY e {
 })");
   ASSERT_NE(exe, nullptr);
   for (bool messages : {false, true}) {
-    ReplicatedOptions options;
-    options.threads = 1;
-    options.message_bus = messages;
-    auto results = ExecuteReplicated(*exe, {{}}, options);
+    auto results = RunAll(*exe, {{}}, 10, 1, messages);
     for (int r = 0; r < 2; ++r) {
       ASSERT_TRUE(results[r].ok()) << results[r].status();
       EXPECT_EQ(Values<float>(*results[r]), (std::vector<float>{0, 8, 16, 24})) << r;

@@ -32,6 +32,20 @@ inline Literal RunWith(const Executable& exe, std::vector<const Literal*> args, 
   return result.ok() ? std::move(*result) : Literal();
 }
 
+// Runs every instance of `exe` (ExecuteReplicated) on `args`, each on
+// `threads` threads, collectives waiting `timeout` seconds at most, over
+// the message bus (the transport of MPI runs) where `message_bus`, else the
+// in-memory bus.
+inline std::vector<absl::StatusOr<Literal>> RunAll(
+    const Executable& exe, std::vector<std::vector<const Literal*>> args = {{}},
+    double timeout = 10, int threads = 1, bool message_bus = false) {
+  ReplicatedOptions options;
+  options.threads = threads;
+  options.collective_timeout_seconds = timeout;
+  options.message_bus = message_bus;
+  return ExecuteReplicated(exe, args, options);
+}
+
 // A row-major array literal of `type` holding `values` (their bytes).
 template <typename T>
 Literal Array(ElementType type, std::vector<int64_t> dims, const std::vector<T>& values) {
