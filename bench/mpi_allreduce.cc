@@ -9,12 +9,13 @@
 #include <mpi.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "bench/bench_util.h"
 #include "core/literal.h"
 #include "vm/api.h"
 #include "vm/mpi_run.h"
@@ -25,38 +26,29 @@ namespace {
 constexpr int64_t kFloats = 16 << 20;  // 64 MiB of f32
 constexpr int kScalarRounds = 2000;
 
-double Now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 // Seconds of the fastest of `reps` runs of `f` (every process runs it;
 // the barrier lines them up).
-template <typename F>
-double Fastest(int reps, F&& f) {
+double Fastest(const MpiSession& mpi, int reps, const std::function<void()>& f) {
   double best = 1e30;
   for (int i = 0; i < reps; ++i) {
     MPI_Barrier(MPI_COMM_WORLD);
-    const double start = Now();
-    f();
-    double t = Now() - start, worst = 0;
-    MPI_Allreduce(&t, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    best = std::min(best, worst);
+    best = std::min(best, mpi.Slowest(bench::WallSeconds(f)));
   }
   return best;
 }
 
-int Main() {
+int Main(const MpiSession& mpi) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   std::vector<float> in(kFloats), out(kFloats);
   for (int64_t i = 0; i < kFloats; ++i) in[i] = static_cast<float>((i * 7 + rank) % 113) / 7;
-  const double mpi_big = Fastest(5, [&] {
+  const double mpi_big = Fastest(mpi, 5, [&] {
     MPI_Allreduce(in.data(), out.data(), kFloats, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
   });
   float x = 1, y = 0;
-  const double mpi_scalar = Fastest(3, [&] {
+  const double mpi_scalar = Fastest(mpi, 3, [&] {
     for (int i = 0; i < kScalarRounds; ++i) {
       MPI_Allreduce(&x, &y, 1, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
     }
@@ -111,8 +103,8 @@ ENTRY e {
     DistributedRun r = ExecuteOverMpi(exe, absl::MakeConstSpan(&args, 1), options);
     ok = ok && r.error.ok() && r.results[rank].ok();
   };
-  const double ours_big = Fastest(5, [&] { run(**big, big_args); });
-  const double ours_scalar = Fastest(3, [&] { run(**scalar, no_args); }) / kScalarRounds;
+  const double ours_big = Fastest(mpi, 5, [&] { run(**big, big_args); });
+  const double ours_scalar = Fastest(mpi, 3, [&] { run(**scalar, no_args); }) / kScalarRounds;
   if (!ok) {
     std::fprintf(stderr, "hlovm's all-reduce failed\n");
     return 1;
@@ -135,5 +127,5 @@ ENTRY e {
 
 int main() {
   hlovm::MpiSession mpi;  // MPI_Init .. MPI_Finalize around the runs
-  return hlovm::Main();
+  return hlovm::Main(mpi);
 }

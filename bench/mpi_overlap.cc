@@ -12,7 +12,6 @@
 #include <mpi.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -30,12 +29,8 @@ constexpr int64_t kElements = 2 << 20;  // 8 MiB of f32
 constexpr int64_t kDot = 1024;
 constexpr int kRuns = 15;
 
-double Now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
-int Main() {
+int Main(const MpiSession& mpi) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -72,12 +67,11 @@ int Main() {
   // The slowest process's seconds for one run of `exe`.
   auto run = [&](const Executable& exe) {
     MPI_Barrier(MPI_COMM_WORLD);
-    const double begin = Now();
-    DistributedRun r = ExecuteOverMpi(exe, absl::MakeConstSpan(&arg_ptrs, 1), options);
-    double t = Now() - begin, worst = 0;
-    ok = ok && r.error.ok() && r.results[rank].ok();
-    MPI_Allreduce(&t, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return worst;
+    const double seconds = bench::WallSeconds([&] {
+      DistributedRun r = ExecuteOverMpi(exe, absl::MakeConstSpan(&arg_ptrs, 1), options);
+      ok = ok && r.error.ok() && r.results[rank].ok();
+    });
+    return mpi.Slowest(seconds);
   };
   std::vector<double> times[3];
   const Executable* exes[3] = {compute->get(), comm->get(), overlapped->get()};
@@ -109,5 +103,5 @@ int Main() {
 
 int main() {
   hlovm::MpiSession mpi;  // MPI_Init .. MPI_Finalize around the runs
-  return hlovm::Main();
+  return hlovm::Main(mpi);
 }
