@@ -26,7 +26,6 @@ namespace {
 constexpr int64_t kFloats = 16 << 20;  // 64 MiB of f32
 constexpr int kScalarRounds = 2000;
 
-
 // Seconds of the fastest of `reps` runs of `f` (every process runs it;
 // the barrier lines them up).
 double Fastest(const MpiSession& mpi, int reps, const std::function<void()>& f) {

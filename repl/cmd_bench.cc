@@ -198,8 +198,7 @@ int Bench(const std::vector<std::string>& args, const cli::Options& options) {
       if (run.abandoned) {
         // The job broke: report and end, as `hlovm run` does.
         std::fprintf(stderr, "hlovm: %s\n", std::string(status.message()).c_str());
-        std::fflush(nullptr);
-        _exit(kExitFailed);
+        EndAbandonedProcess(kExitFailed);
       }
       return status;
     }

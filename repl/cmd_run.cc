@@ -4,7 +4,6 @@
 // summarizes large arrays; --print) or writes them (--output: .npy files, an
 // .npz, JSON).
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -54,14 +53,6 @@ int ExitCodeFor(const absl::Status& status, bool during_execution) {
     default:
       return during_execution ? kExitFailed : kExitBadInput;
   }
-}
-
-// Ends a process of an MPI job that broke (DistributedRun::abandoned), once
-// it has reported: with _exit, past the exit handlers (the MPI library's, a
-// leak checker's) that would wait on the job that is gone.
-[[noreturn]] void EndBrokenJob(int code) {
-  std::fflush(nullptr);
-  _exit(code);
 }
 
 void PrintError(const absl::Status& status) {
@@ -310,7 +301,7 @@ int RunInstances(const Executable& exe, const std::vector<Literal>& arguments, i
       // (A broken job's every process says why it ends: rank 0 may be gone.)
       if (run.rank == 0 || run.abandoned) PrintError(run.error);
       const int code = ExitCodeFor(run.error, /*during_execution=*/run.abandoned);
-      if (run.abandoned) EndBrokenJob(code);
+      if (run.abandoned) EndAbandonedProcess(code);
       return code;
     }
     results = std::move(run.results);
@@ -355,7 +346,7 @@ int RunInstances(const Executable& exe, const std::vector<Literal>& arguments, i
     code = std::max(code, ExitCodeFor(status, /*during_execution=*/true));
   }
   if (any_failed && code == kExitOk) code = kExitFailed;
-  if (abandoned) EndBrokenJob(any_failed ? code : static_cast<int>(kExitFailed));
+  if (abandoned) EndAbandonedProcess(any_failed ? code : static_cast<int>(kExitFailed));
   if (!prints || any_failed) return code;
   std::vector<RunResult> run_results;
   for (int64_t id = 0; id < instances; ++id) {

@@ -1,8 +1,11 @@
 #include "vm/mpi_run.h"
 
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -23,7 +26,6 @@
 #if HLOVM_HAVE_MPI
 #include <mpi.h>
 #include <sys/prctl.h>
-#include <unistd.h>
 #endif
 
 namespace hlovm {
@@ -52,6 +54,11 @@ int MpiLauncherRank() {
 }
 
 bool MpiAvailable() { return HLOVM_HAVE_MPI != 0; }
+
+void EndAbandonedProcess(int code) {
+  std::fflush(nullptr);
+  _exit(code);
+}
 
 #if !HLOVM_HAVE_MPI
 

@@ -56,11 +56,15 @@ struct DistributedRun {
   std::vector<std::vector<std::string>> outfeed;
   // Set when the job broke (a peer process ended early, or the launcher
   // ended the job): MPI was left as it was, not finalised. The caller
-  // should report and then end the process with _exit, without exit
-  // handlers: those of the MPI library (and a leak checker's) may wait on
-  // the job that is gone, until the launcher kills the process.
+  // should report and then end the process with EndAbandonedProcess.
   bool abandoned = false;
 };
+
+// Ends this process of a broken job (DistributedRun::abandoned) once it has
+// reported: flushes its output and calls _exit, past the exit handlers (the
+// MPI library's, a leak checker's) that would wait on the job that is gone
+// until the launcher kills the process.
+[[noreturn]] void EndAbandonedProcess(int code);
 
 // Keeps MPI initialised while it lives, so that several ExecuteOverMpi
 // calls share one MPI_Init .. MPI_Finalize (`hlovm bench` under mpirun);
