@@ -162,8 +162,7 @@ int Bench(const std::vector<std::string>& args, const cli::Options& options) {
                                     InputOptions{.random = flags.random,
                                                  .seed = flags.seed,
                                                  .convert = flags.convert_inputs,
-                                                 .announce = MpiLauncherSize() <= 1 ||
-                                                             MpiLauncherRank() == 0},
+                                                 .announce = MpiSpeaksForJob()},
                                     flags.save_inputs, file);
   if (!arguments.ok()) return Fail(arguments.status(), false);
   std::vector<const Literal*> argument_ptrs;
@@ -178,7 +177,7 @@ int Bench(const std::vector<std::string>& args, const cli::Options& options) {
   // stdout is discarded and they write no files).
   std::optional<MpiSession> mpi;
   if (MpiLauncherSize() > 1) mpi.emplace();
-  const bool reports = !mpi.has_value() || MpiLauncherRank() == 0;
+  const bool reports = MpiSpeaksForJob();
   if (!reports && std::freopen("/dev/null", "w", stdout) == nullptr) return kExitFailed;
   const int64_t instances = std::max<int64_t>(1, exe.module().replica_count) *
                             std::max<int64_t>(1, exe.module().num_partitions);

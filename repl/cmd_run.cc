@@ -420,7 +420,7 @@ int Run(const std::vector<std::string>& args, const cli::Options& options) {
       InputOptions{.random = flags.random,
                    .seed = flags.seed,
                    .convert = flags.convert_inputs,
-                   .announce = MpiLauncherSize() <= 1 || MpiLauncherRank() == 0},
+                   .announce = MpiSpeaksForJob()},
       flags.save_inputs, file);
   if (!arguments.ok()) {
     PrintError(arguments.status());

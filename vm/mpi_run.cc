@@ -53,6 +53,8 @@ int MpiLauncherRank() {
   return LauncherVariable({"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"}, 0);
 }
 
+bool MpiSpeaksForJob() { return MpiLauncherSize() <= 1 || MpiLauncherRank() == 0; }
+
 bool MpiAvailable() { return HLOVM_HAVE_MPI != 0; }
 
 void EndAbandonedProcess(int code) {

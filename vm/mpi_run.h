@@ -38,6 +38,10 @@ int MpiLauncherSize();
 // initialised); 0 when no launcher set one.
 int MpiLauncherRank();
 
+// Whether this process speaks for the job, printing what one process
+// would: it runs alone (no launcher started several), or it is rank 0.
+bool MpiSpeaksForJob();
+
 // Whether this build can run over MPI (it found MPI at configure time).
 bool MpiAvailable();
 
