@@ -117,6 +117,21 @@ absl::StatusOr<std::vector<uint8_t>> MessageCollectiveBus::Take(int64_t self, in
                                                                 absl::Time deadline,
                                                                 const std::string& what,
                                                                 const char* missing) {
+  // A message of another process: this thread moves the link's messages
+  // itself while it polls (MessageLink::Pump), and tells the link so.
+  MessageLink* const link =
+      options_.link != nullptr && !IsLocal(source) ? options_.link : nullptr;
+  // Declared before the lock: its destructor runs after the lock is
+  // released.
+  struct Pumping {
+    MessageLink* link = nullptr;  // set while this thread polls the link
+    bool got = false;
+    void Stop() {
+      if (link != nullptr) link->PollingStopped(got);
+      link = nullptr;
+    }
+    ~Pumping() { Stop(); }
+  } pumping;
   absl::MutexLock lock(&mu_);
   // A message is usually microseconds away: poll, yielding the core, before
   // sleeping on the condition variable (whose wake-up costs a switch of
@@ -127,6 +142,7 @@ absl::StatusOr<std::vector<uint8_t>> MessageCollectiveBus::Take(int64_t self, in
     if (it != mail_.end() && !it->second.empty()) {
       std::vector<uint8_t> payload = std::move(it->second.front());
       it->second.pop_front();
+      pumping.got = true;
       return payload;
     }
     if (source >= 0 && source < static_cast<int64_t>(exited_.size()) && exited_[source] != 0) {
@@ -149,7 +165,23 @@ absl::StatusOr<std::vector<uint8_t>> MessageCollectiveBus::Take(int64_t self, in
     }
     if (++polls <= kPollsBeforeSleeping) {
       mu_.Unlock();
-      std::this_thread::yield();
+      if (link != nullptr && pumping.link == nullptr) {
+        link->PollingStarted();
+        pumping.link = link;
+      }
+      if (link != nullptr && link->Pump()) {
+        polls = 0;  // messages flow: poll on
+      } else {
+        std::this_thread::yield();
+      }
+      mu_.Lock();
+      continue;
+    }
+    if (pumping.link != nullptr) {
+      // The link's own thread moves what comes now (told without mu_: the
+      // link takes its locks before the bus's).
+      mu_.Unlock();
+      pumping.Stop();
       mu_.Lock();
       continue;
     }

@@ -47,6 +47,17 @@ class MessageLink {
   virtual void PostExit(int64_t instance, bool failed) = 0;
   // The process that runs `instance`, for messages ("rank 2").
   virtual std::string ProcessOf(int64_t instance) const = 0;
+  // Moves messages on the calling thread (sends what is queued, takes what
+  // arrived) unless another thread is doing so; returns whether anything
+  // moved. An instance waiting for a message drives the link itself, so no
+  // hand-off between threads stands between an arrival and its reader.
+  virtual bool Pump() { return false; }
+  // A thread begins to wait for a message of another process, polling with
+  // Pump (the link's own thread need not poll while another does).
+  virtual void PollingStarted() {}
+  // It stops polling: `got` says whether its message came; if not, it
+  // sleeps or gives up, and the link's own thread moves what comes.
+  virtual void PollingStopped(bool got) {}
 };
 
 struct MessageBusOptions {

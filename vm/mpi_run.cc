@@ -146,7 +146,11 @@ enum MessageType : uint8_t {
   kExit = 2,    // a = instance, b = 1 if it failed
   kResult = 3,  // a = instance; payload: SerializeResult
   kDone = 4,    // the sender has sent everything it will send
+  kDataInline = 5,  // as kData, with the payload after the envelope
 };
+// Payloads up to this size travel in their envelope's message (one MPI
+// message instead of two; the copy costs less than a message).
+constexpr size_t kInlinePayloadBytes = 16 * 1024;
 constexpr size_t kEnvelope = 1 + 3 * 8;
 
 std::vector<uint8_t> Envelope(MessageType type, int64_t a, int64_t b, int64_t c,
@@ -267,23 +271,82 @@ absl::Status DeserializeResult(const uint8_t* data, size_t n, const Shape& shape
 }
 
 // The MPI side of a MessageCollectiveBus. Instance threads queue messages;
-// the thread that called MPI_Init (Progress) sends them, receives, and
-// hands what arrives to the bus.
+// one round of MPI work (Progress) sends them, receives, and hands what
+// arrives to `on_message`. The thread that called MPI_Init does rounds
+// whenever no instance does: an instance waiting for a message does them
+// itself (Pump), and one that posts a message sends it at once, so that no
+// hand-off between threads stands in a message's way. One thread at a
+// time makes MPI calls (MPI_THREAD_SERIALIZED; with only FUNNELED, the MPI
+// thread alone).
 class MpiLink final : public MessageLink {
  public:
-  MpiLink(int rank, int size, int64_t per_process)
-      : rank_(rank), size_(size), per_process_(per_process) {}
+  // on_message(source rank, envelope, payload) gets every message that
+  // arrived; receiving() says whether more of this run can come.
+  using OnMessage = std::function<void(int, std::vector<uint8_t>, std::vector<uint8_t>)>;
+  MpiLink(int rank, int size, int64_t per_process, bool serialized, OnMessage on_message,
+          std::function<bool()> receiving)
+      : rank_(rank),
+        size_(size),
+        per_process_(per_process),
+        serialized_(serialized),
+        on_message_(std::move(on_message)),
+        receiving_(std::move(receiving)) {}
 
   void Post(int64_t source, int64_t target, int64_t stream,
             std::vector<uint8_t> payload) override {
-    // The envelope, then the payload as a message of its own (no copy);
-    // from one process they arrive in this order.
+    // A small payload rides in its envelope's message; a large one follows
+    // it as a message of its own (no copy): from one process they arrive
+    // in this order.
     const int rank = static_cast<int>(target / per_process_);
-    absl::MutexLock lock(&mu_);
-    queue_.emplace_back(rank, Envelope(kData, source, target, stream, 0));
-    queue_.emplace_back(rank, std::move(payload));
-    cv_.Signal();
+    {
+      absl::MutexLock lock(&mu_);
+      if (payload.size() <= kInlinePayloadBytes) {
+        std::vector<uint8_t> bytes = Envelope(kDataInline, source, target, stream, payload.size());
+        bytes.insert(bytes.end(), payload.begin(), payload.end());
+        queue_.emplace_back(rank, std::move(bytes));
+      } else {
+        queue_.emplace_back(rank, Envelope(kData, source, target, stream, 0));
+        queue_.emplace_back(rank, std::move(payload));
+      }
+    }
+    // Sent at once where no other thread is doing MPI work; else the MPI
+    // thread is told, as it is of a send left in flight (a large message
+    // needs rounds on this side until it is through).
+    if (!Pump() || SendsPending()) Wake();
   }
+
+  bool Pump() override {
+    if (!serialized_ || closed_.load(std::memory_order_acquire) || !pump_mu_.TryLock()) {
+      return false;
+    }
+    const bool moved = !closed_.load(std::memory_order_relaxed) && Progress();
+    pump_mu_.Unlock();
+    return moved;
+  }
+
+  // One round of MPI work by the MPI thread (after the round an instance
+  // may be doing).
+  bool Step() {
+    absl::MutexLock lock(&pump_mu_);
+    return Progress();
+  }
+
+  void PollingStarted() override {
+    if (serialized_) waiting_.fetch_add(1);
+  }
+  void PollingStopped(bool got) override {
+    // The last poller gone: the MPI thread takes over where an instance
+    // still waits (it sleeps now).
+    if (serialized_ && waiting_.fetch_sub(1) == 1 && !got) Wake();
+  }
+
+  // Whether an instance thread is polling the link (the MPI thread then
+  // sleeps: its rounds would only take the core from the ones that wait).
+  bool InstancesPolling() const { return waiting_.load() > 0; }
+
+  // Instance threads make no more MPI calls (the job is breaking up; a
+  // round in progress ends as it would).
+  void Close() { closed_.store(true, std::memory_order_release); }
 
   void PostExit(int64_t instance, bool failed) override {
     for (int r = 0; r < size_; ++r) {
@@ -322,32 +385,31 @@ class MpiLink final : public MessageLink {
     return !queue_.empty();
   }
 
-  // Called by the MPI thread only (it owns `pending_`).
   bool SendsPending() {
+    absl::MutexLock pump_lock(&pump_mu_);
     absl::MutexLock lock(&mu_);
     return !queue_.empty() || !pending_.empty();
   }
 
-  // One round of MPI work; returns whether anything moved. `on_message`
-  // gets every message that arrived (the sender's rank and the bytes).
-  template <typename F>
-  bool Progress(F&& on_message, bool receive = true) {
+  // One round of MPI work; returns whether anything moved. Called with
+  // pump_mu_ held.
+  bool Progress() ABSL_EXCLUSIVE_LOCKS_REQUIRED(pump_mu_) {
     bool moved = false;
-    std::deque<std::pair<int, std::vector<uint8_t>>> out;
     {
       absl::MutexLock lock(&mu_);
-      out.swap(queue_);
+      out_.swap(queue_);  // both keep their storage: a round allocates nothing
     }
-    for (auto& [dest, bytes] : out) {
+    for (auto& [dest, bytes] : out_) {
       pending_.push_back({MPI_REQUEST_NULL, std::move(bytes)});
       Pending& p = pending_.back();
       MPI_Isend(p.bytes.data(), static_cast<int>(p.bytes.size()), MPI_BYTE, dest, kTag,
                 MPI_COMM_WORLD, &p.request);
       moved = true;
     }
+    out_.clear();
     // One message a round: the caller checks its condition between two
     // (a message of the next run may follow the last one of this run).
-    if (receive) {
+    if (receiving_()) {
       int flag = 0;
       MPI_Status status;
       MPI_Iprobe(MPI_ANY_SOURCE, kTag, MPI_COMM_WORLD, &flag, &status);
@@ -358,7 +420,11 @@ class MpiLink final : public MessageLink {
         MPI_Recv(bytes.data(), count, MPI_BYTE, status.MPI_SOURCE, kTag, MPI_COMM_WORLD,
                  MPI_STATUS_IGNORE);
         std::vector<uint8_t> payload;
-        if (!bytes.empty() && bytes[0] == kData) {
+        if (bytes.size() >= kEnvelope && bytes[0] == kDataInline) {
+          payload.assign(bytes.begin() + kEnvelope, bytes.end());
+          bytes.resize(kEnvelope);
+          bytes[0] = kData;
+        } else if (!bytes.empty() && bytes[0] == kData) {
           // Its payload is the next message from the same process.
           MPI_Probe(status.MPI_SOURCE, kTag, MPI_COMM_WORLD, &status);
           MPI_Get_count(&status, MPI_BYTE, &count);
@@ -366,7 +432,7 @@ class MpiLink final : public MessageLink {
           MPI_Recv(payload.data(), count, MPI_BYTE, status.MPI_SOURCE, kTag, MPI_COMM_WORLD,
                    MPI_STATUS_IGNORE);
         }
-        on_message(status.MPI_SOURCE, std::move(bytes), std::move(payload));
+        on_message_(status.MPI_SOURCE, std::move(bytes), std::move(payload));
         moved = true;
       }
     }
@@ -390,12 +456,20 @@ class MpiLink final : public MessageLink {
   };
   const int rank_, size_;
   const int64_t per_process_;
+  const bool serialized_;
+  const OnMessage on_message_;
+  const std::function<bool()> receiving_;
+  // Held by the thread doing a round of MPI work.
+  absl::Mutex pump_mu_;
+  std::atomic<bool> closed_{false};
+  std::atomic<int> waiting_{0};  // instance threads polling (Waiting)
   absl::Mutex mu_;
   absl::CondVar cv_;
   std::deque<std::pair<int, std::vector<uint8_t>>> queue_ ABSL_GUARDED_BY(mu_);
   bool woken_ ABSL_GUARDED_BY(mu_) = false;
-  // Sends in flight; only the MPI thread touches them.
-  std::list<Pending> pending_;
+  // Sends in flight, and the queue's messages a round is sending.
+  std::list<Pending> pending_ ABSL_GUARDED_BY(pump_mu_);
+  std::deque<std::pair<int, std::vector<uint8_t>>> out_ ABSL_GUARDED_BY(pump_mu_);
 };
 
 }  // namespace
@@ -405,7 +479,7 @@ MpiSession::MpiSession() {
   MPI_Initialized(&initialized);
   if (initialized) return;
   int provided = 0;
-  MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+  MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
   owns_ = true;
 }
 
@@ -429,8 +503,12 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
   const bool owns_mpi = !initialized;
   if (owns_mpi) {
     int provided = 0;
-    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
   }
+  // Instance threads make MPI calls of their own only where MPI allows
+  // calls from several threads, one at a time.
+  int thread_level = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&thread_level);
   // MPI errors come back as codes (a dead peer must not abort this process
   // before it has said what it was waiting for).
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -494,37 +572,16 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
   for (int64_t i = first; i < first + per; ++i) run.local[i] = 1;
 
   std::atomic<bool> cancel{false};
-  MpiLink link(run.rank, run.processes, per);
-  MessageBusOptions bus_options;
-  bus_options.timeout = std::chrono::duration_cast<std::chrono::nanoseconds>(
-      std::chrono::duration<double>(options.collective_timeout_seconds));
-  bus_options.cancel = &cancel;
-  bus_options.first_local = first;
-  bus_options.local_count = per;
-  bus_options.link = &link;
-  MessageCollectiveBus bus(replicas, partitions, bus_options);
-
-  ReplicatedOptions local = options;
-  local.bus = &bus;
-  local.first_instance = first;
-  local.local_instances = per;
-  local.cancel = &cancel;
-  std::vector<std::vector<Literal>> local_outfeed;
-  local.outfeed = &local_outfeed;
-  std::vector<absl::StatusOr<Literal>> local_results;
   std::atomic<bool> finished{false};
-  std::thread worker([&] {
-    local_results = ExecuteReplicated(executable, arguments, local);
-    finished.store(true);
-    link.Wake();
-  });
-
   run.results.clear();
   for (int64_t i = 0; i < all; ++i) run.results.emplace_back(absl::UnavailableError("not here"));
   run.outfeed.assign(all, {});
-  int done_from = 0;
-  std::vector<char> done_by(run.processes, 0);
+  // What arrives is handled on whichever thread does the round of MPI work
+  // (the MPI thread or an instance's), one at a time.
+  std::atomic<int> done_from{0};
+  std::vector<std::atomic<bool>> done_by(run.processes);
   absl::Status receive_error;
+  MessageCollectiveBus* bus_of_link = nullptr;  // set once the bus exists
   auto on_message = [&](int source, std::vector<uint8_t> bytes, std::vector<uint8_t> payload) {
     if (bytes.size() < kEnvelope) return;
     int64_t a = 0, b = 0, c = 0;
@@ -533,13 +590,13 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
     std::memcpy(&c, bytes.data() + 17, 8);
     switch (bytes[0]) {
       case kData:
-        bus.Deliver(a, b, c, std::move(payload));
+        bus_of_link->Deliver(a, b, c, std::move(payload));
         break;
       case kExit:
-        bus.RemoteExited(a, b != 0);
+        bus_of_link->RemoteExited(a, b != 0);
         if (b != 0) {
           cancel.store(true);
-          bus.Interrupt();
+          bus_of_link->Interrupt();
         }
         break;
       case kResult:
@@ -552,11 +609,39 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
         }
         break;
       case kDone:
-        ++done_from;
-        if (source >= 0 && source < run.processes) done_by[source] = 1;
+        if (source >= 0 && source < run.processes) done_by[source].store(true);
+        done_from.fetch_add(1);
         break;
     }
   };
+  // Once every other process is done, nothing more of this run can come.
+  auto receiving = [&] { return done_from.load() < run.processes - 1 || !finished.load(); };
+  MpiLink link(run.rank, run.processes, per, thread_level >= MPI_THREAD_SERIALIZED, on_message,
+               receiving);
+  MessageBusOptions bus_options;
+  bus_options.timeout = std::chrono::duration_cast<std::chrono::nanoseconds>(
+      std::chrono::duration<double>(options.collective_timeout_seconds));
+  bus_options.cancel = &cancel;
+  bus_options.first_local = first;
+  bus_options.local_count = per;
+  bus_options.link = &link;
+  MessageCollectiveBus bus(replicas, partitions, bus_options);
+  bus_of_link = &bus;
+
+  ReplicatedOptions local = options;
+  local.bus = &bus;
+  local.first_instance = first;
+  local.local_instances = per;
+  local.cancel = &cancel;
+  std::vector<std::vector<Literal>> local_outfeed;
+  local.outfeed = &local_outfeed;
+  std::vector<absl::StatusOr<Literal>> local_results;
+  std::thread worker([&] {
+    local_results = ExecuteReplicated(executable, arguments, local);
+    finished.store(true);
+    link.Wake();
+  });
+
   // The MPI thread: poll again at once after anything moved; when nothing
   // did, poll on yielding the core for a while (kSpinRounds, below), then
   // sleep a little longer each idle round, up to 50 us (processes share the
@@ -567,6 +652,7 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
   // wait fails at once naming whom it waits for.
   auto end_run = [&](const std::string& reason) {
     ended = true;
+    link.Close();
     cancel.store(true);
     bus.Terminate(reason);
   };
@@ -579,7 +665,7 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
     std::vector<std::string> gone;
     for (int r = 0; r < run.processes; ++r) {
       // A peer done with the run may end (it has sent all it will send).
-      if (r == run.rank || done_by[r] || !PeerGone(self, peers[r])) continue;
+      if (r == run.rank || done_by[r].load() || !PeerGone(self, peers[r])) continue;
       gone.push_back(absl::StrCat("rank ", r, " (pid ", peers[r].pid, ")"));
     }
     if (!gone.empty()) {
@@ -587,8 +673,6 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
                            " ended before the run did (killed, or it failed)"));
     }
   };
-  // Once every other process is done, nothing more of this run can come.
-  auto receiving = [&] { return done_from < run.processes - 1 || !finished.load(); };
   // After traffic the MPI thread polls on, yielding the core between
   // rounds, before it naps: a collective's next message usually follows
   // within microseconds, and each nap would add its length (and a wake-up)
@@ -610,7 +694,13 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
         if (until()) break;
         continue;
       }
-      if (link.Progress(on_message, receiving())) {
+      if (link.InstancesPolling() && !link.SendsPending()) {
+        // They move the messages. Woken when the last one stops without
+        // its message, or a send is left in flight.
+        link.Idle(absl::Milliseconds(1));
+        continue;
+      }
+      if (link.Step()) {
         nap = absl::Microseconds(5);
         idle_rounds = 0;
         continue;
@@ -654,7 +744,7 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
   }
   // Everyone keeps receiving until every other process has sent all it
   // will send, so that every send finds its receive.
-  pump([&] { return ended || (done_from == run.processes - 1 && !link.SendsPending()); });
+  pump([&] { return ended || (done_from.load() == run.processes - 1 && !link.SendsPending()); });
   if (ended) {  // no MPI_Finalize: a peer is gone
     run.abandoned = true;
     return run;

@@ -3,8 +3,10 @@
 // spread evenly: instance i runs in process i / (R*P/N). Each process runs
 // its instances on threads of their own around a MessageCollectiveBus
 // (vm/message_bus.h); instances of one process exchange messages through its
-// mailbox, instances of different processes through MPI. One thread per
-// process (the caller's) makes every MPI call (MPI_THREAD_FUNNELED).
+// mailbox, instances of different processes through MPI. One thread at a
+// time makes MPI calls (MPI_THREAD_SERIALIZED): an instance waiting for a
+// message of another process polls MPI itself; the caller's thread does
+// whenever none does.
 // Reductions are the semantics' own (ops/collective/collective_semantics.h),
 // in rank order, so every result is bitwise the one-process result.
 //
