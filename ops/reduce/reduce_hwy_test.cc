@@ -148,6 +148,23 @@ TEST_P(ReduceHwyTest, MinF32MatchesScalar) { ExpectMaxMin<float>(HwyMinF32, fals
 TEST_P(ReduceHwyTest, MaxF64MatchesScalar) { ExpectMaxMin<double>(HwyMaxF64, true); }
 TEST_P(ReduceHwyTest, MinF64MatchesScalar) { ExpectMaxMin<double>(HwyMinF64, false); }
 
+// Zeros of both signs in every lane position: +0 is the maximum and -0 the
+// minimum wherever the other sign's zeros sit, as the lanes fold in any
+// order.
+TEST_P(ReduceHwyTest, MaxMinF32OrderSignedZeros) {
+  for (int64_t n : {32, 100, 128}) {
+    for (int64_t at = 0; at < n; ++at) {
+      std::vector<float> x(n, -0.0f), y(n, 0.0f);
+      x[at] = 0.0f;
+      y[at] = -0.0f;
+      ASSERT_TRUE(SameBits(HwyMaxF32(x.data(), n), 0.0f)) << "n=" << n << " at=" << at;
+      ASSERT_TRUE(SameBits(HwyMinF32(y.data(), n), -0.0f)) << "n=" << n << " at=" << at;
+      ASSERT_TRUE(SameBits(HwyMaxF32(y.data(), n), 0.0f)) << "n=" << n << " at=" << at;
+      ASSERT_TRUE(SameBits(HwyMinF32(x.data(), n), -0.0f)) << "n=" << n << " at=" << at;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace reduce_internal
 }  // namespace hlovm
