@@ -197,7 +197,8 @@ bool RowRegionHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx
             break;
           case RowStep::kReduce:
             ReduceRunsBlock(p.block_rows, s.dst.size, s.reduce_op, s.fold, at(s.src[0], r0),
-                            regs[instr.in[s.init_input]], d, 0, nb);
+                            regs[instr.in[s.init_input]], d, 0, nb,
+                            /*cached=*/s.src[0].kind == RowVal::kTemp);
             break;
           case RowStep::kSplatRow: {
             const uint8_t* x = at(s.src[0], r0);

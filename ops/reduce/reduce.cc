@@ -365,8 +365,27 @@ void ReduceRowsBlock(const ReduceGeometry& g, int elem_size, BinaryKernel op, co
 
 void ReduceRunsBlock(const ReduceGeometry& g, int elem_size, BinaryKernel op, RunFoldKernel fold,
                      const uint8_t* in, const uint8_t* init, uint8_t* out, int64_t begin,
-                     int64_t end) {
-  for (int64_t q = begin; q < end; ++q) {
+                     int64_t end, bool cached) {
+  int64_t q = begin;
+  if (cached && fold == &FloatSumFold<float> && g.red_count == 1 && g.inner > 0) {
+    const int64_t red = OffsetOf(g.red_sizes, g.red_strides, 0);
+    for (; q + 4 <= end; q += 4) {
+      const float* x[4];
+      for (int k = 0; k < 4; ++k) {
+        x[k] = reinterpret_cast<const float*>(in) + OffsetOf(g.kept_sizes, g.kept_strides, q + k) +
+               red;
+      }
+      float sums[4];
+      reduce_internal::HwySum4F32(x, g.inner, sums);
+      for (int k = 0; k < 4; ++k) {
+        float acc;
+        std::memcpy(&acc, init, sizeof(float));
+        acc += sums[k];  // as FloatSumFold folds a run
+        std::memcpy(out + (q + k) * elem_size, &acc, sizeof(float));
+      }
+    }
+  }
+  for (; q < end; ++q) {
     uint8_t* acc = out + q * elem_size;
     std::memcpy(acc, init, elem_size);
     const int64_t base = OffsetOf(g.kept_sizes, g.kept_strides, q);

@@ -76,10 +76,14 @@ void ReduceRowsBlock(const ReduceGeometry& g, int elem_size, BinaryKernel op, co
                      const uint8_t* init, uint8_t* out, int64_t row_begin, int64_t row_end,
                      int64_t col_begin, int64_t col_end, RowFold4Kernel fold4 = nullptr);
 
-// Output elements [begin, end) of a runs reduction.
+// Output elements [begin, end) of a runs reduction. With `cached` (the
+// operand is in cache: a fused region's block buffer), f32 sums of one run
+// an element take four elements' runs at a time (HwySum4F32), bitwise the
+// same.
 void ReduceRunsBlock(const ReduceGeometry& g, int elem_size, BinaryKernel op, RunFoldKernel fold,
                      const uint8_t* in, const uint8_t* init, uint8_t* out, int64_t begin,
-                     int64_t end);
+                     int64_t end,
+                     bool cached = false);
 
 // Elements per block when a single long run is split (fixed: results never
 // depend on the thread count).

@@ -11,6 +11,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 // clang-format on
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -76,7 +77,71 @@ HWY_INLINE T SumRun(const T* HWY_RESTRICT x, int64_t n) {
   return cls[0];
 }
 
+// SumRun of four runs of n elements at once, each result bitwise SumRun's,
+// for runs in cache: one run's classes are chains of adds that wait on each
+// other's latency (a row of 768 floats in cache sums at a third of the
+// load rate); four runs' chains keep the adder busy. The 4L classes of a
+// run are lanes of the widest vectors here (one 512-bit vector of floats on
+// AVX-512), element i still going to class (i - p) mod 4L. (From memory,
+// SumRun's 128-bit loads stream faster: reduce_bench's row sums were 17%
+// slower this way.) Runs whose first aligned 16 bytes are not at the same
+// index are summed one by one.
+template <typename T>
+HWY_INLINE void SumRun4(const T* const* xs, int64_t n, T* out) {
+  const hn::CappedTag<T, 16 / sizeof(T)> d128;
+  const int64_t width = 4 * static_cast<int64_t>(hn::Lanes(d128));  // classes
+  const hn::CappedTag<T, 64 / sizeof(T)> d;  // at most the classes
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t nv = width / lanes;          // vectors per run (1, 2 or 4)
+  const int64_t vbytes = 16;
+  auto head = [&](const T* x) {
+    const uintptr_t addr = reinterpret_cast<uintptr_t>(x);
+    if (addr % sizeof(T) != 0) return n;
+    const int64_t p = static_cast<int64_t>(
+        ((vbytes - static_cast<int64_t>(addr % vbytes)) % vbytes) / static_cast<int64_t>(sizeof(T)));
+    return std::min(p, n);
+  };
+  const int64_t p = head(xs[0]);
+  if (head(xs[1]) != p || head(xs[2]) != p || head(xs[3]) != p || n - p < width) {
+    for (int r = 0; r < 4; ++r) out[r] = SumRun(xs[r], n);
+    return;
+  }
+  constexpr int64_t kMaxWidth = 4 * 16 / sizeof(T);
+  HWY_ALIGN T acc[4][kMaxWidth];
+  const T zero = T(-0.0);  // exact identity of addition
+  auto slot = [&](int64_t i) { return ((i - p) % width + width) % width; };
+  for (int r = 0; r < 4; ++r) {
+    for (int64_t k = 0; k < width; ++k) acc[r][k] = zero;
+    for (int64_t i = 0; i < p; ++i) acc[r][slot(i)] += xs[r][i];
+  }
+  using V = hn::Vec<decltype(d)>;
+  V a[4][4];
+  for (int r = 0; r < 4; ++r) {
+    for (int64_t v = 0; v < nv; ++v) a[r][v] = hn::Load(d, acc[r] + v * lanes);
+  }
+  int64_t i = p;
+  for (; i + width <= n; i += width) {
+    HWY_UNROLL(4) for (int r = 0; r < 4; ++r) {
+      for (int64_t v = 0; v < nv; ++v) {
+        a[r][v] = hn::Add(a[r][v], hn::LoadU(d, xs[r] + i + v * lanes));
+      }
+    }
+  }
+  HWY_ALIGN T cls[kMaxWidth];
+  for (int r = 0; r < 4; ++r) {
+    for (int64_t v = 0; v < nv; ++v) hn::Store(a[r][v], d, acc[r] + v * lanes);
+    for (int64_t j = i; j < n; ++j) acc[r][slot(j)] += xs[r][j];
+    // Classes in index order, then a pairwise tree (as SumRun).
+    for (int64_t c = 0; c < width; ++c) cls[c] = acc[r][slot(c)];
+    for (int64_t s = 1; s < width; s *= 2) {
+      for (int64_t c = 0; c + s < width; c += 2 * s) cls[c] += cls[c + s];
+    }
+    out[r] = cls[0];
+  }
+}
+
 float SumF32(const float* x, int64_t n) { return SumRun(x, n); }
+void Sum4F32(const float* const* x, int64_t n, float* out) { SumRun4(x, n, out); }
 double SumF64(const double* x, int64_t n) { return SumRun(x, n); }
 
 // NaN-propagating max/min of x[0..n) (n > 0); -0 orders below +0, in the
@@ -152,6 +217,7 @@ namespace hlovm {
 namespace reduce_internal {
 
 HWY_EXPORT(SumF32);
+HWY_EXPORT(Sum4F32);
 HWY_EXPORT(SumF64);
 HWY_EXPORT(MaxF32);
 HWY_EXPORT(MinF32);
@@ -160,6 +226,9 @@ HWY_EXPORT(MinF64);
 HWY_EXPORT(ReduceTargetId);
 
 float HwySumF32(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(SumF32)(x, n); }
+void HwySum4F32(const float* const* x, int64_t n, float* out) {
+  HWY_DYNAMIC_DISPATCH(Sum4F32)(x, n, out);
+}
 double HwySumF64(const double* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(SumF64)(x, n); }
 float HwyMaxF32(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(MaxF32)(x, n); }
 float HwyMinF32(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(MinF32)(x, n); }

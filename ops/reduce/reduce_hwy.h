@@ -10,6 +10,9 @@ namespace reduce_internal {
 // Fold of x[0..n) in the fixed vector order; max/min need n > 0.
 float HwySumF32(const float* x, int64_t n);
 double HwySumF64(const double* x, int64_t n);
+// HwySumF32 of four runs x[0..3][0..n) at once, bitwise the same sums
+// (faster on runs in cache, slower streaming from memory).
+void HwySum4F32(const float* const* x, int64_t n, float* out);
 float HwyMaxF32(const float* x, int64_t n);
 float HwyMinF32(const float* x, int64_t n);
 double HwyMaxF64(const double* x, int64_t n);

@@ -105,6 +105,28 @@ void ExpectSum(int64_t target, T (*kernel)(const T*, int64_t)) {
 TEST_P(ReduceHwyTest, SumF32MatchesScalarOrder) { ExpectSum<float>(GetParam(), HwySumF32); }
 TEST_P(ReduceHwyTest, SumF64MatchesScalarOrder) { ExpectSum<double>(GetParam(), HwySumF64); }
 
+// Four runs at once: each sum bitwise the one-run kernel's order, with the
+// runs equally aligned (rows of a row reduce) and not.
+TEST_P(ReduceHwyTest, Sum4F32MatchesOneRunAtATime) {
+  const std::vector<float> data = Inputs<float>(4 * 4099 + 64, 3);
+  for (int64_t n : Lengths()) {
+    for (int64_t offset = 0; offset < 16; ++offset) {
+      for (int64_t stride : {n, n + 1, (n + 15) / 16 * 16}) {
+        const float* x[4];
+        for (int k = 0; k < 4; ++k) x[k] = data.data() + offset + k * stride;
+        float got[4];
+        HwySum4F32(x, n, got);
+        for (int k = 0; k < 4; ++k) {
+          const float want = ReferenceSum(x[k], n, GetParam());
+          ASSERT_TRUE(SameBits(got[k], want)) << "n=" << n << " offset=" << offset << " stride="
+                                              << stride << " run " << k << " got " << got[k]
+                                              << " expected " << want;
+        }
+      }
+    }
+  }
+}
+
 template <typename T>
 void ExpectMaxMin(T (*kernel)(const T*, int64_t), bool max) {
   std::vector<T> data = Inputs<T>(1000 + 16, 2);
