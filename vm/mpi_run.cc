@@ -462,7 +462,7 @@ class MpiLink final : public MessageLink {
   // Held by the thread doing a round of MPI work.
   absl::Mutex pump_mu_;
   std::atomic<bool> closed_{false};
-  std::atomic<int> waiting_{0};  // instance threads polling (Waiting)
+  std::atomic<int> waiting_{0};  // instance threads polling (PollingStarted)
   absl::Mutex mu_;
   absl::CondVar cv_;
   std::deque<std::pair<int, std::vector<uint8_t>>> queue_ ABSL_GUARDED_BY(mu_);
@@ -472,16 +472,21 @@ class MpiLink final : public MessageLink {
   std::deque<std::pair<int, std::vector<uint8_t>>> out_ ABSL_GUARDED_BY(pump_mu_);
 };
 
-}  // namespace
-
-MpiSession::MpiSession() {
+// Initialises MPI unless it is already; returns whether it did (the caller
+// then finalises it). Instance threads make MPI calls of their own where
+// MPI grants calls from several threads, one at a time (MpiLink).
+bool InitializeMpi() {
   int initialized = 0;
   MPI_Initialized(&initialized);
-  if (initialized) return;
+  if (initialized) return false;
   int provided = 0;
   MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
-  owns_ = true;
+  return true;
 }
+
+}  // namespace
+
+MpiSession::MpiSession() : owns_(InitializeMpi()) {}
 
 MpiSession::~MpiSession() {
   if (owns_) MPI_Finalize();
@@ -497,16 +502,10 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
                               absl::Span<const std::vector<const Literal*>> arguments,
                               const ReplicatedOptions& options, bool gather) {
   DistributedRun run;
-  int initialized = 0;
-  MPI_Initialized(&initialized);
-  // A caller that initialised MPI finalises it too (bench/mpi_allreduce.cc).
-  const bool owns_mpi = !initialized;
-  if (owns_mpi) {
-    int provided = 0;
-    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
-  }
-  // Instance threads make MPI calls of their own only where MPI allows
-  // calls from several threads, one at a time.
+  // A caller that initialised MPI finalises it too (MpiSession).
+  const bool owns_mpi = InitializeMpi();
+  // Whatever initialised MPI, the thread level it granted decides whether
+  // instance threads make MPI calls of their own.
   int thread_level = MPI_THREAD_SINGLE;
   MPI_Query_thread(&thread_level);
   // MPI errors come back as codes (a dead peer must not abort this process
@@ -642,10 +641,11 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
     link.Wake();
   });
 
-  // The MPI thread: poll again at once after anything moved; when nothing
-  // did, poll on yielding the core for a while (kSpinRounds, below), then
-  // sleep a little longer each idle round, up to 50 us (processes share the
-  // cores; a sleeping poller leaves them to the instances).
+  // The MPI thread (pump, below): while instances poll the link it sleeps;
+  // else it polls again at once after anything moved; when nothing did, it
+  // polls on yielding the core for a while (kSpinRounds), then sleeps a
+  // little longer each idle round, up to 50 us (processes share the cores;
+  // a sleeping poller leaves them to the instances).
   bool ended = false;
   // Ends the run in this process: MPI is left alone from here on, every
   // instance is cancelled (a long loop stops at its next trip) and every
