@@ -1,8 +1,8 @@
 #include "ops/dot/conv.h"
 
 #include <algorithm>
-#include <limits>
 #include <cstring>
+#include <limits>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
