@@ -18,6 +18,7 @@
 
 #include "hwy/highway.h"
 #include "ops/common/float_minmax.h"
+#include "ops/reduce/sum_classes.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace hlovm {
@@ -51,13 +52,9 @@ HWY_INLINE int64_t SumRunHead(const T* x, int64_t n) {
 template <typename T>
 HWY_INLINE T SumRunClasses(const T* acc, int64_t width, int64_t p) {
   // Classes in index order, then a pairwise tree.
-  constexpr int64_t kMaxWidth = 4 * 16 / sizeof(T);
-  HWY_ALIGN T cls[kMaxWidth];
+  HWY_ALIGN T cls[kSumClasses<T>];
   for (int64_t c = 0; c < width; ++c) cls[c] = acc[((c - p) % width + width) % width];
-  for (int64_t s = 1; s < width; s *= 2) {
-    for (int64_t c = 0; c + s < width; c += 2 * s) cls[c] += cls[c + s];
-  }
-  return cls[0];
+  return SumClassTree(cls, width);
 }
 
 template <typename T>
@@ -65,8 +62,7 @@ HWY_INLINE T SumRun(const T* HWY_RESTRICT x, int64_t n) {
   const hn::CappedTag<T, 16 / sizeof(T)> d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const int64_t width = 4 * lanes;
-  constexpr int64_t kMaxWidth = 4 * 16 / sizeof(T);
-  HWY_ALIGN T acc[kMaxWidth];
+  HWY_ALIGN T acc[kSumClasses<T>];
   const T zero = T(-0.0);  // exact identity of addition
   for (int64_t k = 0; k < width; ++k) acc[k] = zero;
   const int64_t p = SumRunHead(x, n);
@@ -113,8 +109,7 @@ HWY_INLINE void SumRun4(const T* const* xs, int64_t n, T* out) {
     for (int r = 0; r < 4; ++r) out[r] = SumRun(xs[r], n);
     return;
   }
-  constexpr int64_t kMaxWidth = 4 * 16 / sizeof(T);
-  HWY_ALIGN T acc[4][kMaxWidth];
+  HWY_ALIGN T acc[4][kSumClasses<T>];
   const T zero = T(-0.0);  // exact identity of addition
   auto slot = [&](int64_t i) { return ((i - p) % width + width) % width; };
   for (int r = 0; r < 4; ++r) {
