@@ -365,7 +365,7 @@ std::string ProgramOpText(const F32ProgramOp& op, const std::vector<Src>& stream
       "load", "store", "spill", "abs", "negate", "sqrt", "rsqrt", "floor", "ceil",
       "round-nearest-even", "exponential", "logistic", "tanh", "add", "subtract", "multiply",
       "divide", "maximum", "minimum", "compare EQ", "compare NE", "compare GE", "compare GT",
-      "compare LE", "compare LT", "select", "round-bf16", "nop"};
+      "compare LE", "compare LT", "select", "round-bf16", "nop", "sum-row"};
   const std::string name = kNames[static_cast<int>(op.code)];
   switch (op.code) {
     case F32Code::kLoad: return absl::StrCat("acc = ", OperandText(op.a, streams));
@@ -374,6 +374,9 @@ std::string ProgramOpText(const F32ProgramOp& op, const std::vector<Src>& stream
     case F32Code::kSelect:
       return absl::StrCat("acc = select acc, ", OperandText(op.a, streams), ", ",
                           OperandText(op.b, streams));
+    case F32Code::kSumRow:
+      return absl::StrCat(SrcText(streams[op.a.index]), "[row] = ", OperandText(op.b, streams),
+                          " + sum of the row of acc");
     default:
       break;
   }

@@ -16,6 +16,7 @@
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
 #include "ops/elementwise/f32_program.h"
+#include "ops/reduce/sum_classes.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace hlovm {
@@ -70,7 +71,8 @@ enum HandlerBase : int {
   kLoadBase = kSelectBase + kF32Kinds * kF32Kinds,  // load: F H S B
   kStoreBase = kLoadBase + kF32Kinds,          // store F, store H, spill, stream F
   kUnaryBase = kStoreBase + 4,                 // abs ... tanh, round-bf16
-  kEndBase = kUnaryBase + 11,
+  kSumRowBase = kUnaryBase + 11,               // sum-row into classes 0, 1
+  kEndBase = kSumRowBase + kF32ProgramMaxSumRows,
 };
 
 // Kind number of an operand: 0 F, 1 H, 2 S, 3 B.
@@ -111,6 +113,7 @@ inline int HandlerOf(const F32ProgramOp& op, const F32Stream* kinds) {
     case F32Code::kSpill: return kStoreBase + 2;
     case F32Code::kNop: return -1;
     case F32Code::kRoundBF16: return kUnaryBase + 10;
+    case F32Code::kSumRow: return kSumRowBase;  // + the sum-row's number
     default: return kUnaryBase + static_cast<int>(c) - static_cast<int>(F32Code::kAbs);
   }
 }
@@ -179,11 +182,13 @@ HWY_NOINLINE void RunF32Steps(D d, const F32ProgramOp* code, int num_ops, void* 
       &&store_F, &&store_H, &&spill_S, &&stream_F,
       &&abs, &&neg, &&sqrt, &&rsqrt, &&floor, &&ceil, &&round_even, &&exp, &&logistic, &&tanh,
       &&round_bf16,
+      &&sum_row_0, &&sum_row_1,
       &&end_block};
 #undef HLOVM_F32P_BINARY_LABELS_
 #undef HLOVM_F32P_COMPARE_LABELS_
 #undef HLOVM_F32P_SELECT_LABELS_
   static_assert(sizeof(kHandlers) / sizeof(kHandlers[0]) == kEndBase + 1);
+  static_assert(kF32ProgramMaxSumRows == 2);
 
   // Decode: per stream, a splat's value as f32 (a repeated one's position)
   // or a far stream's prefetch; then the steps.
@@ -219,11 +224,68 @@ HWY_NOINLINE void RunF32Steps(D d, const F32ProgramOp* code, int num_ops, void* 
       default: return nullptr;
     }
   };
+  // Sum-rows: each row's classes of the reduce's order on this target
+  // (sum_classes.h), in registers where every block starts a row's first
+  // class (vector k of a block then holds the classes of vector k mod
+  // kClassVecs), else in memory, element by element.
+  constexpr int64_t kClasses = 4 * static_cast<int64_t>(hn::MaxLanes(hn::CappedTag<float, 4>()));
+  static_assert(kClasses <= kSumClasses<float>);
+  constexpr size_t kMaxLanes = hn::MaxLanes(d);
+  constexpr bool kVectorClasses = !HWY_HAVE_SCALABLE && kMaxLanes <= kClasses &&
+                                  kClasses % kMaxLanes == 0 && (U * kMaxLanes) % kClasses == 0;
+  constexpr size_t kClassVecs = kVectorClasses ? kClasses / kMaxLanes : 1;
+  struct SumRow {
+    float* dst;  // the rows stream
+    float init;
+    int64_t index, left;  // the row now summed; its elements from this block on
+    int64_t repeat, period;
+  };
+  SumRow sums[kF32ProgramMaxSumRows];
+  int num_sums = 0;
+  V cls0[kClassVecs], cls1[kClassVecs];  // one array each: GCC keeps them in registers
+  for (size_t v = 0; v < kClassVecs; ++v) cls0[v] = cls1[v] = hn::Set(d, -0.0f);
+  HWY_ALIGN float cls_mem[kF32ProgramMaxSumRows][kClasses];
+  for (int j = 0; j < kF32ProgramMaxSumRows; ++j) {
+    for (int64_t c = 0; c < kClasses; ++c) cls_mem[j][c] = -0.0f;
+  }
+
+  // Columns streams: a step reads element i of the range at its operand's
+  // address + i, so that address is the stream less the elements of the
+  // rows before the one read, moved on by a row at each row's end.
+  struct Columns {
+    int64_t left;   // elements of the row from this block on
+    int64_t bytes;  // of a row
+  };
+  Columns columns[kF32ProgramMaxStreams];
+  struct ColumnsRef {
+    const void** address;
+    int stream;
+  };
+  ColumnsRef columns_refs[2 * kF32ProgramMaxOps];
+  int num_columns_refs = 0;
+  bool any_columns = false;
+  const int64_t at = offset + begin;
+  for (int k = 0; k < num_streams; ++k) {
+    if (!kinds[k].columns) continue;
+    any_columns = true;
+    columns[k] = Columns{kinds[k].repeat - at % kinds[k].repeat,
+                         kinds[k].repeat * (kinds[k].half ? 2 : 4)};
+  }
+
   F32Step steps[kF32ProgramMaxOps + 1];
   int num_steps = 0;
   bool streamed = false;  // non-temporal stores to fence at the end
   for (int pc = 0; pc < num_ops; ++pc) {
     int h = HandlerOf(code[pc], kinds);
+    if (h == kSumRowBase) {
+      const F32ProgramOp& op = code[pc];
+      const F32Stream& s = kinds[op.a.index];
+      sums[num_sums] = SumRow{static_cast<float*>(streams[op.a.index]),
+                              *static_cast<const float*>(address(op.b)),
+                              at / s.repeat % s.period, s.repeat - at % s.repeat, s.repeat,
+                              s.period};
+      h += num_sums++;
+    }
     if constexpr (U > 1) {
       // A streaming f32 store whose vectors are aligned (then every block's
       // are: a block is whole vectors).
@@ -236,7 +298,17 @@ HWY_NOINLINE void RunF32Steps(D d, const F32ProgramOp* code, int num_ops, void* 
         streamed = true;
       }
     }
-    if (h >= 0) steps[num_steps++] = F32Step{kHandlers[h], address(code[pc].a), address(code[pc].b)};
+    if (h < 0) continue;
+    F32Step& step = steps[num_steps++];
+    step = F32Step{kHandlers[h], address(code[pc].a), address(code[pc].b)};
+    for (const void** a : {&step.a, &step.b}) {
+      const F32Operand& o = a == &step.a ? code[pc].a : code[pc].b;
+      if (o.kind != F32Operand::kStream || !kinds[o.index].columns) continue;
+      // Element i of the range reads the vector's element (offset + i) % repeat.
+      const int64_t before = begin - at % kinds[o.index].repeat;
+      *a = static_cast<const uint8_t*>(*a) - before * (kinds[o.index].half ? 2 : 4);
+      columns_refs[num_columns_refs++] = ColumnsRef{a, o.index};
+    }
   }
   steps[num_steps] = F32Step{kHandlers[kEndBase], nullptr, nullptr};
   if (begin >= end) return;
@@ -349,9 +421,67 @@ stream_F:
 round_bf16:
   HLOVM_F32P_EACH_(acc[k] = RoundToBF16(d, acc[k]));
   HLOVM_F32P_NEXT_;
+// The block's values into sum-row j's classes, in index order.
+#define HLOVM_F32P_SUM_ROW_(j)                                                         \
+  sum_row_##j : if constexpr (kVectorClasses) {                                         \
+    HLOVM_F32P_EACH_(cls##j[k % kClassVecs] = hn::Add(cls##j[k % kClassVecs], acc[k])); \
+  } else {                                                                             \
+    const int64_t pos = sums[j].repeat - sums[j].left;                                 \
+    HWY_ALIGN float lanes[kMaxLanes];                                                  \
+    for (size_t k = 0; k < U; ++k) {                                                   \
+      hn::Store(acc[k], d, lanes);                                                     \
+      for (int64_t l = 0; l < n; ++l) {                                                \
+        float& c = cls_mem[j][(pos + static_cast<int64_t>(k) * n + l) % kClasses];     \
+        c += lanes[l];                                                                 \
+      }                                                                                \
+    }                                                                                  \
+  }                                                                                    \
+  HLOVM_F32P_NEXT_;
+  HLOVM_F32P_SUM_ROW_(0)
+  HLOVM_F32P_SUM_ROW_(1)
+#undef HLOVM_F32P_SUM_ROW_
 end_block:
   i += static_cast<int64_t>(U) * n;
+  // A sum-row whose row ends with this block: its scalar, and fresh
+  // classes (sum-row j's classes named with a constant j, so that they stay
+  // in registers).
+#define HLOVM_F32P_FINISH_ROW_(j)                                                   \
+  if (sums[j].left -= static_cast<int64_t>(U) * n; sums[j].left <= 0) {             \
+    HWY_ALIGN float c[kClasses];                                                    \
+    if constexpr (kVectorClasses) {                                                 \
+      for (size_t v = 0; v < kClassVecs; ++v) {                                     \
+        hn::Store(cls##j[v], d, c + v * kMaxLanes);                                 \
+        cls##j[v] = hn::Set(d, -0.0f);                                              \
+      }                                                                             \
+    } else {                                                                        \
+      for (int64_t k = 0; k < kClasses; ++k) {                                      \
+        c[k] = cls_mem[j][k];                                                       \
+        cls_mem[j][k] = -0.0f;                                                      \
+      }                                                                             \
+    }                                                                               \
+    sums[j].dst[sums[j].index] = sums[j].init + SumClassTree(c, kClasses);          \
+    sums[j].left = sums[j].repeat;                                                  \
+    sums[j].index = sums[j].index + 1 == sums[j].period ? 0 : sums[j].index + 1;    \
+  }
+  if (num_sums > 0) {
+    HLOVM_F32P_FINISH_ROW_(0)
+    if (num_sums > 1) HLOVM_F32P_FINISH_ROW_(1)
+  }
+#undef HLOVM_F32P_FINISH_ROW_
   if (i < end) {
+    if (any_columns) {
+      for (int k = 0; k < num_streams; ++k) {
+        if (!kinds[k].columns) continue;
+        columns[k].left -= static_cast<int64_t>(U) * n;
+        if (columns[k].left > 0) continue;
+        columns[k].left = kinds[k].repeat;
+        for (int r = 0; r < num_columns_refs; ++r) {
+          if (columns_refs[r].stream != k) continue;
+          *columns_refs[r].address =
+              static_cast<const uint8_t*>(*columns_refs[r].address) - columns[k].bytes;
+        }
+      }
+    }
     for (int r = 0; r < num_repeated; ++r) {
       Repeated& rep = repeated[r];
       rep.left -= static_cast<int64_t>(U) * n;

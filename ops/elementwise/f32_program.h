@@ -17,6 +17,9 @@
 //   select a, b       acc := mask acc ? a : b
 //   round-bf16        acc := acc rounded to bf16 (as f32_to_bf16 then back)
 //   nop               acc unchanged (a bf16 -> f32 convert)
+//   sum-row a, b      acc unchanged; at the end of each row, stream a's
+//                     scalar of that row := b + the row's values of acc
+//                     summed in the f32 reduce's order (sum_classes.h)
 //
 // Operands a, b are a stream, a spill slot or the accumulator itself. A
 // stream is f32, or bf16 (`half`): loads widen it exactly, stores keep the
@@ -31,6 +34,15 @@
 // the program stores to is written with non-temporal stores where its
 // vectors are aligned (an output too large to stay in cache: its lines then
 // go to memory without being read first); the values are the same.
+//
+// A `columns` stream is an array of `repeat` elements read again for each
+// row of `repeat` elements: element e of the range reads element
+// (offset + e) % repeat (a vector broadcast down the columns).
+//
+// A `rows` stream (f32) has one scalar per row of `repeat` elements (with
+// `period` as for a repeated splat): sum-row writes the scalar of each row
+// it has summed whole, so a program with sum-rows runs over whole rows. At
+// most kF32ProgramMaxSumRows sum-rows are in one program.
 #ifndef HLOVM_OPS_ELEMENTWISE_F32_PROGRAM_H_
 #define HLOVM_OPS_ELEMENTWISE_F32_PROGRAM_H_
 
@@ -45,6 +57,7 @@ enum class F32Code : uint8_t {
   kEq, kNe, kGe, kGt, kLe, kLt,
   kSelect,
   kRoundBF16, kNop,
+  kSumRow,
 };
 
 struct F32Operand {
@@ -64,7 +77,10 @@ struct F32Stream {
   bool splat = false;
   bool far = false;
   bool streaming = false;
-  int64_t repeat = 0;  // a repeated splat: > 0, a multiple of kF32ProgramRepeatQuantum
+  bool rows = false;     // one scalar a row, written by sum-row
+  bool columns = false;  // one row, read for every row
+  // A repeated splat, rows or columns: > 0, a multiple of kF32ProgramRepeatQuantum.
+  int64_t repeat = 0;
   int64_t period = 1;
 };
 
@@ -75,6 +91,7 @@ inline constexpr int64_t kF32ProgramRepeatQuantum = 64;
 inline constexpr int kF32ProgramMaxSpills = 8;
 inline constexpr int kF32ProgramMaxStreams = 32;
 inline constexpr int kF32ProgramMaxOps = 256;
+inline constexpr int kF32ProgramMaxSumRows = 2;
 
 // Runs `code` over elements [0, len) of the `num_streams` `streams`,
 // described by `kinds`; the range starts at element `offset` of the region

@@ -24,6 +24,7 @@
 #include "ops/elementwise/elementwise.h"
 #include "ops/elementwise/elementwise_hwy.h"
 #include "ops/elementwise/f32_program.h"
+#include "ops/reduce/reduce_hwy.h"
 
 namespace hlovm {
 namespace {
@@ -195,6 +196,9 @@ void RunScalar(const std::vector<F32ProgramOp>& code, Data& data, int64_t offset
           else data.out_h[e] = static_cast<uint16_t>(Bits(acc) >> 16);
           break;
         case F32Code::kSpill: spill[op.a.index] = acc; break;
+        case F32Code::kSumRow:  // whole rows: SumRowsAndColumnsGiveTheReduceBits
+          ADD_FAILURE() << "sum-row in a random program";
+          break;
         case F32Code::kAbs: acc = std::fabs(acc); break;
         case F32Code::kNeg: acc = -acc; break;
         case F32Code::kSqrt: acc = std::sqrt(acc); break;
@@ -414,6 +418,86 @@ TEST_P(F32ProgramTest, EveryOpAndOperandKind) {
                 << Describe(code) << " len=" << len << " element " << e << ": " << got.out_f[e]
                 << " vs " << want.out_f[e];
           }
+        }
+      }
+    }
+  }
+}
+
+// Sum-rows give the bits of the f32 row reduce (HwySumF32, then the
+// initial value plus the sum) and a columns stream reads its vector again
+// for every row: rows of whole blocks (the vector path) and of other
+// lengths (element by element), a range starting at a later row; finite
+// values of every magnitude (where the order of the adds shows), and values
+// with NaN, infinities and signed zeros among them.
+TEST_P(F32ProgramTest, SumRowsAndColumnsGiveTheReduceBits) {
+  enum : uint8_t { kX, kCols, kMean, kInit, kSums, kSquares, kOut, kCount };
+  auto op = [](F32Code c, F32Operand a = {}, F32Operand b = {}) {
+    F32ProgramOp o;
+    o.code = c;
+    o.a = a;
+    o.b = b;
+    return o;
+  };
+  auto stream = [](uint8_t k) { return F32Operand{F32Operand::kStream, k}; };
+  // y = (x - mean of its row) * cols; out = y; sums = init + sum of y's
+  // row; squares = init + sum of y * y's row.
+  const std::vector<F32ProgramOp> code = {
+      op(F32Code::kLoad, stream(kX)),          op(F32Code::kSub, stream(kMean)),
+      op(F32Code::kMul, stream(kCols)),        op(F32Code::kStore, stream(kOut)),
+      op(F32Code::kSumRow, stream(kSums), stream(kInit)),
+      op(F32Code::kMul, {F32Operand::kAcc, 0}),
+      op(F32Code::kSumRow, stream(kSquares), stream(kInit))};
+  for (int64_t inner : {64, 128, 768, 16, 48, 100}) {
+    for (int64_t rows : {1, 3, 7}) {
+      for (int64_t first : {0, 1}) {  // the range's first row
+        const int64_t len = rows * inner;
+        std::vector<float> x = Inputs(len, static_cast<uint32_t>(inner * 10 + rows));
+        if (first == 0) {
+          std::mt19937 rng(static_cast<uint32_t>(inner + rows));
+          std::uniform_real_distribution<float> mantissa(-1.0f, 1.0f);
+          for (float& v : x) v = std::ldexp(mantissa(rng), static_cast<int>(rng() % 40) - 20);
+        }
+        std::vector<float> cols = Inputs(inner, static_cast<uint32_t>(inner + 7));
+        std::vector<float> mean = Inputs(rows, static_cast<uint32_t>(rows + 3));
+        if (first == 0) {
+          for (float& v : cols) v = std::isfinite(v) ? v : 1.5f;
+          for (float& v : mean) v = std::isfinite(v) ? v : -0.25f;
+        }
+        float init = first == 0 ? -0.0f : 2.5f;
+        std::vector<float> sums(rows, 9.0f), squares(rows, 9.0f), out(len, 9.0f);
+        void* streams[kCount] = {const_cast<float*>(x.data()), cols.data(), mean.data(), &init,
+                                 sums.data(), squares.data(), out.data()};
+        F32Stream kinds[kCount];
+        kinds[kCols].columns = true;
+        kinds[kCols].repeat = inner;
+        kinds[kMean].splat = true;
+        kinds[kInit].splat = true;
+        kinds[kSums].rows = true;
+        kinds[kSquares].rows = true;
+        for (uint8_t k : {kMean, kSums, kSquares}) {
+          kinds[k].repeat = inner;
+          kinds[k].period = rows;
+        }
+        // Row q of the range is scalar (first + q) % rows of the per-row streams.
+        RunF32Program(code.data(), static_cast<int>(code.size()), streams, kinds, kCount,
+                      first * inner, len);
+        std::vector<float> y(inner), yy(inner);
+        for (int64_t q = 0; q < rows; ++q) {
+          const int64_t r = (first + q) % rows;
+          for (int64_t c = 0; c < inner; ++c) {
+            y[c] = (x[q * inner + c] - mean[r]) * cols[c];
+            yy[c] = y[c] * y[c];
+            ASSERT_TRUE(SameOrBothNaN(out[q * inner + c], y[c]))
+                << "inner=" << inner << " row " << q << " column " << c << " first=" << first;
+          }
+          const float want = init + reduce_internal::HwySumF32(y.data(), inner);
+          const float want_squares = init + reduce_internal::HwySumF32(yy.data(), inner);
+          ASSERT_TRUE(SameOrBothNaN(sums[r], want))
+              << "inner=" << inner << " rows=" << rows << " first=" << first << " row " << q
+              << ": " << sums[r] << " vs " << want;
+          ASSERT_TRUE(SameOrBothNaN(squares[r], want_squares))
+              << "inner=" << inner << " rows=" << rows << " first=" << first << " row " << q;
         }
       }
     }
