@@ -34,6 +34,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
 #include "core/status_macros.h"
 #include "core/thread_scratch.h"
 #include "ops/elementwise/f32_program.h"
@@ -400,6 +401,90 @@ void AssignScratch(const std::vector<int64_t>& bytes, RowPlan* plan) {
 // A value's identity before scratch places are assigned.
 uint64_t KeyOf(const RowVal& v) { return uint64_t{v.kind} << 32 | v.index; }
 
+// Whether a program may read step `s`'s value as its row value repeated:
+// an f32 broadcast along rows of a multiple of kF32ProgramRepeatQuantum.
+bool RepeatedSplat(const RowStep& s, int64_t inner) {
+  return inner % kF32ProgramRepeatQuantum == 0 && s.kind == RowStep::kSplatRow &&
+         s.dst.size == 4 && s.src[0].size == 4;
+}
+
+// Values of one f32 op over the region's inputs and broadcasts of row
+// values (x - mean in a layer norm) that a later run of program steps
+// reads are computed again in that run rather than stored by theirs and
+// read back: the op's operands are in cache (the block's input rows) or
+// registers, and the store and the scratch they cost are saved. Same op,
+// same operands: the same bits. `new_temp` makes a full f32 scratch value.
+void RecomputeCheapValues(int64_t inner, std::vector<RowStep>* body,
+                          std::vector<std::optional<F32Code>>* code,
+                          const std::function<RowVal()>& new_temp) {
+  const int64_t n = static_cast<int64_t>(body->size());
+  auto in_runs = [&](int64_t i) { return (*code)[i].has_value() || RepeatedSplat((*body)[i], inner); };
+  absl::flat_hash_map<uint64_t, int64_t> producer;
+  for (int64_t i = 0; i < n; ++i) producer[KeyOf((*body)[i].dst)] = i;
+  // Steps whose value may be computed again.
+  absl::flat_hash_set<uint64_t> cheap;
+  for (int64_t i = 0; i < n; ++i) {
+    const RowStep& s = (*body)[i];
+    if (!(*code)[i].has_value() || *(*code)[i] == F32Code::kSumRow || s.dst.kind != RowVal::kTemp ||
+        (s.kind != RowStep::kUnary && s.kind != RowStep::kBinary)) {
+      continue;
+    }
+    bool ok = true;
+    for (int k = 0; k < s.arity; ++k) {
+      const RowVal& v = s.src[k];
+      auto p = producer.find(KeyOf(v));
+      ok &= v.kind == RowVal::kFullIn ||
+            (v.kind == RowVal::kTemp && p != producer.end() && RepeatedSplat((*body)[p->second], inner));
+    }
+    if (ok) cheap.insert(KeyOf(s.dst));
+  }
+  if (cheap.empty()) return;
+  std::vector<RowStep> out;
+  std::vector<std::optional<F32Code>> out_code;
+  // In the current run: value -> its copy computed in this run.
+  absl::flat_hash_map<uint64_t, RowVal> copies;
+  absl::flat_hash_set<uint64_t> computed;  // in the current run
+  for (int64_t i = 0; i < n; ++i) {
+    if (!in_runs(i)) {
+      copies.clear();
+      computed.clear();
+      out.push_back((*body)[i]);
+      out_code.push_back((*code)[i]);
+      continue;
+    }
+    RowStep s = (*body)[i];
+    if ((*code)[i].has_value()) {
+      for (int k = 0; k < s.arity; ++k) {
+        const uint64_t key = KeyOf(s.src[k]);
+        if (!cheap.contains(key) || computed.contains(key)) continue;
+        auto it = copies.find(key);
+        if (it == copies.end()) {
+          const int64_t p = producer.at(key);
+          RowStep copy = (*body)[p];
+          for (int m = 0; m < copy.arity; ++m) {
+            if (copy.src[m].kind != RowVal::kTemp) continue;
+            RowStep splat = (*body)[producer.at(KeyOf(copy.src[m]))];
+            splat.dst = new_temp();
+            copy.src[m] = splat.dst;
+            out.push_back(splat);
+            out_code.push_back(std::nullopt);
+          }
+          copy.dst = new_temp();
+          out.push_back(copy);
+          out_code.push_back((*code)[p]);
+          it = copies.emplace(key, copy.dst).first;
+        }
+        s.src[k] = it->second;
+      }
+    }
+    computed.insert(KeyOf(s.dst));
+    out.push_back(s);
+    out_code.push_back((*code)[i]);
+  }
+  *body = std::move(out);
+  *code = std::move(out_code);
+}
+
 // Turns runs of consecutive f32 steps over the block into register
 // programs: a step's value stays in the accumulator for the next step, in
 // a spill slot for later ones in the run, and is stored only where a step
@@ -408,6 +493,7 @@ uint64_t KeyOf(const RowVal& v) { return uint64_t{v.kind} << 32 | v.index; }
 // multiple of kF32ProgramRepeatQuantum). `code[i]` is body step i's program
 // op where it has one. Appends the programs' listings to `detail`.
 void MakePrograms(const std::vector<std::optional<F32Code>>& code, int64_t inner,
+                  const absl::flat_hash_map<uint64_t, RowVal>& columns,
                   std::vector<RowStep>* body, RowPlan* plan, std::string* detail,
                   const std::function<std::string(const RowVal&)>& text) {
   const int64_t n = static_cast<int64_t>(body->size());
@@ -417,10 +503,7 @@ void MakePrograms(const std::vector<std::optional<F32Code>>& code, int64_t inner
     for (int k = 0; k < s.arity; ++k) readers[KeyOf(s.src[k])].push_back(i);
   }
   const bool repeats = inner % kF32ProgramRepeatQuantum == 0;
-  auto splat = [&](int64_t i) {
-    const RowStep& s = (*body)[i];
-    return repeats && s.kind == RowStep::kSplatRow && s.dst.size == 4 && s.src[0].size == 4;
-  };
+  auto splat = [&](int64_t i) { return RepeatedSplat((*body)[i], inner); };
   std::vector<RowStep> out;
   int64_t i = 0;
   while (i < n) {
@@ -428,8 +511,15 @@ void MakePrograms(const std::vector<std::optional<F32Code>>& code, int64_t inner
       out.push_back((*body)[i++]);
       continue;
     }
+    // A run ends before a splat of a row value it sums (sum-row writes a
+    // row's scalar only once the row is done).
     int64_t j = i;
-    while (j < n && (code[j].has_value() || splat(j))) ++j;
+    absl::flat_hash_set<uint64_t> summed;
+    while (j < n && (code[j].has_value() || splat(j))) {
+      if (splat(j) && summed.contains(KeyOf((*body)[j].src[0]))) break;
+      if (code[j] == F32Code::kSumRow) summed.insert(KeyOf((*body)[j].dst));
+      ++j;
+    }
     // Splats read outside the run stay steps (ahead of the program: their
     // row values come from before the run).
     absl::flat_hash_map<uint64_t, RowVal> repeated;  // splat value -> its row value
@@ -450,7 +540,8 @@ void MakePrograms(const std::vector<std::optional<F32Code>>& code, int64_t inner
     }
     RowProgram prog;
     absl::flat_hash_map<uint64_t, int> stream_of, spill_of;
-    auto stream = [&](const RowVal& v, bool store) -> F32Operand {
+    // `rows`: the row sums of a reduce.
+    auto stream = [&](const RowVal& v, bool store, bool rows = false) -> F32Operand {
       const uint64_t key = KeyOf(v);
       auto [it, added] = stream_of.try_emplace(key, static_cast<int>(prog.streams.size()));
       if (added) {
@@ -458,6 +549,18 @@ void MakePrograms(const std::vector<std::optional<F32Code>>& code, int64_t inner
         if (auto r = repeated.find(key); r != repeated.end()) {
           prog.streams.push_back(r->second);
           kind.splat = true;
+          kind.repeat = inner;
+          kind.period = plan->block;
+        } else if (auto c = columns.find(key); repeats && c != columns.end()) {
+          prog.streams.push_back(c->second);  // the vector, not its fill
+          kind.columns = true;
+          kind.repeat = inner;
+        } else if (v.kind == RowVal::kWholeIn) {  // a reduce's initial value
+          prog.streams.push_back(v);
+          kind.splat = true;
+        } else if (rows) {
+          prog.streams.push_back(v);
+          kind.rows = true;
           kind.repeat = inner;
           kind.period = plan->block;
         } else {
@@ -475,6 +578,7 @@ void MakePrograms(const std::vector<std::optional<F32Code>>& code, int64_t inner
     };
     uint64_t acc = ~uint64_t{0};
     bool ok = true;
+    int sum_rows = 0;
     for (size_t q = 0; q < ops.size() && ok; ++q) {
       const RowStep& s = (*body)[ops[q]];
       auto operand = [&](const RowVal& v) -> F32Operand {
@@ -487,6 +591,24 @@ void MakePrograms(const std::vector<std::optional<F32Code>>& code, int64_t inner
       };
       F32ProgramOp op;
       op.code = *code[ops[q]];
+      if (op.code == F32Code::kSumRow) {
+        // The accumulator keeps the value summed.
+        const F32Operand a = operand(s.src[0]);
+        if (a.kind != F32Operand::kAcc) prog.code.push_back({F32Code::kLoad, false, a, {}});
+        RowVal init;
+        init.kind = RowVal::kWholeIn;
+        init.size = 4;
+        init.index = s.init_input;
+        op.a = stream(s.dst, true, /*rows=*/true);
+        op.b = stream(init, false);
+        if (++sum_rows > kF32ProgramMaxSumRows) {
+          ok = false;
+          break;
+        }
+        prog.code.push_back(op);
+        acc = KeyOf(s.src[0]);
+        continue;
+      }
       if (s.arity == 1) {
         const F32Operand a = operand(s.src[0]);
         if (a.kind != F32Operand::kAcc) prog.code.push_back({F32Code::kLoad, false, a, {}});
@@ -504,11 +626,19 @@ void MakePrograms(const std::vector<std::optional<F32Code>>& code, int64_t inner
       }
       prog.code.push_back(op);
       acc = KeyOf(s.dst);
+      // The ops that read the value from the accumulator: the sum-rows of
+      // it right after it, and the op after those.
+      size_t next = q + 1;
+      while (next < ops.size() && code[ops[next]] == F32Code::kSumRow &&
+             KeyOf((*body)[ops[next]].src[0]) == acc) {
+        ++next;
+      }
       bool later = false, outside = s.dst.kind != RowVal::kTemp;
       for (int64_t r : readers[acc]) {
-        const bool in_run = std::find(ops.begin(), ops.end(), r) != ops.end();
+        const auto at = std::find(ops.begin(), ops.end(), r);
+        const bool in_run = at != ops.end();
         if (!in_run) outside = true;
-        if (in_run && (q + 1 >= ops.size() || r != ops[q + 1])) later = true;
+        if (in_run && static_cast<size_t>(at - ops.begin()) > next) later = true;
       }
       if (later) {
         const int slot = static_cast<int>(spill_of.size());
@@ -524,7 +654,9 @@ void MakePrograms(const std::vector<std::optional<F32Code>>& code, int64_t inner
         prog.code.push_back({F32Code::kStore, false, stream(s.dst, true), {}});
       }
     }
-    ok = ok && !ops.empty() && prog.streams.size() <= kF32ProgramMaxStreams &&
+    bool only_sums = true;
+    for (int64_t k : ops) only_sums &= code[k] == F32Code::kSumRow;
+    ok = ok && !ops.empty() && !only_sums && prog.streams.size() <= kF32ProgramMaxStreams &&
          prog.code.size() <= kF32ProgramMaxOps;
     if (!ok) {
       for (int64_t k = i; k < j; ++k) out.push_back((*body)[k]);
@@ -539,8 +671,11 @@ void MakePrograms(const std::vector<std::optional<F32Code>>& code, int64_t inner
     std::string streams;
     for (size_t k = 0; k < prog.streams.size(); ++k) {
       absl::StrAppend(&streams, k ? ", " : "", text(prog.streams[k]),
-                      prog.kinds[k].splat ? absl::StrCat(" (repeat ", inner, ")") : "",
-                      prog.stores[k] ? " (stored)" : "");
+                      prog.kinds[k].splat && prog.kinds[k].repeat > 0
+                          ? absl::StrCat(" (repeat ", inner, ")")
+                          : "",
+                      prog.kinds[k].columns ? " (every row)" : "",
+                      prog.kinds[k].rows ? " (row sums)" : prog.stores[k] ? " (stored)" : "");
     }
     absl::StrAppend(detail, "          program ", step.program, ": ", prog.code.size(),
                     " ops over ", streams, "\n");
@@ -738,6 +873,8 @@ absl::Status LowerRowRegion(FunctionBuilder& b, const FusedRegion& region,
   };
 
   std::vector<RowStep> invariant, body;
+  // The fills of vectors broadcast down the columns: value -> the vector.
+  absl::flat_hash_map<uint64_t, RowVal> columns;
   std::string detail;
   auto text = [&](const RowVal& v) -> std::string {
     switch (v.kind) {
@@ -818,6 +955,12 @@ absl::Status LowerRowRegion(FunctionBuilder& b, const FusedRegion& region,
         what = absl::StrCat("reduce ", std::string(HloOpcodeName(r->opcode)), " over rows of ",
                             d.inner);
         ++num_ops;
+        // An f32 sum of rows of whole program blocks joins a register
+        // program (sum-row, the same order as the reduce's).
+        if (r->fold == SelectRunFoldKernel(HloOpcode::kAdd, ElementType::kF32) &&
+            d.inner % kF32ProgramRepeatQuantum == 0) {
+          code = F32Code::kSumRow;
+        }
         break;
       }
       case Form::kSplatRow: {
@@ -836,6 +979,7 @@ absl::Status LowerRowRegion(FunctionBuilder& b, const FusedRegion& region,
         if (!is_output.contains(m)) {
           s.dst = temp(span, ByteWidth(m->shape().element_type()));
           val[m] = s.dst;
+          if (form == Form::kSplatColumn) columns[KeyOf(s.dst)] = s.src[0];
           absl::StrAppendFormat(&detail, "          %s = %s %s (once per task)%*s; %%%s\n",
                                 text(s.dst), what, text(s.src[0]), 10, "", m->name());
           invariant.push_back(s);
@@ -877,7 +1021,25 @@ absl::Status LowerRowRegion(FunctionBuilder& b, const FusedRegion& region,
     return absl::InternalError(absl::StrCat("row-wise region output %", o->name(),
                                             " has no register"));
   }
-  MakePrograms(codes, d.inner, &body, &plan, &detail, text);
+  RecomputeCheapValues(d.inner, &body, &codes, [&] { return temp(Span::kFull, 4); });
+  MakePrograms(codes, d.inner, columns, &body, &plan, &detail, text);
+  // Fills that only programs read, which now read their vectors.
+  {
+    absl::flat_hash_set<uint64_t> read;
+    std::vector<RowVal*> reads, writes;
+    for (RowStep& st : body) {
+      StepValues(st, &plan, &reads, &writes);
+      for (const RowVal* v : reads) read.insert(KeyOf(*v));
+    }
+    std::erase_if(invariant, [&](const RowStep& st) {
+      if (read.contains(KeyOf(st.dst))) return false;
+      const std::string fill = absl::StrCat(text(st.dst), " = broadcast down columns ",
+                                            text(st.src[0]), " (");
+      detail = absl::StrReplaceAll(detail, {{absl::StrCat(fill, "once per task)"),
+                                            absl::StrCat(fill, "read in place)")}});
+      return true;
+    });
+  }
   plan.num_invariant = static_cast<int>(invariant.size());
   plan.steps = std::move(invariant);
   plan.steps.insert(plan.steps.end(), body.begin(), body.end());

@@ -610,10 +610,105 @@ ENTRY main {
   ExpectRowWise(text, args, 301, 768);
   std::string listing;
   EXPECT_THAT(EntryMnemonics(text, &listing), ElementsAre("fusion"));
-  // The centring and squaring, and the normalising, scaling and shifting,
-  // run as register programs reading the row values repeated along rows.
+  // The centring, squaring and summing, and the normalising, scaling and
+  // shifting, run as register programs reading the row values repeated
+  // along rows and scale and bias in place for every row; the second
+  // computes the centred values again rather than reading them back, so
+  // only the output is stored.
   EXPECT_THAT(listing, HasSubstr("program 1:"));
   EXPECT_THAT(listing, HasSubstr("(repeat 768)"));
+  EXPECT_THAT(listing, HasSubstr("(row sums)"));
+  EXPECT_THAT(listing, HasSubstr("(whole) (every row)"));
+  EXPECT_THAT(listing, HasSubstr("(read in place)"));
+  size_t stored = 0;
+  for (size_t at = listing.find("(stored)"); at != std::string::npos;
+       at = listing.find("(stored)", at + 1)) {
+    ++stored;
+  }
+  EXPECT_EQ(stored, 1u) << listing;
+}
+
+// Finite values of every magnitude, where the order of a sum's adds shows
+// in its bits.
+Literal FiniteArray(const std::vector<int64_t>& dims, uint32_t seed) {
+  auto lit = Literal::Create(Shape(ElementType::kF32, dims));
+  EXPECT_TRUE(lit.ok());
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> mantissa(-1.0f, 1.0f);
+  float* data = reinterpret_cast<float*>(lit->untyped_data());
+  for (int64_t i = 0; i < lit->shape().element_count(); ++i) {
+    data[i] = std::ldexp(mantissa(rng), static_cast<int>(rng() % 24) - 12);
+  }
+  return std::move(*lit);
+}
+
+// Sums of rows of whole program blocks run inside the register programs
+// (sum-row): the bits of the reduce op by op, for a layer norm, a softmax
+// whose sum is broadcast straight back (the program ends before that
+// broadcast), and the sums of z and z * z in one program.
+TEST(FusionTest, RowSumsInProgramsGiveTheReduceBits) {
+  const std::string layer_norm = absl::StrCat("HloModule m\n", kReducers, R"(
+ENTRY main {
+  x = f32[37,256] parameter(0)
+  scale = f32[256] parameter(1)
+  zero = f32[] constant(0)
+  s = f32[37] reduce(x, zero), dimensions={1}, to_apply=add_f32
+  n = f32[] constant(256)
+  nb = f32[37] broadcast(n), dimensions={}
+  mean = f32[37] divide(s, nb)
+  meanb = f32[37,256] broadcast(mean), dimensions={0}
+  xc = f32[37,256] subtract(x, meanb)
+  sq = f32[37,256] multiply(xc, xc)
+  v = f32[37] reduce(sq, zero), dimensions={1}, to_apply=add_f32
+  inv = f32[37] rsqrt(v)
+  invb = f32[37,256] broadcast(inv), dimensions={0}
+  y = f32[37,256] multiply(xc, invb)
+  sb = f32[37,256] broadcast(scale), dimensions={1}
+  ROOT out = f32[37,256] multiply(y, sb)
+})");
+  std::vector<Literal> args;
+  args.push_back(FiniteArray({37, 256}, 81));
+  args.push_back(FiniteArray({256}, 82));
+  ExpectRowWise(layer_norm, args, 37, 256);
+
+  const std::string softmax = absl::StrCat("HloModule m\n", kReducers, R"(
+ENTRY main {
+  x = f32[50,128] parameter(0)
+  zero = f32[] constant(0)
+  e = f32[50,128] exponential(x)
+  sum = f32[50] reduce(e, zero), dimensions={1}, to_apply=add_f32
+  sb = f32[50,128] broadcast(sum), dimensions={0}
+  ROOT sm = f32[50,128] divide(e, sb)
+})");
+  args.clear();
+  args.push_back(FiniteArray({50, 128}, 83));
+  ExpectRowWise(softmax, args, 50, 128);
+  std::string listing;
+  EntryMnemonics(softmax, &listing);
+  EXPECT_THAT(listing, HasSubstr("program 1:")) << listing;
+  EXPECT_THAT(listing, HasSubstr("(row sums)")) << listing;
+
+  const std::string moments = absl::StrCat("HloModule m\n", kReducers, R"(
+ENTRY main {
+  z = f32[64,192] parameter(0)
+  zero = f32[] constant(0)
+  zs = f32[64] reduce(z, zero), dimensions={1}, to_apply=add_f32
+  zz = f32[64,192] multiply(z, z)
+  zzs = f32[64] reduce(zz, zero), dimensions={1}, to_apply=add_f32
+  n = f32[] constant(192)
+  nb = f32[64] broadcast(n), dimensions={}
+  mean = f32[64] divide(zs, nb)
+  meansq = f32[64] divide(zzs, nb)
+  mean2 = f32[64] multiply(mean, mean)
+  var = f32[64] subtract(meansq, mean2)
+  ROOT r = (f32[64], f32[64]) tuple(mean, var)
+})");
+  args.clear();
+  args.push_back(FiniteArray({64, 192}, 84));
+  ExpectRowWise(moments, args, 64, 192);
+  EntryMnemonics(moments, &listing);
+  EXPECT_THAT(listing, HasSubstr("program 0: 4 ops over in0, t0 (row sums), in1 (whole), t2 (row sums)"))
+      << listing;
 }
 
 // Softmax and log-softmax of bf16 rows computed in f32 (as JAX writes them),
