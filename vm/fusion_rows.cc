@@ -17,10 +17,14 @@
 // it). Runs of f32 steps become register programs
 // (ops/elementwise/f32_program.h, the same element functions as the
 // kernels), which read a row value broadcast along the rows as a repeated
-// scalar. Values read outside the region are written to memory; the rest
-// live in a per-thread scratch of a block (an L2-sized piece), reused once
-// their last reader has run. The one output may take its input's buffer
-// (a while loop's state stays in place).
+// scalar and a vector broadcast down the columns in place; an f32 sum of
+// rows joins the program that computes what it sums (sum-row, in the
+// reduce's order), and a one-op value of inputs and row broadcasts that a
+// later program reads is computed again there rather than stored (layer
+// norm: the centred rows). Values read outside the region are written to
+// memory; the rest live in a per-thread scratch of a block (an L2-sized
+// piece), reused once their last reader has run. The one output may take
+// its input's buffer (a while loop's state stays in place).
 #include <algorithm>
 #include <cstring>
 #include <deque>
@@ -654,6 +658,9 @@ void MakePrograms(const std::vector<std::optional<F32Code>>& code, int64_t inner
         prog.code.push_back({F32Code::kStore, false, stream(s.dst, true), {}});
       }
     }
+    // Sums alone stay reduce steps: the reduce's own loop (four 128-bit
+    // chains) reads rows from memory as fast (layer norm's first sum,
+    // measured both ways).
     bool only_sums = true;
     for (int64_t k : ops) only_sums &= code[k] == F32Code::kSumRow;
     ok = ok && !ops.empty() && !only_sums && prog.streams.size() <= kF32ProgramMaxStreams &&
