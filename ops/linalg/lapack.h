@@ -85,6 +85,16 @@ void RegisterLapackTargets();
 // The names RegisterLapackTargets registers, sorted.
 std::vector<std::string> LapackTargetNames();
 
+// Where the system's BLAS is OpenBLAS (Debian's alternatives may pick it
+// for liblapack and libblas) and OPENBLAS_NUM_THREADS is unset: makes it
+// run on the calling thread and ends its thread pool, whose threads, one a
+// core, spin on sched_yield for tens of milliseconds after it loads (and
+// after each call it spreads) and so take cores from hlovm's own threads.
+// hlovm calls LAPACK from its own threads, as the reference BLAS runs.
+// For programs that own the process (the command line); returns whether
+// it did so.
+bool RunBlasOnCallingThread();
+
 }  // namespace hlovm
 
 #endif  // HLOVM_OPS_LINALG_LAPACK_H_
