@@ -1,6 +1,9 @@
 #include "ops/linalg/lapack.h"
 
+#include <dlfcn.h>
+
 #include <cmath>
+#include <cstdlib>
 #include <complex>
 #include <string>
 #include <vector>
@@ -32,6 +35,25 @@ std::string GetrfModule(const std::string& type, const std::string& results,
          "  ROOT lu = " + results + " custom-call(a), custom_call_target=\"lapack_dgetrf_ffi\", "
          "api_version=API_VERSION_TYPED_FFI\n"
          "}\n";
+}
+
+// First in this file, so that every test after it calls LAPACK with
+// OpenBLAS's pool ended (where the BLAS here is OpenBLAS).
+TEST(Lapack, BlasRunsOnTheCallingThreadWhereItIsOpenBlas) {
+  using GetThreads = int (*)();
+  auto get_threads =
+      reinterpret_cast<GetThreads>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+  const bool done = RunBlasOnCallingThread();
+  if (get_threads == nullptr) {
+    EXPECT_FALSE(done);
+    GTEST_SKIP() << "the BLAS here is not OpenBLAS";
+  }
+  if (std::getenv("OPENBLAS_NUM_THREADS") != nullptr) {
+    EXPECT_FALSE(done);
+    GTEST_SKIP() << "OPENBLAS_NUM_THREADS is set";
+  }
+  EXPECT_TRUE(done);
+  EXPECT_EQ(get_threads(), 1);
 }
 
 TEST(Lapack, RegistersSixtyTargets) {
