@@ -170,21 +170,23 @@ struct RowCursor {
   }
 };
 
+// The tile holds `cols` features of each row (from feature col0 of the
+// group on).
 template <typename T>
 void ScatterTile(const ConvPlan& p, const uint8_t* tile_bytes, int64_t rows, int64_t row0,
-                 uint8_t* out_bytes, int64_t group_base) {
+                 int64_t col0, int64_t cols, uint8_t* out_bytes, int64_t group_base) {
   const T* tile = reinterpret_cast<const T*>(tile_bytes);
-  T* out = reinterpret_cast<T*>(out_bytes) + group_base;
+  T* out = reinterpret_cast<T*>(out_bytes) + group_base + col0 * p.out_feat_stride;
   RowCursor at(p, row0);
   for (int64_t r = 0; r < rows; ++r) {
     int64_t off = at.n * p.out_batch_stride;
     for (int d = 0; d < p.nsp; ++d) off += at.op[d] * p.out_sp_stride[d];
-    const T* src = tile + r * p.og;
+    const T* src = tile + r * cols;
     T* dst = out + off;
     if (p.out_feat_stride == 1) {
-      std::memcpy(static_cast<void*>(dst), src, sizeof(T) * p.og);
+      std::memcpy(static_cast<void*>(dst), src, sizeof(T) * cols);
     } else {
-      for (int64_t j = 0; j < p.og; ++j) dst[j * p.out_feat_stride] = src[j];
+      for (int64_t j = 0; j < cols; ++j) dst[j * p.out_feat_stride] = src[j];
     }
     at.Next(p);
   }
@@ -201,18 +203,21 @@ void RunUnitsT(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin, i
   struct ConvTile;
   uint8_t* a = ThreadScratch<ConvTile>(p.tile_bytes);
   uint8_t* c = a + a_bytes;
-  // Units are (group, tile of rows); a row is an (output batch, output
-  // position) pair, so that a tile spans batch elements where each has few
-  // positions (a weight gradient's 1x1 output).
+  // Units are (group, part of the features, tile of rows); a row is an
+  // (output batch, output position) pair, so that a tile spans batch
+  // elements where each has few positions (a weight gradient's 1x1 output).
   const int64_t total_rows = p.out_batch * p.s_out;
   for (int64_t u = unit_begin; u < unit_end; ++u) {
     const int64_t tile = u % p.tiles;
-    const int64_t t = u / p.tiles;
+    const int64_t part = u / p.tiles % p.col_parts;
+    const int64_t t = u / p.tiles / p.col_parts;
     const int64_t row0 = tile * p.rows_per_tile;
     const int64_t rows = std::min(p.rows_per_tile, total_rows - row0);
+    const int64_t col0 = part * p.cols_per_part;
+    const int64_t cols = std::min(p.og, col0 + p.cols_per_part) - col0;
     const int64_t feat0 = p.batch_groups ? 0 : t * p.cg;
     if (p.kdim == 0) {
-      std::memset(c, 0, static_cast<size_t>(rows * p.og * p.csize));
+      std::memset(c, 0, static_cast<size_t>(rows * cols * p.csize));
     } else {
       RowCursor at(p, row0);
       for (int64_t r = 0; r < rows; ++r) {
@@ -226,13 +231,25 @@ void RunUnitsT(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin, i
       dims.batch = 1;
       dims.m = rows;
       dims.k = p.kdim;
-      dims.n = p.og;
-      p.gemm.RunAll(a, bufs.packed + t * p.kdim * p.og * p.csize, c, dims);
+      dims.n = cols;
+      if (cols < p.og) {  // the kernel's columns [col0, col0 + cols)
+        dims.use_strides = true;
+        dims.a_sm = p.kdim;
+        dims.a_sk = 1;
+        dims.b_sk = p.og;
+        dims.b_sn = 1;
+      }
+      p.gemm.RunAll(a, bufs.packed + (t * p.kdim * p.og + col0) * p.csize, c, dims);
     }
-    if (sink != nullptr) {
+    if (sink != nullptr && cols == p.og) {
       (*sink)(reinterpret_cast<const float*>(c), row0 * p.og, (row0 + rows) * p.og);
+    } else if (sink != nullptr) {  // one group: rows p.og apart
+      for (int64_t r = 0; r < rows; ++r) {
+        const int64_t begin = (row0 + r) * p.og + col0;
+        (*sink)(reinterpret_cast<const float*>(c) + r * cols, begin, begin + cols);
+      }
     } else {
-      ScatterTile<T>(p, c, rows, row0, bufs.out, t * p.og * p.out_feat_stride);
+      ScatterTile<T>(p, c, rows, row0, col0, cols, bufs.out, t * p.og * p.out_feat_stride);
     }
   }
 }
@@ -772,7 +789,21 @@ absl::StatusOr<ConvPlan> MakeConvPlan(const Shape& lhs, const Shape& rhs, const 
   const int64_t total_rows = p.out_batch * p.s_out;
   p.rows_per_tile = std::max<int64_t>(1, std::min(p.rows_per_tile, total_rows));
   p.tiles = (total_rows + p.rows_per_tile - 1) / p.rows_per_tile;
-  p.units = p.out_count == 0 ? 0 : p.groups * p.tiles;
+  // Too few tiles to share among threads (a layer of few positions): each
+  // tile's features in parts of at least kMinPartCols, the GEMM reading the
+  // kernel's columns in place (strided; the f32/f64 kernels). Blocks of C
+  // never split k, so the sums are the same.
+  constexpr int64_t kWantUnits = 8;
+  constexpr int64_t kMinPartCols = 256;
+  p.cols_per_part = p.og;
+  if (p.tiles > 0 && p.groups * p.tiles < kWantUnits && GemmReadsStrided(p.compute_type) &&
+      p.kdim > 0) {
+    const int64_t parts = std::min((kWantUnits + p.groups * p.tiles - 1) / (p.groups * p.tiles),
+                                   p.og / kMinPartCols);
+    if (parts > 1) p.cols_per_part = (p.og + parts - 1) / parts;
+  }
+  p.col_parts = p.cols_per_part > 0 ? (p.og + p.cols_per_part - 1) / p.cols_per_part : 1;
+  p.units = p.out_count == 0 ? 0 : p.groups * p.col_parts * p.tiles;
   p.tile_bytes = AlignUp(p.rows_per_tile * row_bytes) + AlignUp(p.rows_per_tile * p.og * p.csize) + 64;
   p.kernel_as_is = KernelIsPacked(p);
   p.scratch_bytes = ScratchBytes(p);
@@ -973,8 +1004,9 @@ void ConvUnitRuns(const ConvPlan& p, int64_t u,
   } else {  // as RunUnitsT splits the units
     row0 = (u % p.tiles) * p.rows_per_tile;
     nrows = std::min(p.rows_per_tile, total_rows - row0);
-    col0 = (u / p.tiles) * p.og;
-    ncols = p.og;
+    const int64_t j0 = u / p.tiles % p.col_parts * p.cols_per_part;
+    col0 = u / p.tiles / p.col_parts * p.og + j0;
+    ncols = std::min(p.og, j0 + p.cols_per_part) - j0;
   }
   if (nrows <= 0 || ncols <= 0) return;
   if (ncols == ldo) {

@@ -66,7 +66,11 @@ struct ConvPlan {
   int64_t s_out = 1;           // output positions
   int64_t rows_per_tile = 1;   // rows (output batch x position) per unit
   int64_t tiles = 0;
-  int64_t units = 0;           // groups * tiles (depthwise: out_batch * tiles)
+  // GEMM path: each tile's output features in col_parts parts of
+  // cols_per_part, a unit each (a layer of few rows and many features, as
+  // ResNet's 7x7x2048, still spreads over threads).
+  int64_t col_parts = 1, cols_per_part = 0;
+  int64_t units = 0;           // groups * col_parts * tiles (depthwise: out_batch * tiles)
   GemmKernel gemm;
   // Depthwise direct path: units are (output batch, tile of positions) and
   // `packed` holds the kernel as [window position][feature] followed by a

@@ -233,6 +233,26 @@ TEST(ConvTest, DirectPathSumsInWindowOrder) {
   }
 }
 
+// A layer of few output positions and many features (ResNet's 7x7x2048
+// 1x1 layers) splits each tile's features into parts, a unit each, so that
+// threads share it; the GEMM reads the kernel's columns in place. The last
+// part is narrower (1000 = 334 + 334 + 332).
+TEST(ConvTest, FewRowsManyFeaturesSplitTheFeatures) {
+  const Conv2D c{.n = 1, .h = 3, .w = 3, .c = 16, .kh = 1, .kw = 1, .o = 1000, .pad_lo = 0,
+                 .pad_hi = 0};
+  const ConvPlan plan = PlanOf(c);
+  EXPECT_FALSE(plan.direct);
+  EXPECT_EQ(plan.tiles, 1);
+  EXPECT_EQ(plan.col_parts, 3);
+  EXPECT_EQ(plan.units, 3);
+  CheckConv<float>(c, ElementType::kF32);
+  CheckConv<double>(c, ElementType::kF64);
+  // f64 with a 3x3 window and strides (rows gathered; f32 takes the direct
+  // path there).
+  CheckConv<double>(Conv2D{.n = 1, .h = 5, .w = 5, .c = 8, .o = 600, .stride = 2},
+                    ElementType::kF64);
+}
+
 TEST(ConvTest, ManyTilesOfOutputPositions) {
   Conv2D c;
   c.n = 2, c.h = 40, c.w = 37, c.c = 64, c.o = 16;  // several im2col tiles
@@ -521,7 +541,9 @@ TEST(ConvTest, UnitRunsNameEachResultElementOnce) {
   cases.push_back(Conv2D{.n = 2, .h = 6, .w = 6, .c = 8, .kh = 1, .kw = 1, .o = 256,
                          .pad_lo = 0, .pad_hi = 0});
   cases.push_back(Conv2D{.n = 1, .h = 8, .w = 8, .c = 6, .o = 6, .stride = 2, .fgc = 3});
-  bool saw_direct = false, saw_gemm = false, saw_columns = false;
+  cases.push_back(Conv2D{.n = 1, .h = 3, .w = 3, .c = 16, .kh = 1, .kw = 1, .o = 1000,
+                         .pad_lo = 0, .pad_hi = 0});
+  bool saw_direct = false, saw_gemm = false, saw_columns = false, saw_parts = false;
   for (const Conv2D& c : cases) {
     Shape out_shape;
     const ConvPlan plan = PlanOf(c, &out_shape);
@@ -529,6 +551,7 @@ TEST(ConvTest, UnitRunsNameEachResultElementOnce) {
     saw_direct |= plan.direct;
     saw_gemm |= !plan.direct;
     saw_columns |= plan.direct && plan.col_blocks > 1;
+    saw_parts |= !plan.direct && plan.col_parts > 1;
     const int64_t cin_k = c.c / c.fgc;
     std::mt19937 gen(11);
     std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
@@ -581,6 +604,7 @@ TEST(ConvTest, UnitRunsNameEachResultElementOnce) {
   EXPECT_TRUE(saw_direct);
   EXPECT_TRUE(saw_gemm);
   EXPECT_TRUE(saw_columns);
+  EXPECT_TRUE(saw_parts);
   // Depthwise, and a result converted from f32 sums.
   EXPECT_FALSE(ConvHasUnitRuns(PlanOf(Conv2D{.c = 4, .o = 4, .fgc = 4})));
   const Shape lhs(ElementType::kBF16, {1, 5, 5, 3});
