@@ -216,8 +216,10 @@ void RunUnitsT(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin, i
     const int64_t col0 = part * p.cols_per_part;
     const int64_t cols = std::min(p.og, col0 + p.cols_per_part) - col0;
     const int64_t feat0 = p.batch_groups ? 0 : t * p.cg;
+    const bool in_place = p.tiles_in_place && cols == p.og;
+    uint8_t* tile_c = in_place ? bufs.out + row0 * p.og * p.csize : c;
     if (p.kdim == 0) {
-      std::memset(c, 0, static_cast<size_t>(rows * cols * p.csize));
+      std::memset(tile_c, 0, static_cast<size_t>(rows * cols * p.csize));
     } else {
       RowCursor at(p, row0);
       for (int64_t r = 0; r < rows; ++r) {
@@ -239,16 +241,16 @@ void RunUnitsT(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin, i
         dims.b_sk = p.og;
         dims.b_sn = 1;
       }
-      p.gemm.RunAll(a, bufs.packed + (t * p.kdim * p.og + col0) * p.csize, c, dims);
+      p.gemm.RunAll(a, bufs.packed + (t * p.kdim * p.og + col0) * p.csize, tile_c, dims);
     }
     if (sink != nullptr && cols == p.og) {
-      (*sink)(reinterpret_cast<const float*>(c), row0 * p.og, (row0 + rows) * p.og);
+      (*sink)(reinterpret_cast<const float*>(tile_c), row0 * p.og, (row0 + rows) * p.og);
     } else if (sink != nullptr) {  // one group: rows p.og apart
       for (int64_t r = 0; r < rows; ++r) {
         const int64_t begin = (row0 + r) * p.og + col0;
         (*sink)(reinterpret_cast<const float*>(c) + r * cols, begin, begin + cols);
       }
-    } else {
+    } else if (!in_place) {
       ScatterTile<T>(p, c, rows, row0, col0, cols, bufs.out, t * p.og * p.out_feat_stride);
     }
   }
@@ -804,6 +806,7 @@ absl::StatusOr<ConvPlan> MakeConvPlan(const Shape& lhs, const Shape& rhs, const 
   }
   p.col_parts = p.cols_per_part > 0 ? (p.og + p.cols_per_part - 1) / p.cols_per_part : 1;
   p.units = p.out_count == 0 ? 0 : p.groups * p.col_parts * p.tiles;
+  p.tiles_in_place = p.groups == 1 && OutputRowsContiguous(p);
   p.tile_bytes = AlignUp(p.rows_per_tile * row_bytes) + AlignUp(p.rows_per_tile * p.og * p.csize) + 64;
   p.kernel_as_is = KernelIsPacked(p);
   p.scratch_bytes = ScratchBytes(p);

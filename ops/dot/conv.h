@@ -70,6 +70,9 @@ struct ConvPlan {
   // cols_per_part, a unit each (a layer of few rows and many features, as
   // ResNet's 7x7x2048, still spreads over threads).
   int64_t col_parts = 1, cols_per_part = 0;
+  // GEMM path, one group, output rows consecutive and og apart: a tile of
+  // all the features is written by the GEMM where it goes (no copy).
+  bool tiles_in_place = false;
   int64_t units = 0;           // groups * col_parts * tiles (depthwise: out_batch * tiles)
   GemmKernel gemm;
   // Depthwise direct path: units are (output batch, tile of positions) and
