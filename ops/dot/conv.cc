@@ -221,13 +221,18 @@ void RunUnitsT(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin, i
     if (p.kdim == 0) {
       std::memset(tile_c, 0, static_cast<size_t>(rows * cols * p.csize));
     } else {
-      RowCursor at(p, row0);
-      for (int64_t r = 0; r < rows; ++r) {
-        const int64_t in_batch = p.batch_groups ? t * p.out_batch + at.n : at.n;
-        const uint8_t* lhs_base =
-            bufs.lhs + (in_batch * p.in_batch_stride + feat0 * p.in_feat_stride) * p.csize;
-        GatherRow<T>(p, lhs_base, at.op, a + r * p.kdim * p.csize);
-        at.Next(p);
+      const uint8_t* tile_a = a;
+      if (p.rows_in_place) {
+        tile_a = bufs.lhs + row0 * p.kdim * p.csize;
+      } else {
+        RowCursor at(p, row0);
+        for (int64_t r = 0; r < rows; ++r) {
+          const int64_t in_batch = p.batch_groups ? t * p.out_batch + at.n : at.n;
+          const uint8_t* lhs_base =
+              bufs.lhs + (in_batch * p.in_batch_stride + feat0 * p.in_feat_stride) * p.csize;
+          GatherRow<T>(p, lhs_base, at.op, a + r * p.kdim * p.csize);
+          at.Next(p);
+        }
       }
       GemmDims dims;
       dims.batch = 1;
@@ -241,7 +246,7 @@ void RunUnitsT(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin, i
         dims.b_sk = p.og;
         dims.b_sn = 1;
       }
-      p.gemm.RunAll(a, bufs.packed + (t * p.kdim * p.og + col0) * p.csize, tile_c, dims);
+      p.gemm.RunAll(tile_a, bufs.packed + (t * p.kdim * p.og + col0) * p.csize, tile_c, dims);
     }
     if (sink != nullptr && cols == p.og) {
       (*sink)(reinterpret_cast<const float*>(tile_c), row0 * p.og, (row0 + rows) * p.og);
@@ -513,6 +518,25 @@ bool OutputRowsContiguous(const ConvPlan& p) {
     stride *= p.out_sp_size[d];
   }
   return p.out_batch <= 1 || p.out_batch_stride == stride;
+}
+
+// Whether output row r (batch x position, row-major) reads input row r
+// and only it, rows kdim apart: a 1x1 window at stride 1 without padding
+// or dilation, one group, the input [batch, positions..., features]
+// row-major.
+bool InputRowsContiguous(const ConvPlan& p) {
+  if (p.ksp != 1 || p.groups != 1 || p.batch_groups || p.in_feat_stride != 1 || p.kdim != p.cg) {
+    return false;
+  }
+  int64_t stride = p.cg;
+  for (int d = p.nsp - 1; d >= 0; --d) {
+    for (int64_t o = 0; o < p.out_sp_size[d]; ++o) {
+      if (p.in_index[d][o] != o) return false;
+    }
+    if (p.out_sp_size[d] > 1 && p.in_sp_stride[d] != stride) return false;
+    stride *= p.out_sp_size[d];
+  }
+  return p.out_batch <= 1 || p.in_batch_stride == stride;
 }
 
 // Whether the direct path serves `p`: f32, no batch groups, input features
@@ -787,16 +811,23 @@ absl::StatusOr<ConvPlan> MakeConvPlan(const Shape& lhs, const Shape& rhs, const 
     return p;
   }
   const int64_t row_bytes = std::max<int64_t>(p.kdim, 1) * p.csize;
-  p.rows_per_tile = std::clamp<int64_t>(kTileBytes / row_bytes, 8, 1024);
-  const int64_t total_rows = p.out_batch * p.s_out;
-  p.rows_per_tile = std::max<int64_t>(1, std::min(p.rows_per_tile, total_rows));
-  p.tiles = (total_rows + p.rows_per_tile - 1) / p.rows_per_tile;
-  // Too few tiles to share among threads (a layer of few positions): each
-  // tile's features in parts of at least kMinPartCols, the GEMM reading the
-  // kernel's columns in place (strided; the f32/f64 kernels). Blocks of C
-  // never split k, so the sums are the same.
+  // Tiles of rows as even as whole rows allow, and at least kWantUnits of
+  // them where each keeps kMinTileRows (a GEMM row block): a last tile of
+  // a few rows left the other thread idle half the time (ResNet's 56x56
+  // 64 -> 256 layers: tiles of 1024, 1024, 1024 and 64 rows). Blocks of C
+  // never split k, so the sums are the same however the rows are tiled.
   constexpr int64_t kWantUnits = 8;
+  constexpr int64_t kMinTileRows = 256;
   constexpr int64_t kMinPartCols = 256;
+  const int64_t max_rows = std::clamp<int64_t>(kTileBytes / row_bytes, 8, 1024);
+  const int64_t total_rows = p.out_batch * p.s_out;
+  int64_t tiles = std::max<int64_t>(1, (total_rows + max_rows - 1) / max_rows);
+  tiles = std::max(tiles, std::min(kWantUnits, total_rows / kMinTileRows));
+  p.rows_per_tile = std::max<int64_t>(1, (total_rows + tiles - 1) / tiles);
+  p.tiles = (total_rows + p.rows_per_tile - 1) / p.rows_per_tile;
+  // Still too few tiles to share among threads (a layer of few positions):
+  // each tile's features in parts of at least kMinPartCols, the GEMM
+  // reading the kernel's columns in place (strided; the f32/f64 kernels).
   p.cols_per_part = p.og;
   if (p.tiles > 0 && p.groups * p.tiles < kWantUnits && GemmReadsStrided(p.compute_type) &&
       p.kdim > 0) {
@@ -807,6 +838,7 @@ absl::StatusOr<ConvPlan> MakeConvPlan(const Shape& lhs, const Shape& rhs, const 
   p.col_parts = p.cols_per_part > 0 ? (p.og + p.cols_per_part - 1) / p.cols_per_part : 1;
   p.units = p.out_count == 0 ? 0 : p.groups * p.col_parts * p.tiles;
   p.tiles_in_place = p.groups == 1 && OutputRowsContiguous(p);
+  p.rows_in_place = InputRowsContiguous(p);
   p.tile_bytes = AlignUp(p.rows_per_tile * row_bytes) + AlignUp(p.rows_per_tile * p.og * p.csize) + 64;
   p.kernel_as_is = KernelIsPacked(p);
   p.scratch_bytes = ScratchBytes(p);

@@ -73,6 +73,10 @@ struct ConvPlan {
   // GEMM path, one group, output rows consecutive and og apart: a tile of
   // all the features is written by the GEMM where it goes (no copy).
   bool tiles_in_place = false;
+  // GEMM path, a 1x1 window reading input rows that follow each other
+  // (stride 1, no padding, one group, features contiguous): the GEMM reads
+  // a tile's rows where they are (no gathering copy).
+  bool rows_in_place = false;
   int64_t units = 0;           // groups * col_parts * tiles (depthwise: out_batch * tiles)
   GemmKernel gemm;
   // Depthwise direct path: units are (output batch, tile of positions) and

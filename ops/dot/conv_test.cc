@@ -253,6 +253,28 @@ TEST(ConvTest, FewRowsManyFeaturesSplitTheFeatures) {
                     ElementType::kF64);
 }
 
+// A 1x1 layer of many rows (ResNet's 56x56 64 -> 256) is tiled evenly, in
+// enough tiles for two threads, reading its input rows and writing its
+// result rows where they are.
+TEST(ConvTest, OneByOneRowsTileEvenlyInPlace) {
+  const Conv2D c{.n = 1, .h = 56, .w = 56, .c = 64, .kh = 1, .kw = 1, .o = 256, .pad_lo = 0,
+                 .pad_hi = 0};
+  const ConvPlan plan = PlanOf(c);
+  EXPECT_FALSE(plan.direct);
+  EXPECT_EQ(plan.tiles, 8);
+  EXPECT_EQ(plan.rows_per_tile, 392);
+  EXPECT_TRUE(plan.rows_in_place);
+  EXPECT_TRUE(plan.tiles_in_place);
+  CheckConv<float>(Conv2D{.n = 2, .h = 24, .w = 20, .c = 16, .kh = 1, .kw = 1, .o = 160,
+                          .pad_lo = 0, .pad_hi = 0},
+                   ElementType::kF32);
+  // Padding or a stride: rows gathered.
+  EXPECT_FALSE(PlanOf(Conv2D{.n = 1, .h = 8, .w = 8, .c = 8, .kh = 1, .kw = 1, .o = 256}).rows_in_place);
+  EXPECT_FALSE(PlanOf(Conv2D{.n = 1, .h = 8, .w = 8, .c = 8, .kh = 1, .kw = 1, .o = 256, .stride = 2,
+                             .pad_lo = 0, .pad_hi = 0})
+                   .rows_in_place);
+}
+
 TEST(ConvTest, ManyTilesOfOutputPositions) {
   Conv2D c;
   c.n = 2, c.h = 40, c.w = 37, c.c = 64, c.o = 16;  // several im2col tiles
