@@ -440,11 +440,18 @@ void PlanarUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
       // stays zero.
       const int64_t copy_w = std::min(p.in_width, p.pad_w - p.pad_left);
       const int64_t copy_h = std::min(p.in_h, p.pad_h - p.pad_top);
-      // A contiguous input plane converts in one call.
-      if (p.convert_in_units && plane_contiguous) {
+      // A contiguous input plane converts in one call (bf16 rows widen in
+      // place, cheaper than the call and the copy).
+      if (p.convert_in_units && plane_contiguous && !p.widen_bf16_rows) {
         p.lhs_convert(raw_in + in_off * p.lhs_esize, widened, in_plane);
       }
-      for (int64_t y = 0; y < copy_h; ++y) {
+      if (p.widen_bf16_rows) {
+        conv_internal::HwyWidenBF16Rows(reinterpret_cast<const uint16_t*>(raw_in) + in_off,
+                                        p.in_sp_stride[0],
+                                        padded + p.pad_top * p.pad_w + p.pad_left, p.pad_w,
+                                        copy_h, copy_w);
+      }
+      for (int64_t y = 0; y < copy_h && !p.widen_bf16_rows; ++y) {
         float* dst = padded + (p.pad_top + y) * p.pad_w + p.pad_left;
         const int64_t src = in_off + y * p.in_sp_stride[0];
         if (p.convert_in_units && plane_contiguous) {
@@ -776,6 +783,8 @@ absl::StatusOr<ConvPlan> MakeConvPlan(const Shape& lhs, const Shape& rhs, const 
       // (both converted, else neither), the output plane contiguous.
       p.convert_in_units = p.lhs_convert != nullptr && p.result_convert != nullptr &&
                            p.out_sp_stride[0] == p.out_sp_size[1];
+      p.widen_bf16_rows = p.convert_in_units && lhs.element_type() == ElementType::kBF16 &&
+                          p.compute_type == ElementType::kF32;
     }
     p.units = p.out_count == 0 ? 0 : p.out_batch * p.channels();
     p.tile_bytes = 0;

@@ -104,6 +104,9 @@ struct ConvPlan {
   // whole-tensor passes on the calling thread).
   bool planar_padded = false;
   bool convert_in_units = false;
+  // convert_in_units from bf16: input rows widen straight into the padded
+  // plane (bf16 -> f32 is exact: the bits moved up), no call per row.
+  bool widen_bf16_rows = false;
   int lhs_esize = 4, out_esize = 4;  // bytes of a stored input / result element
   int64_t pad_top = 0, pad_left = 0, pad_h = 0, pad_w = 0, in_h = 0;
   int64_t stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1;
@@ -260,6 +263,10 @@ void HwyFmaRowF32(const float* in, float k, float* acc, int64_t n);
 // (input column or -1), acc [oh * ow][16].
 void HwyBatchGroupRowF32(const float* const* rows, const float* kernel, const int32_t* col,
                          int64_t oh, int64_t ow, int64_t kw, int64_t cg, float* acc);
+// Rows of bf16 bits widened to f32 (exact), src rows src_stride elements
+// apart, dst rows dst_stride apart.
+void HwyWidenBF16Rows(const uint16_t* src, int64_t src_stride, float* dst, int64_t dst_stride,
+                      int64_t rows, int64_t cols);
 // A planar depthwise plane over its zero-padded copy (ConvPlan::planar_padded):
 // out[y * out_stride + x] = sum over (i, j) in window order of
 // padded[(y * sh + i * dh) * pw + x * sw + j * dw] * weights[i * kw + j],

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "hwy/highway.h"
 #include "ops/common/float_minmax.h"
@@ -171,6 +172,29 @@ void BatchGroupRowF32(const float* const* rows, const float* kernel, const int32
   }
 }
 
+
+// Rows of bf16 bits widened to f32 (exact: the bits move up 16), src rows
+// src_stride elements apart, dst rows dst_stride apart.
+void WidenBF16Rows(const uint16_t* src, int64_t src_stride, float* dst, int64_t dst_stride,
+                   int64_t rows, int64_t cols) {
+  const hn::ScalableTag<float> df;
+  const hn::RebindToUnsigned<decltype(df)> du32;
+  const hn::Rebind<uint16_t, decltype(df)> du16;
+  const int64_t n = static_cast<int64_t>(hn::Lanes(df));
+  for (int64_t y = 0; y < rows; ++y) {
+    const uint16_t* s = src + y * src_stride;
+    float* d = dst + y * dst_stride;
+    int64_t x = 0;
+    for (; x + n <= cols; x += n) {
+      const auto bits = hn::ShiftLeft<16>(hn::PromoteTo(du32, hn::LoadU(du16, s + x)));
+      hn::StoreU(hn::BitCast(df, bits), df, d + x);
+    }
+    for (; x < cols; ++x) {
+      const uint32_t bits = uint32_t{s[x]} << 16;
+      std::memcpy(d + x, &bits, sizeof(bits));
+    }
+  }
+}
 
 // One plane of a planar depthwise convolution over a zero-padded copy of
 // its input (ConvPlan::planar_padded): out[y * out_stride + x] = sum over
@@ -425,6 +449,11 @@ HWY_EXPORT(FmaRowF32);
 HWY_EXPORT(BatchGroupRowF32);
 HWY_EXPORT(DirectConvTileF32);
 HWY_EXPORT(PlanarPaddedPlaneF32);
+HWY_EXPORT(WidenBF16Rows);
+void HwyWidenBF16Rows(const uint16_t* src, int64_t src_stride, float* dst, int64_t dst_stride,
+                      int64_t rows, int64_t cols) {
+  HWY_DYNAMIC_DISPATCH(WidenBF16Rows)(src, src_stride, dst, dst_stride, rows, cols);
+}
 void HwyPlanarPaddedPlaneF32(const float* padded, int64_t pw, int64_t oh, int64_t ow,
                              int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t dh,
                              int64_t dw, const float* weights, float* out, int64_t out_stride) {

@@ -47,6 +47,34 @@ std::vector<float> Values(int64_t n, uint32_t seed) {
 
 bool SameBits(float a, float b) { return std::memcmp(&a, &b, sizeof(float)) == 0; }
 
+// Every bf16 bit pattern (NaNs and subnormals included) widens to the f32
+// with those bits on top, in rows of every tail length, strided on both
+// sides, writing nothing between rows.
+TEST_P(ConvHwyTest, WidenBF16RowsMovesTheBitsUp) {
+  std::mt19937 gen(31);
+  for (int64_t cols : {1, 7, 16, 31, 56, 70}) {
+    const int64_t rows = 5, src_stride = cols + 3, dst_stride = cols + 9;
+    std::vector<uint16_t> src(static_cast<size_t>(rows * src_stride));
+    for (uint16_t& v : src) v = static_cast<uint16_t>(gen());
+    std::vector<float> dst(static_cast<size_t>(rows * dst_stride), -7.0f);
+    HwyWidenBF16Rows(src.data(), src_stride, dst.data(), dst_stride, rows, cols);
+    for (int64_t y = 0; y < rows; ++y) {
+      for (int64_t x = 0; x < dst_stride; ++x) {
+        uint32_t got;
+        std::memcpy(&got, &dst[y * dst_stride + x], sizeof(got));
+        const float sentinel = -7.0f;
+        uint32_t want;
+        if (x < cols) {
+          want = uint32_t{src[y * src_stride + x]} << 16;
+        } else {
+          std::memcpy(&want, &sentinel, sizeof(want));
+        }
+        ASSERT_EQ(got, want) << "cols " << cols << " row " << y << " column " << x;
+      }
+    }
+  }
+}
+
 TEST_P(ConvHwyTest, FmaRowMatchesScalarTerms) {
   const bool fma = HasFma(GetParam());
   for (int64_t n = 0; n <= 70; ++n) {
