@@ -420,12 +420,12 @@ void PlanarUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
     struct PaddedPlane;
     const int64_t plane = p.pad_h * p.pad_w;
     const int64_t out_plane = p.convert_in_units ? p.s_out : 0;
-    const int64_t in_plane = p.convert_in_units ? p.in_h * p.in_width : 0;
+    const int64_t in_plane = p.convert_in_units && !p.widen_bf16_rows ? p.in_h * p.in_width : 0;
     float* padded = reinterpret_cast<float*>(ThreadScratch<PaddedPlane>(
         static_cast<int64_t>(sizeof(float)) * (plane + 64 + p.ksp + out_plane + in_plane)));
     float* weights = padded + plane + 64;
     float* sums = weights + p.ksp;  // convert_in_units: the output plane in f32
-    float* widened = sums + out_plane;  // convert_in_units: the input plane in f32
+    float* widened = sums + out_plane;  // convert_in_units but not bf16: the input plane in f32
     const bool plane_contiguous = p.in_sp_stride[0] == p.in_width;
     const uint8_t* raw_in = bufs.lhs;
     uint8_t* raw_out = bufs.out;
