@@ -986,7 +986,14 @@ absl::Status LowerRowRegion(FunctionBuilder& b, const FusedRegion& region,
         if (!is_output.contains(m)) {
           s.dst = temp(span, ByteWidth(m->shape().element_type()));
           val[m] = s.dst;
-          if (form == Form::kSplatColumn) columns[KeyOf(s.dst)] = s.src[0];
+          if (form == Form::kSplatColumn) {
+            // Read whole: an input of `inner` elements is a row value too
+            // where rows == inner, and a row value's stream starts at the
+            // block's first row.
+            RowVal vector = s.src[0];
+            vector.kind = RowVal::kWholeIn;
+            columns[KeyOf(s.dst)] = vector;
+          }
           absl::StrAppendFormat(&detail, "          %s = %s %s (once per task)%*s; %%%s\n",
                                 text(s.dst), what, text(s.src[0]), 10, "", m->name());
           invariant.push_back(s);

@@ -711,6 +711,30 @@ ENTRY main {
       << listing;
 }
 
+// As many rows as columns: the scale vector, read in place for every row,
+// is also the size of a row value, and must still be read from its start
+// in every block (blocks of 64 rows here).
+TEST(FusionTest, ColumnVectorOfSquareRowsIsReadWhole) {
+  const std::string text = absl::StrCat("HloModule m\n", kReducers, R"(
+ENTRY main {
+  x = f32[256,256] parameter(0)
+  scale = f32[256] parameter(1)
+  zero = f32[] constant(0)
+  s = f32[256] reduce(x, zero), dimensions={1}, to_apply=add_f32
+  sb = f32[256,256] broadcast(s), dimensions={0}
+  xc = f32[256,256] subtract(x, sb)
+  gb = f32[256,256] broadcast(scale), dimensions={1}
+  ROOT y = f32[256,256] multiply(xc, gb)
+})");
+  std::vector<Literal> args;
+  args.push_back(FiniteArray({256, 256}, 85));
+  args.push_back(FiniteArray({256}, 86));
+  ExpectRowWise(text, args, 256, 256);
+  std::string listing;
+  EntryMnemonics(text, &listing);
+  EXPECT_THAT(listing, HasSubstr("(whole) (every row)")) << listing;
+}
+
 // Softmax and log-softmax of bf16 rows computed in f32 (as JAX writes them),
 // rows of 130 (no multiple of a vector), the row maximum also an output.
 TEST(FusionTest, SoftmaxAndLogSoftmaxAreRowWiseRegions) {
