@@ -517,16 +517,23 @@ void PlanarUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
 }
 
 
+// Whether output rows (batch x output position, row-major) lie `row`
+// elements apart in order in an array with these spatial strides and batch
+// stride (the positions of the output's sizes).
+bool RowsFollow(const ConvPlan& p, const std::vector<int64_t>& sp_stride, int64_t batch_stride,
+                int64_t row) {
+  int64_t stride = row;
+  for (int d = p.nsp - 1; d >= 0; --d) {
+    if (p.out_sp_size[d] > 1 && sp_stride[d] != stride) return false;
+    stride *= p.out_sp_size[d];
+  }
+  return p.out_batch <= 1 || batch_stride == stride;
+}
+
 // Whether the result is [batch, positions..., features] row-major: output
 // row r (batch x position) at r * channels(), its features contiguous.
 bool OutputRowsContiguous(const ConvPlan& p) {
-  if (p.out_feat_stride != 1) return false;
-  int64_t stride = p.channels();
-  for (int d = p.nsp - 1; d >= 0; --d) {
-    if (p.out_sp_size[d] > 1 && p.out_sp_stride[d] != stride) return false;
-    stride *= p.out_sp_size[d];
-  }
-  return p.out_batch <= 1 || p.out_batch_stride == stride;
+  return p.out_feat_stride == 1 && RowsFollow(p, p.out_sp_stride, p.out_batch_stride, p.channels());
 }
 
 // Whether output row r (batch x position, row-major) reads input row r
@@ -537,15 +544,12 @@ bool InputRowsContiguous(const ConvPlan& p) {
   if (p.ksp != 1 || p.groups != 1 || p.batch_groups || p.in_feat_stride != 1 || p.kdim != p.cg) {
     return false;
   }
-  int64_t stride = p.cg;
-  for (int d = p.nsp - 1; d >= 0; --d) {
+  for (int d = 0; d < p.nsp; ++d) {
     for (int64_t o = 0; o < p.out_sp_size[d]; ++o) {
       if (p.in_index[d][o] != o) return false;
     }
-    if (p.out_sp_size[d] > 1 && p.in_sp_stride[d] != stride) return false;
-    stride *= p.out_sp_size[d];
   }
-  return p.out_batch <= 1 || p.in_batch_stride == stride;
+  return RowsFollow(p, p.in_sp_stride, p.in_batch_stride, p.cg);
 }
 
 // Whether the direct path serves `p`: f32, no batch groups, input features
