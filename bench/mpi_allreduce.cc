@@ -16,6 +16,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "bench/bench_util.h"
+#include "core/aligned_buffer.h"
 #include "core/literal.h"
 #include "vm/api.h"
 #include "vm/mpi_run.h"
@@ -125,6 +126,7 @@ ENTRY e {
 }  // namespace hlovm
 
 int main() {
+  hlovm::KeepFreedMemoryForReuse();  // as hlovm's main does
   hlovm::MpiSession mpi;  // MPI_Init .. MPI_Finalize around the runs
   return hlovm::Main(mpi);
 }

@@ -1,5 +1,6 @@
 #include "core/aligned_buffer.h"
 
+#include <malloc.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -85,6 +86,11 @@ class MappingCache {
 };
 
 }  // namespace
+
+void KeepFreedMemoryForReuse() {
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
+}
 
 //===----------------------------------------------------------------------===//
 // AlignedBuffer.

@@ -9,6 +9,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "core/aligned_buffer.h"
 #include "ops/linalg/lapack.h"
 #include "repl/command.h"
 #include "repl/options.h"
@@ -101,6 +102,7 @@ bool PrintHelpIfAsked(const std::vector<std::string>& args, const Command* comma
 int main(int argc, char** argv) {
   using namespace hlovm;
   RunBlasOnCallingThread();
+  KeepFreedMemoryForReuse();
   std::vector<std::string> args(argv + 1, argv + argc);
   // The command is the first word that is not a flag; `hlovm FILE.hlo ...`
   // is `hlovm run FILE.hlo ...`, and no command at all is the REPL.

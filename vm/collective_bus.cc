@@ -93,6 +93,7 @@ struct InMemoryCollectiveBus::Rendezvous {
   int64_t count = 0;                     // how many are at the current meeting
   std::atomic<int64_t> gen{0};           // meetings completed (written under the lock)
   absl::Status broken;                   // set when the round failed: nobody may wait here
+  absl::Status outcome[2];               // the round's first error (LeaveTogether)
   std::vector<int64_t> rounds;           // rounds each member has entered
 };
 
@@ -246,6 +247,9 @@ absl::Status InMemoryCollectiveBus::Meet(int64_t self, const CollectiveOp& op,
                                            " failed earlier: ", rv->broken.message()));
   }
   parity = rv->rounds[rank]++ % 2;
+  // Every member clears it before the round's arrival completes; errors
+  // come only after it (LeaveTogether).
+  rv->outcome[parity] = absl::OkStatus();
   if (staged) {
     Rendezvous::Staged& mine = rv->staged[parity][rank];
     mine.op = op;
@@ -323,6 +327,23 @@ void InMemoryCollectiveBus::Leave(int64_t self, const CollectiveOp& op,
     rv->broken = status;
     cv_.SignalAll();
   }
+}
+
+absl::Status InMemoryCollectiveBus::LeaveTogether(int64_t self, const CollectiveOp& op,
+                                                  CollectiveMeeting& meeting,
+                                                  const absl::Status& status) {
+  auto* rv = static_cast<Rendezvous*>(meeting.state);
+  absl::MutexLock lock(&mu_);
+  absl::Status& outcome = rv->outcome[meeting.parity];
+  if (!status.ok() && outcome.ok()) outcome = status;
+  // Staged or not: the members' outcome is known once all of them are here.
+  (void)Sync(*rv, op.rank, /*arrival=*/false, op);
+  absl::Status result = outcome;
+  if (!result.ok()) {
+    rv->broken = result;
+    cv_.SignalAll();
+  }
+  return result;
 }
 
 absl::Status InMemoryCollectiveBus::Send(int64_t self, int64_t target, int64_t channel,

@@ -115,6 +115,9 @@ struct CollectiveOp {
   // Set by the semantics when they move the data themselves (see
   // CollectiveBus::CarriesMessages): the meeting checks the key only.
   bool key_only = false;
+  // With key_only on a message transport: the ranks whose keys this member
+  // checks (the other members meet elsewhere); empty: every member.
+  absl::Span<const int64_t> key_peers;
 };
 
 // The key a meeting checks: every member must bring the same collective
@@ -138,6 +141,8 @@ struct CollectiveMeeting {
   std::vector<std::vector<uint8_t>> bytes;
   std::vector<std::vector<const uint8_t*>> in;
 };
+class InMemoryCollectiveBus;
+
 class CollectiveBus {
  public:
   virtual ~CollectiveBus() = default;
@@ -167,6 +172,13 @@ class CollectiveBus {
                                                          const CollectiveOp& op) {
     return absl::UnimplementedError("this bus carries no messages");
   }
+
+  // A message transport over several processes: the bus on which the
+  // instances of this process meet in memory (their buffers read in place),
+  // and the process each instance lives in (equal for instances that share
+  // memory). nullptr and 0 where every instance shares one process.
+  virtual InMemoryCollectiveBus* LocalBus() { return nullptr; }
+  virtual int64_t ProcessOf(int64_t instance) const { return 0; }
 
   // Point to point (send / recv on a channel): Send hands `bytes` of `data`
   // to the bus and returns; Recv waits for the message `source` sent on
@@ -204,6 +216,11 @@ class InMemoryCollectiveBus final : public CollectiveBus {
   void InstanceExited(int64_t self, bool failed) override;
   // Wakes every waiter so that it sees `options.cancel`.
   void Interrupt();
+  // Leave for a meeting whose members share one outcome (one of them moved
+  // the data for all): every member waits for every other, and each gets
+  // the first error any of them brought (`status`), or OK.
+  absl::Status LeaveTogether(int64_t self, const CollectiveOp& op, CollectiveMeeting& meeting,
+                             const absl::Status& status);
 
  private:
   struct Rendezvous;

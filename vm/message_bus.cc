@@ -5,6 +5,7 @@
 #include <thread>
 #include <utility>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/element_type.h"
@@ -12,8 +13,13 @@
 namespace hlovm {
 namespace {
 
-// Rounds of polling (each a yield of the core) before Take sleeps.
-constexpr int kPollsBeforeSleeping = 1000;
+// How long Take polls (yielding the core between rounds) after the last
+// message moved before it sleeps. Where processes share cores, a peer may
+// answer only after the other threads' time slices; sleeping sooner then
+// adds a wake-up to each message (a scalar all-reduce of 4 processes on 2
+// cores made 10x the futex calls with 50 us). A count of rounds is no
+// bound: a round lasts from a fraction of a microsecond to a time slice.
+constexpr absl::Duration kPollTime = absl::Milliseconds(1);
 
 int64_t Bytes(const Shape& s) {
   int64_t n = ByteWidth(s.element_type());
@@ -39,11 +45,12 @@ bool Read(const CollectiveOp& op, int64_t rank) {
   }
 }
 
-void AppendU64(std::vector<uint8_t>& out, uint64_t v) {
-  uint8_t b[8];
-  std::memcpy(b, &v, 8);
-  out.insert(out.end(), b, b + 8);
-}
+// The inputs follow a message's key, each at a multiple of kInputAlignment
+// bytes from the start of the message (whose storage malloc aligns at
+// least so), so that kernels read the received arrays at their types'
+// alignment.
+constexpr int64_t kInputAlignment = 16;
+int64_t AlignUp(int64_t at) { return (at + kInputAlignment - 1) / kInputAlignment * kInputAlignment; }
 
 }  // namespace
 
@@ -52,7 +59,20 @@ MessageCollectiveBus::MessageCollectiveBus(int64_t replicas, int64_t partitions,
     : replicas_(std::max<int64_t>(1, replicas)),
       partitions_(std::max<int64_t>(1, partitions)),
       options_(options),
-      exited_(replicas_ * partitions_, 0) {}
+      exited_(replicas_ * partitions_, 0),
+      keys_(replicas_ * partitions_) {
+  if (options_.link != nullptr && options_.local_count > 1) {
+    InMemoryBusOptions local;
+    local.timeout = options_.timeout;
+    local.cancel = options_.cancel;
+    local_ = std::make_unique<InMemoryCollectiveBus>(replicas_, partitions_, local);
+  }
+}
+
+int64_t MessageCollectiveBus::ProcessOf(int64_t instance) const {
+  if (options_.link == nullptr || options_.local_count <= 0) return 0;
+  return instance / options_.local_count;
+}
 
 bool MessageCollectiveBus::IsLocal(int64_t instance) const {
   if (options_.link == nullptr || options_.local_count <= 0) return true;
@@ -98,24 +118,31 @@ void MessageCollectiveBus::RemoteExited(int64_t instance, bool failed) {
 
 void MessageCollectiveBus::InstanceExited(int64_t self, bool failed) {
   RemoteExited(self, failed);
+  if (local_ != nullptr) local_->InstanceExited(self, failed);
   if (options_.link != nullptr) options_.link->PostExit(self, failed);
 }
 
 void MessageCollectiveBus::Terminate(const std::string& reason) {
-  absl::MutexLock lock(&mu_);
-  terminated_ = reason;
-  cv_.SignalAll();
+  {
+    absl::MutexLock lock(&mu_);
+    terminated_ = reason;
+    cv_.SignalAll();
+  }
+  if (local_ != nullptr) local_->Interrupt();
 }
 
 void MessageCollectiveBus::Interrupt() {
-  absl::MutexLock lock(&mu_);
-  cv_.SignalAll();
+  {
+    absl::MutexLock lock(&mu_);
+    cv_.SignalAll();
+  }
+  if (local_ != nullptr) local_->Interrupt();
 }
 
 absl::StatusOr<std::vector<uint8_t>> MessageCollectiveBus::Take(int64_t self, int64_t source,
                                                                 int64_t stream,
                                                                 absl::Time deadline,
-                                                                const std::string& what,
+                                                                absl::FunctionRef<std::string()> what,
                                                                 const char* missing) {
   // A message of another process: this thread moves the link's messages
   // itself while it polls (MessageLink::Pump), and tells the link so.
@@ -136,7 +163,8 @@ absl::StatusOr<std::vector<uint8_t>> MessageCollectiveBus::Take(int64_t self, in
   // A message is usually microseconds away: poll, yielding the core, before
   // sleeping on the condition variable (whose wake-up costs a switch of
   // threads on each side).
-  int polls = 0;
+  absl::Time poll_until = absl::InfinitePast();
+  bool polled = false;
   while (true) {
     auto it = mail_.find({source, self, stream});
     if (it != mail_.end() && !it->second.empty()) {
@@ -147,30 +175,35 @@ absl::StatusOr<std::vector<uint8_t>> MessageCollectiveBus::Take(int64_t self, in
     }
     if (source >= 0 && source < static_cast<int64_t>(exited_.size()) && exited_[source] != 0) {
       return absl::FailedPreconditionError(absl::StrCat(
-          what, " can never complete: ", Describe(source),
+          what(), " can never complete: ", Describe(source),
           exited_[source] == 1 ? " has already finished" : " has already failed", " without ",
           missing));
     }
     if (!terminated_.empty()) {
       return absl::AbortedError(
-          absl::StrCat(what, " ended: ", terminated_, "; ", Describe(source), " did not arrive"));
+          absl::StrCat(what(), " ended: ", terminated_, "; ", Describe(source), " did not arrive"));
     }
     if (options_.cancel != nullptr && options_.cancel->load(std::memory_order_relaxed)) {
-      return absl::CancelledError(absl::StrCat(what, " cancelled: another instance failed"));
+      return absl::CancelledError(absl::StrCat(what(), " cancelled: another instance failed"));
     }
-    if (absl::Now() >= deadline) {
+    const absl::Time now = absl::Now();
+    if (now >= deadline) {
       return absl::DeadlineExceededError(absl::StrCat(
-          what, " timed out after ", absl::FormatDuration(absl::FromChrono(options_.timeout)),
+          what(), " timed out after ", absl::FormatDuration(absl::FromChrono(options_.timeout)),
           ": ", Describe(source), " did not arrive"));
     }
-    if (++polls <= kPollsBeforeSleeping) {
+    if (!polled) {
+      polled = true;
+      poll_until = now + kPollTime;
+    }
+    if (now < poll_until) {
       mu_.Unlock();
       if (link != nullptr && pumping.link == nullptr) {
         link->PollingStarted();
         pumping.link = link;
       }
       if (link != nullptr && link->Pump()) {
-        polls = 0;  // messages flow: poll on
+        poll_until = now + kPollTime;  // messages flow: poll on
       } else {
         std::this_thread::yield();
       }
@@ -189,25 +222,39 @@ absl::StatusOr<std::vector<uint8_t>> MessageCollectiveBus::Take(int64_t self, in
   }
 }
 
+const std::vector<uint8_t>& MessageCollectiveBus::Header(int64_t self, const CollectiveOp& op) {
+  // An instance meets its collectives one at a time (its own thread, or the
+  // exchange thread after it): its slot is its alone.
+  KeyCache& cache = keys_[self];
+  if (op.hlo != nullptr && cache.hlo == op.hlo && cache.kind == op.kind &&
+      absl::c_equal(cache.group, op.group)) {
+    return cache.header;
+  }
+  // The key every member must bring: the group, the collective and its
+  // operand shapes.
+  const std::string key = absl::StrCat(DescribeGroup(op.group), " ", CollectiveKey(op));
+  const uint64_t key_size = key.size();
+  std::vector<uint8_t>& header = cache.header;
+  header.assign(AlignUp(8 + static_cast<int64_t>(key_size)), 0);
+  std::memcpy(header.data(), &key_size, 8);
+  std::memcpy(header.data() + 8, key.data(), key_size);
+  cache.hlo = op.hlo;
+  cache.kind = op.kind;
+  cache.group.assign(op.group.begin(), op.group.end());
+  return header;
+}
+
 absl::Status MessageCollectiveBus::Meet(int64_t self, const CollectiveOp& op,
                                         CollectiveMeeting* meeting) {
   const int64_t n = static_cast<int64_t>(op.group.size());
   const int64_t rank = op.rank;
   const absl::Time deadline = absl::Now() + absl::FromChrono(options_.timeout);
-  // The key every member must bring: the group, the collective and its
-  // operand shapes.
-  const std::string key = absl::StrCat(DescribeGroup(op.group), " ", CollectiveKey(op));
-  // The inputs follow the key, each at a multiple of kInputAlignment bytes
-  // from the start of the message (whose storage malloc aligns at least
-  // so), so that kernels read the received arrays at their types' alignment.
-  constexpr int64_t kInputAlignment = 16;
-  auto align_up = [](int64_t at) { return (at + kInputAlignment - 1) / kInputAlignment * kInputAlignment; };
-  std::vector<uint8_t> header;
-  AppendU64(header, key.size());
-  header.insert(header.end(), key.begin(), key.end());
-  header.resize(align_up(static_cast<int64_t>(header.size())), 0);
+  const std::vector<uint8_t>& header = Header(self, op);
+  uint64_t key_size = 0;
+  std::memcpy(&key_size, header.data(), 8);
+  const absl::string_view key(reinterpret_cast<const char*>(header.data()) + 8, key_size);
   int64_t in_bytes = 0;  // the inputs with the padding between them
-  for (const Shape* s : op.in_shapes) in_bytes = align_up(in_bytes) + Bytes(*s);
+  for (const Shape* s : op.in_shapes) in_bytes = AlignUp(in_bytes) + Bytes(*s);
   std::vector<uint8_t> with_inputs;
   auto reads_mine = [&](int64_t k) {
     if (op.kind == CollectiveKind::kCollectivePermute) {
@@ -215,17 +262,23 @@ absl::Status MessageCollectiveBus::Meet(int64_t self, const CollectiveOp& op,
     }
     return Read(op, rank);
   };
+  // The members this one exchanges messages with (key_peers: some only).
+  auto meets = [&](int64_t k) {
+    return k != rank && (op.key_peers.empty() ||
+                         std::find(op.key_peers.begin(), op.key_peers.end(), k) !=
+                             op.key_peers.end());
+  };
   for (int64_t k = 0; k < n; ++k) {
-    if (k == rank) continue;
+    if (!meets(k)) continue;
     if (op.key_only || !reads_mine(k)) {
       Put(self, op.group[k], 0, header);
       continue;
     }
     if (with_inputs.empty()) {
-      with_inputs = header;
       with_inputs.reserve(header.size() + in_bytes);
+      with_inputs.assign(header.begin(), header.end());
       for (size_t a = 0; a < op.in_shapes.size(); ++a) {
-        with_inputs.resize(align_up(static_cast<int64_t>(with_inputs.size())), 0);
+        with_inputs.resize(AlignUp(static_cast<int64_t>(with_inputs.size())), 0);
         with_inputs.insert(with_inputs.end(), op.in[a], op.in[a] + Bytes(*op.in_shapes[a]));
       }
     }
@@ -236,24 +289,28 @@ absl::Status MessageCollectiveBus::Meet(int64_t self, const CollectiveOp& op,
   meeting->in.assign(n, {});
   meeting->peers.assign(n, nullptr);
   meeting->shared_results = false;
-  const std::string what = absl::StrCat(CollectiveKindName(op.kind), " in ",
-                                        DescribeGroup(op.group));
+  // What the errors call this collective (made only for an error).
+  auto what = [&] {
+    return absl::StrCat(CollectiveKindName(op.kind), " in ", DescribeGroup(op.group));
+  };
+  auto what_named = [&] {
+    return absl::StrCat(what(), " (%", op.hlo ? op.hlo->name() : std::string("?"), ")");
+  };
   absl::Status mismatch;
   for (int64_t k = 0; k < n; ++k) {
     if (k == rank) {
       meeting->peers[k] = &op;
       continue;
     }
-    auto message = Take(self, op.group[k], 0, deadline,
-                        absl::StrCat(what, " (%", op.hlo ? op.hlo->name() : std::string("?"), ")"),
-                        "taking part");
+    if (!meets(k)) continue;
+    auto message = Take(self, op.group[k], 0, deadline, what_named, "taking part");
     if (!message.ok()) {
       // Name every other member whose message has not come either.
       std::vector<std::string> also;
       {
         absl::MutexLock lock(&mu_);
         for (int64_t j = k + 1; j < n; ++j) {
-          if (j == rank) continue;
+          if (!meets(j)) continue;
           auto it = mail_.find({op.group[j], self, 0});
           if (it == mail_.end() || it->second.empty()) also.push_back(Describe(op.group[j]));
         }
@@ -269,32 +326,32 @@ absl::Status MessageCollectiveBus::Meet(int64_t self, const CollectiveOp& op,
     uint64_t length = 0;
     if (bytes.size() >= 8) std::memcpy(&length, bytes.data(), 8);
     if (bytes.size() < 8 || bytes.size() - 8 < length) {
-      return absl::InternalError(absl::StrCat(what, ": a malformed message from ",
+      return absl::InternalError(absl::StrCat(what(), ": a malformed message from ",
                                               Describe(op.group[k])));
     }
-    const std::string theirs(reinterpret_cast<const char*>(bytes.data()) + 8, length);
+    const absl::string_view theirs(reinterpret_cast<const char*>(bytes.data()) + 8, length);
     if (theirs != key) {
       // Every member compares every key with its own: all of them fail.
       if (mismatch.ok()) {
         mismatch = absl::FailedPreconditionError(absl::StrCat(
-            what, " does not match: ", Describe(op.group[k]), " brings ", theirs, " where ",
+            what(), " does not match: ", Describe(op.group[k]), " brings ", theirs, " where ",
             Describe(self), " brings ", key));
       }
       continue;
     }
-    const int64_t start = align_up(8 + static_cast<int64_t>(length));
+    const int64_t start = AlignUp(8 + static_cast<int64_t>(length));
     const int64_t body = static_cast<int64_t>(bytes.size()) - start;
     CollectiveOp& peer = meeting->received[k];
     meeting->in[k].assign(op.in_shapes.size(), nullptr);
     if (body > 0) {
       if (body != in_bytes) {
-        return absl::InternalError(absl::StrCat(what, ": ", Describe(op.group[k]), " sent ", body,
+        return absl::InternalError(absl::StrCat(what(), ": ", Describe(op.group[k]), " sent ", body,
                                                 " bytes of inputs, ", in_bytes, " expected"));
       }
       meeting->bytes[k] = std::move(bytes);
       int64_t at = 0;
       for (size_t a = 0; a < op.in_shapes.size(); ++a) {
-        at = align_up(at);
+        at = AlignUp(at);
         meeting->in[k][a] = meeting->bytes[k].data() + start + at;
         at += Bytes(*op.in_shapes[a]);
       }
@@ -309,9 +366,10 @@ absl::Status MessageCollectiveBus::Meet(int64_t self, const CollectiveOp& op,
 
 absl::StatusOr<std::vector<uint8_t>> MessageCollectiveBus::TakeBytes(int64_t self, int64_t peer,
                                                                      const CollectiveOp& op) {
-  const std::string what =
-      absl::StrCat(CollectiveKindName(op.kind), " in ", DescribeGroup(op.group), " (%",
-                   op.hlo ? op.hlo->name() : std::string("?"), ")");
+  auto what = [&] {
+    return absl::StrCat(CollectiveKindName(op.kind), " in ", DescribeGroup(op.group), " (%",
+                        op.hlo ? op.hlo->name() : std::string("?"), ")");
+  };
   return Take(self, peer, 0, absl::Now() + absl::FromChrono(options_.timeout), what,
               "taking part");
 }
@@ -327,12 +385,12 @@ absl::Status MessageCollectiveBus::Recv(int64_t self, int64_t source, int64_t ch
                                         const HloInstruction* hlo, uint8_t* data,
                                         int64_t bytes) {
   const absl::Time deadline = absl::Now() + absl::FromChrono(options_.timeout);
-  const std::string what = absl::StrCat("recv on channel ", channel, " from ", Describe(source));
+  auto what = [&] { return absl::StrCat("recv on channel ", channel, " from ", Describe(source)); };
   auto message = Take(self, source, 1 + channel, deadline, what, "sending");
   if (!message.ok()) return message.status();
   if (static_cast<int64_t>(message->size()) != bytes) {
     return absl::FailedPreconditionError(absl::StrCat(
-        what, ": the message has ", message->size(), " bytes, ", bytes, " expected"));
+        what(), ": the message has ", message->size(), " bytes, ", bytes, " expected"));
   }
   if (bytes > 0) std::memcpy(data, message->data(), bytes);
   return absl::OkStatus();

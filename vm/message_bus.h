@@ -23,12 +23,14 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/functional/function_ref.h"
 #include "absl/synchronization/mutex.h"
 #include "vm/collective_bus.h"
 
@@ -91,6 +93,10 @@ class MessageCollectiveBus final : public CollectiveBus {
   }
   absl::StatusOr<std::vector<uint8_t>> TakeBytes(int64_t self, int64_t peer,
                                                  const CollectiveOp& op) override;
+  // Over several processes (a link), this process's instances also meet in
+  // memory, where the semantics read each other's buffers in place.
+  InMemoryCollectiveBus* LocalBus() override { return local_.get(); }
+  int64_t ProcessOf(int64_t instance) const override;
 
   // From the link: a message of a remote instance for a local one, and the
   // end of a remote instance.
@@ -107,14 +113,21 @@ class MessageCollectiveBus final : public CollectiveBus {
   std::string Describe(int64_t instance) const;
   // Sends `payload` from `self` to `target` on `stream`.
   void Put(int64_t self, int64_t target, int64_t stream, std::vector<uint8_t> payload);
+  // The start of this instance's messages for `op`: its key (the group, the
+  // collective, its operand shapes) after its length, padded to the
+  // inputs' alignment; kept for the next op of the same instruction.
+  const std::vector<uint8_t>& Header(int64_t self, const CollectiveOp& op);
   // Waits for the next message from `source` to `self` on `stream`;
   // `what` names the wait in errors, `missing` what the source failed to do.
   absl::StatusOr<std::vector<uint8_t>> Take(int64_t self, int64_t source, int64_t stream,
-                                            absl::Time deadline, const std::string& what,
+                                            absl::Time deadline,
+                                            absl::FunctionRef<std::string()> what,
                                             const char* missing);
 
   const int64_t replicas_, partitions_;
   const MessageBusOptions options_;
+  // Where several instances of this process share a link (else null).
+  std::unique_ptr<InMemoryCollectiveBus> local_;
   absl::Mutex mu_;
   absl::CondVar cv_;
   // Per instance: 0 running, 1 finished, 2 failed.
@@ -122,6 +135,14 @@ class MessageCollectiveBus final : public CollectiveBus {
   std::string terminated_ ABSL_GUARDED_BY(mu_);
   std::map<std::tuple<int64_t, int64_t, int64_t>, std::deque<std::vector<uint8_t>>> mail_
       ABSL_GUARDED_BY(mu_);
+  // Per instance: the header of its last collective (Header).
+  struct KeyCache {
+    const HloInstruction* hlo = nullptr;
+    CollectiveKind kind = CollectiveKind::kAllReduce;
+    std::vector<int64_t> group;
+    std::vector<uint8_t> header;
+  };
+  std::vector<KeyCache> keys_;
 };
 
 }  // namespace hlovm

@@ -643,7 +643,7 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
 
   // The MPI thread (pump, below): while instances poll the link it sleeps;
   // else it polls again at once after anything moved; when nothing did, it
-  // polls on yielding the core for a while (kSpinRounds), then sleeps a
+  // polls on yielding the core for a while (kSpinTime), then sleeps a
   // little longer each idle round, up to 50 us (processes share the cores;
   // a sleeping poller leaves them to the instances).
   bool ended = false;
@@ -678,10 +678,10 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
   // within microseconds, and each nap would add its length (and a wake-up)
   // to every exchange: a scalar all-reduce of 2 processes took 120 us a
   // round with naps alone, 10 us with these rounds first.
-  constexpr int kSpinRounds = 2000;
+  constexpr absl::Duration kSpinTime = absl::Milliseconds(1);
   auto pump = [&](auto&& until) {
     absl::Duration nap = absl::Microseconds(5);
-    int idle_rounds = 0;
+    absl::Time spin_until = absl::Now() + kSpinTime;
     while (!until()) {
       if (g_end_signal != 0 && !ended) {
         // The launcher ends the job: another process died.
@@ -702,10 +702,10 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
       }
       if (link.Step()) {
         nap = absl::Microseconds(5);
-        idle_rounds = 0;
+        spin_until = absl::Now() + kSpinTime;
         continue;
       }
-      if (++idle_rounds <= kSpinRounds && !link.SendsQueued()) {
+      if (absl::Now() < spin_until && !link.SendsQueued()) {
         std::this_thread::yield();
         continue;
       }

@@ -15,6 +15,7 @@
 #endif
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "core/element_type.h"
 #include "core/status_macros.h"
 #include "core/thread_scratch.h"
@@ -385,17 +386,67 @@ constexpr int64_t kMessageSplitBytes = 64 * 1024;
 // are reused by malloc where larger ones would be fresh pages each time.
 constexpr int64_t kChunkBytes = 1 << 20;
 
-// A large all-reduce over a message transport, after the meeting checked
-// the key: member k reduces slice k (Slice) of every array from every
-// member's input, folded in rank order as ComputeCollective folds it, and
-// sends the reduced slice to every member. A slice (its arrays' ranges one
-// after another) travels in chunks of whole elements (kChunkBytes); every
-// member cuts it alike, and from each member the messages come in the
-// order sent: all of its chunks of this member's slice, then its reduced
-// chunks.
-absl::Status AllReduceByMessages(CollectiveBus& bus, int64_t self, const CollectiveOp& op) {
+// The members of a group by process (CollectiveBus::ProcessOf): homes in
+// the order of their first members' ranks, each home's ranks in order.
+// Without a local bus every member is a home of its own.
+struct Homes {
+  std::vector<std::vector<int64_t>> ranks;  // by home
+  std::vector<int64_t> home;                // by rank: its home
+  std::vector<int64_t> place;               // by rank: its index in its home
+  int64_t mine = 0;                         // this member's home
+};
+
+Homes HomesOf(CollectiveBus& bus, const CollectiveOp& op) {
   const int64_t n = static_cast<int64_t>(op.group.size());
-  const int64_t rank = op.rank;
+  const bool by_process = bus.LocalBus() != nullptr;
+  Homes h;
+  h.home.resize(n);
+  h.place.resize(n);
+  std::vector<int64_t> processes;
+  for (int64_t k = 0; k < n; ++k) {
+    const int64_t process = by_process ? bus.ProcessOf(op.group[k]) : k;
+    const int64_t at = std::find(processes.begin(), processes.end(), process) - processes.begin();
+    if (at == static_cast<int64_t>(processes.size())) {
+      processes.push_back(process);
+      h.ranks.emplace_back();
+    }
+    h.home[k] = at;
+    h.place[k] = static_cast<int64_t>(h.ranks[at].size());
+    h.ranks[at].push_back(k);
+  }
+  h.mine = h.home[op.rank];
+  return h;
+}
+
+// A large all-reduce over a message transport, led in each process by the
+// member of the group with the lowest rank there (the others meet it in
+// memory and wait; `local` holds every local member's op by its place in
+// the home). Leader j reduces slice j (Slice, over the homes) of every
+// array from every member's input, folded in rank order as
+// ComputeCollective folds it, and sends the reduced slice to every other
+// leader; each leader writes what it reduced and received into the results
+// of its home's members. The inputs of a leader's own home are read in
+// place; another home's come in one message per chunk, its members' ranges
+// one after another in rank order. A slice (its arrays' ranges one after
+// another) travels in chunks of whole elements (kChunkBytes); every leader
+// cuts it alike, and from each leader the messages come in the order sent:
+// its key, all of its chunks of this leader's slice, then its reduced
+// chunks.
+absl::Status LeadAllReduce(CollectiveBus& bus, int64_t self, const CollectiveOp& op,
+                           const Homes& homes, absl::Span<const CollectiveOp* const> local) {
+  const int64_t n = static_cast<int64_t>(op.group.size());
+  const int64_t m = static_cast<int64_t>(homes.ranks.size());
+  const int64_t me = homes.mine;
+  const int64_t local_count = static_cast<int64_t>(local.size());
+  std::vector<int64_t> leaders(m);
+  for (int64_t j = 0; j < m; ++j) leaders[j] = homes.ranks[j][0];
+  auto leader = [&](int64_t j) { return op.group[leaders[j]]; };
+  // The leaders check each other's keys.
+  CollectiveOp check = op;
+  check.key_only = true;
+  check.key_peers = leaders;
+  CollectiveMeeting meeting;
+  HLOVM_RETURN_IF_ERROR(bus.Meet(self, check, &meeting));
   const size_t arrays = op.in_shapes.size();
   std::vector<int> eb(arrays);
   std::vector<int64_t> count(arrays);
@@ -409,12 +460,12 @@ absl::Status AllReduceByMessages(CollectiveBus& bus, int64_t self, const Collect
     int64_t begin, end;
   };
   using Chunk = std::vector<Run>;
-  // The chunks of slice k (one, maybe empty, at least).
-  auto chunks_of = [&](int64_t k) {
+  // The chunks of slice j (one, maybe empty, at least).
+  auto chunks_of = [&](int64_t j) {
     std::vector<Chunk> chunks(1);
     int64_t bytes = 0;
     for (size_t a = 0; a < arrays; ++a) {
-      auto [b, e] = Slice(count[a], n, k);
+      auto [b, e] = Slice(count[a], m, j);
       while (b < e) {
         const int64_t room = (kChunkBytes - bytes) / eb[a];
         if (room <= 0) {
@@ -435,95 +486,145 @@ absl::Status AllReduceByMessages(CollectiveBus& bus, int64_t self, const Collect
     for (const Run& r : chunk) bytes += (r.end - r.begin) * eb[r.a];
     return bytes;
   };
-  auto pack = [&](const Chunk& chunk, auto from) {
-    std::vector<uint8_t> bytes;
-    bytes.reserve(chunk_bytes(chunk));
+  // Appends the chunk's ranges of the arrays `from` to `bytes`.
+  auto pack = [&](const Chunk& chunk, auto from, std::vector<uint8_t>& bytes) {
     for (const Run& r : chunk) {
       bytes.insert(bytes.end(), from[r.a] + r.begin * eb[r.a], from[r.a] + r.end * eb[r.a]);
     }
-    return bytes;
   };
-  // Sends `bytes` to every other member (the last one takes the buffer).
-  auto send_to_all = [&](std::vector<uint8_t> bytes) {
-    const int64_t last = rank == n - 1 ? n - 2 : n - 1;
-    for (int64_t k = 0; k < n; ++k) {
-      if (k == rank) continue;
-      bus.PostBytes(self, op.group[k], k == last ? std::move(bytes) : bytes);
-    }
-  };
-  // Reduce-scatter: member k gets the chunks of slice k of every input.
-  for (int64_t k = 0; k < n; ++k) {
-    if (k == rank) continue;
-    for (const Chunk& chunk : chunks_of(k)) bus.PostBytes(self, op.group[k], pack(chunk, op.in));
-  }
-  absl::Status error;
-  std::vector<std::vector<uint8_t>> got(n);
-  for (const Chunk& chunk : chunks_of(rank)) {
-    const int64_t want = chunk_bytes(chunk);
-    for (int64_t k = 0; k < n; ++k) {
-      if (k == rank) continue;
-      auto bytes = bus.TakeBytes(self, op.group[k], op);
-      if (!bytes.ok()) return bytes.status();
-      if (static_cast<int64_t>(bytes->size()) != want) {
-        return absl::InternalError(absl::StrCat("all-reduce: member ", k, " sent ", bytes->size(),
-                                                " bytes of a chunk of slice ", rank, ", ", want,
-                                                " expected"));
-      }
-      got[k] = std::move(*bytes);
-    }
-    int64_t at = 0;  // the run's place in the chunk
-    for (const Run& r : chunk) {
-      const int64_t m = r.end - r.begin;
-      const int w = eb[r.a];
-      uint8_t* dst = op.out[r.a] + r.begin * w;
-      auto from = [&](int64_t k) -> const uint8_t* {
-        return k == rank ? op.in[r.a] + r.begin * w : got[k].data() + at;
-      };
-      std::memcpy(dst, from(0), m * w);
-      for (int64_t k = 1; k < n; ++k) {
-        if (!op.reducer->Apply(dst, from(k), dst, m, w, &error)) return error;
-      }
-      at += m * w;
-    }
-    // All-gather, chunk by chunk: every member gets every reduced chunk.
-    send_to_all(pack(chunk, op.out));
-  }
-  for (int64_t k = 0; k < n; ++k) {
-    if (k == rank) continue;
-    for (const Chunk& chunk : chunks_of(k)) {
-      auto bytes = bus.TakeBytes(self, op.group[k], op);
-      if (!bytes.ok()) return bytes.status();
-      if (static_cast<int64_t>(bytes->size()) != chunk_bytes(chunk)) {
-        return absl::InternalError(absl::StrCat("all-reduce: member ", k, " sent ", bytes->size(),
-                                                " bytes of a chunk of its reduced slice"));
-      }
+  // Writes `bytes` (the chunk's ranges) into the results of every local
+  // member but `skip`.
+  auto unpack = [&](const Chunk& chunk, const uint8_t* bytes, int64_t skip) {
+    for (int64_t l = 0; l < local_count; ++l) {
+      if (l == skip) continue;
       int64_t offset = 0;
       for (const Run& r : chunk) {
         const int64_t size = (r.end - r.begin) * eb[r.a];
-        std::memcpy(op.out[r.a] + r.begin * eb[r.a], bytes->data() + offset, size);
+        std::memcpy(local[l]->out[r.a] + r.begin * eb[r.a], bytes + offset, size);
         offset += size;
       }
     }
+  };
+  absl::Status status = [&]() -> absl::Status {
+    // Reduce-scatter: leader j gets the chunks of slice j of every input.
+    for (int64_t j = 0; j < m; ++j) {
+      if (j == me) continue;
+      for (const Chunk& chunk : chunks_of(j)) {
+        std::vector<uint8_t> bytes;
+        bytes.reserve(local_count * chunk_bytes(chunk));
+        for (int64_t l = 0; l < local_count; ++l) pack(chunk, local[l]->in, bytes);
+        bus.PostBytes(self, leader(j), std::move(bytes));
+      }
+    }
+    absl::Status error;
+    std::vector<std::vector<uint8_t>> got(m);
+    const int64_t place = homes.place[op.rank];
+    for (const Chunk& chunk : chunks_of(me)) {
+      const int64_t want = chunk_bytes(chunk);
+      for (int64_t j = 0; j < m; ++j) {
+        if (j == me) continue;
+        auto bytes = bus.TakeBytes(self, leader(j), op);
+        if (!bytes.ok()) return bytes.status();
+        const int64_t expected = want * static_cast<int64_t>(homes.ranks[j].size());
+        if (static_cast<int64_t>(bytes->size()) != expected) {
+          return absl::InternalError(absl::StrCat(
+              "all-reduce: member ", leaders[j], " sent ", bytes->size(), " bytes of a chunk of slice ",
+              me, ", ", expected, " expected"));
+        }
+        got[j] = std::move(*bytes);
+      }
+      int64_t at = 0;  // the run's place in the chunk
+      for (const Run& r : chunk) {
+        const int64_t len = r.end - r.begin;
+        const int w = eb[r.a];
+        uint8_t* dst = op.out[r.a] + r.begin * w;
+        auto from = [&](int64_t k) -> const uint8_t* {
+          const int64_t j = homes.home[k];
+          if (j == me) return local[homes.place[k]]->in[r.a] + r.begin * w;
+          return got[j].data() + homes.place[k] * want + at;
+        };
+        std::memcpy(dst, from(0), len * w);
+        for (int64_t k = 1; k < n; ++k) {
+          if (!op.reducer->Apply(dst, from(k), dst, len, w, &error)) return error;
+        }
+        at += len * w;
+      }
+      // All-gather, chunk by chunk: every leader gets every reduced chunk.
+      std::vector<uint8_t> reduced;
+      reduced.reserve(want);
+      pack(chunk, op.out, reduced);
+      unpack(chunk, reduced.data(), place);
+      for (int64_t j = 0, last = me == m - 1 ? m - 2 : m - 1; j < m; ++j) {
+        if (j == me) continue;
+        bus.PostBytes(self, leader(j), j == last ? std::move(reduced) : reduced);
+      }
+    }
+    for (int64_t j = 0; j < m; ++j) {
+      if (j == me) continue;
+      for (const Chunk& chunk : chunks_of(j)) {
+        auto bytes = bus.TakeBytes(self, leader(j), op);
+        if (!bytes.ok()) return bytes.status();
+        if (static_cast<int64_t>(bytes->size()) != chunk_bytes(chunk)) {
+          return absl::InternalError(absl::StrCat("all-reduce: member ", leaders[j], " sent ",
+                                                  bytes->size(),
+                                                  " bytes of a chunk of its reduced slice"));
+        }
+        unpack(chunk, bytes->data(), -1);
+      }
+    }
+    return absl::OkStatus();
+  }();
+  bus.Leave(self, check, meeting, status);
+  return status;
+}
+
+// A large all-reduce over a message transport: the members of each process
+// meet in memory (CollectiveBus::LocalBus), and its leader moves the data
+// for all of them (LeadAllReduce); each member gets the leader's outcome.
+absl::Status AllReduceByMessages(CollectiveBus& bus, int64_t self, const CollectiveOp& op) {
+  const Homes homes = HomesOf(bus, op);
+  const std::vector<int64_t>& mine = homes.ranks[homes.mine];
+  if (mine.size() == 1) {
+    const CollectiveOp* alone[1] = {&op};
+    return LeadAllReduce(bus, self, op, homes, alone);
   }
-  return absl::OkStatus();
+  InMemoryCollectiveBus& local = *bus.LocalBus();
+  std::vector<int64_t> members(mine.size());
+  for (size_t l = 0; l < mine.size(); ++l) members[l] = op.group[mine[l]];
+  CollectiveOp local_op = op;
+  local_op.group = members;
+  local_op.rank = homes.place[op.rank];
+  CollectiveMeeting meeting;
+  if (absl::Status met = local.Meet(self, local_op, &meeting); !met.ok()) {
+    return absl::Status(met.code(), absl::StrCat(met.message(), " (the members in this process of ",
+                                                 "group {", absl::StrJoin(op.group, ","), "})"));
+  }
+  absl::Status status;
+  if (local_op.rank == 0) status = LeadAllReduce(bus, self, op, homes, meeting.peers);
+  return local.LeaveTogether(self, local_op, meeting, status);
 }
 
 }  // namespace
 
 absl::Status RunCollective(CollectiveBus& bus, int64_t self, const CollectiveOp& op) {
   if (op.group.size() <= 1) return RunCollectiveAlone(op);
+  if (InMemoryCollectiveBus* local = bus.LocalBus()) {
+    // A group within this process meets in memory.
+    const int64_t process = bus.ProcessOf(self);
+    bool here = true;
+    for (int64_t member : op.group) here = here && bus.ProcessOf(member) == process;
+    if (here) {
+      CollectiveMeeting meeting;
+      HLOVM_RETURN_IF_ERROR(local->Meet(self, op, &meeting));
+      absl::Status status = ComputeCollective(meeting.peers, op.rank, meeting.shared_results);
+      local->Leave(self, op, meeting, status);
+      return status;
+    }
+  }
   if (op.kind == CollectiveKind::kAllReduce && bus.CarriesMessages()) {
     int64_t bytes = 0;
     for (const Shape* s : op.in_shapes) bytes += Bytes(*s);
-    if (bytes > kMessageSplitBytes) {
-      CollectiveOp check = op;
-      check.key_only = true;
-      CollectiveMeeting meeting;
-      HLOVM_RETURN_IF_ERROR(bus.Meet(self, check, &meeting));
-      absl::Status status = AllReduceByMessages(bus, self, op);
-      bus.Leave(self, check, meeting, status);
-      return status;
-    }
+    if (bytes > kMessageSplitBytes) return AllReduceByMessages(bus, self, op);
   }
   CollectiveMeeting meeting;
   HLOVM_RETURN_IF_ERROR(bus.Meet(self, op, &meeting));
@@ -531,6 +632,5 @@ absl::Status RunCollective(CollectiveBus& bus, int64_t self, const CollectiveOp&
   bus.Leave(self, op, meeting, status);
   return status;
 }
-
 
 }  // namespace hlovm

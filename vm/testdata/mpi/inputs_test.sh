@@ -2,10 +2,11 @@
 # Runs under mpirun print what the one-process run prints, byte for byte,
 # and exit with its code: per-instance arguments (--per-replica), --infeed
 # with every instance's outfeed, --random inputs of examples/dp_mlp_step.hlo
-# (8 replicas), every float width's large all-reduce and asynchronous
-# collectives with computation between -start and -done (whose results
-# must also be the synchronous forms' bits), with one and with two
-# instances a process, over shared memory and over TCP.
+# (8 replicas), every float width's large all-reduce, large all-reduces
+# over groups across and within processes (ranks out of process order),
+# and asynchronous collectives with computation between -start and -done
+# (whose results must also be the synchronous forms' bits), with one and
+# with two instances a process, over shared memory and over TCP.
 # Usage: inputs_test.sh HLOVM
 set -uo pipefail
 hlovm=$1
@@ -57,6 +58,7 @@ check ragged 2 --per-replica "$dir/ragged_args.hlo" \
 check feeds 4 --infeed='f32[3] {1,2,3}' "$dir/feeds.hlo"
 check dp_mlp_step 8 --random=5 "$root/examples/dp_mlp_step.hlo"
 check types 4 "$dir/cases/types_all_reduce_r4.hlo"
+check groups 8 "$dir/cases/groups_all_reduce_r8.hlo"
 check async_overlap 2 "$dir/async_overlap.hlo"
 if [ "$(grep -c '^pred\[\] true,$' "$out/one")" -ne 2 ]; then
   echo "FAIL: async_overlap: an asynchronous result differs from the synchronous one"
