@@ -20,6 +20,9 @@ namespace {
 // cores made 10x the futex calls with 50 us). A count of rounds is no
 // bound: a round lasts from a fraction of a microsecond to a time slice.
 constexpr absl::Duration kPollTime = absl::Milliseconds(1);
+// How long a wait spins before it yields, where instances have cores of
+// their own (MessageBusOptions::yield_while_polling).
+constexpr absl::Duration kSpinTime = absl::Microseconds(10);
 
 int64_t Bytes(const Shape& s) {
   int64_t n = ByteWidth(s.element_type());
@@ -101,6 +104,15 @@ void MessageCollectiveBus::Put(int64_t self, int64_t target, int64_t stream,
   cv_.SignalAll();
 }
 
+void MessageCollectiveBus::PutCopy(int64_t self, int64_t target, int64_t stream,
+                                   absl::Span<const uint8_t> payload) {
+  if (!IsLocal(target)) {
+    options_.link->PostCopy(self, target, stream, payload);
+    return;
+  }
+  Put(self, target, stream, std::vector<uint8_t>(payload.begin(), payload.end()));
+}
+
 void MessageCollectiveBus::Deliver(int64_t source, int64_t target, int64_t stream,
                                    std::vector<uint8_t> payload) {
   absl::MutexLock lock(&mu_);
@@ -164,7 +176,13 @@ absl::StatusOr<std::vector<uint8_t>> MessageCollectiveBus::Take(int64_t self, in
   // sleeping on the condition variable (whose wake-up costs a switch of
   // threads on each side).
   absl::Time poll_until = absl::InfinitePast();
+  absl::Time spin_until = absl::InfinitePast();  // see yield_while_polling
   bool polled = false;
+  // The clock is read every kClockRounds rounds (a read costs as much as
+  // the rest of a round that finds nothing).
+  constexpr int kClockRounds = 16;
+  absl::Time now;
+  int rounds = 0;
   while (true) {
     auto it = mail_.find({source, self, stream});
     if (it != mail_.end() && !it->second.empty()) {
@@ -186,7 +204,7 @@ absl::StatusOr<std::vector<uint8_t>> MessageCollectiveBus::Take(int64_t self, in
     if (options_.cancel != nullptr && options_.cancel->load(std::memory_order_relaxed)) {
       return absl::CancelledError(absl::StrCat(what(), " cancelled: another instance failed"));
     }
-    const absl::Time now = absl::Now();
+    if (rounds++ % kClockRounds == 0) now = absl::Now();
     if (now >= deadline) {
       return absl::DeadlineExceededError(absl::StrCat(
           what(), " timed out after ", absl::FormatDuration(absl::FromChrono(options_.timeout)),
@@ -195,6 +213,7 @@ absl::StatusOr<std::vector<uint8_t>> MessageCollectiveBus::Take(int64_t self, in
     if (!polled) {
       polled = true;
       poll_until = now + kPollTime;
+      spin_until = now + kSpinTime;
     }
     if (now < poll_until) {
       mu_.Unlock();
@@ -205,7 +224,13 @@ absl::StatusOr<std::vector<uint8_t>> MessageCollectiveBus::Take(int64_t self, in
       if (link != nullptr && link->Pump()) {
         poll_until = now + kPollTime;  // messages flow: poll on
       } else {
-        std::this_thread::yield();
+        if (options_.yield_while_polling || now >= spin_until) {
+          std::this_thread::yield();
+        } else {
+#if defined(__x86_64__) || defined(__i386__)
+          __builtin_ia32_pause();
+#endif
+        }
       }
       mu_.Lock();
       continue;
@@ -219,6 +244,7 @@ absl::StatusOr<std::vector<uint8_t>> MessageCollectiveBus::Take(int64_t self, in
       continue;
     }
     cv_.WaitWithDeadline(&mu_, std::min(deadline, absl::Now() + absl::Milliseconds(100)));
+    rounds = 0;
   }
 }
 
@@ -271,7 +297,7 @@ absl::Status MessageCollectiveBus::Meet(int64_t self, const CollectiveOp& op,
   for (int64_t k = 0; k < n; ++k) {
     if (!meets(k)) continue;
     if (op.key_only || !reads_mine(k)) {
-      Put(self, op.group[k], 0, header);
+      PutCopy(self, op.group[k], 0, header);
       continue;
     }
     if (with_inputs.empty()) {
@@ -282,7 +308,7 @@ absl::Status MessageCollectiveBus::Meet(int64_t self, const CollectiveOp& op,
         with_inputs.insert(with_inputs.end(), op.in[a], op.in[a] + Bytes(*op.in_shapes[a]));
       }
     }
-    Put(self, op.group[k], 0, with_inputs);
+    PutCopy(self, op.group[k], 0, with_inputs);
   }
   meeting->received.assign(n, op);
   meeting->bytes.assign(n, {});
@@ -377,7 +403,7 @@ absl::StatusOr<std::vector<uint8_t>> MessageCollectiveBus::TakeBytes(int64_t sel
 absl::Status MessageCollectiveBus::Send(int64_t self, int64_t target, int64_t channel,
                                         const HloInstruction* hlo, const uint8_t* data,
                                         int64_t bytes) {
-  Put(self, target, 1 + channel, std::vector<uint8_t>(data, data + bytes));
+  PutCopy(self, target, 1 + channel, absl::MakeConstSpan(data, static_cast<size_t>(bytes)));
   return absl::OkStatus();
 }
 

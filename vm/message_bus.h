@@ -44,6 +44,12 @@ class MessageLink {
   // at once.
   virtual void Post(int64_t source, int64_t target, int64_t stream,
                     std::vector<uint8_t> payload) = 0;
+  // As Post, with the payload copied (a small one straight into the
+  // message that carries it).
+  virtual void PostCopy(int64_t source, int64_t target, int64_t stream,
+                        absl::Span<const uint8_t> payload) {
+    Post(source, target, stream, std::vector<uint8_t>(payload.begin(), payload.end()));
+  }
   // Tells the other processes that instance `instance` (of this process)
   // has returned from Execute.
   virtual void PostExit(int64_t instance, bool failed) = 0;
@@ -71,6 +77,14 @@ struct MessageBusOptions {
   int64_t first_local = 0;
   int64_t local_count = 0;
   MessageLink* link = nullptr;
+  // Whether an instance that polls for a message yields the core between
+  // rounds from the start: needed where instances outnumber the cores (a
+  // peer may be the thread it would yield to). Where every instance of the
+  // machine has a core, a round's yield only adds a system call to each
+  // message: a wait then spins for its first 10 us (bounding what it takes
+  // from other threads, such as the instance's own kernels while an
+  // exchange thread waits) and yields after.
+  bool yield_while_polling = true;
 };
 
 class MessageCollectiveBus final : public CollectiveBus {
@@ -113,6 +127,8 @@ class MessageCollectiveBus final : public CollectiveBus {
   std::string Describe(int64_t instance) const;
   // Sends `payload` from `self` to `target` on `stream`.
   void Put(int64_t self, int64_t target, int64_t stream, std::vector<uint8_t> payload);
+  // The same with a copy of `payload`.
+  void PutCopy(int64_t self, int64_t target, int64_t stream, absl::Span<const uint8_t> payload);
   // The start of this instance's messages for `op`: its key (the group, the
   // collective, its operand shapes) after its length, padded to the
   // inputs' alignment; kept for the next op of the same instruction.

@@ -280,9 +280,11 @@ absl::Status DeserializeResult(const uint8_t* data, size_t n, const Shape& shape
 // thread alone).
 class MpiLink final : public MessageLink {
  public:
-  // on_message(source rank, envelope, payload) gets every message that
-  // arrived; receiving() says whether more of this run can come.
-  using OnMessage = std::function<void(int, std::vector<uint8_t>, std::vector<uint8_t>)>;
+  // on_message(source rank, envelope, body) gets every message that
+  // arrived: its kEnvelope bytes, and what followed them (a data message's
+  // payload, inline or not); receiving() says whether more of this run can
+  // come.
+  using OnMessage = std::function<void(int, const uint8_t*, std::vector<uint8_t>)>;
   MpiLink(int rank, int size, int64_t per_process, bool serialized, OnMessage on_message,
           std::function<bool()> receiving)
       : rank_(rank),
@@ -292,27 +294,34 @@ class MpiLink final : public MessageLink {
         on_message_(std::move(on_message)),
         receiving_(std::move(receiving)) {}
 
+  // A small payload rides in its envelope's message; a large one follows
+  // it as a message of its own (no copy): from one process they arrive in
+  // this order.
   void Post(int64_t source, int64_t target, int64_t stream,
             std::vector<uint8_t> payload) override {
-    // A small payload rides in its envelope's message; a large one follows
-    // it as a message of its own (no copy): from one process they arrive
-    // in this order.
+    if (payload.size() <= kInlinePayloadBytes) {
+      PostCopy(source, target, stream, payload);
+      return;
+    }
     const int rank = static_cast<int>(target / per_process_);
     {
       absl::MutexLock lock(&mu_);
-      if (payload.size() <= kInlinePayloadBytes) {
-        std::vector<uint8_t> bytes = Envelope(kDataInline, source, target, stream, payload.size());
-        bytes.insert(bytes.end(), payload.begin(), payload.end());
-        queue_.emplace_back(rank, std::move(bytes));
-      } else {
-        queue_.emplace_back(rank, Envelope(kData, source, target, stream, 0));
-        queue_.emplace_back(rank, std::move(payload));
-      }
+      queue_.emplace_back(rank, Envelope(kData, source, target, stream, 0));
+      queue_.emplace_back(rank, std::move(payload));
     }
-    // Sent at once where no other thread is doing MPI work; else the MPI
-    // thread is told, as it is of a send left in flight (a large message
-    // needs rounds on this side until it is through).
-    if (!Pump() || SendsPending()) Wake();
+    Sent();
+  }
+
+  void PostCopy(int64_t source, int64_t target, int64_t stream,
+                absl::Span<const uint8_t> payload) override {
+    if (payload.size() > kInlinePayloadBytes) {
+      Post(source, target, stream, std::vector<uint8_t>(payload.begin(), payload.end()));
+      return;
+    }
+    std::vector<uint8_t> bytes = Envelope(kDataInline, source, target, stream, payload.size());
+    bytes.insert(bytes.end(), payload.begin(), payload.end());
+    Queue(static_cast<int>(target / per_process_), std::move(bytes), /*signal=*/false);
+    Sent();
   }
 
   bool Pump() override {
@@ -358,10 +367,19 @@ class MpiLink final : public MessageLink {
     return absl::StrCat("rank ", instance / per_process_);
   }
 
-  void Queue(int rank, std::vector<uint8_t> bytes) {
+  // Queues a message for the MPI thread's next round (`signal`: wakes it).
+  void Queue(int rank, std::vector<uint8_t> bytes, bool signal = true) {
     absl::MutexLock lock(&mu_);
     queue_.emplace_back(rank, std::move(bytes));
-    cv_.Signal();
+    if (signal) cv_.Signal();
+  }
+
+  // After an instance queued a message: sent at once where no other thread
+  // is doing MPI work; else the MPI thread is told, as it is of a send left
+  // in flight (a large message needs rounds on this side until it is
+  // through).
+  void Sent() {
+    if (!Pump() || SendsPending()) Wake();
   }
 
   // Wakes the MPI thread from Idle.
@@ -419,20 +437,25 @@ class MpiLink final : public MessageLink {
         std::vector<uint8_t> bytes(count);
         MPI_Recv(bytes.data(), count, MPI_BYTE, status.MPI_SOURCE, kTag, MPI_COMM_WORLD,
                  MPI_STATUS_IGNORE);
-        std::vector<uint8_t> payload;
-        if (bytes.size() >= kEnvelope && bytes[0] == kDataInline) {
-          payload.assign(bytes.begin() + kEnvelope, bytes.end());
-          bytes.resize(kEnvelope);
-          bytes[0] = kData;
-        } else if (!bytes.empty() && bytes[0] == kData) {
-          // Its payload is the next message from the same process.
-          MPI_Probe(status.MPI_SOURCE, kTag, MPI_COMM_WORLD, &status);
-          MPI_Get_count(&status, MPI_BYTE, &count);
-          payload.resize(count);
-          MPI_Recv(payload.data(), count, MPI_BYTE, status.MPI_SOURCE, kTag, MPI_COMM_WORLD,
-                   MPI_STATUS_IGNORE);
+        if (bytes.size() >= kEnvelope) {
+          uint8_t envelope[kEnvelope];
+          std::memcpy(envelope, bytes.data(), kEnvelope);
+          std::vector<uint8_t> body;
+          if (envelope[0] == kData) {
+            // Its payload is the next message from the same process.
+            MPI_Probe(status.MPI_SOURCE, kTag, MPI_COMM_WORLD, &status);
+            MPI_Get_count(&status, MPI_BYTE, &count);
+            body.resize(count);
+            MPI_Recv(body.data(), count, MPI_BYTE, status.MPI_SOURCE, kTag, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+          } else {
+            // The rest of the message, moved down in its own storage.
+            bytes.erase(bytes.begin(), bytes.begin() + kEnvelope);
+            body = std::move(bytes);
+            if (envelope[0] == kDataInline) envelope[0] = kData;
+          }
+          on_message_(status.MPI_SOURCE, envelope, std::move(body));
         }
-        on_message_(status.MPI_SOURCE, std::move(bytes), std::move(payload));
         moved = true;
       }
     }
@@ -581,15 +604,14 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
   std::vector<std::atomic<bool>> done_by(run.processes);
   absl::Status receive_error;
   MessageCollectiveBus* bus_of_link = nullptr;  // set once the bus exists
-  auto on_message = [&](int source, std::vector<uint8_t> bytes, std::vector<uint8_t> payload) {
-    if (bytes.size() < kEnvelope) return;
+  auto on_message = [&](int source, const uint8_t* envelope, std::vector<uint8_t> body) {
     int64_t a = 0, b = 0, c = 0;
-    std::memcpy(&a, bytes.data() + 1, 8);
-    std::memcpy(&b, bytes.data() + 9, 8);
-    std::memcpy(&c, bytes.data() + 17, 8);
-    switch (bytes[0]) {
+    std::memcpy(&a, envelope + 1, 8);
+    std::memcpy(&b, envelope + 9, 8);
+    std::memcpy(&c, envelope + 17, 8);
+    switch (envelope[0]) {
       case kData:
-        bus_of_link->Deliver(a, b, c, std::move(payload));
+        bus_of_link->Deliver(a, b, c, std::move(body));
         break;
       case kExit:
         bus_of_link->RemoteExited(a, b != 0);
@@ -601,9 +623,8 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
       case kResult:
         if (a >= 0 && a < all) {
           run.outfeed[a].clear();
-          absl::Status s =
-              DeserializeResult(bytes.data() + kEnvelope, bytes.size() - kEnvelope,
-                                executable.result_shape(), &run.results[a], &run.outfeed[a]);
+          absl::Status s = DeserializeResult(body.data(), body.size(), executable.result_shape(),
+                                             &run.results[a], &run.outfeed[a]);
           if (!s.ok() && receive_error.ok()) receive_error = s;
         }
         break;
@@ -624,6 +645,18 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
   bus_options.first_local = first;
   bus_options.local_count = per;
   bus_options.link = &link;
+  {
+    // Instances poll without yielding where every instance on this machine
+    // has a core of its own (processes of unknown machines count as here).
+    int64_t here = 0;
+    for (const ProcessIdentity& p : peers) {
+      here += self.machine == 0 || p.machine == 0 || p.machine == self.machine;
+    }
+    // The machine's cores, not this process's affinity: the launcher may
+    // bind each process to a core of its own.
+    const int64_t cores = std::max<long>(1, sysconf(_SC_NPROCESSORS_ONLN));
+    bus_options.yield_while_polling = here * per > cores;
+  }
   MessageCollectiveBus bus(replicas, partitions, bus_options);
   bus_of_link = &bus;
 
