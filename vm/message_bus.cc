@@ -221,9 +221,10 @@ absl::StatusOr<std::vector<uint8_t>> MessageCollectiveBus::Take(int64_t self, in
         link->PollingStarted();
         pumping.link = link;
       }
-      if (link != nullptr && link->Pump()) {
+      bool yielded = false;
+      if (link != nullptr && link->Pump(&yielded)) {
         poll_until = now + kPollTime;  // messages flow: poll on
-      } else {
+      } else if (!yielded) {
         if (options_.yield_while_polling || now >= spin_until) {
           std::this_thread::yield();
         } else {

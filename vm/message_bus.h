@@ -59,7 +59,13 @@ class MessageLink {
   // arrived) unless another thread is doing so; returns whether anything
   // moved. An instance waiting for a message drives the link itself, so no
   // hand-off between threads stands between an arrival and its reader.
-  virtual bool Pump() { return false; }
+  // `yielded` (when given) says whether the round ran, moved nothing and
+  // gave up the core itself (MPI's progress loop does where it was told to
+  // yield when idle): the caller need not yield again.
+  virtual bool Pump(bool* yielded = nullptr) {
+    if (yielded != nullptr) *yielded = false;
+    return false;
+  }
   // A thread begins to wait for a message of another process, polling with
   // Pump (the link's own thread need not poll while another does).
   virtual void PollingStarted() {}
