@@ -403,8 +403,19 @@ class MpiLink final : public MessageLink {
   // is doing MPI work; else the MPI thread is told, as it is of a send left
   // in flight (a large message needs rounds on this side until it is
   // through).
+  // The round sends only: a receive that finds nothing may yield the core
+  // inside MPI (mpi_yield_when_idle), which here would hold this
+  // instance's other messages back.
   void Sent() {
-    if (!Pump() || SendsPending()) Wake();
+    bool sent = false;
+    if (serialized_ && !closed_.load(std::memory_order_acquire) && pump_mu_.TryLock()) {
+      if (!closed_.load(std::memory_order_relaxed)) {
+        Progress(/*receive=*/false);
+        sent = true;
+      }
+      pump_mu_.Unlock();
+    }
+    if (!sent || SendsPending()) Wake();
   }
 
   // Wakes the MPI thread from Idle.
@@ -430,9 +441,9 @@ class MpiLink final : public MessageLink {
     return SendsQueued() || in_flight_.load(std::memory_order_relaxed) > 0;
   }
 
-  // One round of MPI work; returns whether anything moved. Called with
-  // pump_mu_ held.
-  bool Progress() ABSL_EXCLUSIVE_LOCKS_REQUIRED(pump_mu_) {
+  // One round of MPI work (`receive`: taking one message too); returns
+  // whether anything moved. Called with pump_mu_ held.
+  bool Progress(bool receive = true) ABSL_EXCLUSIVE_LOCKS_REQUIRED(pump_mu_) {
     bool moved = false;
     {
       absl::MutexLock lock(&mu_);
@@ -449,7 +460,7 @@ class MpiLink final : public MessageLink {
     out_.clear();
     // One message a round: the caller checks its condition between two
     // (a message of the next run may follow the last one of this run).
-    if (receiving_()) {
+    if (receive && receiving_()) {
       int flag = 0;
       MPI_Status status;
       MPI_Iprobe(MPI_ANY_SOURCE, kTag, MPI_COMM_WORLD, &flag, &status);
