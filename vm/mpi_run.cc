@@ -593,22 +593,9 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
   // Every process learns who the others are: one that dies on this machine
   // is seen at once (ProcessIdentity), not only when the launcher ends the
   // job (Open MPI's mpirun sends SIGTERM only after its kill delay).
-  // The identities do not change while MPI is up: the first run of a
-  // process gathers them, later runs reuse them.
-  static absl::Mutex known_mu(absl::kConstInit);
-  static std::vector<ProcessIdentity>* known ABSL_GUARDED_BY(known_mu) = nullptr;
-  static ProcessIdentity known_self ABSL_GUARDED_BY(known_mu);
-  ProcessIdentity self;
+  const ProcessIdentity self = ThisProcess();
   std::vector<ProcessIdentity> peers(run.processes);
   {
-    absl::MutexLock lock(&known_mu);
-    if (known != nullptr && static_cast<int>(known->size()) == run.processes) {
-      self = known_self;
-      peers = *known;
-    }
-  }
-  if (self.pid == 0) {
-    self = ThisProcess();
     // Not a blocking MPI_Allgather: a process killed before it took part
     // would hold the others in it until the launcher's SIGKILL; polled,
     // they see the launcher's SIGTERM and end.
@@ -637,10 +624,6 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
       for (int r = 0; r < run.processes; ++r) {
         peers[r] = {all_ids[3 * r], all_ids[3 * r + 1], all_ids[3 * r + 2]};
       }
-      absl::MutexLock lock(&known_mu);
-      if (known == nullptr) known = new std::vector<ProcessIdentity>;
-      *known = peers;
-      known_self = self;
     }
   }
   const int64_t per = all / run.processes;
