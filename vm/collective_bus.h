@@ -30,6 +30,7 @@
 #include <memory>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -125,6 +126,31 @@ struct CollectiveOp {
 // Never an instruction's address: processes each have their own module.
 std::string CollectiveKey(const CollectiveOp& op);
 
+// An allocator whose resize leaves new elements uninitialised: a message's
+// bytes are written over at once (a received one by MPI), and zeroing them
+// first cost a pass over every large all-reduce's data.
+template <typename T>
+struct UninitializedAllocator : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = UninitializedAllocator<U>;
+  };
+  UninitializedAllocator() = default;
+  template <typename U>
+  UninitializedAllocator(const UninitializedAllocator<U>&) noexcept {}
+  template <typename U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
+// The bytes of a message between the members of a collective.
+using MessageBytes = std::vector<uint8_t, UninitializedAllocator<uint8_t>>;
+
 // Every member's contribution to one collective, by rank, as a bus hands
 // them to the semantics (ops/collective/collective_semantics.h).
 struct CollectiveMeeting {
@@ -138,7 +164,7 @@ struct CollectiveMeeting {
   bool staged = false;
   // Contributions a message bus received: ops whose `in` point into `bytes`.
   std::vector<CollectiveOp> received;
-  std::vector<std::vector<uint8_t>> bytes;
+  std::vector<MessageBytes> bytes;
   std::vector<std::vector<const uint8_t*>> in;
 };
 class InMemoryCollectiveBus;
@@ -167,8 +193,8 @@ class CollectiveBus {
   // semantics then move a large all-reduce's data themselves, each member
   // sending (n-1)/n of the array twice instead of all of it to every peer.
   virtual bool CarriesMessages() const { return false; }
-  virtual void PostBytes(int64_t self, int64_t peer, std::vector<uint8_t> bytes) {}
-  virtual absl::StatusOr<std::vector<uint8_t>> TakeBytes(int64_t self, int64_t peer,
+  virtual void PostBytes(int64_t self, int64_t peer, MessageBytes bytes) {}
+  virtual absl::StatusOr<MessageBytes> TakeBytes(int64_t self, int64_t peer,
                                                          const CollectiveOp& op) {
     return absl::UnimplementedError("this bus carries no messages");
   }

@@ -94,7 +94,7 @@ std::string MessageCollectiveBus::Describe(int64_t instance) const {
 }
 
 void MessageCollectiveBus::Put(int64_t self, int64_t target, int64_t stream,
-                               std::vector<uint8_t> payload) {
+                               MessageBytes payload) {
   if (!IsLocal(target)) {
     options_.link->Post(self, target, stream, std::move(payload));
     return;
@@ -110,11 +110,11 @@ void MessageCollectiveBus::PutCopy(int64_t self, int64_t target, int64_t stream,
     options_.link->PostCopy(self, target, stream, payload);
     return;
   }
-  Put(self, target, stream, std::vector<uint8_t>(payload.begin(), payload.end()));
+  Put(self, target, stream, MessageBytes(payload.begin(), payload.end()));
 }
 
 void MessageCollectiveBus::Deliver(int64_t source, int64_t target, int64_t stream,
-                                   std::vector<uint8_t> payload) {
+                                   MessageBytes payload) {
   absl::MutexLock lock(&mu_);
   mail_[{source, target, stream}].push_back(std::move(payload));
   cv_.SignalAll();
@@ -151,7 +151,7 @@ void MessageCollectiveBus::Interrupt() {
   if (local_ != nullptr) local_->Interrupt();
 }
 
-absl::StatusOr<std::vector<uint8_t>> MessageCollectiveBus::Take(int64_t self, int64_t source,
+absl::StatusOr<MessageBytes> MessageCollectiveBus::Take(int64_t self, int64_t source,
                                                                 int64_t stream,
                                                                 absl::Time deadline,
                                                                 absl::FunctionRef<std::string()> what,
@@ -186,7 +186,7 @@ absl::StatusOr<std::vector<uint8_t>> MessageCollectiveBus::Take(int64_t self, in
   while (true) {
     auto it = mail_.find({source, self, stream});
     if (it != mail_.end() && !it->second.empty()) {
-      std::vector<uint8_t> payload = std::move(it->second.front());
+      MessageBytes payload = std::move(it->second.front());
       it->second.pop_front();
       pumping.got = true;
       return payload;
@@ -249,7 +249,7 @@ absl::StatusOr<std::vector<uint8_t>> MessageCollectiveBus::Take(int64_t self, in
   }
 }
 
-const std::vector<uint8_t>& MessageCollectiveBus::Header(int64_t self, const CollectiveOp& op) {
+const MessageBytes& MessageCollectiveBus::Header(int64_t self, const CollectiveOp& op) {
   // An instance meets its collectives one at a time (its own thread, or the
   // exchange thread after it): its slot is its alone.
   KeyCache& cache = keys_[self];
@@ -261,7 +261,7 @@ const std::vector<uint8_t>& MessageCollectiveBus::Header(int64_t self, const Col
   // operand shapes.
   const std::string key = absl::StrCat(DescribeGroup(op.group), " ", CollectiveKey(op));
   const uint64_t key_size = key.size();
-  std::vector<uint8_t>& header = cache.header;
+  MessageBytes& header = cache.header;
   header.assign(AlignUp(8 + static_cast<int64_t>(key_size)), 0);
   std::memcpy(header.data(), &key_size, 8);
   std::memcpy(header.data() + 8, key.data(), key_size);
@@ -276,13 +276,13 @@ absl::Status MessageCollectiveBus::Meet(int64_t self, const CollectiveOp& op,
   const int64_t n = static_cast<int64_t>(op.group.size());
   const int64_t rank = op.rank;
   const absl::Time deadline = absl::Now() + absl::FromChrono(options_.timeout);
-  const std::vector<uint8_t>& header = Header(self, op);
+  const MessageBytes& header = Header(self, op);
   uint64_t key_size = 0;
   std::memcpy(&key_size, header.data(), 8);
   const absl::string_view key(reinterpret_cast<const char*>(header.data()) + 8, key_size);
   int64_t in_bytes = 0;  // the inputs with the padding between them
   for (const Shape* s : op.in_shapes) in_bytes = AlignUp(in_bytes) + Bytes(*s);
-  std::vector<uint8_t> with_inputs;
+  MessageBytes with_inputs;
   auto reads_mine = [&](int64_t k) {
     if (op.kind == CollectiveKind::kCollectivePermute) {
       return std::find(op.targets.begin(), op.targets.end(), op.group[k]) != op.targets.end();
@@ -349,7 +349,7 @@ absl::Status MessageCollectiveBus::Meet(int64_t self, const CollectiveOp& op,
                           absl::StrCat(message.status().message(), "; nor did ",
                                        absl::StrJoin(also, ", ")));
     }
-    std::vector<uint8_t>& bytes = *message;
+    MessageBytes& bytes = *message;
     uint64_t length = 0;
     if (bytes.size() >= 8) std::memcpy(&length, bytes.data(), 8);
     if (bytes.size() < 8 || bytes.size() - 8 < length) {
@@ -391,7 +391,7 @@ absl::Status MessageCollectiveBus::Meet(int64_t self, const CollectiveOp& op,
   return mismatch;
 }
 
-absl::StatusOr<std::vector<uint8_t>> MessageCollectiveBus::TakeBytes(int64_t self, int64_t peer,
+absl::StatusOr<MessageBytes> MessageCollectiveBus::TakeBytes(int64_t self, int64_t peer,
                                                                      const CollectiveOp& op) {
   auto what = [&] {
     return absl::StrCat(CollectiveKindName(op.kind), " in ", DescribeGroup(op.group), " (%",

@@ -43,12 +43,12 @@ class MessageLink {
   // Queues `payload` for instance `target` (not of this process); returns
   // at once.
   virtual void Post(int64_t source, int64_t target, int64_t stream,
-                    std::vector<uint8_t> payload) = 0;
+                    MessageBytes payload) = 0;
   // As Post, with the payload copied (a small one straight into the
   // message that carries it).
   virtual void PostCopy(int64_t source, int64_t target, int64_t stream,
                         absl::Span<const uint8_t> payload) {
-    Post(source, target, stream, std::vector<uint8_t>(payload.begin(), payload.end()));
+    Post(source, target, stream, MessageBytes(payload.begin(), payload.end()));
   }
   // Tells the other processes that instance `instance` (of this process)
   // has returned from Execute.
@@ -108,10 +108,10 @@ class MessageCollectiveBus final : public CollectiveBus {
                     uint8_t* data, int64_t bytes) override;
   void InstanceExited(int64_t self, bool failed) override;
   bool CarriesMessages() const override { return true; }
-  void PostBytes(int64_t self, int64_t peer, std::vector<uint8_t> bytes) override {
+  void PostBytes(int64_t self, int64_t peer, MessageBytes bytes) override {
     Put(self, peer, 0, std::move(bytes));
   }
-  absl::StatusOr<std::vector<uint8_t>> TakeBytes(int64_t self, int64_t peer,
+  absl::StatusOr<MessageBytes> TakeBytes(int64_t self, int64_t peer,
                                                  const CollectiveOp& op) override;
   // Over several processes (a link), this process's instances also meet in
   // memory, where the semantics read each other's buffers in place.
@@ -120,7 +120,7 @@ class MessageCollectiveBus final : public CollectiveBus {
 
   // From the link: a message of a remote instance for a local one, and the
   // end of a remote instance.
-  void Deliver(int64_t source, int64_t target, int64_t stream, std::vector<uint8_t> payload);
+  void Deliver(int64_t source, int64_t target, int64_t stream, MessageBytes payload);
   void RemoteExited(int64_t instance, bool failed);
   // Wakes every waiter so that it sees `options.cancel`.
   void Interrupt();
@@ -132,16 +132,16 @@ class MessageCollectiveBus final : public CollectiveBus {
  private:
   std::string Describe(int64_t instance) const;
   // Sends `payload` from `self` to `target` on `stream`.
-  void Put(int64_t self, int64_t target, int64_t stream, std::vector<uint8_t> payload);
+  void Put(int64_t self, int64_t target, int64_t stream, MessageBytes payload);
   // The same with a copy of `payload`.
   void PutCopy(int64_t self, int64_t target, int64_t stream, absl::Span<const uint8_t> payload);
   // The start of this instance's messages for `op`: its key (the group, the
   // collective, its operand shapes) after its length, padded to the
   // inputs' alignment; kept for the next op of the same instruction.
-  const std::vector<uint8_t>& Header(int64_t self, const CollectiveOp& op);
+  const MessageBytes& Header(int64_t self, const CollectiveOp& op);
   // Waits for the next message from `source` to `self` on `stream`;
   // `what` names the wait in errors, `missing` what the source failed to do.
-  absl::StatusOr<std::vector<uint8_t>> Take(int64_t self, int64_t source, int64_t stream,
+  absl::StatusOr<MessageBytes> Take(int64_t self, int64_t source, int64_t stream,
                                             absl::Time deadline,
                                             absl::FunctionRef<std::string()> what,
                                             const char* missing);
@@ -155,14 +155,14 @@ class MessageCollectiveBus final : public CollectiveBus {
   // Per instance: 0 running, 1 finished, 2 failed.
   std::vector<int> exited_ ABSL_GUARDED_BY(mu_);
   std::string terminated_ ABSL_GUARDED_BY(mu_);
-  std::map<std::tuple<int64_t, int64_t, int64_t>, std::deque<std::vector<uint8_t>>> mail_
+  std::map<std::tuple<int64_t, int64_t, int64_t>, std::deque<MessageBytes>> mail_
       ABSL_GUARDED_BY(mu_);
   // Per instance: the header of its last collective (Header).
   struct KeyCache {
     const HloInstruction* hlo = nullptr;
     CollectiveKind kind = CollectiveKind::kAllReduce;
     std::vector<int64_t> group;
-    std::vector<uint8_t> header;
+    MessageBytes header;
   };
   std::vector<KeyCache> keys_;
 };

@@ -154,9 +154,9 @@ enum MessageType : uint8_t {
 constexpr size_t kInlinePayloadBytes = 16 * 1024;
 constexpr size_t kEnvelope = 1 + 3 * 8;
 
-std::vector<uint8_t> Envelope(MessageType type, int64_t a, int64_t b, int64_t c,
+MessageBytes Envelope(MessageType type, int64_t a, int64_t b, int64_t c,
                               size_t payload_bytes) {
-  std::vector<uint8_t> bytes(kEnvelope);
+  MessageBytes bytes(kEnvelope);
   bytes.reserve(kEnvelope + payload_bytes);
   bytes[0] = type;
   std::memcpy(bytes.data() + 1, &a, 8);
@@ -167,7 +167,7 @@ std::vector<uint8_t> Envelope(MessageType type, int64_t a, int64_t b, int64_t c,
 
 class Writer {
  public:
-  explicit Writer(std::vector<uint8_t>& out) : out_(out) {}
+  explicit Writer(MessageBytes& out) : out_(out) {}
   void U64(uint64_t v) {
     uint8_t b[8];
     std::memcpy(b, &v, 8);
@@ -180,7 +180,7 @@ class Writer {
   }
 
  private:
-  std::vector<uint8_t>& out_;
+  MessageBytes& out_;
 };
 
 class Reader {
@@ -223,7 +223,7 @@ void MutableLeaves(Literal& value, std::vector<Literal*>* out) {
 
 // An instance's status, result bytes and printed outfeed.
 void SerializeResult(const absl::StatusOr<Literal>& result,
-                     const std::vector<std::string>& outfeed, std::vector<uint8_t>& out) {
+                     const std::vector<std::string>& outfeed, MessageBytes& out) {
   Writer w(out);
   w.U64(static_cast<uint64_t>(result.status().code()));
   const std::string message(result.status().message());
@@ -303,7 +303,7 @@ class MpiLink final : public MessageLink {
   // arrived: its kEnvelope bytes, and what followed them (a data message's
   // payload, inline or not); receiving() says whether more of this run can
   // come.
-  using OnMessage = std::function<void(int, const uint8_t*, std::vector<uint8_t>)>;
+  using OnMessage = std::function<void(int, const uint8_t*, MessageBytes)>;
   MpiLink(int rank, int size, int64_t per_process, bool serialized, OnMessage on_message,
           std::function<bool()> receiving)
       : rank_(rank),
@@ -318,7 +318,7 @@ class MpiLink final : public MessageLink {
   // it as a message of its own (no copy): from one process they arrive in
   // this order.
   void Post(int64_t source, int64_t target, int64_t stream,
-            std::vector<uint8_t> payload) override {
+            MessageBytes payload) override {
     if (payload.size() <= kInlinePayloadBytes) {
       PostCopy(source, target, stream, payload);
       return;
@@ -336,10 +336,10 @@ class MpiLink final : public MessageLink {
   void PostCopy(int64_t source, int64_t target, int64_t stream,
                 absl::Span<const uint8_t> payload) override {
     if (payload.size() > kInlinePayloadBytes) {
-      Post(source, target, stream, std::vector<uint8_t>(payload.begin(), payload.end()));
+      Post(source, target, stream, MessageBytes(payload.begin(), payload.end()));
       return;
     }
-    std::vector<uint8_t> bytes = Envelope(kDataInline, source, target, stream, payload.size());
+    MessageBytes bytes = Envelope(kDataInline, source, target, stream, payload.size());
     bytes.insert(bytes.end(), payload.begin(), payload.end());
     Queue(static_cast<int>(target / per_process_), std::move(bytes), /*signal=*/false);
     Sent();
@@ -392,7 +392,7 @@ class MpiLink final : public MessageLink {
   }
 
   // Queues a message for the MPI thread's next round (`signal`: wakes it).
-  void Queue(int rank, std::vector<uint8_t> bytes, bool signal = true) {
+  void Queue(int rank, MessageBytes bytes, bool signal = true) {
     absl::MutexLock lock(&mu_);
     queue_.emplace_back(rank, std::move(bytes));
     queued_.store(queue_.size(), std::memory_order_relaxed);
@@ -467,13 +467,13 @@ class MpiLink final : public MessageLink {
       if (flag) {
         int count = 0;
         MPI_Get_count(&status, MPI_BYTE, &count);
-        std::vector<uint8_t> bytes(count);
+        MessageBytes bytes(count);
         MPI_Recv(bytes.data(), count, MPI_BYTE, status.MPI_SOURCE, kTag, MPI_COMM_WORLD,
                  MPI_STATUS_IGNORE);
         if (bytes.size() >= kEnvelope) {
           uint8_t envelope[kEnvelope];
           std::memcpy(envelope, bytes.data(), kEnvelope);
-          std::vector<uint8_t> body;
+          MessageBytes body;
           if (envelope[0] == kData) {
             // Its payload is the next message from the same process.
             MPI_Probe(status.MPI_SOURCE, kTag, MPI_COMM_WORLD, &status);
@@ -509,7 +509,7 @@ class MpiLink final : public MessageLink {
  private:
   struct Pending {
     MPI_Request request;
-    std::vector<uint8_t> bytes;
+    MessageBytes bytes;
   };
   const int rank_, size_;
   const int64_t per_process_;
@@ -526,11 +526,11 @@ class MpiLink final : public MessageLink {
   std::atomic<int64_t> in_flight_{0};  // pending_.size()
   absl::Mutex mu_;
   absl::CondVar cv_;
-  std::deque<std::pair<int, std::vector<uint8_t>>> queue_ ABSL_GUARDED_BY(mu_);
+  std::deque<std::pair<int, MessageBytes>> queue_ ABSL_GUARDED_BY(mu_);
   bool woken_ ABSL_GUARDED_BY(mu_) = false;
   // Sends in flight, and the queue's messages a round is sending.
   std::list<Pending> pending_ ABSL_GUARDED_BY(pump_mu_);
-  std::deque<std::pair<int, std::vector<uint8_t>>> out_ ABSL_GUARDED_BY(pump_mu_);
+  std::deque<std::pair<int, MessageBytes>> out_ ABSL_GUARDED_BY(pump_mu_);
 };
 
 // Initialises MPI unless it is already; returns whether it did (the caller
@@ -642,7 +642,7 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
   std::vector<std::atomic<bool>> done_by(run.processes);
   absl::Status receive_error;
   MessageCollectiveBus* bus_of_link = nullptr;  // set once the bus exists
-  auto on_message = [&](int source, const uint8_t* envelope, std::vector<uint8_t> body) {
+  auto on_message = [&](int source, const uint8_t* envelope, MessageBytes body) {
     int64_t a = 0, b = 0, c = 0;
     std::memcpy(&a, envelope + 1, 8);
     std::memcpy(&b, envelope + 9, 8);
@@ -802,7 +802,7 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
       for (const Literal& v : local_outfeed[i]) printed.push_back(v.ToString());
     }
     if (run.rank != 0 && gather) {
-      std::vector<uint8_t> bytes = Envelope(kResult, first + i, 0, 0, 0);
+      MessageBytes bytes = Envelope(kResult, first + i, 0, 0, 0);
       SerializeResult(local_results[i], printed, bytes);
       link.Queue(0, std::move(bytes));
     } else {

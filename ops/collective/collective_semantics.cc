@@ -487,7 +487,7 @@ absl::Status LeadAllReduce(CollectiveBus& bus, int64_t self, const CollectiveOp&
     return bytes;
   };
   // Appends the chunk's ranges of the arrays `from` to `bytes`.
-  auto pack = [&](const Chunk& chunk, auto from, std::vector<uint8_t>& bytes) {
+  auto pack = [&](const Chunk& chunk, auto from, MessageBytes& bytes) {
     for (const Run& r : chunk) {
       bytes.insert(bytes.end(), from[r.a] + r.begin * eb[r.a], from[r.a] + r.end * eb[r.a]);
     }
@@ -510,14 +510,14 @@ absl::Status LeadAllReduce(CollectiveBus& bus, int64_t self, const CollectiveOp&
     for (int64_t j = 0; j < m; ++j) {
       if (j == me) continue;
       for (const Chunk& chunk : chunks_of(j)) {
-        std::vector<uint8_t> bytes;
+        MessageBytes bytes;
         bytes.reserve(local_count * chunk_bytes(chunk));
         for (int64_t l = 0; l < local_count; ++l) pack(chunk, local[l]->in, bytes);
         bus.PostBytes(self, leader(j), std::move(bytes));
       }
     }
     absl::Status error;
-    std::vector<std::vector<uint8_t>> got(m);
+    std::vector<MessageBytes> got(m);
     const int64_t place = homes.place[op.rank];
     for (const Chunk& chunk : chunks_of(me)) {
       const int64_t want = chunk_bytes(chunk);
@@ -550,7 +550,7 @@ absl::Status LeadAllReduce(CollectiveBus& bus, int64_t self, const CollectiveOp&
         at += len * w;
       }
       // All-gather, chunk by chunk: every leader gets every reduced chunk.
-      std::vector<uint8_t> reduced;
+      MessageBytes reduced;
       reduced.reserve(want);
       pack(chunk, op.out, reduced);
       unpack(chunk, reduced.data(), place);
