@@ -162,6 +162,15 @@ absl::StatusOr<MessageBytes> MessageCollectiveBus::Take(int64_t self, int64_t so
       options_.link != nullptr && !IsLocal(source) ? options_.link : nullptr;
   // Declared before the lock: its destructor runs after the lock is
   // released.
+  struct Waiting {
+    explicit Waiting(MessageLink* l) : link(l) {
+      if (link != nullptr) link->WaitStarted();
+    }
+    ~Waiting() {
+      if (link != nullptr) link->WaitEnded();
+    }
+    MessageLink* const link;
+  } waiting(link);
   struct Pumping {
     MessageLink* link = nullptr;  // set while this thread polls the link
     bool got = false;

@@ -72,6 +72,11 @@ class MessageLink {
   // It stops polling: `got` says whether its message came; if not, it
   // sleeps or gives up, and the link's own thread moves what comes.
   virtual void PollingStopped(bool got) {}
+  // A thread begins and ends a wait for a message of another process
+  // (polling or asleep): while none waits and nothing is in flight, the
+  // link's own thread need not watch for arrivals closely.
+  virtual void WaitStarted() {}
+  virtual void WaitEnded() {}
 };
 
 struct MessageBusOptions {
