@@ -24,8 +24,8 @@
 
 #include <atomic>
 #include <chrono>
-#include <deque>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -195,7 +195,7 @@ class CollectiveBus {
   virtual bool CarriesMessages() const { return false; }
   virtual void PostBytes(int64_t self, int64_t peer, MessageBytes bytes) {}
   virtual absl::StatusOr<MessageBytes> TakeBytes(int64_t self, int64_t peer,
-                                                         const CollectiveOp& op) {
+                                                 const CollectiveOp& op) {
     return absl::UnimplementedError("this bus carries no messages");
   }
 

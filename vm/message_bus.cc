@@ -53,7 +53,9 @@ bool Read(const CollectiveOp& op, int64_t rank) {
 // least so), so that kernels read the received arrays at their types'
 // alignment.
 constexpr int64_t kInputAlignment = 16;
-int64_t AlignUp(int64_t at) { return (at + kInputAlignment - 1) / kInputAlignment * kInputAlignment; }
+int64_t AlignUp(int64_t at) {
+  return (at + kInputAlignment - 1) / kInputAlignment * kInputAlignment;
+}
 
 }  // namespace
 
@@ -93,8 +95,7 @@ std::string MessageCollectiveBus::Describe(int64_t instance) const {
   return name;
 }
 
-void MessageCollectiveBus::Put(int64_t self, int64_t target, int64_t stream,
-                               MessageBytes payload) {
+void MessageCollectiveBus::Put(int64_t self, int64_t target, int64_t stream, MessageBytes payload) {
   if (!IsLocal(target)) {
     options_.link->Post(self, target, stream, std::move(payload));
     return;
@@ -152,10 +153,9 @@ void MessageCollectiveBus::Interrupt() {
 }
 
 absl::StatusOr<MessageBytes> MessageCollectiveBus::Take(int64_t self, int64_t source,
-                                                                int64_t stream,
-                                                                absl::Time deadline,
-                                                                absl::FunctionRef<std::string()> what,
-                                                                const char* missing) {
+                                                        int64_t stream, absl::Time deadline,
+                                                        absl::FunctionRef<std::string()> what,
+                                                        const char* missing) {
   // A message of another process: this thread moves the link's messages
   // itself while it polls (MessageLink::Pump), and tells the link so.
   MessageLink* const link =
@@ -201,10 +201,10 @@ absl::StatusOr<MessageBytes> MessageCollectiveBus::Take(int64_t self, int64_t so
       return payload;
     }
     if (source >= 0 && source < static_cast<int64_t>(exited_.size()) && exited_[source] != 0) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          what(), " can never complete: ", Describe(source),
-          exited_[source] == 1 ? " has already finished" : " has already failed", " without ",
-          missing));
+      return absl::FailedPreconditionError(
+          absl::StrCat(what(), " can never complete: ", Describe(source),
+                       exited_[source] == 1 ? " has already finished" : " has already failed",
+                       " without ", missing));
     }
     if (!terminated_.empty()) {
       return absl::AbortedError(
@@ -300,9 +300,7 @@ absl::Status MessageCollectiveBus::Meet(int64_t self, const CollectiveOp& op,
   };
   // The members this one exchanges messages with (key_peers: some only).
   auto meets = [&](int64_t k) {
-    return k != rank && (op.key_peers.empty() ||
-                         std::find(op.key_peers.begin(), op.key_peers.end(), k) !=
-                             op.key_peers.end());
+    return k != rank && (op.key_peers.empty() || absl::c_linear_search(op.key_peers, k));
   };
   for (int64_t k = 0; k < n; ++k) {
     if (!meets(k)) continue;
@@ -362,16 +360,16 @@ absl::Status MessageCollectiveBus::Meet(int64_t self, const CollectiveOp& op,
     uint64_t length = 0;
     if (bytes.size() >= 8) std::memcpy(&length, bytes.data(), 8);
     if (bytes.size() < 8 || bytes.size() - 8 < length) {
-      return absl::InternalError(absl::StrCat(what(), ": a malformed message from ",
-                                              Describe(op.group[k])));
+      return absl::InternalError(
+          absl::StrCat(what(), ": a malformed message from ", Describe(op.group[k])));
     }
     const absl::string_view theirs(reinterpret_cast<const char*>(bytes.data()) + 8, length);
     if (theirs != key) {
       // Every member compares every key with its own: all of them fail.
       if (mismatch.ok()) {
-        mismatch = absl::FailedPreconditionError(absl::StrCat(
-            what(), " does not match: ", Describe(op.group[k]), " brings ", theirs, " where ",
-            Describe(self), " brings ", key));
+        mismatch = absl::FailedPreconditionError(
+            absl::StrCat(what(), " does not match: ", Describe(op.group[k]), " brings ", theirs,
+                         " where ", Describe(self), " brings ", key));
       }
       continue;
     }
@@ -401,7 +399,7 @@ absl::Status MessageCollectiveBus::Meet(int64_t self, const CollectiveOp& op,
 }
 
 absl::StatusOr<MessageBytes> MessageCollectiveBus::TakeBytes(int64_t self, int64_t peer,
-                                                                     const CollectiveOp& op) {
+                                                             const CollectiveOp& op) {
   auto what = [&] {
     return absl::StrCat(CollectiveKindName(op.kind), " in ", DescribeGroup(op.group), " (%",
                         op.hlo ? op.hlo->name() : std::string("?"), ")");
@@ -425,8 +423,8 @@ absl::Status MessageCollectiveBus::Recv(int64_t self, int64_t source, int64_t ch
   auto message = Take(self, source, 1 + channel, deadline, what, "sending");
   if (!message.ok()) return message.status();
   if (static_cast<int64_t>(message->size()) != bytes) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        what(), ": the message has ", message->size(), " bytes, ", bytes, " expected"));
+    return absl::FailedPreconditionError(absl::StrCat(what(), ": the message has ", message->size(),
+                                                      " bytes, ", bytes, " expected"));
   }
   if (bytes > 0) std::memcpy(data, message->data(), bytes);
   return absl::OkStatus();

@@ -28,9 +28,9 @@
 #include <tuple>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/functional/function_ref.h"
 #include "absl/synchronization/mutex.h"
 #include "vm/collective_bus.h"
 
@@ -42,8 +42,7 @@ class MessageLink {
   virtual ~MessageLink() = default;
   // Queues `payload` for instance `target` (not of this process); returns
   // at once.
-  virtual void Post(int64_t source, int64_t target, int64_t stream,
-                    MessageBytes payload) = 0;
+  virtual void Post(int64_t source, int64_t target, int64_t stream, MessageBytes payload) = 0;
   // As Post, with the payload copied (a small one straight into the
   // message that carries it).
   virtual void PostCopy(int64_t source, int64_t target, int64_t stream,
@@ -117,7 +116,7 @@ class MessageCollectiveBus final : public CollectiveBus {
     Put(self, peer, 0, std::move(bytes));
   }
   absl::StatusOr<MessageBytes> TakeBytes(int64_t self, int64_t peer,
-                                                 const CollectiveOp& op) override;
+                                         const CollectiveOp& op) override;
   // Over several processes (a link), this process's instances also meet in
   // memory, where the semantics read each other's buffers in place.
   InMemoryCollectiveBus* LocalBus() override { return local_.get(); }
@@ -147,9 +146,8 @@ class MessageCollectiveBus final : public CollectiveBus {
   // Waits for the next message from `source` to `self` on `stream`;
   // `what` names the wait in errors, `missing` what the source failed to do.
   absl::StatusOr<MessageBytes> Take(int64_t self, int64_t source, int64_t stream,
-                                            absl::Time deadline,
-                                            absl::FunctionRef<std::string()> what,
-                                            const char* missing);
+                                    absl::Time deadline, absl::FunctionRef<std::string()> what,
+                                    const char* missing);
 
   const int64_t replicas_, partitions_;
   const MessageBusOptions options_;

@@ -10,8 +10,8 @@
 #include <cstring>
 #include <deque>
 #include <fstream>
-#include <initializer_list>
 #include <functional>
+#include <initializer_list>
 #include <list>
 #include <thread>
 #include <utility>
@@ -154,8 +154,7 @@ enum MessageType : uint8_t {
 constexpr size_t kInlinePayloadBytes = 16 * 1024;
 constexpr size_t kEnvelope = 1 + 3 * 8;
 
-MessageBytes Envelope(MessageType type, int64_t a, int64_t b, int64_t c,
-                              size_t payload_bytes) {
+MessageBytes Envelope(MessageType type, int64_t a, int64_t b, int64_t c, size_t payload_bytes) {
   MessageBytes bytes(kEnvelope);
   bytes.reserve(kEnvelope + payload_bytes);
   bytes[0] = type;
@@ -222,8 +221,8 @@ void MutableLeaves(Literal& value, std::vector<Literal*>* out) {
 }
 
 // An instance's status, result bytes and printed outfeed.
-void SerializeResult(const absl::StatusOr<Literal>& result,
-                     const std::vector<std::string>& outfeed, MessageBytes& out) {
+void SerializeResult(const absl::StatusOr<Literal>& result, const std::vector<std::string>& outfeed,
+                     MessageBytes& out) {
   Writer w(out);
   w.U64(static_cast<uint64_t>(result.status().code()));
   const std::string message(result.status().message());
@@ -317,8 +316,7 @@ class MpiLink final : public MessageLink {
   // A small payload rides in its envelope's message; a large one follows
   // it as a message of its own (no copy): from one process they arrive in
   // this order.
-  void Post(int64_t source, int64_t target, int64_t stream,
-            MessageBytes payload) override {
+  void Post(int64_t source, int64_t target, int64_t stream, MessageBytes payload) override {
     if (payload.size() <= kInlinePayloadBytes) {
       PostCopy(source, target, stream, payload);
       return;
@@ -803,10 +801,9 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
         std::this_thread::yield();
         continue;
       }
-      const absl::Duration most =
-          during_run && !link.InstancesWaiting() && !link.SendsPending()
-              ? kIdleNap
-              : absl::Microseconds(50);
+      const absl::Duration most = during_run && !link.InstancesWaiting() && !link.SendsPending()
+                                      ? kIdleNap
+                                      : absl::Microseconds(50);
       nap = std::min(nap, most);
       link.Idle(nap);
       nap = std::min(nap * 2, most);

@@ -527,9 +527,9 @@ absl::Status LeadAllReduce(CollectiveBus& bus, int64_t self, const CollectiveOp&
         if (!bytes.ok()) return bytes.status();
         const int64_t expected = want * static_cast<int64_t>(homes.ranks[j].size());
         if (static_cast<int64_t>(bytes->size()) != expected) {
-          return absl::InternalError(absl::StrCat(
-              "all-reduce: member ", leaders[j], " sent ", bytes->size(), " bytes of a chunk of slice ",
-              me, ", ", expected, " expected"));
+          return absl::InternalError(absl::StrCat("all-reduce: member ", leaders[j], " sent ",
+                                                  bytes->size(), " bytes of a chunk of slice ", me,
+                                                  ", ", expected, " expected"));
         }
         got[j] = std::move(*bytes);
       }
