@@ -344,13 +344,8 @@ class MpiLink final : public MessageLink {
   }
 
   bool Pump(bool* yielded = nullptr) override {
-    if (yielded != nullptr) *yielded = false;
-    if (!serialized_ || closed_.load(std::memory_order_acquire) || !pump_mu_.TryLock()) {
-      return false;
-    }
-    const bool ran = !closed_.load(std::memory_order_relaxed);
-    const bool moved = ran && Progress();
-    pump_mu_.Unlock();
+    bool ran = false;
+    const bool moved = TryRound(/*receive=*/true, &ran);
     if (yielded != nullptr) *yielded = ran && !moved && mpi_yields_when_idle_;
     return moved;
   }
@@ -363,22 +358,22 @@ class MpiLink final : public MessageLink {
   }
 
   void PollingStarted() override {
-    if (serialized_) waiting_.fetch_add(1);
+    if (serialized_) pollers_.fetch_add(1);
   }
   void PollingStopped(bool got) override {
     // The last poller gone: the MPI thread takes over where an instance
     // still waits (it sleeps now).
-    if (serialized_ && waiting_.fetch_sub(1) == 1 && !got) Wake();
+    if (serialized_ && pollers_.fetch_sub(1) == 1 && !got) Wake();
   }
 
   // Whether an instance thread is polling the link (the MPI thread then
   // sleeps: its rounds would only take the core from the ones that wait).
-  bool InstancesPolling() const { return waiting_.load() > 0; }
+  bool InstancesPolling() const { return pollers_.load() > 0; }
 
-  void WaitStarted() override { takers_.fetch_add(1); }
-  void WaitEnded() override { takers_.fetch_sub(1); }
+  void WaitStarted() override { waiters_.fetch_add(1); }
+  void WaitEnded() override { waiters_.fetch_sub(1); }
   // Whether an instance thread waits for a message of another process.
-  bool InstancesWaiting() const { return takers_.load() > 0; }
+  bool InstancesWaiting() const { return waiters_.load() > 0; }
 
   // Instance threads make no more MPI calls (the job is breaking up; a
   // round in progress ends as it would).
@@ -405,20 +400,28 @@ class MpiLink final : public MessageLink {
   // After an instance queued a message: sent at once where no other thread
   // is doing MPI work; else the MPI thread is told, as it is of a send left
   // in flight (a large message needs rounds on this side until it is
-  // through).
-  // The round sends only: a receive that finds nothing may yield the core
-  // inside MPI (mpi_yield_when_idle), which here would hold this
+  // through). The round sends only: a receive that finds nothing may yield
+  // the core inside MPI (mpi_yield_when_idle), which here would hold this
   // instance's other messages back.
   void Sent() {
-    bool sent = false;
-    if (serialized_ && !closed_.load(std::memory_order_acquire) && pump_mu_.TryLock()) {
-      if (!closed_.load(std::memory_order_relaxed)) {
-        Progress(/*receive=*/false);
-        sent = true;
-      }
-      pump_mu_.Unlock();
+    bool ran = false;
+    TryRound(/*receive=*/false, &ran);
+    if (!ran || SendsPending()) Wake();
+  }
+
+  // A round of MPI work on the calling thread (Progress), unless another
+  // thread is doing one, the instance threads may make no MPI calls
+  // (FUNNELED), or the job is breaking up (Close); `ran` says whether it
+  // did. Returns whether anything moved.
+  bool TryRound(bool receive, bool* ran) {
+    *ran = false;
+    if (!serialized_ || closed_.load(std::memory_order_acquire) || !pump_mu_.TryLock()) {
+      return false;
     }
-    if (!sent || SendsPending()) Wake();
+    *ran = !closed_.load(std::memory_order_relaxed);
+    const bool moved = *ran && Progress(receive);
+    pump_mu_.Unlock();
+    return moved;
   }
 
   // Wakes the MPI thread from Idle.
@@ -524,8 +527,8 @@ class MpiLink final : public MessageLink {
   // Held by the thread doing a round of MPI work.
   absl::Mutex pump_mu_;
   std::atomic<bool> closed_{false};
-  std::atomic<int> waiting_{0};  // instance threads polling (PollingStarted)
-  std::atomic<int> takers_{0};   // instance threads waiting (WaitStarted)
+  std::atomic<int> pollers_{0};  // instance threads polling (PollingStarted)
+  std::atomic<int> waiters_{0};  // instance threads waiting (WaitStarted)
   std::atomic<int64_t> queued_{0};     // queue_.size()
   std::atomic<int64_t> in_flight_{0};  // pending_.size()
   absl::Mutex mu_;
@@ -727,8 +730,9 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
   // The MPI thread (pump, below): while instances poll the link it sleeps;
   // else it polls again at once after anything moved; when nothing did, it
   // polls on yielding the core for a while (kSpinTime), then sleeps a
-  // little longer each idle round, up to 50 us (processes share the cores;
-  // a sleeping poller leaves them to the instances).
+  // little longer each idle round, up to 50 us, or kIdleNap while the
+  // instances compute (processes share the cores; a sleeping poller leaves
+  // them to the instances).
   bool ended = false;
   // Ends the run in this process: MPI is left alone from here on, every
   // instance is cancelled (a long loop stops at its next trip) and every
