@@ -34,6 +34,14 @@ std::string DescribeGroup(absl::Span<const int64_t> group) {
   return absl::StrCat("group {", absl::StrJoin(group, ","), "}");
 }
 
+// What errors call a collective: its kind and group, and (`named`) its
+// instruction.
+std::string DescribeCollective(const CollectiveOp& op, bool named) {
+  std::string what = absl::StrCat(CollectiveKindName(op.kind), " in ", DescribeGroup(op.group));
+  if (named) absl::StrAppend(&what, " (%", op.hlo ? op.hlo->name() : std::string("?"), ")");
+  return what;
+}
+
 // Whether the other members read the inputs of the member at `rank`
 // (collective-permute: only its targets, see Meet).
 bool Read(const CollectiveOp& op, int64_t rank) {
@@ -324,12 +332,8 @@ absl::Status MessageCollectiveBus::Meet(int64_t self, const CollectiveOp& op,
   meeting->peers.assign(n, nullptr);
   meeting->shared_results = false;
   // What the errors call this collective (made only for an error).
-  auto what = [&] {
-    return absl::StrCat(CollectiveKindName(op.kind), " in ", DescribeGroup(op.group));
-  };
-  auto what_named = [&] {
-    return absl::StrCat(what(), " (%", op.hlo ? op.hlo->name() : std::string("?"), ")");
-  };
+  auto what = [&] { return DescribeCollective(op, /*named=*/false); };
+  auto what_named = [&] { return DescribeCollective(op, /*named=*/true); };
   absl::Status mismatch;
   for (int64_t k = 0; k < n; ++k) {
     if (k == rank) {
@@ -400,10 +404,7 @@ absl::Status MessageCollectiveBus::Meet(int64_t self, const CollectiveOp& op,
 
 absl::StatusOr<MessageBytes> MessageCollectiveBus::TakeBytes(int64_t self, int64_t peer,
                                                              const CollectiveOp& op) {
-  auto what = [&] {
-    return absl::StrCat(CollectiveKindName(op.kind), " in ", DescribeGroup(op.group), " (%",
-                        op.hlo ? op.hlo->name() : std::string("?"), ")");
-  };
+  auto what = [&] { return DescribeCollective(op, /*named=*/true); };
   return Take(self, peer, 0, absl::Now() + absl::FromChrono(options_.timeout), what,
               "taking part");
 }
