@@ -614,8 +614,10 @@ ENTRY main {
   // shifting, run as register programs reading the row values repeated
   // along rows and scale and bias in place for every row; the second
   // computes the centred values again rather than reading them back, so
-  // only the output is stored.
+  // only the output is stored. The second program, the input's last
+  // reader, prefetches the next block of rows for the mean's reduce.
   EXPECT_THAT(listing, HasSubstr("program 1:"));
+  EXPECT_THAT(listing, HasSubstr("program 1: 6 ops over in0 (next block prefetched)"));
   EXPECT_THAT(listing, HasSubstr("(repeat 768)"));
   EXPECT_THAT(listing, HasSubstr("(row sums)"));
   EXPECT_THAT(listing, HasSubstr("(whole) (every row)"));

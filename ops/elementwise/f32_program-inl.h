@@ -10,6 +10,7 @@
 #define HLOVM_OPS_ELEMENTWISE_F32_PROGRAM_INL_H_
 #endif
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -201,6 +202,7 @@ HWY_NOINLINE void RunF32Steps(D d, const F32ProgramOp* code, int num_ops, void* 
   int num_repeated = 0;
   const uint8_t* far[kF32ProgramMaxStreams];
   int far_shift[kF32ProgramMaxStreams];
+  int64_t far_ahead[kF32ProgramMaxStreams];
   int num_far = 0;
   for (int k = 0; k < num_streams; ++k) {
     const F32Stream& s = kinds[k];
@@ -214,6 +216,7 @@ HWY_NOINLINE void RunF32Steps(D d, const F32ProgramOp* code, int num_ops, void* 
       splat[k] = SplatValue(streams[k], s.half, index);
     } else if (s.far) {
       far[num_far] = static_cast<const uint8_t*>(streams[k]);
+      far_ahead[num_far] = s.ahead;
       far_shift[num_far++] = s.half ? 1 : 2;
     }
   }
@@ -313,12 +316,38 @@ HWY_NOINLINE void RunF32Steps(D d, const F32ProgramOp* code, int num_ops, void* 
   steps[num_steps] = F32Step{kHandlers[kEndBase], nullptr, nullptr};
   if (begin >= end) return;
 
+  // Rows end, columns wrap and repeated splats move on only at a
+  // multiple of the block (RepeatsAlign); the next such position is
+  // `event`, and blocks before it go straight from the end to the next.
+  int64_t last = begin;  // where the counters below were last brought up to date
+  auto next_event = [&] {
+    int64_t e = end;
+    for (int j = 0; j < num_sums; ++j) e = std::min(e, last + sums[j].left);
+    for (int k = 0; k < num_streams; ++k) {
+      if (kinds[k].columns) e = std::min(e, last + columns[k].left);
+    }
+    for (int r = 0; r < num_repeated; ++r) e = std::min(e, last + repeated[r].left);
+    return e;
+  };
+  int64_t event = next_event();
   V acc[U];
   for (size_t k = 0; k < U; ++k) acc[k] = hn::Zero(d);
   int64_t i = begin;
   const F32Step* step = steps;
   const auto keep = [](V v) { return v; };
   const auto mask = [&](auto m) { return hn::VecFromMask(d, m); };
+// The far streams' lines of the block kPrefetchElements on.
+#define HLOVM_F32P_PREFETCH_FAR_                                                        \
+  for (int s = 0; s < num_far; ++s) {                                                   \
+    const int64_t bytes = (static_cast<int64_t>(U) * n) << far_shift[s];                \
+    if (far_ahead[s] > 0) {                                                             \
+      const uint8_t* p = far[s] + ((i + far_ahead[s]) << far_shift[s]);                 \
+      for (int64_t b = 0; b < bytes; b += 64) __builtin_prefetch(p + b, 0, 2);          \
+    } else {                                                                            \
+      const uint8_t* p = far[s] + ((i + kPrefetchElements) << far_shift[s]);            \
+      for (int64_t b = 0; b < bytes; b += 64) __builtin_prefetch(p + b);                \
+    }                                                                                   \
+  }
 // Operand x's vector k of the block.
 #define HLOVM_F32P_F_(x, k) hn::LoadU(d, static_cast<const float*>(x) + i + (k) * n)
 #define HLOVM_F32P_H_(x, k)                                                                \
@@ -426,7 +455,7 @@ round_bf16:
   sum_row_##j : if constexpr (kVectorClasses) {                                         \
     HLOVM_F32P_EACH_(cls##j[k % kClassVecs] = hn::Add(cls##j[k % kClassVecs], acc[k])); \
   } else {                                                                             \
-    const int64_t pos = sums[j].repeat - sums[j].left;                                 \
+    const int64_t pos = sums[j].repeat - sums[j].left + i - last;                          \
     HWY_ALIGN float lanes[kMaxLanes];                                                  \
     for (size_t k = 0; k < U; ++k) {                                                   \
       hn::Store(acc[k], d, lanes);                                                     \
@@ -442,11 +471,18 @@ round_bf16:
 #undef HLOVM_F32P_SUM_ROW_
 end_block:
   i += static_cast<int64_t>(U) * n;
+  if (i < event) {
+    HLOVM_F32P_PREFETCH_FAR_
+    step = steps;
+    goto* step->go;
+  }
+  const int64_t elapsed = i - last;
+  last = i;
   // A sum-row whose row ends with this block: its scalar, and fresh
   // classes (sum-row j's classes named with a constant j, so that they stay
   // in registers).
 #define HLOVM_F32P_FINISH_ROW_(j)                                                   \
-  if (sums[j].left -= static_cast<int64_t>(U) * n; sums[j].left <= 0) {             \
+  if (sums[j].left -= elapsed; sums[j].left <= 0) {                                  \
     HWY_ALIGN float c[kClasses];                                                    \
     if constexpr (kVectorClasses) {                                                 \
       for (size_t v = 0; v < kClassVecs; ++v) {                                     \
@@ -472,7 +508,7 @@ end_block:
     if (any_columns) {
       for (int k = 0; k < num_streams; ++k) {
         if (!kinds[k].columns) continue;
-        columns[k].left -= static_cast<int64_t>(U) * n;
+        columns[k].left -= elapsed;
         if (columns[k].left > 0) continue;
         columns[k].left = kinds[k].repeat;
         for (int r = 0; r < num_columns_refs; ++r) {
@@ -484,20 +520,15 @@ end_block:
     }
     for (int r = 0; r < num_repeated; ++r) {
       Repeated& rep = repeated[r];
-      rep.left -= static_cast<int64_t>(U) * n;
+      rep.left -= elapsed;
       if (rep.left > 0) continue;
       const F32Stream& s = kinds[rep.stream];
       rep.left = s.repeat;
       rep.index = rep.index + 1 == s.period ? 0 : rep.index + 1;
       splat[rep.stream] = SplatValue(streams[rep.stream], s.half, rep.index);
     }
-    // The far streams' lines of the block kPrefetchElements on.
-    for (int s = 0; s < num_far; ++s) {
-      const uint8_t* p = far[s] + ((i + kPrefetchElements) << far_shift[s]);
-      for (int64_t b = 0; b < (static_cast<int64_t>(U) * n) << far_shift[s]; b += 64) {
-        __builtin_prefetch(p + b);
-      }
-    }
+    event = next_event();
+    HLOVM_F32P_PREFETCH_FAR_
     step = steps;
     goto* step->go;
   }
@@ -519,6 +550,7 @@ end_block:
 #undef HLOVM_F32P_SELECTS_
 #undef HLOVM_F32P_LOAD_
 #undef HLOVM_F32P_UNARY_
+#undef HLOVM_F32P_PREFETCH_FAR_
 }
 
 // Whole blocks of U vectors, then the rest one element at a time (all of

@@ -82,6 +82,10 @@ struct F32Stream {
   // A repeated splat, rows or columns: > 0, a multiple of kF32ProgramRepeatQuantum.
   int64_t repeat = 0;
   int64_t period = 1;
+  // A far stream: prefetched this many elements ahead into the L2 cache
+  // (the next block of rows of a row-wise region), or, where 0,
+  // kPrefetchElements ahead into L1.
+  int64_t ahead = 0;
 };
 
 // A repeated splat's repeat is a multiple of this, so that a block of
