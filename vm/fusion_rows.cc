@@ -694,7 +694,9 @@ void MakePrograms(const std::vector<std::optional<F32Code>>& code, int64_t inner
                           : "",
                       prog.kinds[k].columns ? " (every row)" : "",
                       prog.kinds[k].ahead > 0 ? " (next block prefetched)" : "",
-                      prog.kinds[k].rows ? " (row sums)" : prog.stores[k] ? " (stored)" : "");
+                      prog.kinds[k].rows ? " (row sums)"
+                      : prog.stores[k]   ? " (stored)"
+                                         : "");
     }
     absl::StrAppend(detail, "          program ", step.program, ": ", prog.code.size(),
                     " ops over ", streams, "\n");

@@ -337,16 +337,16 @@ HWY_NOINLINE void RunF32Steps(D d, const F32ProgramOp* code, int num_ops, void* 
   const auto keep = [](V v) { return v; };
   const auto mask = [&](auto m) { return hn::VecFromMask(d, m); };
 // The far streams' lines of the block kPrefetchElements on.
-#define HLOVM_F32P_PREFETCH_FAR_                                                        \
-  for (int s = 0; s < num_far; ++s) {                                                   \
-    const int64_t bytes = (static_cast<int64_t>(U) * n) << far_shift[s];                \
-    if (far_ahead[s] > 0) {                                                             \
-      const uint8_t* p = far[s] + ((i + far_ahead[s]) << far_shift[s]);                 \
-      for (int64_t b = 0; b < bytes; b += 64) __builtin_prefetch(p + b, 0, 2);          \
-    } else {                                                                            \
-      const uint8_t* p = far[s] + ((i + kPrefetchElements) << far_shift[s]);            \
-      for (int64_t b = 0; b < bytes; b += 64) __builtin_prefetch(p + b);                \
-    }                                                                                   \
+#define HLOVM_F32P_PREFETCH_FAR_                                               \
+  for (int s = 0; s < num_far; ++s) {                                          \
+    const int64_t bytes = (static_cast<int64_t>(U) * n) << far_shift[s];       \
+    if (far_ahead[s] > 0) {                                                    \
+      const uint8_t* p = far[s] + ((i + far_ahead[s]) << far_shift[s]);        \
+      for (int64_t b = 0; b < bytes; b += 64) __builtin_prefetch(p + b, 0, 2); \
+    } else {                                                                   \
+      const uint8_t* p = far[s] + ((i + kPrefetchElements) << far_shift[s]);   \
+      for (int64_t b = 0; b < bytes; b += 64) __builtin_prefetch(p + b);       \
+    }                                                                          \
   }
 // Operand x's vector k of the block.
 #define HLOVM_F32P_F_(x, k) hn::LoadU(d, static_cast<const float*>(x) + i + (k) * n)
@@ -451,20 +451,21 @@ round_bf16:
   HLOVM_F32P_EACH_(acc[k] = RoundToBF16(d, acc[k]));
   HLOVM_F32P_NEXT_;
 // The block's values into sum-row j's classes, in index order.
-#define HLOVM_F32P_SUM_ROW_(j)                                                         \
+#define HLOVM_F32P_SUM_ROW_(j)                                                          \
   sum_row_##j : if constexpr (kVectorClasses) {                                         \
     HLOVM_F32P_EACH_(cls##j[k % kClassVecs] = hn::Add(cls##j[k % kClassVecs], acc[k])); \
-  } else {                                                                             \
-    const int64_t pos = sums[j].repeat - sums[j].left + i - last;                          \
-    HWY_ALIGN float lanes[kMaxLanes];                                                  \
-    for (size_t k = 0; k < U; ++k) {                                                   \
-      hn::Store(acc[k], d, lanes);                                                     \
-      for (int64_t l = 0; l < n; ++l) {                                                \
-        float& c = cls_mem[j][(pos + static_cast<int64_t>(k) * n + l) % kClasses];     \
-        c += lanes[l];                                                                 \
-      }                                                                                \
-    }                                                                                  \
-  }                                                                                    \
+  }                                                                                     \
+  else {                                                                                \
+    const int64_t pos = sums[j].repeat - sums[j].left + i - last;                       \
+    HWY_ALIGN float lanes[kMaxLanes];                                                   \
+    for (size_t k = 0; k < U; ++k) {                                                    \
+      hn::Store(acc[k], d, lanes);                                                      \
+      for (int64_t l = 0; l < n; ++l) {                                                 \
+        float& c = cls_mem[j][(pos + static_cast<int64_t>(k) * n + l) % kClasses];      \
+        c += lanes[l];                                                                  \
+      }                                                                                 \
+    }                                                                                   \
+  }                                                                                     \
   HLOVM_F32P_NEXT_;
   HLOVM_F32P_SUM_ROW_(0)
   HLOVM_F32P_SUM_ROW_(1)
@@ -474,30 +475,30 @@ end_block:
   if (i < event) {
     HLOVM_F32P_PREFETCH_FAR_
     step = steps;
-    goto* step->go;
+    goto * step->go;
   }
   const int64_t elapsed = i - last;
   last = i;
   // A sum-row whose row ends with this block: its scalar, and fresh
   // classes (sum-row j's classes named with a constant j, so that they stay
   // in registers).
-#define HLOVM_F32P_FINISH_ROW_(j)                                                   \
-  if (sums[j].left -= elapsed; sums[j].left <= 0) {                                  \
-    HWY_ALIGN float c[kClasses];                                                    \
-    if constexpr (kVectorClasses) {                                                 \
-      for (size_t v = 0; v < kClassVecs; ++v) {                                     \
-        hn::Store(cls##j[v], d, c + v * kMaxLanes);                                 \
-        cls##j[v] = hn::Set(d, -0.0f);                                              \
-      }                                                                             \
-    } else {                                                                        \
-      for (int64_t k = 0; k < kClasses; ++k) {                                      \
-        c[k] = cls_mem[j][k];                                                       \
-        cls_mem[j][k] = -0.0f;                                                      \
-      }                                                                             \
-    }                                                                               \
-    sums[j].dst[sums[j].index] = sums[j].init + SumClassTree(c, kClasses);          \
-    sums[j].left = sums[j].repeat;                                                  \
-    sums[j].index = sums[j].index + 1 == sums[j].period ? 0 : sums[j].index + 1;    \
+#define HLOVM_F32P_FINISH_ROW_(j)                                                \
+  if (sums[j].left -= elapsed; sums[j].left <= 0) {                              \
+    HWY_ALIGN float c[kClasses];                                                 \
+    if constexpr (kVectorClasses) {                                              \
+      for (size_t v = 0; v < kClassVecs; ++v) {                                  \
+        hn::Store(cls##j[v], d, c + v * kMaxLanes);                              \
+        cls##j[v] = hn::Set(d, -0.0f);                                           \
+      }                                                                          \
+    } else {                                                                     \
+      for (int64_t k = 0; k < kClasses; ++k) {                                   \
+        c[k] = cls_mem[j][k];                                                    \
+        cls_mem[j][k] = -0.0f;                                                   \
+      }                                                                          \
+    }                                                                            \
+    sums[j].dst[sums[j].index] = sums[j].init + SumClassTree(c, kClasses);       \
+    sums[j].left = sums[j].repeat;                                               \
+    sums[j].index = sums[j].index + 1 == sums[j].period ? 0 : sums[j].index + 1; \
   }
   if (num_sums > 0) {
     HLOVM_F32P_FINISH_ROW_(0)
