@@ -25,6 +25,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <memory>
@@ -150,6 +151,23 @@ struct UninitializedAllocator : std::allocator<T> {
 
 // The bytes of a message between the members of a collective.
 using MessageBytes = std::vector<uint8_t, UninitializedAllocator<uint8_t>>;
+
+// Appends `n` bytes from `p` with one memcpy. (The vector's own insert, and
+// its copy, construct element by element: its allocator has a construct of
+// its own, so the library does not move the bytes as a block; 640 KB of an
+// all-reduce went 16 bytes a step.)
+inline void AppendBytes(MessageBytes& bytes, const void* p, size_t n) {
+  const size_t at = bytes.size();
+  bytes.resize(at + n);
+  if (n > 0) std::memcpy(bytes.data() + at, p, n);
+}
+
+// A message holding a copy of `n` bytes from `p` (AppendBytes).
+inline MessageBytes BytesOf(const void* p, size_t n) {
+  MessageBytes bytes;
+  AppendBytes(bytes, p, n);
+  return bytes;
+}
 
 // Every member's contribution to one collective, by rank, as a bus hands
 // them to the semantics (ops/collective/collective_semantics.h).

@@ -119,7 +119,7 @@ void MessageCollectiveBus::PutCopy(int64_t self, int64_t target, int64_t stream,
     options_.link->PostCopy(self, target, stream, payload);
     return;
   }
-  Put(self, target, stream, MessageBytes(payload.begin(), payload.end()));
+  Put(self, target, stream, BytesOf(payload.data(), payload.size()));
 }
 
 void MessageCollectiveBus::Deliver(int64_t source, int64_t target, int64_t stream,
@@ -318,10 +318,10 @@ absl::Status MessageCollectiveBus::Meet(int64_t self, const CollectiveOp& op,
     }
     if (with_inputs.empty()) {
       with_inputs.reserve(header.size() + in_bytes);
-      with_inputs.assign(header.begin(), header.end());
+      AppendBytes(with_inputs, header.data(), header.size());
       for (size_t a = 0; a < op.in_shapes.size(); ++a) {
         with_inputs.resize(AlignUp(static_cast<int64_t>(with_inputs.size())), 0);
-        with_inputs.insert(with_inputs.end(), op.in[a], op.in[a] + Bytes(*op.in_shapes[a]));
+        AppendBytes(with_inputs, op.in[a], Bytes(*op.in_shapes[a]));
       }
     }
     PutCopy(self, op.group[k], 0, with_inputs);

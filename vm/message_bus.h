@@ -47,7 +47,7 @@ class MessageLink {
   // message that carries it).
   virtual void PostCopy(int64_t source, int64_t target, int64_t stream,
                         absl::Span<const uint8_t> payload) {
-    Post(source, target, stream, MessageBytes(payload.begin(), payload.end()));
+    Post(source, target, stream, BytesOf(payload.data(), payload.size()));
   }
   // Tells the other processes that instance `instance` (of this process)
   // has returned from Execute.

@@ -168,14 +168,11 @@ class Writer {
  public:
   explicit Writer(MessageBytes& out) : out_(out) {}
   void U64(uint64_t v) {
-    uint8_t b[8];
-    std::memcpy(b, &v, 8);
-    out_.insert(out_.end(), b, b + 8);
+    AppendBytes(out_, &v, 8);
   }
   void Bytes(const void* p, size_t n) {
     U64(n);
-    const auto* c = static_cast<const uint8_t*>(p);
-    out_.insert(out_.end(), c, c + n);
+    AppendBytes(out_, p, n);
   }
 
  private:
@@ -334,11 +331,11 @@ class MpiLink final : public MessageLink {
   void PostCopy(int64_t source, int64_t target, int64_t stream,
                 absl::Span<const uint8_t> payload) override {
     if (payload.size() > kInlinePayloadBytes) {
-      Post(source, target, stream, MessageBytes(payload.begin(), payload.end()));
+      Post(source, target, stream, BytesOf(payload.data(), payload.size()));
       return;
     }
     MessageBytes bytes = Envelope(kDataInline, source, target, stream, payload.size());
-    bytes.insert(bytes.end(), payload.begin(), payload.end());
+    AppendBytes(bytes, payload.data(), payload.size());
     Queue(static_cast<int>(target / per_process_), std::move(bytes), /*signal=*/false);
     Sent();
   }

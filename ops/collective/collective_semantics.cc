@@ -489,7 +489,7 @@ absl::Status LeadAllReduce(CollectiveBus& bus, int64_t self, const CollectiveOp&
   // Appends the chunk's ranges of the arrays `from` to `bytes`.
   auto pack = [&](const Chunk& chunk, auto from, MessageBytes& bytes) {
     for (const Run& r : chunk) {
-      bytes.insert(bytes.end(), from[r.a] + r.begin * eb[r.a], from[r.a] + r.end * eb[r.a]);
+      AppendBytes(bytes, from[r.a] + r.begin * eb[r.a], (r.end - r.begin) * eb[r.a]);
     }
   };
   // Writes `bytes` (the chunk's ranges) into the results of every local
@@ -556,7 +556,8 @@ absl::Status LeadAllReduce(CollectiveBus& bus, int64_t self, const CollectiveOp&
       unpack(chunk, reduced.data(), place);
       for (int64_t j = 0, last = me == m - 1 ? m - 2 : m - 1; j < m; ++j) {
         if (j == me) continue;
-        bus.PostBytes(self, leader(j), j == last ? std::move(reduced) : reduced);
+        bus.PostBytes(self, leader(j),
+                      j == last ? std::move(reduced) : BytesOf(reduced.data(), reduced.size()));
       }
     }
     for (int64_t j = 0; j < m; ++j) {
