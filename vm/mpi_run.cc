@@ -167,9 +167,7 @@ MessageBytes Envelope(MessageType type, int64_t a, int64_t b, int64_t c, size_t 
 class Writer {
  public:
   explicit Writer(MessageBytes& out) : out_(out) {}
-  void U64(uint64_t v) {
-    AppendBytes(out_, &v, 8);
-  }
+  void U64(uint64_t v) { AppendBytes(out_, &v, 8); }
   void Bytes(const void* p, size_t n) {
     U64(n);
     AppendBytes(out_, p, n);
