@@ -299,18 +299,24 @@ void DirectUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
     const float* kt = kernel + t * p.kdim * p.ldk + j0;
     RowCursor at(p, row0);
     const bool table = !p.window_offsets.empty();
-    for (int64_t r = 0; r < row_tiles * tr; ++r) {
-      const float** tile = rows + (r / tr) * p.row_windows * tr + r % tr;
+    // The table's batch element and position of row row0 + r.
+    int64_t batch = row0 / p.s_out, pos = row0 % p.s_out;
+    for (int64_t r = 0, first = 0; r < row_tiles * tr; ++r) {
+      if (r == first + tr) first = r;
+      const float** tile = rows + first * p.row_windows + (r - first);
       if (r >= nrows) {
         for (int64_t w = 0; w < p.row_windows; ++w) tile[w * tr] = bufs.zeros;
         continue;
       }
       if (table) {
-        const int64_t row = row0 + r;
-        const float* in = lhs + row / p.s_out * p.in_batch_stride + t * p.cg;
-        const int32_t* offs = p.window_offsets.data() + row % p.s_out * p.row_windows;
+        const float* in = lhs + batch * p.in_batch_stride + t * p.cg;
+        const int32_t* offs = p.window_offsets.data() + pos * p.row_windows;
         for (int64_t w = 0; w < p.row_windows; ++w) {
           tile[w * tr] = offs[w] >= 0 ? in + offs[w] : bufs.zeros;
+        }
+        if (++pos == p.s_out) {
+          pos = 0;
+          ++batch;
         }
         continue;
       }

@@ -363,9 +363,9 @@ HWY_INLINE void DirectTile(D d, const float* const* HWY_RESTRICT rows, int64_t c
       acc[r][v] = first ? hn::Zero(d) : hn::LoadU(d, out + r * ldo + v * L);
     }
   }
-  for (int64_t k = k0; k < k1;) {
-    const int64_t w = k / cg;
-    const int64_t c0 = k - w * cg;
+  // Window position w, its features [c0, c1).
+  int64_t w = k0 / cg;
+  for (int64_t k = k0, c0 = k0 - w * cg; k < k1; ++w, c0 = 0) {
     const int64_t c1 = std::min(cg, c0 + (k1 - k));
     const float* const* rw = rows + w * kTileRows;
     const float* a[kM];
