@@ -189,6 +189,15 @@ TEST(ConvTest, DirectPathSumsInWindowOrder) {
   EXPECT_EQ(PlanOf(stem).row_windows, 7);
   stem.pad_lo = 3, stem.pad_hi = 3, stem.w = 31;
   cases.push_back(stem);
+  // A strided 1x1 window with more than 128 features (ResNet's 256 -> 512
+  // shortcut, fewer features): its rows are read in place, not gathered
+  // for the GEMM; with more than 512 features the GEMM takes it.
+  Conv2D shortcut;
+  shortcut.h = 11, shortcut.w = 9, shortcut.c = 24, shortcut.o = 160, shortcut.kh = 1,
+  shortcut.kw = 1, shortcut.stride = 2, shortcut.pad_lo = shortcut.pad_hi = 0;
+  cases.push_back(shortcut);
+  shortcut.o = 544;
+  EXPECT_FALSE(PlanOf(shortcut).direct);
   for (const Conv2D& c : cases) {
     Shape out;
     const ConvPlan plan = PlanOf(c, &out);
