@@ -6,7 +6,7 @@
 // batch-group weight gradient's window row (BatchGroupRowF32), a whole
 // padded plane of the planar form (PlanarPaddedPlaneF32) and the
 // register tile of the direct convolution (DirectConvTileF32), which can
-// apply an elementwise epilogue to its sums before it stores them, and that
+// apply an elementwise epilogue to the sums it stores, and that
 // epilogue over a run of stored sums (ConvEpilogueF32).
 #include "ops/elementwise/elementwise_hwy_targets.h"  // must precede Highway
 
@@ -348,8 +348,8 @@ void ConvEpilogueF32(const ConvEpilogueStep* steps, int nsteps, const float* sum
 // features row r reads at window position w; terms k in [k0, k1) with
 // k = w * cg + c; kernel element (k, j) at kernel[(k - k0) * ldk + j]; sums at
 // out + r * ldo (read back unless `first`).
-// With epilogue steps, the sums go through them before they are stored
-// (out[0] is result element index0, ldo the result's features).
+// With epilogue steps, the stored sums then go through them (out[0] is
+// result element index0, ldo the result's features).
 template <int kM, class D>
 HWY_INLINE void DirectTile(D d, const float* const* HWY_RESTRICT rows, int64_t cg, int64_t k0,
                            int64_t k1, const float* HWY_RESTRICT kernel, int64_t ldk, bool first,
@@ -384,35 +384,30 @@ HWY_INLINE void DirectTile(D d, const float* const* HWY_RESTRICT rows, int64_t c
     }
     k += c1 - c0;
   }
-  const int64_t feature = nsteps > 0 ? index0 % ldo : 0;
-  for (int s = 0; s < nsteps; ++s) {
-    const ConvEpilogueStep& step = steps[s];
-    WithEpilogueOp(step.op, step.reversed, [&](auto op) {
-      if (step.kind == ConvEpilogueStep::kArray) {
-        const float* y = step.data + index0;
-        HWY_UNROLL(kTileRows) for (int r = 0; r < kM; ++r) {
-          HWY_UNROLL(kTileVecs) for (int v = 0; v < kTileVecs; ++v) {
-            acc[r][v] = op(acc[r][v], hn::LoadU(d, y + r * ldo + v * L));
-          }
-        }
-        return;
-      }
-      V y[kTileVecs];
-      HWY_UNROLL(kTileVecs) for (int v = 0; v < kTileVecs; ++v) {
-        y[v] = step.kind == ConvEpilogueStep::kScalar ? hn::Set(d, step.data[0])
-                                                      : hn::LoadU(d, step.data + feature + v * L);
-      }
-      HWY_UNROLL(kTileRows) for (int r = 0; r < kM; ++r) {
-        HWY_UNROLL(kTileVecs) for (int v = 0; v < kTileVecs; ++v) {
-          acc[r][v] = op(acc[r][v], y[v]);
-        }
-      }
-    });
-  }
   HWY_UNROLL(kTileRows) for (int r = 0; r < kM; ++r) {
     HWY_UNROLL(kTileVecs) for (int v = 0; v < kTileVecs; ++v) {
       hn::StoreU(acc[r][v], d, out + r * ldo + v * L);
     }
+  }
+  // The epilogue runs over the stored sums, still in L1: applied to the
+  // accumulators, whose address its operations then took, it made GCC keep
+  // the narrower tiles' accumulators in memory, stored at every term.
+  if (nsteps == 0) return;
+  const int64_t feature = index0 % ldo;
+  for (int s = 0; s < nsteps; ++s) {
+    const ConvEpilogueStep& step = steps[s];
+    WithEpilogueOp(step.op, step.reversed, [&](auto op) {
+      for (int r = 0; r < kM; ++r) {
+        float* row = out + r * ldo;
+        HWY_UNROLL(kTileVecs) for (int v = 0; v < kTileVecs; ++v) {
+          const V y = step.kind == ConvEpilogueStep::kScalar ? hn::Set(d, step.data[0])
+                      : step.kind == ConvEpilogueStep::kChannels
+                          ? hn::LoadU(d, step.data + feature + v * L)
+                          : hn::LoadU(d, step.data + index0 + r * ldo + v * L);
+          hn::StoreU(op(hn::LoadU(d, row + v * L), y), d, row + v * L);
+        }
+      }
+    });
   }
 }
 
