@@ -235,9 +235,9 @@ void ConvUnitsTo(const ConvPlan& plan, const ConvBuffers& bufs, int64_t unit_beg
 
 // Runs units [unit_begin, unit_end) as ConvUnits does (ConvHasUnitRuns),
 // applying the `count` epilogue steps to every sum before it is left in
-// the result: on the direct path by the register tile once it has stored
-// the last block of terms (tiles summed in the thread buffer: once copied
-// out), on the GEMM path as the tile buffer is written to the result.
+// the result: on the direct path in the register tile as the last block of
+// terms is stored (tiles summed in the thread buffer: once copied out), on
+// the GEMM path as the tile buffer is written to the result.
 void ConvUnitsWithEpilogue(const ConvPlan& plan, const ConvBuffers& bufs, int64_t unit_begin,
                            int64_t unit_end, const ConvEpilogueStep* steps, int count);
 
@@ -284,9 +284,9 @@ void HwyPlanarPaddedPlaneF32(const float* padded, int64_t pw, int64_t oh, int64_
 // stored there unless `first`: one fused multiply-add per term in k order.
 int64_t HwyDirectTileRows();
 int64_t HwyDirectTileCols();
-// With `nsteps` epilogue steps, the stored sums then go through them while
-// in L1; out[0] is result element `index0` and ldo the result's features
-// (channels()).
+// With `nsteps` epilogue steps, the sums then go through them before they
+// are stored; out[0] is result element `index0` and ldo the result's
+// features (channels()).
 void HwyDirectConvTileF32(const float* const* rows, int64_t nrows, int64_t cg, int64_t k0,
                           int64_t k1, const float* kernel, int64_t ldk, bool first, float* out,
                           int64_t ldo, const ConvEpilogueStep* steps = nullptr, int nsteps = 0,
