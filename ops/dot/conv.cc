@@ -335,7 +335,14 @@ void DirectUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
         // The strip's block of the kernel, read in place: the first tile
         // brings it into L1 for the others.
         const float* strip = kt + k0 * p.ldk + s * tc;
-        for (int64_t i = 0; i < used_tiles; ++i) {
+        // The whole tiles of whole columns, summed in the result, in one call.
+        const int64_t whole = whole_cols ? nrows / tr : 0;
+        const bool final_block = k1 == p.kdim;
+        conv_internal::HwyDirectConvTilesF32(
+            rows, whole, p.row_windows * tr, p.row_features, k0, k1, strip, p.ldk, k0 == 0,
+            o + s * tc, ldo, final_block ? steps : nullptr, final_block ? nsteps : 0,
+            row0 * ldo + t * p.og + j0 + s * tc);
+        for (int64_t i = whole; i < used_tiles; ++i) {
           const int64_t n = std::min(tr, nrows - i * tr);
           const bool in_place = n == tr && whole_cols;
           float* dst = in_place ? o + i * tr * ldo + s * tc

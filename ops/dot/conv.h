@@ -291,6 +291,13 @@ void HwyDirectConvTileF32(const float* const* rows, int64_t nrows, int64_t cg, i
                           int64_t k1, const float* kernel, int64_t ldk, bool first, float* out,
                           int64_t ldo, const ConvEpilogueStep* steps = nullptr, int nsteps = 0,
                           int64_t index0 = 0);
+// `tiles` whole tiles (HwyDirectTileRows() rows each) one after another:
+// tile t as HwyDirectConvTileF32 with rows + t * rows_stride, out + t *
+// HwyDirectTileRows() * ldo and index0 as far on.
+void HwyDirectConvTilesF32(const float* const* rows, int64_t tiles, int64_t rows_stride, int64_t cg,
+                           int64_t k0, int64_t k1, const float* kernel, int64_t ldk, bool first,
+                           float* out, int64_t ldo, const ConvEpilogueStep* steps, int nsteps,
+                           int64_t index0);
 // out[i] = the epilogue steps applied to sums[i] for result elements
 // index0 + i, i in [0, n), of a result with `channels` features innermost
 // (sums may be out).

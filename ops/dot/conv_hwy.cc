@@ -472,6 +472,21 @@ void DirectConvTileF32(const float* const* rows, int64_t nrows, int64_t cg, int6
   }
 }
 
+// `tiles` whole tiles one after another: tile t reads the rows at
+// rows + t * rows_stride and stores at out + t * kTileRows * ldo (result
+// element index0 + t * kTileRows * ldo).
+void DirectConvTilesF32(const float* const* rows, int64_t tiles, int64_t rows_stride, int64_t cg,
+                        int64_t k0, int64_t k1, const float* kernel, int64_t ldk, bool first,
+                        float* out, int64_t ldo, const ConvEpilogueStep* steps, int nsteps,
+                        int64_t index0) {
+  const hn::ScalableTag<float> d;
+  for (int64_t t = 0; t < tiles; ++t) {
+    const int64_t shift = t * kTileRows * ldo;
+    DirectTile<kTileRows>(d, rows + t * rows_stride, cg, k0, k1, kernel, ldk, first, out + shift,
+                          ldo, steps, nsteps, index0 + shift);
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace conv_internal
 }  // namespace hlovm
@@ -485,6 +500,7 @@ HWY_EXPORT(DepthwiseF32);
 HWY_EXPORT(FmaRowF32);
 HWY_EXPORT(BatchGroupRowF32);
 HWY_EXPORT(DirectConvTileF32);
+HWY_EXPORT(DirectConvTilesF32);
 HWY_EXPORT(PlanarPaddedPlaneF32);
 HWY_EXPORT(WidenBF16Rows);
 void HwyWidenBF16Rows(const uint16_t* src, int64_t src_stride, float* dst, int64_t dst_stride,
@@ -507,6 +523,13 @@ void HwyDirectConvTileF32(const float* const* rows, int64_t nrows, int64_t cg, i
                           int64_t index0) {
   HWY_DYNAMIC_DISPATCH(DirectConvTileF32)(rows, nrows, cg, k0, k1, kernel, ldk, first, out, ldo,
                                           steps, nsteps, index0);
+}
+void HwyDirectConvTilesF32(const float* const* rows, int64_t tiles, int64_t rows_stride, int64_t cg,
+                           int64_t k0, int64_t k1, const float* kernel, int64_t ldk, bool first,
+                           float* out, int64_t ldo, const ConvEpilogueStep* steps, int nsteps,
+                           int64_t index0) {
+  HWY_DYNAMIC_DISPATCH(DirectConvTilesF32)
+  (rows, tiles, rows_stride, cg, k0, k1, kernel, ldk, first, out, ldo, steps, nsteps, index0);
 }
 HWY_EXPORT(ConvEpilogueF32);
 void HwyConvEpilogueF32(const ConvEpilogueStep* steps, int nsteps, const float* sums,
