@@ -128,7 +128,8 @@ struct ConvPlan {
 
   // Direct path (f32, features innermost in the input, the result
   // [batch, positions..., features] row-major, no batch groups; a window of
-  // several positions or at most 128 output features): no im2col;
+  // several positions, at most 128 output features, or up to 512 over
+  // strided rows (DirectApplies)): no im2col;
   // register tiles of tile_rows consecutive output rows (batch x position)
   // by tile_cols output features read the input rows in place (a row of
   // zeros for padding) and the kernel as [group][kdim][ldk] (packed with
