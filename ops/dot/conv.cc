@@ -330,29 +330,22 @@ void DirectUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
     const int64_t used_tiles = (nrows + tr - 1) / tr;
     for (int64_t k0 = 0; k0 < p.kdim; k0 += p.k_block) {
       const int64_t k1 = std::min(p.kdim, k0 + p.k_block);
+      const bool final_block = k1 == p.kdim;
       for (int64_t s = 0; s < strips; ++s) {
-        const bool whole_cols = (s + 1) * tc <= ncols;
         // The strip's block of the kernel, read in place: the first tile
         // brings it into L1 for the others.
         const float* strip = kt + k0 * p.ldk + s * tc;
-        // The whole tiles of whole columns, summed in the result, in one call.
-        const int64_t whole = whole_cols ? nrows / tr : 0;
-        const bool final_block = k1 == p.kdim;
+        // The whole tiles of whole columns, summed in the result, in one call;
+        // the rest in the buffer.
+        const int64_t whole = (s + 1) * tc <= ncols ? nrows / tr : 0;
         conv_internal::HwyDirectConvTilesF32(
             rows, whole, p.row_windows * tr, p.row_features, k0, k1, strip, p.ldk, k0 == 0,
             o + s * tc, ldo, final_block ? steps : nullptr, final_block ? nsteps : 0,
             row0 * ldo + t * p.og + j0 + s * tc);
         for (int64_t i = whole; i < used_tiles; ++i) {
-          const int64_t n = std::min(tr, nrows - i * tr);
-          const bool in_place = n == tr && whole_cols;
-          float* dst = in_place ? o + i * tr * ldo + s * tc
-                                : part + i * tr * p.cols_per_block + s * tc;
-          const int64_t ld = in_place ? ldo : p.cols_per_block;
-          const bool last = in_place && k1 == p.kdim;
           conv_internal::HwyDirectConvTileF32(
-              rows + i * p.row_windows * tr, n, p.row_features, k0, k1, strip, p.ldk, k0 == 0, dst,
-              ld, last ? steps : nullptr, last ? nsteps : 0,
-              (row0 + i * tr) * ldo + t * p.og + j0 + s * tc);
+              rows + i * p.row_windows * tr, std::min(tr, nrows - i * tr), p.row_features, k0, k1,
+              strip, p.ldk, k0 == 0, part + i * tr * p.cols_per_block + s * tc, p.cols_per_block);
         }
       }
     }

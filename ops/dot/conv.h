@@ -285,20 +285,18 @@ void HwyPlanarPaddedPlaneF32(const float* padded, int64_t pw, int64_t oh, int64_
 // stored there unless `first`: one fused multiply-add per term in k order.
 int64_t HwyDirectTileRows();
 int64_t HwyDirectTileCols();
-// With `nsteps` epilogue steps, the sums then go through them before they
-// are stored; out[0] is result element `index0` and ldo the result's
-// features (channels()).
 void HwyDirectConvTileF32(const float* const* rows, int64_t nrows, int64_t cg, int64_t k0,
                           int64_t k1, const float* kernel, int64_t ldk, bool first, float* out,
-                          int64_t ldo, const ConvEpilogueStep* steps = nullptr, int nsteps = 0,
-                          int64_t index0 = 0);
+                          int64_t ldo);
 // `tiles` whole tiles (HwyDirectTileRows() rows each) one after another:
 // tile t as HwyDirectConvTileF32 with rows + t * rows_stride, out + t *
-// HwyDirectTileRows() * ldo and index0 as far on.
+// HwyDirectTileRows() * ldo. With `nsteps` epilogue steps, the sums go
+// through them before they are stored; out[0] is result element `index0`
+// and ldo the result's features (channels()).
 void HwyDirectConvTilesF32(const float* const* rows, int64_t tiles, int64_t rows_stride, int64_t cg,
                            int64_t k0, int64_t k1, const float* kernel, int64_t ldk, bool first,
-                           float* out, int64_t ldo, const ConvEpilogueStep* steps, int nsteps,
-                           int64_t index0);
+                           float* out, int64_t ldo, const ConvEpilogueStep* steps = nullptr,
+                           int nsteps = 0, int64_t index0 = 0);
 // out[i] = the epilogue steps applied to sums[i] for result elements
 // index0 + i, i in [0, n), of a result with `channels` features innermost
 // (sums may be out).

@@ -5,8 +5,9 @@
 // channels vectorised. And the planar form's row update (FmaRowF32), a
 // batch-group weight gradient's window row (BatchGroupRowF32), a whole
 // padded plane of the planar form (PlanarPaddedPlaneF32) and the
-// register tile of the direct convolution (DirectConvTileF32), which can
-// apply an elementwise epilogue to its sums as it stores them, and that
+// register tile of the direct convolution (DirectConvTileF32, and
+// DirectConvTilesF32 for whole tiles, which can apply an elementwise
+// epilogue to their sums before they store them), and that
 // epilogue over a run of stored sums (ConvEpilogueF32).
 #include "ops/elementwise/elementwise_hwy_targets.h"  // must precede Highway
 
@@ -344,29 +345,13 @@ void ConvEpilogueF32(const ConvEpilogueStep* steps, int nsteps, const float* sum
   }
 }
 
-// The operand of an epilogue step for vector v of a tile row whose first
-// element is result element `index` (of feature `feature`).
-template <class D>
-HWY_INLINE hn::Vec<D> EpilogueOperand(D d, const ConvEpilogueStep& step, int64_t feature,
-                                      int64_t index, int v) {
-  const int64_t at = v * static_cast<int64_t>(hn::Lanes(d));
-  switch (step.kind) {
-    case ConvEpilogueStep::kScalar:
-      return hn::Set(d, step.data[0]);
-    case ConvEpilogueStep::kChannels:
-      return hn::LoadU(d, step.data + feature + at);
-    case ConvEpilogueStep::kArray:
-      break;
-  }
-  return hn::LoadU(d, step.data + index + at);
-}
-
 // The first kM rows of a tile: rows[w * kTileRows + r] holds the cg input
 // features row r reads at window position w; terms k in [k0, k1) with
 // k = w * cg + c; kernel element (k, j) at kernel[(k - k0) * ldk + j]; sums at
 // out + r * ldo (read back unless `first`).
-// With epilogue steps, the sums go through them as they are stored (out[0]
-// is result element index0, ldo the result's features).
+// A full tile (kM == kTileRows) with epilogue steps puts the sums through
+// them before it stores them (out[0] is result element index0, ldo the
+// result's features); narrower tiles take none.
 template <int kM, class D>
 HWY_INLINE void DirectTile(D d, const float* const* HWY_RESTRICT rows, int64_t cg, int64_t k0,
                            int64_t k1, const float* HWY_RESTRICT kernel, int64_t ldk, bool first,
@@ -401,28 +386,29 @@ HWY_INLINE void DirectTile(D d, const float* const* HWY_RESTRICT rows, int64_t c
     }
     k += c1 - c0;
   }
-  // The full tile applies the epilogue to its accumulators before it
-  // stores them (1% faster than over the stored sums). A narrower tile (a
-  // partial last row tile) applies it to the stored sums, still in L1:
-  // applied to its accumulators, whose address the epilogue's operations
-  // then took, it made GCC keep them in memory, stored at every term
-  // (ResNet's 14x14 3x3 layer was 2-7% slower for it).
-  const int64_t feature = nsteps > 0 ? index0 % ldo : 0;
+  // Only full tiles take epilogue steps (the narrower ones, partial row
+  // tiles, are summed in a buffer and the epilogue runs as it is copied
+  // out): where the narrower instantiations applied it too, GCC kept their
+  // accumulators in memory, stored at every term (ResNet's 14x14 3x3 layer
+  // was 2-7% slower for it).
   if constexpr (kM == kTileRows) {
+    const int64_t feature = nsteps > 0 ? index0 % ldo : 0;
     for (int s = 0; s < nsteps; ++s) {
       const ConvEpilogueStep& step = steps[s];
       WithEpilogueOp(step.op, step.reversed, [&](auto op) {
         if (step.kind == ConvEpilogueStep::kArray) {
+          const float* y = step.data + index0;
           HWY_UNROLL(kTileRows) for (int r = 0; r < kM; ++r) {
             HWY_UNROLL(kTileVecs) for (int v = 0; v < kTileVecs; ++v) {
-              acc[r][v] = op(acc[r][v], EpilogueOperand(d, step, feature, index0 + r * ldo, v));
+              acc[r][v] = op(acc[r][v], hn::LoadU(d, y + r * ldo + v * L));
             }
           }
           return;
         }
-        V y[kTileVecs];  // the same for every row
+        V y[kTileVecs];
         HWY_UNROLL(kTileVecs) for (int v = 0; v < kTileVecs; ++v) {
-          y[v] = EpilogueOperand(d, step, feature, index0, v);
+          y[v] = step.kind == ConvEpilogueStep::kScalar ? hn::Set(d, step.data[0])
+                                                        : hn::LoadU(d, step.data + feature + v * L);
         }
         HWY_UNROLL(kTileRows) for (int r = 0; r < kM; ++r) {
           HWY_UNROLL(kTileVecs) for (int v = 0; v < kTileVecs; ++v) {
@@ -437,38 +423,21 @@ HWY_INLINE void DirectTile(D d, const float* const* HWY_RESTRICT rows, int64_t c
       hn::StoreU(acc[r][v], d, out + r * ldo + v * L);
     }
   }
-  if constexpr (kM < kTileRows) {
-    for (int s = 0; s < nsteps; ++s) {
-      const ConvEpilogueStep& step = steps[s];
-      WithEpilogueOp(step.op, step.reversed, [&](auto op) {
-        for (int r = 0; r < kM; ++r) {
-          float* row = out + r * ldo;
-          HWY_UNROLL(kTileVecs) for (int v = 0; v < kTileVecs; ++v) {
-            const auto y = EpilogueOperand(d, step, feature, index0 + r * ldo, v);
-            hn::StoreU(op(hn::LoadU(d, row + v * L), y), d, row + v * L);
-          }
-        }
-      });
-    }
-  }
 }
 
-// `nrows` (1..kTileRows) rows by DirectTileCols() columns: the narrowest
-// register tile that covers the rows (rows past nrows are computed too and
-// must be readable: they point at any row).
-void DirectConvTileF32(const float* const* rows, int64_t nrows, int64_t cg, int64_t k0,
-                       int64_t k1, const float* kernel, int64_t ldk, bool first, float* out,
-                       int64_t ldo, const ConvEpilogueStep* steps, int nsteps, int64_t index0) {
+// `nrows` (1..kTileRows) rows by DirectTileCols() columns, without an
+// epilogue: the narrowest register tile that covers the rows (rows past
+// nrows are computed too and must be readable: they point at any row).
+void DirectConvTileF32(const float* const* rows, int64_t nrows, int64_t cg, int64_t k0, int64_t k1,
+                       const float* kernel, int64_t ldk, bool first, float* out, int64_t ldo) {
   const hn::ScalableTag<float> d;
   constexpr int kThird = (kTileRows + 2) / 3;
   if (nrows > 2 * kThird) {
-    DirectTile<kTileRows>(d, rows, cg, k0, k1, kernel, ldk, first, out, ldo, steps, nsteps,
-                          index0);
+    DirectTile<kTileRows>(d, rows, cg, k0, k1, kernel, ldk, first, out, ldo, nullptr, 0, 0);
   } else if (nrows > kThird) {
-    DirectTile<2 * kThird>(d, rows, cg, k0, k1, kernel, ldk, first, out, ldo, steps, nsteps,
-                           index0);
+    DirectTile<2 * kThird>(d, rows, cg, k0, k1, kernel, ldk, first, out, ldo, nullptr, 0, 0);
   } else {
-    DirectTile<kThird>(d, rows, cg, k0, k1, kernel, ldk, first, out, ldo, steps, nsteps, index0);
+    DirectTile<kThird>(d, rows, cg, k0, k1, kernel, ldk, first, out, ldo, nullptr, 0, 0);
   }
 }
 
@@ -519,10 +488,8 @@ int64_t HwyDirectTileRows() { return HWY_DYNAMIC_DISPATCH(DirectTileRows)(); }
 int64_t HwyDirectTileCols() { return HWY_DYNAMIC_DISPATCH(DirectTileCols)(); }
 void HwyDirectConvTileF32(const float* const* rows, int64_t nrows, int64_t cg, int64_t k0,
                           int64_t k1, const float* kernel, int64_t ldk, bool first, float* out,
-                          int64_t ldo, const ConvEpilogueStep* steps, int nsteps,
-                          int64_t index0) {
-  HWY_DYNAMIC_DISPATCH(DirectConvTileF32)(rows, nrows, cg, k0, k1, kernel, ldk, first, out, ldo,
-                                          steps, nsteps, index0);
+                          int64_t ldo) {
+  HWY_DYNAMIC_DISPATCH(DirectConvTileF32)(rows, nrows, cg, k0, k1, kernel, ldk, first, out, ldo);
 }
 void HwyDirectConvTilesF32(const float* const* rows, int64_t tiles, int64_t rows_stride, int64_t cg,
                            int64_t k0, int64_t k1, const float* kernel, int64_t ldk, bool first,
