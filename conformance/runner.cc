@@ -531,6 +531,19 @@ std::string SanitizerSummary(const std::string& err) {
   return err.substr(at, end == std::string::npos ? std::string::npos : end - at);
 }
 
+// The first line of a sanitizer's report ("==123==ERROR: AddressSanitizer:
+// SEGV on unknown address ..."), from its "ERROR: " on; empty when `err` holds
+// none.
+std::string SanitizerReportStart(const std::string& err) {
+  for (size_t at = err.find("ERROR: "); at != std::string::npos; at = err.find("ERROR: ", at + 1)) {
+    const size_t end = err.find('\n', at);
+    const absl::string_view line =
+        absl::string_view(err).substr(at, end == std::string::npos ? std::string::npos : end - at);
+    if (absl::StrContains(line, "Sanitizer")) return std::string(line);
+  }
+  return "";
+}
+
 void ReadAvailable(int* fd, std::string* into) {
   if (*fd < 0) return;
   char buffer[65536];
@@ -634,6 +647,12 @@ CaseResult FinishChild(Child& child, const CaseInfo& info, int wait_status, doub
   if (child.timed_out) {
     result.outcome = CaseOutcome::kErrored;
     result.message = absl::StrFormat("timed out after %gs (killed)", timeout);
+    // A sanitizer that caught an error may still have been writing its
+    // report (symbolizing a stack is slow on a loaded machine): what it
+    // found is the news, not the time it took to say so.
+    if (const std::string found = SanitizerReportStart(child.err); !found.empty()) {
+      absl::StrAppend(&result.message, " while writing a sanitizer report: ", OneLine(found, 300));
+    }
     return result;
   }
   if (child.killed_at_resident_mb > 0) {

@@ -286,7 +286,13 @@ TEST_F(RunnerTest, ForkedCasesAreIsolatedToo) {
   auto found = DiscoverCases({dir_.string()});
   ASSERT_TRUE(found.ok());
   RunnerOptions options;
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  // The sanitizer symbolizes the crash's stack, which takes over a second
+  // on a loaded machine.
+  options.timeout_seconds = 4;
+#else
   options.timeout_seconds = 1;
+#endif
   options.jobs = 2;
   options.fork_function = [](const CaseInfo& info) {
     if (info.name == "fam_a/crash") raise(SIGSEGV);
@@ -301,8 +307,11 @@ TEST_F(RunnerTest, ForkedCasesAreIsolatedToo) {
   EXPECT_EQ(results[0].outcome, CaseOutcome::kErrored);
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
   // The fork is this test built with a sanitizer, whose handler catches the
-  // SIGSEGV, reports it and exits: the runner gives the report's summary.
-  EXPECT_NE(results[0].message.find("after a sanitizer report: SUMMARY: "), std::string::npos)
+  // SIGSEGV, reports it and exits: the runner gives the report's summary, or
+  // its first line where the timeout cut the report short.
+  EXPECT_TRUE(results[0].message.find("after a sanitizer report: SUMMARY: ") != std::string::npos ||
+              results[0].message.find("while writing a sanitizer report: ERROR: ") !=
+                  std::string::npos)
       << results[0].message;
   EXPECT_NE(results[0].message.find("Sanitizer: SEGV"), std::string::npos) << results[0].message;
 #else
@@ -320,6 +329,29 @@ std::vector<std::string> Names(const std::vector<CaseInfo>& cases) {
   std::vector<std::string> names;
   for (const CaseInfo& c : cases) names.push_back(c.name);
   return names;
+}
+
+// A child killed at the timeout while a sanitizer wrote its report: the
+// message gives what the sanitizer found, not just the time.
+TEST_F(RunnerTest, ATimeoutKeepsASanitizerReportsFirstLine) {
+  Write("fam_a/slow_report.hlo", "fam",
+        "echo '==42==ERROR: AddressSanitizer: SEGV on unknown address 0x000000000000' >&2; "
+        "echo '==42==Hint: address points to the zero page.' >&2; sleep 30");
+  Write("fam_a/plain_hang.hlo", "fam", "echo 'ERROR: not a sanitizer' >&2; sleep 30");
+  auto found = DiscoverCases({dir_.string()});
+  ASSERT_TRUE(found.ok());
+  RunnerOptions options = ShellOptions();
+  options.timeout_seconds = 1;
+  options.jobs = 2;
+  std::vector<CaseResult> results = RunCases(*found, options);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].info.name, "fam_a/plain_hang");
+  EXPECT_EQ(results[0].outcome, CaseOutcome::kErrored);
+  EXPECT_EQ(results[0].message, "timed out after 1s (killed)");
+  EXPECT_EQ(results[1].outcome, CaseOutcome::kErrored);
+  EXPECT_EQ(results[1].message,
+            "timed out after 1s (killed) while writing a sanitizer report: ERROR: "
+            "AddressSanitizer: SEGV on unknown address 0x000000000000");
 }
 
 TEST_F(RunnerTest, LinkLoopsAreWalkedOnce) {
