@@ -1,6 +1,7 @@
 #include "ops/dot/conv.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <limits>
 
@@ -261,6 +262,24 @@ void RunUnitsT(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin, i
   }
 }
 
+// Whether the kernel's terms at the window positions of `windows` (bits)
+// within terms [k0, k1), columns [0, ncols) of `strip` (term k0's row; rows
+// p.ldk apart) are all finite: multiplied by padding's zeros they then add
+// exactly nothing to a sum.
+bool PaddingTermsVanish(const ConvPlan& p, uint64_t windows, int64_t k0, int64_t k1,
+                        const float* strip, int64_t ncols) {
+  const int64_t cg = p.row_features;
+  for (; windows != 0; windows &= windows - 1) {
+    const int64_t w = std::countr_zero(windows);
+    const int64_t from = std::max(k0, w * cg), to = std::min(k1, (w + 1) * cg);
+    if (from < to &&
+        !conv_internal::HwyAllFiniteF32(strip + (from - k0) * p.ldk, to - from, ncols, p.ldk)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 // Direct path (ConvPlan::direct): per unit, the input row each output row
 // reads at every window position is located once (features contiguous; the
 // zeros where the window reads padding); then per block of terms, per
@@ -278,9 +297,11 @@ void DirectUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
   const int64_t ptr_bytes = AlignUp(static_cast<int64_t>(sizeof(float*)) * p.ksp * p.rows_per_block);
   const int64_t part_bytes =
       AlignUp(static_cast<int64_t>(sizeof(float)) * p.rows_per_block * p.cols_per_block);
-  uint8_t* scratch = ThreadScratch<DirectRows>(ptr_bytes + part_bytes);
+  const int64_t skip_bytes = AlignUp(static_cast<int64_t>(sizeof(uint64_t)) * row_tiles);
+  uint8_t* scratch = ThreadScratch<DirectRows>(ptr_bytes + part_bytes + skip_bytes);
   const float** rows = reinterpret_cast<const float**>(scratch);
   float* part = reinterpret_cast<float*>(scratch + ptr_bytes);  // [row][col] of the block
+  uint64_t* skip = reinterpret_cast<uint64_t*>(scratch + ptr_bytes + part_bytes);
   const float* lhs = reinterpret_cast<const float*>(bufs.lhs);
   const float* kernel = reinterpret_cast<const float*>(bufs.packed);
   float* out = reinterpret_cast<float*>(bufs.out);
@@ -301,51 +322,97 @@ void DirectUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
     const bool table = !p.window_offsets.empty();
     // The table's batch element and position of row row0 + r.
     int64_t batch = row0 / p.s_out, pos = row0 % p.s_out;
+    // Bit w of `reads`: a row of the tile reads input at window position w
+    // (w < 64). skip[i] has the others, where tile i reads only padding: a
+    // tile within the first or last output row of an image, whose window's
+    // first or last row lies outside.
+    const uint64_t windows = p.row_windows < 64    ? (uint64_t{1} << p.row_windows) - 1
+                             : p.row_windows == 64 ? ~uint64_t{0}
+                                                   : 0;
+    uint64_t reads = 0, skipped = 0;
     for (int64_t r = 0, first = 0; r < row_tiles * tr; ++r) {
       if (r == first + tr) first = r;
       const float** tile = rows + first * p.row_windows + (r - first);
       if (r >= nrows) {
         for (int64_t w = 0; w < p.row_windows; ++w) tile[w * tr] = bufs.zeros;
-        continue;
-      }
-      if (table) {
+      } else if (table) {
         const float* in = lhs + batch * p.in_batch_stride + t * p.cg;
         const int32_t* offs = p.window_offsets.data() + pos * p.row_windows;
         for (int64_t w = 0; w < p.row_windows; ++w) {
           tile[w * tr] = offs[w] >= 0 ? in + offs[w] : bufs.zeros;
+          reads |= static_cast<uint64_t>(offs[w] >= 0) << (w & 63);
         }
         if (++pos == p.s_out) {
           pos = 0;
           ++batch;
         }
-        continue;
+      } else {
+        const float* in = lhs + at.n * p.in_batch_stride + t * p.cg;
+        WindowOffsets(p, at.op, [&](int64_t w, int64_t off) {
+          tile[w * tr] = off >= 0 ? in + off : bufs.zeros;
+          reads |= static_cast<uint64_t>(off >= 0) << (w & 63);
+        });
+        at.Next(p);
       }
-      const float* in = lhs + at.n * p.in_batch_stride + t * p.cg;
-      WindowOffsets(p, at.op, [&](int64_t w, int64_t off) {
-        tile[w * tr] = off >= 0 ? in + off : bufs.zeros;
-      });
-      at.Next(p);
+      if (r == first + tr - 1) {
+        skip[first / tr] = windows & ~reads;
+        skipped |= skip[first / tr];
+        reads = 0;
+      }
     }
     float* o = out + row0 * ldo + t * p.og + j0;
     const int64_t used_tiles = (nrows + tr - 1) / tr;
     for (int64_t k0 = 0; k0 < p.kdim; k0 += p.k_block) {
       const int64_t k1 = std::min(p.kdim, k0 + p.k_block);
       const bool final_block = k1 == p.kdim;
+      // The windows [w0, w1] of this block of terms that some tile leaves
+      // out (skipped is 0 unless every window is below 64).
+      const int64_t w0 = k0 / p.row_features, w1 = (k1 - 1) / p.row_features;
+      const uint64_t block_skipped =
+          skipped == 0 ? 0
+                       : skipped & (w1 == 63 ? ~uint64_t{0} : (uint64_t{2} << w1) - 1) &
+                             ~((uint64_t{1} << w0) - 1);
       for (int64_t s = 0; s < strips; ++s) {
         // The strip's block of the kernel, read in place: the first tile
         // brings it into L1 for the others.
         const float* strip = kt + k0 * p.ldk + s * tc;
-        // The whole tiles of whole columns, summed in the result, in one call;
-        // the rest in the buffer.
+        // The whole tiles of whole columns (tiles [i0, i1)), summed in the
+        // result; the rest in the buffer.
         const int64_t whole = (s + 1) * tc <= ncols ? nrows / tr : 0;
-        conv_internal::HwyDirectConvTilesF32(
-            rows, whole, p.row_windows * tr, p.row_features, k0, k1, strip, p.ldk, k0 == 0,
-            o + s * tc, ldo, final_block ? steps : nullptr, final_block ? nsteps : 0,
-            row0 * ldo + t * p.og + j0 + s * tc);
+        const auto whole_tiles = [&](int64_t i0, int64_t i1, const uint64_t* tile_skip) {
+          const int64_t shift = i0 * tr * ldo;
+          conv_internal::HwyDirectConvTilesF32(
+              rows + i0 * p.row_windows * tr, i1 - i0, p.row_windows * tr, p.row_features, k0, k1,
+              strip, p.ldk, k0 == 0, o + s * tc + shift, ldo,
+              tile_skip != nullptr ? tile_skip + i0 : nullptr, final_block ? steps : nullptr,
+              final_block ? nsteps : 0, row0 * ldo + t * p.og + j0 + s * tc + shift);
+        };
+        const uint64_t* strip_skip = nullptr;
+        if (block_skipped == 0) {
+          whole_tiles(0, whole, nullptr);
+        } else {
+          // Tiles leave out the windows where they read only padding,
+          // unless the kernel's rows there hold an infinity or NaN (0 * inf
+          // is NaN). The others run first, so that the check finds those
+          // rows in cache.
+          const auto runs = [&](bool skipping, const uint64_t* tile_skip) {
+            for (int64_t i0 = 0, i1; i0 < whole; i0 = i1) {
+              const bool leaves = (skip[i0] & block_skipped) != 0;
+              for (i1 = i0 + 1; i1 < whole && ((skip[i1] & block_skipped) != 0) == leaves;) ++i1;
+              if (leaves == skipping) whole_tiles(i0, i1, tile_skip);
+            }
+          };
+          runs(false, nullptr);
+          if (PaddingTermsVanish(p, block_skipped, k0, k1, strip, std::min(tc, ncols - s * tc))) {
+            strip_skip = skip;
+          }
+          runs(true, strip_skip);
+        }
         for (int64_t i = whole; i < used_tiles; ++i) {
           conv_internal::HwyDirectConvTileF32(
               rows + i * p.row_windows * tr, std::min(tr, nrows - i * tr), p.row_features, k0, k1,
-              strip, p.ldk, k0 == 0, part + i * tr * p.cols_per_block + s * tc, p.cols_per_block);
+              strip, p.ldk, k0 == 0, part + i * tr * p.cols_per_block + s * tc, p.cols_per_block,
+              strip_skip != nullptr ? strip_skip[i] : 0);
         }
       }
     }

@@ -283,20 +283,28 @@ void HwyPlanarPaddedPlaneF32(const float* padded, int64_t pw, int64_t oh, int64_
 // kernel's element (k, j) is kernel[(k - k0) * ldk + j], and the sums of terms
 // k = w * cg + c in [k0, k1) go to out + r * ldo, continuing the sums
 // stored there unless `first`: one fused multiply-add per term in k order.
+// The window positions w whose bit is set in `skip` are left out; the caller
+// sets one only where every row reads zeros at w and the kernel's rows of w
+// are finite (those terms add exactly nothing), and only for w < 64.
 int64_t HwyDirectTileRows();
 int64_t HwyDirectTileCols();
 void HwyDirectConvTileF32(const float* const* rows, int64_t nrows, int64_t cg, int64_t k0,
                           int64_t k1, const float* kernel, int64_t ldk, bool first, float* out,
-                          int64_t ldo);
+                          int64_t ldo, uint64_t skip = 0);
 // `tiles` whole tiles (HwyDirectTileRows() rows each) one after another:
 // tile t as HwyDirectConvTileF32 with rows + t * rows_stride, out + t *
-// HwyDirectTileRows() * ldo. With `nsteps` epilogue steps, the sums go
-// through them before they are stored; out[0] is result element `index0`
-// and ldo the result's features (channels()).
+// HwyDirectTileRows() * ldo and skip[t] (none when skip is null). With
+// `nsteps` epilogue steps, the sums go through them before they are stored;
+// out[0] is result element `index0` and ldo the result's features
+// (channels()).
 void HwyDirectConvTilesF32(const float* const* rows, int64_t tiles, int64_t rows_stride, int64_t cg,
                            int64_t k0, int64_t k1, const float* kernel, int64_t ldk, bool first,
-                           float* out, int64_t ldo, const ConvEpilogueStep* steps = nullptr,
-                           int nsteps = 0, int64_t index0 = 0);
+                           float* out, int64_t ldo, const uint64_t* skip = nullptr,
+                           const ConvEpilogueStep* steps = nullptr, int nsteps = 0,
+                           int64_t index0 = 0);
+// Whether every element of rows [0, nrows) x columns [0, ncols) at
+// p + row * ld is finite.
+bool HwyAllFiniteF32(const float* p, int64_t nrows, int64_t ncols, int64_t ld);
 // out[i] = the epilogue steps applied to sums[i] for result elements
 // index0 + i, i in [0, n), of a result with `channels` features innermost
 // (sums may be out).

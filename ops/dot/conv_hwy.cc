@@ -349,14 +349,17 @@ void ConvEpilogueF32(const ConvEpilogueStep* steps, int nsteps, const float* sum
 // features row r reads at window position w; terms k in [k0, k1) with
 // k = w * cg + c; kernel element (k, j) at kernel[(k - k0) * ldk + j]; sums at
 // out + r * ldo (read back unless `first`).
+// Window positions w whose bit is set in `skip` (then every w < 64) are
+// left out: every row reads zeros there and the kernel's rows are finite, so
+// their terms would add exactly nothing (a sum started from +0 is never -0).
 // A full tile (kM == kTileRows) with epilogue steps puts the sums through
 // them before it stores them (out[0] is result element index0, ldo the
 // result's features); narrower tiles take none.
 template <int kM, class D>
 HWY_INLINE void DirectTile(D d, const float* const* HWY_RESTRICT rows, int64_t cg, int64_t k0,
                            int64_t k1, const float* HWY_RESTRICT kernel, int64_t ldk, bool first,
-                           float* out, int64_t ldo, const ConvEpilogueStep* steps, int nsteps,
-                           int64_t index0) {
+                           float* out, int64_t ldo, uint64_t skip, const ConvEpilogueStep* steps,
+                           int nsteps, int64_t index0) {
   using V = hn::Vec<D>;
   const size_t L = hn::Lanes(d);
   V acc[kM][kTileVecs];
@@ -369,6 +372,10 @@ HWY_INLINE void DirectTile(D d, const float* const* HWY_RESTRICT rows, int64_t c
   int64_t w = k0 / cg;
   for (int64_t k = k0, c0 = k0 - w * cg; k < k1; ++w, c0 = 0) {
     const int64_t c1 = std::min(cg, c0 + (k1 - k));
+    if (skip != 0 && (skip >> w & 1) != 0) {
+      k += c1 - c0;
+      continue;
+    }
     const float* const* rw = rows + w * kTileRows;
     const float* a[kM];
     HWY_UNROLL(kTileRows) for (int r = 0; r < kM; ++r) a[r] = rw[r];
@@ -429,15 +436,16 @@ HWY_INLINE void DirectTile(D d, const float* const* HWY_RESTRICT rows, int64_t c
 // epilogue: the narrowest register tile that covers the rows (rows past
 // nrows are computed too and must be readable: they point at any row).
 void DirectConvTileF32(const float* const* rows, int64_t nrows, int64_t cg, int64_t k0, int64_t k1,
-                       const float* kernel, int64_t ldk, bool first, float* out, int64_t ldo) {
+                       const float* kernel, int64_t ldk, bool first, float* out, int64_t ldo,
+                       uint64_t skip) {
   const hn::ScalableTag<float> d;
   constexpr int kThird = (kTileRows + 2) / 3;
   if (nrows > 2 * kThird) {
-    DirectTile<kTileRows>(d, rows, cg, k0, k1, kernel, ldk, first, out, ldo, nullptr, 0, 0);
+    DirectTile<kTileRows>(d, rows, cg, k0, k1, kernel, ldk, first, out, ldo, skip, nullptr, 0, 0);
   } else if (nrows > kThird) {
-    DirectTile<2 * kThird>(d, rows, cg, k0, k1, kernel, ldk, first, out, ldo, nullptr, 0, 0);
+    DirectTile<2 * kThird>(d, rows, cg, k0, k1, kernel, ldk, first, out, ldo, skip, nullptr, 0, 0);
   } else {
-    DirectTile<kThird>(d, rows, cg, k0, k1, kernel, ldk, first, out, ldo, nullptr, 0, 0);
+    DirectTile<kThird>(d, rows, cg, k0, k1, kernel, ldk, first, out, ldo, skip, nullptr, 0, 0);
   }
 }
 
@@ -446,14 +454,33 @@ void DirectConvTileF32(const float* const* rows, int64_t nrows, int64_t cg, int6
 // element index0 + t * kTileRows * ldo).
 void DirectConvTilesF32(const float* const* rows, int64_t tiles, int64_t rows_stride, int64_t cg,
                         int64_t k0, int64_t k1, const float* kernel, int64_t ldk, bool first,
-                        float* out, int64_t ldo, const ConvEpilogueStep* steps, int nsteps,
-                        int64_t index0) {
+                        float* out, int64_t ldo, const uint64_t* skip,
+                        const ConvEpilogueStep* steps, int nsteps, int64_t index0) {
   const hn::ScalableTag<float> d;
   for (int64_t t = 0; t < tiles; ++t) {
     const int64_t shift = t * kTileRows * ldo;
     DirectTile<kTileRows>(d, rows + t * rows_stride, cg, k0, k1, kernel, ldk, first, out + shift,
-                          ldo, steps, nsteps, index0 + shift);
+                          ldo, skip != nullptr ? skip[t] : 0, steps, nsteps, index0 + shift);
   }
+}
+
+// Whether every element of rows [0, nrows) x columns [0, ncols) at
+// p + row * ld is finite.
+bool AllFiniteF32(const float* p, int64_t nrows, int64_t ncols, int64_t ld) {
+  const hn::ScalableTag<float> d;
+  const hn::CappedTag<float, 1> d1;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  for (int64_t r = 0; r < nrows; ++r) {
+    const float* row = p + r * ld;
+    int64_t j = 0;
+    for (; j + N <= ncols; j += N) {
+      if (!hn::AllTrue(d, hn::IsFinite(hn::LoadU(d, row + j)))) return false;
+    }
+    for (; j < ncols; ++j) {
+      if (!hn::AllTrue(d1, hn::IsFinite(hn::LoadU(d1, row + j)))) return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace HWY_NAMESPACE
@@ -488,15 +515,20 @@ int64_t HwyDirectTileRows() { return HWY_DYNAMIC_DISPATCH(DirectTileRows)(); }
 int64_t HwyDirectTileCols() { return HWY_DYNAMIC_DISPATCH(DirectTileCols)(); }
 void HwyDirectConvTileF32(const float* const* rows, int64_t nrows, int64_t cg, int64_t k0,
                           int64_t k1, const float* kernel, int64_t ldk, bool first, float* out,
-                          int64_t ldo) {
-  HWY_DYNAMIC_DISPATCH(DirectConvTileF32)(rows, nrows, cg, k0, k1, kernel, ldk, first, out, ldo);
+                          int64_t ldo, uint64_t skip) {
+  HWY_DYNAMIC_DISPATCH(DirectConvTileF32)
+  (rows, nrows, cg, k0, k1, kernel, ldk, first, out, ldo, skip);
 }
 void HwyDirectConvTilesF32(const float* const* rows, int64_t tiles, int64_t rows_stride, int64_t cg,
                            int64_t k0, int64_t k1, const float* kernel, int64_t ldk, bool first,
-                           float* out, int64_t ldo, const ConvEpilogueStep* steps, int nsteps,
-                           int64_t index0) {
+                           float* out, int64_t ldo, const uint64_t* skip,
+                           const ConvEpilogueStep* steps, int nsteps, int64_t index0) {
   HWY_DYNAMIC_DISPATCH(DirectConvTilesF32)
-  (rows, tiles, rows_stride, cg, k0, k1, kernel, ldk, first, out, ldo, steps, nsteps, index0);
+  (rows, tiles, rows_stride, cg, k0, k1, kernel, ldk, first, out, ldo, skip, steps, nsteps, index0);
+}
+HWY_EXPORT(AllFiniteF32);
+bool HwyAllFiniteF32(const float* p, int64_t nrows, int64_t ncols, int64_t ld) {
+  return HWY_DYNAMIC_DISPATCH(AllFiniteF32)(p, nrows, ncols, ld);
 }
 HWY_EXPORT(ConvEpilogueF32);
 void HwyConvEpilogueF32(const ConvEpilogueStep* steps, int nsteps, const float* sums,

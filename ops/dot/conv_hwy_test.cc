@@ -282,7 +282,7 @@ TEST_P(ConvHwyTest, EpilogueStepsMatchElementwiseKernels) {
           HwyDirectConvTileF32(rows.data(), tr, 1, 0, 1, kernel.data(), tc, true,
                                plain.data() + tile0, ldo);
           HwyDirectConvTilesF32(rows.data(), 1, tr, 1, 0, 1, kernel.data(), tc, true,
-                                fused.data() + tile0, ldo, &tile_step, 1, tile0);
+                                fused.data() + tile0, ldo, nullptr, &tile_step, 1, tile0);
           for (int64_t r = 0; r < tr; ++r) {
             const int64_t at = tile0 + r * ldo;
             const std::vector<float> yr = OperandArray(tile_step, at, tc, ldo);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -158,6 +159,40 @@ TEST(ConvTest, HwioKernelIsReadWhereItIs) {
   EXPECT_FALSE(PlanOf(grouped).kernel_as_is);
 }
 
+// The f32 NHWC result of `c` summed as the im2col GEMM sums it: one fused
+// multiply-add per (window position, input feature) term from zero,
+// padding's zeros included.
+std::vector<float> FmaReference(const Conv2D& c, const std::vector<float>& in,
+                                const std::vector<float>& k, const Shape& out) {
+  const int64_t cin_k = c.c / c.fgc, og = c.o / c.fgc;
+  const int64_t oh = out.dimensions(1), ow = out.dimensions(2);
+  std::vector<float> want(static_cast<size_t>(out.element_count()));
+  for (int64_t b = 0; b < c.n; ++b)
+    for (int64_t y = 0; y < oh; ++y)
+      for (int64_t x = 0; x < ow; ++x)
+        for (int64_t f = 0; f < c.o; ++f) {
+          const int64_t c0 = f / og * cin_k;
+          float acc = 0.0f;
+          for (int64_t ky = 0; ky < c.kh; ++ky)
+            for (int64_t kx = 0; kx < c.kw; ++kx) {
+              const int64_t py = y * c.stride + ky * c.rhs_dil - c.pad_lo;
+              const int64_t px = x * c.stride + kx * c.rhs_dil - c.pad_lo;
+              const bool pad = py < 0 || px < 0 || py % c.lhs_dil || px % c.lhs_dil ||
+                               py / c.lhs_dil >= c.h || px / c.lhs_dil >= c.w;
+              const int64_t uy = c.reverse ? c.kh - 1 - ky : ky;
+              const int64_t ux = c.reverse ? c.kw - 1 - kx : kx;
+              for (int64_t ci = 0; ci < cin_k; ++ci) {
+                const float v =
+                    pad ? 0.0f
+                        : in[((b * c.h + py / c.lhs_dil) * c.w + px / c.lhs_dil) * c.c + c0 + ci];
+                acc = std::fma(v, k[((uy * c.kw + ux) * cin_k + ci) * c.o + f], acc);
+              }
+            }
+          want[((b * oh + y) * ow + x) * c.o + f] = acc;
+        }
+  return want;
+}
+
 // The direct f32 path sums each output in the order the im2col GEMM does:
 // one fused multiply-add per (window position, input feature) term from
 // zero, padding terms included. Non-integer values make the order visible;
@@ -202,7 +237,7 @@ TEST(ConvTest, DirectPathSumsInWindowOrder) {
     Shape out;
     const ConvPlan plan = PlanOf(c, &out);
     ASSERT_TRUE(plan.direct);
-    const int64_t cin_k = c.c / c.fgc, og = c.o / c.fgc;
+    const int64_t cin_k = c.c / c.fgc;
     std::mt19937 gen(11);
     std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
     std::vector<float> in(static_cast<size_t>(c.n * c.h * c.w * c.c)),
@@ -211,34 +246,56 @@ TEST(ConvTest, DirectPathSumsInWindowOrder) {
     for (float& v : k) v = dist(gen);
     std::vector<float> got(static_cast<size_t>(out.element_count()), -99.0f);
     ASSERT_TRUE(RunConv(plan, in.data(), k.data(), got.data()).ok());
-    const int64_t oh = out.dimensions(1), ow = out.dimensions(2);
-    std::vector<float> want(got.size());
-    for (int64_t b = 0; b < c.n; ++b)
-      for (int64_t y = 0; y < oh; ++y)
-        for (int64_t x = 0; x < ow; ++x)
-          for (int64_t f = 0; f < c.o; ++f) {
-            const int64_t c0 = f / og * cin_k;
-            float acc = 0.0f;
-            for (int64_t ky = 0; ky < c.kh; ++ky)
-              for (int64_t kx = 0; kx < c.kw; ++kx) {
-                const int64_t py = y * c.stride + ky * c.rhs_dil - c.pad_lo;
-                const int64_t px = x * c.stride + kx * c.rhs_dil - c.pad_lo;
-                const bool pad = py < 0 || px < 0 || py % c.lhs_dil || px % c.lhs_dil ||
-                                 py / c.lhs_dil >= c.h || px / c.lhs_dil >= c.w;
-                const int64_t uy = c.reverse ? c.kh - 1 - ky : ky;
-                const int64_t ux = c.reverse ? c.kw - 1 - kx : kx;
-                for (int64_t ci = 0; ci < cin_k; ++ci) {
-                  const float v = pad ? 0.0f
-                                      : in[((b * c.h + py / c.lhs_dil) * c.w + px / c.lhs_dil) *
-                                               c.c + c0 + ci];
-                  acc = std::fma(v, k[((uy * c.kw + ux) * cin_k + ci) * c.o + f], acc);
-                }
-              }
-            want[((b * oh + y) * ow + x) * c.o + f] = acc;
-          }
+    const std::vector<float> want = FmaReference(c, in, k, out);
     EXPECT_EQ(0, std::memcmp(got.data(), want.data(), got.size() * sizeof(float)))
         << "h=" << c.h << " c=" << c.c << " o=" << c.o;
     CheckConv<float>(c, ElementType::kF32);
+  }
+}
+
+// A register tile within the first or last output row of an image leaves
+// out the window row that lies in the padding: with a finite kernel those
+// terms add exactly nothing, so the bits are the im2col order's. An
+// infinity or NaN in the kernel's first or last window row makes 0 * inf a
+// NaN at the edge rows, as in XLA: then those terms are kept, in the strip
+// of columns they reach (other strips still leave them out).
+TEST(ConvTest, PaddingTermsAreLeftOutOnlyWhereTheyAddNothing) {
+  Conv2D c;
+  c.n = 2, c.h = 5, c.w = 2 * conv_internal::HwyDirectTileRows(), c.c = 5;
+  c.o = 3 * conv_internal::HwyDirectTileCols();
+  Shape out;
+  const ConvPlan plan = PlanOf(c, &out);
+  ASSERT_TRUE(plan.direct);
+  std::mt19937 gen(5);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> in(static_cast<size_t>(c.n * c.h * c.w * c.c)),
+      k(static_cast<size_t>(c.kh * c.kw * c.c * c.o));
+  for (float& v : in) v = dist(gen);
+  for (float& v : k) v = dist(gen);
+  const auto kat = [&](int64_t ky, int64_t kx, int64_t ci, int64_t f) -> float& {
+    return k[static_cast<size_t>(((ky * c.kw + kx) * c.c + ci) * c.o + f)];
+  };
+  const auto same = [](const std::vector<float>& a, const std::vector<float>& b) {
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (std::isnan(a[i]) != std::isnan(b[i])) return false;
+      if (!std::isnan(a[i]) && std::memcmp(&a[i], &b[i], sizeof(float)) != 0) return false;
+    }
+    return true;
+  };
+  const int64_t tc = conv_internal::HwyDirectTileCols();
+  for (int variant = 0; variant < 3; ++variant) {
+    if (variant == 1) kat(0, 1, 2, 3) = std::numeric_limits<float>::infinity();
+    if (variant == 2) kat(2, 0, 4, tc + 1) = std::numeric_limits<float>::quiet_NaN();
+    std::vector<float> got(static_cast<size_t>(out.element_count()), -99.0f);
+    ASSERT_TRUE(RunConv(plan, in.data(), k.data(), got.data()).ok());
+    const std::vector<float> want = FmaReference(c, in, k, out);
+    EXPECT_TRUE(same(got, want)) << "variant " << variant;
+    // The infinity makes NaNs of feature 3 in the first output row of each
+    // image (0 * inf), the NaN all of feature tc + 1.
+    int64_t nans = 0;
+    for (float v : got) nans += std::isnan(v);
+    EXPECT_EQ(nans, (variant >= 1 ? c.n * c.w : 0) + (variant == 2 ? c.n * c.h * c.w : 0))
+        << "variant " << variant;
   }
 }
 
