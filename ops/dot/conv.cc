@@ -329,36 +329,49 @@ void DirectUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
     const uint64_t windows = p.row_windows < 64    ? (uint64_t{1} << p.row_windows) - 1
                              : p.row_windows == 64 ? ~uint64_t{0}
                                                    : 0;
-    uint64_t reads = 0, skipped = 0;
-    for (int64_t r = 0, first = 0; r < row_tiles * tr; ++r) {
-      if (r == first + tr) first = r;
-      const float** tile = rows + first * p.row_windows + (r - first);
-      if (r >= nrows) {
-        for (int64_t w = 0; w < p.row_windows; ++w) tile[w * tr] = bufs.zeros;
-      } else if (table) {
-        const float* in = lhs + batch * p.in_batch_stride + t * p.cg;
-        const int32_t* offs = p.window_offsets.data() + pos * p.row_windows;
-        for (int64_t w = 0; w < p.row_windows; ++w) {
-          tile[w * tr] = offs[w] >= 0 ? in + offs[w] : bufs.zeros;
-          reads |= static_cast<uint64_t>(offs[w] >= 0) << (w & 63);
-        }
-        if (++pos == p.s_out) {
+    uint64_t skipped = 0;
+    for (int64_t i = 0; i < row_tiles; ++i) {
+      const int64_t first = i * tr;
+      const float** tile = rows + first * p.row_windows;
+      uint64_t reads = 0;
+      if (table && first + tr <= nrows && pos + tr <= p.s_out) {
+        // A whole tile within one batch element: its rows' offsets lie in
+        // runs of the table, a vector of them at a time.
+        reads = conv_internal::HwyDirectTileInputs(
+            p.window_offsets.data() + pos, p.s_out, p.row_windows, tr,
+            lhs + batch * p.in_batch_stride + t * p.cg, bufs.zeros, tile);
+        if ((pos += tr) == p.s_out) {
           pos = 0;
           ++batch;
         }
       } else {
-        const float* in = lhs + at.n * p.in_batch_stride + t * p.cg;
-        WindowOffsets(p, at.op, [&](int64_t w, int64_t off) {
-          tile[w * tr] = off >= 0 ? in + off : bufs.zeros;
-          reads |= static_cast<uint64_t>(off >= 0) << (w & 63);
-        });
-        at.Next(p);
+        for (int64_t r = first; r < first + tr; ++r) {
+          const float** row = tile + (r - first);
+          if (r >= nrows) {
+            for (int64_t w = 0; w < p.row_windows; ++w) row[w * tr] = bufs.zeros;
+          } else if (table) {
+            const float* in = lhs + batch * p.in_batch_stride + t * p.cg;
+            for (int64_t w = 0; w < p.row_windows; ++w) {
+              const int32_t off = p.window_offsets[w * p.s_out + pos];
+              row[w * tr] = off >= 0 ? in + off : bufs.zeros;
+              reads |= static_cast<uint64_t>(off >= 0) << (w & 63);
+            }
+            if (++pos == p.s_out) {
+              pos = 0;
+              ++batch;
+            }
+          } else {
+            const float* in = lhs + at.n * p.in_batch_stride + t * p.cg;
+            WindowOffsets(p, at.op, [&](int64_t w, int64_t off) {
+              row[w * tr] = off >= 0 ? in + off : bufs.zeros;
+              reads |= static_cast<uint64_t>(off >= 0) << (w & 63);
+            });
+            at.Next(p);
+          }
+        }
       }
-      if (r == first + tr - 1) {
-        skip[first / tr] = windows & ~reads;
-        skipped |= skip[first / tr];
-        reads = 0;
-      }
+      skip[i] = windows & ~reads;
+      skipped |= skip[i];
     }
     float* o = out + row0 * ldo + t * p.og + j0;
     const int64_t used_tiles = (nrows + tr - 1) / tr;
@@ -701,7 +714,7 @@ void PlanDirect(ConvPlan& p) {
     int64_t op[8] = {0};
     for (int64_t o = 0; o < p.s_out; ++o) {
       WindowOffsets(p, op, [&](int64_t w, int64_t off) {
-        p.window_offsets[o * p.row_windows + w] = static_cast<int32_t>(off);
+        p.window_offsets[w * p.s_out + o] = static_cast<int32_t>(off);
       });
       StepIndex(op, p.out_sp_size, p.nsp);
     }

@@ -301,6 +301,34 @@ TEST_P(ConvHwyTest, EpilogueStepsMatchElementwiseKernels) {
   }
 }
 
+// A tile's input rows from the offset table: base + offset, the zeros row
+// where the offset is negative, vectors and a tail (n = 8 and 5); the
+// windows at which some row reads input come back as bits.
+TEST_P(ConvHwyTest, DirectTileInputsLocateRowsAndPadding) {
+  const float base[64] = {};
+  const float zeros[4] = {};
+  const int64_t windows = 3, stride = 10;
+  std::vector<int32_t> offs(windows * stride);
+  for (int64_t r = 0; r < stride; ++r) {
+    offs[0 * stride + r] = -1;                       // window 0: all padding
+    offs[1 * stride + r] = r % 3 == 0 ? -1 : 2 * r;  // window 1: mixed
+    offs[2 * stride + r] = r == 4 ? 40 : -1;         // window 2: one row in the tail
+  }
+  for (int64_t n : {8, 5}) {
+    std::vector<const float*> rows(windows * n, nullptr);
+    const uint64_t reads =
+        HwyDirectTileInputs(offs.data(), stride, windows, n, base, zeros, rows.data());
+    EXPECT_EQ(reads, uint64_t{0b110}) << "n " << n;
+    for (int64_t w = 0; w < windows; ++w) {
+      for (int64_t r = 0; r < n; ++r) {
+        const int32_t off = offs[w * stride + r];
+        EXPECT_EQ(rows[w * n + r], off >= 0 ? base + off : zeros)
+            << "n " << n << " w " << w << " r " << r;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace conv_internal
 }  // namespace hlovm
