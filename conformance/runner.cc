@@ -512,36 +512,37 @@ int64_t ResidentMiB(pid_t pid) {
   return static_cast<int64_t>(resident) * sysconf(_SC_PAGESIZE) >> 20;
 }
 
-// The line a sanitizer's report ends with ("SUMMARY: AddressSanitizer:
-// SEGV ..."), else its first "runtime error:" line; empty when `err` holds
-// neither.
-std::string SanitizerSummary(const std::string& err) {
-  size_t at = err.rfind("SUMMARY: ");
-  while (at != std::string::npos && !absl::StrContains(
-             absl::string_view(err).substr(at, err.find('\n', at) - at), "Sanitizer")) {
-    at = at == 0 ? std::string::npos : err.rfind("SUMMARY: ", at - 1);
-  }
-  if (at == std::string::npos) at = err.find("runtime error:");
-  if (at == std::string::npos) return "";
-  if (err.compare(at, 9, "SUMMARY: ") != 0) {
-    const size_t line_start = err.rfind('\n', at);
-    at = line_start == std::string::npos ? 0 : line_start + 1;
-  }
-  const size_t end = err.find('\n', at);
-  return err.substr(at, end == std::string::npos ? std::string::npos : end - at);
-}
-
-// The first line of a sanitizer's report ("==123==ERROR: AddressSanitizer:
-// SEGV on unknown address ..."), from its "ERROR: " on; empty when `err` holds
-// none.
-std::string SanitizerReportStart(const std::string& err) {
-  for (size_t at = err.find("ERROR: "); at != std::string::npos; at = err.find("ERROR: ", at + 1)) {
+// The line of `err` from `marker` on, at the first (or the `last`) place
+// where that line names a sanitizer; empty when there is none.
+std::string SanitizerLine(const std::string& err, const char* marker, bool last) {
+  size_t at = last ? err.rfind(marker) : err.find(marker);
+  while (at != std::string::npos) {
     const size_t end = err.find('\n', at);
     const absl::string_view line =
         absl::string_view(err).substr(at, end == std::string::npos ? std::string::npos : end - at);
     if (absl::StrContains(line, "Sanitizer")) return std::string(line);
+    if (last) {
+      at = at == 0 ? std::string::npos : err.rfind(marker, at - 1);
+    } else {
+      at = err.find(marker, at + 1);
+    }
   }
   return "";
+}
+
+// The line a sanitizer's report ends with ("SUMMARY: AddressSanitizer:
+// SEGV ..."), else its first "runtime error:" line; empty when `err` holds
+// neither.
+std::string SanitizerSummary(const std::string& err) {
+  if (std::string summary = SanitizerLine(err, "SUMMARY: ", /*last=*/true); !summary.empty()) {
+    return summary;
+  }
+  const size_t at = err.find("runtime error:");
+  if (at == std::string::npos) return "";
+  const size_t line_start = err.rfind('\n', at);
+  const size_t begin = line_start == std::string::npos ? 0 : line_start + 1;
+  const size_t end = err.find('\n', at);
+  return err.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
 }
 
 void ReadAvailable(int* fd, std::string* into) {
@@ -649,8 +650,10 @@ CaseResult FinishChild(Child& child, const CaseInfo& info, int wait_status, doub
     result.message = absl::StrFormat("timed out after %gs (killed)", timeout);
     // A sanitizer that caught an error may still have been writing its
     // report (symbolizing a stack is slow on a loaded machine): what it
-    // found is the news, not the time it took to say so.
-    if (const std::string found = SanitizerReportStart(child.err); !found.empty()) {
+    // found is the news, not the time it took to say so. The report's first
+    // line: "==123==ERROR: AddressSanitizer: SEGV on unknown address ...".
+    if (const std::string found = SanitizerLine(child.err, "ERROR: ", /*last=*/false);
+        !found.empty()) {
       absl::StrAppend(&result.message, " while writing a sanitizer report: ", OneLine(found, 300));
     }
     return result;

@@ -354,6 +354,29 @@ TEST_F(RunnerTest, ATimeoutKeepsASanitizerReportsFirstLine) {
             "AddressSanitizer: SEGV on unknown address 0x000000000000");
 }
 
+// A case that exits after a sanitizer's report: the message gives the
+// report's last SUMMARY line that names a sanitizer, else the line of its
+// first "runtime error:".
+TEST_F(RunnerTest, ASanitizerReportGivesItsSummary) {
+  Write(
+      "fam_a/asan.hlo", "fam",
+      "printf 'SUMMARY: not a report\\n==7==ERROR: AddressSanitizer: heap-use-after-free\\n"
+      "SUMMARY: AddressSanitizer: heap-use-after-free a.cc:3 in f\\nSUMMARY: of something else\\n' "
+      ">&2; exit 1");
+  Write("fam_a/ubsan.hlo", "fam",
+        "printf 'b.cc:5:3: runtime error: signed integer overflow\\nmore\\n' >&2; exit 1");
+  auto found = DiscoverCases({dir_.string()});
+  ASSERT_TRUE(found.ok());
+  std::vector<CaseResult> results = RunCases(*found, ShellOptions());
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].message,
+            "exited with code 1 after a sanitizer report: SUMMARY: AddressSanitizer: "
+            "heap-use-after-free a.cc:3 in f");
+  EXPECT_EQ(results[1].message,
+            "exited with code 1 after a sanitizer report: b.cc:5:3: runtime error: signed integer "
+            "overflow");
+}
+
 TEST_F(RunnerTest, LinkLoopsAreWalkedOnce) {
   Write("fam_a/one.hlo", "add", "HloModule one");
   Write("fam_b/two.hlo", "add", "HloModule two");
