@@ -334,41 +334,34 @@ void DirectUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
       const int64_t first = i * tr;
       const float** tile = rows + first * p.row_windows;
       uint64_t reads = 0;
-      if (table && first + tr <= nrows && pos + tr <= p.s_out) {
-        // A whole tile within one batch element: its rows' offsets lie in
-        // runs of the table, a vector of them at a time.
-        reads = conv_internal::HwyDirectTileInputs(
-            p.window_offsets.data() + pos, p.s_out, p.row_windows, tr,
-            lhs + batch * p.in_batch_stride + t * p.cg, bufs.zeros, tile);
-        if ((pos += tr) == p.s_out) {
-          pos = 0;
-          ++batch;
-        }
-      } else {
-        for (int64_t r = first; r < first + tr; ++r) {
-          const float** row = tile + (r - first);
-          if (r >= nrows) {
-            for (int64_t w = 0; w < p.row_windows; ++w) row[w * tr] = bufs.zeros;
-          } else if (table) {
-            const float* in = lhs + batch * p.in_batch_stride + t * p.cg;
-            for (int64_t w = 0; w < p.row_windows; ++w) {
-              const int32_t off = p.window_offsets[w * p.s_out + pos];
-              row[w * tr] = off >= 0 ? in + off : bufs.zeros;
-              reads |= static_cast<uint64_t>(off >= 0) << (w & 63);
-            }
-            if (++pos == p.s_out) {
-              pos = 0;
-              ++batch;
-            }
-          } else {
-            const float* in = lhs + at.n * p.in_batch_stride + t * p.cg;
-            WindowOffsets(p, at.op, [&](int64_t w, int64_t off) {
-              row[w * tr] = off >= 0 ? in + off : bufs.zeros;
-              reads |= static_cast<uint64_t>(off >= 0) << (w & 63);
-            });
-            at.Next(p);
+      const int64_t end = std::min(first + tr, nrows);
+      int64_t r = first;
+      if (table) {
+        // The rows of one batch element, a run of the table's columns at
+        // a time (a whole tile at once, a vector of rows at a time).
+        while (r < end) {
+          const int64_t n = std::min(end - r, p.s_out - pos);
+          reads |= conv_internal::HwyDirectTileInputs(
+              p.window_offsets.data() + pos, p.s_out, p.row_windows, n, tr,
+              lhs + batch * p.in_batch_stride + t * p.cg, bufs.zeros, tile + (r - first));
+          r += n;
+          if ((pos += n) == p.s_out) {
+            pos = 0;
+            ++batch;
           }
         }
+      }
+      for (; r < end; ++r) {
+        const float** row = tile + (r - first);
+        const float* in = lhs + at.n * p.in_batch_stride + t * p.cg;
+        WindowOffsets(p, at.op, [&](int64_t w, int64_t off) {
+          row[w * tr] = off >= 0 ? in + off : bufs.zeros;
+          reads |= static_cast<uint64_t>(off >= 0) << (w & 63);
+        });
+        at.Next(p);
+      }
+      for (; r < first + tr; ++r) {
+        for (int64_t w = 0; w < p.row_windows; ++w) tile[w * tr + (r - first)] = bufs.zeros;
       }
       skip[i] = windows & ~reads;
       skipped |= skip[i];

@@ -302,13 +302,13 @@ void HwyDirectConvTilesF32(const float* const* rows, int64_t tiles, int64_t rows
                            float* out, int64_t ldo, const uint64_t* skip = nullptr,
                            const ConvEpilogueStep* steps = nullptr, int nsteps = 0,
                            int64_t index0 = 0);
-// The input rows of a tile of n rows from the offset table
-// (ConvPlan::window_offsets at the tile's first position): rows[w * n + r]
+// The input rows of n rows of a tile from the offset table
+// (ConvPlan::window_offsets at the first row's position): rows[w * ld + r]
 // = base + offs[w * stride + r], or `zeros` where that offset is negative
 // (padding), for r < n and window positions w < windows. Returns the
 // window positions (bit w, for w < 64) at which some row reads input.
 uint64_t HwyDirectTileInputs(const int32_t* offs, int64_t stride, int64_t windows, int64_t n,
-                             const float* base, const float* zeros, const float** rows);
+                             int64_t ld, const float* base, const float* zeros, const float** rows);
 // Whether every element of rows [0, nrows) x columns [0, ncols) at
 // p + row * ld is finite.
 bool HwyAllFiniteF32(const float* p, int64_t nrows, int64_t ncols, int64_t ld);

@@ -465,7 +465,7 @@ void DirectConvTilesF32(const float* const* rows, int64_t tiles, int64_t rows_st
 }
 
 uint64_t DirectTileInputs(const int32_t* offs, int64_t stride, int64_t windows, int64_t n,
-                          const float* base, const float* zeros, const float** rows) {
+                          int64_t ld, const float* base, const float* zeros, const float** rows) {
   const hn::ScalableTag<int64_t> d64;
   const hn::Rebind<int32_t, decltype(d64)> d32;
   const int64_t N = static_cast<int64_t>(hn::Lanes(d64));
@@ -474,7 +474,7 @@ uint64_t DirectTileInputs(const int32_t* offs, int64_t stride, int64_t windows, 
   uint64_t reads = 0;
   for (int64_t w = 0; w < windows; ++w) {
     const int32_t* o = offs + w * stride;
-    int64_t* dst = reinterpret_cast<int64_t*>(rows + w * n);
+    int64_t* dst = reinterpret_cast<int64_t*>(rows + w * ld);
     bool any = false;
     int64_t r = 0;
     for (; r + N <= n; r += N) {
@@ -484,7 +484,7 @@ uint64_t DirectTileInputs(const int32_t* offs, int64_t stride, int64_t windows, 
       any = any || !hn::AllTrue(d64, pad);
     }
     for (; r < n; ++r) {
-      rows[w * n + r] = o[r] >= 0 ? base + o[r] : zeros;
+      rows[w * ld + r] = o[r] >= 0 ? base + o[r] : zeros;
       any = any || o[r] >= 0;
     }
     reads |= static_cast<uint64_t>(any) << (w & 63);
@@ -557,8 +557,9 @@ void HwyDirectConvTilesF32(const float* const* rows, int64_t tiles, int64_t rows
 HWY_EXPORT(AllFiniteF32);
 HWY_EXPORT(DirectTileInputs);
 uint64_t HwyDirectTileInputs(const int32_t* offs, int64_t stride, int64_t windows, int64_t n,
-                             const float* base, const float* zeros, const float** rows) {
-  return HWY_DYNAMIC_DISPATCH(DirectTileInputs)(offs, stride, windows, n, base, zeros, rows);
+                             int64_t ld, const float* base, const float* zeros,
+                             const float** rows) {
+  return HWY_DYNAMIC_DISPATCH(DirectTileInputs)(offs, stride, windows, n, ld, base, zeros, rows);
 }
 bool HwyAllFiniteF32(const float* p, int64_t nrows, int64_t ncols, int64_t ld) {
   return HWY_DYNAMIC_DISPATCH(AllFiniteF32)(p, nrows, ncols, ld);

@@ -302,8 +302,9 @@ TEST_P(ConvHwyTest, EpilogueStepsMatchElementwiseKernels) {
 }
 
 // A tile's input rows from the offset table: base + offset, the zeros row
-// where the offset is negative, vectors and a tail (n = 8 and 5); the
-// windows at which some row reads input come back as bits.
+// where the offset is negative, vectors and a tail (n = 8 and 5 rows of a
+// tile of 8, which leaves the other rows as they were); the windows at
+// which some row reads input come back as bits.
 TEST_P(ConvHwyTest, DirectTileInputsLocateRowsAndPadding) {
   const float base[64] = {};
   const float zeros[4] = {};
@@ -314,16 +315,17 @@ TEST_P(ConvHwyTest, DirectTileInputsLocateRowsAndPadding) {
     offs[1 * stride + r] = r % 3 == 0 ? -1 : 2 * r;  // window 1: mixed
     offs[2 * stride + r] = r == 4 ? 40 : -1;         // window 2: one row in the tail
   }
+  const int64_t ld = 8;
   for (int64_t n : {8, 5}) {
-    std::vector<const float*> rows(windows * n, nullptr);
+    std::vector<const float*> rows(windows * ld, nullptr);
     const uint64_t reads =
-        HwyDirectTileInputs(offs.data(), stride, windows, n, base, zeros, rows.data());
+        HwyDirectTileInputs(offs.data(), stride, windows, n, ld, base, zeros, rows.data());
     EXPECT_EQ(reads, uint64_t{0b110}) << "n " << n;
     for (int64_t w = 0; w < windows; ++w) {
-      for (int64_t r = 0; r < n; ++r) {
+      for (int64_t r = 0; r < ld; ++r) {
         const int32_t off = offs[w * stride + r];
-        EXPECT_EQ(rows[w * n + r], off >= 0 ? base + off : zeros)
-            << "n " << n << " w " << w << " r " << r;
+        const float* want = r >= n ? nullptr : off >= 0 ? base + off : zeros;
+        EXPECT_EQ(rows[w * ld + r], want) << "n " << n << " w " << w << " r " << r;
       }
     }
   }
