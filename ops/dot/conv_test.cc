@@ -257,7 +257,7 @@ TEST(ConvTest, DirectPathSumsInWindowOrder) {
 // out the window row that lies in the padding: with a finite kernel those
 // terms add exactly nothing, so the bits are the im2col order's. An
 // infinity or NaN in the kernel's first or last window row makes 0 * inf a
-// NaN at the edge rows, as in XLA: then those terms are kept, in the strip
+// NaN at the edge rows, as in the im2col order: then those terms are kept, in the strip
 // of columns they reach (other strips still leave them out).
 TEST(ConvTest, PaddingTermsAreLeftOutOnlyWhereTheyAddNothing) {
   Conv2D c;
