@@ -46,8 +46,9 @@ expect skip "$out/skip.err" "hlovm: replica 0: " "%r" "group {0,1}" \
   "replica 1 on rank 1 has already finished without taking part"
 
 # The same with a large all-reduce, two instances a process: replica 3
-# skips it; replica 2, its process's leader, fails at once in the meeting
-# within the process, and the other process fails on hearing of it.
+# skips it (after a count that lets the others reach the all-reduce first);
+# replica 2, its process's leader, fails at once in the meeting within the
+# process, and the other process fails on hearing of it.
 run skip_large 40 -n 2 "$hlovm" run --collective_timeout=60 "$dir/skip_large.hlo"
 [ $rc -eq 1 ] || fail "skip_large: exit code $rc, not 1"
 [ $seconds -lt 30 ] || fail "skip_large: took ${seconds}s"
