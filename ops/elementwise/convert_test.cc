@@ -289,5 +289,35 @@ TEST(ConvertTest, FloatToIntSaturatesAndMapsNanToZero) {
   EXPECT_EQ(u, (std::vector<uint32_t>{0, UINT32_MAX, 0, 3000000000u, 0, 0, 2, 0}));
 }
 
+// f32 -> bf16 keeps every bit of the scalar rule (round to nearest even on
+// the bit pattern; a NaN keeps its sign and upper payload and turns quiet),
+// NaN payloads and subnormals included, on every target: the AVX-512 path
+// converts 32 floats at a time, so the length leaves a tail of each kind.
+TEST(ConvertTest, F32ToBF16KeepsTheBitsOfTheScalarRule) {
+  std::vector<uint32_t> bits = {0x00000000, 0x80000000, 0x00000001, 0x807fffff, 0x00008000,
+                                0x00018000, 0x3f808000, 0x3f818000, 0x7f7fffff, 0xff7f8000,
+                                0x7f800000, 0xff800000, 0x7f800001, 0xffbfffff, 0x7fc00000,
+                                0x7fffffff, 0xff800001, 0x7f808000};
+  for (uint64_t b = 12345; b < (uint64_t{1} << 32); b += 65521)
+    bits.push_back(static_cast<uint32_t>(b));
+  bits.resize(bits.size() / 32 * 32 + 23);
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    SCOPED_TRACE(hwy::TargetName(target));
+    auto kernel = SelectConvertKernel(ET::kF32, ET::kBF16);
+    ASSERT_TRUE(kernel.ok()) << kernel.status();
+    std::vector<uint16_t> out(bits.size());
+    (*kernel)(bits.data(), out.data(), static_cast<int64_t>(bits.size()));
+    for (size_t i = 0; i < bits.size(); ++i) {
+      const uint32_t x = bits[i];
+      const bool nan = (x & 0x7f800000) == 0x7f800000 && (x & 0x007fffff) != 0;
+      const uint16_t want = nan ? static_cast<uint16_t>((x >> 16) | 0x40)
+                                : static_cast<uint16_t>((x + 0x7fff + ((x >> 16) & 1)) >> 16);
+      ASSERT_EQ(out[i], want) << "at " << i << ", bits 0x" << std::hex << x;
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
+
 }  // namespace
 }  // namespace hlovm
