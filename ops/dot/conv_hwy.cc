@@ -190,10 +190,166 @@ void WidenBF16Rows(const uint16_t* src, int64_t src_stride, float* dst, int64_t 
       const auto bits = hn::ShiftLeft<16>(hn::PromoteTo(du32, hn::LoadU(du16, s + x)));
       hn::StoreU(hn::BitCast(df, bits), df, d + x);
     }
-    for (; x < cols; ++x) {
-      const uint32_t bits = uint32_t{s[x]} << 16;
-      std::memcpy(d + x, &bits, sizeof(bits));
+    if (x < cols) {
+      // The row's last columns in one masked vector: a row of the depthwise
+      // model (56 columns) otherwise ends in 8 scalar steps.
+      const size_t left = static_cast<size_t>(cols - x);
+      const auto in = hn::MaskedLoad(hn::FirstN(du16, left), du16, s + x);
+      const auto bits = hn::ShiftLeft<16>(hn::PromoteTo(du32, in));
+      hn::BlendedStore(hn::BitCast(df, bits), hn::FirstN(df, left), df, d + x);
     }
+  }
+}
+
+// Stores the sums of a planar block (rows [y0, y0 + R), vectors of
+// outputs from x0) but their lanes at or past `ow`.
+template <int R, int V, class Vec>
+HWY_INLINE void StorePlanarBlock(const Vec (&acc)[R][V], int64_t y0, int64_t x0, int64_t ow,
+                                 float* out, int64_t out_stride) {
+  const hn::DFromV<Vec> d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  HWY_ALIGN float tail[HWY_MAX_BYTES / sizeof(float)];
+  for (int r = 0; r < R; ++r) {
+    float* o = out + (y0 + r) * out_stride + x0;
+    for (int v = 0; v < V; ++v) {
+      const int64_t left = ow - x0 - v * N;
+      if (left >= N) {
+        hn::StoreU(acc[r][v], d, o + v * N);
+      } else if (left > 0) {
+        hn::Store(acc[r][v], d, tail);
+        std::copy(tail, tail + left, o + v * N);
+      }
+    }
+  }
+}
+
+// Output rows [y0, y0 + R) x vectors of outputs [x0, x0 + V * N) of a
+// planar padded plane at column stride 1 (see PlanarPaddedPlaneF32): R * V
+// independent sums, so that the fused multiply-adds of one window position
+// overlap instead of waiting on each other's results. Each output's terms
+// still come in window order, one fused multiply-add each, from zero.
+// Lanes at or past `ow` are computed from the plane's slack and dropped.
+template <int R, int V>
+HWY_INLINE void PlanarPaddedBlock(const float* padded, int64_t pw, int64_t y0, int64_t x0,
+                                  int64_t ow, int64_t kh, int64_t kw, int64_t sh, int64_t dh,
+                                  int64_t dw, const float* weights, float* out,
+                                  int64_t out_stride) {
+  const hn::ScalableTag<float> d;
+  using Vec = hn::Vec<decltype(d)>;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  Vec acc[R][V];
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < V; ++v) acc[r][v] = hn::Zero(d);
+  for (int64_t i = 0; i < kh; ++i) {
+    const float* rows[R];
+    for (int r = 0; r < R; ++r) rows[r] = padded + ((y0 + r) * sh + i * dh) * pw + x0;
+    for (int64_t j = 0; j < kw; ++j) {
+      const auto w = hn::Set(d, weights[i * kw + j]);
+      for (int r = 0; r < R; ++r)
+        for (int v = 0; v < V; ++v) {
+          acc[r][v] = hn::MulAdd(hn::LoadU(d, rows[r] + j * dw + v * N), w, acc[r][v]);
+        }
+    }
+  }
+  StorePlanarBlock<R, V>(acc, y0, x0, ow, out, out_stride);
+}
+
+#if HWY_TARGET <= HWY_AVX3
+// Lanes [j, j + 16) of the concatenation lo, hi (j in [1, 3], a constant
+// once inlined): the input vector one to three columns on from lo, made
+// from two loaded vectors (valignd) instead of loaded again across a cache
+// line, which costs this core two loads.
+template <class V>
+HWY_INLINE V ShiftInLanes(int j, V hi, V lo) {
+  const __m512i h = _mm512_castps_si512(hi.raw), l = _mm512_castps_si512(lo.raw);
+  switch (j) {
+    case 1:
+      return V{_mm512_castsi512_ps(_mm512_alignr_epi32(h, l, 1))};
+    case 2:
+      return V{_mm512_castsi512_ps(_mm512_alignr_epi32(h, l, 2))};
+    default:
+      return V{_mm512_castsi512_ps(_mm512_alignr_epi32(h, l, 3))};
+  }
+}
+constexpr bool kShiftInLanes = true;
+#else
+constexpr bool kShiftInLanes = false;
+#endif
+
+// PlanarPaddedBlock for a KH x KW window at stride 1 without dilation: the
+// weights stay in registers, and each loaded input vector serves every
+// output row of the block that reads it (an input row is read by KH output
+// rows), so a block of R rows loads R + KH - 1 rows rather than R * KH.
+// Each output's terms still come in window order (rows, then columns).
+template <int KH, int KW, int R, int V>
+HWY_INLINE void PlanarPaddedSmallBlock(const float* padded, int64_t pw, int64_t y0, int64_t x0,
+                                       int64_t ow, const hn::Vec<hn::ScalableTag<float>>* w,
+                                       float* out, int64_t out_stride) {
+  const hn::ScalableTag<float> d;
+  using Vec = hn::Vec<decltype(d)>;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  Vec acc[R][V];
+  HWY_UNROLL(16) for (int r = 0; r < R; ++r) {
+    HWY_UNROLL(16) for (int v = 0; v < V; ++v) acc[r][v] = hn::Zero(d);
+  }
+  static_assert(KW <= 4, "ShiftInLanes moves by at most three lanes");
+  const float* top = padded + y0 * pw + x0;
+  HWY_UNROLL(16) for (int t = 0; t < R + KH - 1; ++t) {
+    Vec row[V + 1];
+    HWY_UNROLL(16) for (int v = 0; v < V + (kShiftInLanes ? 1 : 0); ++v) {
+      row[v] = hn::LoadU(d, top + t * pw + v * N);
+    }
+    HWY_UNROLL(16) for (int j = 0; j < KW; ++j) {
+      HWY_UNROLL(16) for (int v = 0; v < V; ++v) {
+#if HWY_TARGET <= HWY_AVX3
+        const Vec in = j == 0 ? row[v] : ShiftInLanes(j, row[v + 1], row[v]);
+#else
+        const Vec in = j == 0 ? row[v] : hn::LoadU(d, top + t * pw + j + v * N);
+#endif
+        HWY_UNROLL(16) for (int r = 0; r < R; ++r) {
+          const int i = t - r;
+          if (i >= 0 && i < KH) acc[r][v] = hn::MulAdd(in, w[i * KW + j], acc[r][v]);
+        }
+      }
+    }
+  }
+  StorePlanarBlock<R, V>(acc, y0, x0, ow, out, out_stride);
+}
+
+// Rows [y0, y0 + oh) of a KH x KW window's plane at stride 1 without
+// dilation: R rows at a time, two vectors of outputs, then one.
+template <int KH, int KW, int R>
+HWY_INLINE int64_t PlanarPaddedSmallRows(const float* padded, int64_t pw, int64_t oh, int64_t ow,
+                                         const float* weights, float* out, int64_t out_stride) {
+  const hn::ScalableTag<float> d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  hn::Vec<decltype(d)> w[KH * KW];
+  for (int k = 0; k < KH * KW; ++k) w[k] = hn::Set(d, weights[k]);
+  int64_t y = 0;
+  for (; y + R <= oh; y += R) {
+    int64_t x = 0;
+    for (; x + N < ow; x += 2 * N) {
+      PlanarPaddedSmallBlock<KH, KW, R, 2>(padded, pw, y, x, ow, w, out, out_stride);
+    }
+    if (x < ow) PlanarPaddedSmallBlock<KH, KW, R, 1>(padded, pw, y, x, ow, w, out, out_stride);
+  }
+  return y;
+}
+
+// Output rows [y0, y0 + R) of a planar padded plane at column stride 1,
+// two vectors of outputs at a time, then one.
+template <int R>
+HWY_INLINE void PlanarPaddedRows(const float* padded, int64_t pw, int64_t y0, int64_t ow,
+                                 int64_t kh, int64_t kw, int64_t sh, int64_t dh, int64_t dw,
+                                 const float* weights, float* out, int64_t out_stride) {
+  const hn::ScalableTag<float> d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  int64_t x = 0;
+  for (; x + N < ow; x += 2 * N) {
+    PlanarPaddedBlock<R, 2>(padded, pw, y0, x, ow, kh, kw, sh, dh, dw, weights, out, out_stride);
+  }
+  if (x < ow) {
+    PlanarPaddedBlock<R, 1>(padded, pw, y0, x, ow, kh, kw, sh, dh, dw, weights, out, out_stride);
   }
 }
 
@@ -203,17 +359,16 @@ void WidenBF16Rows(const uint16_t* src, int64_t src_stride, float* dst, int64_t 
 // padded[(y * sh + i * dh) * pw + x * sw + j * dw] * weights[i * kw + j],
 // one fused multiply-add per term from zero (padding terms read zeros), as
 // the row-at-a-time planar path sums. With sw = 1 the outputs of a row are
-// vectorised; `padded` has a vector of slack past its last row.
+// vectorised, four rows of two vectors at a time (a single sum's chain of
+// dependent multiply-adds ran at a quarter of the core's rate); `padded`
+// has a vector of slack past its last row.
 void PlanarPaddedPlaneF32(const float* padded, int64_t pw, int64_t oh, int64_t ow, int64_t kh,
                           int64_t kw, int64_t sh, int64_t sw, int64_t dh, int64_t dw,
                           const float* weights, float* out, int64_t out_stride) {
-  const hn::ScalableTag<float> d;
-  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
-  HWY_ALIGN float tail[HWY_MAX_BYTES / sizeof(float)];
-  for (int64_t y = 0; y < oh; ++y) {
-    const float* top = padded + y * sh * pw;
-    float* o = out + y * out_stride;
-    if (sw != 1) {
+  if (sw != 1) {
+    for (int64_t y = 0; y < oh; ++y) {
+      const float* top = padded + y * sh * pw;
+      float* o = out + y * out_stride;
       for (int64_t x = 0; x < ow; ++x) {
         float acc = 0.0f;
         for (int64_t i = 0; i < kh; ++i) {
@@ -222,23 +377,18 @@ void PlanarPaddedPlaneF32(const float* padded, int64_t pw, int64_t oh, int64_t o
         }
         o[x] = acc;
       }
-      continue;
     }
-    for (int64_t x = 0; x < ow; x += N) {
-      auto acc = hn::Zero(d);
-      for (int64_t i = 0; i < kh; ++i) {
-        const float* row = top + i * dh * pw + x;
-        for (int64_t j = 0; j < kw; ++j) {
-          acc = hn::MulAdd(hn::LoadU(d, row + j * dw), hn::Set(d, weights[i * kw + j]), acc);
-        }
-      }
-      if (x + N <= ow) {
-        hn::StoreU(acc, d, o + x);
-      } else {
-        hn::Store(acc, d, tail);
-        std::copy(tail, tail + (ow - x), o + x);
-      }
-    }
+    return;
+  }
+  int64_t y = 0;
+  if (sh == 1 && dh == 1 && dw == 1 && kh == 3 && kw == 3) {
+    y = PlanarPaddedSmallRows<3, 3, 4>(padded, pw, oh, ow, weights, out, out_stride);
+  }
+  for (; y + 4 <= oh; y += 4) {
+    PlanarPaddedRows<4>(padded, pw, y, ow, kh, kw, sh, dh, dw, weights, out, out_stride);
+  }
+  for (; y < oh; ++y) {
+    PlanarPaddedRows<1>(padded, pw, y, ow, kh, kw, sh, dh, dw, weights, out, out_stride);
   }
 }
 

@@ -10,7 +10,9 @@
 
 #include "gtest/gtest.h"
 #include "hwy/aligned_allocator.h"
+#include "hwy/targets.h"
 #include "ops/dot/dot_conv_shape.h"
+#include "ops/elementwise/elementwise_hwy_targets.h"  // must precede Highway
 
 namespace hlovm {
 namespace {
@@ -452,35 +454,53 @@ TEST(ConvTest, PlanarDepthwiseOverNchw) {
 // The planar path over a zero-padded plane (ConvPlan::planar_padded) gives
 // the bits of the NHWC depthwise kernel on non-integer values: each output
 // one fused multiply-add per window position, in window order, from zero.
+// The 3x3 windows at stride 1 (cases 0, 4 and 5) take the kernel for that
+// window (blocks of four rows, then single rows; rows of whole vectors and
+// rows ending in a partial one), on every target.
 TEST(ConvTest, PlanarPaddedPlaneMatchesDepthwiseBits) {
-  std::vector<Conv2D> cases(4);
+  std::vector<Conv2D> cases(6);
   for (Conv2D& c : cases) c.n = 2, c.h = 9, c.w = 37, c.c = 5, c.o = 5, c.fgc = 5;
   cases[1].stride = 2, cases[1].pad_lo = 1, cases[1].pad_hi = 2;
   cases[2].rhs_dil = 2, cases[2].pad_lo = 2, cases[2].pad_hi = -1, cases[2].reverse = true;
   cases[3].w = 3, cases[3].kw = 5, cases[3].kh = 1, cases[3].pad_lo = 2, cases[3].pad_hi = 2;
-  for (const Conv2D& c : cases) {
-    Shape nhwc_out;
-    const ConvPlan dw = PlanOf(c, &nhwc_out);
-    ASSERT_TRUE(dw.depthwise);
-    const int64_t oh = nhwc_out.dimensions(1), ow = nhwc_out.dimensions(2);
-    std::mt19937 gen(5);
-    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-    std::vector<float> in(static_cast<size_t>(c.n * c.h * c.w * c.c)),
-        k(static_cast<size_t>(c.kh * c.kw * c.o));
-    for (float& v : in) v = dist(gen);
-    for (float& v : k) v = dist(gen);
-    std::vector<float> want(static_cast<size_t>(nhwc_out.element_count()));
-    ASSERT_TRUE(RunConv(dw, in.data(), k.data(), want.data()).ok());
-    std::vector<float> got;
-    ASSERT_NO_FATAL_FAILURE(RunDepthwiseAsNchw(c, in, k, oh, ow, &ConvPlan::planar_padded, &got));
-    for (int64_t b = 0; b < c.n; ++b)
-      for (int64_t y = 0; y < oh; ++y)
-        for (int64_t x = 0; x < ow; ++x)
-          for (int64_t f = 0; f < c.o; ++f) {
-            const float g = got[((b * c.o + f) * oh + y) * ow + x];
-            const float w = want[((b * oh + y) * ow + x) * c.o + f];
-            ASSERT_EQ(0, std::memcmp(&g, &w, sizeof(float))) << b << " " << y << " " << x << " " << f;
-          }
+  cases[4].h = 8, cases[4].w = 64;
+  cases[5].h = 6, cases[5].w = 7, cases[5].pad_lo = 0, cases[5].pad_hi = 2;
+  struct ResetTargets {
+    ~ResetTargets() { hwy::SetSupportedTargetsForTest(0); }
+  } reset;
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+#if HWY_ARCH_X86
+    // Targets before AVX2 have no fused multiply-add: there the two kernels
+    // round their products apart, and their bits may differ.
+    if (target > HWY_AVX2) continue;
+#endif
+    hwy::SetSupportedTargetsForTest(target);
+    SCOPED_TRACE(hwy::TargetName(target));
+    for (const Conv2D& c : cases) {
+      Shape nhwc_out;
+      const ConvPlan dw = PlanOf(c, &nhwc_out);
+      ASSERT_TRUE(dw.depthwise);
+      const int64_t oh = nhwc_out.dimensions(1), ow = nhwc_out.dimensions(2);
+      std::mt19937 gen(5);
+      std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+      std::vector<float> in(static_cast<size_t>(c.n * c.h * c.w * c.c)),
+          k(static_cast<size_t>(c.kh * c.kw * c.o));
+      for (float& v : in) v = dist(gen);
+      for (float& v : k) v = dist(gen);
+      std::vector<float> want(static_cast<size_t>(nhwc_out.element_count()));
+      ASSERT_TRUE(RunConv(dw, in.data(), k.data(), want.data()).ok());
+      std::vector<float> got;
+      ASSERT_NO_FATAL_FAILURE(RunDepthwiseAsNchw(c, in, k, oh, ow, &ConvPlan::planar_padded, &got));
+      for (int64_t b = 0; b < c.n; ++b)
+        for (int64_t y = 0; y < oh; ++y)
+          for (int64_t x = 0; x < ow; ++x)
+            for (int64_t f = 0; f < c.o; ++f) {
+              const float g = got[((b * c.o + f) * oh + y) * ow + x];
+              const float w = want[((b * oh + y) * ow + x) * c.o + f];
+              ASSERT_EQ(0, std::memcmp(&g, &w, sizeof(float)))
+                  << b << " " << y << " " << x << " " << f;
+            }
+    }
   }
 }
 
