@@ -265,12 +265,6 @@ int EmitResults(const std::vector<RunResult>& results, const cli::Flags& flags) 
   return kExitOk;
 }
 
-// Names instance `id` of a run with `partitions` partitions.
-std::string InstanceName(int64_t id, int64_t partitions) {
-  if (partitions == 1) return absl::StrCat("replica ", id);
-  return absl::StrCat("replica ", id / partitions, " partition ", id % partitions);
-}
-
 // Runs every instance on the collective bus; prints one line per instance,
 // or one line for all when their results are bitwise identical.
 int RunInstances(const Executable& exe, const std::vector<Literal>& arguments, int64_t sets,

@@ -447,12 +447,6 @@ std::string MlirTensorType(const Shape& shape) {
   return absl::StrCat(out, element, ">");
 }
 
-// Names instance `id` of a run with `partitions` partitions, as `hlovm run`.
-std::string InstanceName(int64_t id, int64_t partitions) {
-  if (partitions == 1) return absl::StrCat("replica ", id);
-  return absl::StrCat("replica ", id / partitions, " partition ", id % partitions);
-}
-
 }  // namespace
 
 bool Session::IsKnownAttribute(absl::string_view name) {

@@ -429,6 +429,7 @@ absl::StatusOr<Literal> VmExecutable::RunBound(const Bind& bind,
   vm::ExecContext ctx;
   ctx.threads = options.threads > 0 ? options.threads : tbb::info::default_concurrency();
   ctx.cancel = options.cancel;
+  ctx.cancel_cause = options.cancel_cause;
   ctx.observer = options.observer;
   ctx.profiler = options.profiler;
   ctx.replica_id = options.replica_id;

@@ -11,8 +11,8 @@
 #define HLOVM_VM_API_H_
 
 #include <atomic>
-#include <deque>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -26,6 +26,7 @@
 #include "absl/types/span.h"
 #include "core/hlo_ir.h"
 #include "core/literal.h"
+#include "vm/cancel_cause.h"
 #include "vm/compile_options.h"
 
 namespace hlovm {
@@ -109,6 +110,7 @@ struct RunPosition {
 struct ExecuteOptions {
   int threads = 0;                         // 0: all cores
   const std::atomic<bool>* cancel = nullptr;  // set to true to stop; Execute returns Cancelled
+  const CancelCause* cancel_cause = nullptr;  // why `cancel` was set, for the error
   StepObserver* observer = nullptr;  // stepping hook, see StepObserver
   Profiler* profiler = nullptr;  // per-instruction times, see vm/profiler.h
   int64_t replica_id = 0;
@@ -235,6 +237,10 @@ class Executable {
   virtual std::string DescribePosition(const RunPosition& position) const { return ""; }
 };
 
+// Names instance `id` of a run with `partitions` partitions: "replica 2",
+// or "replica 1 partition 0".
+std::string InstanceName(int64_t id, int64_t partitions);
+
 // Multi-device runs: the module's replica_count x num_partitions instances,
 // each on a thread of its own, meeting at collectives on an in-memory bus.
 struct ReplicatedOptions {
@@ -266,11 +272,17 @@ struct ReplicatedOptions {
   // When set, the cancel flag the instances share and set when one fails
   // (the bus's too); else one of their own.
   std::atomic<bool>* cancel = nullptr;
+  // When set, where the caller gives the cause of a cancellation that
+  // comes from elsewhere (an MPI run: another process's instance failed);
+  // an instance that fails gives its own. Else one of their own.
+  CancelCause* cancel_cause = nullptr;
 };
 // One result per instance (id = replica * num_partitions + partition).
 // `arguments` holds one argument list for every instance, or one per
 // instance. When an instance fails, the others are cancelled: waiting
-// collectives fail at once and running ones stop at the next instruction.
+// collectives fail at once and running ones stop at the next instruction;
+// their errors (Cancelled) give the cause, e.g. "execution cancelled:
+// replica 2 failed".
 std::vector<absl::StatusOr<Literal>> ExecuteReplicated(
     const Executable& executable, absl::Span<const std::vector<const Literal*>> arguments,
     const ReplicatedOptions& options = {});

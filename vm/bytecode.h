@@ -51,6 +51,7 @@
 #include "core/hlo_ir.h"
 #include "core/literal.h"
 #include "core/shape.h"
+#include "vm/cancel_cause.h"
 
 namespace hlovm {
 
@@ -288,6 +289,7 @@ struct Program {
 struct ExecContext {
   int threads = 1;
   const std::atomic<bool>* cancel = nullptr;
+  const CancelCause* cancel_cause = nullptr;  // why `cancel` was set
   StepObserver* observer = nullptr;
   Profiler* profiler = nullptr;  // records per-instruction times (vm/profiler.h)
   int64_t replica_id = 0;
@@ -318,6 +320,8 @@ struct ExecContext {
 
   bool hooked() const { return cancel != nullptr || observer != nullptr || profiler != nullptr; }
   bool cancelled() const { return cancel != nullptr && cancel->load(std::memory_order_relaxed); }
+  // The error of a cancelled run, with its cause where known.
+  absl::Status CancelledError() const { return CancelledBy("execution", cancel_cause); }
 
   absl::Mutex mu;
   absl::Status status ABSL_GUARDED_BY(mu);

@@ -168,7 +168,7 @@ absl::Status InMemoryCollectiveBus::Sync(Rendezvous& rv, int64_t rank, bool arri
       break;
     }
     if (options_.cancel != nullptr && options_.cancel->load(std::memory_order_relaxed)) {
-      error = absl::CancelledError(absl::StrCat(what, " cancelled: another instance failed"));
+      error = CancelledBy(what, options_.cancel_cause);
       break;
     }
     std::vector<std::string> gone, missing;
@@ -381,7 +381,7 @@ absl::Status InMemoryCollectiveBus::Recv(int64_t self, int64_t source, int64_t c
           " without sending"));
     }
     if (options_.cancel != nullptr && options_.cancel->load(std::memory_order_relaxed)) {
-      return absl::CancelledError(absl::StrCat(what, " cancelled: another instance failed"));
+      return CancelledBy(what, options_.cancel_cause);
     }
     if (absl::Now() >= deadline) {
       return absl::DeadlineExceededError(absl::StrCat(

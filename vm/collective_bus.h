@@ -41,6 +41,7 @@
 #include "absl/types/span.h"
 #include "core/hlo_ir.h"
 #include "core/shape.h"
+#include "vm/cancel_cause.h"
 
 namespace hlovm {
 
@@ -241,6 +242,7 @@ struct InMemoryBusOptions {
   std::chrono::nanoseconds timeout = std::chrono::seconds(10);
   // Set to true to make every waiting instance fail (Cancelled).
   const std::atomic<bool>* cancel = nullptr;
+  const CancelCause* cancel_cause = nullptr;  // why, for their errors
 };
 
 class InMemoryCollectiveBus final : public CollectiveBus {

@@ -313,7 +313,7 @@ bool RunSequential(const Function& fn, uint8_t** regs, ExecContext& ctx) {
     const Instr& instr = code[pc];
     if constexpr (kPublish) ctx.position->instruction.store(&instr, std::memory_order_relaxed);
     if constexpr (kHooked) {
-      if (ctx.cancelled()) return ctx.Fail(absl::CancelledError("execution cancelled"));
+      if (ctx.cancelled()) return ctx.Fail(ctx.CancelledError());
       if (ctx.observer != nullptr && !Observe(fn, regs, ctx, pc, false)) return false;
     }
     bool ok;
@@ -379,7 +379,7 @@ class ParallelRun {
       stack.pop_back();
       if (ctx_.failed.load(std::memory_order_relaxed)) return;
       if (ctx_.cancelled()) {
-        ctx_.Fail(absl::CancelledError("execution cancelled"));
+        ctx_.Fail(ctx_.CancelledError());
         return;
       }
       const Instr& instr = fn_.code[i];

@@ -78,6 +78,7 @@ MessageCollectiveBus::MessageCollectiveBus(int64_t replicas, int64_t partitions,
     InMemoryBusOptions local;
     local.timeout = options_.timeout;
     local.cancel = options_.cancel;
+    local.cancel_cause = options_.cancel_cause;
     local_ = std::make_unique<InMemoryCollectiveBus>(replicas_, partitions_, local);
   }
 }
@@ -219,7 +220,7 @@ absl::StatusOr<MessageBytes> MessageCollectiveBus::Take(int64_t self, int64_t so
           absl::StrCat(what(), " ended: ", terminated_, "; ", Describe(source), " did not arrive"));
     }
     if (options_.cancel != nullptr && options_.cancel->load(std::memory_order_relaxed)) {
-      return absl::CancelledError(absl::StrCat(what(), " cancelled: another instance failed"));
+      return CancelledBy(what(), options_.cancel_cause);
     }
     if (rounds++ % kClockRounds == 0) now = absl::Now();
     if (now >= deadline) {

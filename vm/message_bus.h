@@ -82,6 +82,7 @@ struct MessageBusOptions {
   std::chrono::nanoseconds timeout = std::chrono::seconds(10);
   // Set to true to make every waiting instance fail (Cancelled).
   const std::atomic<bool>* cancel = nullptr;
+  const CancelCause* cancel_cause = nullptr;  // why, for their errors
   // The instances of this process: [first_local, first_local +
   // local_count); local_count 0 means all. Others are reached by `link`.
   int64_t first_local = 0;
@@ -132,9 +133,10 @@ class MessageCollectiveBus final : public CollectiveBus {
   void Terminate(const std::string& reason);
 
   bool IsLocal(int64_t instance) const;
+  // An instance as this bus's messages name it: "replica 2 on rank 1".
+  std::string Describe(int64_t instance) const;
 
  private:
-  std::string Describe(int64_t instance) const;
   // Sends `payload` from `self` to `target` on `stream`.
   void Put(int64_t self, int64_t target, int64_t stream, MessageBytes payload);
   // The same with a copy of `payload`.

@@ -642,6 +642,7 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
   for (int64_t i = first; i < first + per; ++i) run.local[i] = 1;
 
   std::atomic<bool> cancel{false};
+  CancelCause cancel_cause;
   std::atomic<bool> finished{false};
   run.results.clear();
   for (int64_t i = 0; i < all; ++i) run.results.emplace_back(absl::UnavailableError("not here"));
@@ -662,6 +663,9 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
         bus_of_link->Deliver(a, b, c, std::move(body));
         break;
       case kExit:
+        // The cause first: the instances that fail on learning of it (a
+        // collective naming the failed peer) are not taken for it.
+        if (b != 0) cancel_cause.Set(absl::StrCat(bus_of_link->Describe(a), " failed"));
         bus_of_link->RemoteExited(a, b != 0);
         if (b != 0) {
           cancel.store(true);
@@ -690,6 +694,7 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
   bus_options.timeout = std::chrono::duration_cast<std::chrono::nanoseconds>(
       std::chrono::duration<double>(options.collective_timeout_seconds));
   bus_options.cancel = &cancel;
+  bus_options.cancel_cause = &cancel_cause;
   bus_options.first_local = first;
   bus_options.local_count = per;
   bus_options.link = &link;
@@ -713,6 +718,7 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
   local.first_instance = first;
   local.local_instances = per;
   local.cancel = &cancel;
+  local.cancel_cause = &cancel_cause;
   std::vector<std::vector<Literal>> local_outfeed;
   local.outfeed = &local_outfeed;
   std::vector<absl::StatusOr<Literal>> local_results;
@@ -735,6 +741,7 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
   auto end_run = [&](const std::string& reason) {
     ended = true;
     link.Close();
+    cancel_cause.Set(reason);
     cancel.store(true);
     bus.Terminate(reason);
   };

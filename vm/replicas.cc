@@ -15,6 +15,11 @@
 
 namespace hlovm {
 
+std::string InstanceName(int64_t id, int64_t partitions) {
+  if (partitions == 1) return absl::StrCat("replica ", id);
+  return absl::StrCat("replica ", id / partitions, " partition ", id % partitions);
+}
+
 std::vector<absl::StatusOr<Literal>> ExecuteReplicated(
     const Executable& executable, absl::Span<const std::vector<const Literal*>> arguments,
     const ReplicatedOptions& options) {
@@ -47,6 +52,8 @@ std::vector<absl::StatusOr<Literal>> ExecuteReplicated(
   }
   std::atomic<bool> own_cancel{false};
   std::atomic<bool>& cancel = options.cancel != nullptr ? *options.cancel : own_cancel;
+  CancelCause own_cause;
+  CancelCause& cause = options.cancel_cause != nullptr ? *options.cancel_cause : own_cause;
   const auto timeout = std::chrono::duration_cast<std::chrono::nanoseconds>(
       std::chrono::duration<double>(options.collective_timeout_seconds));
   std::unique_ptr<CollectiveBus> own_bus;
@@ -54,11 +61,13 @@ std::vector<absl::StatusOr<Literal>> ExecuteReplicated(
     MessageBusOptions bus_options;
     bus_options.timeout = timeout;
     bus_options.cancel = &cancel;
+    bus_options.cancel_cause = &cause;
     own_bus = std::make_unique<MessageCollectiveBus>(replicas, partitions, bus_options);
   } else if (options.bus == nullptr) {
     InMemoryBusOptions bus_options;
     bus_options.timeout = timeout;
     bus_options.cancel = &cancel;
+    bus_options.cancel_cause = &cause;
     own_bus = std::make_unique<InMemoryCollectiveBus>(replicas, partitions, bus_options);
   }
   CollectiveBus& bus = options.bus != nullptr ? *options.bus : *own_bus;
@@ -86,10 +95,18 @@ std::vector<absl::StatusOr<Literal>> ExecuteReplicated(
     execute.bus = &bus;
     execute.feeds = feeds[local].get();
     execute.cancel = all > 1 || options.interrupt != nullptr ? &cancel : nullptr;
+    execute.cancel_cause = &cause;
     if (id == 0) execute.position = options.position;
     const std::vector<const Literal*>& args = arguments.size() == 1 ? arguments[0] : arguments[id];
     results[local] = executable.Execute(args, execute);
     const bool failed = !results[local].ok();
+    // The cause comes before the others learn of the failure (the bus
+    // tells waiting peers, the flag stops running ones): an instance that
+    // fails because of it (a collective naming the failed peer) is not
+    // taken for the cause.
+    if (failed && !absl::IsCancelled(results[local].status())) {
+      cause.Set(absl::StrCat(InstanceName(id, partitions), " failed"));
+    }
     if (failed) cancel.store(true, std::memory_order_relaxed);
     bus.InstanceExited(id, failed);
   };

@@ -1,11 +1,13 @@
 // Multi-instance runs on the in-memory collective bus: results, per-instance
 // arguments, group forms, and the faults (a skipped collective, a shape
 // mismatch, a late peer) that must fail every instance without a hang.
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <limits>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -210,9 +212,88 @@ TEST(ReplicasTest, LatePeerTimesOut) {
   const std::string message(results[0].status().message());
   EXPECT_TRUE(absl::StrContains(message, "timed out")) << message;
   EXPECT_TRUE(absl::StrContains(message, "replica 1 did not arrive")) << message;
-  // Replica 1 is cancelled rather than left running its loop.
-  EXPECT_FALSE(results[1].ok());
+  // Replica 1 is cancelled rather than left running its loop, and says why.
+  ASSERT_FALSE(results[1].ok());
+  EXPECT_TRUE(absl::IsCancelled(results[1].status())) << results[1].status();
+  EXPECT_TRUE(absl::StrContains(results[1].status().message(), "cancelled: replica 0 failed"))
+      << results[1].status();
   EXPECT_LT(seconds, 10.0);
+}
+
+// Replica 1 reads an infeed that holds nothing; the others count for
+// minutes unless cancelled. On either bus, the cancelled ones name the
+// instance that failed; cancelled by the caller (an interrupt), no instance
+// is named.
+constexpr char kOneFails[] = R"(
+HloModule one_fails, replica_count=3
+count_cond {
+  i = s32[] parameter(0)
+  n = s32[] constant(2000000000)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+count_body {
+  i = s32[] parameter(0)
+  one = s32[] constant(1)
+  ROOT next = s32[] add(i, one)
+}
+count {
+  p = s32[] parameter(0)
+  ROOT counted = s32[] while(p), condition=count_cond, body=count_body
+}
+read {
+  p = s32[] parameter(0)
+  token = token[] after-all()
+  in = (s32[], token[]) infeed(token)
+  ROOT v = s32[] get-tuple-element(in), index=0
+}
+ENTRY e {
+  id = u32[] replica-id()
+  one = u32[] constant(1)
+  ne = pred[] compare(id, one), direction=NE
+  zero = s32[] constant(0)
+  ROOT c = s32[] conditional(ne, zero, zero), true_computation=count, false_computation=read
+}
+)";
+
+TEST(ReplicasTest, CancelledInstancesNameTheOneThatFailed) {
+  auto exe = Build(kOneFails);
+  ASSERT_NE(exe, nullptr);
+  for (bool message_bus : {false, true}) {
+    SCOPED_TRACE(message_bus ? "message bus" : "in-memory bus");
+    auto results = RunAll(*exe, {{}}, /*timeout=*/30, /*threads=*/1, message_bus);
+    ASSERT_EQ(results.size(), 3u);
+    ASSERT_FALSE(results[1].ok());
+    EXPECT_TRUE(absl::StrContains(results[1].status().message(), "infeed queue is empty"))
+        << results[1].status();
+    for (int r : {0, 2}) {
+      ASSERT_FALSE(results[r].ok());
+      EXPECT_TRUE(absl::IsCancelled(results[r].status())) << results[r].status();
+      EXPECT_TRUE(
+          absl::StrContains(results[r].status().message(), "execution cancelled: replica 1 failed"))
+          << results[r].status();
+    }
+  }
+}
+
+TEST(ReplicasTest, AnInterruptNamesNoInstance) {
+  auto exe = Build(LateModule("  ROOT r = s32[] copy(i)"));
+  ASSERT_NE(exe, nullptr);
+  std::atomic<bool> interrupt{false};
+  ReplicatedOptions options;
+  options.threads = 1;
+  options.interrupt = &interrupt;
+  std::thread stop([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    interrupt.store(true);
+  });
+  auto results = ExecuteReplicated(*exe, {{}}, options);
+  stop.join();
+  // Replica 1 counts to 2e8: the interrupt stops it.
+  ASSERT_FALSE(results[1].ok());
+  EXPECT_TRUE(absl::IsCancelled(results[1].status())) << results[1].status();
+  EXPECT_TRUE(absl::StrContains(results[1].status().message(), "execution cancelled"))
+      << results[1].status();
+  EXPECT_FALSE(absl::StrContains(results[1].status().message(), "failed")) << results[1].status();
 }
 
 TEST(ReplicasTest, ShapeMismatchFailsEveryInstanceAtOnce) {

@@ -247,7 +247,7 @@ bool WhileHandler(const Instr& instr, uint8_t* const* regs, ExecContext& ctx) {
   for (int k = 0;; k ^= 1) {
     // The loop's back-edge: cancellation and failures elsewhere stop it.
     if (ctx.failed.load(std::memory_order_relaxed)) return false;
-    if (ctx.cancelled()) return ctx.Fail(absl::CancelledError("execution cancelled"));
+    if (ctx.cancelled()) return ctx.Fail(ctx.CancelledError());
     published.Iteration(iteration);
     const int64_t begin_ns = ctx.profiler != nullptr ? Profiler::NowNs() : 0;
     if (inline_cond) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Faults of runs under mpirun (vm/mpi_run.h), each bounded in time: a
-# replica that skips a collective, a shape mismatch, a late replica (the
+# replica that skips a collective, a shape mismatch, a replica that fails
+# while the others compute, a late replica (the
 # collective timeout), and a process killed with SIGKILL while its peers
 # wait or compute (they must exit at once, not when mpirun ends the job). Every process still running must exit 1 naming the instruction, the
 # group and who did not arrive; mpirun must return; nothing may hang.
@@ -62,6 +63,17 @@ run mismatch 40 -n 2 "$hlovm" run --collective_timeout=60 "$dir/mismatch.hlo"
 [ $seconds -lt 30 ] || fail "mismatch: took ${seconds}s"
 expect mismatch "$out/mismatch.err" "hlovm: replica 0: .*does not match" \
   "hlovm: replica 1: .*does not match" "group {0,1}" "f32\[2\]" "f32\[4\]"
+
+# Replica 2 fails (an empty infeed) while the others compute: they are
+# cancelled at once and say which instance failed, on which rank when it
+# ran in another process.
+run fails 40 -n 2 "$hlovm" run "$dir/fails.hlo"
+[ $rc -eq 1 ] || fail "fails: exit code $rc, not 1"
+[ $seconds -lt 30 ] || fail "fails: took ${seconds}s"
+expect fails "$out/fails.err" "hlovm: replica 2: .*infeed queue is empty" \
+  "hlovm: replica 0: .*execution cancelled: replica 2 on rank 1 failed" \
+  "hlovm: replica 1: .*execution cancelled: replica 2 on rank 1 failed" \
+  "hlovm: replica 3: .*execution cancelled: replica 2 failed"
 
 # Replicas 1 and 3 are late (a long loop): the waiting ones time out after
 # 1 s naming them, and the late ones are cancelled. Replicas 0 and 2 wait on
