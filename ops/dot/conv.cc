@@ -388,8 +388,8 @@ void DirectUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
         const auto whole_tiles = [&](int64_t i0, int64_t i1, const uint64_t* tile_skip) {
           const int64_t shift = i0 * tr * ldo;
           conv_internal::HwyDirectConvTilesF32(
-              rows + i0 * p.row_windows * tr, i1 - i0, p.row_windows * tr, p.row_features, k0, k1,
-              strip, p.ldk, k0 == 0, o + s * tc + shift, ldo,
+              p.tile_shape, rows + i0 * p.row_windows * tr, i1 - i0, p.row_windows * tr,
+              p.row_features, k0, k1, strip, p.ldk, k0 == 0, o + s * tc + shift, ldo,
               tile_skip != nullptr ? tile_skip + i0 : nullptr, final_block ? steps : nullptr,
               final_block ? nsteps : 0, row0 * ldo + t * p.og + j0 + s * tc + shift);
         };
@@ -416,8 +416,9 @@ void DirectUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
         }
         for (int64_t i = whole; i < used_tiles; ++i) {
           conv_internal::HwyDirectConvTileF32(
-              rows + i * p.row_windows * tr, std::min(tr, nrows - i * tr), p.row_features, k0, k1,
-              strip, p.ldk, k0 == 0, part + i * tr * p.cols_per_block + s * tc, p.cols_per_block,
+              p.tile_shape, rows + i * p.row_windows * tr, std::min(tr, nrows - i * tr),
+              p.row_features, k0, k1, strip, p.ldk, k0 == 0,
+              part + i * tr * p.cols_per_block + s * tc, p.cols_per_block,
               strip_skip != nullptr ? strip_skip[i] : 0);
         }
       }
@@ -665,15 +666,21 @@ void PlanDirect(ConvPlan& p) {
   constexpr int64_t kKernelBlockBytes = 512 * 1024;
   constexpr int64_t kWantUnits = 16;
   p.direct = true;
-  p.tile_rows = conv_internal::HwyDirectTileRows();
-  p.tile_cols = conv_internal::HwyDirectTileCols();
+  // The wide tile where kernel rows lie 1 KiB apart or more (see
+  // ops/dot/conv_hwy.cc).
+  constexpr int64_t kWideTileFeatures = 256;
+  p.tile_shape = p.og >= kWideTileFeatures ? 1 : 0;
+  p.tile_rows = conv_internal::HwyDirectTileRows(p.tile_shape);
+  p.tile_cols = conv_internal::HwyDirectTileCols(p.tile_shape);
   p.kernel_as_is = KernelIsPacked(p) && p.og % p.tile_cols == 0;
   const int64_t strips = (p.og + p.tile_cols - 1) / p.tile_cols;
   p.ldk = p.kernel_as_is ? p.og : strips * p.tile_cols;
   const int64_t total_rows = p.out_batch * p.s_out;
-  // Row blocks of up to 8 tiles, as even as whole tiles allow.
+  // Row blocks of up to 64 rows (8 tall tiles, 16 wide ones), as even as
+  // whole tiles allow.
+  const int64_t max_tiles = std::max<int64_t>(1, 64 / p.tile_rows);
   const int64_t row_tiles = (total_rows + p.tile_rows - 1) / p.tile_rows;
-  const int64_t even_blocks = (row_tiles + 7) / 8;
+  const int64_t even_blocks = (row_tiles + max_tiles - 1) / max_tiles;
   p.rows_per_block = (row_tiles + even_blocks - 1) / even_blocks * p.tile_rows;
   p.row_blocks = (total_rows + p.rows_per_block - 1) / p.rows_per_block;
   int64_t spb = std::clamp<int64_t>(kKernelBlockBytes / (p.kdim * p.csize * p.tile_cols), 1,

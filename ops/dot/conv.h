@@ -149,6 +149,7 @@ struct ConvPlan {
   // window positions of row_features terms each (else ksp and cg).
   bool direct = false;
   int64_t tile_rows = 0, tile_cols = 0, ldk = 0, k_block = 0;
+  int tile_shape = 0;  // the register tile (HwyDirectTileRows): 0 tall, 1 wide
   int64_t row_windows = 0, row_features = 0;
   // Direct path: window_offsets[w * s_out + o] is the element offset
   // (within a batch's input) of the window row w that output position o
@@ -275,31 +276,32 @@ void HwyWidenBF16Rows(const uint16_t* src, int64_t src_stride, float* dst, int64
 void HwyPlanarPaddedPlaneF32(const float* padded, int64_t pw, int64_t oh, int64_t ow,
                              int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t dh,
                              int64_t dw, const float* weights, float* out, int64_t out_stride);
-// Direct path (ConvPlan::direct): the register tile's rows and columns on
-// this machine, and one tile of nrows (1..HwyDirectTileRows()) rows by
-// HwyDirectTileCols() columns: rows[w * HwyDirectTileRows() + r] holds the
-// cg input features that output row r reads at window position w (rows
-// past nrows may be computed too: they must point at readable rows), the
-// kernel's element (k, j) is kernel[(k - k0) * ldk + j], and the sums of terms
-// k = w * cg + c in [k0, k1) go to out + r * ldo, continuing the sums
+// Direct path (ConvPlan::direct): the rows and columns of register tile
+// `shape` (ConvPlan::tile_shape: 0 tall, 1 wide) on this machine, and one
+// tile of nrows (1..HwyDirectTileRows(shape)) rows by
+// HwyDirectTileCols(shape) columns: rows[w * HwyDirectTileRows(shape) + r]
+// holds the cg input features that output row r reads at window position w
+// (rows past nrows may be computed too: they must point at readable rows),
+// the kernel's element (k, j) is kernel[(k - k0) * ldk + j], and the sums of
+// terms k = w * cg + c in [k0, k1) go to out + r * ldo, continuing the sums
 // stored there unless `first`: one fused multiply-add per term in k order.
 // The window positions w whose bit is set in `skip` are left out; the caller
 // sets one only where every row reads zeros at w and the kernel's rows of w
 // are finite (those terms add exactly nothing), and only for w < 64.
-int64_t HwyDirectTileRows();
-int64_t HwyDirectTileCols();
-void HwyDirectConvTileF32(const float* const* rows, int64_t nrows, int64_t cg, int64_t k0,
-                          int64_t k1, const float* kernel, int64_t ldk, bool first, float* out,
-                          int64_t ldo, uint64_t skip = 0);
-// `tiles` whole tiles (HwyDirectTileRows() rows each) one after another:
-// tile t as HwyDirectConvTileF32 with rows + t * rows_stride, out + t *
-// HwyDirectTileRows() * ldo and skip[t] (none when skip is null). With
-// `nsteps` epilogue steps, the sums go through them before they are stored;
-// out[0] is result element `index0` and ldo the result's features
-// (channels()).
-void HwyDirectConvTilesF32(const float* const* rows, int64_t tiles, int64_t rows_stride, int64_t cg,
-                           int64_t k0, int64_t k1, const float* kernel, int64_t ldk, bool first,
-                           float* out, int64_t ldo, const uint64_t* skip = nullptr,
+int64_t HwyDirectTileRows(int shape);
+int64_t HwyDirectTileCols(int shape);
+void HwyDirectConvTileF32(int shape, const float* const* rows, int64_t nrows, int64_t cg,
+                          int64_t k0, int64_t k1, const float* kernel, int64_t ldk, bool first,
+                          float* out, int64_t ldo, uint64_t skip = 0);
+// `tiles` whole tiles (HwyDirectTileRows(shape) rows each) one after
+// another: tile t as HwyDirectConvTileF32 with rows + t * rows_stride,
+// out + t * HwyDirectTileRows(shape) * ldo and skip[t] (none when skip is
+// null). With `nsteps` epilogue steps, the sums go through them before they
+// are stored; out[0] is result element `index0` and ldo the result's
+// features (channels()).
+void HwyDirectConvTilesF32(int shape, const float* const* rows, int64_t tiles, int64_t rows_stride,
+                           int64_t cg, int64_t k0, int64_t k1, const float* kernel, int64_t ldk,
+                           bool first, float* out, int64_t ldo, const uint64_t* skip = nullptr,
                            const ConvEpilogueStep* steps = nullptr, int nsteps = 0,
                            int64_t index0 = 0);
 // The input rows of n rows of a tile from the offset table

@@ -269,30 +269,32 @@ TEST_P(ConvHwyTest, EpilogueStepsMatchElementwiseKernels) {
 
           // The register tile: sums of one term (input x kernel, from
           // zero), then the step, for a whole tile starting at feature 3 of
-          // rows of tc + 5 features.
-          const int64_t tr = HwyDirectTileRows(), tc = HwyDirectTileCols();
-          const int64_t ldo = tc + 5, tile0 = 2 * ldo + 3;
-          ConvEpilogueStep tile_step = step;
-          if (kind == ConvEpilogueStep::kChannels) tile_step.data = array.data();  // >= ldo
-          const std::vector<float> in = SpecialValues(tr, 11);
-          const std::vector<float> kernel = Values(tc, 12);
-          std::vector<const float*> rows(tr);
-          for (int64_t r = 0; r < tr; ++r) rows[r] = &in[r];
-          std::vector<float> plain((tr + 3) * ldo, 0.0f), fused((tr + 3) * ldo, 0.0f);
-          HwyDirectConvTileF32(rows.data(), tr, 1, 0, 1, kernel.data(), tc, true,
-                               plain.data() + tile0, ldo);
-          HwyDirectConvTilesF32(rows.data(), 1, tr, 1, 0, 1, kernel.data(), tc, true,
-                                fused.data() + tile0, ldo, nullptr, &tile_step, 1, tile0);
-          for (int64_t r = 0; r < tr; ++r) {
-            const int64_t at = tile0 + r * ldo;
-            const std::vector<float> yr = OperandArray(tile_step, at, tc, ldo);
-            std::vector<float> row(tc);
-            KernelOf(op)(reversed ? yr.data() : plain.data() + at,
-                         reversed ? plain.data() + at : yr.data(), row.data(), tc);
-            for (int64_t j = 0; j < tc; ++j) {
-              ASSERT_TRUE(SameBits(fused[at + j], row[j]))
-                  << "tile: op " << op << " kind " << kind << " reversed " << reversed << " r " << r
-                  << " j " << j;
+          // rows of tc + 5 features; both tile shapes.
+          for (int shape : {0, 1}) {
+            const int64_t tr = HwyDirectTileRows(shape), tc = HwyDirectTileCols(shape);
+            const int64_t ldo = tc + 5, tile0 = 2 * ldo + 3;
+            ConvEpilogueStep tile_step = step;
+            if (kind == ConvEpilogueStep::kChannels) tile_step.data = array.data();  // >= ldo
+            const std::vector<float> in = SpecialValues(tr, 11);
+            const std::vector<float> kernel = Values(tc, 12);
+            std::vector<const float*> rows(tr);
+            for (int64_t r = 0; r < tr; ++r) rows[r] = &in[r];
+            std::vector<float> plain((tr + 3) * ldo, 0.0f), fused((tr + 3) * ldo, 0.0f);
+            HwyDirectConvTileF32(shape, rows.data(), tr, 1, 0, 1, kernel.data(), tc, true,
+                                 plain.data() + tile0, ldo);
+            HwyDirectConvTilesF32(shape, rows.data(), 1, tr, 1, 0, 1, kernel.data(), tc, true,
+                                  fused.data() + tile0, ldo, nullptr, &tile_step, 1, tile0);
+            for (int64_t r = 0; r < tr; ++r) {
+              const int64_t at = tile0 + r * ldo;
+              const std::vector<float> yr = OperandArray(tile_step, at, tc, ldo);
+              std::vector<float> row(tc);
+              KernelOf(op)(reversed ? yr.data() : plain.data() + at,
+                           reversed ? plain.data() + at : yr.data(), row.data(), tc);
+              for (int64_t j = 0; j < tc; ++j) {
+                ASSERT_TRUE(SameBits(fused[at + j], row[j]))
+                    << "tile " << shape << ": op " << op << " kind " << kind << " reversed "
+                    << reversed << " r " << r << " j " << j;
+              }
             }
           }
         }

@@ -233,6 +233,16 @@ TEST(ConvTest, DirectPathSumsInWindowOrder) {
   shortcut.h = 11, shortcut.w = 9, shortcut.c = 24, shortcut.o = 160, shortcut.kh = 1,
   shortcut.kw = 1, shortcut.stride = 2, shortcut.pad_lo = shortcut.pad_hi = 0;
   cases.push_back(shortcut);
+  // 256 features and more take the wide register tile (ResNet's 14x14
+  // 3x3 layer, fewer positions): partial tiles in rows and columns, many
+  // term blocks, a batch of two; and the strided shortcut to 512.
+  Conv2D wide;
+  wide.n = 2, wide.h = 5, wide.w = 7, wide.c = 64, wide.o = 300;
+  cases.push_back(wide);
+  EXPECT_EQ(PlanOf(wide).tile_shape, 1);
+  shortcut.o = 512;
+  cases.push_back(shortcut);
+  EXPECT_EQ(PlanOf(shortcut).tile_shape, 1);
   shortcut.o = 544;
   EXPECT_FALSE(PlanOf(shortcut).direct);
   for (const Conv2D& c : cases) {
@@ -261,43 +271,49 @@ TEST(ConvTest, DirectPathSumsInWindowOrder) {
 // infinity or NaN in the kernel's first or last window row makes 0 * inf a
 // NaN at the edge rows, as in the im2col order: then those terms are kept, in the strip
 // of columns they reach (other strips still leave them out).
+// Both register tiles (tall; wide from 256 features).
 TEST(ConvTest, PaddingTermsAreLeftOutOnlyWhereTheyAddNothing) {
-  Conv2D c;
-  c.n = 2, c.h = 5, c.w = 2 * conv_internal::HwyDirectTileRows(), c.c = 5;
-  c.o = 3 * conv_internal::HwyDirectTileCols();
-  Shape out;
-  const ConvPlan plan = PlanOf(c, &out);
-  ASSERT_TRUE(plan.direct);
-  std::mt19937 gen(5);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> in(static_cast<size_t>(c.n * c.h * c.w * c.c)),
-      k(static_cast<size_t>(c.kh * c.kw * c.c * c.o));
-  for (float& v : in) v = dist(gen);
-  for (float& v : k) v = dist(gen);
-  const auto kat = [&](int64_t ky, int64_t kx, int64_t ci, int64_t f) -> float& {
-    return k[static_cast<size_t>(((ky * c.kw + kx) * c.c + ci) * c.o + f)];
-  };
-  const auto same = [](const std::vector<float>& a, const std::vector<float>& b) {
-    for (size_t i = 0; i < a.size(); ++i) {
-      if (std::isnan(a[i]) != std::isnan(b[i])) return false;
-      if (!std::isnan(a[i]) && std::memcmp(&a[i], &b[i], sizeof(float)) != 0) return false;
+  for (int shape : {0, 1}) {
+    SCOPED_TRACE(shape == 0 ? "tall tile" : "wide tile");
+    Conv2D c;
+    c.n = 2, c.h = 5, c.w = 2 * conv_internal::HwyDirectTileRows(shape), c.c = 5;
+    c.o = shape == 0 ? 3 * conv_internal::HwyDirectTileCols(0)
+                     : 256 + conv_internal::HwyDirectTileCols(1);
+    Shape out;
+    const ConvPlan plan = PlanOf(c, &out);
+    ASSERT_TRUE(plan.direct);
+    ASSERT_EQ(plan.tile_shape, shape);
+    std::mt19937 gen(5);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    std::vector<float> in(static_cast<size_t>(c.n * c.h * c.w * c.c)),
+        k(static_cast<size_t>(c.kh * c.kw * c.c * c.o));
+    for (float& v : in) v = dist(gen);
+    for (float& v : k) v = dist(gen);
+    const auto kat = [&](int64_t ky, int64_t kx, int64_t ci, int64_t f) -> float& {
+      return k[static_cast<size_t>(((ky * c.kw + kx) * c.c + ci) * c.o + f)];
+    };
+    const auto same = [](const std::vector<float>& a, const std::vector<float>& b) {
+      for (size_t i = 0; i < a.size(); ++i) {
+        if (std::isnan(a[i]) != std::isnan(b[i])) return false;
+        if (!std::isnan(a[i]) && std::memcmp(&a[i], &b[i], sizeof(float)) != 0) return false;
+      }
+      return true;
+    };
+    const int64_t tc = plan.tile_cols;
+    for (int variant = 0; variant < 3; ++variant) {
+      if (variant == 1) kat(0, 1, 2, 3) = std::numeric_limits<float>::infinity();
+      if (variant == 2) kat(2, 0, 4, tc + 1) = std::numeric_limits<float>::quiet_NaN();
+      std::vector<float> got(static_cast<size_t>(out.element_count()), -99.0f);
+      ASSERT_TRUE(RunConv(plan, in.data(), k.data(), got.data()).ok());
+      const std::vector<float> want = FmaReference(c, in, k, out);
+      EXPECT_TRUE(same(got, want)) << "variant " << variant;
+      // The infinity makes NaNs of feature 3 in the first output row of each
+      // image (0 * inf), the NaN all of feature tc + 1.
+      int64_t nans = 0;
+      for (float v : got) nans += std::isnan(v);
+      EXPECT_EQ(nans, (variant >= 1 ? c.n * c.w : 0) + (variant == 2 ? c.n * c.h * c.w : 0))
+          << "variant " << variant;
     }
-    return true;
-  };
-  const int64_t tc = conv_internal::HwyDirectTileCols();
-  for (int variant = 0; variant < 3; ++variant) {
-    if (variant == 1) kat(0, 1, 2, 3) = std::numeric_limits<float>::infinity();
-    if (variant == 2) kat(2, 0, 4, tc + 1) = std::numeric_limits<float>::quiet_NaN();
-    std::vector<float> got(static_cast<size_t>(out.element_count()), -99.0f);
-    ASSERT_TRUE(RunConv(plan, in.data(), k.data(), got.data()).ok());
-    const std::vector<float> want = FmaReference(c, in, k, out);
-    EXPECT_TRUE(same(got, want)) << "variant " << variant;
-    // The infinity makes NaNs of feature 3 in the first output row of each
-    // image (0 * inf), the NaN all of feature tc + 1.
-    int64_t nans = 0;
-    for (float v : got) nans += std::isnan(v);
-    EXPECT_EQ(nans, (variant >= 1 ? c.n * c.w : 0) + (variant == 2 ? c.n * c.h * c.w : 0))
-        << "variant " << variant;
   }
 }
 
