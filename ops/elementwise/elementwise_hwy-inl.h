@@ -20,6 +20,7 @@
 
 #include "hwy/contrib/math/math-inl.h"
 #include "hwy/highway.h"
+#include "ops/common/bf16_round.h"
 #include "ops/common/float_minmax.h"
 #include "ops/elementwise/erf_f32-inl.h"
 #include "ops/elementwise/exp_f32-inl.h"
@@ -342,40 +343,22 @@ void BF16ToF32(const void* in, void* out, int64_t n) {
   BF16ToF32Impl(df1, du161, x, y, i, n);
 }
 
-// Round to nearest even on the bit pattern; NaNs stay NaN (quiet bit set).
+// Round to nearest even on the bit pattern; NaNs stay NaN (quiet bit set):
+// ops/common/bf16_round.h.
 template <class DF, class DU16>
 HWY_INLINE void F32ToBF16Impl(DF df, DU16 du16, const float* in, uint16_t* out, int64_t& i,
                               int64_t n) {
-  const hn::RebindToSigned<DF> di32;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
   for (; i + lanes <= n; i += lanes) {
-    const auto v = hn::LoadU(df, in + i);
-    const auto bits = hn::BitCast(di32, v);
-    const auto lsb = hn::And(hn::ShiftRight<16>(bits), hn::Set(di32, 1));
-    const auto rounded = hn::Add(bits, hn::Add(lsb, hn::Set(di32, 0x7fff)));
-    auto top = hn::And(hn::ShiftRight<16>(rounded), hn::Set(di32, 0xffff));
-    const auto nan_top = hn::Or(hn::And(hn::ShiftRight<16>(bits), hn::Set(di32, 0xffff)),
-                                hn::Set(di32, 0x40));
-    top = hn::IfThenElse(hn::RebindMask(di32, hn::IsNaN(v)), nan_top, top);
-    hn::StoreU(hn::DemoteTo(du16, top), du16, out + i);
+    hn::StoreU(hlovm::HWY_NAMESPACE::BF16Bits(df, du16, hn::LoadU(df, in + i)), du16, out + i);
   }
 }
 
 #if HWY_TARGET <= HWY_AVX3
 // F32ToBF16Impl's rounding, 32 floats at a time: each lane's result is left
-// in its upper 16 bits (the rounded bits, or a NaN's bits with the quiet
-// bit set), and one two-source word permute gathers the upper halves of two
-// vectors, where the shifts, mask and demotion of each vector took three
-// shuffles more.
-HWY_INLINE hn::Vec512<int32_t> BF16InUpperHalf(hn::Vec512<float> v) {
-  const hn::Full512<int32_t> di32;
-  const auto bits = hn::BitCast(di32, v);
-  const auto lsb = hn::And(hn::ShiftRight<16>(bits), hn::Set(di32, 1));
-  const auto rounded = hn::Add(bits, hn::Add(lsb, hn::Set(di32, 0x7fff)));
-  const auto quiet = hn::Or(bits, hn::Set(di32, 0x400000));
-  return hn::IfThenElse(hn::RebindMask(di32, hn::IsNaN(v)), quiet, rounded);
-}
-
+// in its upper 16 bits (BF16InUpperHalf), and one two-source word permute
+// gathers the upper halves of two vectors, where the shift and demotion of
+// each vector took three shuffles more.
 HWY_INLINE void F32ToBF16Pairs(const float* in, uint16_t* out, int64_t& i, int64_t n) {
   alignas(64) static constexpr uint16_t kUpper[32] = {1,  3,  5,  7,  9,  11, 13, 15, 17, 19, 21,
                                                       23, 25, 27, 29, 31, 33, 35, 37, 39, 41, 43,
@@ -383,8 +366,8 @@ HWY_INLINE void F32ToBF16Pairs(const float* in, uint16_t* out, int64_t& i, int64
   const hn::Full512<float> df;
   const __m512i upper = _mm512_load_si512(kUpper);
   for (; i + 32 <= n; i += 32) {
-    const auto a = BF16InUpperHalf(hn::LoadU(df, in + i));
-    const auto b = BF16InUpperHalf(hn::LoadU(df, in + i + 16));
+    const auto a = hlovm::HWY_NAMESPACE::BF16InUpperHalf(df, hn::LoadU(df, in + i));
+    const auto b = hlovm::HWY_NAMESPACE::BF16InUpperHalf(df, hn::LoadU(df, in + i + 16));
     _mm512_storeu_si512(out + i, _mm512_permutex2var_epi16(a.raw, upper, b.raw));
   }
 }
