@@ -474,6 +474,60 @@ void DepthwiseUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_beg
   }
 }
 
+// Depthwise by channel columns (ConvPlan::depthwise_columns): per unit, the
+// block's kernel columns [window position][lane] (zeros past the channels),
+// then one call that fills the block's plane and computes its outputs.
+void DepthwiseColumnUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
+                          int64_t unit_end) {
+  const int64_t channels = p.channels();
+  const int64_t lanes = p.column_lanes;
+  const int64_t span = lanes * p.column_blocks;  // channels of a unit
+  const int64_t spans = (channels + span - 1) / span;
+  const float* kernel = reinterpret_cast<const float*>(bufs.packed);
+  struct ColumnPlane;
+  float* plane = reinterpret_cast<float*>(ThreadScratch<ColumnPlane>(
+      static_cast<int64_t>(sizeof(float)) * (p.pad_h * p.pad_w + p.ksp) * lanes));
+  float* weights = plane + p.pad_h * p.pad_w * lanes;
+  conv_internal::DepthwiseColumnArgs a;
+  a.in_bf16 = p.lhs_esize == 2;
+  a.in_row = p.in_sp_stride[0];
+  a.in_col = p.in_sp_stride[1];
+  a.in_h = p.in_h;
+  a.in_w = p.in_width;
+  a.plane = plane;
+  a.pad_h = p.pad_h;
+  a.pad_w = p.pad_w;
+  a.pad_top = p.pad_top;
+  a.pad_left = p.pad_left;
+  a.weights = weights;
+  a.kh = p.k_sp_size[0];
+  a.kw = p.k_sp_size[1];
+  a.sh = p.stride_h;
+  a.sw = p.stride_w;
+  a.dh = p.dil_h;
+  a.dw = p.dil_w;
+  a.oh = p.out_sp_size[0];
+  a.ow = p.out_sp_size[1];
+  a.out_bf16 = p.out_esize == 2;
+  a.out_row = p.out_sp_stride[0];
+  a.out_col = p.out_sp_stride[1];
+  for (int64_t u = unit_begin; u < unit_end; ++u) {
+    const int64_t n = u / spans;
+    for (int64_t c0 = (u % spans) * span; c0 < std::min(channels, (u % spans + 1) * span);
+         c0 += lanes) {
+      a.lanes = std::min(lanes, channels - c0);
+      for (int64_t w = 0; w < p.ksp; ++w) {
+        for (int64_t l = 0; l < lanes; ++l) {
+          weights[w * lanes + l] = l < a.lanes ? kernel[w * channels + c0 + l] : 0.0f;
+        }
+      }
+      a.in = bufs.lhs + (n * p.in_batch_stride + c0) * p.lhs_esize;
+      a.out = bufs.out + (n * p.out_batch_stride + c0) * p.out_esize;
+      conv_internal::HwyDepthwiseColumnsF32(a);
+    }
+  }
+}
+
 // Thread scratch of the planar path: the output row's sums, a gathered
 // input row and a row of zeros.
 struct PlanarRows;
@@ -725,6 +779,34 @@ void PlanDirect(ConvPlan& p) {
   p.scratch_bytes = ScratchBytes(p);
 }
 
+// The zero-padded plane of a two-dimensional window without input dilation
+// and with padding >= 0 (ConvPlan::pad_h etc.), for the paths that copy
+// each input plane into one; false where the window is not such.
+bool PlanPaddedPlane(ConvPlan& p, const Shape& lhs, const ConvolutionDimensionNumbers& dn,
+                     const Window& window) {
+  if (p.nsp != 2 || window[0].base_dilation != 1 || window[1].base_dilation != 1 ||
+      window[0].padding_low < 0 || window[1].padding_low < 0) {
+    return false;
+  }
+  p.in_h = lhs.dimensions(dn.input_spatial_dimensions[0]);
+  p.in_width = lhs.dimensions(dn.input_spatial_dimensions[1]);
+  p.pad_top = window[0].padding_low;
+  p.pad_left = window[1].padding_low;
+  p.stride_h = window[0].stride;
+  p.stride_w = window[1].stride;
+  p.dil_h = window[0].window_dilation;
+  p.dil_w = window[1].window_dilation;
+  // Rows and columns the windows reach (at least the padded input's).
+  const int64_t oh = p.out_sp_size[0], ow = p.out_sp_size[1];
+  const int64_t reach_h = oh == 0 ? 0 : (oh - 1) * p.stride_h + (p.k_sp_size[0] - 1) * p.dil_h + 1;
+  const int64_t reach_w = ow == 0 ? 0 : (ow - 1) * p.stride_w + (p.k_sp_size[1] - 1) * p.dil_w + 1;
+  p.pad_h = std::max(reach_h, p.pad_top + p.in_h);
+  p.pad_w = std::max(reach_w, p.pad_left + p.in_width);
+  p.lhs_esize = ByteWidth(lhs.element_type());
+  p.out_esize = ByteWidth(p.result_type);
+  return true;
+}
+
 }  // namespace
 
 absl::StatusOr<ConvPlan> MakeConvPlan(const Shape& lhs, const Shape& rhs, const Shape& result,
@@ -858,28 +940,8 @@ absl::StatusOr<ConvPlan> MakeConvPlan(const Shape& lhs, const Shape& rhs, const 
       p.row_off.push_back(off);
       p.row_contig.push_back(contig ? 1 : 0);
     }
-    if (nsp == 2 && window[0].base_dilation == 1 && window[1].base_dilation == 1 &&
-        window[0].padding_low >= 0 && window[1].padding_low >= 0 && p.in_sp_stride[1] == 1 &&
-        p.out_sp_stride[1] == 1) {
+    if (PlanPaddedPlane(p, lhs, dn, window) && p.in_sp_stride[1] == 1 && p.out_sp_stride[1] == 1) {
       p.planar_padded = true;
-      p.in_h = lhs.dimensions(dn.input_spatial_dimensions[0]);
-      p.in_width = lhs.dimensions(dn.input_spatial_dimensions[1]);
-      p.pad_top = window[0].padding_low;
-      p.pad_left = window[1].padding_low;
-      p.stride_h = window[0].stride;
-      p.stride_w = window[1].stride;
-      p.dil_h = window[0].window_dilation;
-      p.dil_w = window[1].window_dilation;
-      // Rows and columns the windows reach (at least the padded input's).
-      const int64_t oh = p.out_sp_size[0], ow = p.out_sp_size[1];
-      const int64_t reach_h =
-          oh == 0 ? 0 : (oh - 1) * p.stride_h + (p.k_sp_size[0] - 1) * p.dil_h + 1;
-      const int64_t reach_w =
-          ow == 0 ? 0 : (ow - 1) * p.stride_w + (p.k_sp_size[1] - 1) * p.dil_w + 1;
-      p.pad_h = std::max(reach_h, p.pad_top + p.in_h);
-      p.pad_w = std::max(reach_w, p.pad_left + p.in_width);
-      p.lhs_esize = ByteWidth(lhs.element_type());
-      p.out_esize = ByteWidth(p.result_type);
       // Units convert their own rows and planes: a narrow input and result
       // (both converted, else neither), the output plane contiguous.
       p.convert_in_units = p.lhs_convert != nullptr && p.result_convert != nullptr &&
@@ -893,6 +955,31 @@ absl::StatusOr<ConvPlan> MakeConvPlan(const Shape& lhs, const Shape& rhs, const 
     return p;
   }
   if (p.depthwise) {
+    // By channel columns (see ConvPlan::depthwise_columns), where the
+    // interleaved plane stays within kMaxColumnPlaneBytes.
+    constexpr int64_t kMaxColumnPlaneBytes = 8 << 20;
+    const ElementType in_type = lhs.element_type();
+    const bool narrow_ok =
+        (in_type == ElementType::kF32 || in_type == ElementType::kBF16) &&
+        (p.result_type == ElementType::kF32 || p.result_type == ElementType::kBF16);
+    if (narrow_ok && PlanPaddedPlane(p, lhs, dn, window)) {
+      p.column_lanes = conv_internal::HwyDepthwiseColumnLanes();
+      if (p.pad_h * p.pad_w * p.column_lanes * static_cast<int64_t>(sizeof(float)) <=
+          kMaxColumnPlaneBytes) {
+        p.depthwise_columns = true;
+        p.convert_in_units = true;
+        // Blocks of a unit: a 64-byte line of a position's channels, in and
+        // out (two blocks of 16 bf16s, which other units would otherwise
+        // read and write half of, fetching each line twice).
+        const int64_t narrowest = std::min(p.lhs_esize, p.out_esize);
+        p.column_blocks = std::max<int64_t>(1, 64 / (p.column_lanes * narrowest));
+        const int64_t span = p.column_lanes * p.column_blocks;
+        p.units = p.out_count == 0 ? 0 : p.out_batch * ((p.channels() + span - 1) / span);
+        p.tile_bytes = 0;
+        p.scratch_bytes = ScratchBytes(p);
+        return p;
+      }
+    }
     p.rows_per_tile = std::max<int64_t>(1, std::min<int64_t>(64, p.s_out));
     p.tiles = (p.s_out + p.rows_per_tile - 1) / p.rows_per_tile;
     p.units = p.out_count == 0 ? 0 : p.out_batch * p.tiles;
@@ -1093,6 +1180,10 @@ void ConvUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin, i
   if (unit_begin >= unit_end) return;
   if (p.group_lanes) {
     GroupLaneUnits(p, bufs, unit_begin, unit_end);
+    return;
+  }
+  if (p.depthwise_columns) {
+    DepthwiseColumnUnits(p, bufs, unit_begin, unit_end);
     return;
   }
   if (p.depthwise) {

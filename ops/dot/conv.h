@@ -83,6 +83,19 @@ struct ConvPlan {
   // `packed` holds the kernel as [window position][feature] followed by a
   // row of zeros (the padding).
   bool depthwise = false;
+  // Depthwise by channel columns (two spatial dimensions without input
+  // dilation, padding >= 0; f32 or bf16 in and out): units are (output
+  // batch, block of column_lanes channels); each copies its block of the
+  // input into an interleaved zero-padded plane (pad_h x pad_w positions of
+  // column_lanes channels, widened from bf16 as it is copied) and sums each
+  // output's window positions in window order from zero, as the depthwise
+  // kernel does, eight positions of a row at a time from L1, storing
+  // (rounded to bf16 where the result is) straight into the result
+  // (convert_in_units: no whole-tensor conversions).
+  // A unit takes column_blocks blocks (a cache line of a position's
+  // channels).
+  bool depthwise_columns = false;
+  int64_t column_lanes = 0, column_blocks = 1;
   // Planar depthwise path (features outside the spatial dimensions, the
   // last spatial dimension contiguous: NCHW): units are (output batch,
   // feature) planes; each output row sums its window positions in window
@@ -269,6 +282,29 @@ void HwyBatchGroupRowF32(const float* const* rows, const float* kernel, const in
 // apart, dst rows dst_stride apart.
 void HwyWidenBF16Rows(const uint16_t* src, int64_t src_stride, float* dst, int64_t dst_stride,
                       int64_t rows, int64_t cols);
+// Depthwise by channel columns (ConvPlan::depthwise_columns): one batch
+// element's block of `lanes` (<= HwyDepthwiseColumnLanes()) channels.
+struct DepthwiseColumnArgs {
+  const void* in = nullptr;  // channel c0 of the batch element (f32 or bf16)
+  bool in_bf16 = false;
+  int64_t in_row = 0, in_col = 0;  // element strides of input rows and columns
+  int64_t in_h = 0, in_w = 0;
+  // The interleaved plane (pad_h x pad_w positions of HwyDepthwiseColumnLanes()
+  // floats; input position (y, x) at (pad_top + y, pad_left + x)).
+  float* plane = nullptr;
+  int64_t pad_h = 0, pad_w = 0, pad_top = 0, pad_left = 0;
+  const float* weights = nullptr;  // [window position][lane]: the block's kernel
+  int64_t kh = 0, kw = 0, sh = 1, sw = 1, dh = 1, dw = 1, oh = 0, ow = 0;
+  void* out = nullptr;  // channel c0 of the batch element's result (f32 or bf16)
+  bool out_bf16 = false;
+  int64_t out_row = 0, out_col = 0;  // element strides of result rows and columns
+  int64_t lanes = 0;
+};
+int64_t HwyDepthwiseColumnLanes();
+// Fills the plane, then out(y, x)[l] = sum over window rows i, then columns
+// j, of plane((y * sh + i * dh), (x * sw + j * dw))[l] *
+// weights[(i * kw + j)][l], one fused multiply-add per term from zero.
+void HwyDepthwiseColumnsF32(const DepthwiseColumnArgs& args);
 // A planar depthwise plane over its zero-padded copy (ConvPlan::planar_padded):
 // out[y * out_stride + x] = sum over (i, j) in window order of
 // padded[(y * sh + i * dh) * pw + x * sw + j * dw] * weights[i * kw + j],

@@ -23,6 +23,7 @@
 #include <cstring>
 
 #include "hwy/highway.h"
+#include "ops/common/bf16_round.h"
 #include "ops/common/float_minmax.h"
 #include "ops/dot/conv.h"
 
@@ -392,6 +393,165 @@ void PlanarPaddedPlaneF32(const float* padded, int64_t pw, int64_t oh, int64_t o
   }
 }
 
+// Depthwise by channel columns (ConvPlan::depthwise_columns).
+int64_t DepthwiseColumnLanes() {
+  const hn::ScalableTag<float> d;
+  return static_cast<int64_t>(hn::Lanes(d));
+}
+
+// Copies the block's input into the interleaved plane, lanes past
+// `lanes` and the padding zero.
+void FillColumnPlane(const DepthwiseColumnArgs& a) {
+  const hn::ScalableTag<float> d;
+  const hn::RebindToUnsigned<decltype(d)> du32;
+  const hn::Rebind<uint16_t, decltype(d)> du16;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  const size_t lanes = static_cast<size_t>(a.lanes);
+  const int64_t copy_h = std::min(a.in_h, a.pad_h - a.pad_top);
+  const int64_t copy_w = std::min(a.in_w, a.pad_w - a.pad_left);
+  const auto zero = hn::Zero(d);
+  auto zero_run = [&](float* at, int64_t positions) {
+    for (int64_t x = 0; x < positions; ++x) hn::StoreU(zero, d, at + x * N);
+  };
+  zero_run(a.plane, a.pad_top * a.pad_w);
+  for (int64_t y = 0; y < copy_h; ++y) {
+    float* row = a.plane + (a.pad_top + y) * a.pad_w * N;
+    zero_run(row, a.pad_left);
+    float* dst = row + a.pad_left * N;
+    if (a.in_bf16) {
+      const uint16_t* src = static_cast<const uint16_t*>(a.in) + y * a.in_row;
+      const auto mask = hn::FirstN(du16, lanes);
+      for (int64_t x = 0; x < copy_w; ++x) {
+        const uint16_t* at = src + x * a.in_col;
+        const auto bits =
+            lanes == static_cast<size_t>(N) ? hn::LoadU(du16, at) : hn::MaskedLoad(mask, du16, at);
+        hn::StoreU(hn::BitCast(d, hn::ShiftLeft<16>(hn::PromoteTo(du32, bits))), d, dst + x * N);
+      }
+    } else {
+      const float* src = static_cast<const float*>(a.in) + y * a.in_row;
+      const auto mask = hn::FirstN(d, lanes);
+      for (int64_t x = 0; x < copy_w; ++x) {
+        const float* at = src + x * a.in_col;
+        hn::StoreU(lanes == static_cast<size_t>(N) ? hn::LoadU(d, at) : hn::MaskedLoad(mask, d, at),
+                   d, dst + x * N);
+      }
+    }
+    zero_run(dst + copy_w * N, a.pad_w - a.pad_left - copy_w);
+  }
+  zero_run(a.plane + (a.pad_top + copy_h) * a.pad_w * N, (a.pad_h - a.pad_top - copy_h) * a.pad_w);
+}
+
+// Stores the sums of output positions [x0, x0 + np) of row y (all `lanes`
+// channels of each; rounded to bf16 where the result is).
+template <class V>
+HWY_INLINE void StoreColumnSums(const DepthwiseColumnArgs& a, const V* acc, int64_t y, int64_t x0,
+                                int64_t np) {
+  const hn::DFromV<V> d;
+  const hn::Rebind<uint16_t, decltype(d)> du16;
+  const size_t lanes = static_cast<size_t>(a.lanes);
+  const bool full = lanes == hn::Lanes(d);
+  for (int64_t p = 0; p < np; ++p) {
+    const int64_t at = y * a.out_row + (x0 + p) * a.out_col;
+    if (a.out_bf16) {
+      uint16_t* o = static_cast<uint16_t*>(a.out) + at;
+      const auto bits = hlovm::HWY_NAMESPACE::BF16Bits(d, du16, acc[p]);
+      if (full) {
+        hn::StoreU(bits, du16, o);
+      } else {
+        hn::BlendedStore(bits, hn::FirstN(du16, lanes), du16, o);
+      }
+    } else {
+      float* o = static_cast<float*>(a.out) + at;
+      if (full) {
+        hn::StoreU(acc[p], d, o);
+      } else {
+        hn::BlendedStore(acc[p], hn::FirstN(d, lanes), d, o);
+      }
+    }
+  }
+}
+
+// Eight output positions of a row at a time, each its own sum: positions
+// past the row's end repeat its last one (computed, not stored), so that
+// every read lies within the plane.
+constexpr int kColumnPositions = 8;
+
+// Output positions [x0, x0 + 8) of row y, any window.
+HWY_INLINE void ColumnBlockAnyWindow(const DepthwiseColumnArgs& a, int64_t y, int64_t x0) {
+  const hn::ScalableTag<float> d;
+  using V = hn::Vec<decltype(d)>;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t np = std::min<int64_t>(kColumnPositions, a.ow - x0);
+  const float* at[kColumnPositions];
+  for (int p = 0; p < kColumnPositions; ++p) {
+    const int64_t x = std::min<int64_t>(x0 + p, a.ow - 1);
+    at[p] = a.plane + (y * a.sh * a.pad_w + x * a.sw) * N;
+  }
+  V acc[kColumnPositions];
+  HWY_UNROLL(8) for (int p = 0; p < kColumnPositions; ++p) acc[p] = hn::Zero(d);
+  for (int64_t i = 0; i < a.kh; ++i) {
+    for (int64_t j = 0; j < a.kw; ++j) {
+      const V w = hn::LoadU(d, a.weights + (i * a.kw + j) * N);
+      const int64_t off = (i * a.dh * a.pad_w + j * a.dw) * N;
+      HWY_UNROLL(8) for (int p = 0; p < kColumnPositions; ++p) {
+        acc[p] = hn::MulAdd(hn::LoadU(d, at[p] + off), w, acc[p]);
+      }
+    }
+  }
+  StoreColumnSums(a, acc, y, x0, np);
+}
+
+// Output positions [x0, x0 + 8) of row y (all within the row) for a 3x3
+// window at column stride 1 without column dilation: the weights in
+// registers, and each input vector of a window row loaded once for the
+// (up to three) positions that read it; each sum still takes its terms in
+// window order.
+template <class V>
+HWY_INLINE void ColumnBlock3x3(const DepthwiseColumnArgs& a, const V* w, int64_t y, int64_t x0) {
+  const hn::DFromV<V> d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  V acc[kColumnPositions];
+  HWY_UNROLL(8) for (int p = 0; p < kColumnPositions; ++p) acc[p] = hn::Zero(d);
+  HWY_UNROLL(3) for (int i = 0; i < 3; ++i) {
+    const float* row = a.plane + ((y * a.sh + i * a.dh) * a.pad_w + x0) * N;
+    HWY_UNROLL(10) for (int t = 0; t < kColumnPositions + 2; ++t) {
+      V in = hn::LoadU(d, row + t * N);
+#if HWY_TARGET <= HWY_AVX3 && defined(__GNUC__)
+      // Held in a register for its three uses (GCC otherwise folds a load
+      // into each multiply-add, three loads where one does).
+      asm("" : "+v"(in.raw));
+#endif
+      HWY_UNROLL(8) for (int p = 0; p < kColumnPositions; ++p) {
+        const int j = t - p;
+        if (j >= 0 && j < 3) acc[p] = hn::MulAdd(in, w[i * 3 + j], acc[p]);
+      }
+    }
+  }
+  StoreColumnSums(a, acc, y, x0, kColumnPositions);
+}
+
+void DepthwiseColumnsF32(const DepthwiseColumnArgs& args) {
+  // A copy of its own, which the stores cannot alias (the compiler reloaded
+  // the caller's fields after every store).
+  const DepthwiseColumnArgs a = args;
+  FillColumnPlane(a);
+  const hn::ScalableTag<float> d;
+  using V = hn::Vec<decltype(d)>;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  const bool three = a.kh == 3 && a.kw == 3 && a.sw == 1 && a.dw == 1;
+  V w[9];
+  if (three) {
+    for (int k = 0; k < 9; ++k) w[k] = hn::LoadU(d, a.weights + k * N);
+  }
+  for (int64_t y = 0; y < a.oh; ++y) {
+    int64_t x0 = 0;
+    if (three) {
+      for (; x0 + kColumnPositions <= a.ow; x0 += kColumnPositions) ColumnBlock3x3(a, w, y, x0);
+    }
+    for (; x0 < a.ow; x0 += kColumnPositions) ColumnBlockAnyWindow(a, y, x0);
+  }
+}
+
 // Direct convolution register tile (ConvPlan::direct): up to kTileRows
 // output rows x kTileVecs vectors of output features held in registers
 // while a range of (window position, input feature) terms is folded in, one
@@ -723,6 +883,12 @@ void HwyPlanarPaddedPlaneF32(const float* padded, int64_t pw, int64_t oh, int64_
                              int64_t dw, const float* weights, float* out, int64_t out_stride) {
   HWY_DYNAMIC_DISPATCH(PlanarPaddedPlaneF32)(padded, pw, oh, ow, kh, kw, sh, sw, dh, dw,
                                              weights, out, out_stride);
+}
+HWY_EXPORT(DepthwiseColumnLanes);
+HWY_EXPORT(DepthwiseColumnsF32);
+int64_t HwyDepthwiseColumnLanes() { return HWY_DYNAMIC_DISPATCH(DepthwiseColumnLanes)(); }
+void HwyDepthwiseColumnsF32(const DepthwiseColumnArgs& args) {
+  HWY_DYNAMIC_DISPATCH(DepthwiseColumnsF32)(args);
 }
 HWY_EXPORT(DirectTileRows);
 HWY_EXPORT(DirectTileCols);

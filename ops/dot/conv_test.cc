@@ -8,6 +8,7 @@
 #include <random>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "hwy/aligned_allocator.h"
 #include "hwy/targets.h"
@@ -387,6 +388,83 @@ TEST(ConvTest, DepthwiseDirectKernel) {
     c.n = 2, c.h = 9, c.w = 11, c.c = channels, c.o = channels, c.fgc = channels;
     c.stride = 2, c.pad_lo = 1, c.pad_hi = 2;
     CheckConv<float>(c, ElementType::kF32);
+  }
+}
+
+// Depthwise over NHWC by channel columns (ConvPlan::depthwise_columns):
+// each output sums its window positions in window order from zero, one
+// fused multiply-add each, as the im2col order does with one input feature
+// a group. Channels past whole blocks of lanes, output rows past whole
+// blocks of eight positions, the 3x3 kernel and any other window (strides,
+// dilation, reversal, 5x5), on every target with fused multiply-add; bf16
+// in and out give the f32 bits of the widened input, rounded. Input
+// dilation and negative padding keep the position-tile kernel.
+TEST(ConvTest, DepthwiseColumnsSumInWindowOrder) {
+  std::vector<Conv2D> cases(5);
+  for (Conv2D& c : cases) c.n = 2, c.h = 9, c.w = 37, c.c = 37, c.o = 37, c.fgc = 37;
+  cases[1].stride = 2, cases[1].pad_lo = 1, cases[1].pad_hi = 2;
+  cases[2].rhs_dil = 2, cases[2].pad_lo = 2, cases[2].pad_hi = 1, cases[2].reverse = true;
+  cases[3].kh = 5, cases[3].kw = 5, cases[3].pad_lo = 2, cases[3].pad_hi = 2, cases[3].w = 12;
+  cases[4].h = 6, cases[4].w = 16, cases[4].c = cases[4].o = cases[4].fgc = 64;
+  Conv2D dilated = cases[0];
+  dilated.lhs_dil = 2;
+  EXPECT_FALSE(PlanOf(dilated).depthwise_columns);
+  Conv2D cropped = cases[0];
+  cropped.pad_lo = -1;
+  EXPECT_FALSE(PlanOf(cropped).depthwise_columns);
+  struct ResetTargets {
+    ~ResetTargets() { hwy::SetSupportedTargetsForTest(0); }
+  } reset;
+  const auto bf16 = [](float f) {
+    uint32_t x;
+    std::memcpy(&x, &f, sizeof(x));
+    const bool nan = (x & 0x7f800000) == 0x7f800000 && (x & 0x007fffff) != 0;
+    return static_cast<uint16_t>(nan ? (x >> 16) | 0x40 : (x + 0x7fff + ((x >> 16) & 1)) >> 16);
+  };
+  const auto wide = [](uint16_t b) {
+    const uint32_t x = uint32_t{b} << 16;
+    float f;
+    std::memcpy(&f, &x, sizeof(f));
+    return f;
+  };
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+#if HWY_ARCH_X86
+    if (target > HWY_AVX2) continue;  // no fused multiply-add (see above)
+#endif
+    hwy::SetSupportedTargetsForTest(target);
+    SCOPED_TRACE(hwy::TargetName(target));
+    for (const Conv2D& c : cases) {
+      SCOPED_TRACE(
+          absl::StrCat("h=", c.h, " w=", c.w, " c=", c.c, " k=", c.kh, " stride=", c.stride));
+      Shape out;
+      const ConvPlan plan = PlanOf(c, &out);
+      ASSERT_TRUE(plan.depthwise_columns);
+      std::mt19937 gen(7);
+      std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+      std::vector<float> in(static_cast<size_t>(c.n * c.h * c.w * c.c)),
+          k(static_cast<size_t>(c.kh * c.kw * c.o));
+      // Values bf16 holds exactly, so that the bf16 run reads the same.
+      for (float& v : in) v = wide(bf16(dist(gen)));
+      for (float& v : k) v = wide(bf16(dist(gen)));
+      std::vector<float> got(static_cast<size_t>(out.element_count()), -99.0f);
+      ASSERT_TRUE(RunConv(plan, in.data(), k.data(), got.data()).ok());
+      const std::vector<float> want = FmaReference(c, in, k, out);
+      ASSERT_EQ(0, std::memcmp(got.data(), want.data(), got.size() * sizeof(float)));
+
+      const Shape lhs16(ElementType::kBF16, {c.n, c.h, c.w, c.c});
+      const Shape rhs16(ElementType::kBF16, {c.kh, c.kw, 1, c.o});
+      const Shape out16(ElementType::kBF16, {c.n, out.dimensions(1), out.dimensions(2), c.o});
+      auto plan16 = MakeConvPlan(lhs16, rhs16, out16, MakeWindow(c), Nhwc(), c.fgc, 1);
+      ASSERT_TRUE(plan16.ok()) << plan16.status();
+      ASSERT_TRUE(plan16->depthwise_columns);
+      std::vector<uint16_t> in16(in.size()), k16(k.size()), got16(got.size(), 0xffff);
+      for (size_t i = 0; i < in.size(); ++i) in16[i] = bf16(in[i]);
+      for (size_t i = 0; i < k.size(); ++i) k16[i] = bf16(k[i]);
+      ASSERT_TRUE(RunConv(*plan16, in16.data(), k16.data(), got16.data()).ok());
+      for (size_t i = 0; i < got16.size(); ++i) {
+        ASSERT_EQ(got16[i], bf16(want[i])) << "at " << i;
+      }
+    }
   }
 }
 
