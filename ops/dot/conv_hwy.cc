@@ -191,13 +191,9 @@ void WidenBF16Rows(const uint16_t* src, int64_t src_stride, float* dst, int64_t 
       const auto bits = hn::ShiftLeft<16>(hn::PromoteTo(du32, hn::LoadU(du16, s + x)));
       hn::StoreU(hn::BitCast(df, bits), df, d + x);
     }
-    if (x < cols) {
-      // The row's last columns in one masked vector: a row of the depthwise
-      // model (56 columns) otherwise ends in 8 scalar steps.
-      const size_t left = static_cast<size_t>(cols - x);
-      const auto in = hn::MaskedLoad(hn::FirstN(du16, left), du16, s + x);
-      const auto bits = hn::ShiftLeft<16>(hn::PromoteTo(du32, in));
-      hn::BlendedStore(hn::BitCast(df, bits), hn::FirstN(df, left), df, d + x);
+    for (; x < cols; ++x) {
+      const uint32_t bits = uint32_t{s[x]} << 16;
+      std::memcpy(d + x, &bits, sizeof(bits));
     }
   }
 }
@@ -418,22 +414,31 @@ void FillColumnPlane(const DepthwiseColumnArgs& a) {
     float* row = a.plane + (a.pad_top + y) * a.pad_w * N;
     zero_run(row, a.pad_left);
     float* dst = row + a.pad_left * N;
+    // A block of fewer lanes (the last channels) loads through `part`,
+    // zero past them: a masked load may read the whole vector (and, for
+    // 16-bit lanes on some targets, require it aligned).
     if (a.in_bf16) {
       const uint16_t* src = static_cast<const uint16_t*>(a.in) + y * a.in_row;
-      const auto mask = hn::FirstN(du16, lanes);
+      HWY_ALIGN uint16_t part[HWY_MAX_BYTES / sizeof(float)] = {};
       for (int64_t x = 0; x < copy_w; ++x) {
         const uint16_t* at = src + x * a.in_col;
-        const auto bits =
-            lanes == static_cast<size_t>(N) ? hn::LoadU(du16, at) : hn::MaskedLoad(mask, du16, at);
+        if (lanes != static_cast<size_t>(N)) {
+          std::memcpy(part, at, lanes * sizeof(uint16_t));
+          at = part;
+        }
+        const auto bits = hn::LoadU(du16, at);
         hn::StoreU(hn::BitCast(d, hn::ShiftLeft<16>(hn::PromoteTo(du32, bits))), d, dst + x * N);
       }
     } else {
       const float* src = static_cast<const float*>(a.in) + y * a.in_row;
-      const auto mask = hn::FirstN(d, lanes);
+      HWY_ALIGN float part[HWY_MAX_BYTES / sizeof(float)] = {};
       for (int64_t x = 0; x < copy_w; ++x) {
         const float* at = src + x * a.in_col;
-        hn::StoreU(lanes == static_cast<size_t>(N) ? hn::LoadU(d, at) : hn::MaskedLoad(mask, d, at),
-                   d, dst + x * N);
+        if (lanes != static_cast<size_t>(N)) {
+          std::memcpy(part, at, lanes * sizeof(float));
+          at = part;
+        }
+        hn::StoreU(hn::LoadU(d, at), d, dst + x * N);
       }
     }
     zero_run(dst + copy_w * N, a.pad_w - a.pad_left - copy_w);
@@ -450,6 +455,9 @@ HWY_INLINE void StoreColumnSums(const DepthwiseColumnArgs& a, const V* acc, int6
   const hn::Rebind<uint16_t, decltype(d)> du16;
   const size_t lanes = static_cast<size_t>(a.lanes);
   const bool full = lanes == hn::Lanes(d);
+  // A block of fewer lanes stores through `part`: a blended store may write
+  // the whole vector back, over channels that another unit writes.
+  HWY_ALIGN float part[HWY_MAX_BYTES / sizeof(float)];
   for (int64_t p = 0; p < np; ++p) {
     const int64_t at = y * a.out_row + (x0 + p) * a.out_col;
     if (a.out_bf16) {
@@ -458,14 +466,16 @@ HWY_INLINE void StoreColumnSums(const DepthwiseColumnArgs& a, const V* acc, int6
       if (full) {
         hn::StoreU(bits, du16, o);
       } else {
-        hn::BlendedStore(bits, hn::FirstN(du16, lanes), du16, o);
+        hn::StoreU(bits, du16, reinterpret_cast<uint16_t*>(part));
+        std::memcpy(o, part, lanes * sizeof(uint16_t));
       }
     } else {
       float* o = static_cast<float*>(a.out) + at;
       if (full) {
         hn::StoreU(acc[p], d, o);
       } else {
-        hn::BlendedStore(acc[p], hn::FirstN(d, lanes), d, o);
+        hn::Store(acc[p], d, part);
+        std::memcpy(o, part, lanes * sizeof(float));
       }
     }
   }
