@@ -1,7 +1,8 @@
 // f32 -> bf16 as XLA rounds it: to nearest even on the bit pattern, and a
-// NaN keeps its sign and upper payload with the quiet bit set. The one
-// Highway form that the conversion kernel and the kernels that store bf16
-// themselves (the depthwise convolution) use, so that their bits agree.
+// NaN keeps its sign and upper payload with the quiet bit set; and bf16 ->
+// f32. The one Highway form that the conversion kernels, the fused f32
+// programs and the kernels that read or store bf16 themselves (the
+// depthwise convolution) use, so that their bits agree.
 //
 // The Highway part is compiled per target when this header is included
 // after hwy/highway.h (see ops/common/float_minmax.h).
@@ -46,6 +47,16 @@ HWY_INLINE hwy::HWY_NAMESPACE::Vec<DU16> BF16Bits(DF df, DU16 du16, hwy::HWY_NAM
   const hn::RebindToSigned<DF> di32;
   const auto top = hn::ShiftRight<16>(hn::BitCast(du32, BF16InUpperHalf(df, v)));
   return hn::DemoteTo(du16, hn::BitCast(di32, top));
+}
+
+// bf16 bits (uint16 lanes that DF rebinds) widened to f32, exactly: the
+// bits move up 16.
+template <class DF>
+HWY_INLINE hwy::HWY_NAMESPACE::Vec<DF> WidenBF16(
+    DF df, hwy::HWY_NAMESPACE::Vec<hwy::HWY_NAMESPACE::Rebind<uint16_t, DF>> bits) {
+  namespace hn = hwy::HWY_NAMESPACE;
+  const hn::RebindToUnsigned<DF> du32;
+  return hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(du32, bits)));
 }
 
 }  // namespace HWY_NAMESPACE

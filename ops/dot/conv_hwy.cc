@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "hwy/highway.h"
 #include "ops/common/bf16_round.h"
@@ -180,7 +181,6 @@ void BatchGroupRowF32(const float* const* rows, const float* kernel, const int32
 void WidenBF16Rows(const uint16_t* src, int64_t src_stride, float* dst, int64_t dst_stride,
                    int64_t rows, int64_t cols) {
   const hn::ScalableTag<float> df;
-  const hn::RebindToUnsigned<decltype(df)> du32;
   const hn::Rebind<uint16_t, decltype(df)> du16;
   const int64_t n = static_cast<int64_t>(hn::Lanes(df));
   for (int64_t y = 0; y < rows; ++y) {
@@ -188,8 +188,7 @@ void WidenBF16Rows(const uint16_t* src, int64_t src_stride, float* dst, int64_t 
     float* d = dst + y * dst_stride;
     int64_t x = 0;
     for (; x + n <= cols; x += n) {
-      const auto bits = hn::ShiftLeft<16>(hn::PromoteTo(du32, hn::LoadU(du16, s + x)));
-      hn::StoreU(hn::BitCast(df, bits), df, d + x);
+      hn::StoreU(hlovm::HWY_NAMESPACE::WidenBF16(df, hn::LoadU(du16, s + x)), df, d + x);
     }
     for (; x < cols; ++x) {
       const uint32_t bits = uint32_t{s[x]} << 16;
@@ -399,7 +398,6 @@ int64_t DepthwiseColumnLanes() {
 // `lanes` and the padding zero.
 void FillColumnPlane(const DepthwiseColumnArgs& a) {
   const hn::ScalableTag<float> d;
-  const hn::RebindToUnsigned<decltype(d)> du32;
   const hn::Rebind<uint16_t, decltype(d)> du16;
   const int64_t N = static_cast<int64_t>(hn::Lanes(d));
   const size_t lanes = static_cast<size_t>(a.lanes);
@@ -417,29 +415,25 @@ void FillColumnPlane(const DepthwiseColumnArgs& a) {
     // A block of fewer lanes (the last channels) loads through `part`,
     // zero past them: a masked load may read the whole vector (and, for
     // 16-bit lanes on some targets, require it aligned).
+    const auto copy_row = [&](const auto* src, auto load) {
+      using T = std::remove_cv_t<std::remove_pointer_t<decltype(src)>>;
+      HWY_ALIGN T part[HWY_MAX_BYTES / sizeof(float)] = {};
+      for (int64_t x = 0; x < copy_w; ++x) {
+        const T* at = src + x * a.in_col;
+        if (lanes != static_cast<size_t>(N)) {
+          std::memcpy(part, at, lanes * sizeof(T));
+          at = part;
+        }
+        hn::StoreU(load(at), d, dst + x * N);
+      }
+    };
     if (a.in_bf16) {
-      const uint16_t* src = static_cast<const uint16_t*>(a.in) + y * a.in_row;
-      HWY_ALIGN uint16_t part[HWY_MAX_BYTES / sizeof(float)] = {};
-      for (int64_t x = 0; x < copy_w; ++x) {
-        const uint16_t* at = src + x * a.in_col;
-        if (lanes != static_cast<size_t>(N)) {
-          std::memcpy(part, at, lanes * sizeof(uint16_t));
-          at = part;
-        }
-        const auto bits = hn::LoadU(du16, at);
-        hn::StoreU(hn::BitCast(d, hn::ShiftLeft<16>(hn::PromoteTo(du32, bits))), d, dst + x * N);
-      }
+      copy_row(static_cast<const uint16_t*>(a.in) + y * a.in_row, [&](const uint16_t* at) {
+        return hlovm::HWY_NAMESPACE::WidenBF16(d, hn::LoadU(du16, at));
+      });
     } else {
-      const float* src = static_cast<const float*>(a.in) + y * a.in_row;
-      HWY_ALIGN float part[HWY_MAX_BYTES / sizeof(float)] = {};
-      for (int64_t x = 0; x < copy_w; ++x) {
-        const float* at = src + x * a.in_col;
-        if (lanes != static_cast<size_t>(N)) {
-          std::memcpy(part, at, lanes * sizeof(float));
-          at = part;
-        }
-        hn::StoreU(hn::LoadU(d, at), d, dst + x * N);
-      }
+      copy_row(static_cast<const float*>(a.in) + y * a.in_row,
+               [&](const float* at) { return hn::LoadU(d, at); });
     }
     zero_run(dst + copy_w * N, a.pad_w - a.pad_left - copy_w);
   }

@@ -323,11 +323,9 @@ int64_t F32ToF16(const void* in, void* out, int64_t n) {
 template <class DF, class DU16>
 HWY_INLINE void BF16ToF32Impl(DF df, DU16 du16, const uint16_t* in, float* out, int64_t& i,
                               int64_t n) {
-  const hn::RebindToUnsigned<DF> du32;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
   for (; i + lanes <= n; i += lanes) {
-    const auto wide = hn::PromoteTo(du32, hn::LoadU(du16, in + i));
-    hn::StoreU(hn::BitCast(df, hn::ShiftLeft<16>(wide)), df, out + i);
+    hn::StoreU(hlovm::HWY_NAMESPACE::WidenBF16(df, hn::LoadU(du16, in + i)), df, out + i);
   }
 }
 

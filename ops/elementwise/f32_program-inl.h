@@ -16,6 +16,7 @@
 
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
+#include "ops/common/bf16_round.h"
 #include "ops/elementwise/f32_program.h"
 #include "ops/reduce/sum_classes.h"
 
@@ -42,17 +43,13 @@ struct BoundOp {
 template <class Op, class D>
 HWY_INLINE BoundOp<Op, D> Bound(D d) { return BoundOp<Op, D>{d}; }
 
-// Rounds to bf16 in registers, bit for bit as F32ToBF16 then BF16ToF32.
+// Rounds to bf16 in registers, bit for bit as F32ToBF16 then BF16ToF32
+// (ops/common/bf16_round.h): the upper halves kept, the rest cleared.
 template <class D, class V>
 HWY_INLINE V RoundToBF16(D d, V v) {
   const hn::RebindToSigned<D> di;
-  const auto bits = hn::BitCast(di, v);
-  const auto lsb = hn::And(hn::ShiftRight<16>(bits), hn::Set(di, 1));
-  const auto rounded = hn::Add(bits, hn::Add(lsb, hn::Set(di, 0x7fff)));
   const auto high = hn::Set(di, static_cast<int32_t>(0xffff0000u));
-  const auto nan = hn::Or(hn::And(bits, high), hn::Set(di, 0x00400000));
-  return hn::BitCast(d, hn::IfThenElse(hn::RebindMask(di, hn::IsNaN(v)), nan,
-                                       hn::And(rounded, high)));
+  return hn::BitCast(d, hn::And(hlovm::HWY_NAMESPACE::BF16InUpperHalf(d, v), high));
 }
 
 // The threaded interpreter: the program is decoded once per call into
@@ -350,9 +347,8 @@ HWY_NOINLINE void RunF32Steps(D d, const F32ProgramOp* code, int num_ops, void* 
   }
 // Operand x's vector k of the block.
 #define HLOVM_F32P_F_(x, k) hn::LoadU(d, static_cast<const float*>(x) + i + (k) * n)
-#define HLOVM_F32P_H_(x, k)                                                                \
-  hn::BitCast(d, hn::ShiftLeft<16>(hn::PromoteTo(                                          \
-                     du32, hn::LoadU(du16, static_cast<const uint16_t*>(x) + i + (k) * n))))
+#define HLOVM_F32P_H_(x, k) \
+  hlovm::HWY_NAMESPACE::WidenBF16(d, hn::LoadU(du16, static_cast<const uint16_t*>(x) + i + (k)*n))
 #define HLOVM_F32P_S_(x, k) hn::Load(d, static_cast<const float*>(x) + (k) * n)
 #define HLOVM_F32P_B_(x, k) hn::Set(d, *static_cast<const float*>(x))
 #define HLOVM_F32P_EACH_(body)                         \
