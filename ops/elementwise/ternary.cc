@@ -54,21 +54,24 @@ void ClampF32Block(const float* lo, const float* x, const float* hi, float* out,
 
 // clamp over f32 blocks: `decode(k, i, m, buf)` gives operand k's elements
 // [i, i + m) as floats (in buf, or where they are); a scalar operand is a
-// block of its value (scalar[k]); `store(i, m, result)` takes the result.
-template <class Decode, class Store>
+// block of its value (scalar[k]); the block's result goes to `result_at(i)`
+// (the output itself, or a buffer), then `finish(i, m, result)` runs.
+template <class Decode, class ResultAt, class Finish>
 void ClampBlocks(int64_t n, unsigned scalar_mask, const float* scalar, Decode&& decode,
-                 Store&& store) {
-  float fill[3][kWidenBlock], buf[3][kWidenBlock], result[kWidenBlock];
+                 ResultAt&& result_at, Finish&& finish) {
+  float fill[3][kWidenBlock], buf[3][kWidenBlock];
   for (int k = 0; k < 3; ++k) {
     if (scalar_mask & (1u << k)) std::fill(fill[k], fill[k] + kWidenBlock, scalar[k]);
   }
   for (int64_t i = 0; i < n; i += kWidenBlock) {
     const int64_t m = std::min<int64_t>(kWidenBlock, n - i);
     const float* op[3];
-    for (int k = 0; k < 3; ++k)
+    for (int k = 0; k < 3; ++k) {
       op[k] = (scalar_mask & (1u << k)) ? fill[k] : decode(k, i, m, buf[k]);
+    }
+    float* result = result_at(i);
     ClampF32Block(op[0], op[1], op[2], result, m);
-    store(i, m, result);
+    finish(i, m, result);
   }
 }
 
@@ -84,12 +87,14 @@ void ClampNarrowFloat(const void* lo, const void* x, const void* hi, void* out, 
   for (int k = 0; k < 3; ++k) {
     if (scalar_mask & (1u << k)) Decode<kType>(src[k], &scalar[k], 1);
   }
+  float result[kWidenBlock];
   ClampBlocks(
       n, scalar_mask, scalar,
       [&](int k, int64_t i, int64_t m, float* buf) -> const float* {
         Decode<kType>(static_cast<const uint8_t*>(src[k]) + i * width, buf, m);
         return buf;
       },
+      [&](int64_t) { return result; },
       [&](int64_t i, int64_t m, const float* result) {
         uint8_t* dst = static_cast<uint8_t*>(out) + i * width;
         Encode<kType>(result, dst, m);
@@ -103,7 +108,8 @@ void ClampNarrowFloat(const void* lo, const void* x, const void* hi, void* out, 
       });
 }
 
-// clamp of f32, a block at a time through the vector kernels.
+// clamp of f32, a block at a time through the vector kernels, straight
+// into the output (which may be an operand: max goes through a buffer).
 void ClampF32(const void* lo, const void* x, const void* hi, void* out, int64_t n,
               unsigned scalar_mask) {
   const float* src[3] = {static_cast<const float*>(lo), static_cast<const float*>(x),
@@ -114,9 +120,7 @@ void ClampF32(const void* lo, const void* x, const void* hi, void* out, int64_t 
   }
   ClampBlocks(
       n, scalar_mask, scalar, [&](int k, int64_t i, int64_t, float*) { return src[k] + i; },
-      [&](int64_t i, int64_t m, const float* result) {
-        std::copy(result, result + m, static_cast<float*>(out) + i);
-      });
+      [&](int64_t i) { return static_cast<float*>(out) + i; }, [](int64_t, int64_t, float*) {});
 }
 
 // clamp(lo, x, hi) = min(hi, max(lo, x)) with the type's max and min.
