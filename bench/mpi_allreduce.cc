@@ -6,6 +6,9 @@
 // the latency of a scalar one, for both, and their ratios. hlovm's figures
 // are whole ExecuteOverMpi calls (its threads, its meeting, the results
 // sent to rank 0: a 16-byte slice), so they include its per-run overhead.
+// The two sides alternate round by round (the fastest of each is compared,
+// and every round's ratio is printed too): on a shared machine the load
+// moves between minutes.
 #include <mpi.h>
 
 #include <algorithm>
@@ -15,6 +18,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "bench/bench_util.h"
 #include "core/aligned_buffer.h"
 #include "core/literal.h"
@@ -27,16 +31,31 @@ namespace {
 constexpr int64_t kFloats = 16 << 20;  // 64 MiB of f32
 constexpr int kScalarRounds = 2000;
 
-// Seconds of the fastest of `reps` runs of `f` (every process runs it;
+// The slowest process's seconds for one run of `f` (every process runs it;
 // the barrier lines them up).
-double Fastest(const MpiSession& mpi, int reps, const std::function<void()>& f) {
-  double best = 1e30;
-  for (int i = 0; i < reps; ++i) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    best = std::min(best, mpi.Slowest(bench::WallSeconds(f)));
-  }
-  return best;
+double Timed(const MpiSession& mpi, const std::function<void()>& f) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  return mpi.Slowest(bench::WallSeconds(f));
 }
+
+// Rounds of a pair alternate (MPI's, then hlovm's), so that both meet the
+// same load of a shared machine; `Pair` keeps each side's fastest and the
+// ratio of every round.
+struct Pair {
+  double mpi = 1e30, ours = 1e30;
+  std::vector<double> ratios;  // hlovm's time over MPI's, a round each
+  void Add(double m, double o) {
+    mpi = std::min(mpi, m);
+    ours = std::min(ours, o);
+    ratios.push_back(o / m);
+  }
+  // "median 1.23 (1.10-1.41 over 7 rounds)"
+  std::string Spread() {
+    std::sort(ratios.begin(), ratios.end());
+    return absl::StrFormat("median %.2f (%.2f-%.2f over %d rounds)", ratios[ratios.size() / 2],
+                           ratios.front(), ratios.back(), static_cast<int>(ratios.size()));
+  }
+};
 
 int Main(const MpiSession& mpi) {
   int rank = 0, size = 1;
@@ -44,16 +63,6 @@ int Main(const MpiSession& mpi) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   std::vector<float> in(kFloats), out(kFloats);
   for (int64_t i = 0; i < kFloats; ++i) in[i] = static_cast<float>((i * 7 + rank) % 113) / 7;
-  const double mpi_big = Fastest(mpi, 5, [&] {
-    MPI_Allreduce(in.data(), out.data(), kFloats, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-  });
-  float x = 1, y = 0;
-  const double mpi_scalar = Fastest(mpi, 3, [&] {
-    for (int i = 0; i < kScalarRounds; ++i) {
-      MPI_Allreduce(&x, &y, 1, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-    }
-  }) / kScalarRounds;
-
   const std::string add = R"(
 add {
   a = f32[] parameter(0)
@@ -103,8 +112,25 @@ ENTRY e {
     DistributedRun r = ExecuteOverMpi(exe, absl::MakeConstSpan(&args, 1), options);
     ok = ok && r.error.ok() && r.results[rank].ok();
   };
-  const double ours_big = Fastest(mpi, 5, [&] { run(**big, big_args); });
-  const double ours_scalar = Fastest(mpi, 3, [&] { run(**scalar, no_args); }) / kScalarRounds;
+  float x = 1, y = 0;
+  Pair big_pair, scalar_pair;
+  for (int round = 0; round < 7; ++round) {
+    const double m = Timed(mpi, [&] {
+      MPI_Allreduce(in.data(), out.data(), kFloats, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    });
+    big_pair.Add(m, Timed(mpi, [&] { run(**big, big_args); }));
+  }
+  for (int round = 0; round < 9; ++round) {
+    const double m = Timed(mpi, [&] {
+      for (int i = 0; i < kScalarRounds; ++i) {
+        MPI_Allreduce(&x, &y, 1, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+      }
+    });
+    scalar_pair.Add(m, Timed(mpi, [&] { run(**scalar, no_args); }));
+  }
+  const double mpi_big = big_pair.mpi, ours_big = big_pair.ours;
+  const double mpi_scalar = scalar_pair.mpi / kScalarRounds;
+  const double ours_scalar = scalar_pair.ours / kScalarRounds;
   if (!ok) {
     std::fprintf(stderr, "hlovm's all-reduce failed\n");
     return 1;
@@ -116,8 +142,10 @@ ENTRY e {
                 "(%.2f GB/s): hlovm's bandwidth %.2f x MPI's\n",
                 mpi_big * 1e3, bytes / mpi_big / 1e9, ours_big * 1e3, bytes / ours_big / 1e9,
                 mpi_big / ours_big);
+    std::printf("  time over MPI's time, round by round: %s\n", big_pair.Spread().c_str());
     std::printf("all-reduce f32[] latency: MPI_Allreduce %.1f us, hlovm %.1f us: %.2f x MPI's\n",
                 mpi_scalar * 1e6, ours_scalar * 1e6, ours_scalar / mpi_scalar);
+    std::printf("  round by round: %s\n", scalar_pair.Spread().c_str());
   }
   return 0;
 }
