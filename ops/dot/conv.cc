@@ -1,6 +1,7 @@
 #include "ops/dot/conv.h"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cstring>
 #include <limits>
@@ -71,13 +72,22 @@ void WindowOffsets(const ConvPlan& p, const int64_t* op, F&& f) {
 // Bytes of the packed kernel: per group a [window position x feature] by
 // output feature matrix, or for the direct (depthwise, planar) paths
 // [window position][feature] and a row of zeros.
+// ConvBuffers::finite on the direct path: two words (window positions
+// below 64) for each block of terms of each strip of tile_cols columns of
+// each group; its bytes.
+int64_t FiniteStates(const ConvPlan& p) {
+  const int64_t strips = (p.og + p.tile_cols - 1) / p.tile_cols;
+  const int64_t blocks = (p.kdim + p.k_block - 1) / std::max<int64_t>(1, p.k_block);
+  return p.groups * strips * blocks * 2 * static_cast<int64_t>(sizeof(uint64_t));
+}
+
 int64_t PackedBytes(const ConvPlan& p) {
   if (p.depthwise || p.planar) return AlignUp((p.ksp + 1) * p.channels() * p.csize);
   if (p.direct) {
-    // The kernel padded to ldk columns (unless read in place), then a
-    // padding row of row_features zeros.
+    // The kernel padded to ldk columns (unless read in place), the states
+    // of ConvBuffers::finite, then a padding row of row_features zeros.
     return (p.kernel_as_is ? 0 : AlignUp(p.groups * p.kdim * p.ldk * p.csize)) +
-           AlignUp(p.row_features * p.csize);
+           AlignUp(FiniteStates(p)) + AlignUp(p.row_features * p.csize);
   }
   return p.kernel_as_is || p.group_lanes ? 0 : AlignUp(p.groups * p.kdim * p.og * p.csize);
 }
@@ -263,21 +273,37 @@ void RunUnitsT(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin, i
 }
 
 // Whether the kernel's terms at the window positions of `windows` (bits)
-// within terms [k0, k1), columns [0, ncols) of `strip` (term k0's row; rows
-// p.ldk apart) are all finite: multiplied by padding's zeros they then add
-// exactly nothing to a sum.
-bool PaddingTermsVanish(const ConvPlan& p, uint64_t windows, int64_t k0, int64_t k1,
-                        const float* strip, int64_t ncols) {
+// within terms [k0, k1) (block k0 / k_block), columns [col, col + ncols)
+// of group t (col a multiple of tile_cols), are all finite: multiplied by
+// padding's zeros they then add exactly nothing to a sum. `strip` is term
+// k0's row there (rows p.ldk apart). Each window position of each block
+// and strip is looked at once a call, by the first unit that asks
+// (ConvBuffers::finite); a unit on another thread that asks meanwhile may
+// take the terms for not finite, and keeps them (which gives the same
+// bits).
+bool PaddingTermsVanish(const ConvPlan& p, const ConvBuffers& bufs, int64_t t, int64_t col,
+                        uint64_t windows, int64_t k0, int64_t k1, const float* strip,
+                        int64_t ncols) {
   const int64_t cg = p.row_features;
-  for (; windows != 0; windows &= windows - 1) {
-    const int64_t w = std::countr_zero(windows);
+  const int64_t strips = (p.og + p.tile_cols - 1) / p.tile_cols;
+  const int64_t blocks = (p.kdim + p.k_block - 1) / p.k_block;
+  uint64_t* state = bufs.finite + ((t * strips + col / p.tile_cols) * blocks + k0 / p.k_block) * 2;
+  std::atomic_ref<uint64_t> finite(state[0]), known(state[1]);
+  const uint64_t unknown = windows & ~known.load(std::memory_order_acquire);
+  uint64_t found = 0;
+  for (uint64_t left = unknown; left != 0; left &= left - 1) {
+    const int64_t w = std::countr_zero(left);
     const int64_t from = std::max(k0, w * cg), to = std::min(k1, (w + 1) * cg);
-    if (from < to &&
-        !conv_internal::HwyAllFiniteF32(strip + (from - k0) * p.ldk, to - from, ncols, p.ldk)) {
-      return false;
+    if (from >= to ||
+        conv_internal::HwyAllFiniteF32(strip + (from - k0) * p.ldk, to - from, ncols, p.ldk)) {
+      found |= uint64_t{1} << w;
     }
   }
-  return true;
+  if (unknown != 0) {
+    finite.fetch_or(found, std::memory_order_relaxed);
+    known.fetch_or(unknown, std::memory_order_release);
+  }
+  return (windows & ~(finite.load(std::memory_order_relaxed) | found)) == 0;
 }
 
 // Direct path (ConvPlan::direct): per unit, the input row each output row
@@ -323,9 +349,12 @@ void DirectUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
     // The table's batch element and position of row row0 + r.
     int64_t batch = row0 / p.s_out, pos = row0 % p.s_out;
     // Bit w of `reads`: a row of the tile reads input at window position w
-    // (w < 64). skip[i] has the others, where tile i reads only padding: a
-    // tile within the first or last output row of an image, whose window's
-    // first or last row lies outside.
+    // (w < 64); of `pads`: a row reads padding there. skip[i] has the
+    // latter: there tile i leaves out what its padding rows would add, the
+    // whole window position where it reads only padding (a tile within the
+    // first or last output row of an image, whose window's first or last
+    // row lies outside), and in a whole tile the one row at an image's
+    // left or right edge that reads padding (HwyDirectConvTilesF32).
     const uint64_t windows = p.row_windows < 64    ? (uint64_t{1} << p.row_windows) - 1
                              : p.row_windows == 64 ? ~uint64_t{0}
                                                    : 0;
@@ -333,7 +362,7 @@ void DirectUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
     for (int64_t i = 0; i < row_tiles; ++i) {
       const int64_t first = i * tr;
       const float** tile = rows + first * p.row_windows;
-      uint64_t reads = 0;
+      uint64_t reads = 0, pads = 0;
       const int64_t end = std::min(first + tr, nrows);
       int64_t r = first;
       if (table) {
@@ -343,7 +372,7 @@ void DirectUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
           const int64_t n = std::min(end - r, p.s_out - pos);
           reads |= conv_internal::HwyDirectTileInputs(
               p.window_offsets.data() + pos, p.s_out, p.row_windows, n, tr,
-              lhs + batch * p.in_batch_stride + t * p.cg, bufs.zeros, tile + (r - first));
+              lhs + batch * p.in_batch_stride + t * p.cg, bufs.zeros, tile + (r - first), &pads);
           r += n;
           if ((pos += n) == p.s_out) {
             pos = 0;
@@ -357,13 +386,14 @@ void DirectUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
         WindowOffsets(p, at.op, [&](int64_t w, int64_t off) {
           row[w * tr] = off >= 0 ? in + off : bufs.zeros;
           reads |= static_cast<uint64_t>(off >= 0) << (w & 63);
+          pads |= static_cast<uint64_t>(off < 0) << (w & 63);
         });
         at.Next(p);
       }
       for (; r < first + tr; ++r) {
         for (int64_t w = 0; w < p.row_windows; ++w) tile[w * tr + (r - first)] = bufs.zeros;
       }
-      skip[i] = windows & ~reads;
+      skip[i] = windows & (pads | ~reads);
       skipped |= skip[i];
     }
     float* o = out + row0 * ldo + t * p.og + j0;
@@ -390,8 +420,9 @@ void DirectUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
           conv_internal::HwyDirectConvTilesF32(
               p.tile_shape, rows + i0 * p.row_windows * tr, i1 - i0, p.row_windows * tr,
               p.row_features, k0, k1, strip, p.ldk, k0 == 0, o + s * tc + shift, ldo,
-              tile_skip != nullptr ? tile_skip + i0 : nullptr, final_block ? steps : nullptr,
-              final_block ? nsteps : 0, row0 * ldo + t * p.og + j0 + s * tc + shift);
+              tile_skip != nullptr ? tile_skip + i0 : nullptr, bufs.zeros,
+              final_block ? steps : nullptr, final_block ? nsteps : 0,
+              row0 * ldo + t * p.og + j0 + s * tc + shift);
         };
         const uint64_t* strip_skip = nullptr;
         if (block_skipped == 0) {
@@ -409,7 +440,8 @@ void DirectUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
             }
           };
           runs(false, nullptr);
-          if (PaddingTermsVanish(p, block_skipped, k0, k1, strip, std::min(tc, ncols - s * tc))) {
+          if (PaddingTermsVanish(p, bufs, t, j0 + s * tc, block_skipped, k0, k1, strip,
+                                 std::min(tc, ncols - s * tc))) {
             strip_skip = skip;
           }
           runs(true, strip_skip);
@@ -419,7 +451,7 @@ void DirectUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
               p.tile_shape, rows + i * p.row_windows * tr, std::min(tr, nrows - i * tr),
               p.row_features, k0, k1, strip, p.ldk, k0 == 0,
               part + i * tr * p.cols_per_block + s * tc, p.cols_per_block,
-              strip_skip != nullptr ? strip_skip[i] : 0);
+              strip_skip != nullptr ? strip_skip[i] : 0, bufs.zeros);
         }
       }
     }
@@ -1081,6 +1113,9 @@ ConvBuffers ConvPrepare(const ConvPlan& p, const void* lhs, const void* rhs, voi
     if (!p.kernel_as_is) PackKernel<float>(p, k, packed, p.ldk);
     std::fill(zeros, zeros + p.row_features, 0.0f);
     b.zeros = zeros;
+    uint8_t* finite = reinterpret_cast<uint8_t*>(zeros) - AlignUp(FiniteStates(p));
+    std::fill(finite, finite + FiniteStates(p), uint8_t{0});
+    b.finite = reinterpret_cast<uint64_t*>(finite);
   } else if (p.kdim > 0 && p.og > 0 && !p.kernel_as_is && !p.group_lanes) {
     switch (p.csize) {
       case 1: PackKernel<uint8_t>(p, k, packed, p.og); break;

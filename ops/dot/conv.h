@@ -210,6 +210,11 @@ struct ConvBuffers {
   const uint8_t* packed = nullptr;  // [groups][kdim][og] compute type
   uint8_t* out = nullptr;        // compute type, row-major result
   const float* zeros = nullptr;  // direct path: row_features zeros (padding rows)
+  // Direct path: per group, strip of tile_cols columns and block of terms,
+  // the window positions (bits) whose kernel rows there are known to be
+  // finite, then those known (FiniteStates), found once a call by the
+  // first unit that asks (PaddingTermsVanish).
+  uint64_t* finite = nullptr;
 };
 ConvBuffers ConvPrepare(const ConvPlan& plan, const void* lhs, const void* rhs, void* out,
                         void* scratch);
@@ -321,32 +326,37 @@ void HwyPlanarPaddedPlaneF32(const float* padded, int64_t pw, int64_t oh, int64_
 // the kernel's element (k, j) is kernel[(k - k0) * ldk + j], and the sums of
 // terms k = w * cg + c in [k0, k1) go to out + r * ldo, continuing the sums
 // stored there unless `first`: one fused multiply-add per term in k order.
-// The window positions w whose bit is set in `skip` are left out; the caller
-// sets one only where every row reads zeros at w and the kernel's rows of w
-// are finite (those terms add exactly nothing), and only for w < 64.
+// At the window positions w whose bit is set in `skip`, the rows that read
+// `zeros` may be left out: the caller sets one only where some row reads
+// `zeros` at w and the kernel's rows of w are finite (those terms add
+// exactly nothing), and only for w < 64. A window position where every row
+// reads zeros is left out; in a whole tile, so is the one row that does
+// (where one does).
 int64_t HwyDirectTileRows(int shape);
 int64_t HwyDirectTileCols(int shape);
 void HwyDirectConvTileF32(int shape, const float* const* rows, int64_t nrows, int64_t cg,
                           int64_t k0, int64_t k1, const float* kernel, int64_t ldk, bool first,
-                          float* out, int64_t ldo, uint64_t skip = 0);
+                          float* out, int64_t ldo, uint64_t skip = 0, const float* zeros = nullptr);
 // `tiles` whole tiles (HwyDirectTileRows(shape) rows each) one after
 // another: tile t as HwyDirectConvTileF32 with rows + t * rows_stride,
 // out + t * HwyDirectTileRows(shape) * ldo and skip[t] (none when skip is
-// null). With `nsteps` epilogue steps, the sums go through them before they
+// null), `zeros` as there. With `nsteps` epilogue steps, the sums go through them before they
 // are stored; out[0] is result element `index0` and ldo the result's
 // features (channels()).
 void HwyDirectConvTilesF32(int shape, const float* const* rows, int64_t tiles, int64_t rows_stride,
                            int64_t cg, int64_t k0, int64_t k1, const float* kernel, int64_t ldk,
                            bool first, float* out, int64_t ldo, const uint64_t* skip = nullptr,
-                           const ConvEpilogueStep* steps = nullptr, int nsteps = 0,
-                           int64_t index0 = 0);
+                           const float* zeros = nullptr, const ConvEpilogueStep* steps = nullptr,
+                           int nsteps = 0, int64_t index0 = 0);
 // The input rows of n rows of a tile from the offset table
 // (ConvPlan::window_offsets at the first row's position): rows[w * ld + r]
 // = base + offs[w * stride + r], or `zeros` where that offset is negative
 // (padding), for r < n and window positions w < windows. Returns the
-// window positions (bit w, for w < 64) at which some row reads input.
+// window positions (bit w, for w < 64) at which some row reads input, and
+// adds those at which some row reads padding to `pads`.
 uint64_t HwyDirectTileInputs(const int32_t* offs, int64_t stride, int64_t windows, int64_t n,
-                             int64_t ld, const float* base, const float* zeros, const float** rows);
+                             int64_t ld, const float* base, const float* zeros, const float** rows,
+                             uint64_t* pads);
 // Whether every element of rows [0, nrows) x columns [0, ncols) at
 // p + row * ld is finite.
 bool HwyAllFiniteF32(const float* p, int64_t nrows, int64_t ncols, int64_t ld);

@@ -665,21 +665,59 @@ void ConvEpilogueF32(const ConvEpilogueStep* steps, int nsteps, const float* sum
   }
 }
 
+// Terms [c0, c1) of one window position (input rows a, kernel rows from
+// b, ldk apart) folded into the sums of rows [0, kM), but for row kOut
+// (none where kOut is -1), which reads padding there and is left out.
+template <int kOut, int kM, int kVecs, class D, class V>
+HWY_INLINE void WindowTerms(D d, const float* const (&a)[kM], const float* HWY_RESTRICT b,
+                            int64_t ldk, int64_t c0, int64_t c1, V (&acc)[kM][kVecs]) {
+  const size_t L = hn::Lanes(d);
+  HWY_UNROLL(2) for (int64_t c = c0; c < c1; ++c) {
+    V bv[kVecs];
+    HWY_UNROLL(4) for (int v = 0; v < kVecs; ++v) bv[v] = hn::LoadU(d, b + v * L);
+    b += ldk;
+    HWY_UNROLL(8) for (int r = 0; r < kM; ++r) {
+      if (r == kOut) continue;
+      const V av = hn::Set(d, a[r][c]);
+      HWY_UNROLL(4) for (int v = 0; v < kVecs; ++v) acc[r][v] = hn::MulAdd(av, bv[v], acc[r][v]);
+    }
+  }
+}
+
+// WindowTerms leaving out row `out` (-1: none), one loop for each.
+template <int kOut, int kM, int kVecs, class D, class V>
+HWY_INLINE void WindowTermsLeavingOut(int out, D d, const float* const (&a)[kM],
+                                      const float* HWY_RESTRICT b, int64_t ldk, int64_t c0,
+                                      int64_t c1, V (&acc)[kM][kVecs]) {
+  if constexpr (kOut < kM) {
+    if (out == kOut) {
+      WindowTerms<kOut>(d, a, b, ldk, c0, c1, acc);
+    } else {
+      WindowTermsLeavingOut<kOut + 1>(out, d, a, b, ldk, c0, c1, acc);
+    }
+  } else {
+    WindowTerms<-1>(d, a, b, ldk, c0, c1, acc);
+  }
+}
+
 // The first kM rows of a tile: rows[w * kTileRows + r] holds the cg input
 // features row r reads at window position w; terms k in [k0, k1) with
 // k = w * cg + c; kernel element (k, j) at kernel[(k - k0) * ldk + j]; sums at
 // out + r * ldo (read back unless `first`).
-// Window positions w whose bit is set in `skip` (then every w < 64) are
-// left out: every row reads zeros there and the kernel's rows are finite, so
-// their terms would add exactly nothing (a sum started from +0 is never -0).
+// At the window positions w whose bit is set in `skip` (then every w < 64)
+// some row reads `zeros` and the kernel's rows are finite, so that those
+// rows' terms would add exactly nothing (a sum started from +0 is never
+// -0): a window position where every row reads zeros is left out, and in
+// a full tile, where one row does, that row's terms are (where several
+// do, their terms are summed).
 // A full tile (kM == kTileRows) with epilogue steps puts the sums through
 // them before it stores them (out[0] is result element index0, ldo the
 // result's features); narrower tiles take none.
 template <int kShape, int kM, class D>
 HWY_INLINE void DirectTile(D d, const float* const* HWY_RESTRICT rows, int64_t cg, int64_t k0,
                            int64_t k1, const float* HWY_RESTRICT kernel, int64_t ldk, bool first,
-                           float* out, int64_t ldo, uint64_t skip, const ConvEpilogueStep* steps,
-                           int nsteps, int64_t index0) {
+                           float* out, int64_t ldo, uint64_t skip, const float* zeros,
+                           const ConvEpilogueStep* steps, int nsteps, int64_t index0) {
   using V = hn::Vec<D>;
   constexpr int kTileRows = kTileRowsOf[kShape];
   constexpr int kTileVecs = kTileVecsOf[kShape];
@@ -694,24 +732,29 @@ HWY_INLINE void DirectTile(D d, const float* const* HWY_RESTRICT rows, int64_t c
   int64_t w = k0 / cg;
   for (int64_t k = k0, c0 = k0 - w * cg; k < k1; ++w, c0 = 0) {
     const int64_t c1 = std::min(cg, c0 + (k1 - k));
-    if (skip != 0 && (skip >> w & 1) != 0) {
-      k += c1 - c0;
-      continue;
-    }
     const float* const* rw = rows + w * kTileRows;
     const float* a[kM];
     HWY_UNROLL(8) for (int r = 0; r < kM; ++r) a[r] = rw[r];
     const float* b = kernel + (k - k0) * ldk;
-    HWY_UNROLL(2) for (int64_t c = c0; c < c1; ++c) {
-      V bv[kTileVecs];
-      HWY_UNROLL(4) for (int v = 0; v < kTileVecs; ++v) bv[v] = hn::LoadU(d, b + v * L);
-      b += ldk;
+    int out_row = -1;  // the one row that reads zeros here, left out
+    if (skip != 0 && (skip >> w & 1) != 0) {
+      int padded = 0;
       HWY_UNROLL(8) for (int r = 0; r < kM; ++r) {
-        const V av = hn::Set(d, a[r][c]);
-        HWY_UNROLL(4) for (int v = 0; v < kTileVecs; ++v) {
-          acc[r][v] = hn::MulAdd(av, bv[v], acc[r][v]);
+        if (a[r] == zeros) {
+          ++padded;
+          out_row = r;
         }
       }
+      if (padded == kM) {
+        k += c1 - c0;
+        continue;
+      }
+      if (padded != 1) out_row = -1;
+    }
+    if constexpr (kM == kTileRows) {
+      WindowTermsLeavingOut<0>(out_row, d, a, b, ldk, c0, c1, acc);
+    } else {
+      WindowTerms<-1>(d, a, b, ldk, c0, c1, acc);
     }
     k += c1 - c0;
   }
@@ -758,29 +801,29 @@ HWY_INLINE void DirectTile(D d, const float* const* HWY_RESTRICT rows, int64_t c
 template <int kShape>
 void DirectConvTileOf(const float* const* rows, int64_t nrows, int64_t cg, int64_t k0, int64_t k1,
                       const float* kernel, int64_t ldk, bool first, float* out, int64_t ldo,
-                      uint64_t skip) {
+                      uint64_t skip, const float* zeros) {
   const hn::ScalableTag<float> d;
   constexpr int kRows = kTileRowsOf[kShape];
   constexpr int kThird = (kRows + 2) / 3;
   if (nrows > 2 * kThird) {
-    DirectTile<kShape, kRows>(d, rows, cg, k0, k1, kernel, ldk, first, out, ldo, skip, nullptr, 0,
-                              0);
+    DirectTile<kShape, kRows>(d, rows, cg, k0, k1, kernel, ldk, first, out, ldo, skip, zeros,
+                              nullptr, 0, 0);
   } else if (nrows > kThird) {
-    DirectTile<kShape, 2 * kThird>(d, rows, cg, k0, k1, kernel, ldk, first, out, ldo, skip, nullptr,
-                                   0, 0);
+    DirectTile<kShape, 2 * kThird>(d, rows, cg, k0, k1, kernel, ldk, first, out, ldo, skip, zeros,
+                                   nullptr, 0, 0);
   } else {
-    DirectTile<kShape, kThird>(d, rows, cg, k0, k1, kernel, ldk, first, out, ldo, skip, nullptr, 0,
-                               0);
+    DirectTile<kShape, kThird>(d, rows, cg, k0, k1, kernel, ldk, first, out, ldo, skip, zeros,
+                               nullptr, 0, 0);
   }
 }
 
 void DirectConvTileF32(int shape, const float* const* rows, int64_t nrows, int64_t cg, int64_t k0,
                        int64_t k1, const float* kernel, int64_t ldk, bool first, float* out,
-                       int64_t ldo, uint64_t skip) {
+                       int64_t ldo, uint64_t skip, const float* zeros) {
   if (shape != 0) {
-    DirectConvTileOf<1>(rows, nrows, cg, k0, k1, kernel, ldk, first, out, ldo, skip);
+    DirectConvTileOf<1>(rows, nrows, cg, k0, k1, kernel, ldk, first, out, ldo, skip, zeros);
   } else {
-    DirectConvTileOf<0>(rows, nrows, cg, k0, k1, kernel, ldk, first, out, ldo, skip);
+    DirectConvTileOf<0>(rows, nrows, cg, k0, k1, kernel, ldk, first, out, ldo, skip, zeros);
   }
 }
 
@@ -790,14 +833,14 @@ void DirectConvTileF32(int shape, const float* const* rows, int64_t nrows, int64
 template <int kShape>
 void DirectConvTilesOf(const float* const* rows, int64_t tiles, int64_t rows_stride, int64_t cg,
                        int64_t k0, int64_t k1, const float* kernel, int64_t ldk, bool first,
-                       float* out, int64_t ldo, const uint64_t* skip, const ConvEpilogueStep* steps,
-                       int nsteps, int64_t index0) {
+                       float* out, int64_t ldo, const uint64_t* skip, const float* zeros,
+                       const ConvEpilogueStep* steps, int nsteps, int64_t index0) {
   const hn::ScalableTag<float> d;
   constexpr int kRows = kTileRowsOf[kShape];
   for (int64_t t = 0; t < tiles; ++t) {
     const int64_t shift = t * kRows * ldo;
     DirectTile<kShape, kRows>(d, rows + t * rows_stride, cg, k0, k1, kernel, ldk, first,
-                              out + shift, ldo, skip != nullptr ? skip[t] : 0, steps, nsteps,
+                              out + shift, ldo, skip != nullptr ? skip[t] : 0, zeros, steps, nsteps,
                               index0 + shift);
   }
 }
@@ -805,41 +848,47 @@ void DirectConvTilesOf(const float* const* rows, int64_t tiles, int64_t rows_str
 void DirectConvTilesF32(int shape, const float* const* rows, int64_t tiles, int64_t rows_stride,
                         int64_t cg, int64_t k0, int64_t k1, const float* kernel, int64_t ldk,
                         bool first, float* out, int64_t ldo, const uint64_t* skip,
-                        const ConvEpilogueStep* steps, int nsteps, int64_t index0) {
+                        const float* zeros, const ConvEpilogueStep* steps, int nsteps,
+                        int64_t index0) {
   if (shape != 0) {
     DirectConvTilesOf<1>(rows, tiles, rows_stride, cg, k0, k1, kernel, ldk, first, out, ldo, skip,
-                         steps, nsteps, index0);
+                         zeros, steps, nsteps, index0);
   } else {
     DirectConvTilesOf<0>(rows, tiles, rows_stride, cg, k0, k1, kernel, ldk, first, out, ldo, skip,
-                         steps, nsteps, index0);
+                         zeros, steps, nsteps, index0);
   }
 }
 
 uint64_t DirectTileInputs(const int32_t* offs, int64_t stride, int64_t windows, int64_t n,
-                          int64_t ld, const float* base, const float* zeros, const float** rows) {
+                          int64_t ld, const float* base, const float* zeros, const float** rows,
+                          uint64_t* pads) {
   const hn::ScalableTag<int64_t> d64;
   const hn::Rebind<int32_t, decltype(d64)> d32;
   const int64_t N = static_cast<int64_t>(hn::Lanes(d64));
   const auto vbase = hn::Set(d64, static_cast<int64_t>(reinterpret_cast<uintptr_t>(base)));
   const auto vzeros = hn::Set(d64, static_cast<int64_t>(reinterpret_cast<uintptr_t>(zeros)));
-  uint64_t reads = 0;
+  uint64_t reads = 0, padded = 0;
   for (int64_t w = 0; w < windows; ++w) {
     const int32_t* o = offs + w * stride;
     int64_t* dst = reinterpret_cast<int64_t*>(rows + w * ld);
-    bool any = false;
+    bool any = false, some_pad = false;
     int64_t r = 0;
     for (; r + N <= n; r += N) {
       const auto off = hn::PromoteTo(d64, hn::LoadU(d32, o + r));
       const auto pad = hn::Lt(off, hn::Zero(d64));
       hn::StoreU(hn::IfThenElse(pad, vzeros, hn::Add(vbase, hn::ShiftLeft<2>(off))), d64, dst + r);
       any = any || !hn::AllTrue(d64, pad);
+      some_pad = some_pad || !hn::AllFalse(d64, pad);
     }
     for (; r < n; ++r) {
       rows[w * ld + r] = o[r] >= 0 ? base + o[r] : zeros;
       any = any || o[r] >= 0;
+      some_pad = some_pad || o[r] < 0;
     }
     reads |= static_cast<uint64_t>(any) << (w & 63);
+    padded |= static_cast<uint64_t>(some_pad) << (w & 63);
   }
+  *pads |= padded;
   return reads;
 }
 
@@ -900,24 +949,26 @@ int64_t HwyDirectTileRows(int shape) { return HWY_DYNAMIC_DISPATCH(DirectTileRow
 int64_t HwyDirectTileCols(int shape) { return HWY_DYNAMIC_DISPATCH(DirectTileCols)(shape); }
 void HwyDirectConvTileF32(int shape, const float* const* rows, int64_t nrows, int64_t cg,
                           int64_t k0, int64_t k1, const float* kernel, int64_t ldk, bool first,
-                          float* out, int64_t ldo, uint64_t skip) {
+                          float* out, int64_t ldo, uint64_t skip, const float* zeros) {
   HWY_DYNAMIC_DISPATCH(DirectConvTileF32)
-  (shape, rows, nrows, cg, k0, k1, kernel, ldk, first, out, ldo, skip);
+  (shape, rows, nrows, cg, k0, k1, kernel, ldk, first, out, ldo, skip, zeros);
 }
 void HwyDirectConvTilesF32(int shape, const float* const* rows, int64_t tiles, int64_t rows_stride,
                            int64_t cg, int64_t k0, int64_t k1, const float* kernel, int64_t ldk,
                            bool first, float* out, int64_t ldo, const uint64_t* skip,
-                           const ConvEpilogueStep* steps, int nsteps, int64_t index0) {
+                           const float* zeros, const ConvEpilogueStep* steps, int nsteps,
+                           int64_t index0) {
   HWY_DYNAMIC_DISPATCH(DirectConvTilesF32)
-  (shape, rows, tiles, rows_stride, cg, k0, k1, kernel, ldk, first, out, ldo, skip, steps, nsteps,
-   index0);
+  (shape, rows, tiles, rows_stride, cg, k0, k1, kernel, ldk, first, out, ldo, skip, zeros, steps,
+   nsteps, index0);
 }
 HWY_EXPORT(AllFiniteF32);
 HWY_EXPORT(DirectTileInputs);
 uint64_t HwyDirectTileInputs(const int32_t* offs, int64_t stride, int64_t windows, int64_t n,
-                             int64_t ld, const float* base, const float* zeros,
-                             const float** rows) {
-  return HWY_DYNAMIC_DISPATCH(DirectTileInputs)(offs, stride, windows, n, ld, base, zeros, rows);
+                             int64_t ld, const float* base, const float* zeros, const float** rows,
+                             uint64_t* pads) {
+  return HWY_DYNAMIC_DISPATCH(DirectTileInputs)(offs, stride, windows, n, ld, base, zeros, rows,
+                                                pads);
 }
 bool HwyAllFiniteF32(const float* p, int64_t nrows, int64_t ncols, int64_t ld) {
   return HWY_DYNAMIC_DISPATCH(AllFiniteF32)(p, nrows, ncols, ld);

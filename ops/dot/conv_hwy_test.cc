@@ -283,7 +283,8 @@ TEST_P(ConvHwyTest, EpilogueStepsMatchElementwiseKernels) {
             HwyDirectConvTileF32(shape, rows.data(), tr, 1, 0, 1, kernel.data(), tc, true,
                                  plain.data() + tile0, ldo);
             HwyDirectConvTilesF32(shape, rows.data(), 1, tr, 1, 0, 1, kernel.data(), tc, true,
-                                  fused.data() + tile0, ldo, nullptr, &tile_step, 1, tile0);
+                                  fused.data() + tile0, ldo, nullptr, nullptr, &tile_step, 1,
+                                  tile0);
             for (int64_t r = 0; r < tr; ++r) {
               const int64_t at = tile0 + r * ldo;
               const std::vector<float> yr = OperandArray(tile_step, at, tc, ldo);
@@ -306,7 +307,8 @@ TEST_P(ConvHwyTest, EpilogueStepsMatchElementwiseKernels) {
 // A tile's input rows from the offset table: base + offset, the zeros row
 // where the offset is negative, vectors and a tail (n = 8 and 5 rows of a
 // tile of 8, which leaves the other rows as they were); the windows at
-// which some row reads input come back as bits.
+// which some row reads input come back as bits, and those at which some
+// row reads padding are added to the bits given.
 TEST_P(ConvHwyTest, DirectTileInputsLocateRowsAndPadding) {
   const float base[64] = {};
   const float zeros[4] = {};
@@ -320,9 +322,11 @@ TEST_P(ConvHwyTest, DirectTileInputsLocateRowsAndPadding) {
   const int64_t ld = 8;
   for (int64_t n : {8, 5}) {
     std::vector<const float*> rows(windows * ld, nullptr);
+    uint64_t pads = 0;
     const uint64_t reads =
-        HwyDirectTileInputs(offs.data(), stride, windows, n, ld, base, zeros, rows.data());
+        HwyDirectTileInputs(offs.data(), stride, windows, n, ld, base, zeros, rows.data(), &pads);
     EXPECT_EQ(reads, uint64_t{0b110}) << "n " << n;
+    EXPECT_EQ(pads, uint64_t{0b111}) << "n " << n;
     for (int64_t w = 0; w < windows; ++w) {
       for (int64_t r = 0; r < ld; ++r) {
         const int32_t off = offs[w * stride + r];

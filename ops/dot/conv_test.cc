@@ -137,13 +137,16 @@ TEST(ConvTest, PlainSamePadding) { CheckConv<float>(Conv2D{}, ElementType::kF32)
 // An HWIO kernel of one group is the GEMM's packed matrix already: no copy,
 // no scratch for it (the direct f32 path reads it in place when its output
 // features fill whole register tiles, 96 on every target, and keeps only a
-// row of zeros for padding). Reversed windows and groups still pack.
+// row of zeros for padding and two words a strip of tile columns, where the
+// kernel is finite). Reversed windows and groups still pack.
 TEST(ConvTest, HwioKernelIsReadWhereItIs) {
   Conv2D plain;
   plain.o = 96;
   EXPECT_TRUE(PlanOf(plain).direct);
   EXPECT_TRUE(PlanOf(plain).kernel_as_is);
-  EXPECT_EQ(PlanOf(plain).scratch_bytes, 64);  // c = 3 zeros, aligned
+  // c = 3 zeros, aligned; 16 bytes a strip (one block of terms), aligned.
+  const int64_t states = 96 / PlanOf(plain).tile_cols * 16;
+  EXPECT_EQ(PlanOf(plain).scratch_bytes, 64 + (states + 63) / 64 * 64);
   CheckConv<float>(plain, ElementType::kF32);
   const Shape lhs(ElementType::kF64, {1, 5, 5, 3}), rhs(ElementType::kF64, {3, 3, 3, 4});
   auto out = InferConvolutionShape(lhs, rhs, 1, 1, MakeWindow(Conv2D{}), Nhwc());
@@ -267,53 +270,63 @@ TEST(ConvTest, DirectPathSumsInWindowOrder) {
 }
 
 // A register tile within the first or last output row of an image leaves
-// out the window row that lies in the padding: with a finite kernel those
-// terms add exactly nothing, so the bits are the im2col order's. An
-// infinity or NaN in the kernel's first or last window row makes 0 * inf a
-// NaN at the edge rows, as in the im2col order: then those terms are kept, in the strip
-// of columns they reach (other strips still leave them out).
-// Both register tiles (tall; wide from 256 features).
+// out the window row that lies in the padding, and a whole tile the one
+// row at an image's left or right edge that reads padding: with a finite
+// kernel those terms add exactly nothing, so the bits are the im2col
+// order's. An infinity or NaN in the kernel's first or last window row, or
+// column, makes 0 * inf a NaN at the edge rows, as in the im2col order:
+// then those terms are kept, in the strip of columns they reach (other
+// strips still leave them out). Both register tiles (tall; wide from 256
+// features); image rows of whole tiles, and rows whose edges fall inside
+// tiles.
 TEST(ConvTest, PaddingTermsAreLeftOutOnlyWhereTheyAddNothing) {
   for (int shape : {0, 1}) {
-    SCOPED_TRACE(shape == 0 ? "tall tile" : "wide tile");
-    Conv2D c;
-    c.n = 2, c.h = 5, c.w = 2 * conv_internal::HwyDirectTileRows(shape), c.c = 5;
-    c.o = shape == 0 ? 3 * conv_internal::HwyDirectTileCols(0)
-                     : 256 + conv_internal::HwyDirectTileCols(1);
-    Shape out;
-    const ConvPlan plan = PlanOf(c, &out);
-    ASSERT_TRUE(plan.direct);
-    ASSERT_EQ(plan.tile_shape, shape);
-    std::mt19937 gen(5);
-    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-    std::vector<float> in(static_cast<size_t>(c.n * c.h * c.w * c.c)),
-        k(static_cast<size_t>(c.kh * c.kw * c.c * c.o));
-    for (float& v : in) v = dist(gen);
-    for (float& v : k) v = dist(gen);
-    const auto kat = [&](int64_t ky, int64_t kx, int64_t ci, int64_t f) -> float& {
-      return k[static_cast<size_t>(((ky * c.kw + kx) * c.c + ci) * c.o + f)];
-    };
-    const auto same = [](const std::vector<float>& a, const std::vector<float>& b) {
-      for (size_t i = 0; i < a.size(); ++i) {
-        if (std::isnan(a[i]) != std::isnan(b[i])) return false;
-        if (!std::isnan(a[i]) && std::memcmp(&a[i], &b[i], sizeof(float)) != 0) return false;
+    for (int64_t extra : {0, 3}) {
+      SCOPED_TRACE(shape == 0 ? "tall tile" : "wide tile");
+      SCOPED_TRACE(extra);
+      Conv2D c;
+      c.n = 2, c.h = 5, c.w = (2 - extra / 3) * conv_internal::HwyDirectTileRows(shape) + extra;
+      c.c = 5;
+      c.o = shape == 0 ? 3 * conv_internal::HwyDirectTileCols(0)
+                       : 256 + conv_internal::HwyDirectTileCols(1);
+      Shape out;
+      const ConvPlan plan = PlanOf(c, &out);
+      ASSERT_TRUE(plan.direct);
+      ASSERT_EQ(plan.tile_shape, shape);
+      std::mt19937 gen(5);
+      std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+      std::vector<float> in(static_cast<size_t>(c.n * c.h * c.w * c.c)),
+          k(static_cast<size_t>(c.kh * c.kw * c.c * c.o));
+      for (float& v : in) v = dist(gen);
+      for (float& v : k) v = dist(gen);
+      const auto kat = [&](int64_t ky, int64_t kx, int64_t ci, int64_t f) -> float& {
+        return k[static_cast<size_t>(((ky * c.kw + kx) * c.c + ci) * c.o + f)];
+      };
+      const auto same = [](const std::vector<float>& a, const std::vector<float>& b) {
+        for (size_t i = 0; i < a.size(); ++i) {
+          if (std::isnan(a[i]) != std::isnan(b[i])) return false;
+          if (!std::isnan(a[i]) && std::memcmp(&a[i], &b[i], sizeof(float)) != 0) return false;
+        }
+        return true;
+      };
+      const int64_t tc = plan.tile_cols;
+      for (int variant = 0; variant < 4; ++variant) {
+        if (variant == 1) kat(0, 1, 2, 3) = std::numeric_limits<float>::infinity();
+        if (variant == 2) kat(2, 0, 4, tc + 1) = std::numeric_limits<float>::quiet_NaN();
+        if (variant == 3) kat(1, 2, 1, 5) = -std::numeric_limits<float>::infinity();
+        std::vector<float> got(static_cast<size_t>(out.element_count()), -99.0f);
+        ASSERT_TRUE(RunConv(plan, in.data(), k.data(), got.data()).ok());
+        const std::vector<float> want = FmaReference(c, in, k, out);
+        EXPECT_TRUE(same(got, want)) << "variant " << variant;
+        // The infinity makes NaNs of feature 3 in the first output row of each
+        // image (0 * inf), the NaN all of feature tc + 1, the second infinity
+        // (the window's last column) feature 5 in the last output column.
+        int64_t nans = 0;
+        for (float v : got) nans += std::isnan(v);
+        EXPECT_EQ(nans, (variant >= 1 ? c.n * c.w : 0) + (variant >= 2 ? c.n * c.h * c.w : 0) +
+                            (variant == 3 ? c.n * c.h : 0))
+            << "variant " << variant;
       }
-      return true;
-    };
-    const int64_t tc = plan.tile_cols;
-    for (int variant = 0; variant < 3; ++variant) {
-      if (variant == 1) kat(0, 1, 2, 3) = std::numeric_limits<float>::infinity();
-      if (variant == 2) kat(2, 0, 4, tc + 1) = std::numeric_limits<float>::quiet_NaN();
-      std::vector<float> got(static_cast<size_t>(out.element_count()), -99.0f);
-      ASSERT_TRUE(RunConv(plan, in.data(), k.data(), got.data()).ok());
-      const std::vector<float> want = FmaReference(c, in, k, out);
-      EXPECT_TRUE(same(got, want)) << "variant " << variant;
-      // The infinity makes NaNs of feature 3 in the first output row of each
-      // image (0 * inf), the NaN all of feature tc + 1.
-      int64_t nans = 0;
-      for (float v : got) nans += std::isnan(v);
-      EXPECT_EQ(nans, (variant >= 1 ? c.n * c.w : 0) + (variant == 2 ? c.n * c.h * c.w : 0))
-          << "variant " << variant;
     }
   }
 }
