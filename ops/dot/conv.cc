@@ -350,11 +350,12 @@ void DirectUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
     int64_t batch = row0 / p.s_out, pos = row0 % p.s_out;
     // Bit w of `reads`: a row of the tile reads input at window position w
     // (w < 64); of `pads`: a row reads padding there. skip[i] has the
-    // latter: there tile i leaves out what its padding rows would add, the
-    // whole window position where it reads only padding (a tile within the
-    // first or last output row of an image, whose window's first or last
-    // row lies outside), and in a whole tile the one row at an image's
-    // left or right edge that reads padding (HwyDirectConvTilesF32).
+    // window positions where tile i leaves out what its padding rows would
+    // add: the whole window position where it reads only padding (a tile
+    // within the first or last output row of an image, whose window's first
+    // or last row lies outside), and, in a whole wide tile, the one row at
+    // an image's left or right edge that reads padding
+    // (HwyDirectConvTilesF32). The tall tile is given only the former.
     const uint64_t windows = p.row_windows < 64    ? (uint64_t{1} << p.row_windows) - 1
                              : p.row_windows == 64 ? ~uint64_t{0}
                                                    : 0;
@@ -393,7 +394,7 @@ void DirectUnits(const ConvPlan& p, const ConvBuffers& bufs, int64_t unit_begin,
       for (; r < first + tr; ++r) {
         for (int64_t w = 0; w < p.row_windows; ++w) tile[w * tr + (r - first)] = bufs.zeros;
       }
-      skip[i] = windows & (pads | ~reads);
+      skip[i] = windows & (p.tile_shape == 1 ? pads | ~reads : ~reads);
       skipped |= skip[i];
     }
     float* o = out + row0 * ldo + t * p.og + j0;

@@ -327,11 +327,12 @@ void HwyPlanarPaddedPlaneF32(const float* padded, int64_t pw, int64_t oh, int64_
 // terms k = w * cg + c in [k0, k1) go to out + r * ldo, continuing the sums
 // stored there unless `first`: one fused multiply-add per term in k order.
 // At the window positions w whose bit is set in `skip`, the rows that read
-// `zeros` may be left out: the caller sets one only where some row reads
-// `zeros` at w and the kernel's rows of w are finite (those terms add
-// exactly nothing), and only for w < 64. A window position where every row
-// reads zeros is left out; in a whole tile, so is the one row that does
-// (where one does).
+// `zeros` may be left out: the caller sets one only where the kernel's rows
+// of w are finite (those terms add exactly nothing), and only for w < 64;
+// for the tall tile (shape 0) only where every row reads zeros at w, for
+// the wide tile where some row does. A window position where every row
+// reads zeros is left out; in a whole wide tile, so is the one row that
+// does (where one does).
 int64_t HwyDirectTileRows(int shape);
 int64_t HwyDirectTileCols(int shape);
 void HwyDirectConvTileF32(int shape, const float* const* rows, int64_t nrows, int64_t cg,

@@ -270,8 +270,8 @@ TEST(ConvTest, DirectPathSumsInWindowOrder) {
 }
 
 // A register tile within the first or last output row of an image leaves
-// out the window row that lies in the padding, and a whole tile the one
-// row at an image's left or right edge that reads padding: with a finite
+// out the window row that lies in the padding, and a whole wide tile the
+// one row at an image's left or right edge that reads padding: with a finite
 // kernel those terms add exactly nothing, so the bits are the im2col
 // order's. An infinity or NaN in the kernel's first or last window row, or
 // column, makes 0 * inf a NaN at the edge rows, as in the im2col order:
