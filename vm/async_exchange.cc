@@ -14,6 +14,9 @@ namespace hlovm {
 namespace vm {
 namespace {
 
+// Set on the threads that run exchanges (OnExchangeThread).
+thread_local bool exchange_thread = false;
+
 struct Exchange {
   const void* key = nullptr;
   std::function<absl::Status()> run;
@@ -90,6 +93,7 @@ class RunExchanges {
 
  private:
   void Work() {
+    exchange_thread = true;
     absl::MutexLock lock(&mu_);
     while (true) {
       std::shared_ptr<Exchange> next;
@@ -184,6 +188,8 @@ absl::Status FinishExchanges(ExecContext& ctx) {
 }
 
 bool ThreadBeganExchanges() { return began_exchanges; }
+
+bool OnExchangeThread() { return exchange_thread; }
 
 }  // namespace vm
 }  // namespace hlovm

@@ -52,6 +52,10 @@ absl::Status FinishExchanges(ExecContext& ctx);
 // have).
 bool ThreadBeganExchanges();
 
+// Whether this thread is one that runs a run's exchanges (its instance's
+// kernels may be computing meanwhile, on the same cores).
+bool OnExchangeThread();
+
 }  // namespace vm
 }  // namespace hlovm
 

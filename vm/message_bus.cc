@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/element_type.h"
+#include "vm/async_exchange.h"
 
 namespace hlovm {
 namespace {
@@ -20,8 +21,14 @@ namespace {
 // cores made 10x the futex calls with 50 us). A count of rounds is no
 // bound: a round lasts from a fraction of a microsecond to a time slice.
 constexpr absl::Duration kPollTime = absl::Milliseconds(1);
-// How long a wait spins before it yields, where instances have cores of
-// their own (MessageBusOptions::yield_while_polling).
+// How long an exchange thread's wait spins before it yields, where
+// instances have cores of their own (MessageBusOptions::yield_while_polling):
+// its instance's kernels may want the core. An instance's own thread waits
+// for nothing else there and spins for the whole kPollTime: a yield gives
+// the core to any other process on it for a whole time slice, and the
+// peer, queued behind a third process on the other core, does not get it
+// (2000 scalar all-reduces of 2 processes on 2 cores beside one busy
+// process took 1.7-2.9 s with a yield after 10 us, 8 ms without).
 constexpr absl::Duration kSpinTime = absl::Microseconds(10);
 
 int64_t Bytes(const Shape& s) {
@@ -231,7 +238,7 @@ absl::StatusOr<MessageBytes> MessageCollectiveBus::Take(int64_t self, int64_t so
     if (!polled) {
       polled = true;
       poll_until = now + kPollTime;
-      spin_until = now + kSpinTime;
+      spin_until = now + (vm::OnExchangeThread() ? kSpinTime : kPollTime);
     }
     if (now < poll_until) {
       mu_.Unlock();

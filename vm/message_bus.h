@@ -92,9 +92,10 @@ struct MessageBusOptions {
   // rounds from the start: needed where instances outnumber the cores (a
   // peer may be the thread it would yield to). Where every instance of the
   // machine has a core, a round's yield only adds a system call to each
-  // message: a wait then spins for its first 10 us (bounding what it takes
-  // from other threads, such as the instance's own kernels while an
-  // exchange thread waits) and yields after.
+  // message, and hands the core to any other process there for a time
+  // slice: a wait then spins, an instance's own thread until it sleeps, an
+  // exchange thread for its first 10 us (bounding what it takes from the
+  // instance's kernels) and yields after.
   bool yield_while_polling = true;
 };
 
