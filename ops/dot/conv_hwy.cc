@@ -710,10 +710,12 @@ HWY_INLINE void WindowTermsLeavingOut(int out, D d, const float* const (&a)[kM],
 // started from +0 is never -0): a window position where every row reads
 // zeros is left out, and in a full wide tile, where one row does, that
 // row's terms are (where several do, their terms are summed).
+// Without kSkips, `skip` is 0 and its code is left out (the wide tile's
+// loop for a window with a padding row cost the tiles without any ~1%).
 // A full tile (kM == kTileRows) with epilogue steps puts the sums through
 // them before it stores them (out[0] is result element index0, ldo the
 // result's features); narrower tiles take none.
-template <int kShape, int kM, class D>
+template <int kShape, int kM, bool kSkips = true, class D>
 HWY_INLINE void DirectTile(D d, const float* const* HWY_RESTRICT rows, int64_t cg, int64_t k0,
                            int64_t k1, const float* HWY_RESTRICT kernel, int64_t ldk, bool first,
                            float* out, int64_t ldo, uint64_t skip, const float* zeros,
@@ -734,7 +736,7 @@ HWY_INLINE void DirectTile(D d, const float* const* HWY_RESTRICT rows, int64_t c
     const int64_t c1 = std::min(cg, c0 + (k1 - k));
     const float* const* rw = rows + w * kTileRows;
     int out_row = -1;  // the one row that reads zeros here, left out
-    if (skip != 0 && (skip >> w & 1) != 0) {
+    if (kSkips && skip != 0 && (skip >> w & 1) != 0) {
       if constexpr (kShape == 0) {
         // The tall tile's bits mark only window positions where every row
         // reads zeros (telling the rows apart here cost the tiles of other
@@ -758,7 +760,7 @@ HWY_INLINE void DirectTile(D d, const float* const* HWY_RESTRICT rows, int64_t c
     const float* a[kM];
     HWY_UNROLL(8) for (int r = 0; r < kM; ++r) a[r] = rw[r];
     const float* b = kernel + (k - k0) * ldk;
-    if constexpr (kShape == 1 && kM == kTileRows) {
+    if constexpr (kShape == 1 && kM == kTileRows && kSkips) {
       if (out_row >= 0) {
         WindowTermsLeavingOut<0>(out_row, d, a, b, ldk, c0, c1, acc);
       } else {
@@ -850,9 +852,13 @@ void DirectConvTilesOf(const float* const* rows, int64_t tiles, int64_t rows_str
   constexpr int kRows = kTileRowsOf[kShape];
   for (int64_t t = 0; t < tiles; ++t) {
     const int64_t shift = t * kRows * ldo;
-    DirectTile<kShape, kRows>(d, rows + t * rows_stride, cg, k0, k1, kernel, ldk, first,
-                              out + shift, ldo, skip != nullptr ? skip[t] : 0, zeros, steps, nsteps,
-                              index0 + shift);
+    if (skip == nullptr) {
+      DirectTile<kShape, kRows, false>(d, rows + t * rows_stride, cg, k0, k1, kernel, ldk, first,
+                                       out + shift, ldo, 0, zeros, steps, nsteps, index0 + shift);
+    } else {
+      DirectTile<kShape, kRows>(d, rows + t * rows_stride, cg, k0, k1, kernel, ldk, first,
+                                out + shift, ldo, skip[t], zeros, steps, nsteps, index0 + shift);
+    }
   }
 }
 
