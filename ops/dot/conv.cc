@@ -69,18 +69,25 @@ void WindowOffsets(const ConvPlan& p, const int64_t* op, F&& f) {
   }
 }
 
+// ConvBuffers::finite on the direct path holds two words (window positions
+// below 64) for each block of terms of each strip of tile_cols columns of
+// each group: the index of the first of them for group t, the strip at
+// column `col` and the block at term k0. Group p.groups gives their count.
+int64_t FiniteWordIndex(const ConvPlan& p, int64_t t, int64_t col, int64_t k0) {
+  const int64_t strips = (p.og + p.tile_cols - 1) / p.tile_cols;
+  const int64_t k_block = std::max<int64_t>(1, p.k_block);
+  const int64_t blocks = (p.kdim + k_block - 1) / k_block;
+  return ((t * strips + col / p.tile_cols) * blocks + k0 / k_block) * 2;
+}
+
+// Bytes of ConvBuffers::finite.
+int64_t FiniteStates(const ConvPlan& p) {
+  return FiniteWordIndex(p, p.groups, 0, 0) * static_cast<int64_t>(sizeof(uint64_t));
+}
+
 // Bytes of the packed kernel: per group a [window position x feature] by
 // output feature matrix, or for the direct (depthwise, planar) paths
 // [window position][feature] and a row of zeros.
-// ConvBuffers::finite on the direct path: two words (window positions
-// below 64) for each block of terms of each strip of tile_cols columns of
-// each group; its bytes.
-int64_t FiniteStates(const ConvPlan& p) {
-  const int64_t strips = (p.og + p.tile_cols - 1) / p.tile_cols;
-  const int64_t blocks = (p.kdim + p.k_block - 1) / std::max<int64_t>(1, p.k_block);
-  return p.groups * strips * blocks * 2 * static_cast<int64_t>(sizeof(uint64_t));
-}
-
 int64_t PackedBytes(const ConvPlan& p) {
   if (p.depthwise || p.planar) return AlignUp((p.ksp + 1) * p.channels() * p.csize);
   if (p.direct) {
@@ -285,9 +292,7 @@ bool PaddingTermsVanish(const ConvPlan& p, const ConvBuffers& bufs, int64_t t, i
                         uint64_t windows, int64_t k0, int64_t k1, const float* strip,
                         int64_t ncols) {
   const int64_t cg = p.row_features;
-  const int64_t strips = (p.og + p.tile_cols - 1) / p.tile_cols;
-  const int64_t blocks = (p.kdim + p.k_block - 1) / p.k_block;
-  uint64_t* state = bufs.finite + ((t * strips + col / p.tile_cols) * blocks + k0 / p.k_block) * 2;
+  uint64_t* state = bufs.finite + FiniteWordIndex(p, t, col, k0);
   std::atomic_ref<uint64_t> finite(state[0]), known(state[1]);
   const uint64_t unknown = windows & ~known.load(std::memory_order_acquire);
   uint64_t found = 0;

@@ -212,7 +212,7 @@ struct ConvBuffers {
   const float* zeros = nullptr;  // direct path: row_features zeros (padding rows)
   // Direct path: per group, strip of tile_cols columns and block of terms,
   // the window positions (bits) whose kernel rows there are known to be
-  // finite, then those known (FiniteStates), found once a call by the
+  // finite, then those known (FiniteWordIndex), found once a call by the
   // first unit that asks (PaddingTermsVanish).
   uint64_t* finite = nullptr;
 };
@@ -341,9 +341,9 @@ void HwyDirectConvTileF32(int shape, const float* const* rows, int64_t nrows, in
 // `tiles` whole tiles (HwyDirectTileRows(shape) rows each) one after
 // another: tile t as HwyDirectConvTileF32 with rows + t * rows_stride,
 // out + t * HwyDirectTileRows(shape) * ldo and skip[t] (none when skip is
-// null), `zeros` as there. With `nsteps` epilogue steps, the sums go through them before they
-// are stored; out[0] is result element `index0` and ldo the result's
-// features (channels()).
+// null), `zeros` as there. With `nsteps` epilogue steps, the sums go
+// through them before they are stored; out[0] is result element `index0`
+// and ldo the result's features (channels()).
 void HwyDirectConvTilesF32(int shape, const float* const* rows, int64_t tiles, int64_t rows_stride,
                            int64_t cg, int64_t k0, int64_t k1, const float* kernel, int64_t ldk,
                            bool first, float* out, int64_t ldo, const uint64_t* skip = nullptr,
