@@ -24,11 +24,11 @@ constexpr absl::Duration kPollTime = absl::Milliseconds(1);
 // How long an exchange thread's wait spins before it yields, where
 // instances have cores of their own (MessageBusOptions::yield_while_polling):
 // its instance's kernels may want the core. An instance's own thread waits
-// for nothing else there and spins for the whole kPollTime: a yield gives
-// the core to any other process on it for a whole time slice, and the
-// peer, queued behind a third process on the other core, does not get it
-// (2000 scalar all-reduces of 2 processes on 2 cores beside one busy
-// process took 1.7-2.9 s with a yield after 10 us, 8 ms without).
+// for nothing else there and spins until it sleeps: a yield gives the core
+// to any other process on it for a whole time slice, and the peer, queued
+// behind a third process on the other core, does not get it (2000 scalar
+// all-reduces of 2 processes on 2 cores beside one busy process took
+// 1.7-2.9 s with a yield after 10 us, 5-8 ms without).
 constexpr absl::Duration kSpinTime = absl::Microseconds(10);
 
 int64_t Bytes(const Shape& s) {
@@ -202,6 +202,9 @@ absl::StatusOr<MessageBytes> MessageCollectiveBus::Take(int64_t self, int64_t so
   // threads on each side).
   absl::Time poll_until = absl::InfinitePast();
   absl::Time spin_until = absl::InfinitePast();  // see yield_while_polling
+  // An instance's own thread never yields where instances have cores of
+  // their own; an exchange thread does after kSpinTime (see there).
+  const bool exchange_thread = vm::OnExchangeThread();
   bool polled = false;
   // The clock is read every kClockRounds rounds (a read costs as much as
   // the rest of a round that finds nothing).
@@ -238,7 +241,7 @@ absl::StatusOr<MessageBytes> MessageCollectiveBus::Take(int64_t self, int64_t so
     if (!polled) {
       polled = true;
       poll_until = now + kPollTime;
-      spin_until = now + (vm::OnExchangeThread() ? kSpinTime : kPollTime);
+      spin_until = now + kSpinTime;
     }
     if (now < poll_until) {
       mu_.Unlock();
@@ -250,7 +253,7 @@ absl::StatusOr<MessageBytes> MessageCollectiveBus::Take(int64_t self, int64_t so
       if (link != nullptr && link->Pump(&yielded)) {
         poll_until = now + kPollTime;  // messages flow: poll on
       } else if (!yielded) {
-        if (options_.yield_while_polling || now >= spin_until) {
+        if (options_.yield_while_polling || (exchange_thread && now >= spin_until)) {
           std::this_thread::yield();
         } else {
 #if defined(__x86_64__) || defined(__i386__)
