@@ -115,12 +115,6 @@ struct CollectiveOp {
   // `source`, or a source in their `receives`); message transports send
   // this instance's inputs to them only.
   absl::Span<const int64_t> targets;
-  // Set by the semantics when they move the data themselves (see
-  // CollectiveBus::CarriesMessages): the meeting checks the key only.
-  bool key_only = false;
-  // With key_only on a message transport: the ranks whose keys this member
-  // checks (the other members meet elsewhere); empty: every member.
-  absl::Span<const int64_t> key_peers;
 };
 
 // The key a meeting checks: every member must bring the same collective
@@ -212,10 +206,25 @@ class CollectiveBus {
   // semantics then move a large all-reduce's data themselves, each member
   // sending (n-1)/n of the array twice instead of all of it to every peer.
   virtual bool CarriesMessages() const { return false; }
-  virtual void PostBytes(int64_t self, int64_t peer, MessageBytes bytes) {}
-  virtual absl::StatusOr<MessageBytes> TakeBytes(int64_t self, int64_t peer,
-                                                 const CollectiveOp& op) {
+  // Posts one message to `peer`: `parts` one after another, after the key
+  // of `keyed` where that is given (the first message of a collective to
+  // each peer carries it, in place of a meeting). A transport that can
+  // reads the parts in place while they travel: the caller keeps them
+  // unchanged until FinishSends returns; another copies them at once.
+  virtual void PostParts(int64_t self, int64_t peer, const CollectiveOp* keyed,
+                         absl::Span<const absl::Span<const uint8_t>> parts) {}
+  // Takes the next message from `peer`. With `body` given, the message must
+  // begin with the key of `op` (PostParts with `keyed`): a peer that brings
+  // another collective fails this wait as a meeting would, and `*body` is
+  // where the parts begin.
+  virtual absl::StatusOr<MessageBytes> TakeBytes(int64_t self, int64_t peer, const CollectiveOp& op,
+                                                 int64_t* body = nullptr) {
     return absl::UnimplementedError("this bus carries no messages");
+  }
+  // Returns once the parts of every message `self` posted have left (their
+  // memory may change), or fails as a wait for a message fails.
+  virtual absl::Status FinishSends(int64_t self, const CollectiveOp& op) {
+    return absl::OkStatus();
   }
 
   // A message transport over several processes: the bus on which the

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/element_type.h"
+#include "core/status_macros.h"
 #include "vm/async_exchange.h"
 
 namespace hlovm {
@@ -80,7 +81,8 @@ MessageCollectiveBus::MessageCollectiveBus(int64_t replicas, int64_t partitions,
       partitions_(std::max<int64_t>(1, partitions)),
       options_(options),
       exited_(replicas_ * partitions_, 0),
-      keys_(replicas_ * partitions_) {
+      keys_(replicas_ * partitions_),
+      unsent_(replicas_ * partitions_) {
   if (options_.link != nullptr && options_.local_count > 1) {
     InMemoryBusOptions local;
     local.timeout = options_.timeout;
@@ -317,13 +319,9 @@ absl::Status MessageCollectiveBus::Meet(int64_t self, const CollectiveOp& op,
     }
     return Read(op, rank);
   };
-  // The members this one exchanges messages with (key_peers: some only).
-  auto meets = [&](int64_t k) {
-    return k != rank && (op.key_peers.empty() || absl::c_linear_search(op.key_peers, k));
-  };
   for (int64_t k = 0; k < n; ++k) {
-    if (!meets(k)) continue;
-    if (op.key_only || !reads_mine(k)) {
+    if (k == rank) continue;
+    if (!reads_mine(k)) {
       PutCopy(self, op.group[k], 0, header);
       continue;
     }
@@ -351,15 +349,18 @@ absl::Status MessageCollectiveBus::Meet(int64_t self, const CollectiveOp& op,
       meeting->peers[k] = &op;
       continue;
     }
-    if (!meets(k)) continue;
     auto message = Take(self, op.group[k], 0, deadline, what_named, "taking part");
+    // A peer that brought another collective is the cause of what follows
+    // (its process's other members may never send: a large all-reduce's
+    // followers leave the messages to their leader).
+    if (!message.ok() && !mismatch.ok()) return mismatch;
     if (!message.ok()) {
       // Name every other member whose message has not come either.
       std::vector<std::string> also;
       {
         absl::MutexLock lock(&mu_);
         for (int64_t j = k + 1; j < n; ++j) {
-          if (!meets(j)) continue;
+          if (j == rank) continue;
           auto it = mail_.find({op.group[j], self, 0});
           if (it == mail_.end() || it->second.empty()) also.push_back(Describe(op.group[j]));
         }
@@ -372,23 +373,13 @@ absl::Status MessageCollectiveBus::Meet(int64_t self, const CollectiveOp& op,
                                        absl::StrJoin(also, ", ")));
     }
     MessageBytes& bytes = *message;
-    uint64_t length = 0;
-    if (bytes.size() >= 8) std::memcpy(&length, bytes.data(), 8);
-    if (bytes.size() < 8 || bytes.size() - 8 < length) {
-      return absl::InternalError(
-          absl::StrCat(what(), ": a malformed message from ", Describe(op.group[k])));
-    }
-    const absl::string_view theirs(reinterpret_cast<const char*>(bytes.data()) + 8, length);
-    if (theirs != key) {
+    int64_t start = 0;
+    if (absl::Status checked = CheckKey(self, op, op.group[k], key, bytes, &start); !checked.ok()) {
+      if (checked.code() != absl::StatusCode::kFailedPrecondition) return checked;
       // Every member compares every key with its own: all of them fail.
-      if (mismatch.ok()) {
-        mismatch = absl::FailedPreconditionError(
-            absl::StrCat(what(), " does not match: ", Describe(op.group[k]), " brings ", theirs,
-                         " where ", Describe(self), " brings ", key));
-      }
+      if (mismatch.ok()) mismatch = checked;
       continue;
     }
-    const int64_t start = AlignUp(8 + static_cast<int64_t>(length));
     const int64_t body = static_cast<int64_t>(bytes.size()) - start;
     CollectiveOp& peer = meeting->received[k];
     meeting->in[k].assign(op.in_shapes.size(), nullptr);
@@ -413,11 +404,89 @@ absl::Status MessageCollectiveBus::Meet(int64_t self, const CollectiveOp& op,
   return mismatch;
 }
 
+absl::Status MessageCollectiveBus::CheckKey(int64_t self, const CollectiveOp& op, int64_t from,
+                                            absl::string_view key, const MessageBytes& bytes,
+                                            int64_t* body) {
+  uint64_t length = 0;
+  if (bytes.size() >= 8) std::memcpy(&length, bytes.data(), 8);
+  if (bytes.size() < 8 || bytes.size() - 8 < length) {
+    return absl::InternalError(absl::StrCat(DescribeCollective(op, /*named=*/false),
+                                            ": a malformed message from ", Describe(from)));
+  }
+  const absl::string_view theirs(reinterpret_cast<const char*>(bytes.data()) + 8, length);
+  if (theirs != key) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(DescribeCollective(op, /*named=*/false), " does not match: ", Describe(from),
+                     " brings ", theirs, " where ", Describe(self), " brings ", key));
+  }
+  // A message without a body (a key alone) may end at the key.
+  *body = std::min<int64_t>(AlignUp(8 + static_cast<int64_t>(length)),
+                            static_cast<int64_t>(bytes.size()));
+  return absl::OkStatus();
+}
+
+void MessageCollectiveBus::PostParts(int64_t self, int64_t peer, const CollectiveOp* keyed,
+                                     absl::Span<const absl::Span<const uint8_t>> parts) {
+  MessageBytes head;
+  if (keyed != nullptr) head = Header(self, *keyed);
+  if (!IsLocal(peer)) {
+    options_.link->PostParts(self, peer, 0, std::move(head), parts, &unsent_[self]);
+    return;
+  }
+  for (absl::Span<const uint8_t> part : parts) AppendBytes(head, part.data(), part.size());
+  Put(self, peer, 0, std::move(head));
+}
+
 absl::StatusOr<MessageBytes> MessageCollectiveBus::TakeBytes(int64_t self, int64_t peer,
-                                                             const CollectiveOp& op) {
+                                                             const CollectiveOp& op,
+                                                             int64_t* body) {
   auto what = [&] { return DescribeCollective(op, /*named=*/true); };
-  return Take(self, peer, 0, absl::Now() + absl::FromChrono(options_.timeout), what,
-              "taking part");
+  auto message =
+      Take(self, peer, 0, absl::Now() + absl::FromChrono(options_.timeout), what, "taking part");
+  if (!message.ok() || body == nullptr) return message;
+  const MessageBytes& header = Header(self, op);
+  uint64_t key_size = 0;
+  std::memcpy(&key_size, header.data(), 8);
+  const absl::string_view key(reinterpret_cast<const char*>(header.data()) + 8, key_size);
+  HLOVM_RETURN_IF_ERROR(CheckKey(self, op, peer, key, *message, body));
+  return message;
+}
+
+absl::Status MessageCollectiveBus::FinishSends(int64_t self, const CollectiveOp& op) {
+  std::atomic<int64_t>& unsent = unsent_[self];
+  if (unsent.load(std::memory_order_acquire) == 0) return absl::OkStatus();
+  // The parts leave as the link moves its messages: this thread moves them
+  // while it can, and naps once they have been slow for a while.
+  const absl::Time start = absl::Now();
+  const absl::Time deadline = start + absl::FromChrono(options_.timeout);
+  int rounds = 0;
+  while (unsent.load(std::memory_order_acquire) != 0) {
+    bool yielded = false;
+    if (options_.link->Pump(&yielded)) continue;
+    if (rounds++ % 16 != 0) {
+      if (!yielded) std::this_thread::yield();
+      continue;
+    }
+    const absl::Time now = absl::Now();
+    {
+      absl::MutexLock lock(&mu_);
+      if (!terminated_.empty()) {
+        return absl::AbortedError(
+            absl::StrCat(DescribeCollective(op, /*named=*/true), " ended: ", terminated_));
+      }
+    }
+    if (options_.cancel != nullptr && options_.cancel->load(std::memory_order_relaxed)) {
+      return CancelledBy(DescribeCollective(op, /*named=*/true), options_.cancel_cause);
+    }
+    if (now >= deadline) {
+      return absl::DeadlineExceededError(
+          absl::StrCat(DescribeCollective(op, /*named=*/true), " timed out after ",
+                       absl::FormatDuration(absl::FromChrono(options_.timeout)),
+                       ": its messages were not taken"));
+    }
+    if (now - start > kPollTime) absl::SleepFor(absl::Microseconds(50));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status MessageCollectiveBus::Send(int64_t self, int64_t target, int64_t channel,

@@ -31,6 +31,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "vm/collective_bus.h"
 
@@ -48,6 +49,16 @@ class MessageLink {
   virtual void PostCopy(int64_t source, int64_t target, int64_t stream,
                         absl::Span<const uint8_t> payload) {
     Post(source, target, stream, BytesOf(payload.data(), payload.size()));
+  }
+  // Queues one message of `head`, then `parts`, for instance `target`,
+  // reading the parts in place: `unsent` counts each part until it has
+  // left, and the caller keeps the parts unchanged until it is 0 again.
+  // (This one copies them.)
+  virtual void PostParts(int64_t source, int64_t target, int64_t stream, MessageBytes head,
+                         absl::Span<const absl::Span<const uint8_t>> parts,
+                         std::atomic<int64_t>* unsent) {
+    for (absl::Span<const uint8_t> part : parts) AppendBytes(head, part.data(), part.size());
+    Post(source, target, stream, std::move(head));
   }
   // Tells the other processes that instance `instance` (of this process)
   // has returned from Execute.
@@ -114,11 +125,11 @@ class MessageCollectiveBus final : public CollectiveBus {
                     uint8_t* data, int64_t bytes) override;
   void InstanceExited(int64_t self, bool failed) override;
   bool CarriesMessages() const override { return true; }
-  void PostBytes(int64_t self, int64_t peer, MessageBytes bytes) override {
-    Put(self, peer, 0, std::move(bytes));
-  }
-  absl::StatusOr<MessageBytes> TakeBytes(int64_t self, int64_t peer,
-                                         const CollectiveOp& op) override;
+  void PostParts(int64_t self, int64_t peer, const CollectiveOp* keyed,
+                 absl::Span<const absl::Span<const uint8_t>> parts) override;
+  absl::StatusOr<MessageBytes> TakeBytes(int64_t self, int64_t peer, const CollectiveOp& op,
+                                         int64_t* body = nullptr) override;
+  absl::Status FinishSends(int64_t self, const CollectiveOp& op) override;
   // Over several processes (a link), this process's instances also meet in
   // memory, where the semantics read each other's buffers in place.
   InMemoryCollectiveBus* LocalBus() override { return local_.get(); }
@@ -146,6 +157,12 @@ class MessageCollectiveBus final : public CollectiveBus {
   // collective, its operand shapes) after its length, padded to the
   // inputs' alignment; kept for the next op of the same instruction.
   const MessageBytes& Header(int64_t self, const CollectiveOp& op);
+  // Checks that the message `bytes` from instance `from` begins with
+  // `key` (the header of Header); sets `*body` to where the rest begins.
+  // A different key is a mismatch (every member finds it); a message too
+  // short for its key is malformed.
+  absl::Status CheckKey(int64_t self, const CollectiveOp& op, int64_t from, absl::string_view key,
+                        const MessageBytes& bytes, int64_t* body);
   // Waits for the next message from `source` to `self` on `stream`;
   // `what` names the wait in errors, `missing` what the source failed to do.
   absl::StatusOr<MessageBytes> Take(int64_t self, int64_t source, int64_t stream,
@@ -171,6 +188,9 @@ class MessageCollectiveBus final : public CollectiveBus {
     MessageBytes header;
   };
   std::vector<KeyCache> keys_;
+  // Per instance: the parts of its messages that the link still reads in
+  // place (PostParts, FinishSends).
+  std::vector<std::atomic<int64_t>> unsent_;
 };
 
 }  // namespace hlovm

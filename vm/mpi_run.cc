@@ -143,11 +143,15 @@ constexpr int kTag = 4242;
 
 // Envelope: type, then three integers, then the payload.
 enum MessageType : uint8_t {
-  kData = 1,    // a = source instance, b = target instance, c = stream
-  kExit = 2,    // a = instance, b = 1 if it failed
-  kResult = 3,  // a = instance; payload: SerializeResult
-  kDone = 4,    // the sender has sent everything it will send
+  kData = 1,        // a = source instance, b = target instance, c = stream
+  kExit = 2,        // a = instance, b = 1 if it failed
+  kResult = 3,      // a = instance; payload: SerializeResult
+  kDone = 4,        // the sender has sent everything it will send
   kDataInline = 5,  // as kData, with the payload after the envelope
+  // As kData, with the payload in the next `parts` messages from the same
+  // process (their sizes adding up to `bytes`): after the envelope, parts
+  // and bytes as two more integers.
+  kDataParts = 6,
 };
 // Payloads up to this size travel in their envelope's message (one MPI
 // message instead of two; the copy costs less than a message).
@@ -319,8 +323,8 @@ class MpiLink final : public MessageLink {
     const int rank = static_cast<int>(target / per_process_);
     {
       absl::MutexLock lock(&mu_);
-      queue_.emplace_back(rank, Envelope(kData, source, target, stream, 0));
-      queue_.emplace_back(rank, std::move(payload));
+      queue_.push_back({rank, Envelope(kData, source, target, stream, 0)});
+      queue_.push_back({rank, std::move(payload)});
       queued_.store(queue_.size(), std::memory_order_relaxed);
     }
     Sent();
@@ -335,6 +339,52 @@ class MpiLink final : public MessageLink {
     MessageBytes bytes = Envelope(kDataInline, source, target, stream, payload.size());
     AppendBytes(bytes, payload.data(), payload.size());
     Queue(static_cast<int>(target / per_process_), std::move(bytes), /*signal=*/false);
+    Sent();
+  }
+
+  // The parts are sent from where they lie (a small message is copied
+  // into its envelope's, as PostCopy does).
+  void PostParts(int64_t source, int64_t target, int64_t stream, MessageBytes head,
+                 absl::Span<const absl::Span<const uint8_t>> parts,
+                 std::atomic<int64_t>* unsent) override {
+    size_t bytes = head.size();
+    for (absl::Span<const uint8_t> part : parts) bytes += part.size();
+    const int rank = static_cast<int>(target / per_process_);
+    if (bytes <= kInlinePayloadBytes) {
+      MessageBytes message = Envelope(kDataInline, source, target, stream, bytes);
+      AppendBytes(message, head.data(), head.size());
+      for (absl::Span<const uint8_t> part : parts) AppendBytes(message, part.data(), part.size());
+      Queue(rank, std::move(message), /*signal=*/false);
+      Sent();
+      return;
+    }
+    // Small parts are copied into one message with their neighbours (a
+    // message costs more than copying them); large ones go as they lie.
+    std::vector<Outgoing> messages;
+    MessageBytes copied = std::move(head);
+    for (absl::Span<const uint8_t> part : parts) {
+      if (part.size() <= kInlinePayloadBytes) {
+        AppendBytes(copied, part.data(), part.size());
+        continue;
+      }
+      if (!copied.empty()) messages.push_back({rank, std::move(copied)});
+      copied.clear();
+      messages.push_back({rank, {}, part.data(), part.size(), unsent});
+    }
+    if (!copied.empty()) messages.push_back({rank, std::move(copied)});
+    MessageBytes envelope = Envelope(kDataParts, source, target, stream, 16);
+    const uint64_t count = messages.size(), total = bytes;
+    AppendBytes(envelope, &count, 8);
+    AppendBytes(envelope, &total, 8);
+    {
+      absl::MutexLock lock(&mu_);
+      queue_.push_back({rank, std::move(envelope)});
+      for (Outgoing& message : messages) {
+        if (message.unsent != nullptr) message.unsent->fetch_add(1, std::memory_order_relaxed);
+        queue_.push_back(std::move(message));
+      }
+      queued_.store(queue_.size(), std::memory_order_relaxed);
+    }
     Sent();
   }
 
@@ -387,7 +437,7 @@ class MpiLink final : public MessageLink {
   // Queues a message for the MPI thread's next round (`signal`: wakes it).
   void Queue(int rank, MessageBytes bytes, bool signal = true) {
     absl::MutexLock lock(&mu_);
-    queue_.emplace_back(rank, std::move(bytes));
+    queue_.push_back({rank, std::move(bytes)});
     queued_.store(queue_.size(), std::memory_order_relaxed);
     if (signal) cv_.Signal();
   }
@@ -451,11 +501,13 @@ class MpiLink final : public MessageLink {
       out_.swap(queue_);  // both keep their storage: a round allocates nothing
       queued_.store(0, std::memory_order_relaxed);
     }
-    for (auto& [dest, bytes] : out_) {
-      pending_.push_back({MPI_REQUEST_NULL, std::move(bytes)});
+    for (Outgoing& message : out_) {
+      pending_.push_back({MPI_REQUEST_NULL, std::move(message.bytes), message.unsent});
       Pending& p = pending_.back();
-      MPI_Isend(p.bytes.data(), static_cast<int>(p.bytes.size()), MPI_BYTE, dest, kTag,
-                MPI_COMM_WORLD, &p.request);
+      const bool borrowed = message.borrowed != nullptr;
+      MPI_Isend(borrowed ? message.borrowed : p.bytes.data(),
+                static_cast<int>(borrowed ? message.borrowed_bytes : p.bytes.size()), MPI_BYTE,
+                message.rank, kTag, MPI_COMM_WORLD, &p.request);
       moved = true;
     }
     out_.clear();
@@ -482,6 +534,29 @@ class MpiLink final : public MessageLink {
             body.resize(count);
             MPI_Recv(body.data(), count, MPI_BYTE, status.MPI_SOURCE, kTag, MPI_COMM_WORLD,
                      MPI_STATUS_IGNORE);
+          } else if (envelope[0] == kDataParts && bytes.size() == kEnvelope + 16) {
+            // Its parts are the next messages from the same process, one
+            // after another in the body.
+            uint64_t parts = 0, total = 0;
+            std::memcpy(&parts, bytes.data() + kEnvelope, 8);
+            std::memcpy(&total, bytes.data() + kEnvelope + 8, 8);
+            body.resize(total);
+            uint64_t at = 0;
+            for (uint64_t i = 0; i < parts; ++i) {
+              MPI_Probe(status.MPI_SOURCE, kTag, MPI_COMM_WORLD, &status);
+              MPI_Get_count(&status, MPI_BYTE, &count);
+              // A part past the total (which a sender never makes) is taken
+              // and dropped, leaving the body short: its reader finds it
+              // malformed.
+              const bool fits = count >= 0 && at + count <= total;
+              MessageBytes dropped(fits ? 0 : count);
+              MPI_Recv(fits ? body.data() + at : dropped.data(), count, MPI_BYTE, status.MPI_SOURCE,
+                       kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+              if (!fits) total = 0;
+              at += fits ? count : 0;
+            }
+            body.resize(std::min(at, total));
+            envelope[0] = kData;
           } else {
             // The rest of the message, moved down in its own storage.
             bytes.erase(bytes.begin(), bytes.begin() + kEnvelope);
@@ -497,6 +572,7 @@ class MpiLink final : public MessageLink {
       int done = 0;
       MPI_Test(&it->request, &done, MPI_STATUS_IGNORE);
       if (done) {
+        if (it->unsent != nullptr) it->unsent->fetch_sub(1, std::memory_order_release);
         it = pending_.erase(it);
         moved = true;
       } else {
@@ -508,9 +584,19 @@ class MpiLink final : public MessageLink {
   }
 
  private:
+  // A message to send: its bytes, or (`borrowed`) bytes it reads in place,
+  // counted in `unsent` until they have left.
+  struct Outgoing {
+    int rank = 0;
+    MessageBytes bytes;
+    const uint8_t* borrowed = nullptr;
+    size_t borrowed_bytes = 0;
+    std::atomic<int64_t>* unsent = nullptr;
+  };
   struct Pending {
     MPI_Request request;
     MessageBytes bytes;
+    std::atomic<int64_t>* unsent = nullptr;
   };
   const int rank_, size_;
   const int64_t per_process_;
@@ -528,11 +614,11 @@ class MpiLink final : public MessageLink {
   std::atomic<int64_t> in_flight_{0};  // pending_.size()
   absl::Mutex mu_;
   absl::CondVar cv_;
-  std::deque<std::pair<int, MessageBytes>> queue_ ABSL_GUARDED_BY(mu_);
+  std::deque<Outgoing> queue_ ABSL_GUARDED_BY(mu_);
   bool woken_ ABSL_GUARDED_BY(mu_) = false;
   // Sends in flight, and the queue's messages a round is sending.
   std::list<Pending> pending_ ABSL_GUARDED_BY(pump_mu_);
-  std::deque<std::pair<int, MessageBytes>> out_ ABSL_GUARDED_BY(pump_mu_);
+  std::deque<Outgoing> out_ ABSL_GUARDED_BY(pump_mu_);
 };
 
 // Initialises MPI unless it is already; returns whether it did (the caller

@@ -430,8 +430,13 @@ Homes HomesOf(CollectiveBus& bus, const CollectiveOp& op) {
 // one after another in rank order. A slice (its arrays' ranges one after
 // another) travels in chunks of whole elements (kChunkBytes); every leader
 // cuts it alike, and from each leader the messages come in the order sent:
-// its key, all of its chunks of this leader's slice, then its reduced
-// chunks.
+// all of its chunks of this leader's slice, then its reduced chunks. The
+// leaders check each other's keys on the first of them (no meeting first:
+// a round of messages less). Messages are sent from the members' inputs
+// and the leader's results in place (CollectiveBus::PostParts), and the
+// leader returns only once they have left: a reduced chunk from leader j
+// comes only after j took this home's chunks of slice j, so results written
+// over inputs (an all-reduce in place) are never sent.
 absl::Status LeadAllReduce(CollectiveBus& bus, int64_t self, const CollectiveOp& op,
                            const Homes& homes, absl::Span<const CollectiveOp* const> local) {
   const int64_t n = static_cast<int64_t>(op.group.size());
@@ -441,12 +446,6 @@ absl::Status LeadAllReduce(CollectiveBus& bus, int64_t self, const CollectiveOp&
   std::vector<int64_t> leaders(m);
   for (int64_t j = 0; j < m; ++j) leaders[j] = homes.ranks[j][0];
   auto leader = [&](int64_t j) { return op.group[leaders[j]]; };
-  // The leaders check each other's keys.
-  CollectiveOp check = op;
-  check.key_only = true;
-  check.key_peers = leaders;
-  CollectiveMeeting meeting;
-  HLOVM_RETURN_IF_ERROR(bus.Meet(self, check, &meeting));
   const size_t arrays = op.in_shapes.size();
   std::vector<int> eb(arrays);
   std::vector<int64_t> count(arrays);
@@ -486,53 +485,63 @@ absl::Status LeadAllReduce(CollectiveBus& bus, int64_t self, const CollectiveOp&
     for (const Run& r : chunk) bytes += (r.end - r.begin) * eb[r.a];
     return bytes;
   };
-  // Appends the chunk's ranges of the arrays `from` to `bytes`.
-  auto pack = [&](const Chunk& chunk, auto from, MessageBytes& bytes) {
+  // Adds the chunk's ranges of the arrays `from` to `parts`.
+  auto ranges = [&](const Chunk& chunk, auto from, std::vector<absl::Span<const uint8_t>>& parts) {
     for (const Run& r : chunk) {
-      AppendBytes(bytes, from[r.a] + r.begin * eb[r.a], (r.end - r.begin) * eb[r.a]);
+      parts.emplace_back(from[r.a] + r.begin * eb[r.a], (r.end - r.begin) * eb[r.a]);
     }
   };
-  // Writes `bytes` (the chunk's ranges) into the results of every local
-  // member but `skip`.
+  // Writes the chunk's ranges of `bytes` (laid out one after another) into
+  // the results of every local member but `skip`; a null `bytes` means this
+  // leader's own results.
   auto unpack = [&](const Chunk& chunk, const uint8_t* bytes, int64_t skip) {
     for (int64_t l = 0; l < local_count; ++l) {
       if (l == skip) continue;
       int64_t offset = 0;
       for (const Run& r : chunk) {
         const int64_t size = (r.end - r.begin) * eb[r.a];
-        std::memcpy(local[l]->out[r.a] + r.begin * eb[r.a], bytes + offset, size);
+        const uint8_t* from = bytes != nullptr ? bytes + offset : op.out[r.a] + r.begin * eb[r.a];
+        std::memcpy(local[l]->out[r.a] + r.begin * eb[r.a], from, size);
         offset += size;
       }
     }
   };
+  std::vector<absl::Span<const uint8_t>> parts;
   absl::Status status = [&]() -> absl::Status {
-    // Reduce-scatter: leader j gets the chunks of slice j of every input.
+    // Reduce-scatter: leader j gets the chunks of slice j of every input,
+    // the first with this leader's key.
     for (int64_t j = 0; j < m; ++j) {
       if (j == me) continue;
+      bool first = true;
       for (const Chunk& chunk : chunks_of(j)) {
-        MessageBytes bytes;
-        bytes.reserve(local_count * chunk_bytes(chunk));
-        for (int64_t l = 0; l < local_count; ++l) pack(chunk, local[l]->in, bytes);
-        bus.PostBytes(self, leader(j), std::move(bytes));
+        parts.clear();
+        for (int64_t l = 0; l < local_count; ++l) ranges(chunk, local[l]->in, parts);
+        bus.PostParts(self, leader(j), first ? &op : nullptr, parts);
+        first = false;
       }
     }
     absl::Status error;
     std::vector<MessageBytes> got(m);
+    std::vector<int64_t> body(m, 0);  // where a message's ranges begin
+    bool first = true;
     const int64_t place = homes.place[op.rank];
     for (const Chunk& chunk : chunks_of(me)) {
       const int64_t want = chunk_bytes(chunk);
       for (int64_t j = 0; j < m; ++j) {
         if (j == me) continue;
-        auto bytes = bus.TakeBytes(self, leader(j), op);
+        body[j] = 0;
+        auto bytes = bus.TakeBytes(self, leader(j), op, first ? &body[j] : nullptr);
         if (!bytes.ok()) return bytes.status();
         const int64_t expected = want * static_cast<int64_t>(homes.ranks[j].size());
-        if (static_cast<int64_t>(bytes->size()) != expected) {
+        if (static_cast<int64_t>(bytes->size()) - body[j] != expected) {
           return absl::InternalError(absl::StrCat("all-reduce: member ", leaders[j], " sent ",
-                                                  bytes->size(), " bytes of a chunk of slice ", me,
-                                                  ", ", expected, " expected"));
+                                                  static_cast<int64_t>(bytes->size()) - body[j],
+                                                  " bytes of a chunk of slice ", me, ", ", expected,
+                                                  " expected"));
         }
         got[j] = std::move(*bytes);
       }
+      first = false;
       int64_t at = 0;  // the run's place in the chunk
       for (const Run& r : chunk) {
         const int64_t len = r.end - r.begin;
@@ -541,7 +550,7 @@ absl::Status LeadAllReduce(CollectiveBus& bus, int64_t self, const CollectiveOp&
         auto from = [&](int64_t k) -> const uint8_t* {
           const int64_t j = homes.home[k];
           if (j == me) return local[homes.place[k]]->in[r.a] + r.begin * w;
-          return got[j].data() + homes.place[k] * want + at;
+          return got[j].data() + body[j] + homes.place[k] * want + at;
         };
         std::memcpy(dst, from(0), len * w);
         for (int64_t k = 1; k < n; ++k) {
@@ -549,15 +558,13 @@ absl::Status LeadAllReduce(CollectiveBus& bus, int64_t self, const CollectiveOp&
         }
         at += len * w;
       }
-      // All-gather, chunk by chunk: every leader gets every reduced chunk.
-      MessageBytes reduced;
-      reduced.reserve(want);
-      pack(chunk, op.out, reduced);
-      unpack(chunk, reduced.data(), place);
-      for (int64_t j = 0, last = me == m - 1 ? m - 2 : m - 1; j < m; ++j) {
-        if (j == me) continue;
-        bus.PostBytes(self, leader(j),
-                      j == last ? std::move(reduced) : BytesOf(reduced.data(), reduced.size()));
+      // All-gather, chunk by chunk: every leader gets every reduced chunk,
+      // sent from this leader's results.
+      unpack(chunk, nullptr, place);
+      parts.clear();
+      ranges(chunk, op.out, parts);
+      for (int64_t j = 0; j < m; ++j) {
+        if (j != me) bus.PostParts(self, leader(j), nullptr, parts);
       }
     }
     for (int64_t j = 0; j < m; ++j) {
@@ -575,8 +582,10 @@ absl::Status LeadAllReduce(CollectiveBus& bus, int64_t self, const CollectiveOp&
     }
     return absl::OkStatus();
   }();
-  bus.Leave(self, check, meeting, status);
-  return status;
+  // Whatever happened, the messages leave before the buffers they are sent
+  // from may change.
+  absl::Status sent = bus.FinishSends(self, op);
+  return status.ok() ? sent : status;
 }
 
 // A large all-reduce over a message transport: the members of each process

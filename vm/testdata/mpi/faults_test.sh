@@ -64,6 +64,26 @@ run mismatch 40 -n 2 "$hlovm" run --collective_timeout=60 "$dir/mismatch.hlo"
 expect mismatch "$out/mismatch.err" "hlovm: replica 0: .*does not match" \
   "hlovm: replica 1: .*does not match" "group {0,1}" "f32\[2\]" "f32\[4\]"
 
+# The same in a large all-reduce, two instances a process: the leaders
+# find it in each other's first message of data, and every instance fails.
+run mismatch_large 40 -n 2 "$hlovm" run --collective_timeout=60 "$dir/mismatch_large.hlo"
+[ $rc -eq 1 ] || fail "mismatch_large: exit code $rc, not 1"
+[ $seconds -lt 30 ] || fail "mismatch_large: took ${seconds}s"
+expect mismatch_large "$out/mismatch_large.err" \
+  "hlovm: replica 0: .*does not match: replica 2 on rank 1 brings" \
+  "hlovm: replica 2: .*does not match: replica 0 on rank 0 brings" \
+  "hlovm: replica 1: .*does not match" "hlovm: replica 3: .*does not match" \
+  "f32\[20000\]" "f32\[32768\]"
+
+# A large all-reduce against a small one: the small one's members wait for
+# messages the large one's followers never send, yet report the mismatch.
+run mismatch_mixed 40 -n 2 "$hlovm" run --collective_timeout=60 "$dir/mismatch_mixed.hlo"
+[ $rc -eq 1 ] || fail "mismatch_mixed: exit code $rc, not 1"
+[ $seconds -lt 30 ] || fail "mismatch_mixed: took ${seconds}s"
+expect mismatch_mixed "$out/mismatch_mixed.err" \
+  "hlovm: replica 0: .*does not match: replica 2 on rank 1 brings .*f32\[8\]" \
+  "hlovm: replica 2: .*does not match: replica 0 on rank 0 brings .*f32\[32768\]"
+
 # Replica 2 fails (an empty infeed) while the others compute: they are
 # cancelled at once and say which instance failed, on which rank when it
 # ran in another process.
