@@ -154,6 +154,7 @@ ENTRY e {
 }  // namespace hlovm
 
 int main() {
+  hlovm::BindToLocalCores();         // as hlovm's main does
   hlovm::KeepFreedMemoryForReuse();  // as hlovm's main does
   hlovm::MpiSession mpi;  // MPI_Init .. MPI_Finalize around the runs
   return hlovm::Main(mpi);

@@ -102,6 +102,7 @@ int Main(const MpiSession& mpi) {
 }  // namespace hlovm
 
 int main() {
+  hlovm::BindToLocalCores();  // as hlovm's main does
   hlovm::MpiSession mpi;  // MPI_Init .. MPI_Finalize around the runs
   return hlovm::Main(mpi);
 }

@@ -13,6 +13,7 @@
 #include "ops/linalg/lapack.h"
 #include "repl/command.h"
 #include "repl/options.h"
+#include "vm/mpi_run.h"
 
 namespace hlovm {
 namespace {
@@ -101,6 +102,8 @@ bool PrintHelpIfAsked(const std::vector<std::string>& args, const Command* comma
 
 int main(int argc, char** argv) {
   using namespace hlovm;
+  // Before any thread starts (see there).
+  BindToLocalCores();
   RunBlasOnCallingThread();
   KeepFreedMemoryForReuse();
   std::vector<std::string> args(argv + 1, argv + argc);

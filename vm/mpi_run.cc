@@ -1,5 +1,6 @@
 #include "vm/mpi_run.h"
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -52,6 +53,34 @@ int MpiLauncherSize() {
 
 int MpiLauncherRank() {
   return LauncherVariable({"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"}, 0);
+}
+
+std::string BindToLocalCores() {
+  const int local_size = LauncherVariable({"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"}, 1);
+  const int local_rank = LauncherVariable({"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID"}, 0);
+  if (local_size <= 1 || local_rank >= local_size) return "";
+  // The user chose a binding (`mpirun --bind-to ...`, none included).
+  if (std::getenv("OMPI_MCA_hwloc_base_binding_policy") != nullptr) return "";
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  if (sched_getaffinity(0, sizeof(mask), &mask) != 0) return "";
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &mask)) cpus.push_back(c);
+  }
+  // Bound already: the launcher (or the user) gave it a part of the machine.
+  if (cpus.empty() || static_cast<long>(cpus.size()) < sysconf(_SC_NPROCESSORS_ONLN)) return "";
+  const int n = static_cast<int>(cpus.size());
+  const int first =
+      local_size >= n ? local_rank % n : static_cast<int>(int64_t{local_rank} * n / local_size);
+  const int last =
+      local_size >= n ? first + 1 : static_cast<int>(int64_t{local_rank + 1} * n / local_size);
+  cpu_set_t share;
+  CPU_ZERO(&share);
+  for (int i = first; i < last; ++i) CPU_SET(cpus[i], &share);
+  if (sched_setaffinity(0, sizeof(share), &share) != 0) return "";
+  return last - first == 1 ? absl::StrCat(cpus[first])
+                           : absl::StrCat(cpus[first], "-", cpus[last - 1]);
 }
 
 bool MpiSpeaksForJob() { return MpiLauncherSize() <= 1 || MpiLauncherRank() == 0; }

@@ -40,6 +40,17 @@ int MpiLauncherSize();
 // initialised); 0 when no launcher set one.
 int MpiLauncherRank();
 
+// Where an MPI launcher started several processes on this machine and
+// bound none of them to cores (Open MPI does not where the processes
+// outnumber the cores), binds this one to its share: its local rank's
+// core where they outnumber the cores, else an equal block of them. Left
+// as it is where the launcher bound it, or was told how (`mpirun
+// --bind-to none` keeps every process free). Called first thing in main,
+// before any thread starts: the threads that follow, the kernels' pool
+// among them, take the process's cores as theirs. Returns the cores it
+// bound the process to ("" where it left it as it was).
+std::string BindToLocalCores();
+
 // Whether this process speaks for the job, printing what one process
 // would: it runs alone (no launcher started several), or it is rank 0.
 bool MpiSpeaksForJob();
