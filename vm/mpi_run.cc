@@ -13,7 +13,6 @@
 #include <fstream>
 #include <functional>
 #include <initializer_list>
-#include <list>
 #include <thread>
 #include <utility>
 
@@ -188,8 +187,9 @@ constexpr size_t kInlinePayloadBytes = 16 * 1024;
 constexpr size_t kEnvelope = 1 + 3 * 8;
 
 MessageBytes Envelope(MessageType type, int64_t a, int64_t b, int64_t c, size_t payload_bytes) {
-  MessageBytes bytes(kEnvelope);
-  bytes.reserve(kEnvelope + payload_bytes);
+  MessageBytes bytes;
+  bytes.reserve(kEnvelope + payload_bytes);  // one allocation for both
+  bytes.resize(kEnvelope);
   bytes[0] = type;
   std::memcpy(bytes.data() + 1, &a, 8);
   std::memcpy(bytes.data() + 9, &b, 8);
@@ -597,17 +597,22 @@ class MpiLink final : public MessageLink {
         moved = true;
       }
     }
-    for (auto it = pending_.begin(); it != pending_.end();) {
+    // Completed sends leave the list, the others keep their order.
+    size_t kept = 0;
+    for (size_t i = 0; i < pending_.size(); ++i) {
       int done = 0;
-      MPI_Test(&it->request, &done, MPI_STATUS_IGNORE);
+      MPI_Test(&pending_[i].request, &done, MPI_STATUS_IGNORE);
       if (done) {
-        if (it->unsent != nullptr) it->unsent->fetch_sub(1, std::memory_order_release);
-        it = pending_.erase(it);
+        if (pending_[i].unsent != nullptr) {
+          pending_[i].unsent->fetch_sub(1, std::memory_order_release);
+        }
         moved = true;
-      } else {
-        ++it;
+        continue;
       }
+      if (kept != i) pending_[kept] = std::move(pending_[i]);
+      ++kept;
     }
+    pending_.resize(kept);
     in_flight_.store(static_cast<int64_t>(pending_.size()), std::memory_order_relaxed);
     return moved;
   }
@@ -623,7 +628,7 @@ class MpiLink final : public MessageLink {
     std::atomic<int64_t>* unsent = nullptr;
   };
   struct Pending {
-    MPI_Request request;
+    MPI_Request request = MPI_REQUEST_NULL;
     MessageBytes bytes;
     std::atomic<int64_t>* unsent = nullptr;
   };
@@ -646,7 +651,7 @@ class MpiLink final : public MessageLink {
   std::deque<Outgoing> queue_ ABSL_GUARDED_BY(mu_);
   bool woken_ ABSL_GUARDED_BY(mu_) = false;
   // Sends in flight, and the queue's messages a round is sending.
-  std::list<Pending> pending_ ABSL_GUARDED_BY(pump_mu_);
+  std::vector<Pending> pending_ ABSL_GUARDED_BY(pump_mu_);
   std::deque<Outgoing> out_ ABSL_GUARDED_BY(pump_mu_);
 };
 
