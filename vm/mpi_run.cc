@@ -354,7 +354,7 @@ class MpiLink final : public MessageLink {
       absl::MutexLock lock(&mu_);
       queue_.push_back({rank, Envelope(kData, source, target, stream, 0)});
       queue_.push_back({rank, std::move(payload)});
-      queued_.store(queue_.size(), std::memory_order_relaxed);
+      queued_.store(queue_.size(), std::memory_order_release);
     }
     Sent();
   }
@@ -412,7 +412,7 @@ class MpiLink final : public MessageLink {
         if (message.unsent != nullptr) message.unsent->fetch_add(1, std::memory_order_relaxed);
         queue_.push_back(std::move(message));
       }
-      queued_.store(queue_.size(), std::memory_order_relaxed);
+      queued_.store(queue_.size(), std::memory_order_release);
     }
     Sent();
   }
@@ -467,7 +467,7 @@ class MpiLink final : public MessageLink {
   void Queue(int rank, MessageBytes bytes, bool signal = true) {
     absl::MutexLock lock(&mu_);
     queue_.push_back({rank, std::move(bytes)});
-    queued_.store(queue_.size(), std::memory_order_relaxed);
+    queued_.store(queue_.size(), std::memory_order_release);
     if (signal) cv_.Signal();
   }
 
@@ -525,7 +525,10 @@ class MpiLink final : public MessageLink {
   // whether anything moved. Called with pump_mu_ held.
   bool Progress(bool receive = true) ABSL_EXCLUSIVE_LOCKS_REQUIRED(pump_mu_) {
     bool moved = false;
-    {
+    // The queue's lock is taken only where something is queued (most rounds
+    // of a waiting instance find nothing to send); a message queued as the
+    // count is read goes in the next round.
+    if (queued_.load(std::memory_order_acquire) != 0) {
       absl::MutexLock lock(&mu_);
       out_.swap(queue_);  // both keep their storage: a round allocates nothing
       queued_.store(0, std::memory_order_relaxed);
