@@ -165,15 +165,20 @@ bool PeerGone(const ProcessIdentity& self, const ProcessIdentity& who) {
   return !ReadProcess(who.pid, &start) || start != who.start;
 }
 
-// Every message of a run has this tag: from one process they arrive in the
-// order they were sent (MPI's non-overtaking rule holds per tag).
-constexpr int kTag = 4242;
+// A run's envelopes have one tag (from one process they arrive in the order
+// they were sent: MPI's non-overtaking rule holds per tag), the payloads that
+// follow some of them another; successive runs (ExecuteOverMpi calls) take
+// turns between two pairs, so that a receive posted for one run never takes
+// a message of the next.
+constexpr int kEnvelopeTag = 4242;
+int EnvelopeTag(int64_t run) { return kEnvelopeTag + 2 * static_cast<int>(run % 2); }
+int PayloadTag(int64_t run) { return EnvelopeTag(run) + 1; }
 
 // Envelope: type, then three integers, then the payload.
 enum MessageType : uint8_t {
   kData = 1,        // a = source instance, b = target instance, c = stream
   kExit = 2,        // a = instance, b = 1 if it failed
-  kResult = 3,      // a = instance; payload: SerializeResult
+  kResult = 3,      // a = instance; its payload (SerializeResult) follows
   kDone = 4,        // the sender has sent everything it will send
   kDataInline = 5,  // as kData, with the payload after the envelope
   // As kData, with the payload in the next `parts` messages from the same
@@ -185,6 +190,13 @@ enum MessageType : uint8_t {
 // message instead of two; the copy costs less than a message).
 constexpr size_t kInlinePayloadBytes = 16 * 1024;
 constexpr size_t kEnvelope = 1 + 3 * 8;
+// The largest message with the envelope tag: an envelope with two more
+// integers (kDataParts), or one with its payload inline.
+constexpr size_t kEnvelopeMessageBytes = kEnvelope + kInlinePayloadBytes;
+// Receives of envelopes posted ahead: a message that finds one is copied
+// into it as it arrives, where a probed one waits in MPI's own queue first
+// (a scalar all-reduce of 2 processes: 0.36 -> 0.22 us an exchange, bare MPI).
+constexpr int kPostedReceives = 4;
 
 MessageBytes Envelope(MessageType type, int64_t a, int64_t b, int64_t c, size_t payload_bytes) {
   MessageBytes bytes;
@@ -331,15 +343,34 @@ class MpiLink final : public MessageLink {
   // payload, inline or not); receiving() says whether more of this run can
   // come.
   using OnMessage = std::function<void(int, const uint8_t*, MessageBytes)>;
-  MpiLink(int rank, int size, int64_t per_process, bool serialized, OnMessage on_message,
-          std::function<bool()> receiving)
+  // `run` counts the calls of ExecuteOverMpi in this process (EnvelopeTag).
+  MpiLink(int rank, int size, int64_t per_process, bool serialized, int64_t run,
+          OnMessage on_message, std::function<bool()> receiving)
       : rank_(rank),
         size_(size),
         per_process_(per_process),
         serialized_(serialized),
         mpi_yields_when_idle_(MpiYieldsWhenIdle()),
+        envelope_tag_(EnvelopeTag(run)),
+        payload_tag_(PayloadTag(run)),
         on_message_(std::move(on_message)),
-        receiving_(std::move(receiving)) {}
+        receiving_(std::move(receiving)) {
+    for (int i = 0; i < kPostedReceives; ++i) {
+      posted_bytes_[i].resize(kEnvelopeMessageBytes);
+      PostReceive(i);
+    }
+  }
+
+  // Withdraws the receives posted ahead (the run is over: every process has
+  // sent all it will, and the next run's envelopes have the other tag).
+  // Called by the one thread left making MPI calls.
+  void CancelReceives() {
+    for (MPI_Request& request : posted_) {
+      if (request == MPI_REQUEST_NULL) continue;
+      MPI_Cancel(&request);
+      MPI_Wait(&request, MPI_STATUS_IGNORE);
+    }
+  }
 
   // A small payload rides in its envelope's message; a large one follows
   // it as a message of its own (no copy): from one process they arrive in
@@ -353,7 +384,7 @@ class MpiLink final : public MessageLink {
     {
       absl::MutexLock lock(&mu_);
       queue_.push_back({rank, Envelope(kData, source, target, stream, 0)});
-      queue_.push_back({rank, std::move(payload)});
+      queue_.push_back({rank, std::move(payload), nullptr, 0, nullptr, /*payload=*/true});
       queued_.store(queue_.size(), std::memory_order_release);
     }
     Sent();
@@ -396,11 +427,15 @@ class MpiLink final : public MessageLink {
         AppendBytes(copied, part.data(), part.size());
         continue;
       }
-      if (!copied.empty()) messages.push_back({rank, std::move(copied)});
+      if (!copied.empty()) {
+        messages.push_back({rank, std::move(copied), nullptr, 0, nullptr, /*payload=*/true});
+      }
       copied.clear();
-      messages.push_back({rank, {}, part.data(), part.size(), unsent});
+      messages.push_back({rank, {}, part.data(), part.size(), unsent, /*payload=*/true});
     }
-    if (!copied.empty()) messages.push_back({rank, std::move(copied)});
+    if (!copied.empty()) {
+      messages.push_back({rank, std::move(copied), nullptr, 0, nullptr, /*payload=*/true});
+    }
     MessageBytes envelope = Envelope(kDataParts, source, target, stream, 16);
     const uint64_t count = messages.size(), total = bytes;
     AppendBytes(envelope, &count, 8);
@@ -463,10 +498,11 @@ class MpiLink final : public MessageLink {
     return absl::StrCat("rank ", instance / per_process_);
   }
 
-  // Queues a message for the MPI thread's next round (`signal`: wakes it).
-  void Queue(int rank, MessageBytes bytes, bool signal = true) {
+  // Queues a message for the MPI thread's next round (`signal`: wakes it);
+  // `payload`: one that follows an envelope.
+  void Queue(int rank, MessageBytes bytes, bool signal = true, bool payload = false) {
     absl::MutexLock lock(&mu_);
-    queue_.push_back({rank, std::move(bytes)});
+    queue_.push_back({rank, std::move(bytes), nullptr, 0, nullptr, payload});
     queued_.store(queue_.size(), std::memory_order_release);
     if (signal) cv_.Signal();
   }
@@ -539,63 +575,71 @@ class MpiLink final : public MessageLink {
       const bool borrowed = message.borrowed != nullptr;
       MPI_Isend(borrowed ? message.borrowed : p.bytes.data(),
                 static_cast<int>(borrowed ? message.borrowed_bytes : p.bytes.size()), MPI_BYTE,
-                message.rank, kTag, MPI_COMM_WORLD, &p.request);
+                message.rank, message.payload ? payload_tag_ : envelope_tag_, MPI_COMM_WORLD,
+                &p.request);
       moved = true;
     }
     out_.clear();
     // One message a round: the caller checks its condition between two
     // (a message of the next run may follow the last one of this run).
+    // The receives posted ahead take the envelopes in the order they were
+    // posted: the oldest is the one to look at.
     if (receive && receiving_()) {
       int flag = 0;
       MPI_Status status;
-      MPI_Iprobe(MPI_ANY_SOURCE, kTag, MPI_COMM_WORLD, &flag, &status);
+      MPI_Test(&posted_[next_], &flag, &status);
       if (flag) {
         int count = 0;
         MPI_Get_count(&status, MPI_BYTE, &count);
-        MessageBytes bytes(count);
-        MPI_Recv(bytes.data(), count, MPI_BYTE, status.MPI_SOURCE, kTag, MPI_COMM_WORLD,
-                 MPI_STATUS_IGNORE);
-        if (bytes.size() >= kEnvelope) {
+        const uint8_t* bytes = posted_bytes_[next_].data();
+        const int source = status.MPI_SOURCE;
+        if (count >= static_cast<int>(kEnvelope)) {
           uint8_t envelope[kEnvelope];
-          std::memcpy(envelope, bytes.data(), kEnvelope);
+          std::memcpy(envelope, bytes, kEnvelope);
           MessageBytes body;
-          if (envelope[0] == kData) {
-            // Its payload is the next message from the same process.
-            MPI_Probe(status.MPI_SOURCE, kTag, MPI_COMM_WORLD, &status);
+          if (envelope[0] == kData || envelope[0] == kResult) {
+            // Its payload is the next payload from the same process.
+            MPI_Probe(source, payload_tag_, MPI_COMM_WORLD, &status);
             MPI_Get_count(&status, MPI_BYTE, &count);
             body.resize(count);
-            MPI_Recv(body.data(), count, MPI_BYTE, status.MPI_SOURCE, kTag, MPI_COMM_WORLD,
+            MPI_Recv(body.data(), count, MPI_BYTE, source, payload_tag_, MPI_COMM_WORLD,
                      MPI_STATUS_IGNORE);
-          } else if (envelope[0] == kDataParts && bytes.size() == kEnvelope + 16) {
+          } else if (envelope[0] == kDataParts && count == kEnvelope + 16) {
             // Its parts are the next messages from the same process, one
             // after another in the body.
             uint64_t parts = 0, total = 0;
-            std::memcpy(&parts, bytes.data() + kEnvelope, 8);
-            std::memcpy(&total, bytes.data() + kEnvelope + 8, 8);
+            std::memcpy(&parts, bytes + kEnvelope, 8);
+            std::memcpy(&total, bytes + kEnvelope + 8, 8);
             body.resize(total);
             uint64_t at = 0;
             for (uint64_t i = 0; i < parts; ++i) {
-              MPI_Probe(status.MPI_SOURCE, kTag, MPI_COMM_WORLD, &status);
+              MPI_Probe(source, payload_tag_, MPI_COMM_WORLD, &status);
               MPI_Get_count(&status, MPI_BYTE, &count);
               // A part past the total (which a sender never makes) is taken
               // and dropped, leaving the body short: its reader finds it
               // malformed.
               const bool fits = count >= 0 && at + count <= total;
               MessageBytes dropped(fits ? 0 : count);
-              MPI_Recv(fits ? body.data() + at : dropped.data(), count, MPI_BYTE, status.MPI_SOURCE,
-                       kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+              MPI_Recv(fits ? body.data() + at : dropped.data(), count, MPI_BYTE, source,
+                       payload_tag_, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
               if (!fits) total = 0;
               at += fits ? count : 0;
             }
             body.resize(std::min(at, total));
             envelope[0] = kData;
           } else {
-            // The rest of the message, moved down in its own storage.
-            bytes.erase(bytes.begin(), bytes.begin() + kEnvelope);
-            body = std::move(bytes);
+            // The rest of the message.
+            body.resize(count - kEnvelope);
+            if (!body.empty()) std::memcpy(body.data(), bytes + kEnvelope, body.size());
             if (envelope[0] == kDataInline) envelope[0] = kData;
           }
-          on_message_(status.MPI_SOURCE, envelope, std::move(body));
+          // Posted again before the message is handled: its buffer is free.
+          PostReceive(next_);
+          next_ = (next_ + 1) % kPostedReceives;
+          on_message_(source, envelope, std::move(body));
+        } else {
+          PostReceive(next_);
+          next_ = (next_ + 1) % kPostedReceives;
         }
         moved = true;
       }
@@ -629,7 +673,13 @@ class MpiLink final : public MessageLink {
     const uint8_t* borrowed = nullptr;
     size_t borrowed_bytes = 0;
     std::atomic<int64_t>* unsent = nullptr;
+    bool payload = false;  // follows an envelope (its tag: payload_tag_)
   };
+  // Posts the receive of the next envelope into posted_bytes_[i].
+  void PostReceive(int i) {
+    MPI_Irecv(posted_bytes_[i].data(), static_cast<int>(kEnvelopeMessageBytes), MPI_BYTE,
+              MPI_ANY_SOURCE, envelope_tag_, MPI_COMM_WORLD, &posted_[i]);
+  }
   struct Pending {
     MPI_Request request = MPI_REQUEST_NULL;
     MessageBytes bytes;
@@ -640,6 +690,7 @@ class MpiLink final : public MessageLink {
   const bool serialized_;
   // Whether a round that finds nothing has yielded the core (Pump).
   const bool mpi_yields_when_idle_;
+  const int envelope_tag_, payload_tag_;
   const OnMessage on_message_;
   const std::function<bool()> receiving_;
   // Held by the thread doing a round of MPI work.
@@ -656,6 +707,10 @@ class MpiLink final : public MessageLink {
   // Sends in flight, and the queue's messages a round is sending.
   std::vector<Pending> pending_ ABSL_GUARDED_BY(pump_mu_);
   std::deque<Outgoing> out_ ABSL_GUARDED_BY(pump_mu_);
+  // The receives posted ahead, in a ring whose oldest is posted_[next_].
+  MPI_Request posted_[kPostedReceives] ABSL_GUARDED_BY(pump_mu_);
+  MessageBytes posted_bytes_[kPostedReceives] ABSL_GUARDED_BY(pump_mu_);
+  int next_ ABSL_GUARDED_BY(pump_mu_) = 0;
 };
 
 // Initialises MPI unless it is already; returns whether it did (the caller
@@ -811,8 +866,10 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
   };
   // Once every other process is done, nothing more of this run can come.
   auto receiving = [&] { return done_from.load() < run.processes - 1 || !finished.load(); };
-  MpiLink link(run.rank, run.processes, per, thread_level >= MPI_THREAD_SERIALIZED, on_message,
-               receiving);
+  // Every process of the job makes its calls in the same order (EnvelopeTag).
+  static std::atomic<int64_t> runs{0};
+  MpiLink link(run.rank, run.processes, per, thread_level >= MPI_THREAD_SERIALIZED, runs++,
+               on_message, receiving);
   MessageBusOptions bus_options;
   bus_options.timeout = std::chrono::duration_cast<std::chrono::nanoseconds>(
       std::chrono::duration<double>(options.collective_timeout_seconds));
@@ -956,9 +1013,10 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
       for (const Literal& v : local_outfeed[i]) printed.push_back(v.ToString());
     }
     if (run.rank != 0 && gather) {
-      MessageBytes bytes = Envelope(kResult, first + i, 0, 0, 0);
+      MessageBytes bytes;
       SerializeResult(local_results[i], printed, bytes);
-      link.Queue(0, std::move(bytes));
+      link.Queue(0, Envelope(kResult, first + i, 0, 0, 0));
+      link.Queue(0, std::move(bytes), /*signal=*/true, /*payload=*/true);
     } else {
       run.outfeed[first + i] = std::move(printed);
     }
@@ -975,6 +1033,7 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
     run.abandoned = true;
     return run;
   }
+  link.CancelReceives();
   if (owns_mpi) MPI_Finalize();
   if (!receive_error.ok()) run.error = receive_error;
   return run;
