@@ -456,7 +456,9 @@ absl::Status MessageCollectiveBus::FinishSends(int64_t self, const CollectiveOp&
   std::atomic<int64_t>& unsent = unsent_[self];
   if (unsent.load(std::memory_order_acquire) == 0) return absl::OkStatus();
   // The parts leave as the link moves its messages: this thread moves them
-  // while it can, and naps once they have been slow for a while.
+  // while it can, and naps once they have been slow for a while. A
+  // cancelled run waits too (its peers' processes still take every message
+  // until the job ends); only a job that is ending stops it.
   const absl::Time start = absl::Now();
   const absl::Time deadline = start + absl::FromChrono(options_.timeout);
   int rounds = 0;
@@ -474,9 +476,6 @@ absl::Status MessageCollectiveBus::FinishSends(int64_t self, const CollectiveOp&
         return absl::AbortedError(
             absl::StrCat(DescribeCollective(op, /*named=*/true), " ended: ", terminated_));
       }
-    }
-    if (options_.cancel != nullptr && options_.cancel->load(std::memory_order_relaxed)) {
-      return CancelledBy(DescribeCollective(op, /*named=*/true), options_.cancel_cause);
     }
     if (now >= deadline) {
       return absl::DeadlineExceededError(
