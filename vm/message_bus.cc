@@ -8,6 +8,7 @@
 #include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
 #include "core/element_type.h"
 #include "core/status_macros.h"
 #include "vm/async_exchange.h"
@@ -71,6 +72,16 @@ bool Read(const CollectiveOp& op, int64_t rank) {
 constexpr int64_t kInputAlignment = 16;
 int64_t AlignUp(int64_t at) {
   return (at + kInputAlignment - 1) / kInputAlignment * kInputAlignment;
+}
+
+// The key at the start of a message (its length, then its bytes); false
+// where the message is too short to hold it.
+bool KeyOf(const MessageBytes& bytes, absl::string_view* key) {
+  uint64_t length = 0;
+  if (bytes.size() >= 8) std::memcpy(&length, bytes.data(), 8);
+  if (bytes.size() < 8 || bytes.size() - 8 < length) return false;
+  *key = absl::string_view(reinterpret_cast<const char*>(bytes.data()) + 8, length);
+  return true;
 }
 
 }  // namespace
@@ -307,9 +318,6 @@ absl::Status MessageCollectiveBus::Meet(int64_t self, const CollectiveOp& op,
   const int64_t rank = op.rank;
   const absl::Time deadline = absl::Now() + absl::FromChrono(options_.timeout);
   const MessageBytes& header = Header(self, op);
-  uint64_t key_size = 0;
-  std::memcpy(&key_size, header.data(), 8);
-  const absl::string_view key(reinterpret_cast<const char*>(header.data()) + 8, key_size);
   int64_t in_bytes = 0;  // the inputs with the padding between them
   for (const Shape* s : op.in_shapes) in_bytes = AlignUp(in_bytes) + Bytes(*s);
   MessageBytes with_inputs;
@@ -374,7 +382,8 @@ absl::Status MessageCollectiveBus::Meet(int64_t self, const CollectiveOp& op,
     }
     MessageBytes& bytes = *message;
     int64_t start = 0;
-    if (absl::Status checked = CheckKey(self, op, op.group[k], key, bytes, &start); !checked.ok()) {
+    if (absl::Status checked = CheckKey(self, op, op.group[k], header, bytes, &start);
+        !checked.ok()) {
       if (checked.code() != absl::StatusCode::kFailedPrecondition) return checked;
       // Every member compares every key with its own: all of them fail.
       if (mismatch.ok()) mismatch = checked;
@@ -405,22 +414,21 @@ absl::Status MessageCollectiveBus::Meet(int64_t self, const CollectiveOp& op,
 }
 
 absl::Status MessageCollectiveBus::CheckKey(int64_t self, const CollectiveOp& op, int64_t from,
-                                            absl::string_view key, const MessageBytes& bytes,
+                                            const MessageBytes& header, const MessageBytes& bytes,
                                             int64_t* body) {
-  uint64_t length = 0;
-  if (bytes.size() >= 8) std::memcpy(&length, bytes.data(), 8);
-  if (bytes.size() < 8 || bytes.size() - 8 < length) {
+  absl::string_view key, theirs;
+  KeyOf(header, &key);
+  if (!KeyOf(bytes, &theirs)) {
     return absl::InternalError(absl::StrCat(DescribeCollective(op, /*named=*/false),
                                             ": a malformed message from ", Describe(from)));
   }
-  const absl::string_view theirs(reinterpret_cast<const char*>(bytes.data()) + 8, length);
   if (theirs != key) {
     return absl::FailedPreconditionError(
         absl::StrCat(DescribeCollective(op, /*named=*/false), " does not match: ", Describe(from),
                      " brings ", theirs, " where ", Describe(self), " brings ", key));
   }
   // A message without a body (a key alone) may end at the key.
-  *body = std::min<int64_t>(AlignUp(8 + static_cast<int64_t>(length)),
+  *body = std::min<int64_t>(AlignUp(8 + static_cast<int64_t>(theirs.size())),
                             static_cast<int64_t>(bytes.size()));
   return absl::OkStatus();
 }
@@ -444,11 +452,7 @@ absl::StatusOr<MessageBytes> MessageCollectiveBus::TakeBytes(int64_t self, int64
   auto message =
       Take(self, peer, 0, absl::Now() + absl::FromChrono(options_.timeout), what, "taking part");
   if (!message.ok() || body == nullptr) return message;
-  const MessageBytes& header = Header(self, op);
-  uint64_t key_size = 0;
-  std::memcpy(&key_size, header.data(), 8);
-  const absl::string_view key(reinterpret_cast<const char*>(header.data()) + 8, key_size);
-  HLOVM_RETURN_IF_ERROR(CheckKey(self, op, peer, key, *message, body));
+  HLOVM_RETURN_IF_ERROR(CheckKey(self, op, peer, Header(self, op), *message, body));
   return message;
 }
 

@@ -31,7 +31,6 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "vm/collective_bus.h"
 
@@ -157,12 +156,12 @@ class MessageCollectiveBus final : public CollectiveBus {
   // collective, its operand shapes) after its length, padded to the
   // inputs' alignment; kept for the next op of the same instruction.
   const MessageBytes& Header(int64_t self, const CollectiveOp& op);
-  // Checks that the message `bytes` from instance `from` begins with
-  // `key` (the header of Header); sets `*body` to where the rest begins.
-  // A different key is a mismatch (every member finds it); a message too
-  // short for its key is malformed.
-  absl::Status CheckKey(int64_t self, const CollectiveOp& op, int64_t from, absl::string_view key,
-                        const MessageBytes& bytes, int64_t* body);
+  // Checks that the message `bytes` from instance `from` begins with the
+  // key of `header` (this instance's, Header); sets `*body` to where the
+  // rest begins. A different key is a mismatch (every member finds it); a
+  // message too short for its key is malformed.
+  absl::Status CheckKey(int64_t self, const CollectiveOp& op, int64_t from,
+                        const MessageBytes& header, const MessageBytes& bytes, int64_t* body);
   // Waits for the next message from `source` to `self` on `stream`;
   // `what` names the wait in errors, `missing` what the source failed to do.
   absl::StatusOr<MessageBytes> Take(int64_t self, int64_t source, int64_t stream,
