@@ -176,14 +176,16 @@ int PayloadTag(int64_t run) { return EnvelopeTag(run) + 1; }
 
 // Envelope: type, then three integers, then the payload.
 enum MessageType : uint8_t {
-  kData = 1,        // a = source instance, b = target instance, c = stream
+  // a = source instance, b = target instance, c = stream; as the receiver
+  // hands a data message on (kDataInline and kDataParts are sent).
+  kData = 1,
   kExit = 2,        // a = instance, b = 1 if it failed
-  kResult = 3,      // a = instance; its payload (SerializeResult) follows
+  kResult = 3,      // a = instance; its payload (SerializeResult) follows, as kDataParts's
   kDone = 4,        // the sender has sent everything it will send
   kDataInline = 5,  // as kData, with the payload after the envelope
-  // As kData, with the payload in the next `parts` messages from the same
-  // process (their sizes adding up to `bytes`): after the envelope, parts
-  // and bytes as two more integers.
+  // As kData, with the payload in the next `parts` messages of the payload
+  // tag from the same process (their sizes adding up to `bytes`): after the
+  // envelope, parts and bytes as two more integers.
   kDataParts = 6,
 };
 // Payloads up to this size travel in their envelope's message (one MPI
@@ -373,21 +375,18 @@ class MpiLink final : public MessageLink {
   }
 
   // A small payload rides in its envelope's message; a large one follows
-  // it as a message of its own (no copy): from one process they arrive in
-  // this order.
+  // it as a message of its own (no copy).
   void Post(int64_t source, int64_t target, int64_t stream, MessageBytes payload) override {
     if (payload.size() <= kInlinePayloadBytes) {
       PostCopy(source, target, stream, payload);
       return;
     }
-    const int rank = static_cast<int>(target / per_process_);
-    {
-      absl::MutexLock lock(&mu_);
-      queue_.push_back({rank, Envelope(kData, source, target, stream, 0)});
-      queue_.push_back({rank, std::move(payload), nullptr, 0, nullptr, /*payload=*/true});
-      queued_.store(queue_.size(), std::memory_order_release);
-    }
-    Sent();
+    const int rank = RankOf(target);
+    const uint64_t total = payload.size();
+    std::vector<Outgoing> following;
+    following.push_back(PayloadMessage(rank, std::move(payload)));
+    QueueWithParts(rank, Envelope(kDataParts, source, target, stream, 16), total,
+                   std::move(following));
   }
 
   void PostCopy(int64_t source, int64_t target, int64_t stream,
@@ -396,60 +395,43 @@ class MpiLink final : public MessageLink {
       Post(source, target, stream, BytesOf(payload.data(), payload.size()));
       return;
     }
-    MessageBytes bytes = Envelope(kDataInline, source, target, stream, payload.size());
-    AppendBytes(bytes, payload.data(), payload.size());
-    Queue(static_cast<int>(target / per_process_), std::move(bytes), /*signal=*/false);
-    Sent();
+    const absl::Span<const uint8_t> pieces[] = {payload};
+    QueueInline(source, target, stream, pieces, payload.size());
   }
 
-  // The parts are sent from where they lie (a small message is copied
-  // into its envelope's, as PostCopy does).
+  // The parts are sent from where they lie, but for small ones, copied
+  // into one message with their neighbours (a message costs more than
+  // copying them), and a small message, copied into its envelope's.
   void PostParts(int64_t source, int64_t target, int64_t stream, MessageBytes head,
                  absl::Span<const absl::Span<const uint8_t>> parts,
                  std::atomic<int64_t>* unsent) override {
     size_t bytes = head.size();
     for (absl::Span<const uint8_t> part : parts) bytes += part.size();
-    const int rank = static_cast<int>(target / per_process_);
     if (bytes <= kInlinePayloadBytes) {
-      MessageBytes message = Envelope(kDataInline, source, target, stream, bytes);
-      AppendBytes(message, head.data(), head.size());
-      for (absl::Span<const uint8_t> part : parts) AppendBytes(message, part.data(), part.size());
-      Queue(rank, std::move(message), /*signal=*/false);
-      Sent();
+      std::vector<absl::Span<const uint8_t>> pieces = {head};
+      pieces.insert(pieces.end(), parts.begin(), parts.end());
+      QueueInline(source, target, stream, pieces, bytes);
       return;
     }
-    // Small parts are copied into one message with their neighbours (a
-    // message costs more than copying them); large ones go as they lie.
-    std::vector<Outgoing> messages;
+    const int rank = RankOf(target);
+    std::vector<Outgoing> following;
     MessageBytes copied = std::move(head);
     for (absl::Span<const uint8_t> part : parts) {
       if (part.size() <= kInlinePayloadBytes) {
         AppendBytes(copied, part.data(), part.size());
         continue;
       }
-      if (!copied.empty()) {
-        messages.push_back({rank, std::move(copied), nullptr, 0, nullptr, /*payload=*/true});
-      }
+      if (!copied.empty()) following.push_back(PayloadMessage(rank, std::move(copied)));
       copied.clear();
-      messages.push_back({rank, {}, part.data(), part.size(), unsent, /*payload=*/true});
+      Outgoing borrowed = PayloadMessage(rank, {});
+      borrowed.borrowed = part.data();
+      borrowed.borrowed_bytes = part.size();
+      borrowed.unsent = unsent;
+      following.push_back(std::move(borrowed));
     }
-    if (!copied.empty()) {
-      messages.push_back({rank, std::move(copied), nullptr, 0, nullptr, /*payload=*/true});
-    }
-    MessageBytes envelope = Envelope(kDataParts, source, target, stream, 16);
-    const uint64_t count = messages.size(), total = bytes;
-    AppendBytes(envelope, &count, 8);
-    AppendBytes(envelope, &total, 8);
-    {
-      absl::MutexLock lock(&mu_);
-      queue_.push_back({rank, std::move(envelope)});
-      for (Outgoing& message : messages) {
-        if (message.unsent != nullptr) message.unsent->fetch_add(1, std::memory_order_relaxed);
-        queue_.push_back(std::move(message));
-      }
-      queued_.store(queue_.size(), std::memory_order_release);
-    }
-    Sent();
+    if (!copied.empty()) following.push_back(PayloadMessage(rank, std::move(copied)));
+    QueueWithParts(rank, Envelope(kDataParts, source, target, stream, 16), bytes,
+                   std::move(following));
   }
 
   bool Pump(bool* yielded = nullptr) override {
@@ -488,6 +470,14 @@ class MpiLink final : public MessageLink {
   // round in progress ends as it would).
   void Close() { closed_.store(true, std::memory_order_release); }
 
+  // Queues instance `instance`'s result (SerializeResult) for rank 0.
+  void PostResult(int64_t instance, MessageBytes result) {
+    const uint64_t bytes = result.size();
+    std::vector<Outgoing> following;
+    following.push_back(PayloadMessage(0, std::move(result)));
+    QueueWithParts(0, Envelope(kResult, instance, 0, 0, 16), bytes, std::move(following));
+  }
+
   void PostExit(int64_t instance, bool failed) override {
     for (int r = 0; r < size_; ++r) {
       if (r != rank_) Queue(r, Envelope(kExit, instance, failed ? 1 : 0, 0, 0));
@@ -498,11 +488,10 @@ class MpiLink final : public MessageLink {
     return absl::StrCat("rank ", instance / per_process_);
   }
 
-  // Queues a message for the MPI thread's next round (`signal`: wakes it);
-  // `payload`: one that follows an envelope.
-  void Queue(int rank, MessageBytes bytes, bool signal = true, bool payload = false) {
+  // Queues a message for the MPI thread's next round (`signal`: wakes it).
+  void Queue(int rank, MessageBytes bytes, bool signal = true) {
     absl::MutexLock lock(&mu_);
-    queue_.push_back({rank, std::move(bytes), nullptr, 0, nullptr, payload});
+    queue_.push_back({rank, std::move(bytes)});
     queued_.store(queue_.size(), std::memory_order_release);
     if (signal) cv_.Signal();
   }
@@ -593,54 +582,51 @@ class MpiLink final : public MessageLink {
         MPI_Get_count(&status, MPI_BYTE, &count);
         const uint8_t* bytes = posted_bytes_[next_].data();
         const int source = status.MPI_SOURCE;
-        if (count >= static_cast<int>(kEnvelope)) {
-          uint8_t envelope[kEnvelope];
+        const bool whole = count >= static_cast<int>(kEnvelope);
+        uint8_t envelope[kEnvelope] = {};
+        // A message whose payload follows it (WithParts): how many parts,
+        // and their bytes in all.
+        bool with_parts = false;
+        uint64_t parts = 0, total = 0;
+        MessageBytes body;
+        if (whole) {
           std::memcpy(envelope, bytes, kEnvelope);
-          MessageBytes body;
-          if (envelope[0] == kData || envelope[0] == kResult) {
-            // Its payload is the next payload from the same process.
-            MPI_Probe(source, payload_tag_, MPI_COMM_WORLD, &status);
-            MPI_Get_count(&status, MPI_BYTE, &count);
-            body.resize(count);
-            MPI_Recv(body.data(), count, MPI_BYTE, source, payload_tag_, MPI_COMM_WORLD,
-                     MPI_STATUS_IGNORE);
-          } else if (envelope[0] == kDataParts && count == kEnvelope + 16) {
-            // Its parts are the next messages from the same process, one
-            // after another in the body.
-            uint64_t parts = 0, total = 0;
+          with_parts = (envelope[0] == kDataParts || envelope[0] == kResult) &&
+                       count == static_cast<int>(kEnvelope + 16);
+          if (with_parts) {
             std::memcpy(&parts, bytes + kEnvelope, 8);
             std::memcpy(&total, bytes + kEnvelope + 8, 8);
-            body.resize(total);
-            uint64_t at = 0;
-            for (uint64_t i = 0; i < parts; ++i) {
-              MPI_Probe(source, payload_tag_, MPI_COMM_WORLD, &status);
-              MPI_Get_count(&status, MPI_BYTE, &count);
-              // A part past the total (which a sender never makes) is taken
-              // and dropped, leaving the body short: its reader finds it
-              // malformed.
-              const bool fits = count >= 0 && at + count <= total;
-              MessageBytes dropped(fits ? 0 : count);
-              MPI_Recv(fits ? body.data() + at : dropped.data(), count, MPI_BYTE, source,
-                       payload_tag_, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-              if (!fits) total = 0;
-              at += fits ? count : 0;
-            }
-            body.resize(std::min(at, total));
-            envelope[0] = kData;
           } else {
             // The rest of the message.
             body.resize(count - kEnvelope);
             if (!body.empty()) std::memcpy(body.data(), bytes + kEnvelope, body.size());
-            if (envelope[0] == kDataInline) envelope[0] = kData;
           }
-          // Posted again before the message is handled: its buffer is free.
-          PostReceive(next_);
-          next_ = (next_ + 1) % kPostedReceives;
-          on_message_(source, envelope, std::move(body));
-        } else {
-          PostReceive(next_);
-          next_ = (next_ + 1) % kPostedReceives;
         }
+        // Posted again at once: its buffer is free.
+        PostReceive(next_);
+        next_ = (next_ + 1) % kPostedReceives;
+        if (with_parts) {
+          // The parts are the next payloads from the same process, one
+          // after another in the body.
+          body.resize(total);
+          uint64_t at = 0;
+          for (uint64_t i = 0; i < parts; ++i) {
+            MPI_Probe(source, payload_tag_, MPI_COMM_WORLD, &status);
+            MPI_Get_count(&status, MPI_BYTE, &count);
+            // A part past the total (which a sender never makes) is taken
+            // and dropped, leaving the body short: its reader finds it
+            // malformed.
+            const bool fits = count >= 0 && at + count <= total;
+            MessageBytes dropped(fits ? 0 : count);
+            MPI_Recv(fits ? body.data() + at : dropped.data(), count, MPI_BYTE, source,
+                     payload_tag_, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            if (!fits) total = 0;
+            at += fits ? count : 0;
+          }
+          body.resize(std::min(at, total));
+        }
+        if (envelope[0] == kDataParts || envelope[0] == kDataInline) envelope[0] = kData;
+        if (whole) on_message_(source, envelope, std::move(body));
         moved = true;
       }
     }
@@ -675,6 +661,49 @@ class MpiLink final : public MessageLink {
     std::atomic<int64_t>* unsent = nullptr;
     bool payload = false;  // follows an envelope (its tag: payload_tag_)
   };
+  // The process of instance `instance`.
+  int RankOf(int64_t instance) const { return static_cast<int>(instance / per_process_); }
+
+  // A message of the payload tag for process `rank`.
+  static Outgoing PayloadMessage(int rank, MessageBytes bytes) {
+    return {rank, std::move(bytes), nullptr, 0, nullptr, /*payload=*/true};
+  }
+
+  // Queues a data message whose payload, `bytes` in all, is `pieces` one
+  // after another, copied into its envelope's message, and sends it where
+  // it can (Sent).
+  void QueueInline(int64_t source, int64_t target, int64_t stream,
+                   absl::Span<const absl::Span<const uint8_t>> pieces, size_t bytes) {
+    MessageBytes message = Envelope(kDataInline, source, target, stream, bytes);
+    for (absl::Span<const uint8_t> piece : pieces) {
+      AppendBytes(message, piece.data(), piece.size());
+    }
+    Queue(RankOf(target), std::move(message), /*signal=*/false);
+    Sent();
+  }
+
+  // Queues for process `rank` a message whose payload, `bytes` in all, is
+  // the messages `following` (of the payload tag) after `envelope` (of a
+  // kDataParts or kResult message, with room for two more integers), and
+  // sends them where it can (Sent). The borrowed ones are counted in their
+  // `unsent` until they have left.
+  void QueueWithParts(int rank, MessageBytes envelope, uint64_t bytes,
+                      std::vector<Outgoing> following) {
+    const uint64_t count = following.size();
+    AppendBytes(envelope, &count, 8);
+    AppendBytes(envelope, &bytes, 8);
+    {
+      absl::MutexLock lock(&mu_);
+      queue_.push_back({rank, std::move(envelope)});
+      for (Outgoing& message : following) {
+        if (message.unsent != nullptr) message.unsent->fetch_add(1, std::memory_order_relaxed);
+        queue_.push_back(std::move(message));
+      }
+      queued_.store(queue_.size(), std::memory_order_release);
+    }
+    Sent();
+  }
+
   // Posts the receive of the next envelope into posted_bytes_[i].
   void PostReceive(int i) {
     MPI_Irecv(posted_bytes_[i].data(), static_cast<int>(kEnvelopeMessageBytes), MPI_BYTE,
@@ -1015,8 +1044,7 @@ DistributedRun ExecuteOverMpi(const Executable& executable,
     if (run.rank != 0 && gather) {
       MessageBytes bytes;
       SerializeResult(local_results[i], printed, bytes);
-      link.Queue(0, Envelope(kResult, first + i, 0, 0, 0));
-      link.Queue(0, std::move(bytes), /*signal=*/true, /*payload=*/true);
+      link.PostResult(first + i, std::move(bytes));
     } else {
       run.outfeed[first + i] = std::move(printed);
     }
